@@ -1,0 +1,6 @@
+//! In-memory adapters with the same semantics as the DynamoDB ones (checked by the
+//! shared contract suites), for unit tests and the local stack.
+
+mod player_store;
+
+pub use player_store::InMemoryPlayerStore;

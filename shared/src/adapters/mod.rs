@@ -1,0 +1,4 @@
+//! Adapters: the ports implemented on AWS (DynamoDB, API Gateway management API) and in
+//! memory (tests and the local stack).
+
+pub mod memory;

@@ -1,0 +1,227 @@
+//! Domain types that are parsed once at the edge and trusted everywhere after
+//! ("parse, don't validate").
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Milliseconds since the Unix epoch. Every timestamp in the system uses this unit,
+/// except DynamoDB TTL attributes, which DynamoDB requires in seconds.
+pub type EpochMillis = i64;
+
+/// The longest player id we accept (DESIGN §3).
+pub const MAX_PLAYER_ID_LEN: usize = 128;
+
+/// A player's identity: 1–128 characters of `A-Z a-z 0-9 . _ : @ -`.
+///
+/// It is always taken from the authorizer (a JWT `sub` or the development header),
+/// never from a message body, so a client cannot act as someone else.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct PlayerId(String);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlayerIdError {
+    #[error("player id is empty")]
+    Empty,
+    #[error("player id is {len} characters long; the maximum is {MAX_PLAYER_ID_LEN}")]
+    TooLong { len: usize },
+    #[error(
+        "player id contains {found:?} at position {position}; allowed are A-Z a-z 0-9 . _ : @ -"
+    )]
+    ForbiddenCharacter { found: char, position: usize },
+}
+
+impl PlayerId {
+    pub fn parse(raw: impl Into<String>) -> Result<Self, PlayerIdError> {
+        let raw = raw.into();
+        if raw.is_empty() {
+            return Err(PlayerIdError::Empty);
+        }
+        let len = raw.chars().count();
+        if len > MAX_PLAYER_ID_LEN {
+            return Err(PlayerIdError::TooLong { len });
+        }
+        if let Some((position, found)) = raw.chars().enumerate().find(|(_, c)| !is_allowed(*c)) {
+            return Err(PlayerIdError::ForbiddenCharacter { found, position });
+        }
+        Ok(Self(raw))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The `BySweepAt` index partition this player lives in. A stable hash (FNV-1a),
+    /// so every process and every release agrees on it.
+    pub fn sweep_shard(&self, shards: u32) -> u32 {
+        let hash = self.0.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        (hash % u64::from(shards.max(1))) as u32
+    }
+}
+
+fn is_allowed(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '@' | '-')
+}
+
+impl fmt::Display for PlayerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for PlayerId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        PlayerId::parse(raw).map_err(serde::de::Error::custom)
+    }
+}
+
+/// An API Gateway connection id, as given in `requestContext.connectionId`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct ConnectionId(String);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConnectionIdError {
+    #[error("connection id is empty")]
+    Empty,
+    #[error("connection id is {len} bytes long; the maximum is 128")]
+    TooLong { len: usize },
+    #[error("connection id contains {found:?}; only printable ASCII other than '/' is allowed")]
+    ForbiddenCharacter { found: char },
+}
+
+impl ConnectionId {
+    pub fn parse(raw: impl Into<String>) -> Result<Self, ConnectionIdError> {
+        let raw = raw.into();
+        if raw.is_empty() {
+            return Err(ConnectionIdError::Empty);
+        }
+        if raw.len() > 128 {
+            return Err(ConnectionIdError::TooLong { len: raw.len() });
+        }
+        if let Some(found) = raw.chars().find(|c| !c.is_ascii_graphic() || *c == '/') {
+            return Err(ConnectionIdError::ForbiddenCharacter { found });
+        }
+        Ok(Self(raw))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ConnectionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for ConnectionId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        ConnectionId::parse(raw).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Where a player is in the connection lifecycle (DESIGN §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PresenceStatus {
+    /// Has an open connection.
+    Online,
+    /// Lost the connection; may resume until the grace period ends.
+    Disconnected,
+    /// Gone: the grace period or heartbeat timeout ran out.
+    Offline,
+}
+
+impl PresenceStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Online => "online",
+            Self::Disconnected => "disconnected",
+            Self::Offline => "offline",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "online" => Some(Self::Online),
+            "disconnected" => Some(Self::Disconnected),
+            "offline" => Some(Self::Offline),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn player_id_accepts_every_allowed_character() {
+        let id = PlayerId::parse("Alice.B_2:team@eu-west").expect("valid id");
+        assert_eq!(id.as_str(), "Alice.B_2:team@eu-west");
+    }
+
+    #[test]
+    fn player_id_of_exactly_128_characters_is_accepted_and_129_is_not() {
+        assert!(PlayerId::parse("a".repeat(128)).is_ok());
+        assert_eq!(
+            PlayerId::parse("a".repeat(129)),
+            Err(PlayerIdError::TooLong { len: 129 })
+        );
+    }
+
+    #[test]
+    fn player_id_rejects_empty_and_says_so() {
+        assert_eq!(PlayerId::parse(""), Err(PlayerIdError::Empty));
+    }
+
+    #[test]
+    fn player_id_rejects_forbidden_characters_naming_the_first_one() {
+        for (raw, found, position) in [
+            ("al ice", ' ', 2),
+            ("bob/1", '/', 3),
+            ("é", 'é', 0),
+            ("x\u{0}", '\u{0}', 1),
+        ] {
+            assert_eq!(
+                PlayerId::parse(raw),
+                Err(PlayerIdError::ForbiddenCharacter { found, position }),
+                "{raw:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn player_id_deserialization_applies_the_same_rules() {
+        assert!(serde_json::from_str::<PlayerId>("\"bob\"").is_ok());
+        let err = serde_json::from_str::<PlayerId>("\"b b\"").unwrap_err();
+        assert!(err.to_string().contains("position 1"), "{err}");
+    }
+
+    #[test]
+    fn sweep_shard_is_stable_and_within_range() {
+        let alice = PlayerId::parse("alice").unwrap();
+        let shard = alice.sweep_shard(4);
+        assert!(shard < 4);
+        assert_eq!(shard, alice.sweep_shard(4));
+        assert_eq!(alice.sweep_shard(1), 0);
+        assert_eq!(alice.sweep_shard(0), 0, "zero shards is treated as one");
+    }
+
+    #[test]
+    fn connection_id_accepts_api_gateway_ids_and_rejects_paths() {
+        assert!(ConnectionId::parse("L0SM9cOFvHcCIhw=").is_ok());
+        assert_eq!(ConnectionId::parse(""), Err(ConnectionIdError::Empty));
+        assert_eq!(
+            ConnectionId::parse("a/b"),
+            Err(ConnectionIdError::ForbiddenCharacter { found: '/' })
+        );
+    }
+}

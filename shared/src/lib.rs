@@ -1,0 +1,13 @@
+//! The crate every GameLift Sockets function shares: the client protocol, domain types,
+//! ports (narrow traits the handlers depend on) and their adapters, configuration and
+//! telemetry.
+
+pub mod adapters;
+pub mod config;
+pub mod domain;
+pub mod ports;
+pub mod protocol;
+pub mod telemetry;
+
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing;

@@ -1,0 +1,12 @@
+//! Ports: the narrow traits handlers depend on. Each has a production adapter (AWS SDK)
+//! and an in-memory/local one in `crate::adapters`.
+
+pub mod clock;
+pub mod connection_gateway;
+pub mod player_store;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use connection_gateway::{ConnectionGateway, ConnectionInfo, GatewayError};
+pub use player_store::{
+    ConnectOutcome, ExpiredPage, NewConnection, PlayerRecord, PlayerStore, StoreError,
+};

@@ -1,0 +1,176 @@
+//! The Players table (DESIGN §4): one item per player holding the connection, presence
+//! and game state. Every write that could race is conditional, so adapters must give
+//! the same answers under races; the contract suite in `crate::testing` checks that.
+
+use async_trait::async_trait;
+
+use crate::domain::{ConnectionId, EpochMillis, PlayerId, PresenceStatus};
+
+type Source = Box<dyn std::error::Error + Send + Sync>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Throttling, 5xx, timeouts: transient, safe to retry.
+    #[error("store unavailable")]
+    Unavailable(#[source] Source),
+    /// An item that does not map to the domain (hand-edited, or written by a newer version).
+    #[error("corrupt item {key}: {reason}")]
+    Corrupt { key: String, reason: String },
+    /// Anything else (bad table name, missing permission, ...): a fault.
+    #[error("store call failed")]
+    Other(#[source] Source),
+}
+
+/// The connection record a `$connect` writes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewConnection {
+    pub player_id: PlayerId,
+    pub connection_id: ConnectionId,
+    /// Management API base URL for this connection (`https://{domain}/{stage}`).
+    pub endpoint: String,
+    /// API Gateway's `connectedAt`: orders racing connects of the same player.
+    pub connected_at: EpochMillis,
+    pub now: EpochMillis,
+    /// `sweepAt` while online: no heartbeat by then and the sweeper takes the player offline.
+    pub heartbeat_deadline: EpochMillis,
+    pub sweep_shard: u32,
+    /// Retention (DynamoDB TTL, epoch seconds).
+    pub expire_at_secs: i64,
+}
+
+/// What a `$connect` found, decided from the record it replaced (DESIGN §5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConnectOutcome {
+    /// No previous record, an offline one, or a disconnected one past its grace period:
+    /// a new session (presence.connected).
+    New,
+    /// The previous connection dropped within the grace period: no presence events.
+    Resumed,
+    /// The player was online elsewhere: tell that socket and close it.
+    TakeOver {
+        old_connection: ConnectionId,
+        old_endpoint: String,
+    },
+    /// A connection made later than this one already holds the record; this one lost
+    /// the race and must be refused.
+    Superseded,
+}
+
+impl ConnectOutcome {
+    /// The decision both adapters share, from the item as it was before the write.
+    pub fn decide(previous: Option<&PlayerRecord>, new: &NewConnection) -> Self {
+        let Some(previous) = previous else {
+            return Self::New;
+        };
+        match previous.status {
+            PresenceStatus::Online if previous.connection_id != new.connection_id => {
+                Self::TakeOver {
+                    old_connection: previous.connection_id.clone(),
+                    old_endpoint: previous.endpoint.clone(),
+                }
+            }
+            PresenceStatus::Online => Self::Resumed,
+            PresenceStatus::Disconnected if previous.within_grace(new.connected_at) => {
+                Self::Resumed
+            }
+            PresenceStatus::Disconnected | PresenceStatus::Offline => Self::New,
+        }
+    }
+}
+
+/// A player's item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerRecord {
+    pub player_id: PlayerId,
+    pub connection_id: ConnectionId,
+    pub endpoint: String,
+    pub connected_at: EpochMillis,
+    pub last_seen: EpochMillis,
+    pub status: PresenceStatus,
+    /// Present only while online or disconnected (the sparse `BySweepAt` index):
+    /// the heartbeat deadline, or the end of the grace period.
+    pub sweep_at: Option<EpochMillis>,
+    /// Status and `sweepAt` of the record this connection replaced, copied by the
+    /// same `$connect` write so `resume` can tell a resumed session without a second
+    /// write.
+    pub previous_status: Option<PresenceStatus>,
+    pub previous_sweep_at: Option<EpochMillis>,
+}
+
+impl PlayerRecord {
+    /// A disconnected record whose grace period has not ended at `at`.
+    pub fn within_grace(&self, at: EpochMillis) -> bool {
+        self.status == PresenceStatus::Disconnected && self.sweep_at.is_some_and(|end| at <= end)
+    }
+
+    /// True when the current connection replaced a disconnected one within its grace
+    /// period (the `resumed` field of the `resume` ack).
+    pub fn resumed(&self) -> bool {
+        self.previous_status == Some(PresenceStatus::Disconnected)
+            && self
+                .previous_sweep_at
+                .is_some_and(|end| self.connected_at <= end)
+    }
+}
+
+/// One player the sweeper may need to act on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpiredPlayer {
+    pub player_id: PlayerId,
+    pub sweep_at: EpochMillis,
+}
+
+/// A page of `BySweepAt` results; pass `next` back to continue.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExpiredPage {
+    pub players: Vec<ExpiredPlayer>,
+    pub next: Option<ExpiredPlayer>,
+}
+
+#[async_trait]
+pub trait PlayerStore: Send + Sync {
+    /// Writes the new connection in one write (new / resume / takeover), unless a later
+    /// connection of the same player already holds the record.
+    async fn connect(&self, connection: &NewConnection) -> Result<ConnectOutcome, StoreError>;
+
+    /// Marks the player disconnected with a grace period ending at `grace_until`, only
+    /// if `connection` is still the player's online connection. Returns whether it did.
+    async fn disconnect(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        now: EpochMillis,
+        grace_until: EpochMillis,
+    ) -> Result<bool, StoreError>;
+
+    /// Refreshes `lastSeen` and pushes the heartbeat deadline, only if `connection` is
+    /// still the player's online connection. Returns whether it did.
+    async fn heartbeat(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        now: EpochMillis,
+        deadline: EpochMillis,
+    ) -> Result<bool, StoreError>;
+
+    /// One strongly consistent read.
+    async fn get(&self, player: &PlayerId) -> Result<Option<PlayerRecord>, StoreError>;
+
+    /// Players of `shard` whose `sweepAt` is before `now`, oldest first.
+    async fn expired(
+        &self,
+        shard: u32,
+        now: EpochMillis,
+        limit: u32,
+        after: Option<&ExpiredPlayer>,
+    ) -> Result<ExpiredPage, StoreError>;
+
+    /// Marks the player offline, only if their `sweepAt` is still before `now` (a
+    /// heartbeat or reconnect that landed meanwhile wins). Returns the record as it was
+    /// when it did, `None` when it lost the race.
+    async fn mark_offline(
+        &self,
+        player: &PlayerId,
+        now: EpochMillis,
+    ) -> Result<Option<PlayerRecord>, StoreError>;
+}

@@ -1,0 +1,367 @@
+//! The client protocol, v1 (DESIGN §3): frames clients send, frames the server sends.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::domain::EpochMillis;
+
+/// `requestId` is echoed back; it is bounded so a client cannot make us echo megabytes.
+pub const MAX_REQUEST_ID_LEN: usize = 64;
+/// API Gateway's own limit on a whole (possibly multi-frame) message.
+pub const MAX_MESSAGE_BYTES: usize = 128 * 1024;
+/// API Gateway's limit on a single WebSocket frame.
+pub const MAX_FRAME_BYTES: usize = 32 * 1024;
+
+/// Error codes of `error` frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    BadRequest,
+    UnknownRoute,
+    PayloadTooLarge,
+    NotFound,
+    Conflict,
+    SessionEnded,
+    Unavailable,
+    Internal,
+}
+
+/// A request from a client: `{"route": "...", "requestId"?: "...", "body"?: {...}}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClientFrame {
+    pub route: String,
+    pub request_id: Option<String>,
+    pub body: Map<String, Value>,
+}
+
+/// Why a frame was refused, with whatever could be salvaged from it so the error
+/// reply can still carry the client's `route` and `requestId`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrameRejection {
+    pub route: Option<String>,
+    pub request_id: Option<String>,
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl FrameRejection {
+    fn bad(route: Option<String>, request_id: Option<String>, message: impl Into<String>) -> Self {
+        Self {
+            route,
+            request_id,
+            code: ErrorCode::BadRequest,
+            message: message.into(),
+        }
+    }
+
+    pub fn into_frame(self) -> ServerFrame {
+        ServerFrame::Error {
+            route: self.route,
+            request_id: self.request_id,
+            code: self.code,
+            message: self.message,
+        }
+    }
+}
+
+impl ClientFrame {
+    /// Parses one client frame, saying precisely what is wrong with a bad one.
+    pub fn parse(text: &str) -> Result<Self, FrameRejection> {
+        if text.len() > MAX_MESSAGE_BYTES {
+            return Err(FrameRejection {
+                route: None,
+                request_id: None,
+                code: ErrorCode::PayloadTooLarge,
+                message: format!(
+                    "frame is {} bytes; the maximum is {MAX_MESSAGE_BYTES}",
+                    text.len()
+                ),
+            });
+        }
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            FrameRejection::bad(None, None, format!("frame is not valid JSON: {e}"))
+        })?;
+        let Value::Object(mut object) = value else {
+            return Err(FrameRejection::bad(
+                None,
+                None,
+                format!("frame must be a JSON object, got {}", json_kind(&value)),
+            ));
+        };
+
+        // Salvage the route first so every later error can name it.
+        let route = match object.remove("route") {
+            Some(Value::String(route)) if !route.is_empty() => Ok(route),
+            Some(Value::String(_)) => Err("`route` must not be empty".to_owned()),
+            Some(other) => Err(format!(
+                "`route` must be a string, got {}",
+                json_kind(&other)
+            )),
+            None => Err("missing `route`".to_owned()),
+        };
+        let salvaged_route = route.as_ref().ok().cloned();
+
+        let request_id = match object.remove("requestId") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(id)) if id.chars().count() <= MAX_REQUEST_ID_LEN => Some(id),
+            Some(Value::String(id)) => {
+                return Err(FrameRejection::bad(
+                    salvaged_route,
+                    None,
+                    format!(
+                        "`requestId` must be at most {MAX_REQUEST_ID_LEN} characters, got {}",
+                        id.chars().count()
+                    ),
+                ));
+            }
+            Some(other) => {
+                return Err(FrameRejection::bad(
+                    salvaged_route,
+                    None,
+                    format!("`requestId` must be a string, got {}", json_kind(&other)),
+                ));
+            }
+        };
+
+        let route = route.map_err(|m| FrameRejection::bad(None, request_id.clone(), m))?;
+
+        let body = match object.remove("body") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(body)) => body,
+            Some(other) => {
+                return Err(FrameRejection::bad(
+                    Some(route),
+                    request_id,
+                    format!("`body` must be a JSON object, got {}", json_kind(&other)),
+                ));
+            }
+        };
+
+        Ok(Self {
+            route,
+            request_id,
+            body,
+        })
+    }
+}
+
+/// "an array", "a string", ... for error messages.
+pub fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Every frame the server sends; always a JSON object with `"type"`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum ServerFrame {
+    /// A successful reply: `route`, `requestId` (if given) and the route's result fields.
+    Ack {
+        route: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+        #[serde(flatten)]
+        result: Map<String, Value>,
+    },
+    /// A failed request.
+    Error {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        route: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+        code: ErrorCode,
+        message: String,
+    },
+    /// A message from another player (or the system).
+    Message {
+        message_id: String,
+        from: String,
+        message: Value,
+        sent_at: EpochMillis,
+    },
+    /// A watched player changed presence.
+    Presence {
+        player_id: String,
+        status: String,
+        at: EpochMillis,
+    },
+    /// The same player connected elsewhere; this socket closes next.
+    SessionReplaced,
+}
+
+impl ServerFrame {
+    /// An `ack` for `frame`'s route carrying `result`'s fields (which must serialize to
+    /// a JSON object).
+    pub fn ack(frame: &ClientFrame, result: impl Serialize) -> Self {
+        let result = match serde_json::to_value(result) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        Self::Ack {
+            route: frame.route.clone(),
+            request_id: frame.request_id.clone(),
+            result,
+        }
+    }
+
+    /// An `error` reply to `frame`.
+    pub fn error(frame: &ClientFrame, code: ErrorCode, message: impl Into<String>) -> Self {
+        Self::Error {
+            route: Some(frame.route.clone()),
+            request_id: frame.request_id.clone(),
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        // A ServerFrame holds only strings, numbers and JSON values: it always serializes.
+        serde_json::to_string(self).unwrap_or_else(|_| {
+            r#"{"type":"error","code":"internal","message":"unserializable frame"}"#.to_owned()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rejection(text: &str) -> FrameRejection {
+        ClientFrame::parse(text).expect_err("should be rejected")
+    }
+
+    #[test]
+    fn given_a_full_frame_when_parsed_then_route_request_id_and_body_are_kept() {
+        let frame =
+            ClientFrame::parse(r#"{"route":"heartbeat","requestId":"r1","body":{"a":1}}"#).unwrap();
+        assert_eq!(frame.route, "heartbeat");
+        assert_eq!(frame.request_id.as_deref(), Some("r1"));
+        assert_eq!(frame.body.get("a"), Some(&json!(1)));
+    }
+
+    #[test]
+    fn given_no_body_or_a_null_body_when_parsed_then_body_is_empty() {
+        assert!(
+            ClientFrame::parse(r#"{"route":"resume"}"#)
+                .unwrap()
+                .body
+                .is_empty()
+        );
+        assert!(
+            ClientFrame::parse(r#"{"route":"resume","body":null}"#)
+                .unwrap()
+                .body
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn given_malformed_frames_when_parsed_then_each_error_says_what_is_wrong() {
+        let cases = [
+            ("hello", "not valid JSON"),
+            ("[1,2]", "must be a JSON object, got an array"),
+            ("42", "got a number"),
+            (r#"{"body":{}}"#, "missing `route`"),
+            (r#"{"route":7}"#, "`route` must be a string, got a number"),
+            (r#"{"route":""}"#, "`route` must not be empty"),
+            (
+                r#"{"route":"x","body":[]}"#,
+                "`body` must be a JSON object, got an array",
+            ),
+            (
+                r#"{"route":"x","requestId":5}"#,
+                "`requestId` must be a string",
+            ),
+        ];
+        for (text, expected) in cases {
+            let r = rejection(text);
+            assert_eq!(r.code, ErrorCode::BadRequest, "{text}");
+            assert!(r.message.contains(expected), "{text}: {}", r.message);
+        }
+    }
+
+    #[test]
+    fn given_a_request_id_over_64_characters_when_parsed_then_bad_request_keeps_the_route() {
+        let text = format!(
+            r#"{{"route":"heartbeat","requestId":"{}"}}"#,
+            "x".repeat(65)
+        );
+        let r = rejection(&text);
+        assert_eq!(r.route.as_deref(), Some("heartbeat"));
+        assert_eq!(r.request_id, None);
+        assert!(r.message.contains("at most 64"), "{}", r.message);
+        let ok = format!(
+            r#"{{"route":"heartbeat","requestId":"{}"}}"#,
+            "x".repeat(64)
+        );
+        assert!(ClientFrame::parse(&ok).is_ok());
+    }
+
+    #[test]
+    fn given_a_bad_body_when_rejected_then_the_request_id_is_echoed() {
+        let r = rejection(r#"{"route":"x","requestId":"r9","body":"no"}"#);
+        assert_eq!(r.request_id.as_deref(), Some("r9"));
+        let frame: Value = serde_json::from_str(&r.into_frame().to_json()).unwrap();
+        assert_eq!(
+            frame,
+            json!({"type":"error","route":"x","requestId":"r9","code":"bad_request",
+                   "message":"`body` must be a JSON object, got a string"})
+        );
+    }
+
+    #[test]
+    fn given_an_oversized_frame_when_parsed_then_payload_too_large() {
+        let text = format!(
+            r#"{{"route":"x","body":{{"p":"{}"}}}}"#,
+            "a".repeat(MAX_MESSAGE_BYTES)
+        );
+        assert_eq!(rejection(&text).code, ErrorCode::PayloadTooLarge);
+    }
+
+    #[test]
+    fn server_frames_serialize_with_type_and_camel_case_fields() {
+        let frame = ClientFrame::parse(r#"{"route":"heartbeat","requestId":"r1"}"#).unwrap();
+        let ack = ServerFrame::ack(&frame, json!({"serverTime": 5}));
+        assert_eq!(
+            serde_json::to_value(&ack).unwrap(),
+            json!({"type":"ack","route":"heartbeat","requestId":"r1","serverTime":5})
+        );
+        assert_eq!(
+            serde_json::to_value(ServerFrame::SessionReplaced).unwrap(),
+            json!({"type":"session_replaced"})
+        );
+        let message = ServerFrame::Message {
+            message_id: "m1".into(),
+            from: "alice".into(),
+            message: json!({"hi": true}),
+            sent_at: 7,
+        };
+        assert_eq!(
+            serde_json::to_value(&message).unwrap(),
+            json!({"type":"message","messageId":"m1","from":"alice","message":{"hi":true},"sentAt":7})
+        );
+    }
+
+    #[test]
+    fn server_frames_round_trip_through_json() {
+        let frame = ServerFrame::Error {
+            route: None,
+            request_id: None,
+            code: ErrorCode::UnknownRoute,
+            message: "no".into(),
+        };
+        let back: ServerFrame = serde_json::from_str(&frame.to_json()).unwrap();
+        assert_eq!(back, frame);
+    }
+}

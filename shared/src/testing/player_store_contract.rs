@@ -1,0 +1,424 @@
+//! The `PlayerStore` contract. Each scenario gets a fresh store from the factory.
+
+use std::future::Future;
+
+use crate::domain::{ConnectionId, EpochMillis, PlayerId, PresenceStatus};
+use crate::ports::player_store::{ConnectOutcome, NewConnection, PlayerStore};
+
+const T0: EpochMillis = 1_700_000_000_000;
+const HEARTBEAT: EpochMillis = 90_000;
+const GRACE: EpochMillis = 30_000;
+
+fn player(name: &str) -> PlayerId {
+    PlayerId::parse(name).expect("valid test player id")
+}
+
+fn conn(id: &str) -> ConnectionId {
+    ConnectionId::parse(id).expect("valid test connection id")
+}
+
+fn connection(p: &str, c: &str, at: EpochMillis) -> NewConnection {
+    let player_id = player(p);
+    NewConnection {
+        sweep_shard: player_id.sweep_shard(4),
+        player_id,
+        connection_id: conn(c),
+        endpoint: format!("https://api.example/{c}"),
+        connected_at: at,
+        now: at,
+        heartbeat_deadline: at + HEARTBEAT,
+        expire_at_secs: at / 1000 + 86_400,
+    }
+}
+
+/// Runs every scenario, each on a fresh store.
+pub async fn run_all<S, F, Fut>(make: F)
+where
+    S: PlayerStore,
+    F: Fn() -> Fut,
+    Fut: Future<Output = S>,
+{
+    given_no_record_when_connecting_then_a_new_online_session(&make().await).await;
+    given_a_disconnect_within_grace_when_reconnecting_then_resumed(&make().await).await;
+    given_the_grace_period_over_when_reconnecting_then_new(&make().await).await;
+    given_online_elsewhere_when_connecting_then_take_over_the_old_connection(&make().await).await;
+    given_an_offline_player_when_connecting_then_new(&make().await).await;
+    given_a_newer_connection_when_an_older_connect_lands_then_superseded(&make().await).await;
+    given_a_takeover_when_the_old_disconnect_lands_late_then_the_new_connection_is_untouched(
+        &make().await,
+    )
+    .await;
+    given_the_current_connection_when_disconnecting_then_disconnected_with_grace(&make().await)
+        .await;
+    given_a_heartbeat_then_only_the_current_online_connection_is_refreshed(&make().await).await;
+    given_players_due_when_listing_expired_then_only_due_players_of_the_shard_in_order(
+        &make().await,
+    )
+    .await;
+    given_an_expired_player_when_marking_offline_then_it_leaves_the_index(&make().await).await;
+    given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_wins(&make().await)
+        .await;
+    given_a_reconnect_that_lands_while_the_sweeper_acts_then_the_reconnect_wins(&make().await)
+        .await;
+}
+
+async fn given_no_record_when_connecting_then_a_new_online_session(store: &impl PlayerStore) {
+    assert_eq!(store.get(&player("alice")).await.unwrap(), None);
+    let outcome = store.connect(&connection("alice", "c1", T0)).await.unwrap();
+    assert_eq!(outcome, ConnectOutcome::New);
+    let record = store.get(&player("alice")).await.unwrap().expect("record");
+    assert_eq!(record.connection_id, conn("c1"));
+    assert_eq!(record.endpoint, "https://api.example/c1");
+    assert_eq!(record.status, PresenceStatus::Online);
+    assert_eq!(record.connected_at, T0);
+    assert_eq!(record.last_seen, T0);
+    assert_eq!(record.sweep_at, Some(T0 + HEARTBEAT));
+    assert!(!record.resumed());
+}
+
+async fn given_a_disconnect_within_grace_when_reconnecting_then_resumed(store: &impl PlayerStore) {
+    store.connect(&connection("alice", "c1", T0)).await.unwrap();
+    assert!(
+        store
+            .disconnect(
+                &player("alice"),
+                &conn("c1"),
+                T0 + 1_000,
+                T0 + 1_000 + GRACE
+            )
+            .await
+            .unwrap()
+    );
+    let outcome = store
+        .connect(&connection("alice", "c2", T0 + 1_000 + GRACE))
+        .await
+        .unwrap();
+    assert_eq!(outcome, ConnectOutcome::Resumed);
+    let record = store.get(&player("alice")).await.unwrap().expect("record");
+    assert_eq!(record.connection_id, conn("c2"));
+    assert_eq!(record.status, PresenceStatus::Online);
+    assert!(record.resumed(), "{record:?}");
+}
+
+async fn given_the_grace_period_over_when_reconnecting_then_new(store: &impl PlayerStore) {
+    store.connect(&connection("alice", "c1", T0)).await.unwrap();
+    store
+        .disconnect(
+            &player("alice"),
+            &conn("c1"),
+            T0 + 1_000,
+            T0 + 1_000 + GRACE,
+        )
+        .await
+        .unwrap();
+    // The sweeper has not run yet: the record still says disconnected.
+    let outcome = store
+        .connect(&connection("alice", "c2", T0 + 1_001 + GRACE))
+        .await
+        .unwrap();
+    assert_eq!(outcome, ConnectOutcome::New);
+    let record = store.get(&player("alice")).await.unwrap().expect("record");
+    assert!(!record.resumed());
+}
+
+async fn given_online_elsewhere_when_connecting_then_take_over_the_old_connection(
+    store: &impl PlayerStore,
+) {
+    store.connect(&connection("alice", "c1", T0)).await.unwrap();
+    let outcome = store
+        .connect(&connection("alice", "c2", T0 + 5))
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome,
+        ConnectOutcome::TakeOver {
+            old_connection: conn("c1"),
+            old_endpoint: "https://api.example/c1".into(),
+        }
+    );
+    let record = store.get(&player("alice")).await.unwrap().expect("record");
+    assert_eq!(record.connection_id, conn("c2"));
+    assert!(!record.resumed());
+}
+
+async fn given_an_offline_player_when_connecting_then_new(store: &impl PlayerStore) {
+    store.connect(&connection("alice", "c1", T0)).await.unwrap();
+    let swept = store
+        .mark_offline(&player("alice"), T0 + HEARTBEAT + 1)
+        .await
+        .unwrap();
+    assert!(swept.is_some());
+    let outcome = store
+        .connect(&connection("alice", "c2", T0 + HEARTBEAT + 2))
+        .await
+        .unwrap();
+    assert_eq!(outcome, ConnectOutcome::New);
+}
+
+async fn given_a_newer_connection_when_an_older_connect_lands_then_superseded(
+    store: &impl PlayerStore,
+) {
+    store
+        .connect(&connection("alice", "new", T0 + 10))
+        .await
+        .unwrap();
+    let outcome = store
+        .connect(&connection("alice", "old", T0))
+        .await
+        .unwrap();
+    assert_eq!(outcome, ConnectOutcome::Superseded);
+    let record = store.get(&player("alice")).await.unwrap().expect("record");
+    assert_eq!(
+        record.connection_id,
+        conn("new"),
+        "the older connect wrote nothing"
+    );
+}
+
+async fn given_a_takeover_when_the_old_disconnect_lands_late_then_the_new_connection_is_untouched(
+    store: &impl PlayerStore,
+) {
+    store.connect(&connection("alice", "c1", T0)).await.unwrap();
+    store
+        .connect(&connection("alice", "c2", T0 + 5))
+        .await
+        .unwrap();
+    let applied = store
+        .disconnect(&player("alice"), &conn("c1"), T0 + 6, T0 + 6 + GRACE)
+        .await
+        .unwrap();
+    assert!(!applied, "a late $disconnect of c1 must not apply");
+    let record = store.get(&player("alice")).await.unwrap().expect("record");
+    assert_eq!(record.connection_id, conn("c2"));
+    assert_eq!(record.status, PresenceStatus::Online);
+    assert_eq!(record.sweep_at, Some(T0 + 5 + HEARTBEAT));
+}
+
+async fn given_the_current_connection_when_disconnecting_then_disconnected_with_grace(
+    store: &impl PlayerStore,
+) {
+    store.connect(&connection("alice", "c1", T0)).await.unwrap();
+    assert!(
+        store
+            .disconnect(&player("alice"), &conn("c1"), T0 + 7, T0 + 7 + GRACE)
+            .await
+            .unwrap()
+    );
+    let record = store.get(&player("alice")).await.unwrap().expect("record");
+    assert_eq!(record.status, PresenceStatus::Disconnected);
+    assert_eq!(record.sweep_at, Some(T0 + 7 + GRACE));
+    assert!(record.within_grace(T0 + 7 + GRACE));
+    assert!(!record.within_grace(T0 + 8 + GRACE));
+    // A second $disconnect (API Gateway retries) changes nothing.
+    assert!(
+        !store
+            .disconnect(&player("alice"), &conn("c1"), T0 + 9, T0 + 9 + GRACE)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.get(&player("alice")).await.unwrap().unwrap().sweep_at,
+        Some(T0 + 7 + GRACE)
+    );
+}
+
+async fn given_a_heartbeat_then_only_the_current_online_connection_is_refreshed(
+    store: &impl PlayerStore,
+) {
+    store.connect(&connection("alice", "c1", T0)).await.unwrap();
+    assert!(
+        store
+            .heartbeat(&player("alice"), &conn("c1"), T0 + 50, T0 + 50 + HEARTBEAT)
+            .await
+            .unwrap()
+    );
+    let record = store.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(record.last_seen, T0 + 50);
+    assert_eq!(record.sweep_at, Some(T0 + 50 + HEARTBEAT));
+
+    assert!(
+        !store
+            .heartbeat(
+                &player("alice"),
+                &conn("other"),
+                T0 + 60,
+                T0 + 60 + HEARTBEAT
+            )
+            .await
+            .unwrap(),
+        "a stale connection's heartbeat must not apply"
+    );
+    assert!(
+        !store
+            .heartbeat(&player("nobody"), &conn("c1"), T0 + 60, T0 + 60 + HEARTBEAT)
+            .await
+            .unwrap(),
+        "a heartbeat for an unknown player must not create a record"
+    );
+    assert_eq!(store.get(&player("nobody")).await.unwrap(), None);
+
+    store
+        .disconnect(&player("alice"), &conn("c1"), T0 + 70, T0 + 70 + GRACE)
+        .await
+        .unwrap();
+    assert!(
+        !store
+            .heartbeat(&player("alice"), &conn("c1"), T0 + 80, T0 + 80 + HEARTBEAT)
+            .await
+            .unwrap(),
+        "a heartbeat after $disconnect must not bring the player back online"
+    );
+    let record = store.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(record.status, PresenceStatus::Disconnected);
+}
+
+/// Player ids that land in `shard` of 4.
+fn players_in_shard(shard: u32, count: usize) -> Vec<String> {
+    (0..)
+        .map(|i| format!("p{i}"))
+        .filter(|p| player(p).sweep_shard(4) == shard)
+        .take(count)
+        .collect()
+}
+
+async fn given_players_due_when_listing_expired_then_only_due_players_of_the_shard_in_order(
+    store: &impl PlayerStore,
+) {
+    let shard = 1;
+    let mine = players_in_shard(shard, 4);
+    let other = players_in_shard(2, 1);
+    // Connected at T0+3, T0+2, T0+1, T0+0: deadlines in reverse order of the list.
+    for (i, p) in mine.iter().enumerate() {
+        let at = T0 + 3 - i as i64;
+        store
+            .connect(&connection(p, &format!("c-{p}"), at))
+            .await
+            .unwrap();
+    }
+    store
+        .connect(&connection(&other[0], "c-other", T0))
+        .await
+        .unwrap();
+    // mine[0] heartbeats: no longer due.
+    store
+        .heartbeat(
+            &player(&mine[0]),
+            &conn(&format!("c-{}", mine[0])),
+            T0 + 10,
+            T0 + 10 + 10 * HEARTBEAT,
+        )
+        .await
+        .unwrap();
+
+    let now = T0 + HEARTBEAT + 100;
+    let first = store.expired(shard, now, 2, None).await.unwrap();
+    let ids: Vec<_> = first
+        .players
+        .iter()
+        .map(|p| p.player_id.to_string())
+        .collect();
+    assert_eq!(ids, vec![mine[3].clone(), mine[2].clone()], "oldest first");
+    let next = first.next.expect("a second page");
+    let second = store.expired(shard, now, 2, Some(&next)).await.unwrap();
+    let ids: Vec<_> = second
+        .players
+        .iter()
+        .map(|p| p.player_id.to_string())
+        .collect();
+    assert_eq!(ids, vec![mine[1].clone()]);
+    assert_eq!(second.next, None);
+
+    assert!(
+        store
+            .expired(shard, T0, 10, None)
+            .await
+            .unwrap()
+            .players
+            .is_empty()
+    );
+}
+
+async fn given_an_expired_player_when_marking_offline_then_it_leaves_the_index(
+    store: &impl PlayerStore,
+) {
+    let alice = players_in_shard(0, 1).remove(0);
+    store.connect(&connection(&alice, "c1", T0)).await.unwrap();
+    let now = T0 + HEARTBEAT + 1;
+    let before = store
+        .mark_offline(&player(&alice), now)
+        .await
+        .unwrap()
+        .expect("expired, so swept");
+    assert_eq!(
+        before.status,
+        PresenceStatus::Online,
+        "the old record is returned"
+    );
+    assert_eq!(before.connection_id, conn("c1"));
+    let record = store.get(&player(&alice)).await.unwrap().unwrap();
+    assert_eq!(record.status, PresenceStatus::Offline);
+    assert_eq!(record.sweep_at, None);
+    assert!(
+        store
+            .expired(0, now + 1, 10, None)
+            .await
+            .unwrap()
+            .players
+            .is_empty()
+    );
+    assert_eq!(
+        store.mark_offline(&player(&alice), now + 2).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.mark_offline(&player("ghost"), now).await.unwrap(),
+        None
+    );
+}
+
+async fn given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_wins(
+    store: &impl PlayerStore,
+) {
+    let alice = players_in_shard(3, 1).remove(0);
+    store.connect(&connection(&alice, "c1", T0)).await.unwrap();
+    let now = T0 + HEARTBEAT + 1;
+    let due = store.expired(3, now, 10, None).await.unwrap();
+    assert_eq!(due.players.len(), 1, "the sweeper sees alice as due");
+    // The heartbeat lands between the sweeper's query and its conditional write.
+    assert!(
+        store
+            .heartbeat(&player(&alice), &conn("c1"), now, now + HEARTBEAT)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.mark_offline(&player(&alice), now).await.unwrap(),
+        None
+    );
+    let record = store.get(&player(&alice)).await.unwrap().unwrap();
+    assert_eq!(record.status, PresenceStatus::Online);
+    assert_eq!(record.sweep_at, Some(now + HEARTBEAT));
+}
+
+async fn given_a_reconnect_that_lands_while_the_sweeper_acts_then_the_reconnect_wins(
+    store: &impl PlayerStore,
+) {
+    store.connect(&connection("alice", "c1", T0)).await.unwrap();
+    store
+        .disconnect(&player("alice"), &conn("c1"), T0 + 1, T0 + 1 + GRACE)
+        .await
+        .unwrap();
+    let now = T0 + 2 + GRACE;
+    store
+        .connect(&connection("alice", "c2", now))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.mark_offline(&player("alice"), now).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.get(&player("alice")).await.unwrap().unwrap().status,
+        PresenceStatus::Online
+    );
+}
