@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 /// except DynamoDB TTL attributes, which DynamoDB requires in seconds.
 pub type EpochMillis = i64;
 
+/// How long a player's item is kept after their last connect (DynamoDB TTL).
+pub const PLAYER_RETENTION_SECONDS: i64 = 30 * 24 * 3600;
+
 /// The longest player id we accept (DESIGN §3).
 pub const MAX_PLAYER_ID_LEN: usize = 128;
 

@@ -8,6 +8,7 @@ pub mod domain;
 pub mod ports;
 pub mod protocol;
 pub mod telemetry;
+pub mod websocket;
 
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;

@@ -12,6 +12,10 @@ pub const MAX_MESSAGE_BYTES: usize = 128 * 1024;
 /// API Gateway's limit on a single WebSocket frame.
 pub const MAX_FRAME_BYTES: usize = 32 * 1024;
 
+/// The routes a client may send (besides API Gateway's own `$connect`, `$disconnect`,
+/// `$default`). `$default` names them in its `unknown_route` reply.
+pub const ROUTES: &[&str] = &["resume", "heartbeat"];
+
 /// Error codes of `error` frames.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

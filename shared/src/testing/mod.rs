@@ -1,4 +1,7 @@
-//! Contract suites shared by every adapter of a port: the in-memory adapter runs them in
-//! unit tests, the DynamoDB adapter runs them against DynamoDB Local (tests/).
+//! Test support shared by unit tests and the `tests` crate: contract suites run against
+//! every adapter of a port (in memory here, DynamoDB Local in tests/), and API
+//! Gateway-shaped events.
 
+pub mod events;
 pub mod player_store_contract;
+pub mod recording_gateway;

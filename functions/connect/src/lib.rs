@@ -1,0 +1,282 @@
+//! `$connect`: records the player's connection in one conditional write and decides
+//! between a new session, a resume within the grace period, and a takeover of a
+//! connection the player still holds elsewhere (DESIGN §5).
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use shared::config::Config;
+use shared::domain::PLAYER_RETENTION_SECONDS;
+use shared::ports::{
+    Clock, ConnectOutcome, ConnectionGateway, GatewayError, NewConnection, PlayerStore,
+};
+use shared::protocol::ServerFrame;
+use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, status};
+use tracing::{info, warn};
+
+/// Refuses a `$connect` that lost a race to a later connection of the same player.
+pub const SUPERSEDED_STATUS: i64 = 409;
+
+pub struct ConnectHandler {
+    config: Arc<Config>,
+    players: Arc<dyn PlayerStore>,
+    gateway: Arc<dyn ConnectionGateway>,
+    clock: Arc<dyn Clock>,
+}
+
+impl ConnectHandler {
+    pub fn new(
+        config: Arc<Config>,
+        players: Arc<dyn PlayerStore>,
+        gateway: Arc<dyn ConnectionGateway>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self {
+            config,
+            players,
+            gateway,
+            clock,
+        }
+    }
+
+    /// Tells the old socket why it is closing, then closes it. Either may find it gone
+    /// already; neither failure should refuse the new connection.
+    async fn replace(
+        &self,
+        caller: &Caller,
+        old_connection: &shared::domain::ConnectionId,
+        old_endpoint: &str,
+    ) {
+        let notice = ServerFrame::SessionReplaced.to_json();
+        match self
+            .gateway
+            .post(old_endpoint, old_connection, notice.as_bytes())
+            .await
+        {
+            Ok(()) | Err(GatewayError::Gone) => {}
+            Err(error) => {
+                warn!(player_id = %caller.player_id, old_connection_id = %old_connection, error = %error, "could not tell the replaced connection")
+            }
+        }
+        match self.gateway.delete(old_endpoint, old_connection).await {
+            Ok(()) | Err(GatewayError::Gone) => {}
+            Err(error) => {
+                warn!(player_id = %caller.player_id, old_connection_id = %old_connection, error = %error, "could not close the replaced connection")
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl RouteHandler for ConnectHandler {
+    async fn handle(&self, event: RouteEvent) -> RouteResult {
+        let caller = Caller::from_event(&event.payload)?;
+        let now = self.clock.now_millis();
+        let connection = NewConnection {
+            player_id: caller.player_id.clone(),
+            connection_id: caller.connection_id.clone(),
+            endpoint: caller.endpoint.clone(),
+            connected_at: if caller.connected_at > 0 {
+                caller.connected_at
+            } else {
+                now
+            },
+            now,
+            heartbeat_deadline: now + self.config.heartbeat_timeout.as_millis() as i64,
+            sweep_shard: caller.player_id.sweep_shard(self.config.presence_shards),
+            expire_at_secs: now / 1000 + PLAYER_RETENTION_SECONDS,
+        };
+        let outcome = self.players.connect(&connection).await?;
+        let span = (caller.player_id.as_str(), caller.connection_id.as_str());
+        match &outcome {
+            ConnectOutcome::New => info!(player_id = span.0, connection_id = span.1, "new session"),
+            ConnectOutcome::Resumed => info!(
+                player_id = span.0,
+                connection_id = span.1,
+                "session resumed"
+            ),
+            ConnectOutcome::TakeOver {
+                old_connection,
+                old_endpoint,
+            } => {
+                info!(player_id = span.0, connection_id = span.1, old_connection_id = %old_connection, "taking over the session");
+                self.replace(&caller, old_connection, old_endpoint).await;
+            }
+            ConnectOutcome::Superseded => {
+                info!(
+                    player_id = span.0,
+                    connection_id = span.1,
+                    "refused: a later connection holds the session"
+                );
+                return Ok(status(SUPERSEDED_STATUS));
+            }
+        }
+        Ok(status(200))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::adapters::memory::InMemoryPlayerStore;
+    use shared::domain::{PlayerId, PresenceStatus};
+    use shared::ports::ManualClock;
+    use shared::testing::events::{parse_event, route_event};
+    use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
+
+    const T0: i64 = 1_700_000_000_000;
+
+    struct World {
+        players: Arc<InMemoryPlayerStore>,
+        gateway: Arc<RecordingGateway>,
+        clock: ManualClock,
+        handler: ConnectHandler,
+    }
+
+    fn world() -> World {
+        let players = Arc::new(InMemoryPlayerStore::new());
+        let gateway = Arc::new(RecordingGateway::new());
+        let clock = ManualClock::at(T0);
+        let handler = ConnectHandler::new(
+            Arc::new(Config::for_local("Development")),
+            players.clone(),
+            gateway.clone(),
+            Arc::new(clock.clone()),
+        );
+        World {
+            players,
+            gateway,
+            clock,
+            handler,
+        }
+    }
+
+    fn alice() -> PlayerId {
+        PlayerId::parse("alice").unwrap()
+    }
+
+    #[tokio::test]
+    async fn given_a_new_player_when_connecting_then_accepted_and_online_with_a_heartbeat_deadline()
+    {
+        let w = world();
+        let response = w
+            .handler
+            .handle(route_event("$connect", "alice", "c1", T0, None))
+            .await
+            .unwrap();
+        assert_eq!(response.status_code, 200);
+        let record = w.players.get(&alice()).await.unwrap().unwrap();
+        assert_eq!(record.status, PresenceStatus::Online);
+        assert_eq!(record.sweep_at, Some(T0 + 90_000));
+        assert_eq!(
+            record.endpoint,
+            "https://abcdef1234.execute-api.us-east-1.amazonaws.com/Development"
+        );
+        assert!(w.gateway.calls().is_empty());
+    }
+
+    #[tokio::test]
+    async fn given_alice_online_elsewhere_when_she_connects_then_the_old_socket_is_told_and_closed()
+    {
+        let w = world();
+        w.handler
+            .handle(route_event("$connect", "alice", "c1", T0, None))
+            .await
+            .unwrap();
+        w.clock.advance(10);
+        let response = w
+            .handler
+            .handle(route_event("$connect", "alice", "c2", T0 + 10, None))
+            .await
+            .unwrap();
+        assert_eq!(response.status_code, 200);
+        let endpoint =
+            "https://abcdef1234.execute-api.us-east-1.amazonaws.com/Development".to_string();
+        assert_eq!(
+            w.gateway.calls(),
+            vec![
+                GatewayCall::Post {
+                    endpoint: endpoint.clone(),
+                    connection: "c1".into(),
+                    data: r#"{"type":"session_replaced"}"#.into()
+                },
+                GatewayCall::Delete {
+                    endpoint,
+                    connection: "c1".into()
+                },
+            ]
+        );
+        assert_eq!(
+            w.players
+                .get(&alice())
+                .await
+                .unwrap()
+                .unwrap()
+                .connection_id
+                .as_str(),
+            "c2"
+        );
+    }
+
+    #[tokio::test]
+    async fn given_the_old_socket_already_gone_when_taking_over_then_the_new_connection_is_still_accepted()
+     {
+        let w = world();
+        w.handler
+            .handle(route_event("$connect", "alice", "c1", T0, None))
+            .await
+            .unwrap();
+        w.gateway.mark_gone("c1");
+        let response = w
+            .handler
+            .handle(route_event("$connect", "alice", "c2", T0 + 10, None))
+            .await
+            .unwrap();
+        assert_eq!(response.status_code, 200);
+    }
+
+    #[tokio::test]
+    async fn given_a_later_connection_holds_the_record_when_an_older_connect_lands_then_it_is_refused()
+     {
+        let w = world();
+        w.handler
+            .handle(route_event("$connect", "alice", "new", T0 + 50, None))
+            .await
+            .unwrap();
+        let response = w
+            .handler
+            .handle(route_event("$connect", "alice", "old", T0, None))
+            .await
+            .unwrap();
+        assert_eq!(response.status_code, SUPERSEDED_STATUS);
+        assert_eq!(
+            w.players
+                .get(&alice())
+                .await
+                .unwrap()
+                .unwrap()
+                .connection_id
+                .as_str(),
+            "new"
+        );
+    }
+
+    #[tokio::test]
+    async fn given_no_authorizer_context_when_connecting_then_it_is_a_fault_not_a_reply() {
+        let w = world();
+        let mut event = route_event("$connect", "alice", "c1", T0, None);
+        event.payload.request_context.authorizer.fields.clear();
+        let error = w.handler.handle(event).await.unwrap_err();
+        assert!(error.to_string().contains("authorizer"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn the_sample_connect_event_is_accepted() {
+        let w = world();
+        let raw = serde_json::from_str(include_str!("../../../events/connect.json")).unwrap();
+        let response = w.handler.handle(parse_event(raw)).await.unwrap();
+        assert_eq!(response.status_code, 200);
+        let record = w.players.get(&alice()).await.unwrap().unwrap();
+        assert_eq!(record.connection_id.as_str(), "L0SM9cOFvHcCIhw=");
+    }
+}

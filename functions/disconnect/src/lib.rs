@@ -1,0 +1,133 @@
+//! `$disconnect`: starts the player's reconnect grace period, but only if this
+//! connection is still theirs: a late `$disconnect` of a replaced connection must never
+//! clobber the newer one (DESIGN §5). API Gateway delivers `$disconnect` best-effort;
+//! the presence sweeper is what guarantees presence converges.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use shared::config::Config;
+use shared::ports::{Clock, PlayerStore};
+use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, status};
+use tracing::info;
+
+pub struct DisconnectHandler {
+    config: Arc<Config>,
+    players: Arc<dyn PlayerStore>,
+    clock: Arc<dyn Clock>,
+}
+
+impl DisconnectHandler {
+    pub fn new(config: Arc<Config>, players: Arc<dyn PlayerStore>, clock: Arc<dyn Clock>) -> Self {
+        Self {
+            config,
+            players,
+            clock,
+        }
+    }
+}
+
+#[async_trait]
+impl RouteHandler for DisconnectHandler {
+    async fn handle(&self, event: RouteEvent) -> RouteResult {
+        let caller = Caller::from_event(&event.payload)?;
+        let now = self.clock.now_millis();
+        let grace_until = now + self.config.reconnect_grace.as_millis() as i64;
+        let applied = self
+            .players
+            .disconnect(&caller.player_id, &caller.connection_id, now, grace_until)
+            .await?;
+        let ctx = &event.payload.request_context;
+        info!(
+            player_id = %caller.player_id,
+            connection_id = %caller.connection_id,
+            close_code = ctx.disconnect_status_code,
+            reason = ctx.disconnect_reason.as_deref(),
+            grace_until,
+            applied,
+            "disconnected{}",
+            if applied { "" } else { " (not the current connection: nothing to do)" }
+        );
+        Ok(status(200))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::adapters::memory::InMemoryPlayerStore;
+    use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
+    use shared::ports::{ManualClock, NewConnection};
+    use shared::testing::events::{parse_event, route_event};
+
+    const T0: i64 = 1_795_323_600_000;
+
+    fn alice() -> PlayerId {
+        PlayerId::parse("alice").unwrap()
+    }
+
+    async fn online(players: &InMemoryPlayerStore, connection: &str, at: i64) {
+        players
+            .connect(&NewConnection {
+                player_id: alice(),
+                connection_id: ConnectionId::parse(connection).unwrap(),
+                endpoint: "https://x/Development".into(),
+                connected_at: at,
+                now: at,
+                heartbeat_deadline: at + 90_000,
+                sweep_shard: 0,
+                expire_at_secs: 0,
+            })
+            .await
+            .unwrap();
+    }
+
+    fn handler(players: Arc<InMemoryPlayerStore>, now: i64) -> DisconnectHandler {
+        DisconnectHandler::new(
+            Arc::new(Config::for_local("Development")),
+            players,
+            Arc::new(ManualClock::at(now)),
+        )
+    }
+
+    #[tokio::test]
+    async fn given_the_current_connection_when_it_disconnects_then_the_grace_period_starts() {
+        let players = Arc::new(InMemoryPlayerStore::new());
+        online(&players, "L0SM9cOFvHcCIhw=", T0).await;
+        let raw = serde_json::from_str(include_str!("../../../events/disconnect.json")).unwrap();
+        let response = handler(players.clone(), T0 + 60_000)
+            .handle(parse_event(raw))
+            .await
+            .unwrap();
+        assert_eq!(response.status_code, 200);
+        let record = players.get(&alice()).await.unwrap().unwrap();
+        assert_eq!(record.status, PresenceStatus::Disconnected);
+        assert_eq!(record.sweep_at, Some(T0 + 60_000 + 30_000));
+    }
+
+    #[tokio::test]
+    async fn given_a_newer_connection_when_the_old_disconnect_arrives_late_then_nothing_changes() {
+        let players = Arc::new(InMemoryPlayerStore::new());
+        online(&players, "old", T0).await;
+        online(&players, "new", T0 + 5).await;
+        let response = handler(players.clone(), T0 + 10)
+            .handle(route_event("$disconnect", "alice", "old", T0, None))
+            .await
+            .unwrap();
+        assert_eq!(response.status_code, 200);
+        let record = players.get(&alice()).await.unwrap().unwrap();
+        assert_eq!(record.connection_id.as_str(), "new");
+        assert_eq!(record.status, PresenceStatus::Online);
+    }
+
+    #[tokio::test]
+    async fn given_no_record_when_a_disconnect_arrives_then_it_succeeds_and_writes_nothing() {
+        let players = Arc::new(InMemoryPlayerStore::new());
+        let response = handler(players.clone(), T0)
+            .handle(route_event("$disconnect", "alice", "c1", T0, None))
+            .await
+            .unwrap();
+        assert_eq!(response.status_code, 200);
+        assert_eq!(players.get(&alice()).await.unwrap(), None);
+    }
+}

@@ -1,0 +1,276 @@
+//! The Players item (DESIGN §4) and its mapping to [`PlayerRecord`]: attribute names,
+//! the values written for the optional "previous" fields, and parsing of what DynamoDB
+//! returns (GetItem, ALL_OLD images, `BySweepAt` keys).
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::domain::{ConnectionId, EpochMillis, PlayerId, PresenceStatus};
+use crate::ports::player_store::{ExpiredPlayer, PlayerRecord, StoreError};
+
+pub(crate) type Item = HashMap<String, AttributeValue>;
+
+/// Attribute names of the Players table.
+pub(crate) mod attr {
+    pub const PLAYER_ID: &str = "playerId";
+    pub const CONNECTION_ID: &str = "connectionId";
+    pub const ENDPOINT: &str = "endpoint";
+    pub const CONNECTED_AT: &str = "connectedAt";
+    pub const LAST_SEEN: &str = "lastSeen";
+    pub const STATUS: &str = "status";
+    pub const SWEEP_SHARD: &str = "sweepShard";
+    pub const SWEEP_AT: &str = "sweepAt";
+    pub const PREVIOUS_STATUS: &str = "previousStatus";
+    pub const PREVIOUS_SWEEP_AT: &str = "previousSweepAt";
+    pub const EXPIRE_AT: &str = "expireAt";
+}
+
+/// `previousStatus` when the `$connect` write found no earlier status.
+pub(crate) const NO_PREVIOUS_STATUS: &str = "none";
+/// `previousSweepAt` when the `$connect` write found no earlier `sweepAt`.
+pub(crate) const NO_PREVIOUS_SWEEP_AT: EpochMillis = 0;
+
+pub(crate) fn s(value: impl Into<String>) -> AttributeValue {
+    AttributeValue::S(value.into())
+}
+
+pub(crate) fn n(value: impl ToString) -> AttributeValue {
+    AttributeValue::N(value.to_string())
+}
+
+/// The table key of a player.
+pub(crate) fn key(player: &PlayerId) -> Item {
+    HashMap::from([(attr::PLAYER_ID.to_owned(), s(player.as_str()))])
+}
+
+/// Reads one item, tolerating nothing: every mistake is a [`StoreError::Corrupt`] naming
+/// the item and the attribute.
+struct Reader<'a> {
+    item: &'a Item,
+    key: String,
+}
+
+impl<'a> Reader<'a> {
+    fn new(item: &'a Item) -> Self {
+        let key = match item.get(attr::PLAYER_ID) {
+            Some(AttributeValue::S(id)) => format!("{}={id}", attr::PLAYER_ID),
+            _ => format!("{}=<missing>", attr::PLAYER_ID),
+        };
+        Self { item, key }
+    }
+
+    fn corrupt(&self, reason: impl Into<String>) -> StoreError {
+        StoreError::Corrupt {
+            key: self.key.clone(),
+            reason: reason.into(),
+        }
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.item.contains_key(name)
+    }
+
+    fn opt_s(&self, name: &str) -> Result<Option<&'a str>, StoreError> {
+        match self.item.get(name) {
+            None | Some(AttributeValue::Null(true)) => Ok(None),
+            Some(AttributeValue::S(value)) => Ok(Some(value)),
+            Some(other) => Err(self.corrupt(format!("{name} is {other:?}, not a string"))),
+        }
+    }
+
+    fn req_s(&self, name: &str) -> Result<&'a str, StoreError> {
+        self.opt_s(name)?
+            .ok_or_else(|| self.corrupt(format!("{name} is missing")))
+    }
+
+    fn opt_n<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, StoreError> {
+        match self.item.get(name) {
+            None | Some(AttributeValue::Null(true)) => Ok(None),
+            Some(AttributeValue::N(raw)) => raw
+                .parse()
+                .map(Some)
+                .map_err(|_| self.corrupt(format!("{name} is {raw:?}, out of range"))),
+            Some(other) => Err(self.corrupt(format!("{name} is {other:?}, not a number"))),
+        }
+    }
+
+    fn req_n<T: std::str::FromStr>(&self, name: &str) -> Result<T, StoreError> {
+        self.opt_n(name)?
+            .ok_or_else(|| self.corrupt(format!("{name} is missing")))
+    }
+
+    fn player_id(&self) -> Result<PlayerId, StoreError> {
+        PlayerId::parse(self.req_s(attr::PLAYER_ID)?)
+            .map_err(|e| self.corrupt(format!("{}: {e}", attr::PLAYER_ID)))
+    }
+
+    fn status(&self, name: &str, raw: &str) -> Result<PresenceStatus, StoreError> {
+        PresenceStatus::parse(raw)
+            .ok_or_else(|| self.corrupt(format!("{name} is {raw:?}, not a presence status")))
+    }
+}
+
+/// Maps a Players item to the connection record it holds.
+///
+/// `Ok(None)` when the item holds no connection at all (neither `connectionId` nor
+/// `status`): an item other writers created with game state only (e.g. `gameSession`)
+/// is "no connection record", so the next `$connect` is a new session. An item with
+/// some connection fields but not all is corrupt.
+pub(crate) fn record_from_item(item: &Item) -> Result<Option<PlayerRecord>, StoreError> {
+    let r = Reader::new(item);
+    if !r.has(attr::CONNECTION_ID) && !r.has(attr::STATUS) {
+        return Ok(None);
+    }
+    let player_id = r.player_id()?;
+    let connection_id = ConnectionId::parse(r.req_s(attr::CONNECTION_ID)?)
+        .map_err(|e| r.corrupt(format!("{}: {e}", attr::CONNECTION_ID)))?;
+    let status = r.status(attr::STATUS, r.req_s(attr::STATUS)?)?;
+    let previous_status = match r.opt_s(attr::PREVIOUS_STATUS)? {
+        None | Some(NO_PREVIOUS_STATUS) => None,
+        Some(raw) => Some(r.status(attr::PREVIOUS_STATUS, raw)?),
+    };
+    let previous_sweep_at = r
+        .opt_n::<EpochMillis>(attr::PREVIOUS_SWEEP_AT)?
+        .filter(|at| *at != NO_PREVIOUS_SWEEP_AT);
+    Ok(Some(PlayerRecord {
+        player_id,
+        connection_id,
+        endpoint: r.req_s(attr::ENDPOINT)?.to_owned(),
+        connected_at: r.req_n(attr::CONNECTED_AT)?,
+        last_seen: r.req_n(attr::LAST_SEEN)?,
+        status,
+        sweep_at: r.opt_n(attr::SWEEP_AT)?,
+        previous_status,
+        previous_sweep_at,
+    }))
+}
+
+/// Like [`record_from_item`], for an item that must hold a connection.
+pub(crate) fn required_record(item: &Item) -> Result<PlayerRecord, StoreError> {
+    record_from_item(item)?.ok_or_else(|| {
+        Reader::new(item).corrupt(format!(
+            "{} and {} are missing",
+            attr::CONNECTION_ID,
+            attr::STATUS
+        ))
+    })
+}
+
+/// A `BySweepAt` key (KEYS_ONLY: `playerId`, `sweepShard`, `sweepAt`).
+pub(crate) fn expired_from_key(item: &Item) -> Result<ExpiredPlayer, StoreError> {
+    let r = Reader::new(item);
+    Ok(ExpiredPlayer {
+        player_id: r.player_id()?,
+        sweep_at: r.req_n(attr::SWEEP_AT)?,
+    })
+}
+
+/// The `ExclusiveStartKey` that continues a `BySweepAt` query after `after`.
+pub(crate) fn sweep_index_key(shard: u32, after: &ExpiredPlayer) -> Item {
+    HashMap::from([
+        (attr::PLAYER_ID.to_owned(), s(after.player_id.as_str())),
+        (attr::SWEEP_SHARD.to_owned(), n(shard)),
+        (attr::SWEEP_AT.to_owned(), n(after.sweep_at)),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn online_item() -> Item {
+        HashMap::from([
+            (attr::PLAYER_ID.to_owned(), s("alice")),
+            (attr::CONNECTION_ID.to_owned(), s("c1")),
+            (attr::ENDPOINT.to_owned(), s("https://api.example/prod")),
+            (attr::CONNECTED_AT.to_owned(), n(10)),
+            (attr::LAST_SEEN.to_owned(), n(11)),
+            (attr::STATUS.to_owned(), s("online")),
+            (attr::SWEEP_SHARD.to_owned(), n(2)),
+            (attr::SWEEP_AT.to_owned(), n(100)),
+            (attr::PREVIOUS_STATUS.to_owned(), s("disconnected")),
+            (attr::PREVIOUS_SWEEP_AT.to_owned(), n(40)),
+            (attr::EXPIRE_AT.to_owned(), n(1_000)),
+        ])
+    }
+
+    #[test]
+    fn an_online_item_maps_every_field() {
+        let record = required_record(&online_item()).unwrap();
+        assert_eq!(
+            record,
+            PlayerRecord {
+                player_id: PlayerId::parse("alice").unwrap(),
+                connection_id: ConnectionId::parse("c1").unwrap(),
+                endpoint: "https://api.example/prod".into(),
+                connected_at: 10,
+                last_seen: 11,
+                status: PresenceStatus::Online,
+                sweep_at: Some(100),
+                previous_status: Some(PresenceStatus::Disconnected),
+                previous_sweep_at: Some(40),
+            }
+        );
+    }
+
+    #[test]
+    fn the_no_previous_markers_map_back_to_none() {
+        let mut item = online_item();
+        item.insert(attr::PREVIOUS_STATUS.into(), s(NO_PREVIOUS_STATUS));
+        item.insert(attr::PREVIOUS_SWEEP_AT.into(), n(NO_PREVIOUS_SWEEP_AT));
+        item.remove(attr::SWEEP_AT);
+        let record = required_record(&item).unwrap();
+        assert_eq!(record.previous_status, None);
+        assert_eq!(record.previous_sweep_at, None);
+        assert_eq!(record.sweep_at, None);
+    }
+
+    #[test]
+    fn an_item_with_game_state_only_holds_no_connection() {
+        let item = HashMap::from([
+            (attr::PLAYER_ID.to_owned(), s("alice")),
+            ("pendingPlacementId".to_owned(), s("p-1")),
+        ]);
+        assert_eq!(record_from_item(&item).unwrap(), None);
+        assert!(matches!(
+            required_record(&item),
+            Err(StoreError::Corrupt { .. })
+        ));
+    }
+
+    #[test]
+    fn a_corrupt_item_names_the_key_and_the_attribute() {
+        for (name, value) in [
+            (attr::STATUS, s("sleeping")),
+            (attr::CONNECTED_AT, s("yesterday")),
+            (attr::LAST_SEEN, n("1e400")),
+            (attr::CONNECTION_ID, s("a/b")),
+        ] {
+            let mut item = online_item();
+            item.insert(name.into(), value);
+            match record_from_item(&item) {
+                Err(StoreError::Corrupt { key, reason }) => {
+                    assert_eq!(key, "playerId=alice");
+                    assert!(reason.contains(name), "{reason}");
+                }
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+        let mut item = online_item();
+        item.remove(attr::ENDPOINT);
+        assert!(matches!(
+            record_from_item(&item),
+            Err(StoreError::Corrupt { reason, .. }) if reason == "endpoint is missing"
+        ));
+    }
+
+    #[test]
+    fn sweep_index_keys_round_trip() {
+        let after = ExpiredPlayer {
+            player_id: PlayerId::parse("bob").unwrap(),
+            sweep_at: 123,
+        };
+        assert_eq!(expired_from_key(&sweep_index_key(3, &after)).unwrap(), after);
+    }
+}

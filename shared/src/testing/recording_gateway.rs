@@ -1,0 +1,98 @@
+//! A `ConnectionGateway` that records calls and answers as told, for handler tests.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+
+use crate::domain::ConnectionId;
+use crate::ports::connection_gateway::{ConnectionGateway, ConnectionInfo, GatewayError};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GatewayCall {
+    Post {
+        endpoint: String,
+        connection: String,
+        data: String,
+    },
+    Delete {
+        endpoint: String,
+        connection: String,
+    },
+    Get {
+        endpoint: String,
+        connection: String,
+    },
+}
+
+#[derive(Default)]
+pub struct RecordingGateway {
+    calls: Mutex<Vec<GatewayCall>>,
+    gone: Mutex<HashSet<String>>,
+}
+
+impl RecordingGateway {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Calls for `connection` answer 410 Gone from now on.
+    pub fn mark_gone(&self, connection: &str) {
+        self.gone.lock().unwrap().insert(connection.to_owned());
+    }
+
+    pub fn calls(&self) -> Vec<GatewayCall> {
+        self.calls.lock().unwrap().clone()
+    }
+
+    fn record(&self, call: GatewayCall, connection: &ConnectionId) -> Result<(), GatewayError> {
+        self.calls.lock().unwrap().push(call);
+        if self.gone.lock().unwrap().contains(connection.as_str()) {
+            Err(GatewayError::Gone)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+#[async_trait]
+impl ConnectionGateway for RecordingGateway {
+    async fn post(
+        &self,
+        endpoint: &str,
+        connection: &ConnectionId,
+        data: &[u8],
+    ) -> Result<(), GatewayError> {
+        let call = GatewayCall::Post {
+            endpoint: endpoint.to_owned(),
+            connection: connection.to_string(),
+            data: String::from_utf8_lossy(data).into_owned(),
+        };
+        self.record(call, connection)
+    }
+
+    async fn delete(&self, endpoint: &str, connection: &ConnectionId) -> Result<(), GatewayError> {
+        let call = GatewayCall::Delete {
+            endpoint: endpoint.to_owned(),
+            connection: connection.to_string(),
+        };
+        self.record(call, connection)
+    }
+
+    async fn get(
+        &self,
+        endpoint: &str,
+        connection: &ConnectionId,
+    ) -> Result<ConnectionInfo, GatewayError> {
+        let call = GatewayCall::Get {
+            endpoint: endpoint.to_owned(),
+            connection: connection.to_string(),
+        };
+        self.record(call, connection)?;
+        Ok(ConnectionInfo {
+            connected_at_millis: None,
+            last_active_at_millis: None,
+            source_ip: None,
+        })
+    }
+}
