@@ -20,8 +20,10 @@ impl fmt::Display for ConfigError {
 
 /// Reads variables from a source (the process environment, or a map in tests) and
 /// collects problems instead of stopping at the first one.
+type Lookup<'a> = Box<dyn Fn(&str) -> Option<String> + 'a>;
+
 pub struct EnvReader<'a> {
-    lookup: Box<dyn Fn(&str) -> Option<String> + 'a>,
+    lookup: Lookup<'a>,
     problems: Vec<String>,
 }
 
@@ -108,6 +110,9 @@ pub struct Config {
     pub game: String,
     pub stage: String,
     pub players_table: String,
+    pub messages_table: String,
+    /// Undelivered messages are kept this long.
+    pub message_ttl: Duration,
     /// No heartbeat for this long: the sweeper marks the player offline.
     pub heartbeat_timeout: Duration,
     /// A disconnected player may resume within this.
@@ -130,6 +135,8 @@ impl Config {
             game: env.required("GAME"),
             stage: env.required("STAGE"),
             players_table: env.required("PLAYERS_TABLE"),
+            messages_table: env.required("MESSAGES_TABLE"),
+            message_ttl: env.seconds_or("MESSAGE_TTL_SECONDS", 86_400, 60..=1_209_600),
             heartbeat_timeout: env.seconds_or("HEARTBEAT_TIMEOUT_SECONDS", 90, 1..=7200),
             reconnect_grace: env.seconds_or("RECONNECT_GRACE_SECONDS", 30, 0..=3600),
             presence_shards: env.parsed_or("PRESENCE_SHARDS", 4, "a whole number from 1 to 64"),
@@ -150,6 +157,8 @@ impl Config {
             game: "gamelift-sockets".into(),
             stage: stage.into(),
             players_table: "Players".into(),
+            messages_table: "Messages".into(),
+            message_ttl: Duration::from_secs(86_400),
             heartbeat_timeout: Duration::from_secs(90),
             reconnect_grace: Duration::from_secs(30),
             presence_shards: 4,
@@ -174,6 +183,7 @@ mod tests {
             ("GAME", "chess"),
             ("STAGE", "Development"),
             ("PLAYERS_TABLE", "chess-players"),
+            ("MESSAGES_TABLE", "chess-messages"),
         ]))
         .expect("valid");
         assert_eq!(config.heartbeat_timeout, Duration::from_secs(90));
@@ -193,12 +203,13 @@ mod tests {
         for expected in [
             "GAME is not set",
             "PLAYERS_TABLE is not set",
+            "MESSAGES_TABLE is not set",
             "HEARTBEAT_TIMEOUT_SECONDS=\"soon\"",
             "PRESENCE_SHARDS=0",
         ] {
             assert!(text.contains(expected), "missing {expected:?} in {text}");
         }
-        assert_eq!(err.problems.len(), 4);
+        assert_eq!(err.problems.len(), 5);
     }
 
     #[test]
@@ -207,6 +218,7 @@ mod tests {
             ("GAME", "  "),
             ("STAGE", "Development"),
             ("PLAYERS_TABLE", "p"),
+            ("MESSAGES_TABLE", "m"),
         ]))
         .unwrap_err();
         assert_eq!(err.problems, vec!["GAME is not set".to_string()]);

@@ -130,6 +130,59 @@ impl<'de> Deserialize<'de> for ConnectionId {
     }
 }
 
+/// A message's id: time-ordered (a ULID) for chat, so a recipient's messages replay in
+/// order; deterministic for placement results, so a duplicate event writes nothing new.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct MessageId(String);
+
+impl MessageId {
+    /// A new ULID: 48 bits of milliseconds then 80 random bits, Crockford base32.
+    /// Within one process ids are strictly increasing, even within a millisecond.
+    pub fn generate(now: EpochMillis) -> Self {
+        use std::sync::Mutex;
+        static LAST: Mutex<(u64, u128)> = Mutex::new((0, 0));
+        let millis = now.max(0) as u64 & 0xFFFF_FFFF_FFFF;
+        let mut last = LAST.lock().unwrap_or_else(|p| p.into_inner());
+        let random = if millis <= last.0 {
+            // Same (or an earlier) millisecond: keep the last timestamp and count up.
+            last.1 = (last.1 + 1) & ((1u128 << 80) - 1);
+            last.1
+        } else {
+            last.0 = millis;
+            last.1 = (u128::from(fastrand::u64(..)) << 16 | u128::from(fastrand::u16(..))) >> 1;
+            last.1
+        };
+        let value = (u128::from(last.0) << 80) | random;
+        const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+        let text = (0..26)
+            .rev()
+            .map(|i| ALPHABET[((value >> (i * 5)) & 0x1F) as usize] as char)
+            .collect();
+        Self(text)
+    }
+
+    /// An id from parts the caller guarantees unique (e.g. placement id + player id).
+    pub fn deterministic(parts: &[&str]) -> Self {
+        Self(parts.join("#"))
+    }
+
+    /// Any stored id; ids are opaque once written.
+    pub fn from_stored(raw: impl Into<String>) -> Self {
+        Self(raw.into())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for MessageId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// Where a player is in the connection lifecycle (DESIGN §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -216,6 +269,17 @@ mod tests {
         assert_eq!(shard, alice.sweep_shard(4));
         assert_eq!(alice.sweep_shard(1), 0);
         assert_eq!(alice.sweep_shard(0), 0, "zero shards is treated as one");
+    }
+
+    #[test]
+    fn message_ids_are_26_characters_and_strictly_increasing_within_a_millisecond() {
+        let ids: Vec<_> = (0..1000)
+            .map(|_| MessageId::generate(1_700_000_000_000))
+            .collect();
+        assert!(ids.iter().all(|id| id.as_str().len() == 26));
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        let later = MessageId::generate(1_700_000_000_001);
+        assert!(later > ids[999]);
     }
 
     #[test]

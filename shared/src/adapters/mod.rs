@@ -1,4 +1,6 @@
 //! Adapters: the ports implemented on AWS (DynamoDB, API Gateway management API) and in
 //! memory (tests and the local stack).
 
+pub mod apigateway;
+pub mod dynamodb;
 pub mod memory;

@@ -3,5 +3,6 @@
 //! Gateway-shaped events.
 
 pub mod events;
+pub mod message_store_contract;
 pub mod player_store_contract;
 pub mod recording_gateway;

@@ -38,7 +38,8 @@ where
         // heal by itself; I/O, timeouts and the rest may.
         SdkError::DispatchFailure(dispatch) => !dispatch.is_user(),
         SdkError::ServiceError(_) | SdkError::ResponseError(_) => {
-            err.code().is_some_and(|code| TRANSIENT_CODES.contains(&code))
+            err.code()
+                .is_some_and(|code| TRANSIENT_CODES.contains(&code))
                 || err
                     .raw_response()
                     .is_some_and(|raw| raw.status().is_server_error())
@@ -58,16 +59,18 @@ where
     E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
 {
     match classify(err) {
-        Failure::ConditionFailed => StoreError::Other("unexpected conditional check failure".into()),
+        Failure::ConditionFailed => {
+            StoreError::Other("unexpected conditional check failure".into())
+        }
         Failure::Store(e) => e,
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use aws_sdk_dynamodb::error::ConnectorError;
     use aws_sdk_dynamodb::error::ErrorMetadata;
     use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-    use aws_sdk_dynamodb::error::ConnectorError;
     use aws_smithy_runtime_api::http::StatusCode;
     use aws_smithy_types::body::SdkBody;
 
@@ -103,7 +106,11 @@ mod tests {
             ("InternalServerError", 500),
             ("SomethingNew", 503),
         ] {
-            assert_eq!(kind(classify(service_error(code, status))), "unavailable", "{code}");
+            assert_eq!(
+                kind(classify(service_error(code, status))),
+                "unavailable",
+                "{code}"
+            );
         }
         let timeout: SdkError<UpdateItemError, HttpResponse> =
             SdkError::timeout_error("took too long");

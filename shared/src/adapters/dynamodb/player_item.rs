@@ -271,6 +271,9 @@ mod tests {
             player_id: PlayerId::parse("bob").unwrap(),
             sweep_at: 123,
         };
-        assert_eq!(expired_from_key(&sweep_index_key(3, &after)).unwrap(), after);
+        assert_eq!(
+            expired_from_key(&sweep_index_key(3, &after)).unwrap(),
+            after
+        );
     }
 }

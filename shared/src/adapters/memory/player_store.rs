@@ -152,7 +152,8 @@ impl PlayerStore for InMemoryPlayerStore {
         let Some(item) = items.get_mut(player) else {
             return Ok(None);
         };
-        if !item.record.sweep_at.is_some_and(|at| at < now) {
+        let still_due = item.record.sweep_at.is_some_and(|at| at < now);
+        if !still_due {
             return Ok(None);
         }
         let before = item.record.clone();

@@ -1,0 +1,10 @@
+//! DynamoDB adapters of the store ports (DESIGN §4), and the table set-up the local
+//! stack and the tests use with DynamoDB Local.
+
+mod error;
+mod player_item;
+mod player_store;
+mod tables;
+
+pub use player_store::{DynamoPlayerStore, SWEEP_INDEX};
+pub use tables::{client_for_endpoint, create_players_table};

@@ -1,0 +1,260 @@
+//! [`PlayerStore`] on the DynamoDB Players table: every operation is exactly one round
+//! trip, and every race is settled by a condition expression (DESIGN §4, §5).
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
+
+use super::error::{Failure, classify, store_error};
+use super::player_item::{
+    NO_PREVIOUS_STATUS, NO_PREVIOUS_SWEEP_AT, attr, expired_from_key, key, n, record_from_item,
+    required_record, s, sweep_index_key,
+};
+use crate::domain::{ConnectionId, EpochMillis, PlayerId, PresenceStatus};
+use crate::ports::player_store::{
+    ConnectOutcome, ExpiredPage, ExpiredPlayer, NewConnection, PlayerRecord, PlayerStore,
+    StoreError,
+};
+
+/// The sparse index of players the sweeper may need to act on (KEYS_ONLY).
+pub const SWEEP_INDEX: &str = "BySweepAt";
+
+/// `$connect`: overwrite the connection unless a later connection already holds the
+/// record, copying the replaced status and `sweepAt` in the same write (the right-hand
+/// sides are evaluated against the item as it was before the update).
+const CONNECT_UPDATE: &str = "SET connectionId = :connectionId, #endpoint = :endpoint, \
+     connectedAt = :connectedAt, lastSeen = :now, #status = :online, \
+     sweepShard = :sweepShard, sweepAt = :sweepAt, expireAt = :expireAt, \
+     previousStatus = if_not_exists(#status, :none), \
+     previousSweepAt = if_not_exists(sweepAt, :zero)";
+/// `connectedAt` rather than `playerId`: an item other writers created with game state
+/// only (no connection yet) must not make every `$connect` look superseded.
+const CONNECT_CONDITION: &str = "attribute_not_exists(connectedAt) OR connectedAt <= :connectedAt";
+
+/// Only the player's current, online connection may disconnect or heartbeat.
+const CURRENT_ONLINE_CONDITION: &str = "connectionId = :connectionId AND #status = :online";
+const DISCONNECT_UPDATE: &str = "SET #status = :disconnected, lastSeen = :now, sweepAt = :sweepAt";
+const HEARTBEAT_UPDATE: &str = "SET lastSeen = :now, sweepAt = :sweepAt";
+
+/// The sweeper: only if `sweepAt` is still before `now` (a missing `sweepAt` fails it).
+const MARK_OFFLINE_UPDATE: &str = "SET #status = :offline REMOVE sweepShard, sweepAt";
+const MARK_OFFLINE_CONDITION: &str = "sweepAt < :now";
+
+const EXPIRED_KEY_CONDITION: &str = "sweepShard = :shard AND sweepAt < :now";
+
+/// The Players table in DynamoDB.
+#[derive(Clone, Debug)]
+pub struct DynamoPlayerStore {
+    client: Client,
+    table: String,
+}
+
+impl DynamoPlayerStore {
+    pub fn new(client: Client, table: impl Into<String>) -> Self {
+        Self {
+            client,
+            table: table.into(),
+        }
+    }
+
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// A conditional write on the player's current online connection; `Ok(false)` when
+    /// the condition fails.
+    async fn update_current_online(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        update: &str,
+        values: impl IntoIterator<Item = (&str, AttributeValue)>,
+    ) -> Result<bool, StoreError> {
+        let mut values: HashMap<String, AttributeValue> = values
+            .into_iter()
+            .map(|(name, value)| (name.to_owned(), value))
+            .collect();
+        values.insert(":connectionId".into(), s(connection.as_str()));
+        values.insert(":online".into(), s(PresenceStatus::Online.as_str()));
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(player)))
+            .update_expression(update)
+            .condition_expression(CURRENT_ONLINE_CONDITION)
+            .expression_attribute_names("#status", attr::STATUS)
+            .set_expression_attribute_values(Some(values))
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(true),
+            Err(err) => match classify(err) {
+                Failure::ConditionFailed => Ok(false),
+                Failure::Store(err) => Err(err),
+            },
+        }
+    }
+}
+
+#[async_trait]
+impl PlayerStore for DynamoPlayerStore {
+    async fn connect(&self, new: &NewConnection) -> Result<ConnectOutcome, StoreError> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(&new.player_id)))
+            .update_expression(CONNECT_UPDATE)
+            .condition_expression(CONNECT_CONDITION)
+            .expression_attribute_names("#status", attr::STATUS)
+            .expression_attribute_names("#endpoint", attr::ENDPOINT)
+            .expression_attribute_values(":connectionId", s(new.connection_id.as_str()))
+            .expression_attribute_values(":endpoint", s(&new.endpoint))
+            .expression_attribute_values(":connectedAt", n(new.connected_at))
+            .expression_attribute_values(":now", n(new.now))
+            .expression_attribute_values(":online", s(PresenceStatus::Online.as_str()))
+            .expression_attribute_values(":sweepShard", n(new.sweep_shard))
+            .expression_attribute_values(":sweepAt", n(new.heartbeat_deadline))
+            .expression_attribute_values(":expireAt", n(new.expire_at_secs))
+            .expression_attribute_values(":none", s(NO_PREVIOUS_STATUS))
+            .expression_attribute_values(":zero", n(NO_PREVIOUS_SWEEP_AT))
+            .return_values(ReturnValue::AllOld)
+            .send()
+            .await;
+        let output = match result {
+            Ok(output) => output,
+            Err(err) => {
+                return match classify(err) {
+                    Failure::ConditionFailed => Ok(ConnectOutcome::Superseded),
+                    Failure::Store(err) => Err(err),
+                };
+            }
+        };
+        let previous = match output.attributes() {
+            Some(old) if !old.is_empty() => record_from_item(old)?,
+            _ => None,
+        };
+        Ok(ConnectOutcome::decide(previous.as_ref(), new))
+    }
+
+    async fn disconnect(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        now: EpochMillis,
+        grace_until: EpochMillis,
+    ) -> Result<bool, StoreError> {
+        self.update_current_online(
+            player,
+            connection,
+            DISCONNECT_UPDATE,
+            [
+                (":disconnected", s(PresenceStatus::Disconnected.as_str())),
+                (":now", n(now)),
+                (":sweepAt", n(grace_until)),
+            ],
+        )
+        .await
+    }
+
+    async fn heartbeat(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        now: EpochMillis,
+        deadline: EpochMillis,
+    ) -> Result<bool, StoreError> {
+        self.update_current_online(
+            player,
+            connection,
+            HEARTBEAT_UPDATE,
+            [(":now", n(now)), (":sweepAt", n(deadline))],
+        )
+        .await
+    }
+
+    async fn get(&self, player: &PlayerId) -> Result<Option<PlayerRecord>, StoreError> {
+        let output = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key(player)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(store_error)?;
+        match output.item() {
+            Some(item) => record_from_item(item),
+            None => Ok(None),
+        }
+    }
+
+    async fn expired(
+        &self,
+        shard: u32,
+        now: EpochMillis,
+        limit: u32,
+        after: Option<&ExpiredPlayer>,
+    ) -> Result<ExpiredPage, StoreError> {
+        let output = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .index_name(SWEEP_INDEX)
+            .key_condition_expression(EXPIRED_KEY_CONDITION)
+            .expression_attribute_values(":shard", n(shard))
+            .expression_attribute_values(":now", n(now))
+            .limit(i32::try_from(limit.max(1)).unwrap_or(i32::MAX))
+            .set_exclusive_start_key(after.map(|after| sweep_index_key(shard, after)))
+            .send()
+            .await
+            .map_err(store_error)?;
+        let players = output
+            .items()
+            .iter()
+            .map(expired_from_key)
+            .collect::<Result<Vec<_>, _>>()?;
+        let next = match output.last_evaluated_key() {
+            Some(last) if !last.is_empty() => Some(expired_from_key(last)?),
+            _ => None,
+        };
+        Ok(ExpiredPage { players, next })
+    }
+
+    async fn mark_offline(
+        &self,
+        player: &PlayerId,
+        now: EpochMillis,
+    ) -> Result<Option<PlayerRecord>, StoreError> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(player)))
+            .update_expression(MARK_OFFLINE_UPDATE)
+            .condition_expression(MARK_OFFLINE_CONDITION)
+            .expression_attribute_names("#status", attr::STATUS)
+            .expression_attribute_values(":offline", s(PresenceStatus::Offline.as_str()))
+            .expression_attribute_values(":now", n(now))
+            .return_values(ReturnValue::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(output) => match output.attributes() {
+                Some(old) => required_record(old).map(Some),
+                // The condition held, so the item existed; an empty image is a fault.
+                None => Err(StoreError::Corrupt {
+                    key: format!("{}={player}", attr::PLAYER_ID),
+                    reason: "UpdateItem returned no ALL_OLD image".into(),
+                }),
+            },
+            Err(err) => match classify(err) {
+                Failure::ConditionFailed => Ok(None),
+                Failure::Store(err) => Err(err),
+            },
+        }
+    }
+}
