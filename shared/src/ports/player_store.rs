@@ -2,9 +2,11 @@
 //! and game state. Every write that could race is conditional, so adapters must give
 //! the same answers under races; the contract suite in `crate::testing` checks that.
 
+use std::collections::BTreeMap;
+
 use async_trait::async_trait;
 
-use crate::domain::{ConnectionId, EpochMillis, PlayerId, PresenceStatus};
+use crate::domain::{ConnectionId, EpochMillis, MessageId, PlayerId, PresenceStatus};
 
 type Source = Box<dyn std::error::Error + Send + Sync>;
 
@@ -95,6 +97,10 @@ pub struct PlayerRecord {
     /// write.
     pub previous_status: Option<PresenceStatus>,
     pub previous_sweep_at: Option<EpochMillis>,
+    /// Left by a delivery batch that reported a transient failure: for the message it
+    /// failed on (the retry's checkpoint), the later messages of that batch it already
+    /// delivered, which the retry must not deliver again.
+    pub redelivery: BTreeMap<MessageId, Vec<MessageId>>,
 }
 
 impl PlayerRecord {
@@ -155,6 +161,26 @@ pub trait PlayerStore: Send + Sync {
 
     /// One strongly consistent read.
     async fn get(&self, player: &PlayerId) -> Result<Option<PlayerRecord>, StoreError>;
+
+    /// The records of `players` that exist, in no particular order: one batched read
+    /// per 100 players, retrying what the store could not process.
+    async fn get_many(&self, players: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError>;
+
+    /// Records on `player`'s item that a retry starting at `checkpoint` must skip
+    /// `delivered`. Does nothing if the player has no item.
+    async fn mark_redelivery(
+        &self,
+        player: &PlayerId,
+        checkpoint: &MessageId,
+        delivered: &[MessageId],
+    ) -> Result<(), StoreError>;
+
+    /// Removes the marker once the retry has used it.
+    async fn clear_redelivery(
+        &self,
+        player: &PlayerId,
+        checkpoint: &MessageId,
+    ) -> Result<(), StoreError>;
 
     /// Players of `shard` whose `sweepAt` is before `now`, oldest first.
     async fn expired(

@@ -2,7 +2,7 @@
 
 use std::future::Future;
 
-use crate::domain::{ConnectionId, EpochMillis, PlayerId, PresenceStatus};
+use crate::domain::{ConnectionId, EpochMillis, MessageId, PlayerId, PresenceStatus};
 use crate::ports::player_store::{ConnectOutcome, NewConnection, PlayerStore};
 
 const T0: EpochMillis = 1_700_000_000_000;
@@ -60,6 +60,9 @@ where
         .await;
     given_a_reconnect_that_lands_while_the_sweeper_acts_then_the_reconnect_wins(&make().await)
         .await;
+    given_many_players_when_reading_them_together_then_only_existing_ones_return(&make().await)
+        .await;
+    given_a_redelivery_marker_then_it_is_read_kept_across_connects_and_cleared(&make().await).await;
 }
 
 async fn given_no_record_when_connecting_then_a_new_online_session(store: &impl PlayerStore) {
@@ -421,4 +424,77 @@ async fn given_a_reconnect_that_lands_while_the_sweeper_acts_then_the_reconnect_
         store.get(&player("alice")).await.unwrap().unwrap().status,
         PresenceStatus::Online
     );
+}
+
+async fn given_many_players_when_reading_them_together_then_only_existing_ones_return(
+    store: &impl PlayerStore,
+) {
+    // More than one batch of 100, with duplicates and unknown players mixed in.
+    let names: Vec<String> = (0..130).map(|i| format!("many{i}")).collect();
+    for name in names.iter().step_by(2) {
+        store
+            .connect(&connection(name, &format!("c-{name}"), T0))
+            .await
+            .unwrap();
+    }
+    let mut wanted: Vec<PlayerId> = names.iter().map(|n| player(n)).collect();
+    wanted.push(player("many0"));
+    let mut found: Vec<String> = store
+        .get_many(&wanted)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.player_id.to_string())
+        .collect();
+    found.sort();
+    let mut expected: Vec<String> = names.iter().step_by(2).cloned().collect();
+    expected.sort();
+    assert_eq!(found, expected);
+    assert!(store.get_many(&[]).await.unwrap().is_empty());
+}
+
+async fn given_a_redelivery_marker_then_it_is_read_kept_across_connects_and_cleared(
+    store: &impl PlayerStore,
+) {
+    let checkpoint = MessageId::from_stored("01CHECKPOINT");
+    let delivered = vec![
+        MessageId::from_stored("01LATER1"),
+        MessageId::from_stored("01LATER2"),
+    ];
+    // No item: nothing to mark, and nothing is created.
+    store
+        .mark_redelivery(&player("ghost"), &checkpoint, &delivered)
+        .await
+        .unwrap();
+    assert_eq!(store.get(&player("ghost")).await.unwrap(), None);
+
+    store.connect(&connection("bob", "c1", T0)).await.unwrap();
+    store
+        .mark_redelivery(&player("bob"), &checkpoint, &delivered)
+        .await
+        .unwrap();
+    store
+        .connect(&connection("bob", "c2", T0 + 1))
+        .await
+        .unwrap();
+    let record = store.get_many(&[player("bob")]).await.unwrap().remove(0);
+    let mut got = record
+        .redelivery
+        .get(&checkpoint)
+        .cloned()
+        .expect("marker kept");
+    got.sort();
+    assert_eq!(got, delivered);
+
+    store
+        .clear_redelivery(&player("bob"), &checkpoint)
+        .await
+        .unwrap();
+    let record = store.get(&player("bob")).await.unwrap().unwrap();
+    assert!(record.redelivery.is_empty());
+    store
+        .clear_redelivery(&player("ghost"), &checkpoint)
+        .await
+        .unwrap();
+    assert_eq!(store.get(&player("ghost")).await.unwrap(), None);
 }

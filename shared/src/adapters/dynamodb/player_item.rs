@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::domain::{ConnectionId, EpochMillis, PlayerId, PresenceStatus};
+use crate::domain::{ConnectionId, EpochMillis, MessageId, PlayerId, PresenceStatus};
 use crate::ports::player_store::{ExpiredPlayer, PlayerRecord, StoreError};
 
 pub(crate) type Item = HashMap<String, AttributeValue>;
@@ -24,6 +24,15 @@ pub(crate) mod attr {
     pub const PREVIOUS_STATUS: &str = "previousStatus";
     pub const PREVIOUS_SWEEP_AT: &str = "previousSweepAt";
     pub const EXPIRE_AT: &str = "expireAt";
+    /// Prefix of redelivery markers: `redeliver:<checkpoint message id>` = string set of
+    /// already-delivered message ids (one top-level attribute per marker, so concurrent
+    /// batches never overwrite each other's).
+    pub const REDELIVER_PREFIX: &str = "redeliver:";
+}
+
+/// The attribute name of the redelivery marker for `checkpoint`.
+pub(crate) fn redelivery_attribute(checkpoint: &MessageId) -> String {
+    format!("{}{checkpoint}", attr::REDELIVER_PREFIX)
 }
 
 /// `previousStatus` when the `$connect` write found no earlier status.
@@ -133,6 +142,19 @@ pub(crate) fn record_from_item(item: &Item) -> Result<Option<PlayerRecord>, Stor
     let previous_sweep_at = r
         .opt_n::<EpochMillis>(attr::PREVIOUS_SWEEP_AT)?
         .filter(|at| *at != NO_PREVIOUS_SWEEP_AT);
+    let mut redelivery = std::collections::BTreeMap::new();
+    for (name, value) in item {
+        let Some(checkpoint) = name.strip_prefix(attr::REDELIVER_PREFIX) else {
+            continue;
+        };
+        let AttributeValue::Ss(delivered) = value else {
+            return Err(r.corrupt(format!("{name} is {value:?}, not a string set")));
+        };
+        redelivery.insert(
+            MessageId::from_stored(checkpoint),
+            delivered.iter().map(MessageId::from_stored).collect(),
+        );
+    }
     Ok(Some(PlayerRecord {
         player_id,
         connection_id,
@@ -143,6 +165,7 @@ pub(crate) fn record_from_item(item: &Item) -> Result<Option<PlayerRecord>, Stor
         sweep_at: r.opt_n(attr::SWEEP_AT)?,
         previous_status,
         previous_sweep_at,
+        redelivery,
     }))
 }
 
@@ -210,6 +233,7 @@ mod tests {
                 sweep_at: Some(100),
                 previous_status: Some(PresenceStatus::Disconnected),
                 previous_sweep_at: Some(40),
+                redelivery: Default::default(),
             }
         );
     }

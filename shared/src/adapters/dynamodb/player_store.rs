@@ -10,9 +10,9 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 use super::error::{Failure, classify, store_error};
 use super::player_item::{
     NO_PREVIOUS_STATUS, NO_PREVIOUS_SWEEP_AT, attr, expired_from_key, key, n, record_from_item,
-    required_record, s, sweep_index_key,
+    redelivery_attribute, required_record, s, sweep_index_key,
 };
-use crate::domain::{ConnectionId, EpochMillis, PlayerId, PresenceStatus};
+use crate::domain::{ConnectionId, EpochMillis, MessageId, PlayerId, PresenceStatus};
 use crate::ports::player_store::{
     ConnectOutcome, ExpiredPage, ExpiredPlayer, NewConnection, PlayerRecord, PlayerStore,
     StoreError,
@@ -43,6 +43,12 @@ const MARK_OFFLINE_UPDATE: &str = "SET #status = :offline REMOVE sweepShard, swe
 const MARK_OFFLINE_CONDITION: &str = "sweepAt < :now";
 
 const EXPIRED_KEY_CONDITION: &str = "sweepShard = :shard AND sweepAt < :now";
+
+/// BatchGetItem takes at most 100 keys.
+const BATCH_GET_LIMIT: usize = 100;
+/// Attempts at the keys DynamoDB left unprocessed, with exponential backoff between.
+const BATCH_GET_ATTEMPTS: u32 = 5;
+const BACKOFF_BASE_MS: u64 = 25;
 
 /// The Players table in DynamoDB.
 #[derive(Clone, Debug)]
@@ -93,6 +99,38 @@ impl DynamoPlayerStore {
             Ok(_) => Ok(true),
             Err(err) => match classify(err) {
                 Failure::ConditionFailed => Ok(false),
+                Failure::Store(err) => Err(err),
+            },
+        }
+    }
+}
+
+impl DynamoPlayerStore {
+    /// An update of one attribute of an existing item; never creates an item.
+    async fn update_existing(
+        &self,
+        player: &PlayerId,
+        update: &str,
+        marker: String,
+        value: Option<AttributeValue>,
+    ) -> Result<(), StoreError> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(player)))
+            .update_expression(update)
+            .condition_expression("attribute_exists(playerId)")
+            .expression_attribute_names("#marker", marker)
+            .set_expression_attribute_values(
+                value.map(|v| HashMap::from([(":delivered".to_owned(), v)])),
+            )
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(err) => match classify(err) {
+                Failure::ConditionFailed => Ok(()),
                 Failure::Store(err) => Err(err),
             },
         }
@@ -190,6 +228,94 @@ impl PlayerStore for DynamoPlayerStore {
             Some(item) => record_from_item(item),
             None => Ok(None),
         }
+    }
+
+    async fn get_many(&self, players: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError> {
+        let mut seen = std::collections::HashSet::new();
+        let unique: Vec<&PlayerId> = players.iter().filter(|p| seen.insert(*p)).collect();
+        let mut records = Vec::with_capacity(unique.len());
+        for chunk in unique.chunks(BATCH_GET_LIMIT) {
+            let mut keys: Vec<HashMap<String, AttributeValue>> =
+                chunk.iter().map(|p| key(p)).collect();
+            for attempt in 0..BATCH_GET_ATTEMPTS {
+                if attempt > 0 {
+                    let backoff = BACKOFF_BASE_MS << (attempt - 1);
+                    let jitter = fastrand::u64(0..=backoff / 2);
+                    tokio::time::sleep(std::time::Duration::from_millis(backoff + jitter)).await;
+                }
+                let request = aws_sdk_dynamodb::types::KeysAndAttributes::builder()
+                    .set_keys(Some(std::mem::take(&mut keys)))
+                    .consistent_read(true)
+                    .build()
+                    .map_err(|e| StoreError::Other(Box::new(e)))?;
+                let mut output = self
+                    .client
+                    .batch_get_item()
+                    .request_items(&self.table, request)
+                    .send()
+                    .await
+                    .map_err(store_error)?;
+                for item in output
+                    .responses
+                    .as_mut()
+                    .and_then(|r| r.remove(&self.table))
+                    .unwrap_or_default()
+                {
+                    records.extend(record_from_item(&item)?);
+                }
+                keys = output
+                    .unprocessed_keys
+                    .and_then(|mut u| u.remove(&self.table))
+                    .map(|k| k.keys)
+                    .unwrap_or_default();
+                if keys.is_empty() {
+                    break;
+                }
+            }
+            if !keys.is_empty() {
+                return Err(StoreError::Unavailable(
+                    format!(
+                        "BatchGetItem left {} keys unprocessed after {BATCH_GET_ATTEMPTS} attempts",
+                        keys.len()
+                    )
+                    .into(),
+                ));
+            }
+        }
+        Ok(records)
+    }
+
+    async fn mark_redelivery(
+        &self,
+        player: &PlayerId,
+        checkpoint: &MessageId,
+        delivered: &[MessageId],
+    ) -> Result<(), StoreError> {
+        if delivered.is_empty() {
+            return Ok(());
+        }
+        let ids = delivered.iter().map(|id| id.to_string()).collect();
+        self.update_existing(
+            player,
+            "SET #marker = :delivered",
+            redelivery_attribute(checkpoint),
+            Some(AttributeValue::Ss(ids)),
+        )
+        .await
+    }
+
+    async fn clear_redelivery(
+        &self,
+        player: &PlayerId,
+        checkpoint: &MessageId,
+    ) -> Result<(), StoreError> {
+        self.update_existing(
+            player,
+            "REMOVE #marker",
+            redelivery_attribute(checkpoint),
+            None,
+        )
+        .await
     }
 
     async fn expired(

@@ -3,7 +3,7 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 
-use crate::domain::{ConnectionId, EpochMillis, PlayerId, PresenceStatus};
+use crate::domain::{ConnectionId, EpochMillis, MessageId, PlayerId, PresenceStatus};
 use crate::ports::player_store::{
     ConnectOutcome, ExpiredPage, ExpiredPlayer, NewConnection, PlayerRecord, PlayerStore,
     StoreError,
@@ -63,6 +63,7 @@ impl PlayerStore for InMemoryPlayerStore {
             return Ok(ConnectOutcome::Superseded);
         }
         let outcome = ConnectOutcome::decide(previous, new);
+        let redelivery = previous.map(|p| p.redelivery.clone()).unwrap_or_default();
         let record = PlayerRecord {
             player_id: new.player_id.clone(),
             connection_id: new.connection_id.clone(),
@@ -73,6 +74,7 @@ impl PlayerStore for InMemoryPlayerStore {
             sweep_at: Some(new.heartbeat_deadline),
             previous_status: previous.map(|p| p.status),
             previous_sweep_at: previous.and_then(|p| p.sweep_at),
+            redelivery,
         };
         items.insert(
             new.player_id.clone(),
@@ -113,6 +115,41 @@ impl PlayerStore for InMemoryPlayerStore {
 
     async fn get(&self, player: &PlayerId) -> Result<Option<PlayerRecord>, StoreError> {
         Ok(self.items().get(player).map(|item| item.record.clone()))
+    }
+
+    async fn get_many(&self, players: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError> {
+        let items = self.items();
+        let mut seen = std::collections::HashSet::new();
+        Ok(players
+            .iter()
+            .filter(|p| seen.insert(*p))
+            .filter_map(|p| items.get(p).map(|item| item.record.clone()))
+            .collect())
+    }
+
+    async fn mark_redelivery(
+        &self,
+        player: &PlayerId,
+        checkpoint: &MessageId,
+        delivered: &[MessageId],
+    ) -> Result<(), StoreError> {
+        if let Some(item) = self.items().get_mut(player) {
+            item.record
+                .redelivery
+                .insert(checkpoint.clone(), delivered.to_vec());
+        }
+        Ok(())
+    }
+
+    async fn clear_redelivery(
+        &self,
+        player: &PlayerId,
+        checkpoint: &MessageId,
+    ) -> Result<(), StoreError> {
+        if let Some(item) = self.items().get_mut(player) {
+            item.record.redelivery.remove(checkpoint);
+        }
+        Ok(())
     }
 
     async fn expired(
