@@ -473,3 +473,28 @@ mod player_ids_tests {
         assert_eq!(read(json!({"playerIds": hundred})).unwrap().len(), 100);
     }
 }
+
+/// A request refused with a protocol error (a client mistake or a dependency failure),
+/// turned into an `error` frame for the request that caused it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RouteError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl RouteError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::BadRequest, message)
+    }
+
+    pub fn into_frame(self, frame: &ClientFrame) -> ServerFrame {
+        ServerFrame::error(frame, self.code, self.message)
+    }
+}

@@ -1,1 +1,13 @@
-fn main() {}
+//! Lambda wiring only: telemetry and the runtime (this route needs no AWS clients).
+
+use default::DefaultHandler;
+use lambda_runtime::{Error, run, service_fn};
+use shared::websocket::RouteHandler;
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    shared::telemetry::init();
+    let handler = DefaultHandler::new();
+    let handler = &handler;
+    run(service_fn(move |event| handler.handle(event))).await
+}

@@ -1,1 +1,19 @@
-fn main() {}
+//! Lambda wiring only: telemetry, configuration, adapters built once, the runtime.
+
+use std::sync::Arc;
+
+use lambda_runtime::{Error, run, service_fn};
+use resume::ResumeHandler;
+use shared::adapters::aws;
+use shared::config::Config;
+use shared::websocket::RouteHandler;
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    shared::telemetry::init();
+    let config = Arc::new(Config::from_env()?);
+    let sdk = aws::sdk_config().await;
+    let handler = ResumeHandler::new(aws::player_store(&sdk, &config));
+    let handler = &handler;
+    run(service_fn(move |event| handler.handle(event))).await
+}

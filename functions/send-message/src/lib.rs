@@ -10,7 +10,7 @@ use serde_json::json;
 use shared::config::Config;
 use shared::domain::MessageId;
 use shared::ports::{Clock, MessageKind, MessageStore, StoreError, StoredMessage};
-use shared::protocol::{ClientFrame, ErrorCode, ServerFrame, player_ids_field};
+use shared::protocol::{ClientFrame, ErrorCode, RouteError, ServerFrame, player_ids_field};
 use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, client_frame, reply};
 use tracing::{info, warn};
 
@@ -40,23 +40,18 @@ impl SendMessageHandler {
         &self,
         caller: &Caller,
         frame: &ClientFrame,
-    ) -> Result<Vec<StoredMessage>, ServerFrame> {
-        let recipients = player_ids_field(&frame.body, "playerIds")
-            .map_err(|message| ServerFrame::error(frame, ErrorCode::BadRequest, message))?;
+    ) -> Result<Vec<StoredMessage>, RouteError> {
+        let recipients =
+            player_ids_field(&frame.body, "playerIds").map_err(RouteError::bad_request)?;
         let message = match frame.body.get("message") {
             None => {
-                return Err(ServerFrame::error(
-                    frame,
-                    ErrorCode::BadRequest,
-                    "`message` is required",
-                ));
+                return Err(RouteError::bad_request("`message` is required"));
             }
             Some(message) => message,
         };
         let size = serde_json::to_vec(message).map_or(usize::MAX, |bytes| bytes.len());
         if size > MAX_MESSAGE_BYTES {
-            return Err(ServerFrame::error(
-                frame,
+            return Err(RouteError::new(
                 ErrorCode::PayloadTooLarge,
                 format!("`message` is {size} bytes serialized; the maximum is {MAX_MESSAGE_BYTES}"),
             ));
@@ -98,7 +93,7 @@ impl RouteHandler for SendMessageHandler {
         };
         let messages = match self.build(&caller, &frame) {
             Ok(messages) => messages,
-            Err(error) => return Ok(reply(&error)),
+            Err(error) => return Ok(reply(&error.into_frame(&frame))),
         };
         match self.messages.put_all(&messages).await {
             Ok(()) => {

@@ -2,5 +2,6 @@
 //! memory (tests and the local stack).
 
 pub mod apigateway;
+pub mod aws;
 pub mod dynamodb;
 pub mod memory;

@@ -10,5 +10,6 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use connection_gateway::{ConnectionGateway, ConnectionInfo, GatewayError};
 pub use message_store::{MessageKind, MessagePage, MessageStore, StoredMessage};
 pub use player_store::{
-    ConnectOutcome, ExpiredPage, ExpiredPlayer, NewConnection, PlayerRecord, PlayerStore, StoreError,
+    ConnectOutcome, ExpiredPage, ExpiredPlayer, NewConnection, PlayerRecord, PlayerStore,
+    StoreError,
 };

@@ -53,3 +53,32 @@ pub fn reply_frame(response: &ApiGatewayProxyResponse) -> Value {
         other => panic!("expected a text body, got {other:?}"),
     }
 }
+
+/// A DynamoDB stream INSERT record carrying `message` as its NEW_IMAGE, as Lambda
+/// delivers it.
+pub fn stream_insert(message: &crate::ports::StoredMessage, sequence_number: &str) -> Value {
+    json!({
+        "eventID": format!("evt-{sequence_number}"),
+        "eventName": "INSERT",
+        "eventVersion": "1.1",
+        "eventSource": "aws:dynamodb",
+        "awsRegion": "us-east-1",
+        "dynamodb": {
+            "ApproximateCreationDateTime": message.created_at / 1000,
+            "Keys": { "messageId": { "S": message.message_id.as_str() } },
+            "NewImage": {
+                "messageId": { "S": message.message_id.as_str() },
+                "recipientId": { "S": message.recipient_id.as_str() },
+                "senderId": { "S": message.sender_id },
+                "kind": { "S": message.kind.as_str() },
+                "payload": { "S": message.payload },
+                "createdAt": { "N": message.created_at.to_string() },
+                "expireAt": { "N": message.expire_at_secs.to_string() }
+            },
+            "SequenceNumber": sequence_number,
+            "SizeBytes": 256,
+            "StreamViewType": "NEW_IMAGE"
+        },
+        "eventSourceARN": "arn:aws:dynamodb:us-east-1:123456789012:table/Messages/stream/2026-11-22T00:00:00.000"
+    })
+}

@@ -29,6 +29,7 @@ pub enum GatewayCall {
 pub struct RecordingGateway {
     calls: Mutex<Vec<GatewayCall>>,
     gone: Mutex<HashSet<String>>,
+    throttled: Mutex<HashSet<String>>,
 }
 
 impl RecordingGateway {
@@ -41,6 +42,30 @@ impl RecordingGateway {
         self.gone.lock().unwrap().insert(connection.to_owned());
     }
 
+    /// Calls for `connection` answer 429 until [`Self::recover`].
+    pub fn throttle(&self, connection: &str) {
+        self.throttled.lock().unwrap().insert(connection.to_owned());
+    }
+
+    pub fn recover(&self, connection: &str) {
+        self.throttled.lock().unwrap().remove(connection);
+    }
+
+    /// The payloads posted to `connection`, in order.
+    pub fn posted_to(&self, connection: &str) -> Vec<String> {
+        self.calls()
+            .into_iter()
+            .filter_map(|call| match call {
+                GatewayCall::Post {
+                    connection: c,
+                    data,
+                    ..
+                } if c == connection => Some(data),
+                _ => None,
+            })
+            .collect()
+    }
+
     pub fn calls(&self) -> Vec<GatewayCall> {
         self.calls.lock().unwrap().clone()
     }
@@ -49,6 +74,8 @@ impl RecordingGateway {
         self.calls.lock().unwrap().push(call);
         if self.gone.lock().unwrap().contains(connection.as_str()) {
             Err(GatewayError::Gone)
+        } else if self.throttled.lock().unwrap().contains(connection.as_str()) {
+            Err(GatewayError::LimitExceeded)
         } else {
             Ok(())
         }

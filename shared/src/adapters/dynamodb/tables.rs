@@ -85,6 +85,59 @@ pub async fn create_players_table(client: &Client, name: &str) -> Result<(), Sto
     enable_ttl(client, name, attr::EXPIRE_AT).await
 }
 
+/// Creates the Messages table as the SAM template defines it (on-demand, PK `messageId`,
+/// GSI `ByRecipient` on `recipientId` + `messageId` projecting ALL attributes, stream
+/// `NEW_IMAGE`, TTL on `expireAt`), waits until it is ACTIVE, and enables TTL.
+/// Idempotent: an existing table is left as it is (only TTL is enabled on it if it was
+/// not).
+pub async fn create_messages_table(client: &Client, name: &str) -> Result<(), StoreError> {
+    use super::message_item::attr as message;
+    use super::message_store::RECIPIENT_INDEX;
+    use aws_sdk_dynamodb::types::{StreamSpecification, StreamViewType};
+
+    let created = client
+        .create_table()
+        .table_name(name)
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(attribute(message::MESSAGE_ID, ScalarAttributeType::S)?)
+        .attribute_definitions(attribute(message::RECIPIENT_ID, ScalarAttributeType::S)?)
+        .key_schema(key_element(message::MESSAGE_ID, KeyType::Hash)?)
+        .global_secondary_indexes(
+            GlobalSecondaryIndex::builder()
+                .index_name(RECIPIENT_INDEX)
+                .key_schema(key_element(message::RECIPIENT_ID, KeyType::Hash)?)
+                .key_schema(key_element(message::MESSAGE_ID, KeyType::Range)?)
+                .projection(
+                    Projection::builder()
+                        .projection_type(ProjectionType::All)
+                        .build(),
+                )
+                .build()
+                .map_err(build_error)?,
+        )
+        .stream_specification(
+            StreamSpecification::builder()
+                .stream_enabled(true)
+                .stream_view_type(StreamViewType::NewImage)
+                .build()
+                .map_err(build_error)?,
+        )
+        .send()
+        .await;
+    match created {
+        Ok(_) => {}
+        Err(err) if err.code() == Some("ResourceInUseException") => {}
+        Err(err) => return Err(store_error(err)),
+    }
+    client
+        .wait_until_table_exists()
+        .table_name(name)
+        .wait(TABLE_ACTIVE_TIMEOUT)
+        .await
+        .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
+    enable_ttl(client, name, message::EXPIRE_AT).await
+}
+
 /// Turns on TTL unless it already is; a DynamoDB-compatible endpoint that does not
 /// implement TTL is not an error (items just stay).
 async fn enable_ttl(client: &Client, table: &str, attribute: &str) -> Result<(), StoreError> {

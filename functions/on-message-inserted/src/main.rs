@@ -1,0 +1,25 @@
+//! Lambda wiring only: telemetry, configuration, adapters built once, the runtime.
+
+use std::sync::Arc;
+
+use lambda_runtime::{Error, run, service_fn};
+use on_message_inserted::MessageInsertedHandler;
+use shared::adapters::aws;
+use shared::config::Config;
+use shared::ports::SystemClock;
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    shared::telemetry::init();
+    let config = Arc::new(Config::from_env()?);
+    let sdk = aws::sdk_config().await;
+    let handler = MessageInsertedHandler::new(
+        config.clone(),
+        aws::player_store(&sdk, &config),
+        aws::message_store(&sdk, &config),
+        aws::connection_gateway(&sdk),
+        Arc::new(SystemClock),
+    );
+    let handler = &handler;
+    run(service_fn(move |event| handler.handle(event))).await
+}
