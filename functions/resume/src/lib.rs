@@ -1,20 +1,32 @@
 //! `resume`: the first thing a client sends after connecting (posting from inside
 //! `$connect` is impossible: the connection is not open yet). Replies with the player's
-//! state in one read. Later issues add the pending placement, the last game session and
-//! the replay of undelivered messages.
+//! state, then replays every undelivered message in order, deleting each once delivered.
+//!
+//! The ack is posted first (it announces `pendingMessages`, the count about to be
+//! replayed), so this route returns no body of its own.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::Value;
-use shared::ports::PlayerStore;
+use shared::domain::MessageId;
+use shared::ports::{
+    ConnectionGateway, GatewayError, MessageKind, MessageStore, PlayerStore, StoredMessage,
+};
 use shared::protocol::ServerFrame;
-use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, client_frame, reply};
-use tracing::info;
+use shared::websocket::{
+    Caller, RouteEvent, RouteHandler, RouteResult, client_frame, reply, status,
+};
+use tracing::{info, warn};
+
+/// Messages read per query page.
+const REPLAY_PAGE: u32 = 100;
 
 pub struct ResumeHandler {
     players: Arc<dyn PlayerStore>,
+    messages: Arc<dyn MessageStore>,
+    gateway: Arc<dyn ConnectionGateway>,
 }
 
 /// The `resume` ack's fields (DESIGN §3).
@@ -23,14 +35,71 @@ pub struct ResumeHandler {
 pub struct ResumeResult {
     pub player_id: String,
     pub resumed: bool,
-    pub pending_messages: u32,
+    pub pending_messages: usize,
     pub placement: Option<Value>,
     pub game_session: Option<Value>,
 }
 
 impl ResumeHandler {
-    pub fn new(players: Arc<dyn PlayerStore>) -> Self {
-        Self { players }
+    pub fn new(
+        players: Arc<dyn PlayerStore>,
+        messages: Arc<dyn MessageStore>,
+        gateway: Arc<dyn ConnectionGateway>,
+    ) -> Self {
+        Self {
+            players,
+            messages,
+            gateway,
+        }
+    }
+
+    /// Every undelivered message, oldest first. Presence messages are stale by now:
+    /// they are returned separately, to be dropped.
+    async fn undelivered(
+        &self,
+        caller: &Caller,
+    ) -> Result<(Vec<StoredMessage>, Vec<MessageId>), lambda_runtime::Error> {
+        let (mut replay, mut stale) = (Vec::new(), Vec::new());
+        let mut after = None;
+        loop {
+            let page = self
+                .messages
+                .pending(&caller.player_id, after.as_ref(), REPLAY_PAGE)
+                .await?;
+            for message in page.messages {
+                if message.kind == MessageKind::Presence {
+                    stale.push(message.message_id);
+                } else {
+                    replay.push(message);
+                }
+            }
+            match page.next {
+                Some(next) => after = Some(next),
+                None => return Ok((replay, stale)),
+            }
+        }
+    }
+
+    /// Posts the messages in order; stops at the first that cannot be posted (the
+    /// socket is gone or throttled: the rest wait for the next resume).
+    async fn replay(&self, caller: &Caller, messages: &[StoredMessage]) -> Vec<MessageId> {
+        let mut delivered = Vec::with_capacity(messages.len());
+        for message in messages {
+            match self.post(caller, message.payload.as_bytes()).await {
+                Ok(()) => delivered.push(message.message_id.clone()),
+                Err(error) => {
+                    warn!(player_id = %caller.player_id, message_id = %message.message_id, error = %error, "replay stopped; the rest stay queued");
+                    break;
+                }
+            }
+        }
+        delivered
+    }
+
+    async fn post(&self, caller: &Caller, data: &[u8]) -> Result<(), GatewayError> {
+        self.gateway
+            .post(&caller.endpoint, &caller.connection_id, data)
+            .await
     }
 }
 
@@ -44,19 +113,39 @@ impl RouteHandler for ResumeHandler {
         };
         let record = self.players.get(&caller.player_id).await?;
         // Only the connection that holds the record resumed anything; a replaced one is
-        // about to be closed.
-        let resumed = record
+        // about to be closed and gets no replay.
+        let current = record
             .as_ref()
-            .is_some_and(|r| r.connection_id == caller.connection_id && r.resumed());
-        info!(player_id = %caller.player_id, connection_id = %caller.connection_id, resumed, "resume");
-        let result = ResumeResult {
-            player_id: caller.player_id.to_string(),
-            resumed,
-            pending_messages: 0,
-            placement: None,
-            game_session: None,
+            .filter(|r| r.connection_id == caller.connection_id);
+        let resumed = current.is_some_and(|r| r.resumed());
+        let (replay, stale) = if current.is_some() {
+            self.undelivered(&caller).await?
+        } else {
+            Default::default()
         };
-        Ok(reply(&ServerFrame::ack(&frame, result)))
+        let ack = ServerFrame::ack(
+            &frame,
+            ResumeResult {
+                player_id: caller.player_id.to_string(),
+                resumed,
+                pending_messages: replay.len(),
+                placement: None,
+                game_session: None,
+            },
+        );
+        if replay.is_empty() && stale.is_empty() {
+            info!(player_id = %caller.player_id, connection_id = %caller.connection_id, resumed, "resume");
+            return Ok(reply(&ack));
+        }
+        if let Err(error) = self.post(&caller, ack.to_json().as_bytes()).await {
+            warn!(player_id = %caller.player_id, error = %error, "could not post the resume ack; nothing replayed");
+            return Ok(status(200));
+        }
+        let mut done = self.replay(&caller, &replay).await;
+        info!(player_id = %caller.player_id, connection_id = %caller.connection_id, resumed, replayed = done.len(), pending = replay.len(), "resume");
+        done.extend(stale);
+        self.messages.delete_all(&done).await?;
+        Ok(status(200))
     }
 }
 
@@ -64,12 +153,33 @@ impl RouteHandler for ResumeHandler {
 mod tests {
     use super::*;
     use serde_json::json;
-    use shared::adapters::memory::InMemoryPlayerStore;
+    use shared::adapters::memory::{InMemoryMessageStore, InMemoryPlayerStore};
     use shared::domain::{ConnectionId, PlayerId};
     use shared::ports::NewConnection;
     use shared::testing::events::{parse_event, reply_frame, route_event};
+    use shared::testing::recording_gateway::RecordingGateway;
 
     const T0: i64 = 1_795_323_600_000;
+
+    struct World {
+        players: Arc<InMemoryPlayerStore>,
+        messages: Arc<InMemoryMessageStore>,
+        gateway: Arc<RecordingGateway>,
+        handler: ResumeHandler,
+    }
+
+    fn world() -> World {
+        let players = Arc::new(InMemoryPlayerStore::new());
+        let messages = Arc::new(InMemoryMessageStore::new());
+        let gateway = Arc::new(RecordingGateway::new());
+        let handler = ResumeHandler::new(players.clone(), messages.clone(), gateway.clone());
+        World {
+            players,
+            messages,
+            gateway,
+            handler,
+        }
+    }
 
     async fn connect(players: &InMemoryPlayerStore, connection: &str, at: i64) {
         players
@@ -87,15 +197,34 @@ mod tests {
             .unwrap();
     }
 
+    fn queued(kind: MessageKind, n: i64) -> StoredMessage {
+        StoredMessage {
+            message_id: MessageId::generate(T0 + n),
+            recipient_id: PlayerId::parse("alice").unwrap(),
+            sender_id: "bob".into(),
+            kind,
+            payload: json!({"type": "message", "n": n}).to_string(),
+            created_at: T0 + n,
+            expire_at_secs: 0,
+        }
+    }
+
+    fn resume(connection: &str) -> RouteEvent {
+        route_event(
+            "resume",
+            "alice",
+            connection,
+            T0,
+            Some(r#"{"route":"resume","requestId":"r-1"}"#),
+        )
+    }
+
     #[tokio::test]
     async fn given_a_new_session_when_resuming_then_ack_with_player_id_and_not_resumed() {
-        let players = Arc::new(InMemoryPlayerStore::new());
-        connect(&players, "L0SM9cOFvHcCIhw=", T0).await;
+        let w = world();
+        connect(&w.players, "L0SM9cOFvHcCIhw=", T0).await;
         let raw = serde_json::from_str(include_str!("../../../events/resume.json")).unwrap();
-        let response = ResumeHandler::new(players)
-            .handle(parse_event(raw))
-            .await
-            .unwrap();
+        let response = w.handler.handle(parse_event(raw)).await.unwrap();
         assert_eq!(
             reply_frame(&response),
             json!({"type":"ack","route":"resume","requestId":"r-1","playerId":"alice","resumed":false,
@@ -105,34 +234,81 @@ mod tests {
 
     #[tokio::test]
     async fn given_a_reconnect_within_grace_when_resuming_then_resumed_true() {
-        let players = Arc::new(InMemoryPlayerStore::new());
-        connect(&players, "c1", T0).await;
+        let w = world();
+        connect(&w.players, "c1", T0).await;
         let alice = PlayerId::parse("alice").unwrap();
         let c1 = ConnectionId::parse("c1").unwrap();
-        players
+        w.players
             .disconnect(&alice, &c1, T0 + 10, T0 + 30_010)
             .await
             .unwrap();
-        connect(&players, "c2", T0 + 20_000).await;
-        let event = route_event(
-            "resume",
-            "alice",
-            "c2",
-            T0 + 20_000,
-            Some(r#"{"route":"resume"}"#),
-        );
-        let frame = reply_frame(&ResumeHandler::new(players).handle(event).await.unwrap());
+        connect(&w.players, "c2", T0 + 20_000).await;
+        let frame = reply_frame(&w.handler.handle(resume("c2")).await.unwrap());
         assert_eq!(frame["resumed"], true);
     }
 
     #[tokio::test]
-    async fn given_a_replaced_connection_when_resuming_then_resumed_false() {
-        let players = Arc::new(InMemoryPlayerStore::new());
-        connect(&players, "c1", T0).await;
-        connect(&players, "c2", T0 + 1).await;
-        let event = route_event("resume", "alice", "c1", T0, Some(r#"{"route":"resume"}"#));
-        let frame = reply_frame(&ResumeHandler::new(players).handle(event).await.unwrap());
+    async fn given_a_replaced_connection_when_resuming_then_resumed_false_and_nothing_replayed() {
+        let w = world();
+        connect(&w.players, "c1", T0).await;
+        connect(&w.players, "c2", T0 + 1).await;
+        w.messages
+            .put_all(&[queued(MessageKind::Chat, 1)])
+            .await
+            .unwrap();
+        let frame = reply_frame(&w.handler.handle(resume("c1")).await.unwrap());
         assert_eq!(frame["resumed"], false);
-        assert_eq!(frame["playerId"], "alice");
+        assert_eq!(frame["pendingMessages"], 0);
+        assert_eq!(w.messages.all().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn given_undelivered_messages_when_resuming_then_ack_first_then_each_in_order_and_deleted()
+     {
+        let w = world();
+        connect(&w.players, "c1", T0).await;
+        let chat: Vec<_> = (0..150).map(|n| queued(MessageKind::Chat, n)).collect();
+        w.messages.put_all(&chat).await.unwrap();
+        w.messages
+            .put_all(&[queued(MessageKind::Presence, 500)])
+            .await
+            .unwrap();
+        let response = w.handler.handle(resume("c1")).await.unwrap();
+        assert!(response.body.is_none(), "the ack was posted, not returned");
+        let posted = w.gateway.posted_to("c1");
+        let ack: Value = serde_json::from_str(&posted[0]).unwrap();
+        assert_eq!(ack["type"], "ack");
+        assert_eq!(ack["requestId"], "r-1");
+        assert_eq!(
+            ack["pendingMessages"], 150,
+            "presence messages are not replayed"
+        );
+        let replayed: Vec<_> = posted[1..].to_vec();
+        assert_eq!(
+            replayed,
+            chat.iter().map(|m| m.payload.clone()).collect::<Vec<_>>()
+        );
+        assert!(
+            w.messages.all().is_empty(),
+            "delivered and stale messages are deleted"
+        );
+
+        // A second resume has nothing left to replay.
+        let frame = reply_frame(&w.handler.handle(resume("c1")).await.unwrap());
+        assert_eq!(frame["pendingMessages"], 0);
+    }
+
+    #[tokio::test]
+    async fn given_the_socket_gone_midway_then_undelivered_messages_stay_queued() {
+        let w = world();
+        connect(&w.players, "c1", T0).await;
+        w.messages
+            .put_all(&[queued(MessageKind::Chat, 1), queued(MessageKind::Chat, 2)])
+            .await
+            .unwrap();
+        w.gateway.mark_gone("c1");
+        let response = w.handler.handle(resume("c1")).await.unwrap();
+        assert_eq!(response.status_code, 200);
+        assert_eq!(w.messages.all().len(), 2);
     }
 }

@@ -13,7 +13,11 @@ async fn main() -> Result<(), Error> {
     shared::telemetry::init();
     let config = Arc::new(Config::from_env()?);
     let sdk = aws::sdk_config().await;
-    let handler = ResumeHandler::new(aws::player_store(&sdk, &config));
+    let handler = ResumeHandler::new(
+        aws::player_store(&sdk, &config),
+        aws::message_store(&sdk, &config),
+        aws::connection_gateway(&sdk),
+    );
     let handler = &handler;
     run(service_fn(move |event| handler.handle(event))).await
 }
