@@ -3,10 +3,12 @@
 
 pub mod clock;
 pub mod connection_gateway;
+pub mod gamelift;
 pub mod message_store;
 pub mod player_store;
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use gamelift::{GameLift, GameLiftError, PlacementRequest, PlayerSession};
 pub use connection_gateway::{ConnectionGateway, ConnectionInfo, GatewayError};
 pub use message_store::{MessageKind, MessagePage, MessageStore, StoredMessage};
 pub use player_store::{

@@ -1,0 +1,88 @@
+//! GameLift as the handlers need it (DESIGN §6): start and stop a queue placement,
+//! and create a player session on an existing game session (rejoin). Placement
+//! results do not come back through this port: GameLift pushes them as events
+//! (SNS or EventBridge) to `on-placement-event`.
+
+use async_trait::async_trait;
+
+use crate::domain::PlayerId;
+use crate::protocol::ErrorCode;
+
+type Source = Box<dyn std::error::Error + Send + Sync>;
+
+/// A request for a new game session through a queue.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlacementRequest {
+    /// Fresh for every request (1–48 of `[A-Za-z0-9-]`), never reused.
+    pub placement_id: String,
+    pub queue: String,
+    /// `MaximumPlayerSessionCount` of the game session created.
+    pub max_players: u32,
+    pub player_id: PlayerId,
+    /// Up to 2048 characters, handed to the game server.
+    pub player_data: Option<String>,
+    /// Region → latency in milliseconds, as the client measured it.
+    pub latencies: Vec<(String, u32)>,
+}
+
+/// A player's seat in a game session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerSession {
+    pub player_session_id: String,
+    pub game_session_arn: String,
+    pub ip_address: String,
+    pub dns_name: String,
+    pub port: u16,
+}
+
+/// GameLift refusals, each mapped to the protocol error a client gets.
+#[derive(Debug, thiserror::Error)]
+pub enum GameLiftError {
+    /// InvalidRequestException: the request itself is wrong.
+    #[error("GameLift refused the request as invalid: {message}")]
+    InvalidRequest { message: String },
+    /// NotFoundException: no such queue, placement or game session.
+    #[error("GameLift found no such resource: {message}")]
+    NotFound { message: String },
+    /// GameSessionFullException, InvalidGameSessionStatusException,
+    /// TerminalRoutingStrategyException: the game cannot take this player.
+    #[error("the game session cannot take the player: {message}")]
+    SessionEnded { message: String },
+    /// Throttling, InternalServiceException, timeouts: safe to retry.
+    #[error("GameLift is unavailable")]
+    Unavailable(#[source] Source),
+    /// Anything else (permissions, unexpected responses): a fault.
+    #[error("GameLift call failed")]
+    Other(#[source] Source),
+}
+
+impl GameLiftError {
+    /// The protocol error code a client receives for this refusal.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::InvalidRequest { .. } => ErrorCode::BadRequest,
+            Self::NotFound { .. } => ErrorCode::NotFound,
+            Self::SessionEnded { .. } => ErrorCode::SessionEnded,
+            Self::Unavailable(_) => ErrorCode::Unavailable,
+            Self::Other(_) => ErrorCode::Internal,
+        }
+    }
+}
+
+#[async_trait]
+pub trait GameLift: Send + Sync {
+    /// StartGameSessionPlacement.
+    async fn start_placement(&self, request: &PlacementRequest) -> Result<(), GameLiftError>;
+
+    /// StopGameSessionPlacement (only a PENDING placement can be stopped); the
+    /// CANCELLED result arrives through the normal event path.
+    async fn stop_placement(&self, placement_id: &str) -> Result<(), GameLiftError>;
+
+    /// CreatePlayerSession on an existing game session.
+    async fn create_player_session(
+        &self,
+        game_session_arn: &str,
+        player_id: &PlayerId,
+        player_data: Option<&str>,
+    ) -> Result<PlayerSession, GameLiftError>;
+}
