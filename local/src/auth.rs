@@ -1,0 +1,79 @@
+//! The `$connect` authorizer as the gateway calls it: a REQUEST authorizer event in, an
+//! Allow (with the principal and context API Gateway passes to every route) or a Deny
+//! (401 or 403, as API Gateway answers the upgrade) out.
+
+use async_trait::async_trait;
+use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
+use serde_json::{Map, Value};
+use shared::websocket::PLAYER_ID_CONTEXT_KEY;
+
+use crate::settings::Settings;
+
+/// What the authorizer decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AuthDecision {
+    /// The authorizer context (`requestContext.authorizer` of every later event).
+    Allow { context: Map<String, Value> },
+    /// Credentials are missing: API Gateway answers 401.
+    Unauthorized,
+    /// Credentials are present but invalid: API Gateway answers 403.
+    Forbidden,
+}
+
+impl AuthDecision {
+    /// Allow `player_id`: context `{"playerId": id, "principalId": id}`.
+    pub fn allow(player_id: &str) -> Self {
+        let mut context = Map::new();
+        context.insert(PLAYER_ID_CONTEXT_KEY.to_owned(), Value::from(player_id));
+        context.insert("principalId".to_owned(), Value::from(player_id));
+        Self::Allow { context }
+    }
+}
+
+#[async_trait]
+pub trait ConnectAuthorizer: Send + Sync {
+    async fn authorize(
+        &self,
+        request: &ApiGatewayCustomAuthorizerRequestTypeRequest,
+    ) -> AuthDecision;
+}
+
+/// The real authorizer, called in-process.
+pub struct RealAuthorizer {
+    inner: authorizer::Authorizer,
+}
+
+impl RealAuthorizer {
+    pub fn new(inner: authorizer::Authorizer) -> Self {
+        Self { inner }
+    }
+
+    /// Builds the authorizer the settings describe (AUTH_MODE, JWT_*), as its Lambda
+    /// does (JWKS fetched over HTTPS when JWKS_URL is set).
+    pub fn from_settings(settings: &Settings) -> Result<Self, String> {
+        let config = settings.auth_config().map_err(|e| e.to_string())?;
+        let inner = authorizer::Authorizer::from_config(config).map_err(|e| e.to_string())?;
+        Ok(Self { inner })
+    }
+
+    /// Fetches the JWKS ahead of the first connection (no-op otherwise).
+    pub async fn warm_up(&self) {
+        self.inner.warm_up().await;
+    }
+}
+
+#[async_trait]
+impl ConnectAuthorizer for RealAuthorizer {
+    async fn authorize(
+        &self,
+        request: &ApiGatewayCustomAuthorizerRequestTypeRequest,
+    ) -> AuthDecision {
+        match self.inner.authorize(request).await {
+            authorizer::Decision::Allow(player) => AuthDecision::allow(player.as_str()),
+            authorizer::Decision::Deny(reason) if reason.http_status() == 401 => {
+                AuthDecision::Unauthorized
+            }
+            authorizer::Decision::Deny(_) => AuthDecision::Forbidden,
+        }
+    }
+}

@@ -1,0 +1,298 @@
+//! One open connection: a task that owns the socket (frames in, frames out, timers)
+//! and a worker that hands the client's messages to the route handlers one at a time,
+//! in order. Replies and `@connections` posts share one outbound queue, so a post made
+//! while handling a message reaches the client before that message's reply.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use aws_lambda_events::encodings::Body;
+use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use tokio::sync::mpsc;
+use tokio::time::{Instant, sleep, timeout};
+
+use super::events::{self, ConnectionFacts, Invocation};
+use super::registry::{ConnectionMeta, Outbound};
+use super::{Gateway, TrackerGuard, gateway_error_frame, ids, shutting_down};
+use crate::invoke::{InvokeError, invoke};
+use crate::routes::DISCONNECT;
+use crate::time::now_millis;
+
+/// How long to wait for the client's side of a closing handshake.
+const CLOSE_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(1);
+/// The same while the whole stack shuts down (every socket at once).
+const SHUTDOWN_HANDSHAKE_TIMEOUT: Duration = Duration::from_millis(250);
+
+pub const GOING_AWAY: (u16, &str) = (1001, "Going away");
+pub const MESSAGE_TOO_BIG: (u16, &str) = (1009, "Message too big");
+
+/// A data frame from the client.
+enum Inbound {
+    Text(String),
+    Binary(Vec<u8>),
+}
+
+/// How a connection ended: the `disconnectStatusCode` and `disconnectReason`.
+struct Ending {
+    code: u16,
+    reason: String,
+    /// We sent a close frame (or received one): finish the handshake (within this)
+    /// before dropping the socket.
+    handshake: Option<Duration>,
+}
+
+impl Ending {
+    fn abnormal() -> Self {
+        Self {
+            code: 1006,
+            reason: "Connection closed abnormally".to_owned(),
+            handshake: None,
+        }
+    }
+}
+
+/// Runs an upgraded connection until it closes, then fires `$disconnect`.
+pub(super) async fn run(
+    mut socket: WebSocket,
+    facts: ConnectionFacts,
+    gateway: Arc<Gateway>,
+    guard: TrackerGuard,
+) {
+    let facts = Arc::new(facts);
+    let id = facts.connection_id.clone();
+    let (out_tx, mut out_rx) = mpsc::unbounded_channel();
+    let meta = Arc::new(ConnectionMeta::new(
+        facts.connected_at,
+        facts.source_ip.clone(),
+        facts.user_agent.clone(),
+    ));
+    gateway.registry.register(&id, out_tx.clone(), meta.clone());
+    tracing::info!(connection_id = %id, player_id = ?facts.authorizer.get("playerId"), "connected");
+
+    let (in_tx, in_rx) = mpsc::unbounded_channel();
+    let closed = Arc::new(AtomicBool::new(false));
+    let worker = tokio::spawn(work(
+        in_rx,
+        facts.clone(),
+        gateway.clone(),
+        out_tx,
+        closed.clone(),
+    ));
+
+    let idle = sleep(gateway.idle_timeout);
+    tokio::pin!(idle);
+    let max = sleep(gateway.max_connection_duration);
+    tokio::pin!(max);
+
+    let ending = loop {
+        tokio::select! {
+            biased;
+            () = shutting_down(gateway.shutdown.clone()) => {
+                let mut ending = close(&mut socket, GOING_AWAY.0, GOING_AWAY.1).await;
+                ending.handshake = ending.handshake.map(|_| SHUTDOWN_HANDSHAKE_TIMEOUT);
+                break ending;
+            }
+            Some(outbound) = out_rx.recv() => {
+                let message = match outbound {
+                    Outbound::Text(text) => Message::Text(text.into()),
+                    Outbound::Binary(bytes) => Message::Binary(bytes.into()),
+                    Outbound::Close { code, reason } => break close(&mut socket, code, &reason).await,
+                };
+                if socket.send(message).await.is_err() {
+                    break Ending::abnormal();
+                }
+            }
+            frame = socket.recv() => match frame {
+                Some(Ok(Message::Text(text))) => {
+                    meta.touch(now_millis());
+                    idle.as_mut().reset(Instant::now() + gateway.idle_timeout);
+                    let _ = in_tx.send(Inbound::Text(text.as_str().to_owned()));
+                }
+                Some(Ok(Message::Binary(bytes))) => {
+                    meta.touch(now_millis());
+                    idle.as_mut().reset(Instant::now() + gateway.idle_timeout);
+                    let _ = in_tx.send(Inbound::Binary(bytes.to_vec()));
+                }
+                // Answered by the WebSocket layer; not activity (as in API Gateway).
+                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                Some(Ok(Message::Close(frame))) => {
+                    break match frame {
+                        Some(CloseFrame { code, reason }) => Ending {
+                            code,
+                            reason: reason.as_str().to_owned(),
+                            handshake: Some(CLOSE_HANDSHAKE_TIMEOUT),
+                        },
+                        None => Ending {
+                            code: 1005,
+                            reason: "Client-side close frame status not set".to_owned(),
+                            handshake: Some(CLOSE_HANDSHAKE_TIMEOUT),
+                        },
+                    };
+                }
+                Some(Err(error)) if too_big(&error) => {
+                    tracing::info!(connection_id = %id, %error, "frame or message over the limit");
+                    break close(&mut socket, MESSAGE_TOO_BIG.0, MESSAGE_TOO_BIG.1).await;
+                }
+                Some(Err(error)) => {
+                    tracing::debug!(connection_id = %id, %error, "connection error");
+                    break Ending::abnormal();
+                }
+                None => break Ending::abnormal(),
+            },
+            () = &mut idle => {
+                tracing::info!(connection_id = %id, "idle timeout");
+                break close(&mut socket, GOING_AWAY.0, GOING_AWAY.1).await;
+            }
+            () = &mut max => {
+                tracing::info!(connection_id = %id, "maximum connection duration reached");
+                break close(&mut socket, GOING_AWAY.0, GOING_AWAY.1).await;
+            }
+        }
+    };
+
+    // Gone for the @connections API from here on.
+    gateway.registry.unregister(&id);
+    closed.store(true, Ordering::SeqCst);
+    if let Some(wait) = ending.handshake {
+        // Flushes our reply to the client's close frame, or waits for the client's reply
+        // to ours; anything else the client sends now is discarded.
+        let _ = timeout(wait, async {
+            while let Some(Ok(_)) = socket.recv().await {}
+        })
+        .await;
+    }
+    drop(socket);
+    drop(in_tx);
+    // The message being handled (if any) finishes; queued ones are dropped.
+    let _ = worker.await;
+    tracing::info!(connection_id = %id, code = ending.code, reason = %ending.reason, "disconnected");
+    fire_disconnect(&gateway, &facts, ending.code, &ending.reason).await;
+    drop(guard);
+}
+
+/// Sends a close frame; the connection then ends with that code and reason.
+async fn close(socket: &mut WebSocket, code: u16, reason: &str) -> Ending {
+    let frame = CloseFrame {
+        code,
+        reason: reason.into(),
+    };
+    let sent = socket.send(Message::Close(Some(frame))).await.is_ok();
+    Ending {
+        code,
+        reason: reason.to_owned(),
+        handshake: sent.then_some(CLOSE_HANDSHAKE_TIMEOUT),
+    }
+}
+
+/// A frame over `max_frame_size` or a message over `max_message_size`.
+fn too_big(error: &axum::Error) -> bool {
+    use std::error::Error as _;
+    let mut source: Option<&(dyn std::error::Error + 'static)> = error.source();
+    while let Some(err) = source {
+        if let Some(tungstenite::Error::Capacity(_)) = err.downcast_ref::<tungstenite::Error>() {
+            return true;
+        }
+        source = err.source();
+    }
+    false
+}
+
+/// Hands messages to the route handlers, one at a time.
+async fn work(
+    mut inbound: mpsc::UnboundedReceiver<Inbound>,
+    facts: Arc<ConnectionFacts>,
+    gateway: Arc<Gateway>,
+    outbound: mpsc::UnboundedSender<Outbound>,
+    closed: Arc<AtomicBool>,
+) {
+    while let Some(message) = inbound.recv().await {
+        if closed.load(Ordering::SeqCst) {
+            break;
+        }
+        if let Some(reply) = handle(&gateway, &facts, message).await {
+            // The connection may have closed meanwhile: the reply is then dropped.
+            let _ = outbound.send(reply);
+        }
+    }
+}
+
+/// Routes one message and invokes its handler; returns what to send back.
+async fn handle(gateway: &Gateway, facts: &ConnectionFacts, message: Inbound) -> Option<Outbound> {
+    let call = Invocation {
+        request_id: ids::new_id(),
+        at: now_millis(),
+    };
+    let (text, body, is_base64) = match &message {
+        Inbound::Text(text) => (Some(text.as_str()), text.clone(), false),
+        Inbound::Binary(bytes) => (None, STANDARD.encode(bytes), true),
+    };
+    let error = |message: &str| {
+        Some(Outbound::Text(gateway_error_frame(
+            message,
+            &facts.connection_id,
+            &call.request_id,
+        )))
+    };
+    let Some(route) = gateway.routes.select(text) else {
+        // No matching route and no `$default`.
+        return error("Forbidden");
+    };
+    let message_id = ids::new_id();
+    let event = match events::message_event(facts, &route.key, &message_id, &call, &body, is_base64)
+    {
+        Ok(event) => event,
+        Err(error_) => {
+            tracing::error!(error = %error_, "cannot build the message event");
+            return error("Internal server error");
+        }
+    };
+    match invoke(
+        route.handler.clone(),
+        &route.function,
+        &call.request_id,
+        event,
+    )
+    .await
+    {
+        Ok(response) => match response.body {
+            Some(Body::Text(text)) if !text.is_empty() => Some(Outbound::Text(text)),
+            Some(Body::Binary(bytes)) if !bytes.is_empty() => Some(Outbound::Binary(bytes)),
+            _ => None,
+        },
+        Err(InvokeError::TimedOut(_)) => error("Endpoint request timed out"),
+        Err(_) => error("Internal server error"),
+    }
+}
+
+/// Invokes `$disconnect` (if the API has one) for a connection that has closed.
+pub(super) async fn fire_disconnect(
+    gateway: &Gateway,
+    facts: &ConnectionFacts,
+    code: u16,
+    reason: &str,
+) {
+    let Some(route) = gateway.routes.get(DISCONNECT) else {
+        return;
+    };
+    let call = Invocation {
+        request_id: ids::new_id(),
+        at: now_millis(),
+    };
+    match events::disconnect_event(facts, &call, code, reason) {
+        // The response of $disconnect is ignored, as in API Gateway; failures are logged
+        // by `invoke`.
+        Ok(event) => {
+            let _ = invoke(
+                route.handler.clone(),
+                &route.function,
+                &call.request_id,
+                event,
+            )
+            .await;
+        }
+        Err(error) => tracing::error!(%error, "cannot build the $disconnect event"),
+    }
+}

@@ -1,0 +1,30 @@
+//! The local stack (DESIGN §8): one process that behaves like the deployed API Gateway
+//! WebSocket API, calling the real handlers in-process.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), local::StartError> {
+//! let stack = local::start(local::Settings { port: 0, ..Default::default() }).await?;
+//! println!("{}", stack.url()); // ws://127.0.0.1:PORT/Development
+//! stack.shutdown().await;
+//! # Ok(()) }
+//! ```
+//!
+//! Layout: [`settings`] (every knob), [`routes`] (route key → handler, in one place),
+//! [`gateway`] (the WebSocket emulation and the connection registry), [`management`]
+//! (the `@connections` API), [`auth`] (the `$connect` authorizer), [`storage`],
+//! [`stack`] (assembly, start, shutdown).
+
+pub mod auth;
+pub mod gateway;
+pub mod invoke;
+pub mod management;
+pub mod routes;
+pub mod settings;
+pub mod stack;
+pub mod storage;
+pub mod time;
+
+pub use gateway::registry::{ConnectionRegistry, LocalConnectionGateway};
+pub use routes::{Dependencies, Routes};
+pub use settings::{AuthMode, Settings, SettingsError};
+pub use stack::{LocalStack, RunningStack, StartError, start};

@@ -1,0 +1,104 @@
+//! `cargo run -p local`: the local stack until Ctrl-C (or SIGTERM).
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser};
+use local::Settings;
+
+fn main() -> ExitCode {
+    forget_blank_variables();
+    let settings = Settings::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("local stack: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(run(settings))
+}
+
+/// A knob's variable set to an empty value counts as unset, as `shared::config`
+/// reads it for the functions (clap would take the empty string as a value).
+fn forget_blank_variables() {
+    let command = Settings::command();
+    for name in command.get_arguments().filter_map(|arg| arg.get_env()) {
+        let blank = std::env::var_os(name).is_some_and(|v| v.to_string_lossy().trim().is_empty());
+        if blank {
+            // SAFETY: called first thing in `main`, before the runtime (or any other
+            // thread) exists, so nothing reads the environment concurrently.
+            unsafe { std::env::remove_var(name) };
+        }
+    }
+}
+
+async fn run(settings: Settings) -> ExitCode {
+    shared::telemetry::init();
+    let summary = settings.summary();
+    let stack = match local::start(settings).await {
+        Ok(stack) => stack,
+        Err(local::StartError::Settings(error)) => {
+            eprintln!("local stack: invalid settings (see --help):");
+            for problem in &error.problems {
+                eprintln!("  - {problem}");
+            }
+            return ExitCode::FAILURE;
+        }
+        Err(error) => {
+            eprintln!("local stack: {}", error_chain(&error));
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("WebSocket API:   {}", stack.url());
+    println!(
+        "@connections:    {}/@connections/{{connectionId}}",
+        stack.management_endpoint()
+    );
+    println!("storage:         {}", stack.storage());
+    for line in summary {
+        println!("setting:         {line}");
+    }
+    println!(
+        "try:             websocat \"{}?playerId=alice\"   then send {{\"route\":\"resume\"}}",
+        stack.url()
+    );
+    wait_for_signal().await;
+    println!("shutting down: closing every connection (1001)");
+    stack.shutdown().await;
+    ExitCode::SUCCESS
+}
+
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

@@ -1,0 +1,190 @@
+//! The route table: route key → the real handler, wired in one place. Later routes
+//! (`sendMessage`, `sessionPlacementRequest`, ...) are one `insert` each in [`Routes::wire`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+use shared::config::Config;
+use shared::ports::{Clock, ConnectionGateway, MessageStore, PlayerStore};
+use shared::websocket::RouteHandler;
+
+pub const CONNECT: &str = "$connect";
+pub const DISCONNECT: &str = "$disconnect";
+pub const DEFAULT: &str = "$default";
+
+/// What the handlers are built from: the same ports the Lambda functions get, with the
+/// local adapters.
+#[derive(Clone)]
+pub struct Dependencies {
+    pub config: Arc<Config>,
+    pub players: Arc<dyn PlayerStore>,
+    pub messages: Arc<dyn MessageStore>,
+    pub gateway: Arc<dyn ConnectionGateway>,
+    pub clock: Arc<dyn Clock>,
+}
+
+/// One route: its key, the function name it stands for (logs, context ARN), its handler.
+#[derive(Clone)]
+pub struct Route {
+    pub key: String,
+    pub function: String,
+    pub handler: Arc<dyn RouteHandler>,
+}
+
+/// The route table of the WebSocket API.
+#[derive(Clone, Default)]
+pub struct Routes {
+    routes: HashMap<String, Route>,
+}
+
+impl Routes {
+    /// Every route of the deployed API (template.yaml), with the real handlers.
+    pub fn wire(deps: &Dependencies) -> Self {
+        let mut routes = Self::default();
+        routes.insert(
+            CONNECT,
+            "connect",
+            Arc::new(connect::ConnectHandler::new(
+                deps.config.clone(),
+                deps.players.clone(),
+                deps.gateway.clone(),
+                deps.clock.clone(),
+            )),
+        );
+        routes.insert(
+            DISCONNECT,
+            "disconnect",
+            Arc::new(disconnect::DisconnectHandler::new(
+                deps.config.clone(),
+                deps.players.clone(),
+                deps.clock.clone(),
+            )),
+        );
+        routes.insert(DEFAULT, "default", Arc::new(default::DefaultHandler::new()));
+        routes.insert(
+            "resume",
+            "resume",
+            Arc::new(resume::ResumeHandler::new(
+                deps.players.clone(),
+                deps.messages.clone(),
+                deps.gateway.clone(),
+            )),
+        );
+        routes.insert(
+            "heartbeat",
+            "heartbeat",
+            Arc::new(heartbeat::HeartbeatHandler::new(
+                deps.config.clone(),
+                deps.players.clone(),
+                deps.clock.clone(),
+            )),
+        );
+        routes
+    }
+
+    /// Adds (or replaces) a route.
+    pub fn insert(
+        &mut self,
+        key: impl Into<String>,
+        function: impl Into<String>,
+        handler: Arc<dyn RouteHandler>,
+    ) -> &mut Self {
+        let key = key.into();
+        self.routes.insert(
+            key.clone(),
+            Route {
+                key,
+                function: function.into(),
+                handler,
+            },
+        );
+        self
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Route> {
+        self.routes.get(key)
+    }
+
+    /// Route keys, sorted.
+    pub fn keys(&self) -> Vec<&str> {
+        let mut keys: Vec<&str> = self.routes.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    /// API Gateway's selection with `$request.body.route`: a text frame that is a JSON
+    /// object whose `route` is a string naming a custom route goes there; anything else
+    /// (binary, not JSON, no such route) goes to `$default`. `None`: no route matched
+    /// and there is no `$default`.
+    pub fn select(&self, text: Option<&str>) -> Option<&Route> {
+        text.and_then(selected_key)
+            .filter(|key| !matches!(key.as_str(), CONNECT | DISCONNECT | DEFAULT))
+            .and_then(|key| self.routes.get(&key))
+            .or_else(|| self.routes.get(DEFAULT))
+    }
+}
+
+fn selected_key(text: &str) -> Option<String> {
+    match serde_json::from_str::<Value>(text).ok()? {
+        Value::Object(mut object) => match object.remove("route")? {
+            Value::String(key) => Some(key),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use async_trait::async_trait;
+    use shared::websocket::{RouteEvent, RouteResult, status};
+
+    struct Nop;
+
+    #[async_trait]
+    impl RouteHandler for Nop {
+        async fn handle(&self, _event: RouteEvent) -> RouteResult {
+            Ok(status(200))
+        }
+    }
+
+    fn table() -> Routes {
+        let mut routes = Routes::default();
+        for key in [CONNECT, DISCONNECT, DEFAULT, "heartbeat"] {
+            routes.insert(key, key, Arc::new(Nop));
+        }
+        routes
+    }
+
+    #[test]
+    fn selection_follows_request_body_route() {
+        let routes = table();
+        let key = |text: Option<&str>| routes.select(text).map(|r| r.key.clone());
+        assert_eq!(
+            key(Some(r#"{"route":"heartbeat"}"#)).as_deref(),
+            Some("heartbeat")
+        );
+        for text in [
+            r#"{"route":"nope"}"#,
+            r#"{"route":"$connect"}"#,
+            r#"{"route":"$disconnect"}"#,
+            r#"{"route":7}"#,
+            r#"["heartbeat"]"#,
+            "not json",
+            r#"{"body":{}}"#,
+        ] {
+            assert_eq!(key(Some(text)).as_deref(), Some(DEFAULT), "{text}");
+        }
+        assert_eq!(key(None).as_deref(), Some(DEFAULT));
+    }
+
+    #[test]
+    fn without_a_default_route_an_unmatched_frame_selects_nothing() {
+        let mut routes = Routes::default();
+        routes.insert("heartbeat", "heartbeat", Arc::new(Nop));
+        assert!(routes.select(Some("x")).is_none());
+        assert!(routes.select(Some(r#"{"route":"heartbeat"}"#)).is_some());
+    }
+}

@@ -1,0 +1,462 @@
+//! Every knob of the local stack: an environment variable (the same names the Lambda
+//! functions read, DESIGN §9) or a flag, documented by `--help` with its default.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::time::Duration;
+
+use clap::{Parser, ValueEnum};
+use shared::config::{Config, ConfigError, EnvReader};
+
+pub const DEFAULT_GAME: &str = "gamelift-sockets";
+/// The template's default stage.
+pub const DEFAULT_STAGE: &str = "Development";
+pub const DEFAULT_PORT: u16 = 3001;
+pub const DEFAULT_JWT_LEEWAY_SECONDS: u64 = 30;
+pub const DEFAULT_HEARTBEAT_TIMEOUT_SECONDS: u64 = 90;
+pub const DEFAULT_RECONNECT_GRACE_SECONDS: u64 = 30;
+pub const DEFAULT_PRESENCE_SHARDS: u32 = 4;
+/// API Gateway's idle timeout: 10 minutes.
+pub const DEFAULT_IDLE_TIMEOUT_SECONDS: u64 = 600;
+/// API Gateway's maximum connection duration: 2 hours.
+pub const DEFAULT_MAX_CONNECTION_SECONDS: u64 = 7200;
+pub const DEFAULT_PLAYERS_TABLE: &str = "Players";
+pub const DEFAULT_MESSAGES_TABLE: &str = "Messages";
+pub const DEFAULT_MESSAGE_TTL_SECONDS: u64 = 86_400;
+
+/// How the `$connect` authorizer identifies players.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AuthMode {
+    /// `?playerId=<id>` or header `X-Player-Id` (development only).
+    Header,
+    /// A JWT in `?token=` or `Authorization: Bearer`; the player id is its `sub`.
+    Jwt,
+}
+
+impl AuthMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Header => "header",
+            Self::Jwt => "jwt",
+        }
+    }
+}
+
+impl fmt::Display for AuthMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The local stack's settings. `Settings::default()` gives the demo defaults without
+/// reading the environment; `Settings::parse()` (clap) reads flags and environment.
+#[derive(Clone, Debug, PartialEq, Eq, Parser)]
+#[command(
+    name = "local",
+    version,
+    about = "GameLift Sockets local stack: the API Gateway WebSocket API, its @connections \
+             management API and the real route handlers, in one process.",
+    after_help = "Try it: websocat \"ws://127.0.0.1:3001/Development?playerId=alice\" \
+                  then send {\"route\":\"resume\"}"
+)]
+pub struct Settings {
+    /// Game name (naming, logs, event source).
+    #[arg(long, env = "GAME", default_value = DEFAULT_GAME)]
+    pub game: String,
+
+    /// Stage: the first path segment of the WebSocket URL and the management endpoint.
+    #[arg(long, env = "STAGE", default_value = DEFAULT_STAGE)]
+    pub stage: String,
+
+    /// TCP port on 127.0.0.1 for both the WebSocket and the @connections API (0: any free port).
+    #[arg(long, env = "PORT", default_value_t = DEFAULT_PORT)]
+    pub port: u16,
+
+    /// How the $connect authorizer identifies players.
+    #[arg(long, env = "AUTH_MODE", value_enum, ignore_case = true, default_value_t = AuthMode::Header)]
+    pub auth_mode: AuthMode,
+
+    /// Expected `iss` of player tokens (AUTH_MODE=jwt).
+    #[arg(long, env = "JWT_ISSUER")]
+    pub jwt_issuer: Option<String>,
+
+    /// Expected `aud` of player tokens (AUTH_MODE=jwt).
+    #[arg(long, env = "JWT_AUDIENCE")]
+    pub jwt_audience: Option<String>,
+
+    /// Shared secret for HS256 tokens (AUTH_MODE=jwt; or JWKS_URL).
+    #[arg(long, env = "JWT_HS256_SECRET", hide_env_values = true)]
+    pub jwt_hs256_secret: Option<String>,
+
+    /// JWKS URL for RS256/ES256 tokens (AUTH_MODE=jwt; or JWT_HS256_SECRET).
+    #[arg(long, env = "JWKS_URL")]
+    pub jwks_url: Option<String>,
+
+    /// Clock skew tolerated on a token's exp and nbf (AUTH_MODE=jwt).
+    #[arg(long, env = "JWT_LEEWAY_SECONDS", default_value_t = DEFAULT_JWT_LEEWAY_SECONDS)]
+    pub jwt_leeway_seconds: u64,
+
+    /// No heartbeat for this long: the player is swept offline.
+    #[arg(long, env = "HEARTBEAT_TIMEOUT_SECONDS", default_value_t = DEFAULT_HEARTBEAT_TIMEOUT_SECONDS)]
+    pub heartbeat_timeout_seconds: u64,
+
+    /// A disconnected player may resume within this.
+    #[arg(long, env = "RECONNECT_GRACE_SECONDS", default_value_t = DEFAULT_RECONNECT_GRACE_SECONDS)]
+    pub reconnect_grace_seconds: u64,
+
+    /// Partitions of the BySweepAt index.
+    #[arg(long, env = "PRESENCE_SHARDS", default_value_t = DEFAULT_PRESENCE_SHARDS)]
+    pub presence_shards: u32,
+
+    /// Close a connection (1001) after this long without a data frame from the client
+    /// (WebSocket pings do not count), as API Gateway does.
+    #[arg(long, env = "IDLE_TIMEOUT_SECONDS", default_value_t = DEFAULT_IDLE_TIMEOUT_SECONDS)]
+    pub idle_timeout_seconds: u64,
+
+    /// Close a connection (1001) once it has lasted this long, as API Gateway does.
+    #[arg(long, env = "MAX_CONNECTION_SECONDS", default_value_t = DEFAULT_MAX_CONNECTION_SECONDS)]
+    pub max_connection_seconds: u64,
+
+    /// Use DynamoDB Local (or any DynamoDB-compatible endpoint) at this URL instead of
+    /// memory; the tables are created first.
+    #[arg(long, env = "DYNAMODB_ENDPOINT")]
+    pub dynamodb_endpoint: Option<String>,
+
+    /// Players table name (with --dynamodb-endpoint).
+    #[arg(long, env = "PLAYERS_TABLE", default_value = DEFAULT_PLAYERS_TABLE)]
+    pub players_table: String,
+
+    /// Messages table name (with --dynamodb-endpoint).
+    #[arg(long, env = "MESSAGES_TABLE", default_value = DEFAULT_MESSAGES_TABLE)]
+    pub messages_table: String,
+
+    /// Undelivered messages are kept this long.
+    #[arg(long, env = "MESSAGE_TTL_SECONDS", default_value_t = DEFAULT_MESSAGE_TTL_SECONDS)]
+    pub message_ttl_seconds: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            game: DEFAULT_GAME.into(),
+            stage: DEFAULT_STAGE.into(),
+            port: DEFAULT_PORT,
+            auth_mode: AuthMode::Header,
+            jwt_issuer: None,
+            jwt_audience: None,
+            jwt_hs256_secret: None,
+            jwks_url: None,
+            jwt_leeway_seconds: DEFAULT_JWT_LEEWAY_SECONDS,
+            heartbeat_timeout_seconds: DEFAULT_HEARTBEAT_TIMEOUT_SECONDS,
+            reconnect_grace_seconds: DEFAULT_RECONNECT_GRACE_SECONDS,
+            presence_shards: DEFAULT_PRESENCE_SHARDS,
+            idle_timeout_seconds: DEFAULT_IDLE_TIMEOUT_SECONDS,
+            max_connection_seconds: DEFAULT_MAX_CONNECTION_SECONDS,
+            dynamodb_endpoint: None,
+            players_table: DEFAULT_PLAYERS_TABLE.into(),
+            messages_table: DEFAULT_MESSAGES_TABLE.into(),
+            message_ttl_seconds: DEFAULT_MESSAGE_TTL_SECONDS,
+        }
+    }
+}
+
+/// Every problem found in the settings, reported together.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct SettingsError {
+    pub problems: Vec<String>,
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid settings: {}", self.problems.join("; "))
+    }
+}
+
+impl Settings {
+    /// Checks every knob, listing every problem (not just the first).
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        let mut problems = Vec::new();
+        if !valid_stage(&self.stage) {
+            problems.push(format!(
+                "STAGE={:?} is not 1-128 characters of A-Z a-z 0-9 _ -",
+                self.stage
+            ));
+        }
+        // The functions' own reader checks the shared knobs (same names, same ranges).
+        if let Err(error) = self.config() {
+            problems.extend(error.problems);
+        }
+        for (name, value) in [
+            ("IDLE_TIMEOUT_SECONDS", self.idle_timeout_seconds),
+            ("MAX_CONNECTION_SECONDS", self.max_connection_seconds),
+        ] {
+            if !(1..=86_400).contains(&value) {
+                problems.push(format!(
+                    "{name}={value} is not a whole number of seconds from 1 to 86400"
+                ));
+            }
+        }
+        if let Some(endpoint) = &self.dynamodb_endpoint {
+            if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+                problems.push(format!(
+                    "DYNAMODB_ENDPOINT={endpoint:?} is not an http:// or https:// URL"
+                ));
+            }
+        }
+        for (name, value) in [
+            ("PLAYERS_TABLE", &self.players_table),
+            ("MESSAGES_TABLE", &self.messages_table),
+        ] {
+            if !valid_table_name(value) {
+                problems.push(format!(
+                    "{name}={value:?} is not 3-255 characters of A-Z a-z 0-9 _ - ."
+                ));
+            }
+        }
+        // The authorizer's own checks (JWT issuer, audience, key source, secret length).
+        if let Err(error) = self.auth_config() {
+            problems.extend(error.problems);
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(SettingsError { problems })
+        }
+    }
+
+    /// The authorizer's configuration, read by the authorizer's own reader from these
+    /// settings (so the same checks apply as in Lambda).
+    pub fn auth_config(&self) -> Result<authorizer::AuthConfig, ConfigError> {
+        let lookup = |name: &str| -> Option<String> {
+            match name {
+                "AUTH_MODE" => Some(self.auth_mode.as_str().to_owned()),
+                "JWT_ISSUER" => self.jwt_issuer.clone(),
+                "JWT_AUDIENCE" => self.jwt_audience.clone(),
+                "JWT_HS256_SECRET" => self.jwt_hs256_secret.clone(),
+                "JWKS_URL" => self.jwks_url.clone(),
+                "JWT_LEEWAY_SECONDS" => Some(self.jwt_leeway_seconds.to_string()),
+                _ => None,
+            }
+        };
+        authorizer::AuthConfig::from_reader(EnvReader::new(lookup), authorizer::AuthMode::Header)
+    }
+
+    /// The `Config` the route handlers get (DESIGN §9), read by `shared::config`'s own
+    /// reader from these settings (so the same checks apply as in Lambda).
+    pub fn config(&self) -> Result<Config, ConfigError> {
+        let vars: HashMap<String, String> = [
+            ("GAME", self.game.clone()),
+            ("STAGE", self.stage.clone()),
+            ("PLAYERS_TABLE", self.players_table.clone()),
+            ("MESSAGES_TABLE", self.messages_table.clone()),
+            ("MESSAGE_TTL_SECONDS", self.message_ttl_seconds.to_string()),
+            (
+                "HEARTBEAT_TIMEOUT_SECONDS",
+                self.heartbeat_timeout_seconds.to_string(),
+            ),
+            (
+                "RECONNECT_GRACE_SECONDS",
+                self.reconnect_grace_seconds.to_string(),
+            ),
+            ("PRESENCE_SHARDS", self.presence_shards.to_string()),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect();
+        Config::from_map(&vars)
+    }
+
+    pub fn idle_timeout(&self) -> Duration {
+        Duration::from_secs(self.idle_timeout_seconds)
+    }
+
+    pub fn max_connection_duration(&self) -> Duration {
+        Duration::from_secs(self.max_connection_seconds)
+    }
+
+    /// The active settings, one `NAME=value` line each, secrets redacted.
+    pub fn summary(&self) -> Vec<String> {
+        fn opt(value: &Option<String>) -> String {
+            value.clone().unwrap_or_else(|| "(unset)".to_owned())
+        }
+        let secret = if self.jwt_hs256_secret.is_some() {
+            "(set, redacted)".to_owned()
+        } else {
+            "(unset)".to_owned()
+        };
+        let storage = match &self.dynamodb_endpoint {
+            Some(url) => url.clone(),
+            None => "(unset: in memory)".to_owned(),
+        };
+        vec![
+            format!("GAME={}", self.game),
+            format!("STAGE={}", self.stage),
+            format!("PORT={}", self.port),
+            format!("AUTH_MODE={}", self.auth_mode),
+            format!("JWT_ISSUER={}", opt(&self.jwt_issuer)),
+            format!("JWT_AUDIENCE={}", opt(&self.jwt_audience)),
+            format!("JWT_HS256_SECRET={secret}"),
+            format!("JWKS_URL={}", opt(&self.jwks_url)),
+            format!("JWT_LEEWAY_SECONDS={}", self.jwt_leeway_seconds),
+            format!(
+                "HEARTBEAT_TIMEOUT_SECONDS={}",
+                self.heartbeat_timeout_seconds
+            ),
+            format!("RECONNECT_GRACE_SECONDS={}", self.reconnect_grace_seconds),
+            format!("PRESENCE_SHARDS={}", self.presence_shards),
+            format!("IDLE_TIMEOUT_SECONDS={}", self.idle_timeout_seconds),
+            format!("MAX_CONNECTION_SECONDS={}", self.max_connection_seconds),
+            format!("DYNAMODB_ENDPOINT={storage}"),
+            format!("PLAYERS_TABLE={}", self.players_table),
+            format!("MESSAGES_TABLE={}", self.messages_table),
+            format!("MESSAGE_TTL_SECONDS={}", self.message_ttl_seconds),
+        ]
+    }
+}
+
+fn valid_stage(stage: &str) -> bool {
+    (1..=128).contains(&stage.len())
+        && stage
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn valid_table_name(name: &str) -> bool {
+    (3..=255).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn given_no_flags_when_parsed_then_the_defaults_equal_settings_default() {
+        // Only flags (no environment) are given: `try_parse_from` still reads the
+        // environment, so compare only when none of the variables is set.
+        let names = [
+            "GAME",
+            "STAGE",
+            "PORT",
+            "AUTH_MODE",
+            "JWT_ISSUER",
+            "JWT_AUDIENCE",
+            "JWT_HS256_SECRET",
+            "JWKS_URL",
+            "JWT_LEEWAY_SECONDS",
+            "HEARTBEAT_TIMEOUT_SECONDS",
+            "RECONNECT_GRACE_SECONDS",
+            "PRESENCE_SHARDS",
+            "IDLE_TIMEOUT_SECONDS",
+            "MAX_CONNECTION_SECONDS",
+            "DYNAMODB_ENDPOINT",
+            "PLAYERS_TABLE",
+            "MESSAGES_TABLE",
+            "MESSAGE_TTL_SECONDS",
+        ];
+        if names.iter().any(|n| std::env::var_os(n).is_some()) {
+            return;
+        }
+        let parsed = Settings::try_parse_from(["local"]).unwrap();
+        assert_eq!(parsed, Settings::default());
+    }
+
+    #[test]
+    fn given_flags_when_parsed_then_they_set_the_knobs() {
+        let parsed = Settings::try_parse_from([
+            "local",
+            "--port",
+            "0",
+            "--stage",
+            "Test",
+            "--idle-timeout-seconds",
+            "5",
+            "--auth-mode",
+            "jwt",
+            "--dynamodb-endpoint",
+            "http://127.0.0.1:8000",
+        ])
+        .unwrap();
+        assert_eq!(parsed.port, 0);
+        assert_eq!(parsed.stage, "Test");
+        assert_eq!(parsed.idle_timeout_seconds, 5);
+        assert_eq!(parsed.auth_mode, AuthMode::Jwt);
+        assert_eq!(
+            parsed.dynamodb_endpoint.as_deref(),
+            Some("http://127.0.0.1:8000")
+        );
+    }
+
+    #[test]
+    fn help_documents_every_knob_with_its_environment_variable() {
+        let help = Settings::command().render_long_help().to_string();
+        for name in [
+            "GAME",
+            "STAGE",
+            "PORT",
+            "AUTH_MODE",
+            "JWT_ISSUER",
+            "JWT_AUDIENCE",
+            "JWT_HS256_SECRET",
+            "JWKS_URL",
+            "JWT_LEEWAY_SECONDS",
+            "HEARTBEAT_TIMEOUT_SECONDS",
+            "RECONNECT_GRACE_SECONDS",
+            "PRESENCE_SHARDS",
+            "IDLE_TIMEOUT_SECONDS",
+            "MAX_CONNECTION_SECONDS",
+            "DYNAMODB_ENDPOINT",
+            "PLAYERS_TABLE",
+            "MESSAGES_TABLE",
+            "MESSAGE_TTL_SECONDS",
+        ] {
+            assert!(
+                help.contains(&format!("env: {name}")),
+                "{name} missing: {help}"
+            );
+        }
+        assert!(help.contains("default: 3001"), "{help}");
+    }
+
+    #[test]
+    fn given_several_problems_when_validated_then_every_one_is_listed() {
+        let settings = Settings {
+            stage: "dev/x".into(),
+            idle_timeout_seconds: 0,
+            presence_shards: 0,
+            dynamodb_endpoint: Some("localhost:8000".into()),
+            auth_mode: AuthMode::Jwt,
+            ..Settings::default()
+        };
+        let err = settings.validate().unwrap_err();
+        assert_eq!(err.problems.len(), 7, "{err}");
+        let text = err.to_string();
+        for expected in [
+            "STAGE",
+            "IDLE_TIMEOUT_SECONDS=0",
+            "PRESENCE_SHARDS=0",
+            "DYNAMODB_ENDPOINT",
+            "JWKS_URL or JWT_HS256_SECRET",
+            "JWT_ISSUER is not set",
+            "JWT_AUDIENCE is not set",
+        ] {
+            assert!(text.contains(expected), "missing {expected:?} in {text}");
+        }
+        assert!(Settings::default().validate().is_ok());
+    }
+
+    #[test]
+    fn summary_redacts_the_secret() {
+        let settings = Settings {
+            jwt_hs256_secret: Some("hunter2".into()),
+            ..Settings::default()
+        };
+        let summary = settings.summary().join("\n");
+        assert!(!summary.contains("hunter2"));
+        assert!(summary.contains("JWT_HS256_SECRET=(set, redacted)"));
+        assert!(summary.contains("STAGE=Development"));
+    }
+}

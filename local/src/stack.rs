@@ -1,0 +1,250 @@
+//! Assembling and running the stack: settings → stores, authorizer, route table →
+//! one HTTP server on `127.0.0.1:{port}` serving the WebSocket API and the
+//! `@connections` API.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::routing::{get, post};
+use shared::ports::{PlayerStore, StoreError, SystemClock};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::auth::{ConnectAuthorizer, RealAuthorizer};
+use crate::gateway::registry::{ConnectionRegistry, LocalConnectionGateway};
+use crate::gateway::{self, Gateway, Tracker};
+use crate::management;
+use crate::routes::{Dependencies, Routes};
+use crate::settings::{Settings, SettingsError};
+use crate::storage;
+
+/// How long shutdown waits for connections to close and `$disconnect`s to run.
+const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+
+    #[error("cannot build the authorizer: {0}")]
+    Authorizer(String),
+    #[error("cannot open the store")]
+    Storage(#[from] StoreError),
+    #[error("cannot listen on {addr}")]
+    Bind {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The stack, assembled but not serving yet: change the route table or the authorizer
+/// here (tests, later features), then [`LocalStack::start`].
+pub struct LocalStack {
+    settings: Settings,
+    dependencies: Dependencies,
+    registry: Arc<ConnectionRegistry>,
+    routes: Routes,
+    authorizer: Arc<dyn ConnectAuthorizer>,
+    storage: String,
+}
+
+impl LocalStack {
+    /// Validates the settings (every problem listed), opens the stores (creating the
+    /// tables on DynamoDB), builds the authorizer and wires the routes.
+    pub async fn build(settings: Settings) -> Result<Self, StartError> {
+        settings.validate()?;
+        let authorizer =
+            RealAuthorizer::from_settings(&settings).map_err(StartError::Authorizer)?;
+        authorizer.warm_up().await;
+        let config = settings.config().map_err(|e| SettingsError {
+            problems: e.problems,
+        })?;
+        let stores = storage::open(&settings).await?;
+        let registry = Arc::new(ConnectionRegistry::new());
+        let dependencies = Dependencies {
+            config: Arc::new(config),
+            players: stores.players,
+            messages: stores.messages,
+            gateway: Arc::new(LocalConnectionGateway::new(registry.clone())),
+            clock: Arc::new(SystemClock),
+        };
+        let routes = Routes::wire(&dependencies);
+        Ok(Self {
+            settings,
+            dependencies,
+            registry,
+            routes,
+            authorizer: Arc::new(authorizer),
+            storage: stores.description,
+        })
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The ports the handlers were built with.
+    pub fn dependencies(&self) -> &Dependencies {
+        &self.dependencies
+    }
+
+    /// The connection registry (what `@connections` and the handlers' gateway reach).
+    pub fn connections(&self) -> &Arc<ConnectionRegistry> {
+        &self.registry
+    }
+
+    /// The route table, to add or wrap routes before starting.
+    pub fn routes_mut(&mut self) -> &mut Routes {
+        &mut self.routes
+    }
+
+    pub fn set_authorizer(&mut self, authorizer: Arc<dyn ConnectAuthorizer>) {
+        self.authorizer = authorizer;
+    }
+
+    /// Binds `127.0.0.1:{port}` and serves until [`RunningStack::shutdown`].
+    pub async fn start(self) -> Result<RunningStack, StartError> {
+        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.settings.port));
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| StartError::Bind { addr, source })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| StartError::Bind { addr, source })?;
+
+        let (shutdown_tx, shutdown_rx) = watch::channel(false);
+        let tracker = Tracker::new();
+        let stage = self.settings.stage.clone();
+        let gateway = Arc::new(Gateway {
+            stage: stage.clone(),
+            domain_name: addr.to_string(),
+            routes: Arc::new(self.routes),
+            authorizer: self.authorizer,
+            registry: self.registry.clone(),
+            idle_timeout: self.settings.idle_timeout(),
+            max_connection_duration: self.settings.max_connection_duration(),
+            shutdown: shutdown_rx.clone(),
+            tracker: tracker.clone(),
+        });
+        let app = router(&stage, gateway);
+
+        let stop = shutdown_rx;
+        let server = tokio::spawn(async move {
+            let serve = axum::serve(
+                listener,
+                app.into_make_service_with_connect_info::<SocketAddr>(),
+            )
+            .with_graceful_shutdown(gateway::shutting_down(stop));
+            if let Err(error) = serve.await {
+                tracing::error!(%error, "the server stopped");
+            }
+        });
+        tracing::info!(%addr, stage, storage = %self.storage, "local stack listening");
+
+        Ok(RunningStack {
+            addr,
+            stage,
+            storage: self.storage,
+            registry: self.registry,
+            dependencies: self.dependencies,
+            shutdown: shutdown_tx,
+            tracker,
+            server,
+        })
+    }
+}
+
+/// The HTTP routes: the WebSocket API at `/{stage}`, the management API under
+/// `/{stage}/@connections/`, and API Gateway's 403 for anything else.
+fn router(stage: &str, gateway: Arc<Gateway>) -> Router {
+    Router::new()
+        .route(
+            &format!("/{stage}"),
+            get(gateway::upgrade).fallback(gateway::forbidden),
+        )
+        .route(
+            &format!("/{stage}/@connections/{{id}}"),
+            post(management::post)
+                .get(management::get)
+                .delete(management::delete)
+                .fallback(gateway::forbidden),
+        )
+        .fallback(gateway::forbidden)
+        .with_state(gateway)
+}
+
+/// Builds and starts the stack.
+pub async fn start(settings: Settings) -> Result<RunningStack, StartError> {
+    LocalStack::build(settings).await?.start().await
+}
+
+/// A serving stack.
+pub struct RunningStack {
+    addr: SocketAddr,
+    stage: String,
+    storage: String,
+    registry: Arc<ConnectionRegistry>,
+    dependencies: Dependencies,
+    shutdown: watch::Sender<bool>,
+    tracker: Tracker,
+    server: JoinHandle<()>,
+}
+
+impl RunningStack {
+    /// `ws://127.0.0.1:{port}/{stage}`
+    pub fn url(&self) -> String {
+        format!("ws://{}/{}", self.addr, self.stage)
+    }
+
+    /// `http://127.0.0.1:{port}/{stage}`: the `@connections` API's base URL.
+    pub fn management_endpoint(&self) -> String {
+        format!("http://{}/{}", self.addr, self.stage)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn stage(&self) -> &str {
+        &self.stage
+    }
+
+    /// "in memory" or "DynamoDB at {endpoint}".
+    pub fn storage(&self) -> &str {
+        &self.storage
+    }
+
+    /// The open connections.
+    pub fn connections(&self) -> &Arc<ConnectionRegistry> {
+        &self.registry
+    }
+
+    /// The player store the handlers use.
+    pub fn players(&self) -> Arc<dyn PlayerStore> {
+        self.dependencies.players.clone()
+    }
+
+    /// Stops accepting, closes every socket with 1001, waits for their `$disconnect`s,
+    /// and stops the server.
+    pub async fn shutdown(self) {
+        let _ = self.shutdown.send(true);
+        if tokio::time::timeout(SHUTDOWN_TIMEOUT, self.tracker.idle())
+            .await
+            .is_err()
+        {
+            tracing::warn!("connections still open after {SHUTDOWN_TIMEOUT:?}; stopping anyway");
+        }
+        let abort = self.server.abort_handle();
+        if tokio::time::timeout(SHUTDOWN_TIMEOUT, self.server)
+            .await
+            .is_err()
+        {
+            abort.abort();
+        }
+        tracing::info!("local stack stopped");
+    }
+}

@@ -1,0 +1,49 @@
+//! Where the stack keeps its state: in memory by default, or DynamoDB Local (any
+//! DynamoDB-compatible endpoint) with the real adapters, tables created first.
+
+use std::sync::Arc;
+
+use shared::adapters::dynamodb::{
+    DynamoMessageStore, DynamoPlayerStore, client_for_endpoint, create_messages_table,
+    create_players_table,
+};
+use shared::adapters::memory::{InMemoryMessageStore, InMemoryPlayerStore};
+use shared::ports::{MessageStore, PlayerStore, StoreError};
+
+use crate::settings::Settings;
+
+/// The stores the handlers use.
+#[derive(Clone)]
+pub struct Stores {
+    pub players: Arc<dyn PlayerStore>,
+    pub messages: Arc<dyn MessageStore>,
+    /// Human-readable: "in memory" or the endpoint.
+    pub description: String,
+}
+
+/// Builds the stores the settings ask for.
+pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
+    match &settings.dynamodb_endpoint {
+        None => Ok(Stores {
+            players: Arc::new(InMemoryPlayerStore::new()),
+            messages: Arc::new(InMemoryMessageStore::new()),
+            description: "in memory".to_owned(),
+        }),
+        Some(endpoint) => {
+            let client = client_for_endpoint(endpoint).await;
+            create_players_table(&client, &settings.players_table).await?;
+            create_messages_table(&client, &settings.messages_table).await?;
+            Ok(Stores {
+                players: Arc::new(DynamoPlayerStore::new(
+                    client.clone(),
+                    settings.players_table.clone(),
+                )),
+                messages: Arc::new(DynamoMessageStore::new(
+                    client,
+                    settings.messages_table.clone(),
+                )),
+                description: format!("DynamoDB at {endpoint}"),
+            })
+        }
+    }
+}

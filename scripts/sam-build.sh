@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# `sam build` with the pinned toolchain: installs SAM CLI, cargo-lambda and zig (the
+# cross-linker cargo-lambda uses for arm64) into .tools/venv once, puts them on PATH and
+# runs `sam build` with any extra arguments (e.g. scripts/sam-build.sh --no-cached).
+# Then deploy with .tools/venv/bin/sam deploy (see docs/deploy.md).
+# Needs: cargo (rustup), Python 3.9+.
+set -euo pipefail
+
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$REPO_ROOT"
+
+require_command cargo "install Rust with rustup: https://rustup.rs"
+install_build_tools
+# Add the arm64 target up front: cargo-lambda would add it itself, but with
+# `parallel = true` six builds race to install it and most of them fail to.
+if command -v rustup >/dev/null 2>&1; then
+    rustup target add aarch64-unknown-linux-gnu >/dev/null
+fi
+export PATH="$VENV_DIR/bin:$PATH"
+export SAM_CLI_TELEMETRY="${SAM_CLI_TELEMETRY:-0}"
+exec sam build "$@"

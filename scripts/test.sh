@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Runs every test of the project, on a fresh machine or an old one:
+#   1. installs the pinned tools into .tools/ (skipped when already there),
+#   2. starts DynamoDB Local on a free port and exports DYNAMODB_ENDPOINT,
+#   3. cargo test --workspace --locked (extra arguments are passed on to cargo test:
+#      scripts/test.sh -p shared --lib), then cfn-lint and sam validate --lint,
+#   4. stops DynamoDB Local, whatever happened (failure, Ctrl-C).
+# Needs: cargo, Java 17+, Node.js (npm), Python 3.9+. Exit status is non-zero if any
+# step failed; every step runs even if an earlier one failed, and a summary is printed.
+set -euo pipefail
+
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$REPO_ROOT"
+
+DYNAMODB_LOCAL_PID=""
+DYNAMODB_LOCAL_LOG=""
+cleanup() {
+    local status=$?
+    trap - EXIT INT TERM
+    if [[ -n "$DYNAMODB_LOCAL_PID" ]]; then
+        printf '\nstopping DynamoDB Local (pid %s)\n' "$DYNAMODB_LOCAL_PID"
+        stop_process "$DYNAMODB_LOCAL_PID"
+        # Keep its log only when something failed.
+        if [[ "$status" == 0 ]]; then rm -f "$DYNAMODB_LOCAL_LOG"; fi
+    fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# True if the cargo arguments already choose packages (then --workspace is left out,
+# since cargo would otherwise test every member regardless).
+selects_packages() {
+    local arg
+    for arg in "$@"; do
+        case "$arg" in
+            --) return 1 ;;
+            -p | -p?* | --package | --package=* | --manifest-path | --manifest-path=*) return 0 ;;
+        esac
+    done
+    return 1
+}
+
+failed=()
+run_step() {
+    local name="$1"
+    shift
+    section "$name"
+    if "$@"; then
+        printf '  -> %s: ok\n' "$name"
+    else
+        printf '  -> %s: FAILED\n' "$name" >&2
+        failed+=("$name")
+    fi
+}
+
+section "Tools (.tools/)"
+require_command cargo "install Rust with rustup: https://rustup.rs"
+install_dynamodb_local
+install_lint_tools
+
+section "DynamoDB Local"
+port="$(free_port)"
+DYNAMODB_LOCAL_LOG="$TOOLS_DIR/dynamodb-local-$port.log" # one per run: runs may overlap
+start_dynamodb_local "$port" "$DYNAMODB_LOCAL_LOG"
+export DYNAMODB_ENDPOINT="http://127.0.0.1:$port"
+info "running on $DYNAMODB_ENDPOINT (pid $DYNAMODB_LOCAL_PID, log ${DYNAMODB_LOCAL_LOG#"$REPO_ROOT"/})"
+
+cargo_args=(test --locked)
+selects_packages "$@" || cargo_args+=(--workspace)
+run_step "cargo ${cargo_args[*]} $*" cargo "${cargo_args[@]}" "$@"
+run_step "cfn-lint template.yaml" "$VENV_DIR/bin/cfn-lint" template.yaml
+run_step "sam validate --lint" sam_offline validate --lint --template-file template.yaml
+
+section "Summary"
+if ((${#failed[@]} > 0)); then
+    printf '  FAILED: %s\n' "${failed[@]}" >&2
+    exit 1
+fi
+info "all steps passed"

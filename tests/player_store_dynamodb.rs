@@ -1,0 +1,249 @@
+//! The `PlayerStore` contract suite on the DynamoDB adapter, against DynamoDB Local
+//! (`scripts/test.sh` starts it and sets `DYNAMODB_ENDPOINT`). Every scenario gets its
+//! own table.
+
+use shared::adapters::dynamodb::DynamoPlayerStore;
+use shared::testing::player_store_contract;
+use tests::dynamodb::{dynamodb_local, fresh_players_table};
+
+#[tokio::test]
+async fn dynamodb_player_store_passes_the_contract_suite() {
+    let client = dynamodb_local().await;
+    player_store_contract::run_all(|| async {
+        DynamoPlayerStore::new(client.clone(), fresh_players_table(&client).await)
+    })
+    .await;
+}
+
+mod dynamodb_specific {
+    use std::collections::HashMap;
+
+    use aws_sdk_dynamodb::config::retry::RetryConfig;
+    use aws_sdk_dynamodb::types::{
+        AttributeValue, BillingMode, IndexStatus, KeyType, ProjectionType, TableStatus,
+        TimeToLiveStatus,
+    };
+    use shared::adapters::dynamodb::{DynamoPlayerStore, SWEEP_INDEX, create_players_table};
+    use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
+    use shared::ports::player_store::{ConnectOutcome, NewConnection, PlayerStore, StoreError};
+    use tests::dynamodb::{dynamodb_local, fresh_players_table};
+
+    const T0: i64 = 1_700_000_000_000;
+
+    fn alice() -> PlayerId {
+        PlayerId::parse("alice").unwrap()
+    }
+
+    fn connection(c: &str, at: i64) -> NewConnection {
+        NewConnection {
+            player_id: alice(),
+            connection_id: ConnectionId::parse(c).unwrap(),
+            endpoint: "https://api.example/prod".into(),
+            connected_at: at,
+            now: at,
+            heartbeat_deadline: at + 90_000,
+            sweep_shard: alice().sweep_shard(4),
+            expire_at_secs: at / 1000 + 86_400,
+        }
+    }
+
+    fn s(v: &str) -> AttributeValue {
+        AttributeValue::S(v.into())
+    }
+
+    async fn put(client: &aws_sdk_dynamodb::Client, table: &str, item: &[(&str, AttributeValue)]) {
+        let item: HashMap<String, AttributeValue> = item
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect();
+        client
+            .put_item()
+            .table_name(table)
+            .set_item(Some(item))
+            .send()
+            .await
+            .expect("put_item");
+    }
+
+    #[tokio::test]
+    async fn the_players_table_is_created_as_the_template_defines_it_and_idempotently() {
+        let client = dynamodb_local().await;
+        let table = fresh_players_table(&client).await;
+        create_players_table(&client, &table)
+            .await
+            .expect("creating an existing table is not an error");
+
+        let description = client
+            .describe_table()
+            .table_name(&table)
+            .send()
+            .await
+            .unwrap()
+            .table
+            .unwrap();
+        assert_eq!(description.table_status(), Some(&TableStatus::Active));
+        assert_eq!(
+            description
+                .billing_mode_summary()
+                .and_then(|b| b.billing_mode()),
+            Some(&BillingMode::PayPerRequest)
+        );
+        let keys: Vec<_> = description
+            .key_schema()
+            .iter()
+            .map(|k| (k.attribute_name(), k.key_type().clone()))
+            .collect();
+        assert_eq!(keys, vec![("playerId", KeyType::Hash)]);
+        let [index] = description.global_secondary_indexes() else {
+            panic!("one GSI: {description:?}");
+        };
+        assert_eq!(index.index_name(), Some(SWEEP_INDEX));
+        let keys: Vec<_> = index
+            .key_schema()
+            .iter()
+            .map(|k| (k.attribute_name(), k.key_type().clone()))
+            .collect();
+        assert_eq!(
+            keys,
+            vec![("sweepShard", KeyType::Hash), ("sweepAt", KeyType::Range)]
+        );
+        assert_eq!(
+            index.projection().and_then(|p| p.projection_type()),
+            Some(&ProjectionType::KeysOnly)
+        );
+        assert_eq!(index.index_status(), Some(&IndexStatus::Active));
+
+        let ttl = client
+            .describe_time_to_live()
+            .table_name(&table)
+            .send()
+            .await
+            .unwrap();
+        let ttl = ttl.time_to_live_description().unwrap();
+        assert_eq!(ttl.attribute_name(), Some("expireAt"));
+        assert_eq!(ttl.time_to_live_status(), Some(&TimeToLiveStatus::Enabled));
+    }
+
+    #[tokio::test]
+    async fn connect_writes_the_item_the_design_describes() {
+        let client = dynamodb_local().await;
+        let table = fresh_players_table(&client).await;
+        let store = DynamoPlayerStore::new(client.clone(), table.clone());
+        store.connect(&connection("c1", T0)).await.unwrap();
+        let item = client
+            .get_item()
+            .table_name(&table)
+            .key("playerId", s("alice"))
+            .send()
+            .await
+            .unwrap()
+            .item
+            .unwrap();
+        let n = |v: i64| AttributeValue::N(v.to_string());
+        let expected: HashMap<String, AttributeValue> = [
+            ("playerId", s("alice")),
+            ("connectionId", s("c1")),
+            ("endpoint", s("https://api.example/prod")),
+            ("connectedAt", n(T0)),
+            ("lastSeen", n(T0)),
+            ("status", s("online")),
+            ("sweepShard", n(i64::from(alice().sweep_shard(4)))),
+            ("sweepAt", n(T0 + 90_000)),
+            ("expireAt", n(T0 / 1000 + 86_400)),
+            ("previousStatus", s("none")),
+            ("previousSweepAt", n(0)),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        assert_eq!(item, expected);
+    }
+
+    /// Other writers may create the item with game state only (e.g. `gameSession` after
+    /// a placement): that is "no connection yet", so the next `$connect` is a new session
+    /// and keeps the game state.
+    #[tokio::test]
+    async fn an_item_with_game_state_only_is_a_new_session_and_keeps_its_state() {
+        let client = dynamodb_local().await;
+        let table = fresh_players_table(&client).await;
+        put(
+            &client,
+            &table,
+            &[("playerId", s("alice")), ("pendingPlacementId", s("p-1"))],
+        )
+        .await;
+        let store = DynamoPlayerStore::new(client.clone(), table.clone());
+        assert_eq!(store.get(&alice()).await.unwrap(), None);
+        assert_eq!(
+            store.connect(&connection("c1", T0)).await.unwrap(),
+            ConnectOutcome::New
+        );
+        let record = store.get(&alice()).await.unwrap().expect("record");
+        assert_eq!(record.status, PresenceStatus::Online);
+        assert!(!record.resumed());
+        let item = client
+            .get_item()
+            .table_name(&table)
+            .key("playerId", s("alice"))
+            .send()
+            .await
+            .unwrap()
+            .item
+            .unwrap();
+        assert_eq!(item.get("pendingPlacementId"), Some(&s("p-1")));
+    }
+
+    #[tokio::test]
+    async fn a_corrupt_item_is_reported_with_its_key_and_reason() {
+        let client = dynamodb_local().await;
+        let table = fresh_players_table(&client).await;
+        put(
+            &client,
+            &table,
+            &[
+                ("playerId", s("alice")),
+                ("connectionId", s("c1")),
+                ("endpoint", s("https://api.example/prod")),
+                ("connectedAt", AttributeValue::N(T0.to_string())),
+                ("lastSeen", AttributeValue::N(T0.to_string())),
+                ("status", s("sleeping")),
+            ],
+        )
+        .await;
+        let store = DynamoPlayerStore::new(client, table);
+        match store.get(&alice()).await {
+            Err(StoreError::Corrupt { key, reason }) => {
+                assert_eq!(key, "playerId=alice");
+                assert!(reason.contains("status"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_missing_table_is_a_fault_and_an_unreachable_endpoint_is_unavailable() {
+        let client = dynamodb_local().await;
+        let store = DynamoPlayerStore::new(client.clone(), "no-such-table");
+        assert!(
+            matches!(store.get(&alice()).await, Err(StoreError::Other(_))),
+            "ResourceNotFoundException is a fault"
+        );
+
+        // Nothing listens on port 9 of the loopback; one attempt, no retries.
+        let unreachable = aws_sdk_dynamodb::Client::from_conf(
+            client
+                .config()
+                .to_builder()
+                .endpoint_url("http://127.0.0.1:9")
+                .retry_config(RetryConfig::disabled())
+                .build(),
+        );
+        let store = DynamoPlayerStore::new(unreachable, "players");
+        assert!(matches!(
+            store
+                .heartbeat(&alice(), &ConnectionId::parse("c1").unwrap(), T0, T0 + 1)
+                .await,
+            Err(StoreError::Unavailable(_))
+        ));
+    }
+}

@@ -1,0 +1,84 @@
+//! DynamoDB Local for the store tests: the endpoint `scripts/test.sh` exports, and a
+//! fresh, uniquely named table per test (or per contract scenario).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use aws_sdk_dynamodb::Client;
+use shared::adapters::dynamodb::{
+    client_for_endpoint, create_messages_table, create_players_table,
+};
+
+/// Set by `scripts/test.sh` to the DynamoDB Local it started.
+pub const ENDPOINT_VARIABLE: &str = "DYNAMODB_ENDPOINT";
+
+/// A client for the DynamoDB Local at `$DYNAMODB_ENDPOINT`.
+///
+/// # Panics
+/// When `DYNAMODB_ENDPOINT` is not set: these tests need DynamoDB Local running.
+pub async fn dynamodb_local() -> Client {
+    let endpoint = std::env::var(ENDPOINT_VARIABLE)
+        .ok()
+        .filter(|endpoint| !endpoint.trim().is_empty())
+        .unwrap_or_else(|| {
+            panic!(
+                "DynamoDB Local is not running: run scripts/test.sh, or start it with \
+                 scripts/dynamodb-local.sh and export {ENDPOINT_VARIABLE}=http://127.0.0.1:8000"
+            )
+        });
+    client_for_endpoint(endpoint.trim()).await
+}
+
+/// Creates a Players table (as the SAM template defines it) under a name no other test
+/// uses, and returns the name.
+///
+/// # Panics
+/// When DynamoDB Local refuses or cannot be reached.
+pub async fn fresh_players_table(client: &Client) -> String {
+    let name = unique_table_name("players");
+    if let Err(err) = create_players_table(client, &name).await {
+        panic!(
+            "creating table {name} on DynamoDB Local failed: {}",
+            error_chain(&err)
+        );
+    }
+    name
+}
+
+/// Creates a Messages table (as the SAM template defines it: `ByRecipient` index, stream
+/// `NEW_IMAGE`, TTL) under a name no other test uses, and returns the name.
+///
+/// # Panics
+/// When DynamoDB Local refuses or cannot be reached.
+pub async fn fresh_messages_table(client: &Client) -> String {
+    let name = unique_table_name("messages");
+    if let Err(err) = create_messages_table(client, &name).await {
+        panic!(
+            "creating table {name} on DynamoDB Local failed: {}",
+            error_chain(&err)
+        );
+    }
+    name
+}
+
+/// `<prefix>-<nanos>-<counter>`: unique within the process and, by the clock, across
+/// processes sharing one DynamoDB Local.
+pub fn unique_table_name(prefix: &str) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{prefix}-{nanos}-{n}")
+}
+
+/// An error and its sources, one per line (SDK errors say little at the top level).
+pub fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(&format!("\n  caused by: {cause}"));
+        source = cause.source();
+    }
+    text
+}

@@ -1,0 +1,2 @@
+pub mod dynamodb;
+pub mod stack;

@@ -1,0 +1,251 @@
+//! The end-to-end harness: the local stack started in-process on a random port, and a
+//! WebSocket client speaking the client protocol over a real socket.
+
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use local::{LocalStack, RunningStack, Settings};
+use serde_json::Value;
+use shared::domain::{PlayerId, PresenceStatus};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+
+/// How long `next_frame` and `expect_close` wait by default.
+pub const FRAME_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A local stack for one test.
+pub struct TestStack {
+    stack: RunningStack,
+}
+
+impl TestStack {
+    /// The demo defaults on a random port.
+    pub async fn start() -> Self {
+        Self::start_with(|_| {}).await
+    }
+
+    /// The demo defaults on a random port, adjusted by `adjust`.
+    pub async fn start_with(adjust: impl FnOnce(&mut Settings)) -> Self {
+        Self::start_custom(adjust, |_| {}).await
+    }
+
+    /// As [`TestStack::start_with`], and `customize` may change the assembled stack
+    /// (wrap or add routes) before it serves.
+    pub async fn start_custom(
+        adjust: impl FnOnce(&mut Settings),
+        customize: impl FnOnce(&mut LocalStack),
+    ) -> Self {
+        let mut settings = Settings {
+            port: 0,
+            ..Settings::default()
+        };
+        adjust(&mut settings);
+        let mut stack = LocalStack::build(settings)
+            .await
+            .unwrap_or_else(|e| panic!("the local stack did not build: {e}"));
+        customize(&mut stack);
+        let stack = stack
+            .start()
+            .await
+            .unwrap_or_else(|e| panic!("the local stack did not start: {e}"));
+        Self { stack }
+    }
+
+    /// `ws://127.0.0.1:{port}/{stage}`
+    pub fn url(&self) -> String {
+        self.stack.url()
+    }
+
+    /// `http://127.0.0.1:{port}/{stage}`
+    pub fn management_endpoint(&self) -> String {
+        self.stack.management_endpoint()
+    }
+
+    pub fn stack(&self) -> &RunningStack {
+        &self.stack
+    }
+
+    /// Connects as `player` with `?playerId=` (AUTH_MODE=header); panics if refused.
+    pub async fn connect(&self, player: &str) -> Client {
+        self.connect_query(&format!("playerId={player}"))
+            .await
+            .unwrap_or_else(|status| panic!("connecting as {player} was refused with {status}"))
+    }
+
+    /// Connects to the stage URL with a raw query string; `Err(status)` if the upgrade
+    /// was refused.
+    pub async fn connect_query(&self, query: &str) -> Result<Client, u16> {
+        self.connect_url(&format!("{}?{query}", self.url())).await
+    }
+
+    /// Connects to any URL; `Err(status)` if the upgrade was refused.
+    pub async fn connect_url(&self, url: &str) -> Result<Client, u16> {
+        match connect_async(url).await {
+            Ok((ws, _response)) => Ok(Client { ws }),
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                Err(response.status().as_u16())
+            }
+            Err(other) => panic!("connecting to {url} failed: {other}"),
+        }
+    }
+
+    /// The id of `player`'s current connection, from the player store.
+    pub async fn connection_id(&self, player: &str) -> String {
+        let id = PlayerId::parse(player).expect("a valid player id");
+        let record = self
+            .stack
+            .players()
+            .get(&id)
+            .await
+            .expect("the store answers")
+            .unwrap_or_else(|| panic!("{player} has no record"));
+        record.connection_id.to_string()
+    }
+
+    /// Waits until the store shows `player` with `status` (e.g. `Disconnected` once
+    /// `$disconnect` has run).
+    pub async fn wait_for_status(&self, player: &str, status: PresenceStatus) {
+        let id = PlayerId::parse(player).expect("a valid player id");
+        let deadline = tokio::time::Instant::now() + FRAME_TIMEOUT;
+        loop {
+            let record = self
+                .stack
+                .players()
+                .get(&id)
+                .await
+                .expect("the store answers");
+            if record.as_ref().is_some_and(|r| r.status == status) {
+                return;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{player} is not {status:?}: {record:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Waits until no connection is registered (every close processed).
+    pub async fn wait_until_no_connections(&self) {
+        let deadline = tokio::time::Instant::now() + FRAME_TIMEOUT;
+        while !self.stack.connections().is_empty() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "connections still open: {:?}",
+                self.stack.connections().ids()
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    pub async fn shutdown(self) {
+        self.stack.shutdown().await;
+    }
+}
+
+/// What arrived instead of the expected frame.
+#[derive(Debug)]
+pub enum Received {
+    Text(String),
+    Binary(Vec<u8>),
+    Close(Option<u16>),
+    Ended,
+    Error(String),
+    Nothing,
+}
+
+/// A game client on a real WebSocket.
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+}
+
+impl Client {
+    pub async fn send_json(&mut self, value: Value) {
+        self.send_text(&value.to_string()).await;
+    }
+
+    pub async fn send_text(&mut self, text: &str) {
+        self.ws
+            .send(Message::text(text))
+            .await
+            .expect("sending a text frame");
+    }
+
+    pub async fn send_message(&mut self, message: Message) {
+        self.ws.send(message).await.expect("sending a frame");
+    }
+
+    /// Sends `{"route": route}` with `body` and returns the next frame.
+    pub async fn request(&mut self, route: &str, body: Value) -> Value {
+        self.send_json(serde_json::json!({ "route": route, "body": body }))
+            .await;
+        self.next_frame().await
+    }
+
+    /// The next data or close frame (pings and pongs are skipped), within `wait`.
+    pub async fn receive(&mut self, wait: Duration) -> Received {
+        let next = async {
+            loop {
+                match self.ws.next().await {
+                    Some(Ok(Message::Text(text))) => return Received::Text(text.to_string()),
+                    Some(Ok(Message::Binary(bytes))) => return Received::Binary(bytes.to_vec()),
+                    Some(Ok(Message::Close(frame))) => {
+                        return Received::Close(frame.map(|f| u16::from(f.code)));
+                    }
+                    Some(Ok(_)) => continue,
+                    Some(Err(e)) => return Received::Error(e.to_string()),
+                    None => return Received::Ended,
+                }
+            }
+        };
+        tokio::time::timeout(wait, next)
+            .await
+            .unwrap_or(Received::Nothing)
+    }
+
+    /// The next frame as JSON; panics after [`FRAME_TIMEOUT`] or on anything else.
+    pub async fn next_frame(&mut self) -> Value {
+        match self.receive(FRAME_TIMEOUT).await {
+            Received::Text(text) => serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("frame is not JSON ({e}): {text}")),
+            other => panic!("expected a JSON frame, got {other:?}"),
+        }
+    }
+
+    /// Waits for the server's close frame and returns its code; panics on a data frame.
+    pub async fn expect_close(&mut self) -> u16 {
+        self.expect_close_within(FRAME_TIMEOUT).await
+    }
+
+    pub async fn expect_close_within(&mut self, wait: Duration) -> u16 {
+        match self.receive(wait).await {
+            Received::Close(Some(code)) => code,
+            other => panic!("expected a close frame with a code, got {other:?}"),
+        }
+    }
+
+    /// Asserts nothing arrives for `wait` (the socket stays open and quiet).
+    pub async fn expect_no_frame(&mut self, wait: Duration) {
+        match self.receive(wait).await {
+            Received::Nothing => {}
+            other => panic!("expected nothing for {wait:?}, got {other:?}"),
+        }
+    }
+
+    /// Closes normally (1000) and waits for the server's reply.
+    pub async fn close(mut self) {
+        let _ = self
+            .ws
+            .close(Some(CloseFrame {
+                code: 1000.into(),
+                reason: "bye".into(),
+            }))
+            .await;
+        let _ = tokio::time::timeout(FRAME_TIMEOUT, async {
+            while let Some(Ok(_)) = self.ws.next().await {}
+        })
+        .await;
+    }
+}
