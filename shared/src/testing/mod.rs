@@ -2,6 +2,7 @@
 //! every adapter of a port (in memory here, DynamoDB Local in tests/), and API
 //! Gateway-shaped events.
 
+pub mod call_counter;
 pub mod events;
 pub mod message_store_contract;
 pub mod player_store_contract;
