@@ -12,9 +12,11 @@
 //! Layout: [`settings`] (every knob), [`routes`] (route key → handler, in one place),
 //! [`gateway`] (the WebSocket emulation and the connection registry), [`management`]
 //! (the `@connections` API), [`auth`] (the `$connect` authorizer), [`storage`],
-//! [`stack`] (assembly, start, shutdown).
+//! [`stream`] (the Messages stream feeding `on-message-inserted`, in memory or from
+//! DynamoDB Streams), [`stack`] (assembly, start, shutdown).
 
 pub mod auth;
+pub mod gamelift;
 pub mod gateway;
 pub mod invoke;
 pub mod management;
@@ -22,9 +24,11 @@ pub mod routes;
 pub mod settings;
 pub mod stack;
 pub mod storage;
+pub mod stream;
 pub mod time;
 
 pub use gateway::registry::{ConnectionRegistry, LocalConnectionGateway};
 pub use routes::{Dependencies, Routes};
 pub use settings::{AuthMode, Settings, SettingsError};
 pub use stack::{LocalStack, RunningStack, StartError, start};
+pub use stream::{StreamHandler, StreamStatsSnapshot};

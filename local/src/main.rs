@@ -58,6 +58,7 @@ async fn run(settings: Settings) -> ExitCode {
         stack.management_endpoint()
     );
     println!("storage:         {}", stack.storage());
+    println!("stream:          {}", stack.stream());
     for line in summary {
         println!("setting:         {line}");
     }

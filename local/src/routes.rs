@@ -1,13 +1,16 @@
 //! The route table: route key → the real handler, wired in one place. Later routes
-//! (`sendMessage`, `sessionPlacementRequest`, ...) are one `insert` each in [`Routes::wire`].
+//! (`sessionPlacementRequest`, ...) are one `insert` each in [`Routes::wire`]; the
+//! Messages stream's consumer is wired next to them in [`Routes::wire_stream`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
 use shared::config::Config;
-use shared::ports::{Clock, ConnectionGateway, MessageStore, PlayerStore};
+use shared::ports::{Clock, ConnectionGateway, EventBus, MessageStore, PlayerStore};
 use shared::websocket::RouteHandler;
+
+use crate::stream::StreamHandler;
 
 pub const CONNECT: &str = "$connect";
 pub const DISCONNECT: &str = "$disconnect";
@@ -22,6 +25,9 @@ pub struct Dependencies {
     pub messages: Arc<dyn MessageStore>,
     pub gateway: Arc<dyn ConnectionGateway>,
     pub clock: Arc<dyn Clock>,
+    /// Where presence events go (the in-process bus; routing them to
+    /// `on-presence-event` is the presence issue's local wiring, not done yet).
+    pub events: Arc<dyn EventBus>,
 }
 
 /// One route: its key, the function name it stands for (logs, context ARN), its handler.
@@ -50,6 +56,7 @@ impl Routes {
                 deps.players.clone(),
                 deps.gateway.clone(),
                 deps.clock.clone(),
+                deps.events.clone(),
             )),
         );
         routes.insert(
@@ -80,7 +87,27 @@ impl Routes {
                 deps.clock.clone(),
             )),
         );
+        routes.insert(
+            "sendMessage",
+            "send-message",
+            Arc::new(send_message::SendMessageHandler::new(
+                deps.config.clone(),
+                deps.messages.clone(),
+                deps.clock.clone(),
+            )),
+        );
         routes
+    }
+
+    /// The consumer of the Messages stream (DynamoDB stream → `on-message-inserted`).
+    pub fn wire_stream(deps: &Dependencies) -> Arc<dyn StreamHandler> {
+        Arc::new(on_message_inserted::MessageInsertedHandler::new(
+            deps.config.clone(),
+            deps.players.clone(),
+            deps.messages.clone(),
+            deps.gateway.clone(),
+            deps.clock.clone(),
+        ))
     }
 
     /// Adds (or replaces) a route.

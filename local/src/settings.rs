@@ -8,6 +8,8 @@ use std::time::Duration;
 use clap::{Parser, ValueEnum};
 use shared::config::{Config, ConfigError, EnvReader};
 
+use crate::stream::{FeederConfig, PollerConfig, StreamSource};
+
 pub const DEFAULT_GAME: &str = "gamelift-sockets";
 /// The template's default stage.
 pub const DEFAULT_STAGE: &str = "Development";
@@ -23,6 +25,20 @@ pub const DEFAULT_MAX_CONNECTION_SECONDS: u64 = 7200;
 pub const DEFAULT_PLAYERS_TABLE: &str = "Players";
 pub const DEFAULT_MESSAGES_TABLE: &str = "Messages";
 pub const DEFAULT_MESSAGE_TTL_SECONDS: u64 = 86_400;
+/// Concurrent partitions of the Messages stream's consumer (like ParallelizationFactor).
+pub const DEFAULT_STREAM_SHARDS: u32 = 4;
+/// Records per `on-message-inserted` invocation at most (the mapping's BatchSize).
+pub const DEFAULT_STREAM_BATCH_SIZE: u32 = 100;
+/// Failed retries of a stream record before its batch is skipped (MaximumRetryAttempts).
+pub const DEFAULT_STREAM_MAX_RETRY_ATTEMPTS: i64 = 10;
+/// The sleep after an empty GetRecords (with --dynamodb-endpoint).
+pub const DEFAULT_STREAM_POLL_INTERVAL_MS: u64 = 50;
+/// The first retry of a failed stream batch waits this long; each next one twice as
+/// long, up to [`STREAM_MAX_BACKOFF`].
+pub const STREAM_INITIAL_BACKOFF: Duration = Duration::from_millis(100);
+pub const STREAM_MAX_BACKOFF: Duration = Duration::from_secs(5);
+/// An `on-message-inserted` invocation running longer fails (and is retried).
+pub const STREAM_FUNCTION_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How the `$connect` authorizer identifies players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -133,6 +149,30 @@ pub struct Settings {
     /// Undelivered messages are kept this long.
     #[arg(long, env = "MESSAGE_TTL_SECONDS", default_value_t = DEFAULT_MESSAGE_TTL_SECONDS)]
     pub message_ttl_seconds: u64,
+
+    /// Messages stream → on-message-inserted: concurrent partitions (1-64), records
+    /// going to one by a hash of their messageId (like ParallelizationFactor); in order
+    /// within a partition.
+    #[arg(long, env = "STREAM_SHARDS", default_value_t = DEFAULT_STREAM_SHARDS)]
+    pub stream_shards: u32,
+
+    /// Messages stream → on-message-inserted: most records per invocation (1-1000; the
+    /// mapping's BatchSize). A batch goes as soon as one record is there (no batching
+    /// window).
+    #[arg(long, env = "STREAM_BATCH_SIZE", default_value_t = DEFAULT_STREAM_BATCH_SIZE)]
+    pub stream_batch_size: u32,
+
+    /// Messages stream → on-message-inserted: failed retries of a record (a partial batch
+    /// failure, or a function error once the batch is split down to it; backoff 100 ms
+    /// doubling to 5 s) before it is logged and skipped, its message left for resume
+    /// (0-10000, -1: forever; the mapping's MaximumRetryAttempts).
+    #[arg(long, env = "STREAM_MAX_RETRY_ATTEMPTS", default_value_t = DEFAULT_STREAM_MAX_RETRY_ATTEMPTS, allow_negative_numbers = true)]
+    pub stream_max_retry_attempts: i64,
+
+    /// With --dynamodb-endpoint: the sleep after a GetRecords call on the Messages stream
+    /// returned nothing (1-10000 ms); a poll that returns records is followed at once.
+    #[arg(long, env = "STREAM_POLL_INTERVAL_MS", default_value_t = DEFAULT_STREAM_POLL_INTERVAL_MS)]
+    pub stream_poll_interval_ms: u64,
 }
 
 impl Default for Settings {
@@ -156,6 +196,10 @@ impl Default for Settings {
             players_table: DEFAULT_PLAYERS_TABLE.into(),
             messages_table: DEFAULT_MESSAGES_TABLE.into(),
             message_ttl_seconds: DEFAULT_MESSAGE_TTL_SECONDS,
+            stream_shards: DEFAULT_STREAM_SHARDS,
+            stream_batch_size: DEFAULT_STREAM_BATCH_SIZE,
+            stream_max_retry_attempts: DEFAULT_STREAM_MAX_RETRY_ATTEMPTS,
+            stream_poll_interval_ms: DEFAULT_STREAM_POLL_INTERVAL_MS,
         }
     }
 }
@@ -213,6 +257,32 @@ impl Settings {
                 ));
             }
         }
+        for (name, value, range) in [
+            ("STREAM_SHARDS", i64::from(self.stream_shards), 1..=64),
+            (
+                "STREAM_BATCH_SIZE",
+                i64::from(self.stream_batch_size),
+                1..=1000,
+            ),
+            (
+                "STREAM_MAX_RETRY_ATTEMPTS",
+                self.stream_max_retry_attempts,
+                -1..=10_000,
+            ),
+            (
+                "STREAM_POLL_INTERVAL_MS",
+                i64::try_from(self.stream_poll_interval_ms).unwrap_or(i64::MAX),
+                1..=10_000,
+            ),
+        ] {
+            if !range.contains(&value) {
+                problems.push(format!(
+                    "{name}={value} is not a whole number from {} to {}",
+                    range.start(),
+                    range.end()
+                ));
+            }
+        }
         // The authorizer's own checks (JWT issuer, audience, key source, secret length).
         if let Err(error) = self.auth_config() {
             problems.extend(error.problems);
@@ -259,6 +329,12 @@ impl Settings {
                 self.reconnect_grace_seconds.to_string(),
             ),
             ("PRESENCE_SHARDS", self.presence_shards.to_string()),
+            // Tables and resources of the placement and presence issues, whose local
+            // wiring is still to come: fixed local names until then.
+            ("PLACEMENTS_TABLE", "Placements".to_owned()),
+            ("SUBSCRIPTIONS_TABLE", "PresenceSubscriptions".to_owned()),
+            ("PRESENCE_EVENT_BUS", format!("{}-presence", self.game)),
+            ("GAME_SESSION_QUEUES", "default-queue".to_owned()),
         ]
         .into_iter()
         .map(|(name, value)| (name.to_owned(), value))
@@ -272,6 +348,32 @@ impl Settings {
 
     pub fn max_connection_duration(&self) -> Duration {
         Duration::from_secs(self.max_connection_seconds)
+    }
+
+    /// The event source mapping of the Messages stream (both stream modes).
+    pub fn stream_mapping(&self) -> FeederConfig {
+        FeederConfig {
+            partitions: self.stream_shards.max(1) as usize,
+            batch_size: self.stream_batch_size.max(1) as usize,
+            max_retry_attempts: u32::try_from(self.stream_max_retry_attempts).ok(),
+            initial_backoff: STREAM_INITIAL_BACKOFF,
+            max_backoff: STREAM_MAX_BACKOFF,
+            function_timeout: STREAM_FUNCTION_TIMEOUT,
+        }
+    }
+
+    /// Where the Messages stream comes from: the in-memory store, or the table's
+    /// stream at `--dynamodb-endpoint`.
+    pub fn stream_source(&self) -> StreamSource {
+        match &self.dynamodb_endpoint {
+            None => StreamSource::Memory,
+            Some(endpoint) => StreamSource::DynamoDb(PollerConfig {
+                endpoint: endpoint.clone(),
+                table: self.messages_table.clone(),
+                poll_interval: Duration::from_millis(self.stream_poll_interval_ms.max(1)),
+                limit: i32::try_from(self.stream_batch_size.clamp(1, 1000)).unwrap_or(100),
+            }),
+        }
     }
 
     /// The active settings, one `NAME=value` line each, secrets redacted.
@@ -310,6 +412,13 @@ impl Settings {
             format!("PLAYERS_TABLE={}", self.players_table),
             format!("MESSAGES_TABLE={}", self.messages_table),
             format!("MESSAGE_TTL_SECONDS={}", self.message_ttl_seconds),
+            format!("STREAM_SHARDS={}", self.stream_shards),
+            format!("STREAM_BATCH_SIZE={}", self.stream_batch_size),
+            format!(
+                "STREAM_MAX_RETRY_ATTEMPTS={}",
+                self.stream_max_retry_attempts
+            ),
+            format!("STREAM_POLL_INTERVAL_MS={}", self.stream_poll_interval_ms),
         ]
     }
 }
@@ -356,6 +465,10 @@ mod tests {
             "PLAYERS_TABLE",
             "MESSAGES_TABLE",
             "MESSAGE_TTL_SECONDS",
+            "STREAM_SHARDS",
+            "STREAM_BATCH_SIZE",
+            "STREAM_MAX_RETRY_ATTEMPTS",
+            "STREAM_POLL_INTERVAL_MS",
         ];
         if names.iter().any(|n| std::env::var_os(n).is_some()) {
             return;
@@ -412,6 +525,10 @@ mod tests {
             "PLAYERS_TABLE",
             "MESSAGES_TABLE",
             "MESSAGE_TTL_SECONDS",
+            "STREAM_SHARDS",
+            "STREAM_BATCH_SIZE",
+            "STREAM_MAX_RETRY_ATTEMPTS",
+            "STREAM_POLL_INTERVAL_MS",
         ] {
             assert!(
                 help.contains(&format!("env: {name}")),
@@ -446,6 +563,66 @@ mod tests {
             assert!(text.contains(expected), "missing {expected:?} in {text}");
         }
         assert!(Settings::default().validate().is_ok());
+    }
+
+    #[test]
+    fn given_stream_knobs_when_parsed_and_validated_then_they_shape_the_mapping() {
+        let parsed = Settings::try_parse_from([
+            "local",
+            "--stream-shards",
+            "8",
+            "--stream-batch-size",
+            "50",
+            "--stream-max-retry-attempts",
+            "-1",
+            "--stream-poll-interval-ms",
+            "20",
+        ])
+        .unwrap();
+        assert!(parsed.validate().is_ok());
+        let mapping = parsed.stream_mapping();
+        assert_eq!(mapping.partitions, 8);
+        assert_eq!(mapping.batch_size, 50);
+        assert_eq!(mapping.max_retry_attempts, None, "-1: forever");
+        assert_eq!(
+            Settings::default().stream_mapping().max_retry_attempts,
+            Some(10)
+        );
+        // (Parsing also reads the environment: DYNAMODB_ENDPOINT may be set.)
+        let parsed = Settings {
+            dynamodb_endpoint: None,
+            ..parsed
+        };
+        assert!(matches!(parsed.stream_source(), StreamSource::Memory));
+        let dynamo = Settings {
+            dynamodb_endpoint: Some("http://127.0.0.1:8000".into()),
+            ..parsed
+        };
+        match dynamo.stream_source() {
+            StreamSource::DynamoDb(config) => {
+                assert_eq!(config.table, "Messages");
+                assert_eq!(config.limit, 50);
+                assert_eq!(config.poll_interval, Duration::from_millis(20));
+            }
+            other => panic!("{other:?}"),
+        }
+
+        let bad = Settings {
+            stream_shards: 0,
+            stream_batch_size: 1001,
+            stream_max_retry_attempts: -2,
+            stream_poll_interval_ms: 0,
+            ..Settings::default()
+        };
+        let text = bad.validate().unwrap_err().to_string();
+        for expected in [
+            "STREAM_SHARDS=0 is not a whole number from 1 to 64",
+            "STREAM_BATCH_SIZE=1001",
+            "STREAM_MAX_RETRY_ATTEMPTS=-2",
+            "STREAM_POLL_INTERVAL_MS=0",
+        ] {
+            assert!(text.contains(expected), "missing {expected:?} in {text}");
+        }
     }
 
     #[test]

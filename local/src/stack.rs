@@ -1,6 +1,6 @@
-//! Assembling and running the stack: settings → stores, authorizer, route table →
-//! one HTTP server on `127.0.0.1:{port}` serving the WebSocket API and the
-//! `@connections` API.
+//! Assembling and running the stack: settings → stores, authorizer, route table, the
+//! Messages stream's consumer → one HTTP server on `127.0.0.1:{port}` serving the
+//! WebSocket API and the `@connections` API, and the stream feeding `on-message-inserted`.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use shared::ports::{PlayerStore, StoreError, SystemClock};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -20,6 +21,9 @@ use crate::management;
 use crate::routes::{Dependencies, Routes};
 use crate::settings::{Settings, SettingsError};
 use crate::storage;
+use crate::stream::{
+    MessageStream, RunningStream, StreamError, StreamHandler, StreamStatsSnapshot,
+};
 
 /// How long shutdown waits for connections to close and `$disconnect`s to run.
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
@@ -33,6 +37,8 @@ pub enum StartError {
     Authorizer(String),
     #[error("cannot open the store")]
     Storage(#[from] StoreError),
+    #[error("cannot consume the Messages stream")]
+    Stream(#[from] StreamError),
     #[error("cannot listen on {addr}")]
     Bind {
         addr: SocketAddr,
@@ -50,6 +56,8 @@ pub struct LocalStack {
     routes: Routes,
     authorizer: Arc<dyn ConnectAuthorizer>,
     storage: String,
+    stream: MessageStream,
+    stream_handler: Arc<dyn StreamHandler>,
 }
 
 impl LocalStack {
@@ -71,8 +79,10 @@ impl LocalStack {
             messages: stores.messages,
             gateway: Arc::new(LocalConnectionGateway::new(registry.clone())),
             clock: Arc::new(SystemClock),
+            events: Arc::new(shared::adapters::memory::InProcessEventBus::new()),
         };
         let routes = Routes::wire(&dependencies);
+        let stream_handler = Routes::wire_stream(&dependencies);
         Ok(Self {
             settings,
             dependencies,
@@ -80,6 +90,8 @@ impl LocalStack {
             routes,
             authorizer: Arc::new(authorizer),
             storage: stores.description,
+            stream: stores.stream,
+            stream_handler,
         })
     }
 
@@ -106,6 +118,16 @@ impl LocalStack {
         self.authorizer = authorizer;
     }
 
+    /// What consumes the Messages stream (the real `on-message-inserted`).
+    pub fn stream_handler(&self) -> &Arc<dyn StreamHandler> {
+        &self.stream_handler
+    }
+
+    /// Replaces (or wraps) the Messages stream's consumer before starting.
+    pub fn set_stream_handler(&mut self, handler: Arc<dyn StreamHandler>) {
+        self.stream_handler = handler;
+    }
+
     /// Binds `127.0.0.1:{port}` and serves until [`RunningStack::shutdown`].
     pub async fn start(self) -> Result<RunningStack, StartError> {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.settings.port));
@@ -117,6 +139,12 @@ impl LocalStack {
             .map_err(|source| StartError::Bind { addr, source })?;
 
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
+        // The stream is read before anything is served: nothing written through the
+        // stack is missed (DynamoDB: its LATEST iterators are taken here).
+        let stream = self
+            .stream
+            .start(self.stream_handler, shutdown_rx.clone())
+            .await?;
         let tracker = Tracker::new();
         let stage = self.settings.stage.clone();
         let gateway = Arc::new(Gateway {
@@ -132,6 +160,13 @@ impl LocalStack {
         });
         let app = router(&stage, gateway);
 
+        // Frames go out as soon as they are written (no Nagle delay behind a client's
+        // delayed ACK): pushed messages are latency-bound.
+        let listener = listener.tap_io(|tcp| {
+            if let Err(error) = tcp.set_nodelay(true) {
+                tracing::debug!(%error, "cannot set TCP_NODELAY");
+            }
+        });
         let stop = shutdown_rx;
         let server = tokio::spawn(async move {
             let serve = axum::serve(
@@ -143,7 +178,7 @@ impl LocalStack {
                 tracing::error!(%error, "the server stopped");
             }
         });
-        tracing::info!(%addr, stage, storage = %self.storage, "local stack listening");
+        tracing::info!(%addr, stage, storage = %self.storage, stream = stream.description(), "local stack listening");
 
         Ok(RunningStack {
             addr,
@@ -154,6 +189,7 @@ impl LocalStack {
             shutdown: shutdown_tx,
             tracker,
             server,
+            stream,
         })
     }
 }
@@ -192,6 +228,7 @@ pub struct RunningStack {
     shutdown: watch::Sender<bool>,
     tracker: Tracker,
     server: JoinHandle<()>,
+    stream: RunningStream,
 }
 
 impl RunningStack {
@@ -228,6 +265,22 @@ impl RunningStack {
         self.dependencies.players.clone()
     }
 
+    /// The ports the handlers were built with.
+    pub fn dependencies(&self) -> &Dependencies {
+        &self.dependencies
+    }
+
+    /// The Messages stream's mode and knobs: "in-memory feeder; …" or "DynamoDB
+    /// Streams of table …; …".
+    pub fn stream(&self) -> &str {
+        self.stream.description()
+    }
+
+    /// The stream consumer's counters (records received, completed, invocations, …).
+    pub fn stream_stats(&self) -> StreamStatsSnapshot {
+        self.stream.stats()
+    }
+
     /// Stops accepting, closes every socket with 1001, waits for their `$disconnect`s,
     /// and stops the server.
     pub async fn shutdown(self) {
@@ -245,6 +298,8 @@ impl RunningStack {
         {
             abort.abort();
         }
+        // A batch in flight finishes; records not yet handed over stay in the table.
+        self.stream.stop(SHUTDOWN_TIMEOUT).await;
         tracing::info!("local stack stopped");
     }
 }

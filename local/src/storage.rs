@@ -1,5 +1,7 @@
 //! Where the stack keeps its state: in memory by default, or DynamoDB Local (any
-//! DynamoDB-compatible endpoint) with the real adapters, tables created first.
+//! DynamoDB-compatible endpoint) with the real adapters, tables created first. Each
+//! comes with the Messages table's stream ([`MessageStream`]): the in-memory store
+//! reports its inserts to it; on DynamoDB it reads the table's real stream.
 
 use std::sync::Arc;
 
@@ -11,24 +13,33 @@ use shared::adapters::memory::{InMemoryMessageStore, InMemoryPlayerStore};
 use shared::ports::{MessageStore, PlayerStore, StoreError};
 
 use crate::settings::Settings;
+use crate::stream::record::local_stream_arn;
+use crate::stream::{MemoryStream, MessageStream};
 
 /// The stores the handlers use.
-#[derive(Clone)]
 pub struct Stores {
     pub players: Arc<dyn PlayerStore>,
     pub messages: Arc<dyn MessageStore>,
     /// Human-readable: "in memory" or the endpoint.
     pub description: String,
+    /// The Messages table's stream, not consumed yet.
+    pub stream: MessageStream,
 }
 
 /// Builds the stores the settings ask for.
 pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
+    let stream = MessageStream::new(settings.stream_source(), settings.stream_mapping());
     match &settings.dynamodb_endpoint {
-        None => Ok(Stores {
-            players: Arc::new(InMemoryPlayerStore::new()),
-            messages: Arc::new(InMemoryMessageStore::new()),
-            description: "in memory".to_owned(),
-        }),
+        None => {
+            let observer =
+                MemoryStream::new(stream.input(), local_stream_arn(&settings.messages_table));
+            Ok(Stores {
+                players: Arc::new(InMemoryPlayerStore::new()),
+                messages: Arc::new(InMemoryMessageStore::with_observer(observer)),
+                description: "in memory".to_owned(),
+                stream,
+            })
+        }
         Some(endpoint) => {
             let client = client_for_endpoint(endpoint).await;
             create_players_table(&client, &settings.players_table).await?;
@@ -43,6 +54,7 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
                     settings.messages_table.clone(),
                 )),
                 description: format!("DynamoDB at {endpoint}"),
+                stream,
             })
         }
     }

@@ -214,6 +214,81 @@ impl PresenceStatus {
     }
 }
 
+/// The longest placement id GameLift accepts (StartGameSessionPlacement, DESIGN §6).
+pub const MAX_PLACEMENT_ID_LEN: usize = 48;
+
+/// A fresh placement id: a random (v4) UUID, 36 characters of `[0-9a-f-]`, which
+/// GameLift accepts (1–48 of `[A-Za-z0-9-]`) and which is never reused.
+pub fn new_placement_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// Whether `raw` has the shape GameLift requires of a placement id.
+pub fn is_placement_id(raw: &str) -> bool {
+    (1..=MAX_PLACEMENT_ID_LEN).contains(&raw.len())
+        && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
+/// Where a game session placement is (DESIGN §4): it moves only from `PENDING` to one
+/// of the final states, once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum PlacementStatus {
+    Pending,
+    Fulfilled,
+    Cancelled,
+    TimedOut,
+    Failed,
+}
+
+impl PlacementStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "PENDING",
+            Self::Fulfilled => "FULFILLED",
+            Self::Cancelled => "CANCELLED",
+            Self::TimedOut => "TIMED_OUT",
+            Self::Failed => "FAILED",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "PENDING" => Some(Self::Pending),
+            "FULFILLED" => Some(Self::Fulfilled),
+            "CANCELLED" => Some(Self::Cancelled),
+            "TIMED_OUT" => Some(Self::TimedOut),
+            "FAILED" => Some(Self::Failed),
+            _ => None,
+        }
+    }
+
+    /// Every state but `PENDING` is final.
+    pub fn is_final(self) -> bool {
+        self != Self::Pending
+    }
+}
+
+impl fmt::Display for PlacementStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A player's seat in a game session, as clients receive it (`placement` frames, the
+/// `resume` and `rejoinSession` acks) and as the Players item keeps it (`gameSession`).
+/// Clients of TLS fleets must connect to `dns_name`, not the IP (DESIGN §6).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GameSession {
+    pub game_session_arn: String,
+    pub ip_address: String,
+    pub dns_name: String,
+    pub port: u16,
+    pub region: String,
+    pub player_session_id: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,6 +364,65 @@ mod tests {
         assert_eq!(
             ConnectionId::parse("a/b"),
             Err(ConnectionIdError::ForbiddenCharacter { found: '/' })
+        );
+    }
+
+    #[test]
+    fn new_placement_ids_are_distinct_and_valid_for_gamelift() {
+        let ids: std::collections::HashSet<String> =
+            (0..1000).map(|_| new_placement_id()).collect();
+        assert_eq!(ids.len(), 1000);
+        assert!(ids.iter().all(|id| id.len() == 36 && is_placement_id(id)));
+    }
+
+    #[test]
+    fn placement_ids_are_1_to_48_of_letters_digits_and_dashes() {
+        assert!(is_placement_id("a"));
+        assert!(is_placement_id(&"A-9".repeat(16)));
+        for bad in ["", "a_b", "a b", "é", &"a".repeat(49)] {
+            assert!(!is_placement_id(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn placement_statuses_round_trip_and_only_pending_is_not_final() {
+        for status in [
+            PlacementStatus::Pending,
+            PlacementStatus::Fulfilled,
+            PlacementStatus::Cancelled,
+            PlacementStatus::TimedOut,
+            PlacementStatus::Failed,
+        ] {
+            assert_eq!(PlacementStatus::parse(status.as_str()), Some(status));
+            assert_eq!(
+                serde_json::to_value(status).unwrap(),
+                serde_json::Value::String(status.as_str().into())
+            );
+            assert_eq!(status.is_final(), status != PlacementStatus::Pending);
+        }
+        assert_eq!(PlacementStatus::parse("pending"), None);
+    }
+
+    #[test]
+    fn a_game_session_serializes_camel_case_with_a_numeric_port() {
+        let session = GameSession {
+            game_session_arn: "arn:aws:gamelift:us-east-1::gamesession/fleet-1/gs-1".into(),
+            ip_address: "10.0.0.1".into(),
+            dns_name: "ec2-10-0-0-1.compute.amazonaws.com".into(),
+            port: 7777,
+            region: "us-east-1".into(),
+            player_session_id: "psess-1".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&session).unwrap(),
+            serde_json::json!({
+                "gameSessionArn": "arn:aws:gamelift:us-east-1::gamesession/fleet-1/gs-1",
+                "ipAddress": "10.0.0.1",
+                "dnsName": "ec2-10-0-0-1.compute.amazonaws.com",
+                "port": 7777,
+                "region": "us-east-1",
+                "playerSessionId": "psess-1"
+            })
         );
     }
 }

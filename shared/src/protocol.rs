@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::domain::EpochMillis;
+use crate::domain::{EpochMillis, GameSession, PlacementStatus};
 
 /// `requestId` is echoed back; it is bounded so a client cannot make us echo megabytes.
 pub const MAX_REQUEST_ID_LEN: usize = 64;
@@ -14,7 +14,16 @@ pub const MAX_FRAME_BYTES: usize = 32 * 1024;
 
 /// The routes a client may send (besides API Gateway's own `$connect`, `$disconnect`,
 /// `$default`). `$default` names them in its `unknown_route` reply.
-pub const ROUTES: &[&str] = &["resume", "heartbeat"];
+pub const ROUTES: &[&str] = &[
+    "resume",
+    "heartbeat",
+    "sendMessage",
+    "sessionPlacementRequest",
+    "cancelPlacement",
+    "rejoinSession",
+    "subscribePresence",
+    "unsubscribePresence",
+];
 
 /// Error codes of `error` frames.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -193,6 +202,14 @@ pub enum ServerFrame {
         message: Value,
         sent_at: EpochMillis,
     },
+    /// A placement ended (DESIGN §3): `gameSession` (this player's own seat) only when
+    /// `FULFILLED`.
+    Placement {
+        placement_id: String,
+        status: PlacementStatus,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        game_session: Option<GameSession>,
+    },
     /// A watched player changed presence.
     Presence {
         player_id: String,
@@ -354,6 +371,40 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&message).unwrap(),
             json!({"type":"message","messageId":"m1","from":"alice","message":{"hi":true},"sentAt":7})
+        );
+    }
+
+    #[test]
+    fn placement_frames_carry_a_game_session_only_when_fulfilled() {
+        let fulfilled = ServerFrame::Placement {
+            placement_id: "p-1".into(),
+            status: PlacementStatus::Fulfilled,
+            game_session: Some(GameSession {
+                game_session_arn: "arn:gs".into(),
+                ip_address: "10.0.0.1".into(),
+                dns_name: "host.example".into(),
+                port: 7777,
+                region: "us-east-1".into(),
+                player_session_id: "psess-1".into(),
+            }),
+        };
+        assert_eq!(
+            serde_json::to_value(&fulfilled).unwrap(),
+            json!({"type":"placement","placementId":"p-1","status":"FULFILLED",
+                   "gameSession":{"gameSessionArn":"arn:gs","ipAddress":"10.0.0.1",
+                   "dnsName":"host.example","port":7777,"region":"us-east-1",
+                   "playerSessionId":"psess-1"}})
+        );
+        let back: ServerFrame = serde_json::from_str(&fulfilled.to_json()).unwrap();
+        assert_eq!(back, fulfilled);
+        let timed_out = ServerFrame::Placement {
+            placement_id: "p-2".into(),
+            status: PlacementStatus::TimedOut,
+            game_session: None,
+        };
+        assert_eq!(
+            serde_json::to_value(&timed_out).unwrap(),
+            json!({"type":"placement","placementId":"p-2","status":"TIMED_OUT"})
         );
     }
 

@@ -10,10 +10,13 @@ use shared::domain::{PlayerId, PresenceStatus};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_config};
 
 /// How long `next_frame` and `expect_close` wait by default.
 pub const FRAME_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How long the `wait_for_stream_*` helpers wait.
+pub const STREAM_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A local stack for one test.
 pub struct TestStack {
@@ -82,7 +85,8 @@ impl TestStack {
 
     /// Connects to any URL; `Err(status)` if the upgrade was refused.
     pub async fn connect_url(&self, url: &str) -> Result<Client, u16> {
-        match connect_async(url).await {
+        // TCP_NODELAY, as a latency-minded game client would: frames go out at once.
+        match connect_async_with_config(url, None, true).await {
             Ok((ws, _response)) => Ok(Client { ws }),
             Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
                 Err(response.status().as_u16())
@@ -125,6 +129,42 @@ impl TestStack {
             );
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+    }
+
+    /// Waits until the Messages stream's consumer has nothing waiting or in flight
+    /// (every record received so far is delivered, kept for replay, or skipped).
+    pub async fn wait_for_stream_idle(&self) -> local::StreamStatsSnapshot {
+        self.wait_for_stream_records(0).await
+    }
+
+    /// Waits until the consumer has finished with at least `records` records and has
+    /// nothing in flight. On DynamoDB the poller has to read them first, so name how
+    /// many are expected.
+    pub async fn wait_for_stream_records(&self, records: u64) -> local::StreamStatsSnapshot {
+        let deadline = tokio::time::Instant::now() + STREAM_TIMEOUT;
+        loop {
+            let stats = self.stack.stream_stats();
+            if stats.is_idle() && stats.completed >= records {
+                return stats;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the stream consumer did not finish {records} record(s): {stats:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// The undelivered messages of `player` still in the Messages table.
+    pub async fn pending_messages(&self, player: &str) -> Vec<shared::ports::StoredMessage> {
+        let id = PlayerId::parse(player).expect("a valid player id");
+        self.stack
+            .dependencies()
+            .messages
+            .pending(&id, None, 1000)
+            .await
+            .expect("the store answers")
+            .messages
     }
 
     /// Waits until no connection is registered (every close processed).
@@ -232,6 +272,12 @@ impl Client {
             Received::Nothing => {}
             other => panic!("expected nothing for {wait:?}, got {other:?}"),
         }
+    }
+
+    /// Drops the TCP connection without a closing handshake, as a client that loses
+    /// its network does: the server sees the socket end abnormally (1006).
+    pub fn vanish(self) {
+        drop(self.ws);
     }
 
     /// Closes normally (1000) and waits for the server's reply.

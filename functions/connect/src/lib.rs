@@ -1,6 +1,8 @@
 //! `$connect`: records the player's connection in one conditional write and decides
 //! between a new session, a resume within the grace period, and a takeover of a
-//! connection the player still holds elsewhere (DESIGN §5).
+//! connection the player still holds elsewhere (DESIGN §5). A new session publishes
+//! `presence.connected` to the presence bus; a resume or a takeover publishes nothing
+//! (watchers never saw the player leave).
 
 use std::sync::Arc;
 
@@ -8,11 +10,12 @@ use async_trait::async_trait;
 use shared::config::Config;
 use shared::domain::PLAYER_RETENTION_SECONDS;
 use shared::ports::{
-    Clock, ConnectOutcome, ConnectionGateway, GatewayError, NewConnection, PlayerStore,
+    Clock, ConnectOutcome, ConnectionGateway, EventBus, GatewayError, NewConnection, PlayerStore,
+    PresenceEvent,
 };
 use shared::protocol::ServerFrame;
 use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, status};
-use tracing::{info, warn};
+use tracing::{error, info, warn};
 
 /// Refuses a `$connect` that lost a race to a later connection of the same player.
 pub const SUPERSEDED_STATUS: i64 = 409;
@@ -22,6 +25,7 @@ pub struct ConnectHandler {
     players: Arc<dyn PlayerStore>,
     gateway: Arc<dyn ConnectionGateway>,
     clock: Arc<dyn Clock>,
+    events: Arc<dyn EventBus>,
 }
 
 impl ConnectHandler {
@@ -30,12 +34,24 @@ impl ConnectHandler {
         players: Arc<dyn PlayerStore>,
         gateway: Arc<dyn ConnectionGateway>,
         clock: Arc<dyn Clock>,
+        events: Arc<dyn EventBus>,
     ) -> Self {
         Self {
             config,
             players,
             gateway,
             clock,
+            events,
+        }
+    }
+
+    /// Tells the presence bus about a new session. A failure must not refuse the
+    /// connection: watchers miss one `online`, and the ack of their next subscribe (or
+    /// the player's next session) is right again.
+    async fn announce(&self, caller: &Caller, at: shared::domain::EpochMillis) {
+        let event = PresenceEvent::connected(caller.player_id.clone(), at);
+        if let Err(err) = self.events.publish(std::slice::from_ref(&event)).await {
+            error!(player_id = %caller.player_id, connection_id = %caller.connection_id, error = %err, "could not publish presence.connected");
         }
     }
 
@@ -89,7 +105,10 @@ impl RouteHandler for ConnectHandler {
         let outcome = self.players.connect(&connection).await?;
         let span = (caller.player_id.as_str(), caller.connection_id.as_str());
         match &outcome {
-            ConnectOutcome::New => info!(player_id = span.0, connection_id = span.1, "new session"),
+            ConnectOutcome::New => {
+                info!(player_id = span.0, connection_id = span.1, "new session");
+                self.announce(&caller, now).await;
+            }
             ConnectOutcome::Resumed => info!(
                 player_id = span.0,
                 connection_id = span.1,
@@ -118,9 +137,9 @@ impl RouteHandler for ConnectHandler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::adapters::memory::InMemoryPlayerStore;
+    use shared::adapters::memory::{InMemoryPlayerStore, InProcessEventBus};
     use shared::domain::{PlayerId, PresenceStatus};
-    use shared::ports::ManualClock;
+    use shared::ports::{ManualClock, PresenceEvent};
     use shared::testing::events::{parse_event, route_event};
     use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
 
@@ -130,6 +149,7 @@ mod tests {
         players: Arc<InMemoryPlayerStore>,
         gateway: Arc<RecordingGateway>,
         clock: ManualClock,
+        bus: Arc<InProcessEventBus>,
         handler: ConnectHandler,
     }
 
@@ -137,16 +157,19 @@ mod tests {
         let players = Arc::new(InMemoryPlayerStore::new());
         let gateway = Arc::new(RecordingGateway::new());
         let clock = ManualClock::at(T0);
+        let bus = Arc::new(InProcessEventBus::new());
         let handler = ConnectHandler::new(
             Arc::new(Config::for_local("Development")),
             players.clone(),
             gateway.clone(),
             Arc::new(clock.clone()),
+            bus.clone(),
         );
         World {
             players,
             gateway,
             clock,
+            bus,
             handler,
         }
     }
@@ -268,6 +291,80 @@ mod tests {
         event.payload.request_context.authorizer.fields.clear();
         let error = w.handler.handle(event).await.unwrap_err();
         assert!(error.to_string().contains("authorizer"), "{error}");
+    }
+
+    async fn connect(w: &World, connection: &str, at: i64) -> i64 {
+        w.clock.set(at);
+        w.handler
+            .handle(route_event("$connect", "alice", connection, at, None))
+            .await
+            .unwrap()
+            .status_code
+    }
+
+    #[tokio::test]
+    async fn given_a_new_session_when_connecting_then_presence_connected_is_published_once() {
+        let w = world();
+        assert_eq!(connect(&w, "c1", T0).await, 200);
+        assert_eq!(
+            w.bus.published(),
+            vec![PresenceEvent::connected(alice(), T0)]
+        );
+    }
+
+    #[tokio::test]
+    async fn given_a_reconnect_within_grace_then_resumed_without_a_presence_event_and_after_grace_a_new_one()
+     {
+        let w = world();
+        connect(&w, "c1", T0).await;
+        let grace = w.handler.config.reconnect_grace.as_millis() as i64;
+        assert!(
+            w.players
+                .disconnect(
+                    &alice(),
+                    &shared::domain::ConnectionId::parse("c1").unwrap(),
+                    T0 + 10,
+                    T0 + 10 + grace
+                )
+                .await
+                .unwrap()
+        );
+        assert_eq!(connect(&w, "c2", T0 + 10 + grace).await, 200);
+        assert_eq!(w.bus.take(), vec![PresenceEvent::connected(alice(), T0)]);
+
+        assert!(
+            w.players
+                .disconnect(
+                    &alice(),
+                    &shared::domain::ConnectionId::parse("c2").unwrap(),
+                    T0 + 20 + grace,
+                    T0 + 20 + 2 * grace
+                )
+                .await
+                .unwrap()
+        );
+        let late = T0 + 21 + 2 * grace;
+        assert_eq!(connect(&w, "c3", late).await, 200);
+        assert_eq!(w.bus.take(), vec![PresenceEvent::connected(alice(), late)]);
+    }
+
+    #[tokio::test]
+    async fn given_a_takeover_or_a_superseded_connect_then_no_presence_event() {
+        let w = world();
+        connect(&w, "c1", T0).await;
+        w.bus.take();
+        assert_eq!(connect(&w, "c2", T0 + 10).await, 200);
+        assert_eq!(connect(&w, "old", T0 + 5).await, SUPERSEDED_STATUS);
+        assert!(w.bus.published().is_empty());
+    }
+
+    #[tokio::test]
+    async fn given_the_presence_bus_down_when_a_new_session_connects_then_it_is_still_accepted() {
+        let w = world();
+        w.bus.set_failing(true);
+        assert_eq!(connect(&w, "c1", T0).await, 200);
+        let record = w.players.get(&alice()).await.unwrap().unwrap();
+        assert_eq!(record.status, PresenceStatus::Online);
     }
 
     #[tokio::test]

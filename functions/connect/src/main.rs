@@ -19,6 +19,7 @@ async fn main() -> Result<(), Error> {
         aws::player_store(&sdk, &config),
         aws::connection_gateway(&sdk),
         Arc::new(SystemClock),
+        aws::event_bus(&sdk, &config),
     );
     let handler = &handler;
     run(service_fn(move |event| handler.handle(event))).await

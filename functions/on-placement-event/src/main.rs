@@ -1,1 +1,24 @@
-fn main() {}
+//! Lambda wiring only: telemetry, configuration, adapters built once, the runtime.
+
+use std::sync::Arc;
+
+use lambda_runtime::{Error, run, service_fn};
+use on_placement_event::PlacementEventHandler;
+use shared::adapters::aws;
+use shared::config::Config;
+use shared::ports::SystemClock;
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    shared::telemetry::init();
+    let config = Arc::new(Config::from_env()?);
+    let sdk = aws::sdk_config().await;
+    let handler = PlacementEventHandler::new(
+        config.clone(),
+        aws::placement_store(&sdk, &config),
+        aws::placement_outcomes(&sdk, &config),
+        Arc::new(SystemClock),
+    );
+    let handler = &handler;
+    run(service_fn(move |event| handler.handle(event))).await
+}

@@ -1,1 +1,709 @@
-//! Being built: see the issue.
+//! `presence-timeout`: the sweeper, on an EventBridge schedule (every minute). It is
+//! what guarantees presence converges, since `$disconnect` is best-effort (DESIGN §5).
+//!
+//! For each shard of the sparse `BySweepAt` index, it pages through the players whose
+//! `sweepAt` has passed (a heartbeat deadline, or the end of a grace period) and for
+//! each, concurrently up to a bound:
+//! - marks them offline with a conditional write (only if `sweepAt` is still old: a
+//!   heartbeat or reconnect that landed meanwhile wins, and the player is left alone);
+//! - if they were still `online` (a zombie: the socket is open but silent), closes the
+//!   socket;
+//! - publishes `presence.disconnected` (10 per PutEvents call, while the sweep goes on).
+//!
+//! Shards are read round-robin, a page each, so a backlog in one does not starve the
+//! others. The sweep stops fetching pages a margin before the invocation's deadline and
+//! leaves the rest to the next run. Round trips: one Query per page of 100 players, one
+//! UpdateItem per player, one DeleteConnection per zombie, one PutEvents per 10 players.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use aws_lambda_events::event::eventbridge::EventBridgeEvent;
+use futures_util::StreamExt;
+use futures_util::stream;
+use lambda_runtime::LambdaEvent;
+use serde::Serialize;
+use serde_json::Value;
+use shared::config::Config;
+use shared::domain::{EpochMillis, PresenceStatus};
+use shared::ports::{
+    Clock, ConnectionGateway, EventBus, ExpiredPlayer, GatewayError, PlayerStore, PresenceEvent,
+};
+use tokio::sync::mpsc;
+use tracing::{error, info, warn};
+
+/// Players per `BySweepAt` page.
+pub const PAGE_SIZE: u32 = 100;
+/// Players being marked offline (and zombie sockets being closed) at once.
+pub const DEFAULT_CONCURRENCY: usize = 32;
+/// No new page is fetched once the invocation's deadline is this close.
+pub const DEFAULT_DEADLINE_MARGIN: Duration = Duration::from_secs(3);
+/// Events handed to the bus per `publish` call (10 PutEvents calls).
+const PUBLISH_CHUNK: usize = 100;
+
+/// What one sweep did; the function's result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SweepSummary {
+    /// Players marked offline (each got a `presence.disconnected`).
+    pub swept: usize,
+    /// Of those, zombies whose socket was closed (or found closed already).
+    pub zombies_closed: usize,
+    /// True when the deadline stopped the sweep with pages left for the next run.
+    pub stopped_early: bool,
+    /// Pages, players or events that failed (store or bus faults); retried next run,
+    /// except events, which are lost (logged with the player ids).
+    pub failed: usize,
+}
+
+/// A sweep that hit faults: the invocation fails so that alarms fire.
+#[derive(Debug, thiserror::Error)]
+#[error("the sweep hit {} failures (swept {}, zombies closed {}); see the logs", .0.failed, .0.swept, .0.zombies_closed)]
+pub struct SweepFailed(pub SweepSummary);
+
+/// What happened to one expired player.
+enum Retired {
+    Offline {
+        event: PresenceEvent,
+        closed: bool,
+    },
+    /// A heartbeat or reconnect won the race (or another sweep got there first).
+    StillHere,
+    Failed,
+}
+
+pub struct PresenceTimeoutHandler {
+    config: Arc<Config>,
+    players: Arc<dyn PlayerStore>,
+    gateway: Arc<dyn ConnectionGateway>,
+    events: Arc<dyn EventBus>,
+    clock: Arc<dyn Clock>,
+    deadline_margin: Duration,
+    concurrency: usize,
+}
+
+impl PresenceTimeoutHandler {
+    pub fn new(
+        config: Arc<Config>,
+        players: Arc<dyn PlayerStore>,
+        gateway: Arc<dyn ConnectionGateway>,
+        events: Arc<dyn EventBus>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self {
+            config,
+            players,
+            gateway,
+            events,
+            clock,
+            deadline_margin: DEFAULT_DEADLINE_MARGIN,
+            concurrency: DEFAULT_CONCURRENCY,
+        }
+    }
+
+    /// Stops fetching pages `margin` before the invocation's deadline.
+    pub fn with_deadline_margin(mut self, margin: Duration) -> Self {
+        self.deadline_margin = margin;
+        self
+    }
+
+    /// Marks at most `concurrency` players offline at once (at least 1).
+    pub fn with_concurrency(mut self, concurrency: usize) -> Self {
+        self.concurrency = concurrency.max(1);
+        self
+    }
+
+    /// The Lambda entry point: a scheduled event. `Err` when the sweep hit faults.
+    pub async fn handle(
+        &self,
+        event: LambdaEvent<EventBridgeEvent<Value>>,
+    ) -> Result<SweepSummary, lambda_runtime::Error> {
+        // Lambda always sets a deadline; 0 (a hand-made context) means none.
+        let deadline = i64::try_from(event.context.deadline)
+            .ok()
+            .filter(|deadline| *deadline > 0);
+        let now = self.clock.now_millis();
+        let summary = self.sweep(now, deadline).await;
+        if summary.failed > 0 {
+            return Err(SweepFailed(summary).into());
+        }
+        Ok(summary)
+    }
+
+    /// One sweep of every shard as of `now`, without a deadline: what the local stack
+    /// runs on an interval.
+    pub async fn sweep_once(&self, now: EpochMillis) -> SweepSummary {
+        self.sweep(now, None).await
+    }
+
+    async fn sweep(&self, now: EpochMillis, deadline: Option<EpochMillis>) -> SweepSummary {
+        let stop_at = deadline.map(|d| d - self.deadline_margin.as_millis() as i64);
+        let stopped_early = AtomicBool::new(false);
+        let failed = AtomicUsize::new(0);
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+
+        let sweeping = async {
+            let mut swept = 0;
+            let mut closed = 0;
+            let retired = self
+                .expired_players(now, stop_at, &stopped_early, &failed)
+                .map(|player| self.retire(player, now))
+                .buffer_unordered(self.concurrency);
+            let mut retired = std::pin::pin!(retired);
+            while let Some(outcome) = retired.next().await {
+                match outcome {
+                    Retired::Offline { event, closed: c } => {
+                        swept += 1;
+                        closed += usize::from(c);
+                        // The receiver lives until this sender is dropped.
+                        let _ = events_tx.send(event);
+                    }
+                    Retired::StillHere => {}
+                    Retired::Failed => {
+                        failed.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+            drop(events_tx);
+            (swept, closed)
+        };
+        let ((swept, zombies_closed), unpublished) =
+            futures_util::future::join(sweeping, self.publish_all(events_rx)).await;
+        let summary = SweepSummary {
+            swept,
+            zombies_closed,
+            stopped_early: stopped_early.load(Ordering::Relaxed),
+            failed: failed.load(Ordering::Relaxed) + unpublished,
+        };
+        if summary != SweepSummary::default() {
+            info!(
+                swept = summary.swept,
+                zombies_closed = summary.zombies_closed,
+                stopped_early = summary.stopped_early,
+                failed = summary.failed,
+                "presence sweep"
+            );
+        }
+        summary
+    }
+
+    /// Every expired player of every shard, a page at a time, shards round-robin; ends
+    /// early (setting `stopped_early`) once the clock passes `stop_at`.
+    fn expired_players<'a>(
+        &'a self,
+        now: EpochMillis,
+        stop_at: Option<EpochMillis>,
+        stopped_early: &'a AtomicBool,
+        failed: &'a AtomicUsize,
+    ) -> impl futures_util::Stream<Item = ExpiredPlayer> + 'a {
+        let cursors: VecDeque<(u32, Option<ExpiredPlayer>)> = (0..self.config.presence_shards)
+            .map(|s| (s, None))
+            .collect();
+        stream::unfold(cursors, move |mut cursors| async move {
+            let (shard, after) = cursors.pop_front()?;
+            if stop_at.is_some_and(|stop_at| self.clock.now_millis() >= stop_at) {
+                warn!(
+                    shard,
+                    "stopping the sweep before the deadline; the rest is left for the next run"
+                );
+                stopped_early.store(true, Ordering::Relaxed);
+                return None;
+            }
+            match self
+                .players
+                .expired(shard, now, PAGE_SIZE, after.as_ref())
+                .await
+            {
+                Ok(page) => {
+                    if let Some(next) = page.next {
+                        cursors.push_back((shard, Some(next)));
+                    }
+                    Some((page.players, cursors))
+                }
+                Err(err) => {
+                    // This shard waits for the next run; the others go on.
+                    error!(shard, error = %err, "could not read expired players");
+                    failed.fetch_add(1, Ordering::Relaxed);
+                    Some((Vec::new(), cursors))
+                }
+            }
+        })
+        .flat_map(stream::iter)
+    }
+
+    async fn retire(&self, player: ExpiredPlayer, now: EpochMillis) -> Retired {
+        let old = match self.players.mark_offline(&player.player_id, now).await {
+            Ok(Some(old)) => old,
+            Ok(None) => return Retired::StillHere,
+            Err(err) => {
+                error!(player_id = %player.player_id, error = %err, "could not mark an expired player offline");
+                return Retired::Failed;
+            }
+        };
+        let mut closed = false;
+        if old.status == PresenceStatus::Online {
+            // A zombie: online without a heartbeat. Its `$disconnect`, when the socket
+            // closes, finds the record offline and changes nothing.
+            match self.gateway.delete(&old.endpoint, &old.connection_id).await {
+                Ok(()) | Err(GatewayError::Gone) => {
+                    info!(player_id = %old.player_id, connection_id = %old.connection_id, "closed a zombie connection");
+                    closed = true;
+                }
+                Err(err) => {
+                    warn!(player_id = %old.player_id, connection_id = %old.connection_id, error = %err, "could not close a zombie connection");
+                }
+            }
+        }
+        Retired::Offline {
+            event: PresenceEvent::disconnected(old.player_id, now),
+            closed,
+        }
+    }
+
+    /// Publishes events while the sweep goes on, in full chunks of 100 (10 PutEvents
+    /// calls of 10) and what is left at the end: `ceil(n / 10)` calls in all. Returns
+    /// how many could not be published.
+    async fn publish_all(&self, mut events: mpsc::UnboundedReceiver<PresenceEvent>) -> usize {
+        let mut unpublished = 0;
+        let mut chunk = Vec::with_capacity(PUBLISH_CHUNK);
+        loop {
+            while chunk.len() < PUBLISH_CHUNK {
+                let room = PUBLISH_CHUNK - chunk.len();
+                if events.recv_many(&mut chunk, room).await == 0 {
+                    break;
+                }
+            }
+            if chunk.is_empty() {
+                return unpublished;
+            }
+            if let Err(err) = self.events.publish(&chunk).await {
+                let players: Vec<String> = chunk.iter().map(|e| e.player_id.to_string()).collect();
+                error!(error = %err, players = ?players, "presence.disconnected events lost: watchers of these players were not told");
+                unpublished += chunk.len();
+            }
+            chunk.clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicI64;
+
+    use async_trait::async_trait;
+    use serde_json::json;
+    use shared::adapters::memory::{InMemoryPlayerStore, InProcessEventBus};
+    use shared::domain::{ConnectionId, PlayerId};
+    use shared::ports::{ConnectionInfo, ManualClock, NewConnection, PresenceChange};
+    use shared::testing::events::parse_event;
+    use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
+
+    use super::*;
+
+    const T0: i64 = 1_795_323_600_000;
+    const HEARTBEAT: i64 = 90_000;
+    const GRACE: i64 = 30_000;
+
+    fn p(name: &str) -> PlayerId {
+        PlayerId::parse(name).unwrap()
+    }
+
+    fn conn(player: &str) -> ConnectionId {
+        ConnectionId::parse(format!("c-{player}")).unwrap()
+    }
+
+    fn endpoint() -> String {
+        "https://abcdef1234.execute-api.us-east-1.amazonaws.com/Development".into()
+    }
+
+    struct World {
+        config: Arc<Config>,
+        players: Arc<InMemoryPlayerStore>,
+        gateway: Arc<RecordingGateway>,
+        bus: Arc<InProcessEventBus>,
+        clock: ManualClock,
+    }
+
+    impl World {
+        fn new(shards: u32) -> Self {
+            let mut config = Config::for_local("Development");
+            config.presence_shards = shards;
+            Self {
+                config: Arc::new(config),
+                players: Arc::new(InMemoryPlayerStore::new()),
+                gateway: Arc::new(RecordingGateway::new()),
+                bus: Arc::new(InProcessEventBus::new()),
+                clock: ManualClock::at(T0),
+            }
+        }
+
+        fn handler(&self) -> PresenceTimeoutHandler {
+            self.handler_with(self.gateway.clone())
+        }
+
+        fn handler_with(&self, gateway: Arc<dyn ConnectionGateway>) -> PresenceTimeoutHandler {
+            PresenceTimeoutHandler::new(
+                self.config.clone(),
+                self.players.clone(),
+                gateway,
+                self.bus.clone(),
+                Arc::new(self.clock.clone()),
+            )
+        }
+
+        /// `player` connects at `at` (heartbeat deadline `at + 90 s`).
+        async fn connect(&self, player: &str, at: i64) {
+            let player_id = p(player);
+            self.players
+                .connect(&NewConnection {
+                    sweep_shard: player_id.sweep_shard(self.config.presence_shards),
+                    player_id,
+                    connection_id: conn(player),
+                    endpoint: endpoint(),
+                    connected_at: at,
+                    now: at,
+                    heartbeat_deadline: at + HEARTBEAT,
+                    expire_at_secs: 0,
+                })
+                .await
+                .unwrap();
+        }
+
+        async fn disconnect(&self, player: &str, at: i64) {
+            assert!(
+                self.players
+                    .disconnect(&p(player), &conn(player), at, at + GRACE)
+                    .await
+                    .unwrap()
+            );
+        }
+
+        async fn status(&self, player: &str) -> PresenceStatus {
+            self.players.get(&p(player)).await.unwrap().unwrap().status
+        }
+
+        /// Players the bus was told went offline, sorted.
+        fn disconnected(&self) -> Vec<String> {
+            let mut players: Vec<String> = self
+                .bus
+                .published()
+                .iter()
+                .map(|e| {
+                    assert_eq!(e.kind, PresenceChange::Disconnected);
+                    e.player_id.to_string()
+                })
+                .collect();
+            players.sort();
+            players
+        }
+    }
+
+    #[tokio::test]
+    async fn given_alice_online_without_a_heartbeat_when_sweeping_then_she_goes_offline_her_socket_closes_and_watchers_are_told()
+     {
+        let w = World::new(4);
+        w.connect("alice", T0 - HEARTBEAT - 1).await;
+        let summary = w.handler().sweep_once(T0).await;
+        assert_eq!(
+            summary,
+            SweepSummary {
+                swept: 1,
+                zombies_closed: 1,
+                stopped_early: false,
+                failed: 0
+            }
+        );
+        assert_eq!(w.status("alice").await, PresenceStatus::Offline);
+        assert_eq!(
+            w.gateway.calls(),
+            vec![GatewayCall::Delete {
+                endpoint: endpoint(),
+                connection: "c-alice".into()
+            }]
+        );
+        assert_eq!(
+            w.bus.published(),
+            vec![PresenceEvent::disconnected(p("alice"), T0)]
+        );
+    }
+
+    #[tokio::test]
+    async fn given_a_disconnected_player_past_grace_then_offline_and_told_with_no_socket_to_close()
+    {
+        let w = World::new(4);
+        w.connect("alice", T0 - 60_000).await;
+        w.disconnect("alice", T0 - GRACE - 1).await;
+        let summary = w.handler().sweep_once(T0).await;
+        assert_eq!((summary.swept, summary.zombies_closed), (1, 0));
+        assert_eq!(w.status("alice").await, PresenceStatus::Offline);
+        assert!(w.gateway.calls().is_empty());
+        assert_eq!(w.disconnected(), vec!["alice"]);
+    }
+
+    #[tokio::test]
+    async fn given_players_in_grace_or_within_their_heartbeat_deadline_then_they_are_left_alone() {
+        let w = World::new(4);
+        w.connect("alice", T0 - HEARTBEAT).await; // deadline exactly now: not before now
+        w.connect("bob", T0 - 60_000).await;
+        w.disconnect("bob", T0 - GRACE + 1).await; // grace ends 1 ms from now
+        let summary = w.handler().sweep_once(T0).await;
+        assert_eq!(summary, SweepSummary::default());
+        assert_eq!(w.status("alice").await, PresenceStatus::Online);
+        assert_eq!(w.status("bob").await, PresenceStatus::Disconnected);
+        assert!(w.bus.published().is_empty());
+        assert_eq!(w.bus.put_events_calls(), 0, "nothing to publish is no call");
+    }
+
+    #[tokio::test]
+    async fn given_a_player_who_heartbeats_every_second_then_every_sweep_leaves_them_online() {
+        let w = World::new(1);
+        let mut now = T0;
+        w.connect("alice", now).await;
+        for _ in 0..200 {
+            now += 1000;
+            w.clock.set(now);
+            assert!(
+                w.players
+                    .heartbeat(&p("alice"), &conn("alice"), now, now + HEARTBEAT)
+                    .await
+                    .unwrap()
+            );
+            assert_eq!(w.handler().sweep_once(now).await.swept, 0);
+        }
+        assert_eq!(w.status("alice").await, PresenceStatus::Online);
+    }
+
+    /// Heartbeats `late` when the sweeper closes `zombie`'s socket: the heartbeat lands
+    /// after the sweeper listed `late` as expired and before it marks them offline.
+    struct HeartbeatDuringSweep {
+        players: Arc<InMemoryPlayerStore>,
+        zombie: ConnectionId,
+        late: &'static str,
+        at: i64,
+    }
+
+    #[async_trait]
+    impl ConnectionGateway for HeartbeatDuringSweep {
+        async fn post(&self, _: &str, _: &ConnectionId, _: &[u8]) -> Result<(), GatewayError> {
+            Ok(())
+        }
+        async fn delete(&self, _: &str, connection: &ConnectionId) -> Result<(), GatewayError> {
+            if *connection == self.zombie {
+                let late = p(self.late);
+                let refreshed = self
+                    .players
+                    .heartbeat(&late, &conn(self.late), self.at, self.at + HEARTBEAT)
+                    .await
+                    .unwrap();
+                assert!(refreshed);
+            }
+            Ok(())
+        }
+        async fn get(&self, _: &str, _: &ConnectionId) -> Result<ConnectionInfo, GatewayError> {
+            Err(GatewayError::Gone)
+        }
+    }
+
+    #[tokio::test]
+    async fn given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_wins() {
+        let w = World::new(1);
+        // Both expired; alice's deadline passed first, so she is handled first.
+        w.connect("alice", T0 - HEARTBEAT - 20).await;
+        w.connect("bob", T0 - HEARTBEAT - 10).await;
+        let gateway = Arc::new(HeartbeatDuringSweep {
+            players: w.players.clone(),
+            zombie: conn("alice"),
+            late: "bob",
+            at: T0,
+        });
+        let summary = w
+            .handler_with(gateway)
+            .with_concurrency(1)
+            .sweep_once(T0)
+            .await;
+        assert_eq!((summary.swept, summary.failed), (1, 0));
+        assert_eq!(w.status("alice").await, PresenceStatus::Offline);
+        assert_eq!(w.status("bob").await, PresenceStatus::Online);
+        assert_eq!(w.disconnected(), vec!["alice"]);
+    }
+
+    #[tokio::test]
+    async fn given_250_expired_players_across_4_shards_then_every_one_is_swept_and_told_once() {
+        let w = World::new(4);
+        for i in 0..250 {
+            w.connect(&format!("p{i:03}"), T0 - HEARTBEAT - 1000 + i)
+                .await;
+        }
+        let summary = w.handler().sweep_once(T0).await;
+        assert_eq!(summary.swept, 250);
+        assert_eq!(summary.zombies_closed, 250);
+        let told = w.disconnected();
+        assert_eq!(told.len(), 250);
+        let mut distinct = told.clone();
+        distinct.dedup();
+        assert_eq!(distinct, told);
+        assert_eq!(w.bus.put_events_calls(), 25, "ceil(250 / 10)");
+        // A second sweep finds nothing left.
+        assert_eq!(
+            w.handler().sweep_once(T0 + 1).await,
+            SweepSummary::default()
+        );
+    }
+
+    /// Each socket close takes `step` ms of the (manual) clock, and the most closes in
+    /// flight at once is recorded.
+    struct SlowGateway {
+        clock: ManualClock,
+        step: i64,
+        in_flight: AtomicUsize,
+        most: AtomicUsize,
+        closes: AtomicI64,
+    }
+
+    impl SlowGateway {
+        fn new(clock: ManualClock, step: i64) -> Self {
+            Self {
+                clock,
+                step,
+                in_flight: AtomicUsize::new(0),
+                most: AtomicUsize::new(0),
+                closes: AtomicI64::new(0),
+            }
+        }
+    }
+
+    #[async_trait]
+    impl ConnectionGateway for SlowGateway {
+        async fn post(&self, _: &str, _: &ConnectionId, _: &[u8]) -> Result<(), GatewayError> {
+            Ok(())
+        }
+        async fn delete(&self, _: &str, _: &ConnectionId) -> Result<(), GatewayError> {
+            let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+            self.most.fetch_max(now, Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            self.clock.advance(self.step);
+            self.closes.fetch_add(1, Ordering::SeqCst);
+            self.in_flight.fetch_sub(1, Ordering::SeqCst);
+            Ok(())
+        }
+        async fn get(&self, _: &str, _: &ConnectionId) -> Result<ConnectionInfo, GatewayError> {
+            Err(GatewayError::Gone)
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn given_many_zombies_then_at_most_the_concurrency_bound_are_handled_at_once() {
+        let w = World::new(2);
+        for i in 0..200 {
+            w.connect(&format!("z{i:03}"), T0 - HEARTBEAT - 1).await;
+        }
+        let gateway = Arc::new(SlowGateway::new(w.clock.clone(), 0));
+        let summary = w.handler_with(gateway.clone()).sweep_once(T0).await;
+        assert_eq!(summary.swept, 200);
+        assert_eq!(gateway.most.load(Ordering::SeqCst), DEFAULT_CONCURRENCY);
+    }
+
+    /// A scheduled invocation whose deadline is `deadline` (epoch ms).
+    fn scheduled(deadline: i64) -> LambdaEvent<EventBridgeEvent<Value>> {
+        let mut event = parse_event(
+            serde_json::from_str(include_str!(
+                "../../../events/schedule-presence-timeout.json"
+            ))
+            .unwrap(),
+        );
+        event.context.deadline = deadline as u64;
+        event
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn given_the_deadline_near_when_sweeping_then_it_stops_fetching_pages_and_the_next_run_finishes()
+     {
+        let w = World::new(1);
+        for i in 0..250 {
+            w.connect(&format!("z{i:03}"), T0 - HEARTBEAT - 1000 + i)
+                .await;
+        }
+        // Each close takes 1 s; the deadline is 3 s (margin) + 50 s away: the first
+        // page of 100 runs past it, so no second page is fetched.
+        let gateway = Arc::new(SlowGateway::new(w.clock.clone(), 1000));
+        let handler = w.handler_with(gateway.clone());
+        let summary = handler.handle(scheduled(T0 + 53_000)).await.unwrap();
+        assert_eq!(
+            summary,
+            SweepSummary {
+                swept: 100,
+                zombies_closed: 100,
+                stopped_early: true,
+                failed: 0
+            }
+        );
+        assert_eq!(w.disconnected().len(), 100);
+
+        let next_run = w.clock.now_millis() + 60_000;
+        w.clock.set(next_run - 1);
+        let handler = w
+            .handler_with(gateway)
+            .with_deadline_margin(Duration::from_secs(1));
+        let summary = handler
+            .handle(scheduled(next_run + 1_000_000))
+            .await
+            .unwrap();
+        assert_eq!((summary.swept, summary.stopped_early), (150, false));
+        assert_eq!(w.disconnected().len(), 250);
+    }
+
+    #[tokio::test]
+    async fn given_a_zombie_socket_already_gone_then_it_counts_as_closed() {
+        let w = World::new(4);
+        w.connect("alice", T0 - HEARTBEAT - 1).await;
+        w.gateway.mark_gone("c-alice");
+        let summary = w.handler().sweep_once(T0).await;
+        assert_eq!((summary.swept, summary.zombies_closed), (1, 1));
+    }
+
+    #[tokio::test]
+    async fn given_a_zombie_socket_that_cannot_be_closed_then_the_player_is_still_offline_and_told()
+    {
+        let w = World::new(4);
+        w.connect("alice", T0 - HEARTBEAT - 1).await;
+        w.gateway.throttle("c-alice");
+        let summary = w.handler().sweep_once(T0).await;
+        assert_eq!(
+            (summary.swept, summary.zombies_closed, summary.failed),
+            (1, 0, 0)
+        );
+        assert_eq!(w.disconnected(), vec!["alice"]);
+    }
+
+    #[tokio::test]
+    async fn given_the_bus_down_then_players_still_go_offline_and_the_invocation_fails_for_alarms()
+    {
+        let w = World::new(4);
+        w.connect("alice", T0 - HEARTBEAT - 1).await;
+        w.connect("bob", T0 - HEARTBEAT - 1).await;
+        w.bus.set_failing(true);
+        let error = w.handler().handle(scheduled(0)).await.unwrap_err();
+        assert!(error.to_string().contains("2 failures"), "{error}");
+        assert_eq!(w.status("alice").await, PresenceStatus::Offline);
+        assert_eq!(w.status("bob").await, PresenceStatus::Offline);
+    }
+
+    #[tokio::test]
+    async fn the_sample_schedule_event_sweeps_and_returns_the_summary() {
+        let w = World::new(4);
+        w.connect("alice", T0 - HEARTBEAT - 1).await;
+        w.connect("bob", T0 - 60_000).await;
+        w.disconnect("bob", T0 - GRACE - 1).await;
+        w.connect("carol", T0).await;
+        // No deadline in a hand-made context: the sweep runs to the end.
+        let summary = w.handler().handle(scheduled(0)).await.unwrap();
+        assert_eq!(
+            serde_json::to_value(summary).unwrap(),
+            json!({"swept": 2, "zombiesClosed": 1, "stoppedEarly": false, "failed": 0})
+        );
+        assert_eq!(w.disconnected(), vec!["alice", "bob"]);
+        assert_eq!(w.status("carol").await, PresenceStatus::Online);
+    }
+}

@@ -1,1 +1,25 @@
-fn main() {}
+//! Lambda wiring only: telemetry, configuration, adapters built once, the runtime.
+
+use std::sync::Arc;
+
+use lambda_runtime::{Error, run, service_fn};
+use presence_timeout::PresenceTimeoutHandler;
+use shared::adapters::aws;
+use shared::config::Config;
+use shared::ports::SystemClock;
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    shared::telemetry::init();
+    let config = Arc::new(Config::from_env()?);
+    let sdk = aws::sdk_config().await;
+    let handler = PresenceTimeoutHandler::new(
+        config.clone(),
+        aws::player_store(&sdk, &config),
+        aws::connection_gateway(&sdk),
+        aws::event_bus(&sdk, &config),
+        Arc::new(SystemClock),
+    );
+    let handler = &handler;
+    run(service_fn(move |event| handler.handle(event))).await
+}

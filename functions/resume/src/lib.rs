@@ -12,7 +12,8 @@ use serde::Serialize;
 use serde_json::Value;
 use shared::domain::MessageId;
 use shared::ports::{
-    ConnectionGateway, GatewayError, MessageKind, MessageStore, PlayerStore, StoredMessage,
+    ConnectionGateway, GatewayError, MessageKind, MessageStore, PlayerRecord, PlayerStore,
+    StoredMessage,
 };
 use shared::protocol::ServerFrame;
 use shared::websocket::{
@@ -103,6 +104,12 @@ impl ResumeHandler {
     }
 }
 
+/// The ack's `placement`: the pending one, from the record already read.
+fn pending_placement(record: &PlayerRecord) -> Option<Value> {
+    let id = record.pending_placement_id.as_ref()?;
+    Some(serde_json::json!({ "placementId": id, "status": "PENDING" }))
+}
+
 #[async_trait]
 impl RouteHandler for ResumeHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
@@ -129,8 +136,11 @@ impl RouteHandler for ResumeHandler {
                 player_id: caller.player_id.to_string(),
                 resumed,
                 pending_messages: replay.len(),
-                placement: None,
-                game_session: None,
+                placement: record.as_ref().and_then(pending_placement),
+                game_session: record
+                    .as_ref()
+                    .and_then(|r| r.game_session.as_ref())
+                    .and_then(|session| serde_json::to_value(session).ok()),
             },
         );
         if replay.is_empty() && stale.is_empty() {
@@ -229,6 +239,78 @@ mod tests {
             reply_frame(&response),
             json!({"type":"ack","route":"resume","requestId":"r-1","playerId":"alice","resumed":false,
                    "pendingMessages":0,"placement":null,"gameSession":null})
+        );
+    }
+
+    #[tokio::test]
+    async fn given_a_pending_placement_and_a_last_game_when_resuming_then_both_are_in_the_ack() {
+        use shared::adapters::memory::{InMemoryPlacementOutcomes, InMemoryPlacementStore};
+        use shared::domain::PlacementStatus;
+        use shared::ports::{
+            PlacedGameSession, PlacementOutcomes, PlacementRecord, PlacementStore, SettledPlayer,
+            Settlement,
+        };
+
+        let w = world();
+        connect(&w.players, "c1", T0).await;
+        let alice = PlayerId::parse("alice").unwrap();
+        let frame = reply_frame(&w.handler.handle(resume("c1")).await.unwrap());
+        assert_eq!(frame["placement"], Value::Null);
+        assert_eq!(frame["gameSession"], Value::Null);
+
+        // A first placement fulfilled (delivered), a second one pending.
+        let placements = Arc::new(InMemoryPlacementStore::new());
+        w.players
+            .begin_placement(&alice, "p-1")
+            .await
+            .unwrap()
+            .unwrap();
+        placements
+            .create(&PlacementRecord::pending("p-1", alice.clone(), "q", T0))
+            .await
+            .unwrap();
+        let delivered = Arc::new(InMemoryMessageStore::new());
+        let outcomes =
+            InMemoryPlacementOutcomes::new(placements, w.players.clone(), delivered.clone());
+        let game_session = PlacedGameSession {
+            game_session_arn: "arn:gs".into(),
+            ip_address: "10.0.0.1".into(),
+            dns_name: "host.example".into(),
+            port: 7777,
+            region: "eu-west-1".into(),
+        };
+        let settled = outcomes
+            .settle(&Settlement {
+                placement_id: "p-1".into(),
+                status: PlacementStatus::Fulfilled,
+                game_session: Some(game_session),
+                players: vec![SettledPlayer {
+                    player_id: alice.clone(),
+                    player_session_id: Some("psess-1".into()),
+                    message: queued(MessageKind::Placement, 1),
+                }],
+                at: T0,
+            })
+            .await
+            .unwrap();
+        assert!(settled);
+        w.players
+            .begin_placement(&alice, "p-2")
+            .await
+            .unwrap()
+            .unwrap();
+
+        // Reconnect: the game state is still there.
+        connect(&w.players, "c2", T0 + 1_000).await;
+        let frame = reply_frame(&w.handler.handle(resume("c2")).await.unwrap());
+        assert_eq!(
+            frame["placement"],
+            json!({"placementId": "p-2", "status": "PENDING"})
+        );
+        assert_eq!(
+            frame["gameSession"],
+            json!({"gameSessionArn": "arn:gs", "ipAddress": "10.0.0.1", "dnsName": "host.example",
+                   "port": 7777, "region": "eu-west-1", "playerSessionId": "psess-1"})
         );
     }
 

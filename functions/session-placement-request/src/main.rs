@@ -1,1 +1,26 @@
-fn main() {}
+//! Lambda wiring only: telemetry, configuration, adapters built once, the runtime.
+
+use std::sync::Arc;
+
+use lambda_runtime::{Error, run, service_fn};
+use session_placement_request::SessionPlacementRequestHandler;
+use shared::adapters::aws;
+use shared::config::Config;
+use shared::ports::SystemClock;
+use shared::websocket::RouteHandler;
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    shared::telemetry::init();
+    let config = Arc::new(Config::from_env()?);
+    let sdk = aws::sdk_config().await;
+    let handler = SessionPlacementRequestHandler::new(
+        config.clone(),
+        aws::player_store(&sdk, &config),
+        aws::placement_store(&sdk, &config),
+        aws::gamelift(&sdk),
+        Arc::new(SystemClock),
+    );
+    let handler = &handler;
+    run(service_fn(move |event| handler.handle(event))).await
+}

@@ -183,7 +183,8 @@ pub async fn upgrade(
             });
         }
     };
-    ws.max_frame_size(MAX_FRAME_BYTES)
+    ws.read_buffer_size(4 * 1024)
+        .max_frame_size(MAX_FRAME_BYTES)
         .max_message_size(MAX_MESSAGE_BYTES)
         .on_failed_upgrade(on_failure)
         .on_upgrade(move |socket| connection::run(socket, facts, gateway, guard))

@@ -41,6 +41,49 @@ pub fn message_store(sdk: &SdkConfig, config: &Config) -> Arc<dyn MessageStore> 
     ))
 }
 
+pub fn placement_store(sdk: &SdkConfig, config: &Config) -> Arc<dyn crate::ports::PlacementStore> {
+    Arc::new(crate::adapters::dynamodb::DynamoPlacementStore::new(
+        aws_sdk_dynamodb::Client::new(sdk),
+        config.placements_table.clone(),
+    ))
+}
+
+/// Placement settlements: one TransactWriteItems across Placements, Players and Messages.
+pub fn placement_outcomes(
+    sdk: &SdkConfig,
+    config: &Config,
+) -> Arc<dyn crate::ports::PlacementOutcomes> {
+    Arc::new(crate::adapters::dynamodb::DynamoPlacementOutcomes::new(
+        aws_sdk_dynamodb::Client::new(sdk),
+        config.placements_table.clone(),
+        config.players_table.clone(),
+        config.messages_table.clone(),
+    ))
+}
+
 pub fn connection_gateway(sdk: &SdkConfig) -> Arc<dyn ConnectionGateway> {
     Arc::new(ApiGatewayManagementGateway::new(sdk.clone()))
+}
+
+pub fn gamelift(sdk: &SdkConfig) -> Arc<dyn crate::ports::GameLift> {
+    Arc::new(crate::adapters::gamelift::SdkGameLift::from_sdk_config(sdk))
+}
+
+/// Presence events to the custom bus `PRESENCE_EVENT_BUS`, `Source` = `<GAME>.presence`.
+pub fn event_bus(sdk: &SdkConfig, config: &Config) -> Arc<dyn crate::ports::EventBus> {
+    Arc::new(crate::adapters::eventbridge::EventBridgeBus::new(
+        aws_sdk_eventbridge::Client::new(sdk),
+        config.presence_event_bus.clone(),
+        crate::ports::event_bus::presence_source(&config.game),
+    ))
+}
+
+pub fn subscription_store(
+    sdk: &SdkConfig,
+    config: &Config,
+) -> Arc<dyn crate::ports::SubscriptionStore> {
+    Arc::new(crate::adapters::dynamodb::DynamoSubscriptionStore::new(
+        aws_sdk_dynamodb::Client::new(sdk),
+        config.subscriptions_table.clone(),
+    ))
 }

@@ -4,4 +4,6 @@
 pub mod apigateway;
 pub mod aws;
 pub mod dynamodb;
+pub mod eventbridge;
+pub mod gamelift;
 pub mod memory;

@@ -3,15 +3,24 @@
 
 pub mod clock;
 pub mod connection_gateway;
+pub mod event_bus;
 pub mod gamelift;
 pub mod message_store;
+pub mod placement_store;
 pub mod player_store;
+pub mod subscription_store;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use gamelift::{GameLift, GameLiftError, PlacementRequest, PlayerSession};
 pub use connection_gateway::{ConnectionGateway, ConnectionInfo, GatewayError};
+pub use event_bus::{EventBus, EventBusError, PresenceChange, PresenceEvent};
+pub use gamelift::{GameLift, GameLiftError, PlacementRequest, PlayerSession};
 pub use message_store::{MessageKind, MessagePage, MessageStore, StoredMessage};
+pub use placement_store::{
+    PLACEMENT_RETENTION_SECONDS, PlacedGameSession, PlacementOutcomes, PlacementRecord,
+    PlacementStore, SettledPlayer, Settlement,
+};
 pub use player_store::{
     ConnectOutcome, ExpiredPage, ExpiredPlayer, NewConnection, PlayerRecord, PlayerStore,
     StoreError,
 };
+pub use subscription_store::{SUBSCRIPTION_TTL_SECONDS, SubscriptionStore};

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 
-use crate::domain::{ConnectionId, EpochMillis, MessageId, PlayerId, PresenceStatus};
+use crate::domain::{ConnectionId, EpochMillis, GameSession, MessageId, PlayerId, PresenceStatus};
 
 type Source = Box<dyn std::error::Error + Send + Sync>;
 
@@ -101,6 +101,14 @@ pub struct PlayerRecord {
     /// failed on (the retry's checkpoint), the later messages of that batch it already
     /// delivered, which the retry must not deliver again.
     pub redelivery: BTreeMap<MessageId, Vec<MessageId>>,
+    /// The placement the player is waiting for: at most one at a time (DESIGN §5). Game
+    /// state like this survives reconnects (`$connect` writes only connection fields).
+    pub pending_placement_id: Option<String>,
+    /// The placement the player requested last, pending or ended (`cancelPlacement`'s
+    /// default once nothing is pending).
+    pub last_placement_id: Option<String>,
+    /// The player's seat in their last fulfilled (or rejoined) game session.
+    pub game_session: Option<GameSession>,
 }
 
 impl PlayerRecord {
@@ -199,4 +207,31 @@ pub trait PlayerStore: Send + Sync {
         player: &PlayerId,
         now: EpochMillis,
     ) -> Result<Option<PlayerRecord>, StoreError>;
+
+    /// Makes `placement_id` the player's pending (and last) placement, only if none is
+    /// pending: one conditional write. `Ok(Err(pending))` names the placement that is
+    /// pending instead (read from the same write, at no extra cost). Game state may be
+    /// written before the player's first `$connect`: the item is created if missing.
+    async fn begin_placement(
+        &self,
+        player: &PlayerId,
+        placement_id: &str,
+    ) -> Result<Result<(), String>, StoreError>;
+
+    /// Clears the pending placement, only if it is still `placement_id` (GameLift refused
+    /// it); a later placement is never cleared. Does nothing if the player has no item.
+    async fn abandon_placement(
+        &self,
+        player: &PlayerId,
+        placement_id: &str,
+    ) -> Result<(), StoreError>;
+
+    /// Replaces the stored game session with `session` (a new player session in the
+    /// same game: rejoin), only if the stored one is still that game
+    /// (`session.game_session_arn`). Returns whether it did.
+    async fn update_game_session(
+        &self,
+        player: &PlayerId,
+        session: &GameSession,
+    ) -> Result<bool, StoreError>;
 }

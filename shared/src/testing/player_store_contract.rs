@@ -63,6 +63,130 @@ where
     given_many_players_when_reading_them_together_then_only_existing_ones_return(&make().await)
         .await;
     given_a_redelivery_marker_then_it_is_read_kept_across_connects_and_cleared(&make().await).await;
+    given_no_pending_placement_when_beginning_then_pending_and_a_second_conflicts_naming_it(
+        &make().await,
+    )
+    .await;
+    given_a_pending_placement_then_only_its_own_id_abandons_it(&make().await).await;
+    given_game_state_written_before_the_first_connect_then_the_connect_keeps_it(&make().await)
+        .await;
+    given_no_game_session_when_updating_it_then_nothing_is_written(&make().await).await;
+}
+
+async fn given_no_pending_placement_when_beginning_then_pending_and_a_second_conflicts_naming_it(
+    store: &impl PlayerStore,
+) {
+    store.connect(&connection("alice", "c1", T0)).await.unwrap();
+    assert_eq!(
+        store
+            .begin_placement(&player("alice"), "p-1")
+            .await
+            .unwrap(),
+        Ok(())
+    );
+    assert_eq!(
+        store
+            .begin_placement(&player("alice"), "p-2")
+            .await
+            .unwrap(),
+        Err("p-1".to_owned())
+    );
+    let record = store.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(record.pending_placement_id.as_deref(), Some("p-1"));
+    assert_eq!(record.last_placement_id.as_deref(), Some("p-1"));
+    assert_eq!(record.game_session, None);
+
+    // Game state survives reconnects (a `$connect` writes connection fields only).
+    store
+        .connect(&connection("alice", "c2", T0 + 1))
+        .await
+        .unwrap();
+    let record = store.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(record.connection_id, conn("c2"));
+    assert_eq!(record.pending_placement_id.as_deref(), Some("p-1"));
+}
+
+async fn given_a_pending_placement_then_only_its_own_id_abandons_it(store: &impl PlayerStore) {
+    store.connect(&connection("alice", "c1", T0)).await.unwrap();
+    store
+        .begin_placement(&player("alice"), "p-1")
+        .await
+        .unwrap()
+        .unwrap();
+    store
+        .abandon_placement(&player("alice"), "p-0")
+        .await
+        .unwrap();
+    let record = store.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(record.pending_placement_id.as_deref(), Some("p-1"));
+
+    store
+        .abandon_placement(&player("alice"), "p-1")
+        .await
+        .unwrap();
+    let record = store.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(record.pending_placement_id, None);
+    assert_eq!(record.last_placement_id.as_deref(), Some("p-1"));
+    assert_eq!(
+        store
+            .begin_placement(&player("alice"), "p-2")
+            .await
+            .unwrap(),
+        Ok(())
+    );
+
+    // No item: nothing to abandon, and nothing is created.
+    store
+        .abandon_placement(&player("ghost"), "p-1")
+        .await
+        .unwrap();
+    assert_eq!(store.get(&player("ghost")).await.unwrap(), None);
+}
+
+async fn given_game_state_written_before_the_first_connect_then_the_connect_keeps_it(
+    store: &impl PlayerStore,
+) {
+    assert_eq!(
+        store.begin_placement(&player("bob"), "p-1").await.unwrap(),
+        Ok(())
+    );
+    // An item holding game state only is no connection record.
+    assert_eq!(store.get(&player("bob")).await.unwrap(), None);
+    assert_eq!(
+        store.begin_placement(&player("bob"), "p-2").await.unwrap(),
+        Err("p-1".to_owned())
+    );
+    let outcome = store.connect(&connection("bob", "c1", T0)).await.unwrap();
+    assert_eq!(outcome, ConnectOutcome::New);
+    let record = store.get(&player("bob")).await.unwrap().unwrap();
+    assert_eq!(record.pending_placement_id.as_deref(), Some("p-1"));
+}
+
+async fn given_no_game_session_when_updating_it_then_nothing_is_written(store: &impl PlayerStore) {
+    store.connect(&connection("alice", "c1", T0)).await.unwrap();
+    let session = crate::domain::GameSession {
+        game_session_arn: "arn:gs".into(),
+        ip_address: "10.0.0.1".into(),
+        dns_name: "host.example".into(),
+        port: 7777,
+        region: "us-east-1".into(),
+        player_session_id: "psess-1".into(),
+    };
+    assert!(
+        !store
+            .update_game_session(&player("alice"), &session)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .update_game_session(&player("ghost"), &session)
+            .await
+            .unwrap()
+    );
+    let record = store.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(record.game_session, None);
+    assert_eq!(store.get(&player("ghost")).await.unwrap(), None);
 }
 
 async fn given_no_record_when_connecting_then_a_new_online_session(store: &impl PlayerStore) {

@@ -134,6 +134,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         players.clone(),
         gateway.clone(),
         clock.clone(),
+        Arc::new(shared::adapters::memory::InProcessEventBus::new()),
     );
     let disconnect = DisconnectHandler::new(config.clone(), players.clone(), clock.clone());
     let heartbeat = HeartbeatHandler::new(config.clone(), players.clone(), clock.clone());

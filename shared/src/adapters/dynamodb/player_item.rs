@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::domain::{ConnectionId, EpochMillis, MessageId, PlayerId, PresenceStatus};
+use crate::domain::{ConnectionId, EpochMillis, GameSession, MessageId, PlayerId, PresenceStatus};
 use crate::ports::player_store::{ExpiredPlayer, PlayerRecord, StoreError};
 
 pub(crate) type Item = HashMap<String, AttributeValue>;
@@ -24,6 +24,22 @@ pub(crate) mod attr {
     pub const PREVIOUS_STATUS: &str = "previousStatus";
     pub const PREVIOUS_SWEEP_AT: &str = "previousSweepAt";
     pub const EXPIRE_AT: &str = "expireAt";
+    /// The pending placement: a string set holding at most one id, so that a settlement
+    /// can clear it only if it is still that placement with a condition-free
+    /// `DELETE pendingPlacementId :ids` (a condition on a player item would cancel a
+    /// whole settlement transaction). A plain string is read too.
+    pub const PENDING_PLACEMENT_ID: &str = "pendingPlacementId";
+    pub const LAST_PLACEMENT_ID: &str = "lastPlacementId";
+    /// A map: `gameSessionArn`, `ipAddress`, `dnsName`, `port` (N), `region`,
+    /// `playerSessionId`.
+    pub const GAME_SESSION: &str = "gameSession";
+    /// Attributes of the `gameSession` map.
+    pub const GAME_SESSION_ARN: &str = "gameSessionArn";
+    pub const IP_ADDRESS: &str = "ipAddress";
+    pub const DNS_NAME: &str = "dnsName";
+    pub const PORT: &str = "port";
+    pub const REGION: &str = "region";
+    pub const PLAYER_SESSION_ID: &str = "playerSessionId";
     /// Prefix of redelivery markers: `redeliver:<checkpoint message id>` = string set of
     /// already-delivered message ids (one top-level attribute per marker, so concurrent
     /// batches never overwrite each other's).
@@ -46,6 +62,38 @@ pub(crate) fn s(value: impl Into<String>) -> AttributeValue {
 
 pub(crate) fn n(value: impl ToString) -> AttributeValue {
     AttributeValue::N(value.to_string())
+}
+
+/// The `pendingPlacementId` value of a placement (see [`attr::PENDING_PLACEMENT_ID`]).
+pub(crate) fn pending_placement_value(placement_id: &str) -> AttributeValue {
+    AttributeValue::Ss(vec![placement_id.to_owned()])
+}
+
+/// The pending placement id in an item (a one-element string set, or a string).
+pub(crate) fn pending_placement_of(item: &Item) -> Option<String> {
+    match item.get(attr::PENDING_PLACEMENT_ID)? {
+        AttributeValue::S(id) => Some(id.clone()),
+        AttributeValue::Ss(ids) => ids.first().cloned(),
+        _ => None,
+    }
+}
+
+/// The `gameSession` map of a player's item.
+pub(crate) fn game_session_value(session: &GameSession) -> AttributeValue {
+    AttributeValue::M(HashMap::from([
+        (
+            attr::GAME_SESSION_ARN.to_owned(),
+            s(&session.game_session_arn),
+        ),
+        (attr::IP_ADDRESS.to_owned(), s(&session.ip_address)),
+        (attr::DNS_NAME.to_owned(), s(&session.dns_name)),
+        (attr::PORT.to_owned(), n(session.port)),
+        (attr::REGION.to_owned(), s(&session.region)),
+        (
+            attr::PLAYER_SESSION_ID.to_owned(),
+            s(&session.player_session_id),
+        ),
+    ]))
 }
 
 /// The table key of a player.
@@ -109,6 +157,49 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| self.corrupt(format!("{name} is missing")))
     }
 
+    fn pending_placement_id(&self) -> Result<Option<String>, StoreError> {
+        let name = attr::PENDING_PLACEMENT_ID;
+        match self.item.get(name) {
+            None | Some(AttributeValue::Null(true)) => Ok(None),
+            Some(AttributeValue::S(id)) => Ok(Some(id.clone())),
+            Some(AttributeValue::Ss(ids)) if ids.len() == 1 => Ok(ids.first().cloned()),
+            Some(other) => Err(self.corrupt(format!("{name} is {other:?}, not one placement id"))),
+        }
+    }
+
+    fn game_session(&self) -> Result<Option<GameSession>, StoreError> {
+        let name = attr::GAME_SESSION;
+        let map = match self.item.get(name) {
+            None | Some(AttributeValue::Null(true)) => return Ok(None),
+            Some(AttributeValue::M(map)) => map,
+            Some(other) => return Err(self.corrupt(format!("{name} is {other:?}, not a map"))),
+        };
+        let field = Reader {
+            item: map,
+            key: self.key.clone(),
+        };
+        let in_map = |e: StoreError| match e {
+            StoreError::Corrupt { key, reason } => StoreError::Corrupt {
+                key,
+                reason: format!("{name}.{reason}"),
+            },
+            other => other,
+        };
+        field.game_session_fields().map(Some).map_err(in_map)
+    }
+
+    /// The fields of a `gameSession` map (this reader reading the map).
+    fn game_session_fields(&self) -> Result<GameSession, StoreError> {
+        Ok(GameSession {
+            game_session_arn: self.req_s(attr::GAME_SESSION_ARN)?.to_owned(),
+            ip_address: self.req_s(attr::IP_ADDRESS)?.to_owned(),
+            dns_name: self.req_s(attr::DNS_NAME)?.to_owned(),
+            port: self.req_n(attr::PORT)?,
+            region: self.req_s(attr::REGION)?.to_owned(),
+            player_session_id: self.req_s(attr::PLAYER_SESSION_ID)?.to_owned(),
+        })
+    }
+
     fn player_id(&self) -> Result<PlayerId, StoreError> {
         PlayerId::parse(self.req_s(attr::PLAYER_ID)?)
             .map_err(|e| self.corrupt(format!("{}: {e}", attr::PLAYER_ID)))
@@ -166,6 +257,9 @@ pub(crate) fn record_from_item(item: &Item) -> Result<Option<PlayerRecord>, Stor
         previous_status,
         previous_sweep_at,
         redelivery,
+        pending_placement_id: r.pending_placement_id()?,
+        last_placement_id: r.opt_s(attr::LAST_PLACEMENT_ID)?.map(str::to_owned),
+        game_session: r.game_session()?,
     }))
 }
 
@@ -234,8 +328,68 @@ mod tests {
                 previous_status: Some(PresenceStatus::Disconnected),
                 previous_sweep_at: Some(40),
                 redelivery: Default::default(),
+                pending_placement_id: None,
+                last_placement_id: None,
+                game_session: None,
             }
         );
+    }
+
+    #[test]
+    fn game_state_maps_from_a_set_or_a_string_and_a_game_session_map() {
+        let session = GameSession {
+            game_session_arn: "arn:gs".into(),
+            ip_address: "10.0.0.1".into(),
+            dns_name: "host.example".into(),
+            port: 7777,
+            region: "us-east-1".into(),
+            player_session_id: "psess-1".into(),
+        };
+        let mut item = online_item();
+        item.insert(
+            attr::PENDING_PLACEMENT_ID.into(),
+            pending_placement_value("p-2"),
+        );
+        item.insert(attr::LAST_PLACEMENT_ID.into(), s("p-2"));
+        item.insert(attr::GAME_SESSION.into(), game_session_value(&session));
+        let record = required_record(&item).unwrap();
+        assert_eq!(record.pending_placement_id.as_deref(), Some("p-2"));
+        assert_eq!(record.last_placement_id.as_deref(), Some("p-2"));
+        assert_eq!(record.game_session, Some(session));
+        assert_eq!(pending_placement_of(&item).as_deref(), Some("p-2"));
+
+        item.insert(attr::PENDING_PLACEMENT_ID.into(), s("p-1"));
+        let record = required_record(&item).unwrap();
+        assert_eq!(record.pending_placement_id.as_deref(), Some("p-1"));
+    }
+
+    #[test]
+    fn a_corrupt_game_session_names_the_map_attribute() {
+        let mut item = online_item();
+        let AttributeValue::M(mut map) = game_session_value(&GameSession {
+            game_session_arn: "arn:gs".into(),
+            ip_address: "10.0.0.1".into(),
+            dns_name: "host.example".into(),
+            port: 7777,
+            region: "us-east-1".into(),
+            player_session_id: "psess-1".into(),
+        }) else {
+            unreachable!()
+        };
+        map.insert(attr::PORT.into(), n(70_000));
+        item.insert(attr::GAME_SESSION.into(), AttributeValue::M(map));
+        match record_from_item(&item) {
+            Err(StoreError::Corrupt { key, reason }) => {
+                assert_eq!(key, "playerId=alice");
+                assert!(reason.starts_with("gameSession.port"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+        item.insert(attr::PENDING_PLACEMENT_ID.into(), n(1));
+        assert!(matches!(
+            record_from_item(&item),
+            Err(StoreError::Corrupt { .. })
+        ));
     }
 
     #[test]

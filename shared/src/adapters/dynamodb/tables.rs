@@ -138,6 +138,66 @@ pub async fn create_messages_table(client: &Client, name: &str) -> Result<(), St
     enable_ttl(client, name, message::EXPIRE_AT).await
 }
 
+/// Creates the PresenceSubscriptions table as the SAM template defines it (on-demand,
+/// PK `targetId`, SK `watcherId`, TTL on `expireAt`), waits until it is ACTIVE, and
+/// enables TTL. Idempotent: an existing table is left as it is (only TTL is enabled on
+/// it if it was not).
+pub async fn create_subscriptions_table(client: &Client, name: &str) -> Result<(), StoreError> {
+    use super::subscription_item::attr as subscription;
+
+    let created = client
+        .create_table()
+        .table_name(name)
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(attribute(subscription::TARGET_ID, ScalarAttributeType::S)?)
+        .attribute_definitions(attribute(subscription::WATCHER_ID, ScalarAttributeType::S)?)
+        .key_schema(key_element(subscription::TARGET_ID, KeyType::Hash)?)
+        .key_schema(key_element(subscription::WATCHER_ID, KeyType::Range)?)
+        .send()
+        .await;
+    match created {
+        Ok(_) => {}
+        Err(err) if err.code() == Some("ResourceInUseException") => {}
+        Err(err) => return Err(store_error(err)),
+    }
+    client
+        .wait_until_table_exists()
+        .table_name(name)
+        .wait(TABLE_ACTIVE_TIMEOUT)
+        .await
+        .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
+    enable_ttl(client, name, subscription::EXPIRE_AT).await
+}
+
+/// Creates the Placements table as the SAM template defines it (on-demand, PK
+/// `placementId`, TTL on `expireAt`), waits until it is ACTIVE, and enables TTL.
+/// Idempotent: an existing table is left as it is (only TTL is enabled on it if it was
+/// not).
+pub async fn create_placements_table(client: &Client, name: &str) -> Result<(), StoreError> {
+    use super::placement_item::attr as placement;
+
+    let created = client
+        .create_table()
+        .table_name(name)
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(attribute(placement::PLACEMENT_ID, ScalarAttributeType::S)?)
+        .key_schema(key_element(placement::PLACEMENT_ID, KeyType::Hash)?)
+        .send()
+        .await;
+    match created {
+        Ok(_) => {}
+        Err(err) if err.code() == Some("ResourceInUseException") => {}
+        Err(err) => return Err(store_error(err)),
+    }
+    client
+        .wait_until_table_exists()
+        .table_name(name)
+        .wait(TABLE_ACTIVE_TIMEOUT)
+        .await
+        .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
+    enable_ttl(client, name, placement::EXPIRE_AT).await
+}
+
 /// Turns on TTL unless it already is; a DynamoDB-compatible endpoint that does not
 /// implement TTL is not an error (items just stay).
 async fn enable_ttl(client: &Client, table: &str, attribute: &str) -> Result<(), StoreError> {

@@ -1,8 +1,14 @@
 //! In-memory adapters with the same semantics as the DynamoDB ones (checked by the
 //! shared contract suites), for unit tests and the local stack.
 
+mod event_bus;
 mod message_store;
+mod placement_store;
 mod player_store;
+mod subscription_store;
 
+pub use event_bus::{InProcessEventBus, PresenceSubscriber};
 pub use message_store::{InMemoryMessageStore, InsertObserver};
+pub use placement_store::{InMemoryPlacementOutcomes, InMemoryPlacementStore};
 pub use player_store::InMemoryPlayerStore;
+pub use subscription_store::InMemorySubscriptionStore;

@@ -3,7 +3,7 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 
-use crate::domain::{ConnectionId, EpochMillis, MessageId, PlayerId, PresenceStatus};
+use crate::domain::{ConnectionId, EpochMillis, GameSession, MessageId, PlayerId, PresenceStatus};
 use crate::ports::player_store::{
     ConnectOutcome, ExpiredPage, ExpiredPlayer, NewConnection, PlayerRecord, PlayerStore,
     StoreError,
@@ -15,11 +15,47 @@ struct Item {
     sweep_shard: Option<u32>,
 }
 
+/// Game state written for a player who has never connected (DynamoDB creates an item
+/// holding only that; `get` does not see it, the first `$connect` keeps it).
+#[derive(Clone, Debug, Default)]
+struct GameState {
+    pending_placement_id: Option<String>,
+    last_placement_id: Option<String>,
+    game_session: Option<GameSession>,
+}
+
+/// The game state of a record or of a game-state-only item, to update either alike.
+struct GameStateMut<'a> {
+    pending_placement_id: &'a mut Option<String>,
+    last_placement_id: &'a mut Option<String>,
+    game_session: &'a mut Option<GameSession>,
+}
+
+impl<'a> GameStateMut<'a> {
+    fn of_record(record: &'a mut PlayerRecord) -> Self {
+        Self {
+            pending_placement_id: &mut record.pending_placement_id,
+            last_placement_id: &mut record.last_placement_id,
+            game_session: &mut record.game_session,
+        }
+    }
+
+    fn of_game_only(state: &'a mut GameState) -> Self {
+        Self {
+            pending_placement_id: &mut state.pending_placement_id,
+            last_placement_id: &mut state.last_placement_id,
+            game_session: &mut state.game_session,
+        }
+    }
+}
+
 /// The Players table in a `Mutex<HashMap>`: each method is one atomic step, like one
 /// conditional DynamoDB write.
 #[derive(Default)]
 pub struct InMemoryPlayerStore {
     items: Mutex<HashMap<PlayerId, Item>>,
+    /// Locked after `items` when both are needed.
+    game_only: Mutex<HashMap<PlayerId, GameState>>,
 }
 
 impl InMemoryPlayerStore {
@@ -31,6 +67,47 @@ impl InMemoryPlayerStore {
         // A panic while holding the lock cannot leave an item half-written (each update
         // replaces whole values), so a poisoned lock is safe to keep using.
         self.items.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Applies `update` to the player's game state: on their record, or on a
+    /// game-state-only item (created if missing when `create` is set).
+    fn update_game_state<T>(
+        &self,
+        player: &PlayerId,
+        create: bool,
+        update: impl FnOnce(GameStateMut<'_>) -> T,
+    ) -> Option<T> {
+        let mut items = self.items();
+        if let Some(item) = items.get_mut(player) {
+            return Some(update(GameStateMut::of_record(&mut item.record)));
+        }
+        let mut game_only = self.game_only.lock().unwrap_or_else(|p| p.into_inner());
+        if create {
+            let state = game_only.entry(player.clone()).or_default();
+            return Some(update(GameStateMut::of_game_only(state)));
+        }
+        game_only
+            .get_mut(player)
+            .map(|state| update(GameStateMut::of_game_only(state)))
+    }
+
+    /// A placement's settlement on one player, as one step: `pendingPlacementId` cleared
+    /// if it is `placement_id`, and `gameSession` set when given. Creates the game state
+    /// of a player who has no item, as DynamoDB's UpdateItem does.
+    pub(crate) fn settle_placement(
+        &self,
+        player: &PlayerId,
+        placement_id: &str,
+        seat: Option<GameSession>,
+    ) {
+        self.update_game_state(player, true, |state| {
+            if state.pending_placement_id.as_deref() == Some(placement_id) {
+                *state.pending_placement_id = None;
+            }
+            if let Some(seat) = seat {
+                *state.game_session = Some(seat);
+            }
+        });
     }
 
     /// Updates the item only if it holds `connection` online.
@@ -64,6 +141,20 @@ impl PlayerStore for InMemoryPlayerStore {
         }
         let outcome = ConnectOutcome::decide(previous, new);
         let redelivery = previous.map(|p| p.redelivery.clone()).unwrap_or_default();
+        // `$connect` writes connection fields only: game state stays.
+        let game = match previous {
+            Some(p) => GameState {
+                pending_placement_id: p.pending_placement_id.clone(),
+                last_placement_id: p.last_placement_id.clone(),
+                game_session: p.game_session.clone(),
+            },
+            None => self
+                .game_only
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&new.player_id)
+                .unwrap_or_default(),
+        };
         let record = PlayerRecord {
             player_id: new.player_id.clone(),
             connection_id: new.connection_id.clone(),
@@ -75,6 +166,9 @@ impl PlayerStore for InMemoryPlayerStore {
             previous_status: previous.map(|p| p.status),
             previous_sweep_at: previous.and_then(|p| p.sweep_at),
             redelivery,
+            pending_placement_id: game.pending_placement_id,
+            last_placement_id: game.last_placement_id,
+            game_session: game.game_session,
         };
         items.insert(
             new.player_id.clone(),
@@ -198,6 +292,53 @@ impl PlayerStore for InMemoryPlayerStore {
         item.record.sweep_at = None;
         item.sweep_shard = None;
         Ok(Some(before))
+    }
+
+    async fn begin_placement(
+        &self,
+        player: &PlayerId,
+        placement_id: &str,
+    ) -> Result<Result<(), String>, StoreError> {
+        let began = self.update_game_state(player, true, |state| {
+            if let Some(pending) = state.pending_placement_id.as_ref() {
+                return Err(pending.clone());
+            }
+            *state.pending_placement_id = Some(placement_id.to_owned());
+            *state.last_placement_id = Some(placement_id.to_owned());
+            Ok(())
+        });
+        Ok(began.unwrap_or(Ok(())))
+    }
+
+    async fn abandon_placement(
+        &self,
+        player: &PlayerId,
+        placement_id: &str,
+    ) -> Result<(), StoreError> {
+        self.update_game_state(player, false, |state| {
+            if state.pending_placement_id.as_deref() == Some(placement_id) {
+                *state.pending_placement_id = None;
+            }
+        });
+        Ok(())
+    }
+
+    async fn update_game_session(
+        &self,
+        player: &PlayerId,
+        session: &GameSession,
+    ) -> Result<bool, StoreError> {
+        let updated = self.update_game_state(player, false, |state| {
+            let same_game = state
+                .game_session
+                .as_ref()
+                .is_some_and(|current| current.game_session_arn == session.game_session_arn);
+            if same_game {
+                *state.game_session = Some(session.clone());
+            }
+            same_game
+        });
+        Ok(updated.unwrap_or(false))
     }
 }
 

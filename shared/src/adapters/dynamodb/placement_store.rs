@@ -1,0 +1,363 @@
+//! [`PlacementStore`] on the DynamoDB Placements table (one round trip per call), and
+//! [`PlacementOutcomes`] across the Placements, Players and Messages tables: a
+//! settlement is ONE `TransactWriteItems` (for up to [`PLAYERS_PER_TRANSACTION`] players).
+//!
+//! The transaction holds, for a placement with P players, 1 + 2P writes:
+//! - the placement: status (and game session), conditional on `status = PENDING`: the
+//!   only condition in the transaction, so that a duplicate or out-of-order event
+//!   cancels the whole of it and writes nothing;
+//! - per player, a condition-free update: `DELETE pendingPlacementId :this` (the pending
+//!   id is a one-element string set: this removes it only if it is still this placement,
+//!   without a condition that could cancel the transaction) and, when FULFILLED,
+//!   `SET gameSession`;
+//! - per player, a Put of their `placement` message (a deterministic id).
+//!
+//! A transaction takes at most 100 writes, so P ≤ 49 per transaction. Larger placements
+//! (GameLift places up to 200 players) are settled in chunks of 49, each its own
+//! transaction; the placement item counts them (`settledChunks`) and every later chunk
+//! is conditional on the count before it, so an event retried after a partial
+//! settlement resumes at the first missing chunk and a duplicate writes nothing.
+
+use std::collections::{BTreeMap, HashMap};
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::error::BuildError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{
+    Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+};
+
+use super::error::{Failure, classify, store_error};
+use super::message_item::message_to_item;
+use super::placement_item::{
+    attr, game_session_attributes, key, n, placement_from_item, placement_to_item,
+    player_sessions_value, s, settlement_progress,
+};
+use super::player_item::{game_session_value, pending_placement_value};
+use crate::domain::{EpochMillis, PlacementStatus, PlayerId};
+use crate::ports::placement_store::{
+    PlacementOutcomes, PlacementRecord, PlacementStore, SettledPlayer, Settlement,
+};
+use crate::ports::player_store::StoreError;
+
+/// DynamoDB's limit of 100 writes per transaction: the placement + 2 per player.
+pub const PLAYERS_PER_TRANSACTION: usize = 49;
+
+const PENDING_CONDITION: &str = "#status = :pending";
+const MARK_FAILED_UPDATE: &str = "SET #status = :failed, updatedAt = :at";
+
+/// Cancellation reasons worth a retry.
+const TRANSIENT_REASONS: &[&str] = &[
+    "TransactionConflict",
+    "ThrottlingError",
+    "ProvisionedThroughputExceeded",
+    "RequestLimitExceeded",
+];
+
+/// The Placements table in DynamoDB.
+#[derive(Clone, Debug)]
+pub struct DynamoPlacementStore {
+    client: Client,
+    table: String,
+}
+
+impl DynamoPlacementStore {
+    pub fn new(client: Client, table: impl Into<String>) -> Self {
+        Self {
+            client,
+            table: table.into(),
+        }
+    }
+
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+}
+
+#[async_trait]
+impl PlacementStore for DynamoPlacementStore {
+    async fn create(&self, placement: &PlacementRecord) -> Result<(), StoreError> {
+        let result = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(placement_to_item(placement)))
+            .condition_expression("attribute_not_exists(placementId)")
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(err) => match classify(err) {
+                Failure::ConditionFailed => Err(StoreError::Other(
+                    format!(
+                        "placement {} already exists: placement ids are never reused",
+                        placement.placement_id
+                    )
+                    .into(),
+                )),
+                Failure::Store(err) => Err(err),
+            },
+        }
+    }
+
+    async fn get(&self, placement_id: &str) -> Result<Option<PlacementRecord>, StoreError> {
+        let output = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key(placement_id)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(store_error)?;
+        output.item().map(placement_from_item).transpose()
+    }
+
+    async fn mark_failed(&self, placement_id: &str, at: EpochMillis) -> Result<bool, StoreError> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(placement_id)))
+            .update_expression(MARK_FAILED_UPDATE)
+            .condition_expression(PENDING_CONDITION)
+            .expression_attribute_names("#status", attr::STATUS)
+            .expression_attribute_values(":pending", s(PlacementStatus::Pending.as_str()))
+            .expression_attribute_values(":failed", s(PlacementStatus::Failed.as_str()))
+            .expression_attribute_values(":at", n(at))
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(true),
+            Err(err) => match classify(err) {
+                Failure::ConditionFailed => Ok(false),
+                Failure::Store(err) => Err(err),
+            },
+        }
+    }
+}
+
+/// Settlements across the three tables, each one transaction per 49 players.
+#[derive(Clone, Debug)]
+pub struct DynamoPlacementOutcomes {
+    client: Client,
+    placements_table: String,
+    players_table: String,
+    messages_table: String,
+}
+
+/// How one chunk's transaction went.
+#[derive(Debug, PartialEq, Eq)]
+enum Attempt {
+    Committed,
+    /// The placement's condition failed; what the item held then.
+    Refused {
+        status: Option<PlacementStatus>,
+        settled_chunks: u64,
+    },
+}
+
+impl DynamoPlacementOutcomes {
+    pub fn new(
+        client: Client,
+        placements_table: impl Into<String>,
+        players_table: impl Into<String>,
+        messages_table: impl Into<String>,
+    ) -> Self {
+        Self {
+            client,
+            placements_table: placements_table.into(),
+            players_table: players_table.into(),
+            messages_table: messages_table.into(),
+        }
+    }
+
+    /// The placement's update for chunk `chunk` (0-based) of a settlement.
+    fn placement_update(
+        &self,
+        settlement: &Settlement,
+        chunk: usize,
+    ) -> Result<Update, StoreError> {
+        let mut names = HashMap::from([("#status".to_owned(), attr::STATUS.to_owned())]);
+        let mut values = HashMap::from([
+            (":final".to_owned(), s(settlement.status.as_str())),
+            (":chunks".to_owned(), n(chunk + 1)),
+        ]);
+        let (update, condition) = if chunk == 0 {
+            let mut sets = vec![
+                "#status = :final".to_owned(),
+                "updatedAt = :at".to_owned(),
+                "settledChunks = :chunks".to_owned(),
+            ];
+            values.insert(":pending".into(), s(PlacementStatus::Pending.as_str()));
+            values.insert(":at".into(), n(settlement.at));
+            if let Some(session) = &settlement.game_session {
+                for (name, value) in game_session_attributes(session) {
+                    sets.push(format!("#{name} = :{name}"));
+                    names.insert(format!("#{name}"), name.to_owned());
+                    values.insert(format!(":{name}"), value);
+                }
+                let sessions: BTreeMap<PlayerId, String> = settlement
+                    .players
+                    .iter()
+                    .filter_map(|p| Some((p.player_id.clone(), p.player_session_id.clone()?)))
+                    .collect();
+                sets.push(format!("{} = :playerSessions", attr::PLAYER_SESSIONS));
+                values.insert(":playerSessions".into(), player_sessions_value(&sessions));
+            }
+            (
+                format!("SET {}", sets.join(", ")),
+                PENDING_CONDITION.to_owned(),
+            )
+        } else {
+            values.insert(":previous".into(), n(chunk));
+            (
+                "SET settledChunks = :chunks".to_owned(),
+                "#status = :final AND settledChunks = :previous".to_owned(),
+            )
+        };
+        Update::builder()
+            .table_name(&self.placements_table)
+            .set_key(Some(key(&settlement.placement_id)))
+            .update_expression(update)
+            .condition_expression(condition)
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values(Some(values))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .build()
+            .map_err(build_error)
+    }
+
+    /// A player's condition-free update: the pending id removed if it is this
+    /// placement's, and the seat stored when FULFILLED.
+    fn player_update(
+        &self,
+        settlement: &Settlement,
+        player: &SettledPlayer,
+    ) -> Result<Update, StoreError> {
+        let mut values = HashMap::from([(
+            ":placement".to_owned(),
+            pending_placement_value(&settlement.placement_id),
+        )]);
+        let update = match settlement.seat_of(player) {
+            Some(seat) => {
+                values.insert(":gameSession".into(), game_session_value(&seat));
+                "DELETE pendingPlacementId :placement SET gameSession = :gameSession"
+            }
+            None => "DELETE pendingPlacementId :placement",
+        };
+        Update::builder()
+            .table_name(&self.players_table)
+            .key("playerId", s(player.player_id.as_str()))
+            .update_expression(update)
+            .set_expression_attribute_values(Some(values))
+            .build()
+            .map_err(build_error)
+    }
+
+    fn message_put(&self, player: &SettledPlayer) -> Result<Put, StoreError> {
+        Put::builder()
+            .table_name(&self.messages_table)
+            .set_item(Some(message_to_item(&player.message)))
+            .build()
+            .map_err(build_error)
+    }
+
+    /// One transaction: chunk `chunk` of the settlement.
+    async fn transact(
+        &self,
+        settlement: &Settlement,
+        chunk: usize,
+        players: &[SettledPlayer],
+    ) -> Result<Attempt, StoreError> {
+        let mut items = Vec::with_capacity(1 + 2 * players.len());
+        items.push(
+            TransactWriteItem::builder()
+                .update(self.placement_update(settlement, chunk)?)
+                .build(),
+        );
+        for player in players {
+            items.push(
+                TransactWriteItem::builder()
+                    .update(self.player_update(settlement, player)?)
+                    .build(),
+            );
+            items.push(
+                TransactWriteItem::builder()
+                    .put(self.message_put(player)?)
+                    .build(),
+            );
+        }
+        let result = self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .send()
+            .await;
+        let err = match result {
+            Ok(_) => return Ok(Attempt::Committed),
+            Err(err) => err,
+        };
+        let reasons = match err.as_service_error() {
+            Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) => {
+                cancelled.cancellation_reasons().to_vec()
+            }
+            _ => return Err(store_error(err)),
+        };
+        let placement = reasons.first();
+        if placement.and_then(|r| r.code()) == Some("ConditionalCheckFailed") {
+            let (status, settled_chunks) = placement
+                .and_then(|r| r.item())
+                .map_or((None, 0), settlement_progress);
+            return Ok(Attempt::Refused {
+                status,
+                settled_chunks,
+            });
+        }
+        let transient = reasons.iter().any(|r| {
+            r.code()
+                .is_some_and(|code| TRANSIENT_REASONS.contains(&code))
+        });
+        if transient {
+            Err(StoreError::Unavailable(Box::new(err)))
+        } else {
+            Err(StoreError::Other(Box::new(err)))
+        }
+    }
+}
+
+#[async_trait]
+impl PlacementOutcomes for DynamoPlacementOutcomes {
+    async fn settle(&self, settlement: &Settlement) -> Result<bool, StoreError> {
+        let chunks: Vec<&[SettledPlayer]> = if settlement.players.is_empty() {
+            vec![&[]]
+        } else {
+            settlement.players.chunks(PLAYERS_PER_TRANSACTION).collect()
+        };
+        let mut applied = false;
+        let mut next = 0;
+        while let Some(players) = chunks.get(next) {
+            match self.transact(settlement, next, players).await? {
+                Attempt::Committed => {
+                    applied = true;
+                    next += 1;
+                }
+                // This outcome, partly settled by an earlier attempt: resume after it.
+                Attempt::Refused {
+                    status: Some(status),
+                    settled_chunks,
+                } if status == settlement.status && settled_chunks > next as u64 => {
+                    next = usize::try_from(settled_chunks).unwrap_or(usize::MAX);
+                }
+                // Another outcome, or this one settled whole already: nothing to do.
+                Attempt::Refused { .. } => break,
+            }
+        }
+        Ok(applied)
+    }
+}
+
+fn build_error(err: BuildError) -> StoreError {
+    StoreError::Other(Box::new(err))
+}

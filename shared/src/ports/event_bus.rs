@@ -1,0 +1,214 @@
+//! Presence events on the custom presence bus (DESIGN §5): `connect` publishes
+//! `presence.connected` for a new session, the sweeper publishes
+//! `presence.disconnected`; an EventBridge rule sends both to `on-presence-event`, and
+//! other services may add rules of their own.
+//!
+//! On the bus an event is `Source` = `<game>.presence`, `DetailType` =
+//! `presence.connected` / `presence.disconnected`, `Detail` = `{"playerId", "at"}`.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::domain::{EpochMillis, PlayerId};
+
+type Source = Box<dyn std::error::Error + Send + Sync>;
+
+/// `DetailType` of a new session.
+pub const PRESENCE_CONNECTED: &str = "presence.connected";
+/// `DetailType` of a player swept offline.
+pub const PRESENCE_DISCONNECTED: &str = "presence.disconnected";
+
+/// The `Source` of presence events for `game` (`<game>.presence`).
+pub fn presence_source(game: &str) -> String {
+    format!("{game}.presence")
+}
+
+/// What happened to a player's presence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PresenceChange {
+    /// A new session (not a resume, not a takeover).
+    Connected,
+    /// Swept offline: the grace period or the heartbeat timeout ran out.
+    Disconnected,
+}
+
+impl PresenceChange {
+    /// The event's `DetailType`.
+    pub fn detail_type(self) -> &'static str {
+        match self {
+            Self::Connected => PRESENCE_CONNECTED,
+            Self::Disconnected => PRESENCE_DISCONNECTED,
+        }
+    }
+
+    /// The `status` watchers see in `presence` frames.
+    pub fn status(self) -> &'static str {
+        match self {
+            Self::Connected => "online",
+            Self::Disconnected => "offline",
+        }
+    }
+
+    pub fn from_detail_type(raw: &str) -> Option<Self> {
+        match raw {
+            PRESENCE_CONNECTED => Some(Self::Connected),
+            PRESENCE_DISCONNECTED => Some(Self::Disconnected),
+            _ => None,
+        }
+    }
+}
+
+/// One presence change.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PresenceEvent {
+    pub player_id: PlayerId,
+    pub kind: PresenceChange,
+    /// When it happened (the connect, or the sweep).
+    pub at: EpochMillis,
+}
+
+/// The event's `Detail`.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Detail {
+    player_id: PlayerId,
+    at: EpochMillis,
+}
+
+/// Why a bus event is not a presence event.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PresenceEventError {
+    #[error("detail-type {0:?} is not presence.connected or presence.disconnected")]
+    UnknownDetailType(String),
+    #[error("detail is not {{\"playerId\": <player id>, \"at\": <epoch ms>}}: {0}")]
+    MalformedDetail(String),
+}
+
+impl PresenceEvent {
+    pub fn connected(player_id: PlayerId, at: EpochMillis) -> Self {
+        Self {
+            player_id,
+            kind: PresenceChange::Connected,
+            at,
+        }
+    }
+
+    pub fn disconnected(player_id: PlayerId, at: EpochMillis) -> Self {
+        Self {
+            player_id,
+            kind: PresenceChange::Disconnected,
+            at,
+        }
+    }
+
+    /// The event's `DetailType`.
+    pub fn detail_type(&self) -> &'static str {
+        self.kind.detail_type()
+    }
+
+    /// The event's `Detail` as JSON text: `{"playerId":"alice","at":1795323600000}`.
+    pub fn detail_json(&self) -> String {
+        let detail = Detail {
+            player_id: self.player_id.clone(),
+            at: self.at,
+        };
+        // Strings and integers only: serialization cannot fail.
+        serde_json::to_string(&detail).unwrap_or_default()
+    }
+
+    /// Reads a bus event back (what `on-presence-event` receives), saying precisely what
+    /// is wrong with one that is not a presence event.
+    pub fn from_bus(detail_type: &str, detail: &Value) -> Result<Self, PresenceEventError> {
+        let kind = PresenceChange::from_detail_type(detail_type)
+            .ok_or_else(|| PresenceEventError::UnknownDetailType(detail_type.to_owned()))?;
+        let detail = Detail::deserialize(detail)
+            .map_err(|e| PresenceEventError::MalformedDetail(e.to_string()))?;
+        Ok(Self {
+            player_id: detail.player_id,
+            kind,
+            at: detail.at,
+        })
+    }
+}
+
+/// Publishing failures.
+#[derive(Debug, thiserror::Error)]
+pub enum EventBusError {
+    /// Throttling, 5xx, timeouts, or entries the bus kept refusing: safe to retry.
+    #[error("event bus unavailable")]
+    Unavailable(#[source] Source),
+    /// Anything else (no such bus, missing permission, ...): a fault.
+    #[error("publishing to the event bus failed")]
+    Other(#[source] Source),
+}
+
+#[async_trait]
+pub trait EventBus: Send + Sync {
+    /// Publishes every event (10 per PutEvents call on EventBridge), retrying entries the
+    /// bus did not accept; nothing to publish is no call.
+    async fn publish(&self, events: &[PresenceEvent]) -> Result<(), EventBusError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn alice() -> PlayerId {
+        PlayerId::parse("alice").unwrap()
+    }
+
+    #[test]
+    fn given_each_change_then_detail_type_status_and_detail_are_as_designed() {
+        let connected = PresenceEvent::connected(alice(), 1_795_323_600_000);
+        assert_eq!(connected.detail_type(), "presence.connected");
+        assert_eq!(connected.kind.status(), "online");
+        assert_eq!(
+            connected.detail_json(),
+            r#"{"playerId":"alice","at":1795323600000}"#
+        );
+        let disconnected = PresenceEvent::disconnected(alice(), 5);
+        assert_eq!(disconnected.detail_type(), "presence.disconnected");
+        assert_eq!(disconnected.kind.status(), "offline");
+        assert_eq!(presence_source("chess"), "chess.presence");
+    }
+
+    #[test]
+    fn given_a_published_event_when_read_back_then_it_is_the_same_event() {
+        for event in [
+            PresenceEvent::connected(alice(), 1),
+            PresenceEvent::disconnected(alice(), 2),
+        ] {
+            let detail: Value = serde_json::from_str(&event.detail_json()).unwrap();
+            assert_eq!(
+                PresenceEvent::from_bus(event.detail_type(), &detail),
+                Ok(event)
+            );
+        }
+    }
+
+    #[test]
+    fn given_a_bad_bus_event_then_the_error_says_what_is_wrong() {
+        assert_eq!(
+            PresenceEvent::from_bus("presence.away", &json!({"playerId": "alice", "at": 1})),
+            Err(PresenceEventError::UnknownDetailType(
+                "presence.away".into()
+            ))
+        );
+        for (detail, says) in [
+            (json!({"at": 1}), "missing field `playerId`"),
+            (json!({"playerId": "alice"}), "missing field `at`"),
+            (json!({"playerId": "a b", "at": 1}), "position 1"),
+            (json!({"playerId": "alice", "at": "soon"}), "invalid type"),
+            (json!("alice"), "invalid type"),
+        ] {
+            let err = PresenceEvent::from_bus("presence.connected", &detail).unwrap_err();
+            assert!(
+                matches!(&err, PresenceEventError::MalformedDetail(m) if m.contains(says)),
+                "{detail}: {err}"
+            );
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! The Placements table (DESIGN §4) and the settlement of a placement's outcome.
+//!
+//! A placement record is written PENDING before GameLift is asked (the result event may
+//! arrive before the request handler returns), and its status then moves only from
+//! PENDING to one final state, once: every status write is conditional, so duplicate
+//! and out-of-order events change nothing. The contract suite in `crate::testing`
+//! checks both adapters give the same answers.
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+
+use crate::domain::{EpochMillis, GameSession, PlacementStatus, PlayerId};
+use crate::ports::message_store::StoredMessage;
+use crate::ports::player_store::StoreError;
+
+/// How long a placement record is kept (DynamoDB TTL): long enough for
+/// `cancelPlacement` to tell "already ended" from "no such placement".
+pub const PLACEMENT_RETENTION_SECONDS: i64 = 7 * 24 * 3600;
+
+/// The game session a placement created: what every placed player shares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlacedGameSession {
+    pub game_session_arn: String,
+    pub ip_address: String,
+    pub dns_name: String,
+    pub port: u16,
+    pub region: String,
+}
+
+impl PlacedGameSession {
+    /// One player's seat in it.
+    pub fn seat(&self, player_session_id: impl Into<String>) -> GameSession {
+        GameSession {
+            game_session_arn: self.game_session_arn.clone(),
+            ip_address: self.ip_address.clone(),
+            dns_name: self.dns_name.clone(),
+            port: self.port,
+            region: self.region.clone(),
+            player_session_id: player_session_id.into(),
+        }
+    }
+}
+
+/// A Placements item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlacementRecord {
+    pub placement_id: String,
+    /// Who asked for it (only they may cancel it).
+    pub requester_id: PlayerId,
+    /// Who is placed: the recipients of the result when it is not FULFILLED.
+    pub player_ids: Vec<PlayerId>,
+    pub queue: String,
+    pub status: PlacementStatus,
+    pub created_at: EpochMillis,
+    pub updated_at: EpochMillis,
+    /// Set once FULFILLED.
+    pub game_session: Option<PlacedGameSession>,
+    /// Set once FULFILLED: player id → player session id.
+    pub player_sessions: BTreeMap<PlayerId, String>,
+    /// Retention (DynamoDB TTL, epoch seconds).
+    pub expire_at_secs: i64,
+}
+
+impl PlacementRecord {
+    /// A new PENDING placement requested by `requester` for themselves.
+    pub fn pending(
+        placement_id: impl Into<String>,
+        requester: PlayerId,
+        queue: impl Into<String>,
+        now: EpochMillis,
+    ) -> Self {
+        Self {
+            placement_id: placement_id.into(),
+            player_ids: vec![requester.clone()],
+            requester_id: requester,
+            queue: queue.into(),
+            status: PlacementStatus::Pending,
+            created_at: now,
+            updated_at: now,
+            game_session: None,
+            player_sessions: BTreeMap::new(),
+            expire_at_secs: now / 1000 + PLACEMENT_RETENTION_SECONDS,
+        }
+    }
+}
+
+#[async_trait]
+pub trait PlacementStore: Send + Sync {
+    /// Records a new placement (one conditional write: a placement id is never reused,
+    /// so an existing item is a fault, [`StoreError::Other`]).
+    async fn create(&self, placement: &PlacementRecord) -> Result<(), StoreError>;
+
+    /// One strongly consistent read.
+    async fn get(&self, placement_id: &str) -> Result<Option<PlacementRecord>, StoreError>;
+
+    /// PENDING → FAILED (GameLift refused the placement, so no event will settle it),
+    /// only if it is still PENDING. Returns whether it did.
+    async fn mark_failed(&self, placement_id: &str, at: EpochMillis) -> Result<bool, StoreError>;
+}
+
+/// One player's part of a settlement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettledPlayer {
+    pub player_id: PlayerId,
+    /// FULFILLED: the player's own player session in the game session.
+    pub player_session_id: Option<String>,
+    /// The `placement` message this player receives (a deterministic id, so that a
+    /// duplicate event could never deliver it twice).
+    pub message: StoredMessage,
+}
+
+/// A placement's final outcome, with everything it changes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settlement {
+    pub placement_id: String,
+    /// A final status.
+    pub status: PlacementStatus,
+    /// FULFILLED: the game session created.
+    pub game_session: Option<PlacedGameSession>,
+    /// Each distinct player concerned, once.
+    pub players: Vec<SettledPlayer>,
+    pub at: EpochMillis,
+}
+
+impl Settlement {
+    /// `player`'s seat when FULFILLED.
+    pub fn seat_of(&self, player: &SettledPlayer) -> Option<GameSession> {
+        let session = self.game_session.as_ref()?;
+        Some(session.seat(player.player_session_id.clone()?))
+    }
+}
+
+/// Applies placement outcomes across the Placements, Players and Messages tables.
+#[async_trait]
+pub trait PlacementOutcomes: Send + Sync {
+    /// All at once, only if the placement is still PENDING: its status (and game
+    /// session) set; on each player, `pendingPlacementId` cleared if it is this
+    /// placement and, when FULFILLED, `gameSession` set to their seat; each player's
+    /// message written. `Ok(false)` when the placement is not PENDING (a duplicate or
+    /// out-of-order event, or a placement this system never recorded): nothing written.
+    async fn settle(&self, settlement: &Settlement) -> Result<bool, StoreError>;
+}

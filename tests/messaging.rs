@@ -1,0 +1,588 @@
+//! Player-to-player messages end to end over real WebSockets (DESIGN §2–§5, §8):
+//! `sendMessage` → the Messages table → its stream → `on-message-inserted` →
+//! PostToConnection, and `resume` replaying what could not be delivered. In memory, and
+//! (with `DYNAMODB_ENDPOINT` set) on DynamoDB Local reading the table's real stream.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use aws_lambda_events::streams::DynamoDbEventResponse;
+use lambda_runtime::LambdaEvent;
+use local::StreamHandler;
+use local::routes::DISCONNECT;
+use on_message_inserted::{MessageInsertedHandler, StreamBatch};
+use serde_json::{Value, json};
+use shared::domain::{ConnectionId, PresenceStatus};
+use shared::ports::{ConnectionGateway, ConnectionInfo, GatewayError};
+use shared::websocket::{RouteEvent, RouteHandler, RouteResult, status};
+use tests::dynamodb::unique_table_name;
+use tests::stack::{Client, TestStack};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+
+/// How long a test waits to be sure nothing more arrives.
+const QUIET: Duration = Duration::from_millis(300);
+
+/// Connects `player` and sends `resume` (which also proves the connection is open:
+/// posting to it works from here on); returns the client and the ack.
+async fn online(stack: &TestStack, player: &str) -> (Client, Value) {
+    let mut client = stack.connect(player).await;
+    let ack = client.request("resume", json!({})).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    assert_eq!(ack["route"], "resume", "{ack}");
+    (client, ack)
+}
+
+/// Sends `sendMessage` and returns alice's reply.
+async fn send(client: &mut Client, request_id: &str, body: Value) -> Value {
+    client
+        .send_json(json!({"route": "sendMessage", "requestId": request_id, "body": body}))
+        .await;
+    client.next_frame().await
+}
+
+fn assert_message_frame(frame: &Value, from: &str, message: &Value) {
+    assert_eq!(frame["type"], "message", "{frame}");
+    assert_eq!(frame["from"], from, "{frame}");
+    assert_eq!(&frame["message"], message, "{frame}");
+    assert!(
+        frame["messageId"].as_str().is_some_and(|id| !id.is_empty()),
+        "{frame}"
+    );
+    assert!(frame["sentAt"].is_i64(), "{frame}");
+}
+
+/// The must-show scenario, on whatever stack it is given: alice sends to
+/// [bob, carol, bob]; bob (online) gets one frame within 1 s; alice's ack says queued 2;
+/// carol (never connected) gets it on her first resume, and not on a second one.
+/// Returns how long bob's frame took.
+async fn alice_messages_bob_and_carol(stack: &TestStack) -> Duration {
+    let (mut bob, ack) = online(stack, "bob").await;
+    assert_eq!(ack["pendingMessages"], 0, "{ack}");
+    let mut alice = stack.connect("alice").await;
+    let message = json!({"text": "gg", "score": [3, 1], "nested": {"ok": true}});
+
+    let sent = Instant::now();
+    let ack = send(
+        &mut alice,
+        "m-1",
+        json!({"playerIds": ["bob", "carol", "bob"], "message": message}),
+    )
+    .await;
+    let frame = match bob.receive(Duration::from_secs(1)).await {
+        tests::stack::Received::Text(text) => serde_json::from_str::<Value>(&text).unwrap(),
+        other => panic!("bob got no frame within 1 s: {other:?}"),
+    };
+    let latency = sent.elapsed();
+
+    assert_eq!(
+        ack,
+        json!({"type": "ack", "route": "sendMessage", "requestId": "m-1", "queued": 2})
+    );
+    assert_message_frame(&frame, "alice", &message);
+    bob.expect_no_frame(QUIET).await;
+    alice.expect_no_frame(Duration::ZERO).await;
+    // Delivered messages are deleted; carol's waits.
+    let stats = stack.wait_for_stream_records(2).await;
+    assert_eq!(stats.dropped, 0, "{stats:?}");
+    assert!(stack.pending_messages("bob").await.is_empty());
+    assert_eq!(stack.pending_messages("carol").await.len(), 1);
+
+    let mut carol = stack.connect("carol").await;
+    let ack = carol.request("resume", json!({})).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    assert_eq!(ack["pendingMessages"], 1, "{ack}");
+    let replayed = carol.next_frame().await;
+    assert_message_frame(&replayed, "alice", &message);
+    assert_eq!(replayed["sentAt"], frame["sentAt"]);
+    assert_ne!(
+        replayed["messageId"], frame["messageId"],
+        "one item per recipient"
+    );
+    carol.expect_no_frame(QUIET).await;
+
+    let again = carol.request("resume", json!({})).await;
+    assert_eq!(again["pendingMessages"], 0, "{again}");
+    carol.expect_no_frame(QUIET).await;
+    assert!(stack.pending_messages("carol").await.is_empty());
+    latency
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn given_bob_online_and_carol_never_connected_when_alice_sends_to_bob_carol_bob_then_bob_gets_one_frame_at_once_and_carol_gets_it_on_resume_once()
+ {
+    let stack = TestStack::start().await;
+    assert!(
+        stack.stack().stream().starts_with("in-memory feeder"),
+        "{}",
+        stack.stack().stream()
+    );
+
+    let latency = alice_messages_bob_and_carol(&stack).await;
+
+    eprintln!("in memory: alice → bob took {latency:?}");
+    stack.shutdown().await;
+}
+
+/// The same scenario with `--dynamodb-endpoint`: the real DynamoDB adapters, fresh
+/// tables, and the Messages table's stream read through the DynamoDB Streams API.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn given_dynamodb_local_when_alice_sends_to_bob_carol_bob_then_bob_gets_one_frame_at_once_and_carol_gets_it_on_resume_once()
+ {
+    let Some(endpoint) = tests::dynamodb::endpoint() else {
+        eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
+        return;
+    };
+    let stack = TestStack::start_with(|s| {
+        s.dynamodb_endpoint = Some(endpoint);
+        s.players_table = unique_table_name("e2e-players");
+        s.messages_table = unique_table_name("e2e-messages");
+    })
+    .await;
+    assert!(
+        stack.stack().stream().starts_with("DynamoDB Streams"),
+        "{}",
+        stack.stack().stream()
+    );
+
+    let latency = alice_messages_bob_and_carol(&stack).await;
+
+    eprintln!("DynamoDB Local: alice → bob took {latency:?}");
+    stack.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn given_bob_online_when_alice_sends_200_messages_one_after_another_then_each_arrives_in_well_under_a_second()
+ {
+    let stack = TestStack::start().await;
+    let (mut bob, _) = online(&stack, "bob").await;
+    let mut alice = stack.connect("alice").await;
+
+    let mut latencies = Vec::with_capacity(200);
+    for n in 0..200 {
+        let sent = Instant::now();
+        alice
+            .send_json(
+                json!({"route": "sendMessage", "body": {"playerIds": ["bob"], "message": n}}),
+            )
+            .await;
+        let frame = bob.next_frame().await;
+        latencies.push(sent.elapsed());
+        assert_eq!(frame["message"], n, "{frame}");
+        assert_eq!(alice.next_frame().await["queued"], 1);
+    }
+
+    latencies.sort_unstable();
+    let p50 = latencies[latencies.len() / 2];
+    let p99 = latencies[latencies.len() * 99 / 100];
+    let max = latencies[latencies.len() - 1];
+    eprintln!("in memory, one at a time: p50 {p50:?}, p99 {p99:?}, max {max:?}");
+    assert!(max < Duration::from_secs(1), "max {max:?}");
+    stack.wait_for_stream_idle().await;
+    assert!(stack.pending_messages("bob").await.is_empty());
+    stack.shutdown().await;
+}
+
+// --- A stale connection: online on record, but its socket is gone ---
+
+/// `$disconnect` that API Gateway "loses" for one player (it is best-effort: DESIGN §5,
+/// §7): the socket is gone, but the record still says online with that connection.
+struct LostDisconnect {
+    inner: Arc<dyn RouteHandler>,
+    player: &'static str,
+    lost: Arc<Mutex<Vec<String>>>,
+}
+
+#[async_trait]
+impl RouteHandler for LostDisconnect {
+    async fn handle(&self, event: RouteEvent) -> RouteResult {
+        let context = &event.payload.request_context;
+        if context.authorizer.fields.get("playerId") == Some(&json!(self.player)) {
+            let id = context.connection_id.clone().unwrap_or_default();
+            self.lost.lock().unwrap().push(id);
+            return Ok(status(200));
+        }
+        self.inner.handle(event).await
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn given_a_stale_connection_when_a_message_is_sent_then_it_is_kept_and_replayed_when_the_player_comes_back()
+ {
+    let lost = Arc::new(Mutex::new(Vec::new()));
+    let lost_in_stack = lost.clone();
+    let stack = TestStack::start_custom(
+        |_| {},
+        move |stack| {
+            let routes = stack.routes_mut();
+            let inner = routes.get(DISCONNECT).unwrap().handler.clone();
+            routes.insert(
+                DISCONNECT,
+                "disconnect",
+                Arc::new(LostDisconnect {
+                    inner,
+                    player: "bob",
+                    lost: lost_in_stack,
+                }),
+            );
+        },
+    )
+    .await;
+    let (bob, _) = online(&stack, "bob").await;
+    let stale = stack.connection_id("bob").await;
+    // Bob's network goes: the socket ends without a closing handshake, and the
+    // $disconnect that follows is lost.
+    bob.vanish();
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while lost.lock().unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "the socket never ended");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(*lost.lock().unwrap(), vec![stale.clone()]);
+    assert!(stack.stack().connections().get(&stale).is_err(), "gone");
+    let bob_id = shared::domain::PlayerId::parse("bob").unwrap();
+    let record = stack.stack().players().get(&bob_id).await.unwrap().unwrap();
+    assert_eq!(record.status, PresenceStatus::Online, "stale: still online");
+    assert_eq!(record.connection_id.as_str(), stale);
+
+    let mut alice = stack.connect("alice").await;
+    let message = json!({"text": "are you there?"});
+    let ack = send(
+        &mut alice,
+        "m-2",
+        json!({"playerIds": ["bob"], "message": message}),
+    )
+    .await;
+    assert_eq!(ack["queued"], 1, "{ack}");
+    stack.wait_for_stream_records(1).await;
+
+    // PostToConnection answered 410: the message is kept, bob marked disconnected.
+    assert_eq!(stack.pending_messages("bob").await.len(), 1);
+    let record = stack.stack().players().get(&bob_id).await.unwrap().unwrap();
+    assert_eq!(record.status, PresenceStatus::Disconnected);
+
+    let mut bob = stack.connect("bob").await;
+    let ack = bob.request("resume", json!({})).await;
+    assert_eq!(ack["pendingMessages"], 1, "{ack}");
+    assert_message_frame(&bob.next_frame().await, "alice", &message);
+    bob.expect_no_frame(QUIET).await;
+    assert_eq!(bob.request("resume", json!({})).await["pendingMessages"], 0);
+    assert!(stack.pending_messages("bob").await.is_empty());
+    stack.shutdown().await;
+}
+
+// --- Bad input, over the socket ---
+
+/// `{"route":"sendMessage",...}` cut into frames of at most 30 KiB (a message over
+/// 32 KiB does not fit in one frame).
+fn fragmented(text: &str) -> Vec<Frame> {
+    let chunks: Vec<Vec<u8>> = text
+        .as_bytes()
+        .chunks(30 * 1024)
+        .map(<[u8]>::to_vec)
+        .collect();
+    let last = chunks.len() - 1;
+    chunks
+        .into_iter()
+        .enumerate()
+        .map(|(i, chunk)| {
+            let opcode = if i == 0 { Data::Text } else { Data::Continue };
+            Frame::message(chunk, OpCode::Data(opcode), i == last)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn given_bad_send_message_input_then_a_precise_error_nothing_is_queued_and_the_socket_stays_open()
+ {
+    let stack = TestStack::start().await;
+    let mut alice = stack.connect("alice").await;
+    let too_many: Vec<String> = (0..101).map(|i| format!("p{i}")).collect();
+    let cases = [
+        (
+            json!({"message": 1}),
+            "bad_request",
+            "`playerIds` is required",
+        ),
+        (
+            json!({"playerIds": "bob", "message": 1}),
+            "bad_request",
+            "`playerIds` must be an array",
+        ),
+        (
+            json!({"playerIds": [], "message": 1}),
+            "bad_request",
+            "at least one",
+        ),
+        (
+            json!({"playerIds": too_many, "message": 1}),
+            "bad_request",
+            "names 101",
+        ),
+        (
+            json!({"playerIds": ["bob", "no/slash"], "message": 1}),
+            "bad_request",
+            "`playerIds[1]`",
+        ),
+        (
+            json!({"playerIds": ["bob", 7], "message": 1}),
+            "bad_request",
+            "`playerIds[1]`",
+        ),
+        (
+            json!({"playerIds": ["bob"]}),
+            "bad_request",
+            "`message` is required",
+        ),
+    ];
+    for (i, (body, code, says)) in cases.into_iter().enumerate() {
+        let request_id = format!("bad-{i}");
+        let reply = send(&mut alice, &request_id, body.clone()).await;
+        assert_eq!(reply["type"], "error", "{body}: {reply}");
+        assert_eq!(reply["code"], code, "{body}: {reply}");
+        assert_eq!(reply["route"], "sendMessage", "{reply}");
+        assert_eq!(reply["requestId"], request_id.as_str(), "{reply}");
+        let text = reply["message"].as_str().unwrap_or_default();
+        assert!(text.contains(says), "{body}: {reply}");
+    }
+
+    // Over 32 KiB serialized: sent in several frames (one frame holds at most 32 KiB).
+    let big = json!({
+        "route": "sendMessage",
+        "requestId": "big",
+        "body": {"playerIds": ["bob"], "message": "x".repeat(33 * 1024)}
+    })
+    .to_string();
+    for frame in fragmented(&big) {
+        alice.send_message(Message::Frame(frame)).await;
+    }
+    let reply = alice.next_frame().await;
+    assert_eq!(reply["code"], "payload_too_large", "{reply}");
+    assert_eq!(reply["requestId"], "big", "{reply}");
+
+    let ack = send(
+        &mut alice,
+        "ok",
+        json!({"playerIds": ["bob"], "message": "still here"}),
+    )
+    .await;
+    assert_eq!(ack["queued"], 1, "the socket stays open: {ack}");
+    let stats = stack.wait_for_stream_idle().await;
+    assert_eq!(
+        stats.received, 1,
+        "only the good message was queued: {stats:?}"
+    );
+    stack.shutdown().await;
+}
+
+// --- The feeder's retry semantics, with the real handler ---
+
+/// A `ConnectionGateway` that answers 429 once for a chosen connection, then behaves.
+struct FlakyGateway {
+    inner: Arc<dyn ConnectionGateway>,
+    fail_once: Mutex<Option<String>>,
+}
+
+#[async_trait]
+impl ConnectionGateway for FlakyGateway {
+    async fn post(
+        &self,
+        endpoint: &str,
+        connection: &ConnectionId,
+        data: &[u8],
+    ) -> Result<(), GatewayError> {
+        let fail = {
+            let mut target = self.fail_once.lock().unwrap();
+            if target.as_deref() == Some(connection.as_str()) {
+                *target = None;
+                true
+            } else {
+                false
+            }
+        };
+        if fail {
+            return Err(GatewayError::LimitExceeded);
+        }
+        self.inner.post(endpoint, connection, data).await
+    }
+
+    async fn delete(&self, endpoint: &str, connection: &ConnectionId) -> Result<(), GatewayError> {
+        self.inner.delete(endpoint, connection).await
+    }
+
+    async fn get(
+        &self,
+        endpoint: &str,
+        connection: &ConnectionId,
+    ) -> Result<ConnectionInfo, GatewayError> {
+        self.inner.get(endpoint, connection).await
+    }
+}
+
+/// One invocation of the stream consumer: its records' recipients, and the recipients
+/// of the records it reported as failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Invocation {
+    recipients: Vec<String>,
+    failed: Vec<String>,
+}
+
+/// Wraps the consumer, recording invocations; holds the first one until released.
+struct Recorded {
+    inner: Arc<dyn StreamHandler>,
+    invocations: Arc<Mutex<Vec<Invocation>>>,
+    gate: Arc<tokio::sync::Notify>,
+}
+
+#[async_trait(?Send)]
+impl StreamHandler for Recorded {
+    async fn handle(
+        &self,
+        event: LambdaEvent<StreamBatch>,
+    ) -> Result<DynamoDbEventResponse, lambda_runtime::Error> {
+        let recipient = |record: &Value| {
+            record["dynamodb"]["NewImage"]["recipientId"]["S"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let by_sequence: Vec<(String, String)> = event
+            .payload
+            .records
+            .iter()
+            .map(|r| {
+                let seq = r["dynamodb"]["SequenceNumber"].as_str().unwrap_or_default();
+                (seq.to_owned(), recipient(r))
+            })
+            .collect();
+        let first = self.invocations.lock().unwrap().is_empty();
+        self.invocations.lock().unwrap().push(Invocation {
+            recipients: by_sequence.iter().map(|(_, r)| r.clone()).collect(),
+            failed: Vec::new(),
+        });
+        if first {
+            self.gate.notified().await;
+        }
+        let response = self.inner.handle(event).await?;
+        let failed = response
+            .batch_item_failures
+            .iter()
+            .filter_map(|f| {
+                let id = f.item_identifier.as_deref()?;
+                by_sequence
+                    .iter()
+                    .find(|(s, _)| s == id)
+                    .map(|(_, r)| r.clone())
+            })
+            .collect();
+        if let Some(last) = self.invocations.lock().unwrap().last_mut() {
+            last.failed = failed;
+        }
+        Ok(response)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn given_a_transient_failure_for_one_record_then_the_feeder_reinvokes_from_it_and_nothing_is_delivered_twice()
+ {
+    let invocations = Arc::new(Mutex::new(Vec::new()));
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let flaky: Arc<Mutex<Option<Arc<FlakyGateway>>>> = Arc::default();
+    let (seen, held, flaky_slot) = (invocations.clone(), gate.clone(), flaky.clone());
+    // One partition: every record in one ordered sequence, as on one stream shard.
+    let stack = TestStack::start_custom(
+        |s| s.stream_shards = 1,
+        move |stack| {
+            let deps = stack.dependencies().clone();
+            let gateway = Arc::new(FlakyGateway {
+                inner: deps.gateway.clone(),
+                fail_once: Mutex::new(None),
+            });
+            *flaky_slot.lock().unwrap() = Some(gateway.clone());
+            let real = Arc::new(MessageInsertedHandler::new(
+                deps.config,
+                deps.players,
+                deps.messages,
+                gateway,
+                deps.clock,
+            ));
+            stack.set_stream_handler(Arc::new(Recorded {
+                inner: real,
+                invocations: seen,
+                gate: held,
+            }));
+        },
+    )
+    .await;
+    let flaky = flaky.lock().unwrap().clone().unwrap();
+    let (mut bob, _) = online(&stack, "bob").await;
+    let (mut carol, _) = online(&stack, "carol").await;
+    let (mut dave, _) = online(&stack, "dave").await;
+    *flaky.fail_once.lock().unwrap() = Some(stack.connection_id("carol").await);
+    let mut alice = stack.connect("alice").await;
+
+    // A first message (to zed, offline) occupies the consumer, so the next three
+    // records queue up and form one batch, in order bob, carol, dave.
+    send(
+        &mut alice,
+        "warm-up",
+        json!({"playerIds": ["zed"], "message": 0}),
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while invocations.lock().unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "the consumer was never invoked");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let ack = send(
+        &mut alice,
+        "m-3",
+        json!({"playerIds": ["bob", "carol", "dave"], "message": "hello all"}),
+    )
+    .await;
+    assert_eq!(ack["queued"], 3, "{ack}");
+    gate.notify_one();
+
+    for (name, client) in [
+        ("bob", &mut bob),
+        ("carol", &mut carol),
+        ("dave", &mut dave),
+    ] {
+        let frame = client.next_frame().await;
+        assert_message_frame(&frame, "alice", &json!("hello all"));
+        client.expect_no_frame(QUIET).await;
+        eprintln!("{name} got it once");
+    }
+    let stats = stack.wait_for_stream_records(4).await;
+
+    let strings = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+    assert_eq!(
+        *invocations.lock().unwrap(),
+        vec![
+            Invocation {
+                recipients: strings(&["zed"]),
+                failed: vec![]
+            },
+            // carol's post got 429: only her record is reported.
+            Invocation {
+                recipients: strings(&["bob", "carol", "dave"]),
+                failed: strings(&["carol"])
+            },
+            // Re-invoked from carol's record on (not bob's); dave's, already delivered
+            // and deleted, is not delivered again.
+            Invocation {
+                recipients: strings(&["carol", "dave"]),
+                failed: vec![]
+            },
+        ]
+    );
+    assert_eq!(stats.failed_invocations, 1, "{stats:?}");
+    assert_eq!(stats.dropped, 0, "{stats:?}");
+    for player in ["bob", "carol", "dave"] {
+        assert!(stack.pending_messages(player).await.is_empty(), "{player}");
+    }
+    assert_eq!(stack.pending_messages("zed").await.len(), 1);
+    stack.shutdown().await;
+}

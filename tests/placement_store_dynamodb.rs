@@ -1,0 +1,346 @@
+//! The `PlacementStore` / `PlacementOutcomes` contract suite on the DynamoDB adapters,
+//! against DynamoDB Local (`scripts/test.sh` starts it and sets `DYNAMODB_ENDPOINT`).
+//! Every scenario gets its own Placements, Players and Messages tables.
+
+use std::sync::Arc;
+
+use shared::adapters::dynamodb::{
+    DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore,
+};
+use shared::testing::placement_store_contract::{self, PlacementStores};
+use tests::dynamodb::{
+    dynamodb_local, fresh_messages_table, fresh_placements_table, fresh_players_table,
+};
+
+#[tokio::test]
+async fn dynamodb_placement_stores_pass_the_contract_suite() {
+    let client = dynamodb_local().await;
+    placement_store_contract::run_all(|| async {
+        let placements = fresh_placements_table(&client).await;
+        let players = fresh_players_table(&client).await;
+        let messages = fresh_messages_table(&client).await;
+        PlacementStores {
+            placements: Arc::new(DynamoPlacementStore::new(
+                client.clone(),
+                placements.clone(),
+            )),
+            outcomes: Arc::new(DynamoPlacementOutcomes::new(
+                client.clone(),
+                placements,
+                players.clone(),
+                messages.clone(),
+            )),
+            players: Arc::new(DynamoPlayerStore::new(client.clone(), players)),
+            messages: Arc::new(DynamoMessageStore::new(client.clone(), messages)),
+        }
+    })
+    .await;
+}
+
+mod dynamodb_specific {
+    use std::collections::{BTreeMap, HashMap};
+
+    use aws_sdk_dynamodb::Client;
+    use aws_sdk_dynamodb::types::{AttributeValue, BillingMode, KeyType, TimeToLiveStatus};
+    use shared::adapters::dynamodb::{
+        DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore, create_placements_table,
+    };
+    use shared::domain::{ConnectionId, MessageId, PlacementStatus, PlayerId};
+    use shared::ports::{
+        MessageKind, NewConnection, PlacedGameSession, PlacementOutcomes, PlacementRecord,
+        PlacementStore, PlayerStore, SettledPlayer, Settlement, StoredMessage,
+    };
+    use shared::testing::call_counter::CallCounter;
+    use tests::dynamodb::{
+        dynamodb_local, fresh_messages_table, fresh_placements_table, fresh_players_table,
+    };
+
+    /// Far in the future, so DynamoDB Local's TTL sweeper leaves the items alone.
+    const T0: i64 = 4_102_444_800_000;
+
+    fn player(name: &str) -> PlayerId {
+        PlayerId::parse(name).unwrap()
+    }
+
+    fn s(v: &str) -> AttributeValue {
+        AttributeValue::S(v.into())
+    }
+
+    /// A client on DynamoDB Local that counts its round trips.
+    async fn counted() -> (Client, CallCounter) {
+        let counter = CallCounter::new();
+        let base = dynamodb_local().await;
+        let client = Client::from_conf(
+            base.config()
+                .to_builder()
+                .interceptor(counter.clone())
+                .build(),
+        );
+        (client, counter)
+    }
+
+    struct Tables {
+        placements: DynamoPlacementStore,
+        outcomes: DynamoPlacementOutcomes,
+        players: DynamoPlayerStore,
+        players_table: String,
+    }
+
+    async fn tables(client: &Client) -> Tables {
+        let placements = fresh_placements_table(client).await;
+        let players = fresh_players_table(client).await;
+        let messages = fresh_messages_table(client).await;
+        Tables {
+            placements: DynamoPlacementStore::new(client.clone(), placements.clone()),
+            outcomes: DynamoPlacementOutcomes::new(
+                client.clone(),
+                placements,
+                players.clone(),
+                messages,
+            ),
+            players: DynamoPlayerStore::new(client.clone(), players.clone()),
+            players_table: players,
+        }
+    }
+
+    async fn connect(players: &DynamoPlayerStore, name: &str) {
+        players
+            .connect(&NewConnection {
+                player_id: player(name),
+                connection_id: ConnectionId::parse(format!("c-{name}")).unwrap(),
+                endpoint: "https://api.example/prod".into(),
+                connected_at: T0,
+                now: T0,
+                heartbeat_deadline: T0 + 90_000,
+                sweep_shard: 0,
+                expire_at_secs: T0 / 1000 + 86_400,
+            })
+            .await
+            .unwrap();
+    }
+
+    fn fulfilled(placement_id: &str, names: &[String]) -> Settlement {
+        Settlement {
+            placement_id: placement_id.into(),
+            status: PlacementStatus::Fulfilled,
+            game_session: Some(PlacedGameSession {
+                game_session_arn: "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1".into(),
+                ip_address: "10.0.0.1".into(),
+                dns_name: "host.example".into(),
+                port: 7777,
+                region: "eu-west-1".into(),
+            }),
+            players: names
+                .iter()
+                .map(|name| SettledPlayer {
+                    player_id: player(name),
+                    player_session_id: Some(format!("psess-{name}")),
+                    message: StoredMessage {
+                        message_id: MessageId::deterministic(&["placement", placement_id, name]),
+                        recipient_id: player(name),
+                        sender_id: "system".into(),
+                        kind: MessageKind::Placement,
+                        payload: "{}".into(),
+                        created_at: T0,
+                        expire_at_secs: T0 / 1000 + 86_400,
+                    },
+                })
+                .collect(),
+            at: T0 + 1,
+        }
+    }
+
+    fn calls(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
+        pairs.iter().map(|(op, n)| ((*op).to_owned(), *n)).collect()
+    }
+
+    #[tokio::test]
+    async fn the_placements_table_is_created_as_the_template_defines_it_and_idempotently() {
+        let client = dynamodb_local().await;
+        let table = fresh_placements_table(&client).await;
+        create_placements_table(&client, &table)
+            .await
+            .expect("creating an existing table is not an error");
+        let description = client
+            .describe_table()
+            .table_name(&table)
+            .send()
+            .await
+            .unwrap()
+            .table
+            .unwrap();
+        let keys: Vec<_> = description
+            .key_schema()
+            .iter()
+            .map(|k| (k.attribute_name(), k.key_type().clone()))
+            .collect();
+        assert_eq!(keys, vec![("placementId", KeyType::Hash)]);
+        assert_eq!(
+            description
+                .billing_mode_summary()
+                .and_then(|b| b.billing_mode()),
+            Some(&BillingMode::PayPerRequest)
+        );
+        assert!(description.global_secondary_indexes().is_empty());
+        let ttl = client
+            .describe_time_to_live()
+            .table_name(&table)
+            .send()
+            .await
+            .unwrap();
+        let ttl = ttl.time_to_live_description().unwrap();
+        assert_eq!(ttl.attribute_name(), Some("expireAt"));
+        assert_eq!(ttl.time_to_live_status(), Some(&TimeToLiveStatus::Enabled));
+    }
+
+    /// BENCHMARK: a placement request costs 2 writes (no read), a conflict 1.
+    #[tokio::test]
+    async fn a_placement_request_is_two_writes_and_a_conflict_one_naming_the_pending_placement() {
+        let (client, counter) = counted().await;
+        let t = tables(&client).await;
+        connect(&t.players, "alice").await;
+        counter.take();
+
+        assert_eq!(
+            t.players
+                .begin_placement(&player("alice"), "p-1")
+                .await
+                .unwrap(),
+            Ok(())
+        );
+        t.placements
+            .create(&PlacementRecord::pending("p-1", player("alice"), "q", T0))
+            .await
+            .unwrap();
+        assert_eq!(counter.take(), calls(&[("PutItem", 1), ("UpdateItem", 1)]));
+
+        assert_eq!(
+            t.players
+                .begin_placement(&player("alice"), "p-2")
+                .await
+                .unwrap(),
+            Err("p-1".to_owned())
+        );
+        assert_eq!(
+            counter.take(),
+            calls(&[("UpdateItem", 1)]),
+            "the pending id comes back with the failed condition (ALL_OLD)"
+        );
+    }
+
+    /// BENCHMARK: settling a placement of P players is one TransactWriteItems (for
+    /// P ≤ 49), a duplicate is one cancelled transaction that writes nothing.
+    #[tokio::test]
+    async fn a_settlement_is_one_transaction_and_a_duplicate_one_cancelled_transaction() {
+        let (client, counter) = counted().await;
+        let t = tables(&client).await;
+        let names: Vec<String> = ["alice", "bob"].map(String::from).to_vec();
+        for name in &names {
+            connect(&t.players, name).await;
+        }
+        t.players
+            .begin_placement(&player("alice"), "p-1")
+            .await
+            .unwrap()
+            .unwrap();
+        t.placements
+            .create(&PlacementRecord::pending("p-1", player("alice"), "q", T0))
+            .await
+            .unwrap();
+        counter.take();
+
+        assert!(t.outcomes.settle(&fulfilled("p-1", &names)).await.unwrap());
+        assert_eq!(counter.take(), calls(&[("TransactWriteItems", 1)]));
+        assert!(!t.outcomes.settle(&fulfilled("p-1", &names)).await.unwrap());
+        assert_eq!(counter.take(), calls(&[("TransactWriteItems", 1)]));
+
+        // The player item as the design describes it.
+        let item = client
+            .get_item()
+            .table_name(&t.players_table)
+            .key("playerId", s("alice"))
+            .send()
+            .await
+            .unwrap()
+            .item
+            .unwrap();
+        assert_eq!(item.get("pendingPlacementId"), None);
+        assert_eq!(item.get("lastPlacementId"), Some(&s("p-1")));
+        let expected: HashMap<String, AttributeValue> = [
+            (
+                "gameSessionArn",
+                s("arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1"),
+            ),
+            ("ipAddress", s("10.0.0.1")),
+            ("dnsName", s("host.example")),
+            ("port", AttributeValue::N("7777".into())),
+            ("region", s("eu-west-1")),
+            ("playerSessionId", s("psess-alice")),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        assert_eq!(item.get("gameSession"), Some(&AttributeValue::M(expected)));
+    }
+
+    /// BENCHMARK: 120 players take ceil(120 / 49) = 3 transactions; a duplicate stops
+    /// after the first, cancelled one (its ALL_OLD image shows every chunk written).
+    #[tokio::test]
+    async fn a_settlement_of_more_than_49_players_is_one_transaction_per_49() {
+        let (client, counter) = counted().await;
+        let t = tables(&client).await;
+        let names: Vec<String> = (0..120).map(|i| format!("p{i:03}")).collect();
+        let mut placement = PlacementRecord::pending("p-big", player("p000"), "q", T0);
+        placement.player_ids = names.iter().map(|n| player(n)).collect();
+        t.placements.create(&placement).await.unwrap();
+        counter.take();
+        assert!(
+            t.outcomes
+                .settle(&fulfilled("p-big", &names))
+                .await
+                .unwrap()
+        );
+        assert_eq!(counter.take(), calls(&[("TransactWriteItems", 3)]));
+        assert!(
+            !t.outcomes
+                .settle(&fulfilled("p-big", &names))
+                .await
+                .unwrap()
+        );
+        assert_eq!(counter.take(), calls(&[("TransactWriteItems", 1)]));
+    }
+
+    /// A retry after a partial settlement (here: the second of three chunks was never
+    /// written) resumes where it stopped and writes each chunk once.
+    #[tokio::test]
+    async fn a_partly_settled_placement_resumes_at_the_first_missing_chunk() {
+        let (client, counter) = counted().await;
+        let t = tables(&client).await;
+        let names: Vec<String> = (0..120).map(|i| format!("p{i:03}")).collect();
+        let mut placement = PlacementRecord::pending("p-partial", player("p000"), "q", T0);
+        placement.player_ids = names.iter().map(|n| player(n)).collect();
+        t.placements.create(&placement).await.unwrap();
+        counter.take();
+        // Only the first chunk went through before the failure.
+        let first = t
+            .outcomes
+            .settle(&fulfilled("p-partial", &names[..49]))
+            .await
+            .unwrap();
+        assert_eq!(counter.take(), calls(&[("TransactWriteItems", 1)]), "setup");
+        assert!(first, "setup");
+        assert!(
+            t.outcomes
+                .settle(&fulfilled("p-partial", &names))
+                .await
+                .unwrap()
+        );
+        assert_eq!(
+            counter.take(),
+            calls(&[("TransactWriteItems", 3)]),
+            "chunk 1 refused (already written), chunks 2 and 3 written"
+        );
+        let stored = t.placements.get("p-partial").await.unwrap().unwrap();
+        assert_eq!(stored.status, PlacementStatus::Fulfilled);
+    }
+}

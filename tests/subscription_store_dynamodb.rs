@@ -1,0 +1,157 @@
+//! The `SubscriptionStore` contract suite on the DynamoDB adapter, against DynamoDB
+//! Local (`scripts/test.sh` starts it and sets `DYNAMODB_ENDPOINT`). Every scenario gets
+//! its own table.
+
+use shared::adapters::dynamodb::DynamoSubscriptionStore;
+use shared::testing::subscription_store_contract;
+use tests::dynamodb::{dynamodb_local, fresh_subscriptions_table};
+
+#[tokio::test]
+async fn dynamodb_subscription_store_passes_the_contract_suite() {
+    let client = dynamodb_local().await;
+    subscription_store_contract::run_all(|| async {
+        DynamoSubscriptionStore::new(client.clone(), fresh_subscriptions_table(&client).await)
+    })
+    .await;
+}
+
+/// The same suite reading watchers 4 items per Query, so every listing pages (and some
+/// pages are filtered down to nothing).
+#[tokio::test]
+async fn dynamodb_subscription_store_passes_the_contract_suite_with_small_pages() {
+    let client = dynamodb_local().await;
+    subscription_store_contract::run_all(|| async {
+        DynamoSubscriptionStore::new(client.clone(), fresh_subscriptions_table(&client).await)
+            .with_page_limit(4)
+    })
+    .await;
+}
+
+mod dynamodb_specific {
+    use std::collections::HashMap;
+
+    use aws_sdk_dynamodb::types::{
+        AttributeValue, BillingMode, KeyType, TableStatus, TimeToLiveStatus,
+    };
+    use shared::adapters::dynamodb::{DynamoSubscriptionStore, create_subscriptions_table};
+    use shared::domain::PlayerId;
+    use shared::ports::SubscriptionStore;
+    use shared::testing::call_counter::CallCounter;
+    use tests::dynamodb::{dynamodb_local, fresh_subscriptions_table};
+
+    fn p(name: &str) -> PlayerId {
+        PlayerId::parse(name).unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_subscriptions_table_is_created_as_the_template_defines_it_and_idempotently() {
+        let client = dynamodb_local().await;
+        let table = fresh_subscriptions_table(&client).await;
+        create_subscriptions_table(&client, &table)
+            .await
+            .expect("creating an existing table is not an error");
+        let description = client
+            .describe_table()
+            .table_name(&table)
+            .send()
+            .await
+            .unwrap()
+            .table
+            .unwrap();
+        assert_eq!(description.table_status(), Some(&TableStatus::Active));
+        assert_eq!(
+            description
+                .billing_mode_summary()
+                .and_then(|b| b.billing_mode()),
+            Some(&BillingMode::PayPerRequest)
+        );
+        let keys: Vec<_> = description
+            .key_schema()
+            .iter()
+            .map(|k| (k.attribute_name(), k.key_type().clone()))
+            .collect();
+        assert_eq!(
+            keys,
+            vec![("targetId", KeyType::Hash), ("watcherId", KeyType::Range)]
+        );
+        assert!(description.global_secondary_indexes().is_empty());
+        let ttl = client
+            .describe_time_to_live()
+            .table_name(&table)
+            .send()
+            .await
+            .unwrap();
+        let ttl = ttl.time_to_live_description().unwrap();
+        assert_eq!(ttl.attribute_name(), Some("expireAt"));
+        assert_eq!(ttl.time_to_live_status(), Some(&TimeToLiveStatus::Enabled));
+    }
+
+    #[tokio::test]
+    async fn subscribe_writes_the_item_the_design_describes() {
+        let client = dynamodb_local().await;
+        let table = fresh_subscriptions_table(&client).await;
+        let store = DynamoSubscriptionStore::new(client.clone(), table.clone());
+        store
+            .subscribe(&p("bob"), &[p("alice")], 1_795_330_800)
+            .await
+            .unwrap();
+        let item = client
+            .get_item()
+            .table_name(&table)
+            .key("targetId", AttributeValue::S("alice".into()))
+            .key("watcherId", AttributeValue::S("bob".into()))
+            .send()
+            .await
+            .unwrap()
+            .item
+            .unwrap();
+        let expected: HashMap<String, AttributeValue> = [
+            ("targetId", AttributeValue::S("alice".into())),
+            ("watcherId", AttributeValue::S("bob".into())),
+            ("expireAt", AttributeValue::N("1795330800".into())),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        assert_eq!(item, expected);
+    }
+
+    /// Round trips: 100 targets are 4 BatchWriteItem calls each way; the watchers of a
+    /// target are one Query.
+    #[tokio::test]
+    async fn a_subscription_to_100_players_is_4_batch_writes_and_a_lookup_is_one_query() {
+        let client = dynamodb_local().await;
+        let table = fresh_subscriptions_table(&client).await;
+        let counter = CallCounter::new();
+        let counted = aws_sdk_dynamodb::Client::from_conf(
+            client
+                .config()
+                .to_builder()
+                .interceptor(counter.clone())
+                .build(),
+        );
+        let store = DynamoSubscriptionStore::new(counted, table);
+        let targets: Vec<PlayerId> = (0..100).map(|i| p(&format!("p{i:03}"))).collect();
+        store
+            .subscribe(&p("bob"), &targets, 1_795_330_800)
+            .await
+            .unwrap();
+        assert_eq!(
+            counter.take(),
+            [("BatchWriteItem".to_owned(), 4)].into_iter().collect()
+        );
+        assert_eq!(
+            store.watchers(&p("p042"), 1_795_323_600_000).await.unwrap(),
+            vec![p("bob")]
+        );
+        assert_eq!(
+            counter.take(),
+            [("Query".to_owned(), 1)].into_iter().collect()
+        );
+        store.unsubscribe(&p("bob"), &targets).await.unwrap();
+        assert_eq!(
+            counter.take(),
+            [("BatchWriteItem".to_owned(), 4)].into_iter().collect()
+        );
+    }
+}
