@@ -27,7 +27,7 @@ mod dynamodb_specific {
     use shared::ports::player_store::StoreError;
     use tests::dynamodb::{dynamodb_local, fresh_messages_table};
 
-    const T0: i64 = 1_700_000_000_000;
+    const T0: i64 = 4_102_444_800_000; // 2100: DynamoDB Local's TTL sweeper deletes items whose expireAt is past
 
     fn bob() -> PlayerId {
         PlayerId::parse("bob").unwrap()
@@ -137,7 +137,10 @@ mod dynamodb_specific {
             .unwrap();
         assert_eq!(item, message_to_item(&m));
         assert_eq!(item["kind"], AttributeValue::S("placement".into()));
-        assert_eq!(item["expireAt"], AttributeValue::N("1700086400".into()));
+        assert_eq!(
+            item["expireAt"],
+            AttributeValue::N((T0 / 1000 + 86_400).to_string())
+        );
     }
 
     /// `resume` deletes what it delivered before it reads the next page: a page must

@@ -28,7 +28,7 @@ mod dynamodb_specific {
     use shared::ports::player_store::{ConnectOutcome, NewConnection, PlayerStore, StoreError};
     use tests::dynamodb::{dynamodb_local, fresh_players_table};
 
-    const T0: i64 = 1_700_000_000_000;
+    const T0: i64 = 4_102_444_800_000; // 2100: DynamoDB Local's TTL sweeper deletes items whose expireAt is past
 
     fn alice() -> PlayerId {
         PlayerId::parse("alice").unwrap()

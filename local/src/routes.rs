@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use shared::config::Config;
-use shared::ports::{Clock, ConnectionGateway, EventBus, MessageStore, PlayerStore};
+use shared::ports::{
+    Clock, ConnectionGateway, EventBus, MessageStore, PlayerStore, SubscriptionStore,
+};
 use shared::websocket::RouteHandler;
 
 use crate::stream::StreamHandler;
@@ -25,9 +27,9 @@ pub struct Dependencies {
     pub messages: Arc<dyn MessageStore>,
     pub gateway: Arc<dyn ConnectionGateway>,
     pub clock: Arc<dyn Clock>,
-    /// Where presence events go (the in-process bus; routing them to
-    /// `on-presence-event` is the presence issue's local wiring, not done yet).
+    /// Where presence events go: the in-process bus, routed to `on-presence-event`.
     pub events: Arc<dyn EventBus>,
+    pub subscriptions: Arc<dyn SubscriptionStore>,
 }
 
 /// One route: its key, the function name it stands for (logs, context ARN), its handler.
@@ -96,6 +98,15 @@ impl Routes {
                 deps.clock.clone(),
             )),
         );
+        let presence: Arc<dyn RouteHandler> =
+            Arc::new(subscribe_presence::SubscribePresenceHandler::new(
+                deps.players.clone(),
+                deps.subscriptions.clone(),
+                deps.clock.clone(),
+            ));
+        for key in ["subscribePresence", "unsubscribePresence"] {
+            routes.insert(key, "subscribe-presence", presence.clone());
+        }
         routes
     }
 

@@ -120,6 +120,10 @@ pub struct Settings {
     #[arg(long, env = "RECONNECT_GRACE_SECONDS", default_value_t = DEFAULT_RECONNECT_GRACE_SECONDS)]
     pub reconnect_grace_seconds: u64,
 
+    /// How often the presence sweeper runs (the deployed schedule is every minute).
+    #[arg(long, env = "SWEEP_INTERVAL_SECONDS", default_value_t = 60)]
+    pub sweep_interval_seconds: u64,
+
     /// Partitions of the BySweepAt index.
     #[arg(long, env = "PRESENCE_SHARDS", default_value_t = DEFAULT_PRESENCE_SHARDS)]
     pub presence_shards: u32,
@@ -189,6 +193,7 @@ impl Default for Settings {
             jwt_leeway_seconds: DEFAULT_JWT_LEEWAY_SECONDS,
             heartbeat_timeout_seconds: DEFAULT_HEARTBEAT_TIMEOUT_SECONDS,
             reconnect_grace_seconds: DEFAULT_RECONNECT_GRACE_SECONDS,
+            sweep_interval_seconds: 60,
             presence_shards: DEFAULT_PRESENCE_SHARDS,
             idle_timeout_seconds: DEFAULT_IDLE_TIMEOUT_SECONDS,
             max_connection_seconds: DEFAULT_MAX_CONNECTION_SECONDS,
@@ -332,7 +337,10 @@ impl Settings {
             // Tables and resources of the placement and presence issues, whose local
             // wiring is still to come: fixed local names until then.
             ("PLACEMENTS_TABLE", "Placements".to_owned()),
-            ("SUBSCRIPTIONS_TABLE", "PresenceSubscriptions".to_owned()),
+            (
+                "SUBSCRIPTIONS_TABLE",
+                crate::storage::SUBSCRIPTIONS_TABLE.to_owned(),
+            ),
             ("PRESENCE_EVENT_BUS", format!("{}-presence", self.game)),
             ("GAME_SESSION_QUEUES", "default-queue".to_owned()),
         ]

@@ -73,14 +73,21 @@ impl LocalStack {
         })?;
         let stores = storage::open(&settings).await?;
         let registry = Arc::new(ConnectionRegistry::new());
+        let (bus, presence_events) = shared::adapters::memory::InProcessEventBus::with_channel();
         let dependencies = Dependencies {
             config: Arc::new(config),
             players: stores.players,
             messages: stores.messages,
             gateway: Arc::new(LocalConnectionGateway::new(registry.clone())),
             clock: Arc::new(SystemClock),
-            events: Arc::new(shared::adapters::memory::InProcessEventBus::new()),
+            events: Arc::new(bus),
+            subscriptions: stores.subscriptions,
         };
+        spawn_presence(
+            &dependencies,
+            presence_events,
+            settings.sweep_interval_seconds,
+        );
         let routes = Routes::wire(&dependencies);
         let stream_handler = Routes::wire_stream(&dependencies);
         Ok(Self {
@@ -302,4 +309,55 @@ impl RunningStack {
         self.stream.stop(SHUTDOWN_TIMEOUT).await;
         tracing::info!("local stack stopped");
     }
+}
+
+/// The presence bus rule and schedule: every presence event goes to `on-presence-event`,
+/// and `presence-timeout` sweeps every `interval_seconds`. Both tasks end when the stack's
+/// dependencies (the bus, the stores) are dropped.
+fn spawn_presence(
+    deps: &Dependencies,
+    mut events: tokio::sync::mpsc::UnboundedReceiver<shared::ports::PresenceEvent>,
+    interval_seconds: u64,
+) {
+    let notifier = on_presence_event::PresenceEventHandler::new(
+        deps.subscriptions.clone(),
+        deps.messages.clone(),
+        deps.clock.clone(),
+    );
+    tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            if let Err(error) = notifier.notify(&event).await {
+                tracing::warn!(%error, player_id = %event.player_id, "presence event not delivered");
+            }
+        }
+    });
+    let sweeper = presence_timeout::PresenceTimeoutHandler::new(
+        deps.config.clone(),
+        deps.players.clone(),
+        deps.gateway.clone(),
+        deps.events.clone(),
+        deps.clock.clone(),
+    );
+    let events = Arc::downgrade(&deps.events);
+    let clock = deps.clock.clone();
+    tokio::spawn(async move {
+        let mut ticks =
+            tokio::time::interval(std::time::Duration::from_secs(interval_seconds.max(1)));
+        ticks.tick().await;
+        loop {
+            ticks.tick().await;
+            // Stop once the stack is gone (only the sweeper still holds the bus).
+            if events.strong_count() <= 1 {
+                return;
+            }
+            let summary = sweeper.sweep_once(clock.now_millis()).await;
+            if summary.swept > 0 {
+                tracing::info!(
+                    swept = summary.swept,
+                    zombies = summary.zombies_closed,
+                    "presence sweep"
+                );
+            }
+        }
+    });
 }

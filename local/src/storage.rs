@@ -6,20 +6,26 @@
 use std::sync::Arc;
 
 use shared::adapters::dynamodb::{
-    DynamoMessageStore, DynamoPlayerStore, client_for_endpoint, create_messages_table,
-    create_players_table,
+    DynamoMessageStore, DynamoPlayerStore, DynamoSubscriptionStore, client_for_endpoint,
+    create_messages_table, create_players_table, create_subscriptions_table,
 };
-use shared::adapters::memory::{InMemoryMessageStore, InMemoryPlayerStore};
-use shared::ports::{MessageStore, PlayerStore, StoreError};
+use shared::adapters::memory::{
+    InMemoryMessageStore, InMemoryPlayerStore, InMemorySubscriptionStore,
+};
+use shared::ports::{MessageStore, PlayerStore, StoreError, SubscriptionStore};
 
 use crate::settings::Settings;
 use crate::stream::record::local_stream_arn;
 use crate::stream::{MemoryStream, MessageStream};
 
+/// The presence subscriptions table (fixed locally, like the names in `Settings::config`).
+pub const SUBSCRIPTIONS_TABLE: &str = "PresenceSubscriptions";
+
 /// The stores the handlers use.
 pub struct Stores {
     pub players: Arc<dyn PlayerStore>,
     pub messages: Arc<dyn MessageStore>,
+    pub subscriptions: Arc<dyn SubscriptionStore>,
     /// Human-readable: "in memory" or the endpoint.
     pub description: String,
     /// The Messages table's stream, not consumed yet.
@@ -36,6 +42,7 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
             Ok(Stores {
                 players: Arc::new(InMemoryPlayerStore::new()),
                 messages: Arc::new(InMemoryMessageStore::with_observer(observer)),
+                subscriptions: Arc::new(InMemorySubscriptionStore::new()),
                 description: "in memory".to_owned(),
                 stream,
             })
@@ -44,15 +51,17 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
             let client = client_for_endpoint(endpoint).await;
             create_players_table(&client, &settings.players_table).await?;
             create_messages_table(&client, &settings.messages_table).await?;
+            create_subscriptions_table(&client, SUBSCRIPTIONS_TABLE).await?;
             Ok(Stores {
                 players: Arc::new(DynamoPlayerStore::new(
                     client.clone(),
                     settings.players_table.clone(),
                 )),
                 messages: Arc::new(DynamoMessageStore::new(
-                    client,
+                    client.clone(),
                     settings.messages_table.clone(),
                 )),
+                subscriptions: Arc::new(DynamoSubscriptionStore::new(client, SUBSCRIPTIONS_TABLE)),
                 description: format!("DynamoDB at {endpoint}"),
                 stream,
             })

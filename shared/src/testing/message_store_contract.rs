@@ -5,7 +5,7 @@ use std::future::Future;
 use crate::domain::{MessageId, PlayerId};
 use crate::ports::message_store::{MessageKind, MessageStore, StoredMessage};
 
-const T0: i64 = 1_700_000_000_000;
+const T0: i64 = 4_102_444_800_000; // 2100: DynamoDB Local's TTL sweeper deletes items whose expireAt is past
 
 fn message(recipient: &str, n: i64) -> StoredMessage {
     StoredMessage {

@@ -5,7 +5,7 @@ use std::future::Future;
 use crate::domain::{ConnectionId, EpochMillis, MessageId, PlayerId, PresenceStatus};
 use crate::ports::player_store::{ConnectOutcome, NewConnection, PlayerStore};
 
-const T0: EpochMillis = 1_700_000_000_000;
+const T0: EpochMillis = 4_102_444_800_000; // 2100: DynamoDB Local's TTL sweeper deletes items whose expireAt is past
 const HEARTBEAT: EpochMillis = 90_000;
 const GRACE: EpochMillis = 30_000;
 

@@ -5,7 +5,7 @@ use std::future::Future;
 use crate::domain::{EpochMillis, PlayerId};
 use crate::ports::subscription_store::SubscriptionStore;
 
-const T0: EpochMillis = 1_700_000_000_000;
+const T0: EpochMillis = 4_102_444_800_000; // 2100: DynamoDB Local's TTL sweeper deletes items whose expireAt is past
 /// `expireAt` of the subscriptions the scenarios make: two hours after T0.
 const EXPIRE: i64 = T0 / 1000 + 7200;
 

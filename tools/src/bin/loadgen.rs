@@ -34,6 +34,8 @@ use tokio::sync::{Semaphore, watch};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
@@ -663,7 +665,15 @@ async fn client(i: usize, shared: Arc<Shared>, mut phase: watch::Receiver<Phase>
                 }
             }
         }
-        let _ = tokio::time::timeout(Duration::from_secs(2), sink.close()).await;
+        let normal = Message::Close(Some(CloseFrame {
+            code: CloseCode::Normal,
+            reason: Utf8Bytes::from_static("loadgen done"),
+        }));
+        let _ = tokio::time::timeout(Duration::from_secs(2), async {
+            let _ = sink.send(normal).await;
+            let _ = sink.close().await;
+        })
+        .await;
     };
 
     let (result, ()) = tokio::join!(reader, writer);
