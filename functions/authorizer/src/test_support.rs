@@ -39,13 +39,13 @@ pub struct TestKey {
 /// RSA 2048, generated once per test process.
 pub static RSA: LazyLock<TestKey> = LazyLock::new(|| {
     let pair = aws_lc_rs::rsa::KeyPair::generate(aws_lc_rs::rsa::KeySize::Rsa2048)
-        .expect("generate RSA key");
-    let pkcs8 = pair.as_der().expect("PKCS#8 DER");
+        .expect("generate RSA key"); // allow-panic: test-only keys
+    let pkcs8 = pair.as_der().expect("PKCS#8 DER"); // allow-panic: test-only keys
     // jsonwebtoken's aws-lc backend takes RSA private keys as PKCS#1.
     let encoding = EncodingKey::from_rsa_der(pkcs1_from_pkcs8(pkcs8.as_ref()));
-    let mut jwk = Jwk::from_encoding_key(&encoding, Algorithm::RS256).expect("RSA JWK");
+    let mut jwk = Jwk::from_encoding_key(&encoding, Algorithm::RS256).expect("RSA JWK"); // allow-panic: test-only keys
     jwk.common.key_id = Some(RSA_KID.to_owned());
-    let spki = pair.public_key().as_der().expect("SPKI DER");
+    let spki = pair.public_key().as_der().expect("SPKI DER"); // allow-panic: test-only keys
     TestKey {
         encoding,
         jwk,
@@ -55,10 +55,10 @@ pub static RSA: LazyLock<TestKey> = LazyLock::new(|| {
 
 /// EC P-256, generated once per test process.
 pub static EC: LazyLock<TestKey> = LazyLock::new(|| {
-    let pair = EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).expect("generate EC key");
-    let pkcs8 = pair.to_pkcs8v1().expect("PKCS#8");
+    let pair = EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).expect("generate EC key"); // allow-panic: test-only keys
+    let pkcs8 = pair.to_pkcs8v1().expect("PKCS#8"); // allow-panic: test-only keys
     let encoding = EncodingKey::from_ec_der(pkcs8.as_ref());
-    let mut jwk = Jwk::from_encoding_key(&encoding, Algorithm::ES256).expect("EC JWK");
+    let mut jwk = Jwk::from_encoding_key(&encoding, Algorithm::ES256).expect("EC JWK"); // allow-panic: test-only keys
     jwk.common.key_id = Some(EC_KID.to_owned());
     TestKey {
         encoding,
@@ -101,7 +101,7 @@ fn pem(label: &str, der: &[u8]) -> String {
     let b64 = STANDARD.encode(der);
     let mut out = format!("-----BEGIN {label}-----\n");
     for line in b64.as_bytes().chunks(64) {
-        out.push_str(std::str::from_utf8(line).expect("base64 is ASCII"));
+        out.push_str(std::str::from_utf8(line).expect("base64 is ASCII")); // allow-panic: test-only keys
         out.push('\n');
     }
     out.push_str(&format!("-----END {label}-----\n"));
@@ -136,7 +136,7 @@ pub fn claims_with(sub: &str, changes: Value) -> Value {
 pub fn sign(alg: Algorithm, kid: Option<&str>, claims: &Value, key: &EncodingKey) -> String {
     let mut header = Header::new(alg);
     header.kid = kid.map(str::to_owned);
-    jsonwebtoken::encode(&header, claims, key).expect("sign token")
+    jsonwebtoken::encode(&header, claims, key).expect("sign token") // allow-panic: test-only keys
 }
 
 pub fn hs256(claims: &Value) -> String {
@@ -158,7 +158,7 @@ pub fn es256(claims: &Value) -> String {
 
 /// A token with any header and an arbitrary signature part (`alg: none` attacks).
 pub fn forged(header: &Value, claims: &Value, signature: &str) -> String {
-    let part = |v: &Value| URL_SAFE_NO_PAD.encode(serde_json::to_vec(v).expect("json"));
+    let part = |v: &Value| URL_SAFE_NO_PAD.encode(serde_json::to_vec(v).expect("json")); // allow-panic: test-only keys
     format!("{}.{}.{signature}", part(header), part(claims))
 }
 
@@ -206,7 +206,7 @@ pub fn connect_request(
             "identity": { "sourceIp": "203.0.113.10" }
         }
     }))
-    .expect("a valid authorizer event")
+    .expect("a valid authorizer event") // allow-panic: test-only keys
 }
 
 pub fn event(
@@ -236,7 +236,7 @@ impl FakeJwks {
     }
 
     pub fn set(&self, keys: Option<JwkSet>) {
-        *self.keys.lock().expect("lock") = keys;
+        *self.keys.lock().expect("lock") = keys; // allow-panic: test-only keys
     }
 
     pub fn calls(&self) -> usize {
@@ -252,7 +252,7 @@ impl JwksFetcher for FakeJwks {
         tokio::task::yield_now().await;
         self.keys
             .lock()
-            .expect("lock")
+            .expect("lock") // allow-panic: test-only keys
             .clone()
             .ok_or(JwksError::Status(503))
     }
@@ -261,8 +261,8 @@ impl JwksFetcher for FakeJwks {
 /// A local HTTP/1.1 server answering every request with `status` and `body`.
 /// Returns its base URL and a request counter.
 pub async fn serve(status: u16, body: String) -> (String, Arc<AtomicUsize>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind"); // allow-panic: test-only keys
+    let addr = listener.local_addr().expect("addr"); // allow-panic: test-only keys
     let hits = Arc::new(AtomicUsize::new(0));
     let counter = hits.clone();
     tokio::spawn(async move {
@@ -292,8 +292,8 @@ pub async fn serve(status: u16, body: String) -> (String, Arc<AtomicUsize>) {
 
 /// A local server that accepts connections and never answers.
 pub async fn serve_silence() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind"); // allow-panic: test-only keys
+    let addr = listener.local_addr().expect("addr"); // allow-panic: test-only keys
     tokio::spawn(async move {
         let mut open = Vec::new();
         while let Ok((socket, _)) = listener.accept().await {
