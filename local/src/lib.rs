@@ -13,13 +13,15 @@
 //! [`gateway`] (the WebSocket emulation and the connection registry), [`management`]
 //! (the `@connections` API), [`auth`] (the `$connect` authorizer), [`storage`],
 //! [`stream`] (the Messages stream feeding `on-message-inserted`, in memory or from
-//! DynamoDB Streams), [`stack`] (assembly, start, shutdown).
+//! DynamoDB Streams), [`gamelift`] (the GameLift simulator) and [`placement_events`]
+//! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown).
 
 pub mod auth;
 pub mod gamelift;
 pub mod gateway;
 pub mod invoke;
 pub mod management;
+pub mod placement_events;
 pub mod routes;
 pub mod settings;
 pub mod stack;

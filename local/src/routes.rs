@@ -1,6 +1,5 @@
-//! The route table: route key → the real handler, wired in one place. Later routes
-//! (`sessionPlacementRequest`, ...) are one `insert` each in [`Routes::wire`]; the
-//! Messages stream's consumer is wired next to them in [`Routes::wire_stream`].
+//! The route table: route key → the real handler, wired in one place ([`Routes::wire`]);
+//! the Messages stream's consumer is wired next to them in [`Routes::wire_stream`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,7 +7,8 @@ use std::sync::Arc;
 use serde_json::Value;
 use shared::config::Config;
 use shared::ports::{
-    Clock, ConnectionGateway, EventBus, MessageStore, PlayerStore, SubscriptionStore,
+    Clock, ConnectionGateway, EventBus, GameLift, MessageStore, PlacementOutcomes, PlacementStore,
+    PlayerStore, SubscriptionStore,
 };
 use shared::websocket::RouteHandler;
 
@@ -30,6 +30,11 @@ pub struct Dependencies {
     /// Where presence events go: the in-process bus, routed to `on-presence-event`.
     pub events: Arc<dyn EventBus>,
     pub subscriptions: Arc<dyn SubscriptionStore>,
+    pub placements: Arc<dyn PlacementStore>,
+    /// What `on-placement-event` settles outcomes with.
+    pub placement_outcomes: Arc<dyn PlacementOutcomes>,
+    /// The GameLift simulator, behind the same port as the SDK adapter.
+    pub gamelift: Arc<dyn GameLift>,
 }
 
 /// One route: its key, the function name it stands for (logs, context ARN), its handler.
@@ -107,6 +112,36 @@ impl Routes {
         for key in ["subscribePresence", "unsubscribePresence"] {
             routes.insert(key, "subscribe-presence", presence.clone());
         }
+        routes.insert(
+            "sessionPlacementRequest",
+            "session-placement-request",
+            Arc::new(
+                session_placement_request::SessionPlacementRequestHandler::new(
+                    deps.config.clone(),
+                    deps.players.clone(),
+                    deps.placements.clone(),
+                    deps.gamelift.clone(),
+                    deps.clock.clone(),
+                ),
+            ),
+        );
+        routes.insert(
+            "cancelPlacement",
+            "cancel-placement",
+            Arc::new(cancel_placement::CancelPlacementHandler::new(
+                deps.players.clone(),
+                deps.placements.clone(),
+                deps.gamelift.clone(),
+            )),
+        );
+        routes.insert(
+            "rejoinSession",
+            "rejoin-session",
+            Arc::new(rejoin_session::RejoinSessionHandler::new(
+                deps.players.clone(),
+                deps.gamelift.clone(),
+            )),
+        );
         routes
     }
 

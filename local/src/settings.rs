@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::{Parser, ValueEnum};
 use shared::config::{Config, ConfigError, EnvReader};
 
+use crate::gamelift::{self, SimulatorSettings};
 use crate::stream::{FeederConfig, PollerConfig, StreamSource};
 
 pub const DEFAULT_GAME: &str = "gamelift-sockets";
@@ -24,6 +25,11 @@ pub const DEFAULT_IDLE_TIMEOUT_SECONDS: u64 = 600;
 pub const DEFAULT_MAX_CONNECTION_SECONDS: u64 = 7200;
 pub const DEFAULT_PLAYERS_TABLE: &str = "Players";
 pub const DEFAULT_MESSAGES_TABLE: &str = "Messages";
+pub const DEFAULT_PLACEMENTS_TABLE: &str = "Placements";
+pub const DEFAULT_SUBSCRIPTIONS_TABLE: &str = "PresenceSubscriptions";
+/// The simulated GameLift has one queue unless told otherwise.
+pub const DEFAULT_GAME_SESSION_QUEUES: &str = "default-queue";
+pub const DEFAULT_MAX_PLAYERS_PER_SESSION: u32 = 8;
 pub const DEFAULT_MESSAGE_TTL_SECONDS: u64 = 86_400;
 /// Concurrent partitions of the Messages stream's consumer (like ParallelizationFactor).
 pub const DEFAULT_STREAM_SHARDS: u32 = 4;
@@ -150,6 +156,23 @@ pub struct Settings {
     #[arg(long, env = "MESSAGES_TABLE", default_value = DEFAULT_MESSAGES_TABLE)]
     pub messages_table: String,
 
+    /// Placements table name (with --dynamodb-endpoint).
+    #[arg(long, env = "PLACEMENTS_TABLE", default_value = DEFAULT_PLACEMENTS_TABLE)]
+    pub placements_table: String,
+
+    /// Presence subscriptions table name (with --dynamodb-endpoint).
+    #[arg(long, env = "SUBSCRIPTIONS_TABLE", default_value = DEFAULT_SUBSCRIPTIONS_TABLE)]
+    pub subscriptions_table: String,
+
+    /// The GameLift queues a placement may name (comma-separated); the first is the
+    /// default. The simulator knows exactly these.
+    #[arg(long, env = "GAME_SESSION_QUEUES", default_value = DEFAULT_GAME_SESSION_QUEUES)]
+    pub game_session_queues: String,
+
+    /// GameLift MaximumPlayerSessionCount of the game sessions placements create (1-200).
+    #[arg(long, env = "MAX_PLAYERS_PER_SESSION", default_value_t = DEFAULT_MAX_PLAYERS_PER_SESSION)]
+    pub max_players_per_session: u32,
+
     /// Undelivered messages are kept this long.
     #[arg(long, env = "MESSAGE_TTL_SECONDS", default_value_t = DEFAULT_MESSAGE_TTL_SECONDS)]
     pub message_ttl_seconds: u64,
@@ -177,6 +200,142 @@ pub struct Settings {
     /// returned nothing (1-10000 ms); a poll that returns records is followed at once.
     #[arg(long, env = "STREAM_POLL_INTERVAL_MS", default_value_t = DEFAULT_STREAM_POLL_INTERVAL_MS)]
     pub stream_poll_interval_ms: u64,
+
+    #[command(flatten)]
+    pub simulator: SimulatorFlags,
+}
+
+/// The GameLift simulator's knobs (`local/src/gamelift`), as flags and the `SIM_*`
+/// variables. Checked and turned into [`SimulatorSettings`] by the simulator's own reader.
+#[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
+#[command(next_help_heading = "GameLift simulator")]
+pub struct SimulatorFlags {
+    /// Server processes in the simulated fleet (0: no capacity: placements time out).
+    #[arg(long, env = "SIM_FLEET_SERVERS", default_value_t = gamelift::DEFAULT_FLEET_SERVERS)]
+    pub sim_fleet_servers: u32,
+
+    /// Game sessions one server process hosts before it is replaced (1-100).
+    #[arg(long, env = "SIM_SESSIONS_PER_SERVER", default_value_t = gamelift::DEFAULT_SESSIONS_PER_SERVER)]
+    pub sim_sessions_per_server: u32,
+
+    /// How long a new server process is Initializing before it can host a game.
+    #[arg(long, env = "SIM_SERVER_STARTUP_MS", default_value_t = gamelift::DEFAULT_SERVER_STARTUP_MS)]
+    pub sim_server_startup_ms: u64,
+
+    /// How long a server whose games ended is Terminating before its replacement starts.
+    #[arg(long, env = "SIM_SERVER_SHUTDOWN_MS", default_value_t = gamelift::DEFAULT_SERVER_SHUTDOWN_MS)]
+    pub sim_server_shutdown_ms: u64,
+
+    /// The earliest a placement is fulfilled after it was requested.
+    #[arg(long, env = "SIM_PLACEMENT_DELAY_MS", default_value_t = gamelift::DEFAULT_PLACEMENT_DELAY_MS)]
+    pub sim_placement_delay_ms: u64,
+
+    /// The queue's timeout: a placement still PENDING this long is TIMED_OUT (1-43200).
+    #[arg(long, env = "SIM_QUEUE_TIMEOUT_SECONDS", default_value_t = gamelift::DEFAULT_QUEUE_TIMEOUT_SECONDS)]
+    pub sim_queue_timeout_seconds: u64,
+
+    /// How long a game session lasts before it is TERMINATED (1-604800).
+    #[arg(long, env = "SIM_GAME_SESSION_SECONDS", default_value_t = gamelift::DEFAULT_GAME_SESSION_SECONDS)]
+    pub sim_game_session_seconds: u64,
+
+    /// The region in ARNs and events (`gameSessionRegion`).
+    #[arg(long, env = "SIM_REGION", default_value = gamelift::DEFAULT_REGION)]
+    pub sim_region: String,
+
+    /// The AWS account id in ARNs and events (12 digits).
+    #[arg(long, env = "SIM_ACCOUNT_ID", default_value = gamelift::DEFAULT_ACCOUNT_ID)]
+    pub sim_account_id: String,
+
+    /// The fleet id in game session ARNs.
+    #[arg(long, env = "SIM_FLEET_ID", default_value = gamelift::DEFAULT_FLEET_ID)]
+    pub sim_fleet_id: String,
+
+    /// The `ipAddress` of every game session.
+    #[arg(long, env = "SIM_SERVER_IP", default_value = gamelift::DEFAULT_SERVER_IP)]
+    pub sim_server_ip: String,
+
+    /// The `dnsName` of every game session.
+    #[arg(long, env = "SIM_SERVER_DNS", default_value = gamelift::DEFAULT_SERVER_DNS)]
+    pub sim_server_dns: String,
+
+    /// The first game session port; each server's sessions take the next ones.
+    #[arg(long, env = "SIM_SERVER_PORT_BASE", default_value_t = gamelift::DEFAULT_SERVER_PORT_BASE)]
+    pub sim_server_port_base: u16,
+
+    /// The queue's CustomEventData, copied into every placement event.
+    #[arg(long, env = "SIM_CUSTOM_EVENT_DATA")]
+    pub sim_custom_event_data: Option<String>,
+}
+
+impl Default for SimulatorFlags {
+    fn default() -> Self {
+        let defaults = SimulatorSettings::default();
+        Self {
+            sim_fleet_servers: defaults.fleet_servers,
+            sim_sessions_per_server: defaults.sessions_per_server,
+            sim_server_startup_ms: gamelift::DEFAULT_SERVER_STARTUP_MS,
+            sim_server_shutdown_ms: gamelift::DEFAULT_SERVER_SHUTDOWN_MS,
+            sim_placement_delay_ms: gamelift::DEFAULT_PLACEMENT_DELAY_MS,
+            sim_queue_timeout_seconds: gamelift::DEFAULT_QUEUE_TIMEOUT_SECONDS,
+            sim_game_session_seconds: gamelift::DEFAULT_GAME_SESSION_SECONDS,
+            sim_region: defaults.region,
+            sim_account_id: defaults.account_id,
+            sim_fleet_id: defaults.fleet_id,
+            sim_server_ip: defaults.server_ip,
+            sim_server_dns: defaults.server_dns,
+            sim_server_port_base: defaults.server_port_base,
+            sim_custom_event_data: defaults.custom_event_data,
+        }
+    }
+}
+
+impl SimulatorFlags {
+    /// `NAME → value` of every knob, as the simulator's reader takes them.
+    fn variables(&self) -> HashMap<String, String> {
+        let mut vars: HashMap<String, String> = [
+            ("SIM_FLEET_SERVERS", self.sim_fleet_servers.to_string()),
+            (
+                "SIM_SESSIONS_PER_SERVER",
+                self.sim_sessions_per_server.to_string(),
+            ),
+            (
+                "SIM_SERVER_STARTUP_MS",
+                self.sim_server_startup_ms.to_string(),
+            ),
+            (
+                "SIM_SERVER_SHUTDOWN_MS",
+                self.sim_server_shutdown_ms.to_string(),
+            ),
+            (
+                "SIM_PLACEMENT_DELAY_MS",
+                self.sim_placement_delay_ms.to_string(),
+            ),
+            (
+                "SIM_QUEUE_TIMEOUT_SECONDS",
+                self.sim_queue_timeout_seconds.to_string(),
+            ),
+            (
+                "SIM_GAME_SESSION_SECONDS",
+                self.sim_game_session_seconds.to_string(),
+            ),
+            ("SIM_REGION", self.sim_region.clone()),
+            ("SIM_ACCOUNT_ID", self.sim_account_id.clone()),
+            ("SIM_FLEET_ID", self.sim_fleet_id.clone()),
+            ("SIM_SERVER_IP", self.sim_server_ip.clone()),
+            ("SIM_SERVER_DNS", self.sim_server_dns.clone()),
+            (
+                "SIM_SERVER_PORT_BASE",
+                self.sim_server_port_base.to_string(),
+            ),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect();
+        if let Some(data) = &self.sim_custom_event_data {
+            vars.insert("SIM_CUSTOM_EVENT_DATA".into(), data.clone());
+        }
+        vars
+    }
 }
 
 impl Default for Settings {
@@ -200,11 +359,16 @@ impl Default for Settings {
             dynamodb_endpoint: None,
             players_table: DEFAULT_PLAYERS_TABLE.into(),
             messages_table: DEFAULT_MESSAGES_TABLE.into(),
+            placements_table: DEFAULT_PLACEMENTS_TABLE.into(),
+            subscriptions_table: DEFAULT_SUBSCRIPTIONS_TABLE.into(),
+            game_session_queues: DEFAULT_GAME_SESSION_QUEUES.into(),
+            max_players_per_session: DEFAULT_MAX_PLAYERS_PER_SESSION,
             message_ttl_seconds: DEFAULT_MESSAGE_TTL_SECONDS,
             stream_shards: DEFAULT_STREAM_SHARDS,
             stream_batch_size: DEFAULT_STREAM_BATCH_SIZE,
             stream_max_retry_attempts: DEFAULT_STREAM_MAX_RETRY_ATTEMPTS,
             stream_poll_interval_ms: DEFAULT_STREAM_POLL_INTERVAL_MS,
+            simulator: SimulatorFlags::default(),
         }
     }
 }
@@ -255,6 +419,8 @@ impl Settings {
         for (name, value) in [
             ("PLAYERS_TABLE", &self.players_table),
             ("MESSAGES_TABLE", &self.messages_table),
+            ("PLACEMENTS_TABLE", &self.placements_table),
+            ("SUBSCRIPTIONS_TABLE", &self.subscriptions_table),
         ] {
             if !valid_table_name(value) {
                 problems.push(format!(
@@ -290,6 +456,9 @@ impl Settings {
         }
         // The authorizer's own checks (JWT issuer, audience, key source, secret length).
         if let Err(error) = self.auth_config() {
+            problems.extend(error.problems);
+        }
+        if let Err(error) = self.simulator_settings() {
             problems.extend(error.problems);
         }
         if problems.is_empty() {
@@ -334,20 +503,31 @@ impl Settings {
                 self.reconnect_grace_seconds.to_string(),
             ),
             ("PRESENCE_SHARDS", self.presence_shards.to_string()),
-            // Tables and resources of the placement and presence issues, whose local
-            // wiring is still to come: fixed local names until then.
-            ("PLACEMENTS_TABLE", "Placements".to_owned()),
-            (
-                "SUBSCRIPTIONS_TABLE",
-                crate::storage::SUBSCRIPTIONS_TABLE.to_owned(),
-            ),
+            ("PLACEMENTS_TABLE", self.placements_table.clone()),
+            ("SUBSCRIPTIONS_TABLE", self.subscriptions_table.clone()),
+            // The in-process bus has no name of its own; this is the template's.
             ("PRESENCE_EVENT_BUS", format!("{}-presence", self.game)),
-            ("GAME_SESSION_QUEUES", "default-queue".to_owned()),
+            ("GAME_SESSION_QUEUES", self.game_session_queues.clone()),
+            (
+                "MAX_PLAYERS_PER_SESSION",
+                self.max_players_per_session.to_string(),
+            ),
         ]
         .into_iter()
         .map(|(name, value)| (name.to_owned(), value))
         .collect();
         Config::from_map(&vars)
+    }
+
+    /// The GameLift simulator's settings, read by its own reader (every problem listed);
+    /// its queues are `GAME_SESSION_QUEUES`, the ones the handlers accept.
+    pub fn simulator_settings(&self) -> Result<SimulatorSettings, ConfigError> {
+        let mut vars = self.simulator.variables();
+        vars.insert(
+            "GAME_SESSION_QUEUES".into(),
+            self.game_session_queues.clone(),
+        );
+        SimulatorSettings::from_map(&vars)
     }
 
     pub fn idle_timeout(&self) -> Duration {
@@ -398,7 +578,7 @@ impl Settings {
             Some(url) => url.clone(),
             None => "(unset: in memory)".to_owned(),
         };
-        vec![
+        let mut lines = vec![
             format!("GAME={}", self.game),
             format!("STAGE={}", self.stage),
             format!("PORT={}", self.port),
@@ -419,6 +599,10 @@ impl Settings {
             format!("DYNAMODB_ENDPOINT={storage}"),
             format!("PLAYERS_TABLE={}", self.players_table),
             format!("MESSAGES_TABLE={}", self.messages_table),
+            format!("PLACEMENTS_TABLE={}", self.placements_table),
+            format!("SUBSCRIPTIONS_TABLE={}", self.subscriptions_table),
+            format!("GAME_SESSION_QUEUES={}", self.game_session_queues),
+            format!("MAX_PLAYERS_PER_SESSION={}", self.max_players_per_session),
             format!("MESSAGE_TTL_SECONDS={}", self.message_ttl_seconds),
             format!("STREAM_SHARDS={}", self.stream_shards),
             format!("STREAM_BATCH_SIZE={}", self.stream_batch_size),
@@ -427,7 +611,18 @@ impl Settings {
                 self.stream_max_retry_attempts
             ),
             format!("STREAM_POLL_INTERVAL_MS={}", self.stream_poll_interval_ms),
-        ]
+        ];
+        match self.simulator_settings() {
+            // GAME_SESSION_QUEUES is listed above already.
+            Ok(simulator) => lines.extend(
+                simulator
+                    .summary()
+                    .into_iter()
+                    .filter(|line| !line.starts_with("GAME_SESSION_QUEUES=")),
+            ),
+            Err(error) => lines.push(format!("SIM_*: invalid ({})", error.problems.join("; "))),
+        }
+        lines
     }
 }
 
@@ -472,11 +667,29 @@ mod tests {
             "DYNAMODB_ENDPOINT",
             "PLAYERS_TABLE",
             "MESSAGES_TABLE",
+            "PLACEMENTS_TABLE",
+            "SUBSCRIPTIONS_TABLE",
+            "GAME_SESSION_QUEUES",
+            "MAX_PLAYERS_PER_SESSION",
             "MESSAGE_TTL_SECONDS",
             "STREAM_SHARDS",
             "STREAM_BATCH_SIZE",
             "STREAM_MAX_RETRY_ATTEMPTS",
             "STREAM_POLL_INTERVAL_MS",
+            "SIM_FLEET_SERVERS",
+            "SIM_SESSIONS_PER_SERVER",
+            "SIM_SERVER_STARTUP_MS",
+            "SIM_SERVER_SHUTDOWN_MS",
+            "SIM_PLACEMENT_DELAY_MS",
+            "SIM_QUEUE_TIMEOUT_SECONDS",
+            "SIM_GAME_SESSION_SECONDS",
+            "SIM_REGION",
+            "SIM_ACCOUNT_ID",
+            "SIM_FLEET_ID",
+            "SIM_SERVER_IP",
+            "SIM_SERVER_DNS",
+            "SIM_SERVER_PORT_BASE",
+            "SIM_CUSTOM_EVENT_DATA",
         ];
         if names.iter().any(|n| std::env::var_os(n).is_some()) {
             return;
@@ -532,11 +745,29 @@ mod tests {
             "DYNAMODB_ENDPOINT",
             "PLAYERS_TABLE",
             "MESSAGES_TABLE",
+            "PLACEMENTS_TABLE",
+            "SUBSCRIPTIONS_TABLE",
+            "GAME_SESSION_QUEUES",
+            "MAX_PLAYERS_PER_SESSION",
             "MESSAGE_TTL_SECONDS",
             "STREAM_SHARDS",
             "STREAM_BATCH_SIZE",
             "STREAM_MAX_RETRY_ATTEMPTS",
             "STREAM_POLL_INTERVAL_MS",
+            "SIM_FLEET_SERVERS",
+            "SIM_SESSIONS_PER_SERVER",
+            "SIM_SERVER_STARTUP_MS",
+            "SIM_SERVER_SHUTDOWN_MS",
+            "SIM_PLACEMENT_DELAY_MS",
+            "SIM_QUEUE_TIMEOUT_SECONDS",
+            "SIM_GAME_SESSION_SECONDS",
+            "SIM_REGION",
+            "SIM_ACCOUNT_ID",
+            "SIM_FLEET_ID",
+            "SIM_SERVER_IP",
+            "SIM_SERVER_DNS",
+            "SIM_SERVER_PORT_BASE",
+            "SIM_CUSTOM_EVENT_DATA",
         ] {
             assert!(
                 help.contains(&format!("env: {name}")),

@@ -1,6 +1,8 @@
-//! Assembling and running the stack: settings → stores, authorizer, route table, the
-//! Messages stream's consumer → one HTTP server on `127.0.0.1:{port}` serving the
-//! WebSocket API and the `@connections` API, and the stream feeding `on-message-inserted`.
+//! Assembling and running the stack: settings → stores, authorizer, GameLift simulator,
+//! route table, the Messages stream's consumer → one HTTP server on `127.0.0.1:{port}`
+//! serving the WebSocket API and the `@connections` API, the stream feeding
+//! `on-message-inserted`, the simulator's placement events feeding `on-placement-event`,
+//! and the presence bus and sweeper.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -15,9 +17,11 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::auth::{ConnectAuthorizer, RealAuthorizer};
+use crate::gamelift::Simulator;
 use crate::gateway::registry::{ConnectionRegistry, LocalConnectionGateway};
 use crate::gateway::{self, Gateway, Tracker};
 use crate::management;
+use crate::placement_events;
 use crate::routes::{Dependencies, Routes};
 use crate::settings::{Settings, SettingsError};
 use crate::storage;
@@ -58,6 +62,8 @@ pub struct LocalStack {
     storage: String,
     stream: MessageStream,
     stream_handler: Arc<dyn StreamHandler>,
+    simulator: Arc<Simulator>,
+    simulator_task: JoinHandle<()>,
 }
 
 impl LocalStack {
@@ -71,17 +77,37 @@ impl LocalStack {
         let config = settings.config().map_err(|e| SettingsError {
             problems: e.problems,
         })?;
+        let simulator_settings = settings.simulator_settings().map_err(|e| SettingsError {
+            problems: e.problems,
+        })?;
         let stores = storage::open(&settings).await?;
         let registry = Arc::new(ConnectionRegistry::new());
         let (bus, presence_events) = shared::adapters::memory::InProcessEventBus::with_channel();
+        let config = Arc::new(config);
+        let clock: Arc<dyn shared::ports::Clock> = Arc::new(SystemClock);
+        // The queue's notification target: the SNS topic, to which on-placement-event
+        // is subscribed.
+        let on_placement_event = Arc::new(on_placement_event::PlacementEventHandler::new(
+            config.clone(),
+            stores.placements.clone(),
+            stores.placement_outcomes.clone(),
+            clock.clone(),
+        ));
+        let (simulator, simulator_task) = Simulator::start(
+            simulator_settings,
+            placement_events::to_handler(on_placement_event),
+        );
         let dependencies = Dependencies {
-            config: Arc::new(config),
+            config,
             players: stores.players,
             messages: stores.messages,
             gateway: Arc::new(LocalConnectionGateway::new(registry.clone())),
-            clock: Arc::new(SystemClock),
+            clock,
             events: Arc::new(bus),
             subscriptions: stores.subscriptions,
+            placements: stores.placements,
+            placement_outcomes: stores.placement_outcomes,
+            gamelift: simulator.clone(),
         };
         spawn_presence(
             &dependencies,
@@ -99,6 +125,8 @@ impl LocalStack {
             storage: stores.description,
             stream: stores.stream,
             stream_handler,
+            simulator,
+            simulator_task,
         })
     }
 
@@ -128,6 +156,11 @@ impl LocalStack {
     /// What consumes the Messages stream (the real `on-message-inserted`).
     pub fn stream_handler(&self) -> &Arc<dyn StreamHandler> {
         &self.stream_handler
+    }
+
+    /// The GameLift simulator the placement routes talk to.
+    pub fn simulator(&self) -> &Arc<Simulator> {
+        &self.simulator
     }
 
     /// Replaces (or wraps) the Messages stream's consumer before starting.
@@ -197,6 +230,8 @@ impl LocalStack {
             tracker,
             server,
             stream,
+            simulator: self.simulator,
+            simulator_task: self.simulator_task,
         })
     }
 }
@@ -236,6 +271,8 @@ pub struct RunningStack {
     tracker: Tracker,
     server: JoinHandle<()>,
     stream: RunningStream,
+    simulator: Arc<Simulator>,
+    simulator_task: JoinHandle<()>,
 }
 
 impl RunningStack {
@@ -277,6 +314,11 @@ impl RunningStack {
         &self.dependencies
     }
 
+    /// The GameLift simulator (its fleet, sessions and test hooks).
+    pub fn simulator(&self) -> &Arc<Simulator> {
+        &self.simulator
+    }
+
     /// The Messages stream's mode and knobs: "in-memory feeder; …" or "DynamoDB
     /// Streams of table …; …".
     pub fn stream(&self) -> &str {
@@ -305,6 +347,8 @@ impl RunningStack {
         {
             abort.abort();
         }
+        // GameLift goes quiet: no more placement events.
+        self.simulator_task.abort();
         // A batch in flight finishes; records not yet handed over stay in the table.
         self.stream.stop(SHUTDOWN_TIMEOUT).await;
         tracing::info!("local stack stopped");

@@ -6,26 +6,30 @@
 use std::sync::Arc;
 
 use shared::adapters::dynamodb::{
-    DynamoMessageStore, DynamoPlayerStore, DynamoSubscriptionStore, client_for_endpoint,
-    create_messages_table, create_players_table, create_subscriptions_table,
+    DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore,
+    DynamoSubscriptionStore, client_for_endpoint, create_messages_table, create_placements_table,
+    create_players_table, create_subscriptions_table,
 };
 use shared::adapters::memory::{
-    InMemoryMessageStore, InMemoryPlayerStore, InMemorySubscriptionStore,
+    InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
+    InMemorySubscriptionStore,
 };
-use shared::ports::{MessageStore, PlayerStore, StoreError, SubscriptionStore};
+use shared::ports::{
+    MessageStore, PlacementOutcomes, PlacementStore, PlayerStore, StoreError, SubscriptionStore,
+};
 
 use crate::settings::Settings;
 use crate::stream::record::local_stream_arn;
 use crate::stream::{MemoryStream, MessageStream};
-
-/// The presence subscriptions table (fixed locally, like the names in `Settings::config`).
-pub const SUBSCRIPTIONS_TABLE: &str = "PresenceSubscriptions";
 
 /// The stores the handlers use.
 pub struct Stores {
     pub players: Arc<dyn PlayerStore>,
     pub messages: Arc<dyn MessageStore>,
     pub subscriptions: Arc<dyn SubscriptionStore>,
+    pub placements: Arc<dyn PlacementStore>,
+    /// Settles placement outcomes across the Placements, Players and Messages tables.
+    pub placement_outcomes: Arc<dyn PlacementOutcomes>,
     /// Human-readable: "in memory" or the endpoint.
     pub description: String,
     /// The Messages table's stream, not consumed yet.
@@ -39,9 +43,18 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
         None => {
             let observer =
                 MemoryStream::new(stream.input(), local_stream_arn(&settings.messages_table));
+            let players = Arc::new(InMemoryPlayerStore::new());
+            let messages = Arc::new(InMemoryMessageStore::with_observer(observer));
+            let placements = Arc::new(InMemoryPlacementStore::new());
             Ok(Stores {
-                players: Arc::new(InMemoryPlayerStore::new()),
-                messages: Arc::new(InMemoryMessageStore::with_observer(observer)),
+                placement_outcomes: Arc::new(InMemoryPlacementOutcomes::new(
+                    placements.clone(),
+                    players.clone(),
+                    messages.clone(),
+                )),
+                players,
+                messages,
+                placements,
                 subscriptions: Arc::new(InMemorySubscriptionStore::new()),
                 description: "in memory".to_owned(),
                 stream,
@@ -51,7 +64,8 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
             let client = client_for_endpoint(endpoint).await;
             create_players_table(&client, &settings.players_table).await?;
             create_messages_table(&client, &settings.messages_table).await?;
-            create_subscriptions_table(&client, SUBSCRIPTIONS_TABLE).await?;
+            create_subscriptions_table(&client, &settings.subscriptions_table).await?;
+            create_placements_table(&client, &settings.placements_table).await?;
             Ok(Stores {
                 players: Arc::new(DynamoPlayerStore::new(
                     client.clone(),
@@ -61,7 +75,20 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
                     client.clone(),
                     settings.messages_table.clone(),
                 )),
-                subscriptions: Arc::new(DynamoSubscriptionStore::new(client, SUBSCRIPTIONS_TABLE)),
+                subscriptions: Arc::new(DynamoSubscriptionStore::new(
+                    client.clone(),
+                    settings.subscriptions_table.clone(),
+                )),
+                placements: Arc::new(DynamoPlacementStore::new(
+                    client.clone(),
+                    settings.placements_table.clone(),
+                )),
+                placement_outcomes: Arc::new(DynamoPlacementOutcomes::new(
+                    client,
+                    settings.placements_table.clone(),
+                    settings.players_table.clone(),
+                    settings.messages_table.clone(),
+                )),
                 description: format!("DynamoDB at {endpoint}"),
                 stream,
             })

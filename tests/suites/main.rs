@@ -1,7 +1,7 @@
 //! Every integration suite, in one test binary (see tests/Cargo.toml for why).
 //!
 //! End to end over real WebSockets against the local stack started in-process on a
-//! random port: `connection_lifecycle`, `management_api`, `messaging`, `presence`.
+//! random port: `connection_lifecycle`, `management_api`, `messaging`, `placement`, `presence`.
 //! Adapters against DynamoDB Local, the `*_dynamodb` suites: they need `DYNAMODB_ENDPOINT`
 //! (`scripts/test.sh` starts DynamoDB Local and sets it).
 //!
@@ -11,6 +11,7 @@ mod connection_lifecycle;
 mod management_api;
 mod message_store_dynamodb;
 mod messaging;
+mod placement;
 mod placement_store_dynamodb;
 mod player_store_dynamodb;
 mod presence;

@@ -1,0 +1,347 @@
+//! GameLift placement end to end over real WebSockets (DESIGN §2–§6, §8):
+//! `sessionPlacementRequest` → the GameLift simulator → its SNS event →
+//! `on-placement-event` → the Messages table → its stream → `on-message-inserted` →
+//! the `placement` frame pushed to the player (no polling); `cancelPlacement`,
+//! `resume` and `rejoinSession` after a drop. In memory, and (with `DYNAMODB_ENDPOINT`
+//! set) on DynamoDB Local.
+
+use std::time::{Duration, Instant};
+
+use local::Settings;
+use local::gamelift::{DesiredPlayer, GroupPlacementRequest};
+use serde_json::{Value, json};
+use shared::domain::PlayerId;
+use shared::ports::PlacementRecord;
+use tests::dynamodb::unique_table_name;
+use tests::stack::{Client, TestStack};
+
+/// A fleet ready at once and a placement fulfilled 200 ms after it is asked for.
+const PLACEMENT_DELAY_MS: u64 = 200;
+
+fn fast_fleet(settings: &mut Settings) {
+    settings.simulator.sim_server_startup_ms = 0;
+    settings.simulator.sim_placement_delay_ms = PLACEMENT_DELAY_MS;
+}
+
+/// Connects `player` and sends `resume`; returns the client and the ack.
+async fn online(stack: &TestStack, player: &str) -> (Client, Value) {
+    let mut client = stack.connect(player).await;
+    let ack = client.request("resume", json!({})).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    (client, ack)
+}
+
+/// Sends `sessionPlacementRequest` and returns the placement id of its `PENDING` ack.
+async fn request_placement(client: &mut Client) -> String {
+    let ack = client.request("sessionPlacementRequest", json!({})).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    assert_eq!(ack["route"], "sessionPlacementRequest", "{ack}");
+    assert_eq!(ack["status"], "PENDING", "{ack}");
+    ack["placementId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no placementId in {ack}"))
+        .to_owned()
+}
+
+/// The next frame, which must be the `placement` frame of `placement_id`, within `wait`.
+async fn placement_frame(client: &mut Client, placement_id: &str, wait: Duration) -> Value {
+    let frame = match client.receive(wait).await {
+        tests::stack::Received::Text(text) => serde_json::from_str::<Value>(&text).unwrap(),
+        other => panic!("expected the placement frame within {wait:?}, got {other:?}"),
+    };
+    assert_eq!(frame["type"], "placement", "{frame}");
+    assert_eq!(frame["placementId"], placement_id, "{frame}");
+    frame
+}
+
+/// Checks a `gameSession` object has every field, with `port` a number.
+fn assert_game_session(session: &Value) {
+    let text = |field: &str| {
+        session[field]
+            .as_str()
+            .unwrap_or_else(|| panic!("`{field}` is not a string in {session}"))
+            .to_owned()
+    };
+    assert!(
+        text("gameSessionArn").starts_with("arn:aws:gamelift:"),
+        "{session}"
+    );
+    assert!(!text("ipAddress").is_empty(), "{session}");
+    assert!(!text("dnsName").is_empty(), "{session}");
+    assert!(!text("region").is_empty(), "{session}");
+    assert!(text("playerSessionId").starts_with("psess-"), "{session}");
+    let port = session["port"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("`port` is not a number in {session}"));
+    assert!((1..=65_535).contains(&port), "{session}");
+}
+
+/// The whole happy path, on whichever storage `stack` uses: placed, pushed, dropped,
+/// back, rejoined.
+async fn alice_is_placed_drops_and_rejoins(stack: &TestStack) {
+    let (mut alice, _) = online(stack, "alice").await;
+    let placement_id = request_placement(&mut alice).await;
+
+    let frame = placement_frame(
+        &mut alice,
+        &placement_id,
+        Duration::from_millis(PLACEMENT_DELAY_MS + 1_000),
+    )
+    .await;
+    assert_eq!(frame["status"], "FULFILLED", "{frame}");
+    let placed = frame["gameSession"].clone();
+    assert_game_session(&placed);
+
+    // Delivery is at least once: the frame is posted, then its message deleted. Let
+    // that finish, or the resume below would (rightly) replay it.
+    stack.wait_for_stream_idle().await;
+    // The socket drops; alice comes back and asks where she was.
+    alice.vanish();
+    let (mut alice, ack) = online(stack, "alice").await;
+    assert_eq!(
+        ack["gameSession"], placed,
+        "resume shows the last game: {ack}"
+    );
+    assert_eq!(ack["placement"], Value::Null, "nothing pending: {ack}");
+
+    // Her player session is spent (seed 000): a new one, in the same game.
+    let rejoined = alice.request("rejoinSession", json!({})).await;
+    assert_eq!(rejoined["type"], "ack", "{rejoined}");
+    let session = &rejoined["gameSession"];
+    assert_game_session(session);
+    assert_eq!(session["gameSessionArn"], placed["gameSessionArn"]);
+    assert_ne!(session["playerSessionId"], placed["playerSessionId"]);
+
+    // The record now holds the new seat.
+    let ack = alice.request("resume", json!({})).await;
+    assert_eq!(ack["gameSession"], *session, "{ack}");
+}
+
+#[tokio::test]
+async fn given_capacity_when_alice_requests_a_placement_then_fulfilled_is_pushed_and_after_a_drop_she_rejoins_the_same_game()
+ {
+    let stack = TestStack::start_with(fast_fleet).await;
+    alice_is_placed_drops_and_rejoins(&stack).await;
+    stack.shutdown().await;
+}
+
+/// The same with `--dynamodb-endpoint`: the real DynamoDB adapters (the settlement's
+/// TransactWriteItems included) and the Messages table's real stream.
+#[tokio::test]
+async fn given_dynamodb_local_when_alice_requests_a_placement_then_fulfilled_is_pushed_and_after_a_drop_she_rejoins_the_same_game()
+ {
+    let Some(endpoint) = tests::dynamodb::endpoint() else {
+        eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
+        return;
+    };
+    let stack = TestStack::start_with(|s| {
+        fast_fleet(s);
+        s.dynamodb_endpoint = Some(endpoint);
+        s.players_table = unique_table_name("e2e-players");
+        s.messages_table = unique_table_name("e2e-messages");
+        s.placements_table = unique_table_name("e2e-placements");
+        s.subscriptions_table = unique_table_name("e2e-subscriptions");
+    })
+    .await;
+    assert!(stack.stack().storage().starts_with("DynamoDB"));
+    alice_is_placed_drops_and_rejoins(&stack).await;
+    stack.shutdown().await;
+}
+
+#[tokio::test]
+async fn given_a_pending_placement_when_alice_asks_again_then_conflict_names_the_pending_placement()
+{
+    // No capacity: the first placement stays PENDING.
+    let stack = TestStack::start_with(|s| {
+        fast_fleet(s);
+        s.simulator.sim_fleet_servers = 0;
+    })
+    .await;
+    let (mut alice, _) = online(&stack, "alice").await;
+    let pending = request_placement(&mut alice).await;
+
+    let second = alice.request("sessionPlacementRequest", json!({})).await;
+    assert_eq!(second["type"], "error", "{second}");
+    assert_eq!(second["code"], "conflict", "{second}");
+    assert_eq!(second["placementId"], pending.as_str(), "{second}");
+
+    let ack = alice.request("resume", json!({})).await;
+    assert_eq!(
+        ack["placement"],
+        json!({"placementId": pending, "status": "PENDING"}),
+        "{ack}"
+    );
+    assert_eq!(
+        stack.stack().simulator().snapshot().placements.len(),
+        1,
+        "the refused request reached GameLift"
+    );
+    stack.shutdown().await;
+}
+
+#[tokio::test]
+async fn given_no_capacity_when_alice_requests_a_placement_then_timed_out_is_pushed_after_the_queue_timeout()
+ {
+    let stack = TestStack::start_with(|s| {
+        fast_fleet(s);
+        s.simulator.sim_fleet_servers = 0;
+        s.simulator.sim_queue_timeout_seconds = 1;
+    })
+    .await;
+    let (mut alice, _) = online(&stack, "alice").await;
+    let asked = Instant::now();
+    let placement_id = request_placement(&mut alice).await;
+
+    let frame = placement_frame(&mut alice, &placement_id, Duration::from_secs(2)).await;
+    assert_eq!(frame["status"], "TIMED_OUT", "{frame}");
+    assert!(
+        frame.get("gameSession").is_none_or(Value::is_null),
+        "{frame}"
+    );
+    assert!(
+        asked.elapsed() >= Duration::from_secs(1),
+        "timed out before the queue timeout"
+    );
+    stack.wait_for_stream_idle().await;
+
+    // Nothing is pending any more: alice may try again.
+    let ack = alice.request("resume", json!({})).await;
+    assert_eq!(ack["placement"], Value::Null, "{ack}");
+    assert_eq!(ack["gameSession"], Value::Null, "{ack}");
+    request_placement(&mut alice).await;
+    stack.shutdown().await;
+}
+
+#[tokio::test]
+async fn given_a_pending_placement_when_alice_cancels_then_cancelled_is_pushed_and_a_fulfilled_one_cannot_be_cancelled()
+ {
+    // Placements take 1.5 s: long enough to cancel one.
+    let stack = TestStack::start_with(|s| {
+        fast_fleet(s);
+        s.simulator.sim_placement_delay_ms = 1_500;
+    })
+    .await;
+    let (mut alice, _) = online(&stack, "alice").await;
+    let placement_id = request_placement(&mut alice).await;
+
+    let ack = alice.request("cancelPlacement", json!({})).await;
+    assert_eq!(ack["type"], "ack", "{ack}");
+    assert_eq!(ack["placementId"], placement_id.as_str(), "{ack}");
+    let frame = placement_frame(&mut alice, &placement_id, Duration::from_secs(1)).await;
+    assert_eq!(frame["status"], "CANCELLED", "{frame}");
+
+    // A second placement runs to FULFILLED; cancelling it then is too late.
+    let placement_id = request_placement(&mut alice).await;
+    let frame = placement_frame(&mut alice, &placement_id, Duration::from_millis(2_500)).await;
+    assert_eq!(frame["status"], "FULFILLED", "{frame}");
+    let refused = alice
+        .request("cancelPlacement", json!({"placementId": placement_id}))
+        .await;
+    assert_eq!(refused["type"], "error", "{refused}");
+    assert_eq!(refused["code"], "conflict", "{refused}");
+    stack.shutdown().await;
+}
+
+#[tokio::test]
+async fn given_a_game_that_ended_when_alice_rejoins_then_session_ended() {
+    let stack = TestStack::start_with(|s| {
+        fast_fleet(s);
+        s.simulator.sim_game_session_seconds = 1;
+    })
+    .await;
+    let (mut alice, _) = online(&stack, "alice").await;
+    let rejoin = alice.request("rejoinSession", json!({})).await;
+    assert_eq!(rejoin["code"], "not_found", "no game yet: {rejoin}");
+
+    let placement_id = request_placement(&mut alice).await;
+    let frame = placement_frame(&mut alice, &placement_id, Duration::from_secs(2)).await;
+    assert_eq!(frame["status"], "FULFILLED", "{frame}");
+
+    // The game lasts one second after it was placed.
+    tokio::time::sleep(Duration::from_millis(1_300)).await;
+    let rejoin = alice.request("rejoinSession", json!({})).await;
+    assert_eq!(rejoin["type"], "error", "{rejoin}");
+    assert_eq!(rejoin["code"], "session_ended", "{rejoin}");
+    stack.shutdown().await;
+}
+
+#[tokio::test]
+async fn given_two_players_placed_together_then_each_gets_their_own_player_session_in_one_game() {
+    let stack = TestStack::start_with(fast_fleet).await;
+    let (mut alice, _) = online(&stack, "alice").await;
+    let (mut bob, _) = online(&stack, "bob").await;
+
+    // The test hook: one placement for both, as a matchmaker would ask for it.
+    let placement_id = uuid::Uuid::new_v4().to_string();
+    let players = ["alice", "bob"].map(|p| PlayerId::parse(p).unwrap());
+    let now = shared::ports::Clock::now_millis(&shared::ports::SystemClock);
+    let mut record =
+        PlacementRecord::pending(&placement_id, players[0].clone(), "default-queue", now);
+    record.player_ids = players.to_vec();
+    stack
+        .stack()
+        .dependencies()
+        .placements
+        .create(&record)
+        .await
+        .unwrap();
+    stack
+        .stack()
+        .simulator()
+        .start_group_placement(GroupPlacementRequest {
+            placement_id: placement_id.clone(),
+            queue: "default-queue".into(),
+            max_players: 8,
+            players: players
+                .iter()
+                .map(|player_id| DesiredPlayer {
+                    player_id: player_id.clone(),
+                    player_data: None,
+                })
+                .collect(),
+        })
+        .unwrap();
+
+    let wait = Duration::from_millis(PLACEMENT_DELAY_MS + 1_000);
+    let for_alice = placement_frame(&mut alice, &placement_id, wait).await;
+    let for_bob = placement_frame(&mut bob, &placement_id, wait).await;
+    let (a, b) = (&for_alice["gameSession"], &for_bob["gameSession"]);
+    assert_game_session(a);
+    assert_game_session(b);
+    assert_eq!(a["gameSessionArn"], b["gameSessionArn"], "one game");
+    assert_ne!(a["playerSessionId"], b["playerSessionId"], "a seat each");
+    stack.shutdown().await;
+}
+
+#[tokio::test]
+async fn given_bad_placement_input_then_bad_request_names_the_field_and_nothing_is_placed() {
+    let stack = TestStack::start_with(fast_fleet).await;
+    let (mut alice, _) = online(&stack, "alice").await;
+    let too_many_regions: serde_json::Map<String, Value> = (0..21)
+        .map(|i| (format!("region-{i}"), json!(10)))
+        .collect();
+    for (body, field) in [
+        (json!({"latencies": [1, 2]}), "latencies"),
+        (json!({"latencies": {"us-east-1": "fast"}}), "latencies"),
+        (json!({"latencies": {"us-east-1": -1}}), "latencies"),
+        (json!({"latencies": {"us-east-1": 10_001}}), "latencies"),
+        (json!({"latencies": too_many_regions}), "latencies"),
+        (json!({"queue": "no-such-queue"}), "queue"),
+        (json!({"playerData": "x".repeat(2_049)}), "playerData"),
+    ] {
+        let reply = alice.request("sessionPlacementRequest", body.clone()).await;
+        assert_eq!(reply["type"], "error", "{body} → {reply}");
+        assert_eq!(reply["code"], "bad_request", "{body} → {reply}");
+        let message = reply["message"].as_str().unwrap_or_default();
+        assert!(message.contains(field), "{body} → {reply} names no {field}");
+    }
+    let ack = alice.request("resume", json!({})).await;
+    assert_eq!(ack["placement"], Value::Null, "nothing pending: {ack}");
+    assert!(
+        stack.stack().simulator().snapshot().placements.is_empty(),
+        "nothing reached GameLift"
+    );
+    // The socket is still good for a real request.
+    request_placement(&mut alice).await;
+    stack.shutdown().await;
+}
