@@ -217,10 +217,33 @@ impl PresenceStatus {
 /// The longest placement id GameLift accepts (StartGameSessionPlacement, DESIGN §6).
 pub const MAX_PLACEMENT_ID_LEN: usize = 48;
 
-/// A fresh placement id: a random (v4) UUID, 36 characters of `[0-9a-f-]`, which
-/// GameLift accepts (1–48 of `[A-Za-z0-9-]`) and which is never reused.
-pub fn new_placement_id() -> String {
-    uuid::Uuid::new_v4().to_string()
+/// A fresh placement id, requested at `now`: a time-ordered (v7) UUID, 36 characters of
+/// `[0-9a-f-]`, which GameLift accepts (1–48 of `[A-Za-z0-9-]`) and which is never
+/// reused (74 random bits besides the time). Its time lets a later request tell a
+/// pending placement that was never recorded (a crash between the two writes) from one
+/// being recorded right now: see [`placement_requested_at`].
+pub fn new_placement_id(now: EpochMillis) -> String {
+    let millis = u64::try_from(now).unwrap_or(0);
+    let timestamp = uuid::Timestamp::from_unix(
+        uuid::NoContext,
+        millis / 1000,
+        u32::try_from(millis % 1000).unwrap_or(0) * 1_000_000,
+    );
+    uuid::Uuid::new_v7(timestamp).to_string()
+}
+
+/// When a placement id made by [`new_placement_id`] was requested; `None` for any other
+/// id (an older random id, or one this system did not make).
+pub fn placement_requested_at(placement_id: &str) -> Option<EpochMillis> {
+    let uuid = uuid::Uuid::parse_str(placement_id).ok()?;
+    if uuid.get_version_num() != 7 {
+        return None;
+    }
+    let (secs, nanos) = uuid.get_timestamp()?.to_unix();
+    i64::try_from(secs)
+        .ok()?
+        .checked_mul(1000)?
+        .checked_add(i64::from(nanos / 1_000_000))
 }
 
 /// Whether `raw` has the shape GameLift requires of a placement id.
@@ -369,10 +392,28 @@ mod tests {
 
     #[test]
     fn new_placement_ids_are_distinct_and_valid_for_gamelift() {
+        let now = 1_795_323_600_123;
         let ids: std::collections::HashSet<String> =
-            (0..1000).map(|_| new_placement_id()).collect();
-        assert_eq!(ids.len(), 1000);
+            (0..1000).map(|_| new_placement_id(now)).collect();
+        assert_eq!(
+            ids.len(),
+            1000,
+            "ids made in the same millisecond still differ"
+        );
         assert!(ids.iter().all(|id| id.len() == 36 && is_placement_id(id)));
+    }
+
+    #[test]
+    fn a_placement_id_tells_when_it_was_requested_and_other_ids_do_not() {
+        let now = 1_795_323_600_123;
+        assert_eq!(placement_requested_at(&new_placement_id(now)), Some(now));
+        for other in [
+            "3f2504e0-4f89-41d3-9a0c-0305e82c3301", // v4
+            "placement-1",
+            "",
+        ] {
+            assert_eq!(placement_requested_at(other), None, "{other}");
+        }
     }
 
     #[test]

@@ -35,7 +35,7 @@ use aws_lambda_events::event::eventbridge::EventBridgeEvent;
 use aws_lambda_events::event::sns::SnsRecord;
 use lambda_runtime::LambdaEvent;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use shared::config::Config;
 use shared::domain::{MessageId, PlacementStatus, PlayerId};
 use shared::ports::{
@@ -254,38 +254,6 @@ pub fn events_of(payload: Value) -> Vec<Result<Value, MalformedEvent>> {
     }
 }
 
-/// An SNS event carrying `messages` (each a GameLift event as JSON text) exactly as
-/// Lambda delivers it, for callers that emulate the topic (the local stack's GameLift
-/// simulator).
-pub fn sns_event(messages: &[String]) -> Value {
-    let topic = "arn:aws:sns:us-east-1:000000000000:gamelift-sockets-placements";
-    let records: Vec<Value> = messages
-        .iter()
-        .enumerate()
-        .map(|(i, message)| {
-            json!({
-                "EventSource": "aws:sns",
-                "EventVersion": "1.0",
-                "EventSubscriptionArn": format!("{topic}:local"),
-                "Sns": {
-                    "Type": "Notification",
-                    "MessageId": format!("local-{i}-{}", message.len()),
-                    "TopicArn": topic,
-                    "Subject": null,
-                    "Message": message,
-                    "Timestamp": "1970-01-01T00:00:00.000Z",
-                    "SignatureVersion": "1",
-                    "Signature": "local",
-                    "SigningCertUrl": "http://127.0.0.1/local.pem",
-                    "UnsubscribeUrl": "http://127.0.0.1/unsubscribe",
-                    "MessageAttributes": {}
-                }
-            })
-        })
-        .collect();
-    json!({ "Records": records })
-}
-
 pub struct PlacementEventHandler {
     config: Arc<Config>,
     placements: Arc<dyn PlacementStore>,
@@ -435,6 +403,7 @@ mod tests {
     use super::*;
     use async_trait::async_trait;
     use lambda_runtime::Context;
+    use serde_json::json;
     use shared::adapters::memory::{
         InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore,
         InMemoryPlayerStore,
@@ -807,14 +776,5 @@ mod tests {
             let err = PlacementEvent::parse(event).unwrap_err();
             assert!(err.to_string().contains(says), "{err}");
         }
-    }
-
-    #[tokio::test]
-    async fn sns_event_wraps_messages_the_way_the_handler_reads_them() {
-        let w = world().await;
-        w.begin(P_FUL).await;
-        let message = sample("fulfilled-eventbridge").to_string();
-        w.run(sns_event(&[message])).await.unwrap();
-        assert_eq!(w.frames_to("alice").len(), 1);
     }
 }

@@ -12,7 +12,9 @@
 //!
 //! A refusal by GameLift marks the placement FAILED, then clears the player's pending
 //! placement (in that order, so a late event for it can never clear a newer one), and
-//! replies with the refusal's error code: nothing stays pending.
+//! replies with the refusal's error code: nothing stays pending. If a fault stops that
+//! clean-up half way, the next request finds the pending placement ended (or never
+//! recorded) and clears it: a fault never blocks a player for good.
 
 use std::sync::Arc;
 
@@ -21,7 +23,7 @@ use aws_lambda_events::apigw::ApiGatewayProxyResponse;
 use aws_lambda_events::encodings::Body;
 use serde_json::{Map, Value, json};
 use shared::config::Config;
-use shared::domain::{PlayerId, new_placement_id};
+use shared::domain::{PlayerId, new_placement_id, placement_requested_at};
 use shared::ports::{
     Clock, GameLift, GameLiftError, PlacementRecord, PlacementRequest, PlacementStore, PlayerStore,
     StoreError,
@@ -38,6 +40,9 @@ pub const MAX_LATENCY_MS: f64 = 10_000.0;
 pub const MAX_PLAYER_DATA_CHARS: usize = 2048;
 /// The longest region name accepted as a `latencies` key.
 pub const MAX_REGION_LEN: usize = 64;
+/// A pending placement with no record this long after it was requested was abandoned
+/// by a request that died between its two writes (API Gateway gives a route 29 s).
+pub const UNRECORDED_PLACEMENT_STALE_AFTER_MS: i64 = 60_000;
 
 /// A validated request body.
 #[derive(Clone, Debug, PartialEq)]
@@ -193,7 +198,18 @@ impl SessionPlacementRequestHandler {
     ) -> Result<Outcome, lambda_runtime::Error> {
         match self.players.begin_placement(player, placement_id).await {
             Ok(Ok(())) => {}
-            Ok(Err(pending)) => return Ok(Outcome::Conflict(pending)),
+            Ok(Err(pending)) => {
+                // Only a placement that is still going blocks a new one: one left behind
+                // by a fault is cleared, and the request goes on.
+                if !self.clear_if_stale(player, &pending).await? {
+                    return Ok(Outcome::Conflict(pending));
+                }
+                match self.players.begin_placement(player, placement_id).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(pending)) => return Ok(Outcome::Conflict(pending)),
+                    Err(err) => return refused_by_store(err),
+                }
+            }
             Err(err) => return refused_by_store(err),
         }
         let now = self.clock.now_millis();
@@ -213,7 +229,7 @@ impl SessionPlacementRequestHandler {
         match self.gamelift.start_placement(&request).await {
             Ok(()) => Ok(Outcome::Pending),
             Err(refusal) => {
-                self.fail(player, placement_id).await;
+                self.fail(player, placement_id, &refusal).await;
                 Ok(Outcome::Refused(gamelift_refusal(
                     player,
                     placement_id,
@@ -223,15 +239,74 @@ impl SessionPlacementRequestHandler {
         }
     }
 
+    /// Whether `pending`, the player's pending placement, was left behind by a fault
+    /// (and is now cleared): its record already ended (GameLift refused it and clearing
+    /// the player failed), or it was never recorded although it was requested long ago
+    /// (the request died between its two writes). A PENDING record is a placement still
+    /// going: its event settles it. Costs one read, on the conflict path only.
+    async fn clear_if_stale(
+        &self,
+        player: &PlayerId,
+        pending: &str,
+    ) -> Result<bool, lambda_runtime::Error> {
+        let record = match self.placements.get(pending).await {
+            Ok(record) => record,
+            Err(StoreError::Unavailable(source)) => {
+                warn!(player_id = %player, placement_id = pending, error = %source, "cannot check the pending placement; reporting the conflict");
+                return Ok(false);
+            }
+            Err(fault) => return Err(fault.into()),
+        };
+        let stale = match &record {
+            Some(record) => record.status.is_final(),
+            None => placement_requested_at(pending).is_some_and(|requested| {
+                self.clock.now_millis() - requested > UNRECORDED_PLACEMENT_STALE_AFTER_MS
+            }),
+        };
+        if !stale {
+            return Ok(false);
+        }
+        let status = record.map_or("never recorded", |r| r.status.as_str());
+        match self.players.abandon_placement(player, pending).await {
+            Ok(()) => {
+                warn!(player_id = %player, placement_id = pending, status, "cleared a pending placement left behind by a fault");
+                Ok(true)
+            }
+            Err(err) => {
+                warn!(player_id = %player, placement_id = pending, error = %err, "could not clear a stale pending placement");
+                Ok(false)
+            }
+        }
+    }
+
     /// GameLift refused: no event will settle the placement. FAILED first, so that a
     /// late event (GameLift did start it after all) can no longer settle it and clear a
     /// newer pending placement; then the player's pending placement is cleared.
-    async fn fail(&self, player: &PlayerId, placement_id: &str) {
+    ///
+    /// A refusal that is not an answer (a timeout, a dropped connection, an unknown
+    /// error) may hide a placement GameLift did start: it is stopped, best effort, so
+    /// that no game session is created for a player who was told nothing was placed.
+    async fn fail(&self, player: &PlayerId, placement_id: &str, refusal: &GameLiftError) {
         let now = self.clock.now_millis();
         if let Err(err) = self.placements.mark_failed(placement_id, now).await {
             warn!(player_id = %player, placement_id, error = %err, "could not mark a refused placement FAILED");
         }
         self.abandon(player, placement_id).await;
+        if matches!(
+            refusal,
+            GameLiftError::Unavailable(_) | GameLiftError::Other(_)
+        ) {
+            match self.gamelift.stop_placement(placement_id).await {
+                Ok(()) => {
+                    warn!(player_id = %player, placement_id, "GameLift had started the placement after all; stopped it");
+                }
+                // NotFound: it was never started, the usual case.
+                Err(GameLiftError::NotFound { .. } | GameLiftError::InvalidRequest { .. }) => {}
+                Err(err) => {
+                    warn!(player_id = %player, placement_id, error = %err, "could not make sure the failed placement is stopped");
+                }
+            }
+        }
     }
 
     async fn abandon(&self, player: &PlayerId, placement_id: &str) {
@@ -300,7 +375,7 @@ impl RouteHandler for SessionPlacementRequestHandler {
             Ok(body) => body,
             Err(error) => return Ok(reply(&error.into_frame(&frame))),
         };
-        let placement_id = new_placement_id();
+        let placement_id = new_placement_id(self.clock.now_millis());
         let queue = body.queue.clone();
         match self.place(&caller.player_id, body, &placement_id).await? {
             Outcome::Pending => {
@@ -567,6 +642,11 @@ mod tests {
             (GameLiftError::Other("AccessDenied".into()), "internal"),
         ] {
             let w = world().await;
+            // An answer (refused) versus a fault that may hide a started placement.
+            let ambiguous = matches!(
+                refusal,
+                GameLiftError::Unavailable(_) | GameLiftError::Other(_)
+            );
             w.gamelift.fail_next_start(refusal);
             let frame = request(&w, json!({})).await;
             assert_eq!(frame["type"], "error");
@@ -574,11 +654,76 @@ mod tests {
             assert_eq!(pending_of(&w).await, None, "{code}");
             let [placement] = w.placements.all().try_into().unwrap();
             assert_eq!(placement.status, PlacementStatus::Failed, "{code}");
+            let expected_stops = if ambiguous {
+                vec![placement.placement_id.clone()]
+            } else {
+                vec![]
+            };
+            assert_eq!(w.gamelift.stopped(), expected_stops, "{code}");
 
             // Nothing pending: the next request goes through.
             let ack = request(&w, json!({})).await;
             assert_eq!(ack["status"], "PENDING", "{code}");
         }
+    }
+
+    /// Makes `placement_id` alice's pending placement directly in the store.
+    async fn left_pending(w: &World, placement_id: &str) {
+        let alice = PlayerId::parse("alice").unwrap();
+        w.players
+            .begin_placement(&alice, placement_id)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn given_a_pending_placement_that_already_ended_when_requesting_then_it_is_cleared_and_the_request_proceeds()
+     {
+        // GameLift refused "old" and it was marked FAILED, but clearing alice failed.
+        let w = world().await;
+        let old = new_placement_id(T0 - 5_000);
+        left_pending(&w, &old).await;
+        let alice = PlayerId::parse("alice").unwrap();
+        w.placements
+            .create(&PlacementRecord::pending(
+                &old,
+                alice,
+                "eu-queue",
+                T0 - 5_000,
+            ))
+            .await
+            .unwrap();
+        assert!(w.placements.mark_failed(&old, T0 - 4_000).await.unwrap());
+
+        let ack = request(&w, json!({})).await;
+        assert_eq!(ack["status"], "PENDING", "{ack}");
+        let placement_id = ack["placementId"].as_str().unwrap();
+        assert_ne!(placement_id, old);
+        assert_eq!(pending_of(&w).await.as_deref(), Some(placement_id));
+        assert_eq!(w.gamelift.started().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn given_a_pending_placement_never_recorded_then_it_blocks_only_until_it_is_clearly_abandoned()
+     {
+        // Requested 2 s ago and not recorded yet: maybe being recorded right now.
+        let w = world().await;
+        let recent = new_placement_id(T0 - 2_000);
+        left_pending(&w, &recent).await;
+        let frame = request(&w, json!({})).await;
+        assert_eq!(frame["code"], "conflict", "{frame}");
+        assert_eq!(frame["placementId"], recent.as_str());
+        assert!(w.gamelift.calls().is_empty());
+
+        // Requested 2 minutes ago and never recorded: its request died half way.
+        let w = world().await;
+        let abandoned = new_placement_id(T0 - 120_000);
+        left_pending(&w, &abandoned).await;
+        let ack = request(&w, json!({})).await;
+        assert_eq!(ack["status"], "PENDING", "{ack}");
+        assert_ne!(ack["placementId"], abandoned.as_str());
+        assert_eq!(w.gamelift.started().len(), 1);
     }
 
     /// A Placements table that is unavailable for writes.

@@ -4,8 +4,8 @@
 //!
 //!     cargo run -p tools --bin round_trips -- http://127.0.0.1:8000
 //!
-//! (or set DYNAMODB_ENDPOINT). Management API calls go to a recording gateway and are
-//! counted too.
+//! (or set DYNAMODB_ENDPOINT). Management API calls go to a recording gateway and
+//! GameLift calls to a scripted fake; both are counted too.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -21,13 +21,18 @@ use resume::ResumeHandler;
 use send_message::SendMessageHandler;
 use serde_json::{Value, json};
 use shared::adapters::dynamodb::{
-    DynamoMessageStore, DynamoPlayerStore, create_messages_table, create_players_table,
+    DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore,
+    create_messages_table, create_placements_table, create_players_table,
 };
 use shared::config::Config;
-use shared::domain::{MessageId, PlayerId};
-use shared::ports::{Clock, MessageKind, MessageStore, StoredMessage, SystemClock};
+use shared::domain::{MessageId, PlayerId, new_placement_id};
+use shared::ports::{
+    Clock, GameLiftError, MessageKind, MessageStore, PlacementRecord, PlacementStore,
+    StoredMessage, SystemClock,
+};
 use shared::testing::call_counter::CallCounter;
 use shared::testing::events::{route_event, stream_insert};
+use shared::testing::fake_gamelift::{FakeGameLift, GameLiftCall};
 use shared::testing::recording_gateway::RecordingGateway;
 use shared::websocket::RouteHandler;
 
@@ -35,10 +40,19 @@ struct Bench {
     counter: CallCounter,
     gateway: Arc<RecordingGateway>,
     gateway_seen: usize,
+    gamelift: Arc<FakeGameLift>,
+    gamelift_seen: usize,
     rows: Vec<(String, String, String)>,
 }
 
 impl Bench {
+    /// Forgets the calls so far (set-up that is not part of the next operation).
+    fn reset(&mut self) {
+        self.counter.take();
+        self.gateway_seen = self.gateway.calls().len();
+        self.gamelift_seen = self.gamelift.calls().len();
+    }
+
     /// Records what happened since the last row as one operation's round trips.
     fn row(&mut self, operation: &str, target: &str) {
         let calls: BTreeMap<String, u64> = self.counter.take();
@@ -64,6 +78,16 @@ impl Bench {
             *gateway.entry(kind).or_default() += 1;
         }
         self.gateway_seen = all.len();
+        let gamelift_calls = self.gamelift.calls();
+        for call in &gamelift_calls[self.gamelift_seen..] {
+            let kind = match call {
+                GameLiftCall::StartPlacement(_) => "StartGameSessionPlacement",
+                GameLiftCall::StopPlacement(_) => "StopGameSessionPlacement",
+                GameLiftCall::CreatePlayerSession { .. } => "CreatePlayerSession",
+            };
+            *gateway.entry(kind).or_default() += 1;
+        }
+        self.gamelift_seen = gamelift_calls.len();
         let gateway = gateway
             .iter()
             .map(|(op, n)| format!("{n} {op}"))
@@ -84,6 +108,40 @@ impl Bench {
 
 fn body(route: &str, body: Value) -> String {
     json!({"route": route, "body": body}).to_string()
+}
+
+/// A GameLift placement event (EventBridge form; the SNS form carries the same JSON).
+fn placement_event(placement_id: &str, outcome: &str, players: &[String]) -> Value {
+    let mut detail = json!({
+        "type": outcome,
+        "placementId": placement_id,
+        "startTime": "2026-11-22T05:00:01.123Z",
+        "endTime": "2026-11-22T05:00:09.876Z",
+    });
+    if outcome == "PlacementFulfilled" {
+        let sessions: Vec<Value> = players
+            .iter()
+            .enumerate()
+            .map(|(i, p)| json!({"playerId": p, "playerSessionId": format!("psess-{i}")}))
+            .collect();
+        detail["port"] = json!("7777");
+        detail["gameSessionArn"] = json!("arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gsess-1");
+        detail["ipAddress"] = json!("52.30.10.20");
+        detail["dnsName"] = json!("ec2-52-30-10-20.eu-west-1.compute.amazonaws.com");
+        detail["gameSessionRegion"] = json!("eu-west-1");
+        detail["placedPlayerSessions"] = json!(sessions);
+    }
+    json!({
+        "version": "0",
+        "id": "6f3e7b1a-0c2d-4e5f-9a8b-7c6d5e4f3a21",
+        "detail-type": "GameLift Queue Placement Event",
+        "source": "aws.gamelift",
+        "account": "123456789012",
+        "time": "2026-11-22T05:00:10Z",
+        "region": "eu-west-1",
+        "resources": ["arn:aws:gamelift:eu-west-1:123456789012:gamesessionqueue/default-queue"],
+        "detail": detail,
+    })
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -108,8 +166,10 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     let mut config = Config::for_local("Development");
     config.players_table = format!("rt-players-{suffix}");
     config.messages_table = format!("rt-messages-{suffix}");
+    config.placements_table = format!("rt-placements-{suffix}");
     create_players_table(&client, &config.players_table).await?;
     create_messages_table(&client, &config.messages_table).await?;
+    create_placements_table(&client, &config.placements_table).await?;
     let config = Arc::new(config);
     let players = Arc::new(DynamoPlayerStore::new(
         client.clone(),
@@ -119,15 +179,28 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         client.clone(),
         config.messages_table.clone(),
     ));
+    let placements = Arc::new(DynamoPlacementStore::new(
+        client.clone(),
+        config.placements_table.clone(),
+    ));
+    let outcomes = Arc::new(DynamoPlacementOutcomes::new(
+        client.clone(),
+        config.placements_table.clone(),
+        config.players_table.clone(),
+        config.messages_table.clone(),
+    ));
     let gateway = Arc::new(RecordingGateway::new());
+    let gamelift = Arc::new(FakeGameLift::new());
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let mut bench = Bench {
         counter: counter.clone(),
         gateway: gateway.clone(),
         gateway_seen: 0,
+        gamelift: gamelift.clone(),
+        gamelift_seen: 0,
         rows: Vec::new(),
     };
-    counter.take();
+    bench.reset();
 
     let connect = ConnectHandler::new(
         config.clone(),
@@ -232,8 +305,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         })
         .collect();
     messages.put_all(&batch).await?;
-    counter.take();
-    bench.gateway_seen = gateway.calls().len();
+    bench.reset();
     let records: Vec<Value> = batch
         .iter()
         .enumerate()
@@ -262,7 +334,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         })
         .collect();
     messages.put_all(&waiting).await?;
-    counter.take();
+    bench.reset();
     resume
         .handle(route_event(
             "resume",
@@ -277,8 +349,138 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         "1 read + 1 query + 2 deletes (+31 posts)",
     );
 
+    // Placement: request, conflict, refusal, the four outcomes, a duplicate, rejoin.
+    let request = session_placement_request::SessionPlacementRequestHandler::new(
+        config.clone(),
+        players.clone(),
+        placements.clone(),
+        gamelift.clone(),
+        clock.clone(),
+    );
+    let cancel = cancel_placement::CancelPlacementHandler::new(
+        players.clone(),
+        placements.clone(),
+        gamelift.clone(),
+    );
+    let rejoin = rejoin_session::RejoinSessionHandler::new(players.clone(), gamelift.clone());
+    let on_event = on_placement_event::PlacementEventHandler::new(
+        config.clone(),
+        placements.clone(),
+        outcomes.clone(),
+        clock.clone(),
+    );
+    let place = |player: &str, connection: &str| {
+        route_event(
+            "sessionPlacementRequest",
+            player,
+            connection,
+            now(),
+            Some(&body("sessionPlacementRequest", json!({}))),
+        )
+    };
+    let pending_of = |reply: aws_lambda_events::apigw::ApiGatewayProxyResponse| -> Result<String, lambda_runtime::Error> {
+        let frame = shared::testing::events::reply_frame(&reply);
+        Ok(frame["placementId"]
+            .as_str()
+            .ok_or_else(|| format!("no placementId in {frame}"))?
+            .to_owned())
+    };
+    bench.reset();
+    let alice_placement = pending_of(request.handle(place("alice", "c3")).await?)?;
+    bench.row("sessionPlacementRequest", "≤ 2 writes + 1 GameLift call");
+    request.handle(place("alice", "c3")).await?;
+    bench.row(
+        "sessionPlacementRequest while one is pending (conflict)",
+        "1 write (+1 read: is the pending one still going?)",
+    );
+    let invoke = |event: Value| {
+        let on_event = &on_event;
+        async move {
+            on_event
+                .handle(LambdaEvent::new(event, lambda_runtime::Context::default()))
+                .await
+        }
+    };
+    let alice = vec!["alice".to_owned()];
+    invoke(placement_event(
+        &alice_placement,
+        "PlacementFulfilled",
+        &alice,
+    ))
+    .await?;
+    bench.row("placement event: FULFILLED, 1 player", "1 transaction");
+    invoke(placement_event(
+        &alice_placement,
+        "PlacementFulfilled",
+        &alice,
+    ))
+    .await?;
+    bench.row(
+        "placement event: the same FULFILLED again (duplicate)",
+        "1 transaction, cancelled by its condition",
+    );
+    rejoin
+        .handle(route_event(
+            "rejoinSession",
+            "alice",
+            "c3",
+            now(),
+            Some(&body("rejoinSession", json!({}))),
+        ))
+        .await?;
+    bench.row("rejoinSession", "1 read + 1 write + 1 GameLift call");
+
+    for p in [2usize, 8] {
+        let group: Vec<String> = (0..p).map(|i| format!("peer{i}")).collect();
+        let placement_id = new_placement_id(now());
+        let mut record = PlacementRecord::pending(
+            &placement_id,
+            PlayerId::parse(group[0].clone()).expect("valid id"),
+            "default-queue",
+            now(),
+        );
+        record.player_ids = group
+            .iter()
+            .map(|p| PlayerId::parse(p.clone()).expect("valid id"))
+            .collect();
+        placements.create(&record).await?;
+        bench.reset();
+        invoke(placement_event(&placement_id, "PlacementFulfilled", &group)).await?;
+        bench.row(
+            &format!("placement event: FULFILLED, {p} players"),
+            "1 transaction of 1 + 2P items",
+        );
+    }
+
+    let bob_placement = pending_of(request.handle(place("peer1", "p1")).await?)?;
+    bench.reset();
+    cancel
+        .handle(route_event(
+            "cancelPlacement",
+            "peer1",
+            "p1",
+            now(),
+            Some(&body("cancelPlacement", json!({}))),
+        ))
+        .await?;
+    bench.row("cancelPlacement", "1 read + 1 GameLift call");
+    invoke(placement_event(&bob_placement, "PlacementCancelled", &[])).await?;
+    bench.row(
+        "placement event: CANCELLED (TIMED_OUT, FAILED alike), 1 player",
+        "1 read (the event names no players) + 1 transaction",
+    );
+
+    gamelift.fail_next_start(GameLiftError::InvalidRequest {
+        message: "no such region".into(),
+    });
+    request.handle(place("peer2", "p2")).await?;
+    bench.row(
+        "sessionPlacementRequest refused by GameLift",
+        "4 writes (pending, record, FAILED, cleared) + 1 GameLift call",
+    );
+
     println!("DynamoDB round trips per operation (endpoint {endpoint})\n");
-    println!("| operation | DynamoDB calls | management API calls | target |");
+    println!("| operation | DynamoDB calls | management API / GameLift calls | target |");
     println!("|---|---|---|---|");
     for (operation, calls, target) in &bench.rows {
         println!("| {operation} | {calls} | {target} |");
