@@ -3,7 +3,8 @@
 #   1. installs the pinned tools into .tools/ (skipped when already there),
 #   2. starts DynamoDB Local on a free port and exports DYNAMODB_ENDPOINT,
 #   3. cargo test --workspace --locked (extra arguments are passed on to cargo test:
-#      scripts/test.sh -p shared --lib), then cfn-lint and sam validate --lint,
+#      scripts/test.sh -p shared --lib), then cfn-lint, sam validate --lint, and the
+#      template's Rules evaluated for chosen parameters (scripts/check-template-rules.py),
 #   4. stops DynamoDB Local, whatever happened (failure, Ctrl-C).
 # Needs: cargo, Java 17+, Node.js (npm), Python 3.9+. Exit status is non-zero if any
 # step failed; every step runs even if an earlier one failed, and a summary is printed.
@@ -73,6 +74,7 @@ selects_packages "$@" || cargo_args+=(--workspace)
 run_step "cargo ${cargo_args[*]} $*" cargo "${cargo_args[@]}" "$@"
 run_step "cfn-lint template.yaml" "$VENV_DIR/bin/cfn-lint" template.yaml
 run_step "sam validate --lint" sam_offline validate --lint --template-file template.yaml
+run_step "template rules (what they refuse)" "$VENV_DIR/bin/python" scripts/check-template-rules.py
 
 section "Summary"
 if ((${#failed[@]} > 0)); then

@@ -68,8 +68,26 @@ impl ConnectAuthorizer for RealAuthorizer {
         &self,
         request: &ApiGatewayCustomAuthorizerRequestTypeRequest,
     ) -> AuthDecision {
-        match self.inner.authorize(request).await {
-            authorizer::Decision::Allow(player) => AuthDecision::allow(player.as_str()),
+        let decision = self.inner.authorize(request).await;
+        match &decision {
+            authorizer::Decision::Allow(_) => {
+                // What the Lambda answers API Gateway (its policy's context and principal),
+                // not a local imitation of it: every later event carries exactly this.
+                let arn = request.method_arn.as_deref().filter(|arn| !arn.is_empty());
+                let response = authorizer::policy::response(&decision, arn);
+                let allowed = response
+                    .policy_document
+                    .statement
+                    .iter()
+                    .all(|s| s.effect == aws_lambda_events::iam::IamPolicyEffect::Allow);
+                match (allowed, response.context, response.principal_id) {
+                    (true, Value::Object(mut context), Some(principal)) => {
+                        context.insert("principalId".to_owned(), Value::from(principal));
+                        AuthDecision::Allow { context }
+                    }
+                    _ => AuthDecision::Forbidden,
+                }
+            }
             authorizer::Decision::Deny(reason) if reason.http_status() == 401 => {
                 AuthDecision::Unauthorized
             }

@@ -78,7 +78,9 @@ impl fmt::Display for AuthMode {
     version,
     about = "GameLift Sockets local stack: the API Gateway WebSocket API, its @connections \
              management API and the real route handlers, in one process.",
-    after_help = "Try it: websocat \"ws://127.0.0.1:3001/Development?playerId=alice\" \
+    after_help = "Logs: RUST_LOG sets the level and filters (default: info), e.g. \
+                  RUST_LOG=warn or RUST_LOG=info,on_message_inserted=debug.\n\
+                  Try it: websocat \"ws://127.0.0.1:3001/Development?playerId=alice\" \
                   then send {\"route\":\"resume\"}"
 )]
 pub struct Settings {
@@ -474,6 +476,7 @@ impl Settings {
         let lookup = |name: &str| -> Option<String> {
             match name {
                 "AUTH_MODE" => Some(self.auth_mode.as_str().to_owned()),
+                "STAGE" => Some(self.stage.clone()),
                 "JWT_ISSUER" => self.jwt_issuer.clone(),
                 "JWT_AUDIENCE" => self.jwt_audience.clone(),
                 "JWT_HS256_SECRET" => self.jwt_hs256_secret.clone(),
@@ -740,6 +743,7 @@ mod tests {
             "HEARTBEAT_TIMEOUT_SECONDS",
             "RECONNECT_GRACE_SECONDS",
             "PRESENCE_SHARDS",
+            "SWEEP_INTERVAL_SECONDS",
             "IDLE_TIMEOUT_SECONDS",
             "MAX_CONNECTION_SECONDS",
             "DYNAMODB_ENDPOINT",
@@ -775,6 +779,7 @@ mod tests {
             );
         }
         assert!(help.contains("default: 3001"), "{help}");
+        assert!(help.contains("RUST_LOG"), "{help}");
     }
 
     #[test]

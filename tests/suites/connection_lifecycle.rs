@@ -104,6 +104,9 @@ async fn given_each_kind_of_malformed_frame_when_sent_then_bad_request_and_the_s
         json!({"route": 7}).to_string(),
         json!({"route": "heartbeat", "body": "not an object"}).to_string(),
         json!({"route": "heartbeat", "requestId": long_id}).to_string(),
+        json!({"route": "heartbeat", "requestId": 5}).to_string(),
+        json!({"route": ""}).to_string(),
+        "42".to_owned(),
     ];
 
     for frame in frames {
@@ -215,6 +218,85 @@ async fn given_a_wrong_stage_when_connecting_then_403() {
     stack.shutdown().await;
 }
 
+/// The local stack in `AUTH_MODE=jwt`, with an HS256 secret: the real authorizer on
+/// every upgrade, the player id taken from the token's `sub`.
+mod jwt_mode {
+    use super::*;
+    use jsonwebtoken::{EncodingKey, Header, encode};
+    use local::AuthMode;
+
+    const ISSUER: &str = "https://id.example";
+    const AUDIENCE: &str = "game";
+    const SECRET: &str = "a-local-test-secret-of-32-bytes!";
+
+    async fn jwt_stack() -> TestStack {
+        TestStack::start_with(|s| {
+            s.auth_mode = AuthMode::Jwt;
+            s.jwt_issuer = Some(ISSUER.into());
+            s.jwt_audience = Some(AUDIENCE.into());
+            s.jwt_hs256_secret = Some(SECRET.into());
+        })
+        .await
+    }
+
+    fn token(sub: &str, issuer: &str, secret: &str) -> String {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let claims =
+            json!({"sub": sub, "iss": issuer, "aud": AUDIENCE, "iat": now, "exp": now + 600});
+        encode(
+            &Header::default(),
+            &claims,
+            &EncodingKey::from_secret(secret.as_bytes()),
+        )
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn given_a_valid_token_in_the_query_or_the_header_then_the_player_is_its_sub() {
+        let stack = jwt_stack().await;
+        let mut alice = stack
+            .connect_query(&format!("token={}", token("alice", ISSUER, SECRET)))
+            .await
+            .expect("a valid token is allowed");
+        let ack = alice.request("resume", json!({})).await;
+        assert_eq!(ack["playerId"], "alice", "{ack}");
+
+        let mut bob = stack
+            .connect_with_header(
+                "Authorization",
+                &format!("Bearer {}", token("bob", ISSUER, SECRET)),
+            )
+            .await
+            .expect("a valid bearer token is allowed");
+        let ack = bob.request("resume", json!({})).await;
+        assert_eq!(ack["playerId"], "bob", "{ack}");
+        stack.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn given_no_token_or_a_bad_one_then_the_upgrade_is_refused() {
+        let stack = jwt_stack().await;
+        // No credentials at all (a header-mode player id is not one in JWT mode).
+        assert_eq!(stack.connect_query("playerId=alice").await.err(), Some(401));
+        for bad in [
+            token("alice", ISSUER, "another-secret-of-at-least-32-bytes"),
+            token("alice", "https://evil.example", SECRET),
+            token("bad player", ISSUER, SECRET),
+            "not-a-jwt".to_owned(),
+        ] {
+            assert_eq!(
+                stack.connect_query(&format!("token={bad}")).await.err(),
+                Some(403),
+                "{bad}"
+            );
+        }
+        stack.shutdown().await;
+    }
+}
+
 #[tokio::test]
 async fn given_a_frame_over_32_kib_when_sent_then_the_socket_closes_with_1009() {
     let stack = TestStack::start().await;
@@ -315,8 +397,10 @@ async fn given_an_idle_timeout_when_the_client_sends_data_frames_then_the_socket
     let stack = TestStack::start_with(|s| s.idle_timeout_seconds = 1).await;
     let mut alice = stack.connect("alice").await;
 
-    for _ in 0..4 {
-        tokio::time::sleep(Duration::from_millis(500)).await;
+    // 2 s in all, never more than 300 ms (plus a round trip) without a data frame:
+    // margin for a loaded machine against the 1 s timeout.
+    for _ in 0..7 {
+        tokio::time::sleep(Duration::from_millis(300)).await;
         assert_heartbeat_works(&mut alice).await;
     }
     stack.shutdown().await;

@@ -83,6 +83,28 @@ impl TestStack {
         self.connect_url(&format!("{}?{query}", self.url())).await
     }
 
+    /// Connects to the stage URL with one extra request header (e.g. `Authorization`);
+    /// `Err(status)` if the upgrade was refused.
+    pub async fn connect_with_header(&self, name: &str, value: &str) -> Result<Client, u16> {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
+        let mut request = self
+            .url()
+            .into_client_request()
+            .expect("the stage URL is a WebSocket URL");
+        request.headers_mut().insert(
+            HeaderName::from_bytes(name.as_bytes()).expect("a valid header name"),
+            HeaderValue::from_str(value).expect("a valid header value"),
+        );
+        match connect_async_with_config(request, None, true).await {
+            Ok((ws, _response)) => Ok(Client { ws }),
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                Err(response.status().as_u16())
+            }
+            Err(other) => panic!("connecting with {name} failed: {other}"),
+        }
+    }
+
     /// Connects to any URL; `Err(status)` if the upgrade was refused.
     pub async fn connect_url(&self, url: &str) -> Result<Client, u16> {
         // TCP_NODELAY, as a latency-minded game client would: frames go out at once.

@@ -16,6 +16,9 @@ pub const MAX_LEEWAY_SECONDS: u64 = 300;
 /// The shortest HS256 secret accepted (RFC 7518 §3.2: at least the hash size, 256 bits).
 pub const MIN_HS256_SECRET_BYTES: usize = 32;
 
+/// The stage where `AUTH_MODE=header` is refused (the template's `Stage` value).
+pub const PRODUCTION_STAGE: &str = "Production";
+
 /// How identities are established.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AuthMode {
@@ -108,6 +111,19 @@ impl AuthConfig {
                 }
             },
         };
+        // The template's Rules refuse this too; the function checks it again so that no
+        // other way of deploying it (a console edit, another template) can open a
+        // production stage to players who name themselves.
+        if mode == Some(AuthMode::Header) {
+            if let Some(stage) = env.optional("STAGE") {
+                if stage.eq_ignore_ascii_case(PRODUCTION_STAGE) {
+                    env.problem(format!(
+                        "AUTH_MODE=header is refused when STAGE={stage}: clients would name \
+                         themselves; use AUTH_MODE=jwt"
+                    ));
+                }
+            }
+        }
         let config = match mode {
             Some(AuthMode::Header) | None => Self::Header,
             Some(AuthMode::Jwt) => Self::Jwt(read_jwt(&mut env)),
@@ -268,6 +284,22 @@ mod tests {
     fn given_header_mode_when_read_then_no_jwt_variable_is_needed() {
         let config = AuthConfig::from_map(&vars(&[("AUTH_MODE", "Header")])).expect("valid");
         assert_eq!(config, AuthConfig::Header);
+    }
+
+    #[test]
+    fn given_header_mode_on_the_production_stage_when_read_then_refused() {
+        for stage in ["Production", "production"] {
+            let err = AuthConfig::from_map(&vars(&[("AUTH_MODE", "header"), ("STAGE", stage)]))
+                .unwrap_err();
+            assert!(
+                err.problems[0].contains("AUTH_MODE=header is refused when STAGE="),
+                "{err}"
+            );
+        }
+        for stage in ["Development", "Staging"] {
+            let config = AuthConfig::from_map(&vars(&[("AUTH_MODE", "header"), ("STAGE", stage)]));
+            assert_eq!(config.expect(stage), AuthConfig::Header);
+        }
     }
 
     #[test]

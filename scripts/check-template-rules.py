@@ -1,0 +1,97 @@
+"""Evaluates template.yaml's `Rules` for sets of parameter values, as CloudFormation does
+before it creates or updates the stack, and checks each set is refused (or accepted) by
+the rules named. cfn-lint and `sam validate` check the rules' syntax, not what they
+decide: this is the test that AuthMode=header cannot reach Production.
+
+Run by scripts/test.sh with the virtualenv's Python (cfn-lint's YAML loader reads the
+short-form intrinsics):  .tools/venv/bin/python scripts/check-template-rules.py
+"""
+
+import sys
+
+from cfnlint.decode import cfn_yaml
+
+TEMPLATE = sys.argv[1] if len(sys.argv) > 1 else "template.yaml"
+
+# (what the case shows, parameter values, the rules that must refuse it: empty = accepted)
+JWT = {"AuthMode": "jwt", "JwksUrl": "https://id.example/jwks.json",
+       "JwtIssuer": "https://id.example", "JwtAudience": "game"}
+QUEUE = {"GameSessionQueues": "eu-queue"}
+FLEET = "arn:aws:gamelift:eu-west-1:111122223333:fleet/fleet-2222bbbb-33cc-44dd-55ee-6666ffff77aa"
+CASES = [
+    ("header mode is refused in Production",
+     {"Stage": "Production", "AuthMode": "header", **QUEUE}, {"HeaderAuthNotInProduction"}),
+    ("JWT mode is accepted in Production",
+     {"Stage": "Production", **JWT, **QUEUE}, set()),
+    ("header mode is accepted in Development",
+     {"Stage": "Development", "AuthMode": "header", **QUEUE}, set()),
+    ("header mode is accepted in Staging",
+     {"Stage": "Staging", "AuthMode": "header", **QUEUE}, set()),
+    ("JWT mode without a key, issuer or audience is refused",
+     {"Stage": "Development", "AuthMode": "jwt", **QUEUE}, {"JwtNeedsAKey"}),
+    ("no queue and no fleet is refused",
+     {"Stage": "Development", "AuthMode": "header"}, {"AGameSessionQueueIsNeeded"}),
+    ("a fleet alone is enough (the stack creates the queue)",
+     {"Stage": "Development", "AuthMode": "header", "FleetArns": FLEET}, set()),
+]
+
+
+def parameter_values(template, given):
+    values = {}
+    for name, spec in template["Parameters"].items():
+        raw = given.get(name, spec.get("Default", ""))
+        if spec["Type"].startswith("CommaDelimitedList") or spec["Type"].startswith("List<"):
+            values[name] = [item.strip() for item in str(raw).split(",")]
+        else:
+            values[name] = str(raw)
+    return values
+
+
+def evaluate(node, values):
+    if isinstance(node, dict) and len(node) == 1:
+        (function, args), = node.items()
+        if function == "Ref":
+            return values[args]
+        if function == "Fn::Equals":
+            left, right = (evaluate(a, values) for a in args)
+            return left == right
+        if function == "Fn::Not":
+            return not evaluate(args[0], values)
+        if function == "Fn::Or":
+            return any(evaluate(a, values) for a in args)
+        if function == "Fn::And":
+            return all(evaluate(a, values) for a in args)
+        if function == "Fn::EachMemberEquals":
+            members, value = (evaluate(a, values) for a in args)
+            return all(member == value for member in members)
+        if function == "Fn::Contains":
+            members, value = (evaluate(a, values) for a in args)
+            return value in members
+        raise ValueError(f"this checker does not know {function}: teach it")
+    return node
+
+
+def refusing_rules(template, values):
+    refused = set()
+    for name, rule in template.get("Rules", {}).items():
+        if "RuleCondition" in rule and not evaluate(rule["RuleCondition"], values):
+            continue
+        if not all(evaluate(a["Assert"], values) for a in rule["Assertions"]):
+            refused.add(name)
+    return refused
+
+
+def main():
+    template = cfn_yaml.load(TEMPLATE)
+    failures = 0
+    for title, given, expected in CASES:
+        refused = refusing_rules(template, parameter_values(template, given))
+        ok = refused == expected
+        failures += not ok
+        verdict = "ok" if ok else f"FAILED: refused by {sorted(refused) or 'nothing'}, expected {sorted(expected) or 'nothing'}"
+        print(f"  {title}: {verdict}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
