@@ -23,12 +23,24 @@ fn start_local() -> (
         .stderr(Stdio::null())
         .spawn()
         .expect("the local binary starts");
-    let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+    let Some(stdout) = child.stdout.take() else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("no stdout to read");
+    };
+    let mut stdout = BufReader::new(stdout);
     let mut line = String::new();
     loop {
         line.clear();
-        let read = stdout.read_line(&mut line).expect("reading its output");
-        assert!(read > 0, "the binary exited before printing its URL");
+        match stdout.read_line(&mut line) {
+            Ok(0) | Err(_) => {
+                // Reap it before failing: no zombie left behind by a failed test.
+                let _ = child.kill();
+                let status = child.wait();
+                panic!("the binary exited before printing its URL: {status:?}");
+            }
+            Ok(_) => {}
+        }
         if let Some(url) = line.strip_prefix("WebSocket API:") {
             return (child, url.trim().to_owned(), stdout);
         }
