@@ -497,6 +497,81 @@ mod tests {
         );
     }
 
+    /// bob, carol and dave online, carol's posts failing with `make()`: runs one batch
+    /// of a message to each and returns the reported failures.
+    async fn carol_failing_with(
+        make: impl Fn() -> GatewayError + Send + Sync + 'static,
+    ) -> (World, Vec<StoredMessage>, Vec<String>) {
+        let w = world();
+        for p in ["bob", "carol", "dave"] {
+            w.online(p).await;
+        }
+        w.gateway.fail_with("conn-carol", make);
+        let (stored, records) = w.insert(&["bob", "carol", "dave"]).await;
+        let failures = w.run(records).await;
+        (w, stored, failures)
+    }
+
+    #[tokio::test]
+    async fn given_a_server_error_for_one_record_then_only_that_record_is_reported_for_retry() {
+        // Given carol's post answers 503 (the adapter maps 5xx to Unavailable)
+        let (w, stored, failures) =
+            carol_failing_with(|| GatewayError::Unavailable("503 Service Unavailable".into()))
+                .await;
+
+        // Then exactly carol's record is retried; bob's and dave's are delivered and gone.
+        assert_eq!(failures, vec!["1001".to_string()]);
+        assert_eq!(w.stored_ids(), vec![stored[1].message_id.to_string()]);
+        assert_eq!(w.gateway.posted_to("conn-bob").len(), 1);
+        assert_eq!(w.gateway.posted_to("conn-dave").len(), 1);
+    }
+
+    #[tokio::test]
+    async fn given_a_timeout_for_one_record_then_only_that_record_is_reported_for_retry() {
+        // Given carol's post times out (the adapter maps SDK and connector timeouts to
+        // Unavailable)
+        let (w, stored, failures) =
+            carol_failing_with(|| GatewayError::Unavailable("operation timed out".into())).await;
+
+        // Then exactly carol's record is retried; the others are delivered and gone.
+        assert_eq!(failures, vec!["1001".to_string()]);
+        assert_eq!(w.stored_ids(), vec![stored[1].message_id.to_string()]);
+    }
+
+    #[tokio::test]
+    async fn given_a_forbidden_or_other_non_transient_error_then_the_message_is_kept_and_not_retried()
+     {
+        type Make = fn() -> GatewayError;
+        let cases: [(&str, Make); 3] = [
+            ("403", || GatewayError::Forbidden("403 Forbidden".into())),
+            ("400", || {
+                GatewayError::Other("400 Invalid connectionId".into())
+            }),
+            ("413", || GatewayError::PayloadTooLarge),
+        ];
+        for (case, make) in cases {
+            // Given carol's post fails in a way a retry cannot fix
+            let (w, stored, failures) = carol_failing_with(make).await;
+
+            // Then nothing is reported (a retry would fail the same way), carol's message
+            // waits for her resume, and she is not marked disconnected (that is 410 only).
+            assert!(failures.is_empty(), "{case}: {failures:?}");
+            assert_eq!(
+                w.stored_ids(),
+                vec![stored[1].message_id.to_string()],
+                "{case}"
+            );
+            assert_eq!(w.gateway.posted_to("conn-carol").len(), 1, "{case}");
+            let carol = w
+                .players
+                .get(&PlayerId::parse("carol").unwrap())
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(carol.status, PresenceStatus::Online, "{case}");
+        }
+    }
+
     #[tokio::test]
     async fn given_a_retried_batch_then_nothing_already_delivered_is_delivered_twice() {
         let w = world();

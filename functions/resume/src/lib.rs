@@ -3,7 +3,9 @@
 //! state, then replays every undelivered message in order, deleting each once delivered.
 //!
 //! The ack is posted first (it announces `pendingMessages`, the count about to be
-//! replayed), so this route returns no body of its own.
+//! replayed), so this route returns no body of its own. Delivered messages are deleted
+//! 25 at a time as the replay goes (one BatchWriteItem each, `ceil(D / 25)` in all), so
+//! an invocation cut short (a Lambda timeout) replays at most 25 of them again.
 
 use std::sync::Arc;
 
@@ -23,6 +25,8 @@ use tracing::{info, warn};
 
 /// Messages read per query page.
 const REPLAY_PAGE: u32 = 100;
+/// Delivered messages deleted per `delete_all`: exactly one BatchWriteItem.
+const DELETE_CHUNK: usize = 25;
 
 pub struct ResumeHandler {
     players: Arc<dyn PlayerStore>,
@@ -81,20 +85,34 @@ impl ResumeHandler {
         }
     }
 
-    /// Posts the messages in order; stops at the first that cannot be posted (the
-    /// socket is gone or throttled: the rest wait for the next resume).
-    async fn replay(&self, caller: &Caller, messages: &[StoredMessage]) -> Vec<MessageId> {
-        let mut delivered = Vec::with_capacity(messages.len());
+    /// Posts the messages in order, deleting them (and the `stale` ones) in full chunks
+    /// of [`DELETE_CHUNK`] as it goes and the remainder at the end; stops at the first
+    /// that cannot be posted (the socket is gone or throttled: the rest wait for the
+    /// next resume). Returns how many were posted.
+    async fn replay(
+        &self,
+        caller: &Caller,
+        messages: &[StoredMessage],
+        stale: Vec<MessageId>,
+    ) -> Result<usize, lambda_runtime::Error> {
+        let mut to_delete = stale;
+        let mut posted = 0;
         for message in messages {
-            match self.post(caller, message.payload.as_bytes()).await {
-                Ok(()) => delivered.push(message.message_id.clone()),
-                Err(error) => {
-                    warn!(player_id = %caller.player_id, message_id = %message.message_id, error = %error, "replay stopped; the rest stay queued");
-                    break;
-                }
+            if let Err(error) = self.post(caller, message.payload.as_bytes()).await {
+                warn!(player_id = %caller.player_id, message_id = %message.message_id, error = %error, "replay stopped; the rest stay queued");
+                break;
+            }
+            posted += 1;
+            to_delete.push(message.message_id.clone());
+            while to_delete.len() >= DELETE_CHUNK {
+                let chunk: Vec<MessageId> = to_delete.drain(..DELETE_CHUNK).collect();
+                self.messages.delete_all(&chunk).await?;
             }
         }
-        delivered
+        if !to_delete.is_empty() {
+            self.messages.delete_all(&to_delete).await?;
+        }
+        Ok(posted)
     }
 
     async fn post(&self, caller: &Caller, data: &[u8]) -> Result<(), GatewayError> {
@@ -151,21 +169,23 @@ impl RouteHandler for ResumeHandler {
             warn!(player_id = %caller.player_id, error = %error, "could not post the resume ack; nothing replayed");
             return Ok(status(200));
         }
-        let mut done = self.replay(&caller, &replay).await;
-        info!(player_id = %caller.player_id, connection_id = %caller.connection_id, resumed, replayed = done.len(), pending = replay.len(), "resume");
-        done.extend(stale);
-        self.messages.delete_all(&done).await?;
+        let replayed = self.replay(&caller, &replay, stale).await?;
+        info!(player_id = %caller.player_id, connection_id = %caller.connection_id, resumed, replayed, pending = replay.len(), "resume");
         Ok(status(200))
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
     use super::*;
     use serde_json::json;
     use shared::adapters::memory::{InMemoryMessageStore, InMemoryPlayerStore};
     use shared::domain::{ConnectionId, PlayerId};
-    use shared::ports::NewConnection;
+    use shared::ports::{ConnectionInfo, MessagePage, NewConnection, StoreError};
     use shared::testing::events::{parse_event, reply_frame, route_event};
     use shared::testing::recording_gateway::RecordingGateway;
 
@@ -175,6 +195,7 @@ mod tests {
         players: Arc<InMemoryPlayerStore>,
         messages: Arc<InMemoryMessageStore>,
         gateway: Arc<RecordingGateway>,
+        deletes: Arc<DeleteLog>,
         handler: ResumeHandler,
     }
 
@@ -182,13 +203,128 @@ mod tests {
         let players = Arc::new(InMemoryPlayerStore::new());
         let messages = Arc::new(InMemoryMessageStore::new());
         let gateway = Arc::new(RecordingGateway::new());
-        let handler = ResumeHandler::new(players.clone(), messages.clone(), gateway.clone());
+        let deletes = Arc::new(DeleteLog {
+            inner: messages.clone(),
+            gateway: gateway.clone(),
+            log: Mutex::default(),
+        });
+        let handler = ResumeHandler::new(players.clone(), deletes.clone(), gateway.clone());
         World {
             players,
             messages,
             gateway,
+            deletes,
             handler,
         }
+    }
+
+    impl World {
+        /// A handler on the same stores posting through `gateway`.
+        fn handler_with(&self, gateway: Arc<dyn ConnectionGateway>) -> ResumeHandler {
+            ResumeHandler::new(self.players.clone(), self.deletes.clone(), gateway)
+        }
+    }
+
+    /// The Messages table in memory, logging each `delete_all` as (ids deleted, posts
+    /// the gateway had received by then), to see deletes interleave with the replay.
+    struct DeleteLog {
+        inner: Arc<InMemoryMessageStore>,
+        gateway: Arc<RecordingGateway>,
+        log: Mutex<Vec<(usize, usize)>>,
+    }
+
+    impl DeleteLog {
+        fn calls(&self) -> Vec<(usize, usize)> {
+            self.log.lock().unwrap().clone()
+        }
+    }
+
+    #[async_trait]
+    impl MessageStore for DeleteLog {
+        async fn put_all(&self, messages: &[StoredMessage]) -> Result<(), StoreError> {
+            self.inner.put_all(messages).await
+        }
+
+        async fn pending(
+            &self,
+            recipient: &PlayerId,
+            after: Option<&MessageId>,
+            limit: u32,
+        ) -> Result<MessagePage, StoreError> {
+            self.inner.pending(recipient, after, limit).await
+        }
+
+        async fn delete_all(&self, ids: &[MessageId]) -> Result<(), StoreError> {
+            let posts = self.gateway.calls().len();
+            self.log.lock().unwrap().push((ids.len(), posts));
+            self.inner.delete_all(ids).await
+        }
+    }
+
+    /// What a [`CutOffGateway`] does once its posts run out.
+    #[derive(Clone, Copy)]
+    enum Then {
+        /// Answers 503.
+        Fail,
+        /// Never answers: the invocation runs out of time.
+        Hang,
+    }
+
+    /// Passes the first `allowed` posts on to a [`RecordingGateway`], then [`Then`].
+    struct CutOffGateway {
+        inner: Arc<RecordingGateway>,
+        allowed: usize,
+        then: Then,
+        posts: AtomicUsize,
+    }
+
+    impl CutOffGateway {
+        fn new(inner: Arc<RecordingGateway>, allowed: usize, then: Then) -> Arc<Self> {
+            Arc::new(Self {
+                inner,
+                allowed,
+                then,
+                posts: AtomicUsize::new(0),
+            })
+        }
+    }
+
+    #[async_trait]
+    impl ConnectionGateway for CutOffGateway {
+        async fn post(
+            &self,
+            endpoint: &str,
+            connection: &ConnectionId,
+            data: &[u8],
+        ) -> Result<(), GatewayError> {
+            if self.posts.fetch_add(1, Ordering::SeqCst) < self.allowed {
+                return self.inner.post(endpoint, connection, data).await;
+            }
+            match self.then {
+                Then::Fail => Err(GatewayError::Unavailable("503 Service Unavailable".into())),
+                Then::Hang => std::future::pending().await,
+            }
+        }
+
+        async fn delete(
+            &self,
+            endpoint: &str,
+            connection: &ConnectionId,
+        ) -> Result<(), GatewayError> {
+            self.inner.delete(endpoint, connection).await
+        }
+
+        async fn get(
+            &self,
+            endpoint: &str,
+            connection: &ConnectionId,
+        ) -> Result<ConnectionInfo, GatewayError> {
+            self.inner.get(endpoint, connection).await
+        }
+    }
+
+    fn payloads(messages: &[StoredMessage]) -> Vec<String> {
+        messages.iter().map(|m| m.payload.clone()).collect()
     }
 
     async fn connect(players: &InMemoryPlayerStore, connection: &str, at: i64) {
@@ -378,6 +514,77 @@ mod tests {
         // A second resume has nothing left to replay.
         let frame = reply_frame(&w.handler.handle(resume("c1")).await.unwrap());
         assert_eq!(frame["pendingMessages"], 0);
+    }
+
+    #[tokio::test]
+    async fn given_a_long_replay_then_delivered_messages_are_deleted_25_at_a_time_as_it_goes() {
+        // Given 60 undelivered chat messages and a stale presence one
+        let w = world();
+        connect(&w.players, "c1", T0).await;
+        let chat: Vec<_> = (0..60).map(|n| queued(MessageKind::Chat, n)).collect();
+        w.messages.put_all(&chat).await.unwrap();
+        w.messages
+            .put_all(&[queued(MessageKind::Presence, 500)])
+            .await
+            .unwrap();
+
+        // When alice resumes
+        w.handler.handle(resume("c1")).await.unwrap();
+
+        // Then ceil(61 / 25) deletes of at most 25 (one BatchWriteItem each), the first
+        // two made mid-replay: after the ack and 24, then 49 messages were posted.
+        assert_eq!(w.deletes.calls(), vec![(25, 25), (25, 50), (11, 61)]);
+        assert_eq!(w.gateway.posted_to("c1")[1..], payloads(&chat));
+        assert!(w.messages.all().is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn given_the_invocation_cut_short_midway_then_only_the_undeleted_tail_is_replayed_again()
+    {
+        // Given 60 undelivered messages, and a gateway that stops answering after the
+        // ack and 53 of them (the Lambda times out mid-replay)
+        let w = world();
+        connect(&w.players, "c1", T0).await;
+        let chat: Vec<_> = (0..60).map(|n| queued(MessageKind::Chat, n)).collect();
+        w.messages.put_all(&chat).await.unwrap();
+        let hanging = w.handler_with(CutOffGateway::new(w.gateway.clone(), 54, Then::Hang));
+
+        // When the invocation is cut short
+        let cut_short =
+            tokio::time::timeout(Duration::from_secs(30), hanging.handle(resume("c1"))).await;
+        assert!(cut_short.is_err(), "the replay never finished");
+
+        // Then the two full chunks delivered are already gone: 3 delivered (not yet
+        // deleted) and 7 undelivered remain
+        assert_eq!(w.messages.all(), chat[50..].to_vec());
+
+        // And the next resume replays just those 10, in order.
+        w.handler.handle(resume("c1")).await.unwrap();
+        let posted = w.gateway.posted_to("c1");
+        let ack: Value = serde_json::from_str(&posted[54]).unwrap();
+        assert_eq!(ack["pendingMessages"], 10);
+        assert_eq!(posted[55..], payloads(&chat[50..]));
+        assert!(w.messages.all().is_empty());
+    }
+
+    #[tokio::test]
+    async fn given_the_gateway_failing_after_some_posts_then_the_delivered_are_gone_in_chunks_and_the_rest_stay()
+     {
+        // Given 60 undelivered messages, and a gateway failing after the ack and 30
+        let w = world();
+        connect(&w.players, "c1", T0).await;
+        let chat: Vec<_> = (0..60).map(|n| queued(MessageKind::Chat, n)).collect();
+        w.messages.put_all(&chat).await.unwrap();
+        let failing = w.handler_with(CutOffGateway::new(w.gateway.clone(), 31, Then::Fail));
+
+        // When alice resumes
+        let response = failing.handle(resume("c1")).await.unwrap();
+
+        // Then the 30 delivered are deleted (one chunk of 25 mid-replay, the remaining 5
+        // when it stops) and the 30 undelivered wait for the next resume.
+        assert_eq!(response.status_code, 200);
+        assert_eq!(w.deletes.calls(), vec![(25, 26), (5, 31)]);
+        assert_eq!(w.messages.all(), chat[30..].to_vec());
     }
 
     #[tokio::test]

@@ -136,9 +136,97 @@ mod tests {
     }
 
     async fn send(messages: &Arc<InMemoryMessageStore>, body: Value) -> Value {
+        reply_frame(&send_to(messages.clone(), body).await.unwrap())
+    }
+
+    async fn send_to(messages: Arc<dyn MessageStore>, body: Value) -> RouteResult {
         let text = json!({"route": "sendMessage", "requestId": "s1", "body": body}).to_string();
         let event = route_event("sendMessage", "alice", "c1", T0, Some(&text));
-        reply_frame(&handler(messages.clone()).handle(event).await.unwrap())
+        SendMessageHandler::new(
+            Arc::new(Config::for_local("Development")),
+            messages,
+            Arc::new(ManualClock::at(T0)),
+        )
+        .handle(event)
+        .await
+    }
+
+    type MakeError = fn() -> StoreError;
+
+    /// A Messages table whose every call fails with the error it makes.
+    struct FailingStore(MakeError);
+
+    #[async_trait]
+    impl MessageStore for FailingStore {
+        async fn put_all(&self, _: &[StoredMessage]) -> Result<(), StoreError> {
+            Err((self.0)())
+        }
+
+        async fn pending(
+            &self,
+            _: &shared::domain::PlayerId,
+            _: Option<&MessageId>,
+            _: u32,
+        ) -> Result<shared::ports::MessagePage, StoreError> {
+            Err((self.0)())
+        }
+
+        async fn delete_all(&self, _: &[MessageId]) -> Result<(), StoreError> {
+            Err((self.0)())
+        }
+    }
+
+    #[tokio::test]
+    async fn given_the_store_unavailable_when_sending_then_an_unavailable_error_frame_and_ok() {
+        let cases: [(&str, MakeError); 2] = [
+            // What the DynamoDB adapter returns once its bounded retries are spent.
+            ("unprocessed items", || {
+                StoreError::Unavailable(
+                    "2 of 2 write requests still unprocessed after 6 BatchWriteItem attempts"
+                        .into(),
+                )
+            }),
+            ("throttled", || {
+                StoreError::Unavailable("ThrottlingException".into())
+            }),
+        ];
+        for (case, make) in cases {
+            // Given a store that cannot take the writes
+            let store = Arc::new(FailingStore(make));
+
+            // When alice sends to two players
+            let result = send_to(
+                store,
+                json!({"playerIds": ["bob", "carol"], "message": {"text": "gg"}}),
+            )
+            .await;
+
+            // Then she is told to retry (a protocol reply, not a Lambda fault: retrying
+            // the invocation would not help her, and alarms stay meaningful).
+            let response = result.unwrap_or_else(|e| panic!("{case}: Err({e})"));
+            let frame = reply_frame(&response);
+            assert_eq!(frame["type"], "error", "{case}");
+            assert_eq!(frame["code"], "unavailable", "{case}");
+            assert_eq!(frame["route"], "sendMessage", "{case}");
+            assert_eq!(frame["requestId"], "s1", "{case}");
+            assert!(
+                frame["message"].as_str().unwrap().contains("retry"),
+                "{case}: {frame}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn given_a_store_fault_when_sending_then_the_handler_fails() {
+        // Given a fault (a missing table, a missing permission): not the client's to retry
+        let store = Arc::new(FailingStore(|| {
+            StoreError::Other("ResourceNotFoundException".into())
+        }));
+
+        let result = send_to(store, json!({"playerIds": ["bob"], "message": 1})).await;
+
+        // Then Err, so that the failure shows in Lambda's errors and alarms.
+        assert!(result.is_err());
     }
 
     #[tokio::test]

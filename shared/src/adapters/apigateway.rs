@@ -463,6 +463,22 @@ mod tests {
         assert!(GatewayError::Unavailable("x".into()).is_transient());
     }
 
+    /// The SDK reports an operation or attempt timeout as `TimeoutError` and an HTTP
+    /// connect/read timeout as a dispatch failure: both are worth retrying.
+    #[test]
+    fn timeouts_are_unavailable_and_transient() {
+        let operation: SdkError<PostToConnectionError, HttpResponse> =
+            SdkError::timeout_error("operation timed out");
+        let read: SdkError<PostToConnectionError, HttpResponse> = SdkError::dispatch_failure(
+            aws_sdk_apigatewaymanagement::error::ConnectorError::timeout("read timed out".into()),
+        );
+        for err in [operation, read] {
+            let mapped = gateway_error(err);
+            assert!(mapped.is_transient(), "{mapped:?}");
+            assert_eq!(kind(Err::<(), _>(mapped)), "unavailable");
+        }
+    }
+
     #[tokio::test]
     async fn other_client_errors_are_faults() {
         let rule = mock!(Client::post_to_connection)

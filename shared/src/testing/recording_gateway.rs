@@ -1,6 +1,6 @@
 //! A `ConnectionGateway` that records calls and answers as told, for handler tests.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 use async_trait::async_trait;
@@ -25,11 +25,15 @@ pub enum GatewayCall {
     },
 }
 
+/// Makes the error a failing connection answers with (errors are not `Clone`).
+type MakeError = Box<dyn Fn() -> GatewayError + Send + Sync>;
+
 #[derive(Default)]
 pub struct RecordingGateway {
     calls: Mutex<Vec<GatewayCall>>,
     gone: Mutex<HashSet<String>>,
     throttled: Mutex<HashSet<String>>,
+    failing: Mutex<HashMap<String, MakeError>>,
 }
 
 impl RecordingGateway {
@@ -47,8 +51,23 @@ impl RecordingGateway {
         self.throttled.lock().unwrap().insert(connection.to_owned());
     }
 
+    /// Calls for `connection` answer `make()` (any other failure: 5xx, timeout, 403…)
+    /// until [`Self::recover`].
+    pub fn fail_with(
+        &self,
+        connection: &str,
+        make: impl Fn() -> GatewayError + Send + Sync + 'static,
+    ) {
+        self.failing
+            .lock()
+            .unwrap()
+            .insert(connection.to_owned(), Box::new(make));
+    }
+
+    /// Ends [`Self::throttle`] and [`Self::fail_with`] for `connection`.
     pub fn recover(&self, connection: &str) {
         self.throttled.lock().unwrap().remove(connection);
+        self.failing.lock().unwrap().remove(connection);
     }
 
     /// The payloads posted to `connection`, in order.
@@ -76,6 +95,8 @@ impl RecordingGateway {
             Err(GatewayError::Gone)
         } else if self.throttled.lock().unwrap().contains(connection.as_str()) {
             Err(GatewayError::LimitExceeded)
+        } else if let Some(make) = self.failing.lock().unwrap().get(connection.as_str()) {
+            Err(make())
         } else {
             Ok(())
         }

@@ -351,6 +351,89 @@ mod tests {
         assert_eq!(most.load(Ordering::SeqCst), MAX_CONCURRENT_BATCHES);
     }
 
+    /// `write_all` on a real SDK client answering from `rule` (SDK retries off: one
+    /// HTTP attempt per call), so the `UnprocessedItems` of the response drive it.
+    mod with_the_sdk {
+        use std::sync::Arc;
+
+        use aws_sdk_dynamodb::config::retry::RetryConfig;
+        use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput;
+        use aws_smithy_mocks::{Rule, RuleMode, mock, mock_client};
+
+        use super::*;
+
+        const TABLE: &str = "Messages";
+
+        fn client(rule: &Rule) -> Client {
+            mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [rule], |config| {
+                config.retry_config(RetryConfig::disabled())
+            })
+        }
+
+        /// A BatchWriteItem rule that records each call's ids and leaves unprocessed
+        /// the requests `leave(call, id)` picks.
+        fn batch_write(
+            calls: &Arc<Mutex<Vec<Vec<String>>>>,
+            leave: impl Fn(usize, &str) -> bool + Send + Sync + 'static,
+        ) -> Rule {
+            let calls = calls.clone();
+            mock!(aws_sdk_dynamodb::Client::batch_write_item).then_compute_output(move |req| {
+                let batch = &req.request_items().unwrap()[TABLE];
+                let call = {
+                    let mut calls = calls.lock().unwrap();
+                    calls.push(batch.iter().map(id).collect());
+                    calls.len() - 1
+                };
+                let left: Vec<WriteRequest> = batch
+                    .iter()
+                    .filter(|r| leave(call, &id(r)))
+                    .cloned()
+                    .collect();
+                let output = BatchWriteItemOutput::builder();
+                if left.is_empty() {
+                    output.build()
+                } else {
+                    output.unprocessed_items(TABLE, left).build()
+                }
+            })
+        }
+
+        #[tokio::test(start_paused = true)]
+        async fn given_unprocessed_items_in_the_response_then_they_alone_are_sent_again() {
+            // Given the first response leaves m3 and m7 unprocessed
+            let calls = Arc::default();
+            let rule = batch_write(&calls, |call, id| call == 0 && (id == "m3" || id == "m7"));
+
+            // When writing ten requests
+            write_all(&client(&rule), TABLE, requests(10))
+                .await
+                .unwrap();
+
+            // Then a second call carries just those two, and that is all.
+            assert_eq!(rule.num_calls(), 2);
+            let calls = calls.lock().unwrap().clone();
+            assert_eq!(calls[0].len(), 10);
+            assert_eq!(calls[1], vec!["m3", "m7"]);
+        }
+
+        #[tokio::test(start_paused = true)]
+        async fn given_items_unprocessed_in_every_response_then_unavailable_after_six_calls() {
+            // Given m1 comes back unprocessed every time
+            let calls = Arc::default();
+            let rule = batch_write(&calls, |_, id| id == "m1");
+
+            // When writing three requests
+            let err = write_all(&client(&rule), TABLE, requests(3))
+                .await
+                .unwrap_err();
+
+            // Then the write fails as transient, never silently, with the count as source.
+            assert_eq!(unprocessed_count(&err), Some((1, 3, 6)), "{err:?}");
+            assert_eq!(rule.num_calls(), 6);
+            assert!(calls.lock().unwrap()[1..].iter().all(|ids| ids == &["m1"]));
+        }
+    }
+
     #[test]
     fn delays_double_from_25_ms_and_are_jittered_into_their_upper_half() {
         for (retry, full_ms) in [(1, 25), (2, 50), (3, 100), (4, 200), (5, 400)] {

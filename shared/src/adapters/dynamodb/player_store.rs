@@ -1,13 +1,17 @@
 //! [`PlayerStore`] on the DynamoDB Players table: every operation is exactly one round
 //! trip, and every race is settled by a condition expression (DESIGN §4, §5).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
+use aws_sdk_dynamodb::types::{
+    AttributeValue, KeysAndAttributes, ReturnValue, ReturnValuesOnConditionCheckFailure,
+};
 
+use super::batch::RetryPolicy;
 use super::error::{Failure, classify, store_error};
 use super::player_item::{
     NO_PREVIOUS_STATUS, NO_PREVIOUS_SWEEP_AT, attr, expired_from_key, game_session_value, key, n,
@@ -61,9 +65,26 @@ const BEGIN_PLACEMENT_ATTEMPTS: u32 = 3;
 
 /// BatchGetItem takes at most 100 keys.
 const BATCH_GET_LIMIT: usize = 100;
-/// Attempts at the keys DynamoDB left unprocessed, with exponential backoff between.
-const BATCH_GET_ATTEMPTS: u32 = 5;
-const BACKOFF_BASE_MS: u64 = 25;
+/// The keys DynamoDB left unprocessed are asked for again after 25, 50, 100 and 200 ms
+/// (jittered like BatchWriteItem's retries): five calls per 100 keys at most.
+const BATCH_GET_RETRY: RetryPolicy = RetryPolicy {
+    retries: 4,
+    base_delay: Duration::from_millis(25),
+};
+
+/// What `get_many` could not read after every retry; the source of the
+/// [`StoreError::Unavailable`] it returns.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{unprocessed} of {requested} keys still unprocessed after {attempts} BatchGetItem attempts"
+)]
+pub(crate) struct UnprocessedReads {
+    pub unprocessed: usize,
+    /// The keys of the batch (≤ 100) that ran out of retries.
+    pub requested: usize,
+    /// The first call plus the retries.
+    pub attempts: u32,
+}
 
 /// The Players table in DynamoDB.
 #[derive(Clone, Debug)]
@@ -246,19 +267,17 @@ impl PlayerStore for DynamoPlayerStore {
     }
 
     async fn get_many(&self, players: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError> {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         let unique: Vec<&PlayerId> = players.iter().filter(|p| seen.insert(*p)).collect();
         let mut records = Vec::with_capacity(unique.len());
         for chunk in unique.chunks(BATCH_GET_LIMIT) {
             let mut keys: Vec<HashMap<String, AttributeValue>> =
                 chunk.iter().map(|p| key(p)).collect();
-            for attempt in 0..BATCH_GET_ATTEMPTS {
-                if attempt > 0 {
-                    let backoff = BACKOFF_BASE_MS << (attempt - 1);
-                    let jitter = fastrand::u64(0..=backoff / 2);
-                    tokio::time::sleep(std::time::Duration::from_millis(backoff + jitter)).await;
+            for retry in 0..=BATCH_GET_RETRY.retries {
+                if retry > 0 {
+                    tokio::time::sleep(BATCH_GET_RETRY.delay(retry)).await;
                 }
-                let request = aws_sdk_dynamodb::types::KeysAndAttributes::builder()
+                let request = KeysAndAttributes::builder()
                     .set_keys(Some(std::mem::take(&mut keys)))
                     .consistent_read(true)
                     .build()
@@ -288,13 +307,17 @@ impl PlayerStore for DynamoPlayerStore {
                 }
             }
             if !keys.is_empty() {
-                return Err(StoreError::Unavailable(
-                    format!(
-                        "BatchGetItem left {} keys unprocessed after {BATCH_GET_ATTEMPTS} attempts",
-                        keys.len()
-                    )
-                    .into(),
-                ));
+                // Never a partial answer: a missing record would read as "offline".
+                tracing::warn!(
+                    unprocessed = keys.len(),
+                    attempts = BATCH_GET_RETRY.retries + 1,
+                    "BatchGetItem left keys unprocessed after every retry"
+                );
+                return Err(StoreError::Unavailable(Box::new(UnprocessedReads {
+                    unprocessed: keys.len(),
+                    requested: chunk.len(),
+                    attempts: BATCH_GET_RETRY.retries + 1,
+                })));
             }
         }
         Ok(records)
@@ -516,5 +539,177 @@ impl DynamoPlayerStore {
             .await
             .map_err(store_error)?;
         Ok(output.item().and_then(pending_placement_of))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use aws_sdk_dynamodb::config::retry::RetryConfig;
+    use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
+    use aws_smithy_mocks::{Rule, RuleMode, mock, mock_client};
+
+    use super::*;
+
+    const TABLE: &str = "Players";
+
+    /// A store whose client answers with `rules` (SDK retries off: one HTTP attempt per
+    /// call, so every call the adapter makes is one the rule sees).
+    fn store(rules: &[&Rule]) -> DynamoPlayerStore {
+        let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, rules, |config| {
+            config.retry_config(RetryConfig::disabled())
+        });
+        DynamoPlayerStore::new(client, TABLE)
+    }
+
+    fn player(name: &str) -> PlayerId {
+        PlayerId::parse(name).unwrap()
+    }
+
+    fn online_item(name: &str) -> HashMap<String, AttributeValue> {
+        HashMap::from([
+            (attr::PLAYER_ID.to_owned(), s(name)),
+            (attr::CONNECTION_ID.to_owned(), s(format!("conn-{name}"))),
+            (attr::ENDPOINT.to_owned(), s("https://api.example/prod")),
+            (attr::CONNECTED_AT.to_owned(), n(10)),
+            (attr::LAST_SEEN.to_owned(), n(11)),
+            (attr::STATUS.to_owned(), s("online")),
+        ])
+    }
+
+    fn name_of(key: &HashMap<String, AttributeValue>) -> String {
+        key[attr::PLAYER_ID].as_s().unwrap().clone()
+    }
+
+    /// The player names each BatchGetItem call asked for, in call order.
+    type Asked = Arc<Mutex<Vec<Vec<String>>>>;
+
+    /// A BatchGetItem rule that records every call and answers with the items of the
+    /// keys `process(call, name)` accepts, leaving the rest unprocessed.
+    fn batch_get(
+        asked: &Asked,
+        process: impl Fn(usize, &str) -> bool + Send + Sync + 'static,
+    ) -> Rule {
+        let asked = asked.clone();
+        mock!(Client::batch_get_item).then_compute_output(move |req| {
+            let request = &req.request_items().unwrap()[TABLE];
+            assert_eq!(request.consistent_read(), Some(true));
+            let names: Vec<String> = request.keys().iter().map(name_of).collect();
+            let call = {
+                let mut asked = asked.lock().unwrap();
+                asked.push(names.clone());
+                asked.len() - 1
+            };
+            let (done, left): (Vec<String>, Vec<String>) =
+                names.into_iter().partition(|name| process(call, name));
+            let mut output = BatchGetItemOutput::builder()
+                .responses(TABLE, done.iter().map(|name| online_item(name)).collect());
+            if !left.is_empty() {
+                let keys = left.iter().map(|name| key(&player(name))).collect();
+                output = output.unprocessed_keys(
+                    TABLE,
+                    KeysAndAttributes::builder()
+                        .set_keys(Some(keys))
+                        .consistent_read(true)
+                        .build()
+                        .unwrap(),
+                );
+            }
+            output.build()
+        })
+    }
+
+    fn sorted_names(records: &[PlayerRecord]) -> Vec<String> {
+        let mut names: Vec<String> = records.iter().map(|r| r.player_id.to_string()).collect();
+        names.sort();
+        names
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn given_unprocessed_keys_when_reading_many_then_only_those_are_asked_again_and_every_record_returns()
+     {
+        // Given DynamoDB processes only alice the first time, the rest the second time.
+        let asked = Asked::default();
+        let rule = batch_get(&asked, |call, name| call > 0 || name == "alice");
+        let started = tokio::time::Instant::now();
+
+        // When reading three players (one named twice)
+        let records = store(&[&rule])
+            .get_many(&[
+                player("alice"),
+                player("bob"),
+                player("carol"),
+                player("bob"),
+            ])
+            .await
+            .unwrap();
+
+        // Then all three come back from two calls, the second one after a backoff and
+        // for the unprocessed keys alone.
+        assert_eq!(sorted_names(&records), vec!["alice", "bob", "carol"]);
+        assert_eq!(rule.num_calls(), 2);
+        let asked = asked.lock().unwrap().clone();
+        assert_eq!(asked[0], vec!["alice", "bob", "carol"]);
+        assert_eq!(asked[1], vec!["bob", "carol"]);
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_micros(12_500) && waited <= Duration::from_millis(25),
+            "{waited:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn given_keys_never_processed_when_reading_many_then_unavailable_with_a_count_after_five_calls()
+     {
+        // Given DynamoDB never processes bob's key
+        let asked = Asked::default();
+        let rule = batch_get(&asked, |_, name| name != "bob");
+        let started = tokio::time::Instant::now();
+
+        // When reading alice and bob
+        let err = store(&[&rule])
+            .get_many(&[player("alice"), player("bob")])
+            .await
+            .unwrap_err();
+
+        // Then the read fails as transient (not a partial answer that would make bob
+        // look offline), naming what was left, after 1 + 4 calls and bounded waits.
+        let StoreError::Unavailable(source) = &err else {
+            panic!("{err:?}");
+        };
+        let left = source
+            .downcast_ref::<UnprocessedReads>()
+            .expect("the count is the source");
+        assert_eq!((left.unprocessed, left.requested, left.attempts), (1, 2, 5));
+        assert_eq!(
+            source.to_string(),
+            "1 of 2 keys still unprocessed after 5 BatchGetItem attempts"
+        );
+        assert_eq!(rule.num_calls(), 5);
+        assert!(
+            asked.lock().unwrap()[1..]
+                .iter()
+                .all(|names| names == &["bob"])
+        );
+        // 25 + 50 + 100 + 200 ms, each jittered into its upper half.
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_micros(187_500) && waited <= Duration::from_millis(375),
+            "{waited:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn given_150_players_when_reading_many_then_two_calls_of_at_most_100_keys() {
+        let asked = Asked::default();
+        let rule = batch_get(&asked, |_, _| true);
+        let players: Vec<PlayerId> = (0..150).map(|i| player(&format!("p{i:03}"))).collect();
+
+        let records = store(&[&rule]).get_many(&players).await.unwrap();
+
+        assert_eq!(records.len(), 150);
+        let sizes: Vec<usize> = asked.lock().unwrap().iter().map(Vec::len).collect();
+        assert_eq!(sizes, vec![100, 50]);
     }
 }
