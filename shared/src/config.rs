@@ -132,8 +132,15 @@ pub struct Config {
 }
 
 impl Config {
+    /// Reads the process environment. On failure every problem is also logged (the
+    /// error a Lambda `main` returns reaches the logs only as a debug dump, outside the
+    /// JSON log stream).
     pub fn from_env() -> Result<Self, ConfigError> {
-        Self::read(EnvReader::from_process())
+        Self::read(EnvReader::from_process()).inspect_err(|error| {
+            for problem in &error.problems {
+                tracing::error!(problem = %problem, "invalid configuration");
+            }
+        })
     }
 
     pub fn from_map(vars: &HashMap<String, String>) -> Result<Self, ConfigError> {
