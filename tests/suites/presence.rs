@@ -1,24 +1,80 @@
 //! Presence end to end over real WebSockets: subscriptions, the in-process bus routed to
 //! `on-presence-event`, and the sweeper on a 1 s interval (DESIGN §5).
+//!
+//! Time bounds are deadlines on a receive, measured from the moment that starts the
+//! clock (a close, the last heartbeat): they check the protocol's promises (grace + 2 s,
+//! timeout + 2 s), not performance.
 
 use std::time::Duration;
 
-use serde_json::json;
-use tests::stack::TestStack;
+use serde_json::{Value, json};
+use shared::domain::PresenceStatus;
+use tests::stack::{Client, Received, TestStack};
+use tokio::time::Instant;
+
+const HEARTBEAT_TIMEOUT: Duration = Duration::from_secs(3);
+const RECONNECT_GRACE: Duration = Duration::from_secs(2);
+const SWEEP_INTERVAL: Duration = Duration::from_secs(1);
+/// What the issue allows on top of the grace period or the heartbeat timeout.
+const SLACK: Duration = Duration::from_secs(2);
+/// How often a live client heartbeats here (well inside the 3 s timeout).
+const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
 
 async fn presence_stack() -> TestStack {
     TestStack::start_with(|s| {
-        s.heartbeat_timeout_seconds = 3;
-        s.reconnect_grace_seconds = 2;
-        s.sweep_interval_seconds = 1;
+        s.heartbeat_timeout_seconds = HEARTBEAT_TIMEOUT.as_secs();
+        s.reconnect_grace_seconds = RECONNECT_GRACE.as_secs();
+        s.sweep_interval_seconds = SWEEP_INTERVAL.as_secs();
     })
     .await
 }
 
-#[tokio::test]
-async fn given_bob_watches_alice_when_she_connects_reconnects_and_leaves_then_bob_sees_online_once_and_offline_once()
- {
-    let stack = presence_stack().await;
+fn about(frame: &Value, player: &str) -> bool {
+    frame["type"] == "presence" && frame["playerId"] == player
+}
+
+/// Heartbeats `client` every second, as a live client does, until `deadline` or until a
+/// frame `wanted` arrives. Returns that frame (`None` at the deadline) and every other
+/// frame but the heartbeat acks; panics if the socket closes meanwhile.
+async fn heartbeat_until(
+    client: &mut Client,
+    deadline: Instant,
+    wanted: impl Fn(&Value) -> bool,
+) -> (Option<Value>, Vec<Value>) {
+    let mut others = Vec::new();
+    let mut next_heartbeat = Instant::now();
+    loop {
+        let now = Instant::now();
+        if now >= deadline {
+            return (None, others);
+        }
+        if now >= next_heartbeat {
+            client.send_json(json!({"route": "heartbeat"})).await;
+            next_heartbeat += HEARTBEAT_EVERY;
+        }
+        let wait = deadline
+            .min(next_heartbeat)
+            .saturating_duration_since(Instant::now());
+        match client.receive(wait).await {
+            Received::Nothing => {}
+            Received::Text(text) => {
+                let frame: Value = serde_json::from_str(&text).expect("a JSON frame");
+                if frame["type"] == "ack" && frame["route"] == "heartbeat" {
+                    continue;
+                }
+                if wanted(&frame) {
+                    return (Some(frame), others);
+                }
+                others.push(frame);
+            }
+            other => panic!("expected the socket to stay open, got {other:?}"),
+        }
+    }
+}
+
+/// bob subscribes to alice (and carol, who never shows up), then alice connects and bob
+/// is told she is online.
+async fn bob_watching_alice_online(stack: &TestStack) -> (Client, Client) {
     let mut bob = stack.connect("bob").await;
     let ack = bob
         .request(
@@ -30,55 +86,120 @@ async fn given_bob_watches_alice_when_she_connects_reconnects_and_leaves_then_bo
         ack["presence"],
         json!({"alice": "offline", "carol": "offline"})
     );
-
     let alice = stack.connect("alice").await;
     let frame = bob.next_frame().await;
-    assert_eq!(frame["type"], "presence");
-    assert_eq!(frame["playerId"], "alice");
+    assert!(about(&frame, "alice"), "{frame}");
     assert_eq!(frame["status"], "online");
-
-    // A reconnect within the grace period: no blinking.
-    alice.close().await;
-    let alice = stack.connect("alice").await;
-    bob.request("heartbeat", json!({})).await;
-    bob.expect_no_frame(Duration::from_millis(1500)).await;
-
-    // Gone for good: offline within grace + 2 s.
-    alice.close().await;
-    bob.request("heartbeat", json!({})).await;
-    let frame = match bob.receive(Duration::from_secs(4)).await {
-        tests::stack::Received::Text(text) => {
-            serde_json::from_str::<serde_json::Value>(&text).unwrap()
-        }
-        other => panic!("expected alice offline within grace + 2 s, got {other:?}"),
-    };
-    assert_eq!(frame["type"], "presence");
-    assert_eq!(frame["status"], "offline");
+    (bob, alice)
 }
 
 #[tokio::test]
-async fn given_alice_stops_heartbeating_then_her_socket_is_closed_and_bob_sees_offline() {
+async fn given_bob_watches_alice_and_carol_when_alice_connects_then_the_ack_said_both_offline_and_bob_sees_alice_online()
+ {
+    let stack = presence_stack().await;
+    let (mut bob, _alice) = bob_watching_alice_online(&stack).await;
+    bob.expect_no_frame(Duration::from_millis(300)).await;
+}
+
+#[tokio::test]
+async fn given_alice_online_when_she_closes_and_reconnects_within_the_grace_period_then_bob_gets_nothing_about_her()
+ {
+    let stack = presence_stack().await;
+    let (mut bob, alice) = bob_watching_alice_online(&stack).await;
+
+    alice.close().await;
+    let mut alice = stack.connect("alice").await;
+    // Longer than grace + one sweep interval: a wrong `offline` (or a second `online`)
+    // would have been delivered by now. Both keep heartbeating, so neither times out.
+    let until = Instant::now() + RECONNECT_GRACE + SWEEP_INTERVAL + Duration::from_millis(500);
+    let ((_, to_bob), (_, to_alice)) = tokio::join!(
+        heartbeat_until(&mut bob, until, |_| false),
+        heartbeat_until(&mut alice, until, |_| false),
+    );
+    assert_eq!(to_bob, Vec::<Value>::new(), "no blinking");
+    assert_eq!(to_alice, Vec::<Value>::new());
+}
+
+#[tokio::test]
+async fn given_alice_online_when_she_closes_and_stays_away_then_bob_gets_offline_within_grace_plus_2_s()
+ {
+    let stack = presence_stack().await;
+    let (mut bob, alice) = bob_watching_alice_online(&stack).await;
+
+    let closed = Instant::now();
+    alice.close().await;
+    let (offline, others) = heartbeat_until(&mut bob, closed + RECONNECT_GRACE + SLACK, |f| {
+        about(f, "alice")
+    })
+    .await;
+    let offline = offline.expect("alice offline within grace + 2 s of her close");
+    assert_eq!(offline["status"], "offline");
+    assert!(
+        closed.elapsed() >= RECONNECT_GRACE,
+        "not before the grace period ends"
+    );
+    assert_eq!(others, Vec::<Value>::new());
+}
+
+#[tokio::test]
+async fn given_alice_stops_heartbeating_then_her_socket_is_closed_and_bob_gets_offline_within_timeout_plus_2_s()
+ {
+    let stack = presence_stack().await;
+    let (mut bob, mut alice) = bob_watching_alice_online(&stack).await;
+
+    // alice's last heartbeat; her socket stays open but silent from here on.
+    let last_heartbeat = Instant::now();
+    let ack = alice.request("heartbeat", json!({})).await;
+    assert_eq!(ack["route"], "heartbeat");
+    let deadline = last_heartbeat + HEARTBEAT_TIMEOUT + SLACK;
+    let ((offline, others), close) = tokio::join!(
+        heartbeat_until(&mut bob, deadline, |f| about(f, "alice")),
+        // The sweeper closes the zombie socket (DeleteConnection).
+        alice.receive(deadline.saturating_duration_since(Instant::now())),
+    );
+    let offline = offline.expect("alice offline within timeout + 2 s of her last heartbeat");
+    assert_eq!(offline["status"], "offline");
+    assert!(
+        last_heartbeat.elapsed() >= HEARTBEAT_TIMEOUT,
+        "not before the heartbeat timeout"
+    );
+    assert!(
+        matches!(close, Received::Close(Some(_))),
+        "alice's socket closed within timeout + 2 s, got {close:?}"
+    );
+    assert_eq!(others, Vec::<Value>::new());
+}
+
+#[tokio::test]
+async fn given_carol_heartbeats_every_second_for_twice_the_timeout_then_she_stays_online_and_her_watcher_hears_nothing()
+ {
     let stack = presence_stack().await;
     let mut bob = stack.connect("bob").await;
-    bob.request("subscribePresence", json!({"playerIds": ["alice"]}))
+    bob.request("subscribePresence", json!({"playerIds": ["carol"]}))
         .await;
-    let mut alice = stack.connect("alice").await;
-    assert_eq!(bob.next_frame().await["status"], "online");
-    // bob heartbeats every second and stays; alice never does.
-    let mut offline = None;
-    for _ in 0..8 {
-        bob.send_json(json!({"route": "heartbeat"})).await;
-        let frame = bob.next_frame().await;
-        if frame["type"] == "presence" {
-            offline = Some(frame);
-            break;
-        }
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    }
-    let offline = offline.expect("bob sees alice go offline within the timeout + 2 s");
-    assert_eq!(offline["status"], "offline");
-    // The sweeper closed the zombie socket (DeleteConnection).
-    alice.expect_close_within(Duration::from_secs(3)).await;
+    let mut carol = stack.connect("carol").await;
+    let online = bob.next_frame().await;
+    assert!(
+        about(&online, "carol") && online["status"] == "online",
+        "{online}"
+    );
+    let connection = stack.connection_id("carol").await;
+
+    // heartbeat_until panics if carol's socket closes.
+    let until = Instant::now() + 2 * HEARTBEAT_TIMEOUT;
+    let ((_, to_bob), (_, to_carol)) = tokio::join!(
+        heartbeat_until(&mut bob, until, |_| false),
+        heartbeat_until(&mut carol, until, |_| false),
+    );
+    assert_eq!(to_bob, Vec::<Value>::new(), "no offline for carol");
+    assert_eq!(to_carol, Vec::<Value>::new());
+    stack.wait_for_status("carol", PresenceStatus::Online).await;
+    assert_eq!(stack.connection_id("carol").await, connection);
+    let ack = carol.request("heartbeat", json!({})).await;
+    assert_eq!(
+        ack["route"], "heartbeat",
+        "her socket still serves requests"
+    );
 }
 
 #[tokio::test]

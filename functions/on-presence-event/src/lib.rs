@@ -7,6 +7,11 @@
 //!
 //! An event that is not a presence event (unknown detail-type, malformed detail) is
 //! logged and skipped: retrying it would never help.
+//!
+//! EventBridge delivers at least once and retries a failed invocation, so each message
+//! id is derived from the event and the watcher ([`presence_message_id`]): a retry
+//! overwrites the same items, which a stream records as MODIFY, not INSERT, so nothing
+//! is delivered twice.
 
 use std::sync::Arc;
 
@@ -14,7 +19,7 @@ use aws_lambda_events::event::eventbridge::EventBridgeEvent;
 use lambda_runtime::LambdaEvent;
 use serde::Serialize;
 use serde_json::Value;
-use shared::domain::MessageId;
+use shared::domain::{MessageId, PlayerId};
 use shared::ports::{
     Clock, MessageKind, MessageStore, PresenceEvent, StoreError, StoredMessage, SubscriptionStore,
 };
@@ -27,6 +32,19 @@ pub const PRESENCE_MESSAGE_TTL_SECONDS: i64 = 60;
 
 /// Sender of presence messages.
 pub const SYSTEM_SENDER: &str = "system";
+
+/// The id of the presence message `watcher` gets for `event`: the same for every
+/// delivery of the event. Player ids cannot contain `#`, so the parts cannot run into
+/// each other. Not time-ordered, which does not matter: `resume` never replays presence.
+pub fn presence_message_id(event: &PresenceEvent, watcher: &PlayerId) -> MessageId {
+    MessageId::deterministic(&[
+        "presence",
+        event.player_id.as_str(),
+        event.detail_type(),
+        &event.at.to_string(),
+        watcher.as_str(),
+    ])
+}
 
 /// What one invocation did (the function's result, for logs and tests).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -106,7 +124,7 @@ impl PresenceEventHandler {
         let messages: Vec<StoredMessage> = watchers
             .into_iter()
             .map(|recipient_id| StoredMessage {
-                message_id: MessageId::generate(now),
+                message_id: presence_message_id(event, &recipient_id),
                 recipient_id,
                 sender_id: SYSTEM_SENDER.to_owned(),
                 kind: MessageKind::Presence,
@@ -133,7 +151,7 @@ mod tests {
     use async_trait::async_trait;
     use serde_json::json;
     use shared::adapters::memory::{InMemoryMessageStore, InMemorySubscriptionStore};
-    use shared::domain::{EpochMillis, PlayerId};
+    use shared::domain::EpochMillis;
     use shared::ports::{ManualClock, MessagePage, SUBSCRIPTION_TTL_SECONDS};
     use shared::testing::events::parse_event;
 
@@ -238,8 +256,77 @@ mod tests {
             assert_eq!(m.sender_id, "system");
             assert_eq!(m.created_at, T0);
             assert_eq!(m.expire_at_secs, T0 / 1000 + 60);
-            assert_eq!(m.message_id.as_str().len(), 26, "a ULID");
+            assert_eq!(
+                m.message_id.as_str(),
+                format!(
+                    "presence#alice#presence.connected#{}#{}",
+                    T0 - 5,
+                    m.recipient_id
+                )
+            );
         }
+    }
+
+    /// Counts the INSERTs a stream would carry for the Messages table.
+    #[derive(Clone, Default)]
+    struct Inserts(Arc<std::sync::atomic::AtomicUsize>);
+
+    impl shared::adapters::memory::InsertObserver for Inserts {
+        fn inserted(&self, _: &StoredMessage) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    #[tokio::test]
+    async fn given_the_same_event_delivered_twice_when_handled_then_the_retry_writes_the_same_items_and_no_new_insert()
+     {
+        let inserts = Inserts::default();
+        let subscriptions = Arc::new(InMemorySubscriptionStore::new());
+        let messages = Arc::new(InMemoryMessageStore::with_observer(inserts.clone()));
+        let clock = ManualClock::at(T0);
+        let handler = PresenceEventHandler::new(
+            subscriptions.clone(),
+            messages.clone(),
+            Arc::new(clock.clone()),
+        );
+        let expire = T0 / 1000 + 600;
+        for watcher in ["bob", "dave"] {
+            subscriptions
+                .subscribe(&p(watcher), &[p("alice")], expire)
+                .await
+                .unwrap();
+        }
+        let event = || {
+            bus_event(
+                "presence.connected",
+                json!({"playerId": "alice", "at": T0 - 5}),
+            )
+        };
+
+        assert_eq!(handler.handle(event()).await.unwrap().notified, 2);
+        let first: Vec<MessageId> = messages.all().into_iter().map(|m| m.message_id).collect();
+        // EventBridge retries a little later (the first attempt timed out after writing).
+        clock.advance(2_000);
+        assert_eq!(handler.handle(event()).await.unwrap().notified, 2);
+        let second: Vec<MessageId> = messages.all().into_iter().map(|m| m.message_id).collect();
+
+        assert_eq!(second, first, "the retry overwrote the same items");
+        assert_eq!(
+            inserts.0.load(std::sync::atomic::Ordering::SeqCst),
+            2,
+            "one INSERT per watcher"
+        );
+
+        // A later change of the same player is a new message, not an overwrite.
+        handler
+            .handle(bus_event(
+                "presence.disconnected",
+                json!({"playerId": "alice", "at": T0 + 1}),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(messages.all().len(), 4);
+        assert_eq!(inserts.0.load(std::sync::atomic::Ordering::SeqCst), 4);
     }
 
     #[tokio::test]

@@ -11,8 +11,9 @@
 //! - publishes `presence.disconnected` (10 per PutEvents call, while the sweep goes on).
 //!
 //! Shards are read round-robin, a page each, so a backlog in one does not starve the
-//! others. The sweep stops fetching pages a margin before the invocation's deadline and
-//! leaves the rest to the next run. Round trips: one Query per page of 100 players, one
+//! others. A margin before the invocation's deadline the sweep starts no new player
+//! (nor page): the work in flight finishes, the players not reached stay in the index
+//! for the next run. Round trips: one Query per page of 100 players, one
 //! UpdateItem per player, one DeleteConnection per zombie, one PutEvents per 10 players.
 
 use std::collections::VecDeque;
@@ -38,7 +39,9 @@ use tracing::{error, info, warn};
 pub const PAGE_SIZE: u32 = 100;
 /// Players being marked offline (and zombie sockets being closed) at once.
 pub const DEFAULT_CONCURRENCY: usize = 32;
-/// No new page is fetched once the invocation's deadline is this close.
+/// No new player is started (nor page fetched) once the invocation's deadline is this
+/// close: what is in flight then (at most `concurrency` players, a few round trips
+/// each) and the last PutEvents calls must fit in it.
 pub const DEFAULT_DEADLINE_MARGIN: Duration = Duration::from_secs(3);
 /// Events handed to the bus per `publish` call (10 PutEvents calls).
 const PUBLISH_CHUNK: usize = 100;
@@ -51,7 +54,8 @@ pub struct SweepSummary {
     pub swept: usize,
     /// Of those, zombies whose socket was closed (or found closed already).
     pub zombies_closed: usize,
-    /// True when the deadline stopped the sweep with pages left for the next run.
+    /// True when the deadline stopped the sweep with players (or pages) left for the
+    /// next run.
     pub stopped_early: bool,
     /// Pages, players or events that failed (store or bus faults); retried next run,
     /// except events, which are lost (logged with the player ids).
@@ -71,6 +75,8 @@ enum Retired {
     },
     /// A heartbeat or reconnect won the race (or another sweep got there first).
     StillHere,
+    /// Not started: the deadline margin was reached; the player stays in the index.
+    LeftForNextRun,
     Failed,
 }
 
@@ -103,7 +109,7 @@ impl PresenceTimeoutHandler {
         }
     }
 
-    /// Stops fetching pages `margin` before the invocation's deadline.
+    /// Starts no new player `margin` before the invocation's deadline.
     pub fn with_deadline_margin(mut self, margin: Duration) -> Self {
         self.deadline_margin = margin;
         self
@@ -149,7 +155,7 @@ impl PresenceTimeoutHandler {
             let mut closed = 0;
             let retired = self
                 .expired_players(now, stop_at, &stopped_early, &failed)
-                .map(|player| self.retire(player, now))
+                .map(|player| self.retire(player, now, stop_at, &stopped_early))
                 .buffer_unordered(self.concurrency);
             let mut retired = std::pin::pin!(retired);
             while let Some(outcome) = retired.next().await {
@@ -160,7 +166,7 @@ impl PresenceTimeoutHandler {
                         // The receiver lives until this sender is dropped.
                         let _ = events_tx.send(event);
                     }
-                    Retired::StillHere => {}
+                    Retired::StillHere | Retired::LeftForNextRun => {}
                     Retired::Failed => {
                         failed.fetch_add(1, Ordering::Relaxed);
                     }
@@ -190,7 +196,9 @@ impl PresenceTimeoutHandler {
     }
 
     /// Every expired player of every shard, a page at a time, shards round-robin; ends
-    /// early (setting `stopped_early`) once the clock passes `stop_at`.
+    /// early (setting `stopped_early`) once the clock reaches `stop_at`, checked for
+    /// every player as `buffer_unordered` pulls it (when it has room to start it), so
+    /// the sweep stops mid-page.
     fn expired_players<'a>(
         &'a self,
         now: EpochMillis,
@@ -198,17 +206,13 @@ impl PresenceTimeoutHandler {
         stopped_early: &'a AtomicBool,
         failed: &'a AtomicUsize,
     ) -> impl futures_util::Stream<Item = ExpiredPlayer> + 'a {
+        let out_of_time = move || self.out_of_time(stop_at, stopped_early);
         let cursors: VecDeque<(u32, Option<ExpiredPlayer>)> = (0..self.config.presence_shards)
             .map(|s| (s, None))
             .collect();
         stream::unfold(cursors, move |mut cursors| async move {
             let (shard, after) = cursors.pop_front()?;
-            if stop_at.is_some_and(|stop_at| self.clock.now_millis() >= stop_at) {
-                warn!(
-                    shard,
-                    "stopping the sweep before the deadline; the rest is left for the next run"
-                );
-                stopped_early.store(true, Ordering::Relaxed);
+            if out_of_time() {
                 return None;
             }
             match self
@@ -231,9 +235,31 @@ impl PresenceTimeoutHandler {
             }
         })
         .flat_map(stream::iter)
+        .take_while(move |_| std::future::ready(!out_of_time()))
     }
 
-    async fn retire(&self, player: ExpiredPlayer, now: EpochMillis) -> Retired {
+    /// Whether the clock has reached `stop_at`; the first time it has, records and logs
+    /// that the sweep stops early.
+    fn out_of_time(&self, stop_at: Option<EpochMillis>, stopped_early: &AtomicBool) -> bool {
+        let out = stop_at.is_some_and(|stop_at| self.clock.now_millis() >= stop_at);
+        if out && !stopped_early.swap(true, Ordering::Relaxed) {
+            warn!("stopping the sweep before the deadline; the rest is left for the next run");
+        }
+        out
+    }
+
+    async fn retire(
+        &self,
+        player: ExpiredPlayer,
+        now: EpochMillis,
+        stop_at: Option<EpochMillis>,
+        stopped_early: &AtomicBool,
+    ) -> Retired {
+        // Checked again as the work starts: a player pulled just before the margin may
+        // first be polled after it, behind others that finished at the same moment.
+        if self.out_of_time(stop_at, stopped_early) {
+            return Retired::LeftForNextRun;
+        }
         let old = match self.players.mark_offline(&player.player_id, now).await {
             Ok(Some(old)) => old,
             Ok(None) => return Retired::StillHere,
@@ -552,14 +578,17 @@ mod tests {
         );
     }
 
-    /// Each socket close takes `step` ms of the (manual) clock, and the most closes in
-    /// flight at once is recorded.
+    /// Each socket close takes `step` ms of the (manual) clock; the most closes in
+    /// flight at once and the clock when each close starts are recorded. A zombie's
+    /// close follows its `mark_offline` with no clock change between (the in-memory
+    /// store never waits), so that is when the player's work started.
     struct SlowGateway {
         clock: ManualClock,
         step: i64,
         in_flight: AtomicUsize,
         most: AtomicUsize,
         closes: AtomicI64,
+        starts: std::sync::Mutex<Vec<i64>>,
     }
 
     impl SlowGateway {
@@ -570,6 +599,7 @@ mod tests {
                 in_flight: AtomicUsize::new(0),
                 most: AtomicUsize::new(0),
                 closes: AtomicI64::new(0),
+                starts: std::sync::Mutex::new(Vec::new()),
             }
         }
     }
@@ -580,6 +610,7 @@ mod tests {
             Ok(())
         }
         async fn delete(&self, _: &str, _: &ConnectionId) -> Result<(), GatewayError> {
+            self.starts.lock().unwrap().push(self.clock.now_millis());
             let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
             self.most.fetch_max(now, Ordering::SeqCst);
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -618,40 +649,85 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn given_the_deadline_near_when_sweeping_then_it_stops_fetching_pages_and_the_next_run_finishes()
+    async fn given_the_deadline_near_mid_page_when_sweeping_then_no_new_player_is_started_and_the_next_run_finishes()
      {
         let w = World::new(1);
         for i in 0..250 {
             w.connect(&format!("z{i:03}"), T0 - HEARTBEAT - 1000 + i)
                 .await;
         }
-        // Each close takes 1 s; the deadline is 3 s (margin) + 50 s away: the first
-        // page of 100 runs past it, so no second page is fetched.
+        // One player at a time, each close taking 1 s of the clock; the deadline is 3 s
+        // (margin) + 10.5 s away. Players start at T0, T0 + 1 s, …, T0 + 10 s: 11 of
+        // them, all in the first page of 100. The 12th would start at T0 + 11 s, past
+        // the margin, so it and the rest of the page are left alone.
         let gateway = Arc::new(SlowGateway::new(w.clock.clone(), 1000));
-        let handler = w.handler_with(gateway.clone());
-        let summary = handler.handle(scheduled(T0 + 53_000)).await.unwrap();
+        let handler = w.handler_with(gateway.clone()).with_concurrency(1);
+        let summary = handler.handle(scheduled(T0 + 13_500)).await.unwrap();
         assert_eq!(
             summary,
             SweepSummary {
-                swept: 100,
-                zombies_closed: 100,
+                swept: 11,
+                zombies_closed: 11,
                 stopped_early: true,
                 failed: 0
             }
         );
-        assert_eq!(w.disconnected().len(), 100);
+        assert_eq!(gateway.closes.load(Ordering::SeqCst), 11);
+        assert_eq!(w.disconnected().len(), 11);
+        // The players not reached are untouched, still in the index for the next run.
+        assert_eq!(w.status("z011").await, PresenceStatus::Online);
+        let left = w.players.expired(0, T0, 1000, None).await.unwrap().players;
+        assert_eq!(left.len(), 239);
 
         let next_run = w.clock.now_millis() + 60_000;
-        w.clock.set(next_run - 1);
-        let handler = w
+        w.clock.set(next_run);
+        let summary = w
             .handler_with(gateway)
-            .with_deadline_margin(Duration::from_secs(1));
-        let summary = handler
             .handle(scheduled(next_run + 1_000_000))
             .await
             .unwrap();
-        assert_eq!((summary.swept, summary.stopped_early), (150, false));
+        assert_eq!((summary.swept, summary.stopped_early), (239, false));
         assert_eq!(w.disconnected().len(), 250);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn given_concurrent_work_when_the_deadline_margin_is_reached_then_nothing_starts_after_it()
+     {
+        let w = World::new(2);
+        for i in 0..250 {
+            w.connect(&format!("z{i:03}"), T0 - HEARTBEAT - 1).await;
+        }
+        // 32 at once (the default), each close 100 ms of the clock; stop at T0 + 5 s.
+        let gateway = Arc::new(SlowGateway::new(w.clock.clone(), 100));
+        let stop_at = T0 + 5_000;
+        let summary = w
+            .handler_with(gateway.clone())
+            .handle(scheduled(stop_at + 3_000))
+            .await
+            .unwrap();
+        let starts = gateway.starts.lock().unwrap().clone();
+        assert!(summary.stopped_early);
+        assert!(summary.swept < 250, "{summary:?}");
+        assert_eq!(
+            starts.len(),
+            summary.swept,
+            "every player started was finished"
+        );
+        assert!(
+            starts.iter().all(|&at| at < stop_at),
+            "a player was started at or after the margin: {starts:?}"
+        );
+        let mut left = 0;
+        for shard in 0..2 {
+            left += w
+                .players
+                .expired(shard, T0, 1000, None)
+                .await
+                .unwrap()
+                .players
+                .len();
+        }
+        assert_eq!(left, 250 - summary.swept, "the rest stays in the index");
     }
 
     #[tokio::test]

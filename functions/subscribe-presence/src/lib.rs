@@ -31,6 +31,15 @@ pub fn watched_status(record: Option<&PlayerRecord>, now: EpochMillis) -> &'stat
     }
 }
 
+/// When a subscription made on a connection opened at `connected_at` expires (epoch
+/// seconds): when that connection must have ended (API Gateway closes it after 2 h), so
+/// the subscription lasts its lifetime at most. Without a `connectedAt` (0, as in a
+/// hand-made event) it is counted from `now`, the latest the connection can have opened.
+pub fn subscription_expire_at_secs(connected_at: EpochMillis, now: EpochMillis) -> i64 {
+    let from = if connected_at > 0 { connected_at } else { now };
+    from.div_euclid(1000) + SUBSCRIPTION_TTL_SECONDS
+}
+
 /// Faults in how the function is wired (a route mapped to the wrong integration).
 #[derive(Debug, thiserror::Error)]
 #[error(
@@ -61,7 +70,7 @@ impl SubscribePresenceHandler {
         let targets =
             player_ids_field(&frame.body, "playerIds").map_err(RouteError::bad_request)?;
         let now = self.clock.now_millis();
-        let expire_at_secs = now.div_euclid(1000) + SUBSCRIPTION_TTL_SECONDS;
+        let expire_at_secs = subscription_expire_at_secs(caller.connected_at, now);
         self.subscriptions
             .subscribe(&caller.player_id, &targets, expire_at_secs)
             .await
@@ -238,7 +247,9 @@ mod tests {
             json!({"type": "ack", "route": "subscribePresence", "requestId": "r1",
                    "presence": {"alice": "offline", "carol": "offline"}})
         );
-        let expire = T0 / 1000 + 2 * 3600 + 300;
+        // bob's connection opened 1 s ago (the event's connectedAt): the subscriptions
+        // end when API Gateway must have closed it, 2 h after that.
+        let expire = (T0 - 1000) / 1000 + 2 * 3600;
         assert_eq!(
             stored(&w),
             vec![
@@ -246,6 +257,49 @@ mod tests {
                 ("carol".into(), "bob".into(), expire),
             ]
         );
+    }
+
+    #[tokio::test]
+    async fn given_a_connection_opened_an_hour_ago_when_subscribing_then_the_subscription_expires_with_the_connection()
+     {
+        let w = world();
+        let connected_at = T0 - 3_600_000;
+        let text = json!({"route": SUBSCRIBE_ROUTE, "body": {"playerIds": ["alice"]}}).to_string();
+        let event = route_event(SUBSCRIBE_ROUTE, "bob", "c-bob", connected_at, Some(&text));
+        let ack = reply_frame(&w.handler.handle(event).await.unwrap());
+        assert_eq!(ack["type"], "ack");
+        // One hour of the connection's two is left, and so of the subscription.
+        assert_eq!(
+            stored(&w),
+            vec![("alice".into(), "bob".into(), T0 / 1000 + 3600)]
+        );
+    }
+
+    #[tokio::test]
+    async fn given_no_connected_at_in_the_event_when_subscribing_then_the_expiry_counts_from_now() {
+        let w = world();
+        let text = json!({"route": SUBSCRIBE_ROUTE, "body": {"playerIds": ["alice"]}}).to_string();
+        let mut event = route_event(SUBSCRIBE_ROUTE, "bob", "c-bob", T0, Some(&text));
+        // 0: no connection time known (as `connect` treats it too).
+        event.payload.request_context.connected_at = 0;
+        w.handler.handle(event).await.unwrap();
+        assert_eq!(
+            stored(&w),
+            vec![("alice".into(), "bob".into(), T0 / 1000 + 2 * 3600)]
+        );
+    }
+
+    #[test]
+    fn a_subscription_never_outlives_the_connection_that_made_it() {
+        for connected_at in [T0 - 7_199_999, T0 - 60_000, T0 - 1, T0] {
+            let expire_ms = subscription_expire_at_secs(connected_at, T0) * 1000;
+            assert!(expire_ms <= connected_at + 2 * 3_600_000, "{connected_at}");
+            assert!(
+                expire_ms > connected_at + 2 * 3_600_000 - 1000,
+                "{connected_at}"
+            );
+        }
+        assert_eq!(subscription_expire_at_secs(0, T0), T0 / 1000 + 2 * 3600);
     }
 
     #[tokio::test]

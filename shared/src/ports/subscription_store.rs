@@ -7,9 +7,10 @@ use async_trait::async_trait;
 use crate::domain::{EpochMillis, PlayerId};
 use crate::ports::player_store::StoreError;
 
-/// How long a subscription lasts: an API Gateway connection lives at most 2 hours, plus
-/// a margin; clients subscribe again after reconnecting.
-pub const SUBSCRIPTION_TTL_SECONDS: i64 = 2 * 3600 + 5 * 60;
+/// How long a subscription lasts, counted from the watcher's `connectedAt`: API
+/// Gateway's maximum connection duration (2 hours), so a subscription never outlives
+/// the connection that made it; clients subscribe again after reconnecting.
+pub const SUBSCRIPTION_TTL_SECONDS: i64 = 2 * 3600;
 
 #[async_trait]
 pub trait SubscriptionStore: Send + Sync {

@@ -1,5 +1,5 @@
-//! [`EventBus`] in process: records what is published and hands each event to a
-//! subscriber, the way the presence bus's rule hands it to `on-presence-event`. The
+//! [`EventBus`] in process: hands each event to a subscriber, the way the presence
+//! bus's rule hands it to `on-presence-event`, or records it for tests to read. The
 //! local stack subscribes the real handler; tests read what was published.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -19,6 +19,8 @@ const ENTRIES_PER_CALL: usize = 10;
 
 #[derive(Default)]
 pub struct InProcessEventBus {
+    /// Only a bus without a subscriber records: a subscribed bus serves a long-running
+    /// process (the local stack), where a record of every event would grow forever.
     published: Mutex<Vec<PresenceEvent>>,
     calls: AtomicUsize,
     failing: AtomicBool,
@@ -31,7 +33,8 @@ impl InProcessEventBus {
         Self::default()
     }
 
-    /// A bus that calls `subscriber` with each published event.
+    /// A bus that calls `subscriber` with each published event and records nothing
+    /// ([`Self::published`] stays empty; [`Self::put_events_calls`] still counts).
     pub fn with_subscriber(subscriber: impl Fn(PresenceEvent) + Send + Sync + 'static) -> Self {
         Self {
             subscriber: Some(Arc::new(subscriber)),
@@ -39,7 +42,8 @@ impl InProcessEventBus {
         }
     }
 
-    /// A bus that sends each published event on the returned channel.
+    /// A bus that sends each published event on the returned channel (and, like
+    /// [`Self::with_subscriber`], records nothing).
     pub fn with_channel() -> (Self, mpsc::UnboundedReceiver<PresenceEvent>) {
         let (sender, receiver) = mpsc::unbounded_channel();
         let bus = Self::with_subscriber(move |event| {
@@ -49,7 +53,7 @@ impl InProcessEventBus {
         (bus, receiver)
     }
 
-    /// Every event published so far, in order.
+    /// Every event published so far, in order (always empty on a subscribed bus).
     pub fn published(&self) -> Vec<PresenceEvent> {
         self.lock().clone()
     }
@@ -86,9 +90,9 @@ impl EventBus for InProcessEventBus {
         }
         self.calls
             .fetch_add(events.len().div_ceil(ENTRIES_PER_CALL), Ordering::SeqCst);
-        self.lock().extend_from_slice(events);
-        if let Some(subscriber) = &self.subscriber {
-            events.iter().cloned().for_each(|event| subscriber(event));
+        match &self.subscriber {
+            Some(subscriber) => events.iter().cloned().for_each(|event| subscriber(event)),
+            None => self.lock().extend_from_slice(events),
         }
         Ok(())
     }
@@ -106,7 +110,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn given_a_subscriber_when_publishing_then_it_gets_every_event_in_order_and_they_are_recorded()
+    async fn given_a_subscriber_when_publishing_then_it_gets_every_event_in_order_and_none_is_retained()
      {
         let (bus, mut receiver) = InProcessEventBus::with_channel();
         bus.publish(&events(25)).await.unwrap();
@@ -116,9 +120,18 @@ mod tests {
             received.push(event);
         }
         assert_eq!(received, events(25));
+        assert_eq!(bus.put_events_calls(), 3, "ceil(25 / 10)");
+        // The local stack's bus lives as long as the process: it must not keep events.
+        assert!(bus.published().is_empty());
+    }
+
+    #[tokio::test]
+    async fn given_no_subscriber_when_publishing_then_events_are_recorded_until_taken() {
+        let bus = InProcessEventBus::new();
+        bus.publish(&events(25)).await.unwrap();
         assert_eq!(bus.published(), events(25));
         assert_eq!(bus.put_events_calls(), 3, "ceil(25 / 10)");
-        assert_eq!(bus.take().len(), 25);
+        assert_eq!(bus.take(), events(25));
         assert!(bus.published().is_empty());
     }
 
@@ -131,7 +144,7 @@ mod tests {
             Err(EventBusError::Unavailable(_))
         ));
         assert!(receiver.try_recv().is_err());
-        assert!(bus.published().is_empty());
+        assert_eq!(bus.put_events_calls(), 0);
         bus.set_failing(false);
         bus.publish(&events(1)).await.unwrap();
         assert_eq!(receiver.try_recv().ok(), events(1).pop());
