@@ -436,7 +436,7 @@ struct Recorded {
     gate: Arc<tokio::sync::Notify>,
 }
 
-#[async_trait(?Send)]
+#[async_trait]
 impl StreamHandler for Recorded {
     async fn handle(
         &self,

@@ -145,7 +145,12 @@ impl MessageInsertedHandler {
                 .or_default()
                 .push(index);
         }
-        let outcomes: Vec<(usize, Delivery)> = stream::iter(by_recipient)
+        // Built as a Vec first, not with `stream::map`: a closure taking `&PlayerId`
+        // would make this future not provably `Send` (a rustc limitation with
+        // higher-ranked lifetimes), and the local stack runs it on a multi-threaded
+        // runtime's task.
+        let deliveries: Vec<_> = by_recipient
+            .into_iter()
             .map(|(recipient, indexes)| {
                 let record = records.get(recipient);
                 let already_delivered = &already_delivered;
@@ -154,6 +159,8 @@ impl MessageInsertedHandler {
                         .await
                 }
             })
+            .collect();
+        let outcomes: Vec<(usize, Delivery)> = stream::iter(deliveries)
             .buffer_unordered(DELIVERY_CONCURRENCY)
             .flat_map(stream::iter)
             .collect()

@@ -30,12 +30,14 @@
 
 use std::collections::VecDeque;
 use std::hash::Hasher;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
 use aws_lambda_events::streams::DynamoDbEventResponse;
+use futures_util::FutureExt;
 use lambda_runtime::{Context, LambdaEvent};
 use on_message_inserted::{MessageInsertedHandler, StreamBatch};
 use serde_json::Value;
@@ -49,12 +51,7 @@ use crate::gateway::ids;
 pub const FUNCTION_NAME: &str = "on-message-inserted";
 
 /// A stream consumer: `on-message-inserted`, or a stand-in in tests.
-///
-/// Its future need not be `Send`: the compiler cannot prove `on-message-inserted`'s
-/// future `Send` (a higher-ranked lifetime in its `buffer_unordered` closure, a known
-/// rustc limitation), so each invocation runs on a blocking-pool thread that drives it
-/// with the runtime's handle (see [`Partition::invoke`]).
-#[async_trait(?Send)]
+#[async_trait]
 pub trait StreamHandler: Send + Sync {
     async fn handle(
         &self,
@@ -62,7 +59,7 @@ pub trait StreamHandler: Send + Sync {
     ) -> Result<DynamoDbEventResponse, lambda_runtime::Error>;
 }
 
-#[async_trait(?Send)]
+#[async_trait]
 impl StreamHandler for MessageInsertedHandler {
     async fn handle(
         &self,
@@ -452,17 +449,11 @@ impl Partition {
         context.deadline = (now + self.config.function_timeout).as_millis() as u64;
         let event = LambdaEvent::new(StreamBatch { records }, context);
 
-        // On its own thread, driven by this runtime (the handler's future is not
-        // `Send`): a panic is a failed invocation, as with lambda_runtime, and the
-        // function timeout drops the invocation.
-        let handler = self.handler.clone();
+        // Inline, on this partition's task (no thread hop per invocation): a panic is a
+        // failed invocation, as with lambda_runtime, and the function timeout drops it.
         let timeout = self.config.function_timeout;
-        let runtime = tokio::runtime::Handle::current();
-        let task = tokio::task::spawn_blocking(move || {
-            runtime
-                .block_on(async move { tokio::time::timeout(timeout, handler.handle(event)).await })
-        });
-        match task.await {
+        let invocation = tokio::time::timeout(timeout, self.handler.handle(event));
+        match AssertUnwindSafe(invocation).catch_unwind().await {
             Ok(Ok(Ok(response))) => {
                 let batch = self.pending.range(..size);
                 checkpoint(&response, batch, self.index)
@@ -481,8 +472,13 @@ impl Partition {
                 );
                 Outcome::FunctionError
             }
-            Err(error) => {
-                tracing::error!(function = FUNCTION_NAME, request_id, partition = self.index, %error, "stream handler panicked");
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                tracing::error!(function = FUNCTION_NAME, request_id, partition = self.index, panic = %message, "stream handler panicked");
                 Outcome::FunctionError
             }
         }
@@ -571,7 +567,7 @@ mod tests {
         }
     }
 
-    #[async_trait(?Send)]
+    #[async_trait]
     impl StreamHandler for Stub {
         async fn handle(
             &self,
