@@ -228,6 +228,53 @@ mod dynamodb_specific {
         );
     }
 
+    /// A group placement may seat a player this system has never seen connect: their
+    /// item is created with the seat, and with the players' retention, so it expires.
+    #[tokio::test]
+    async fn a_settlement_creates_a_missing_player_with_its_seat_and_an_expiry_and_keeps_an_existing_expiry()
+     {
+        let client = dynamodb_local().await;
+        let t = tables(&client).await;
+        connect(&t.players, "alice").await;
+        let mut record = PlacementRecord::pending("p-group", player("alice"), "q", T0);
+        record.player_ids = vec![player("alice"), player("newcomer")];
+        t.placements.create(&record).await.unwrap();
+        let names: Vec<String> = ["alice", "newcomer"].map(String::from).to_vec();
+        assert!(
+            t.outcomes
+                .settle(&fulfilled("p-group", &names))
+                .await
+                .unwrap()
+        );
+
+        let expiry_of = |name: &'static str| {
+            let client = client.clone();
+            let table = t.players_table.clone();
+            async move {
+                let item = client
+                    .get_item()
+                    .table_name(table)
+                    .key("playerId", s(name))
+                    .send()
+                    .await
+                    .unwrap()
+                    .item
+                    .unwrap_or_else(|| panic!("{name} has no item"));
+                assert!(item.contains_key("gameSession"), "{name}: {item:?}");
+                item["expireAt"].as_n().unwrap().parse::<i64>().unwrap()
+            }
+        };
+        assert_eq!(
+            expiry_of("newcomer").await,
+            (T0 + 1) / 1000 + shared::domain::PLAYER_RETENTION_SECONDS
+        );
+        assert_eq!(
+            expiry_of("alice").await,
+            T0 / 1000 + 86_400,
+            "the connection's own expiry stays"
+        );
+    }
+
     /// BENCHMARK: settling a placement of P players is one TransactWriteItems (for
     /// P ≤ 49), a duplicate is one cancelled transaction that writes nothing.
     #[tokio::test]

@@ -35,7 +35,7 @@ use super::placement_item::{
     player_sessions_value, s, settlement_progress,
 };
 use super::player_item::{game_session_value, pending_placement_value};
-use crate::domain::{EpochMillis, PlacementStatus, PlayerId};
+use crate::domain::{EpochMillis, PLAYER_RETENTION_SECONDS, PlacementStatus, PlayerId};
 use crate::ports::placement_store::{
     PlacementOutcomes, PlacementRecord, PlacementStore, SettledPlayer, Settlement,
 };
@@ -230,22 +230,35 @@ impl DynamoPlacementOutcomes {
     }
 
     /// A player's condition-free update: the pending id removed if it is this
-    /// placement's, and the seat stored when FULFILLED.
+    /// placement's, and the seat stored when FULFILLED. A player placed by someone else
+    /// (a matchmaker's group placement) may have no item yet: the one created here gets
+    /// the players' retention, so that it expires like any other; an existing item keeps
+    /// its own.
     fn player_update(
         &self,
         settlement: &Settlement,
         player: &SettledPlayer,
     ) -> Result<Update, StoreError> {
-        let mut values = HashMap::from([(
-            ":placement".to_owned(),
-            pending_placement_value(&settlement.placement_id),
-        )]);
+        let mut values = HashMap::from([
+            (
+                ":placement".to_owned(),
+                pending_placement_value(&settlement.placement_id),
+            ),
+            (
+                ":expireAt".to_owned(),
+                n(settlement.at / 1000 + PLAYER_RETENTION_SECONDS),
+            ),
+        ]);
         let update = match settlement.seat_of(player) {
             Some(seat) => {
                 values.insert(":gameSession".into(), game_session_value(&seat));
-                "DELETE pendingPlacementId :placement SET gameSession = :gameSession"
+                "DELETE pendingPlacementId :placement \
+                 SET gameSession = :gameSession, expireAt = if_not_exists(expireAt, :expireAt)"
             }
-            None => "DELETE pendingPlacementId :placement",
+            None => {
+                "DELETE pendingPlacementId :placement \
+                 SET expireAt = if_not_exists(expireAt, :expireAt)"
+            }
         };
         Update::builder()
             .table_name(&self.players_table)
