@@ -102,7 +102,7 @@ impl CancelPlacementHandler {
             }
             Err(refusal) => {
                 let message = match &refusal {
-                    GameLiftError::Unavailable(source) => {
+                    GameLiftError::Unavailable(source) | GameLiftError::OutcomeUnknown(source) => {
                         warn!(player_id = %player, placement_id = %target, error = %source, "GameLift unavailable; nothing cancelled");
                         "GameLift is unavailable; nothing was cancelled; retry".to_owned()
                     }

@@ -82,7 +82,7 @@ fn gamelift_refusal(player: &PlayerId, last: &GameSession, refusal: GameLiftErro
                 format!("the game session has ended or cannot take you back: {message}"),
             )
         }
-        GameLiftError::Unavailable(source) => {
+        GameLiftError::Unavailable(source) | GameLiftError::OutcomeUnknown(source) => {
             warn!(player_id = %player, game_session_arn = %arn, error = %source, "GameLift unavailable");
             RouteError::new(ErrorCode::Unavailable, "GameLift is unavailable; retry")
         }

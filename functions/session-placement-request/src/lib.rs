@@ -283,9 +283,10 @@ impl SessionPlacementRequestHandler {
     /// late event (GameLift did start it after all) can no longer settle it and clear a
     /// newer pending placement; then the player's pending placement is cleared.
     ///
-    /// A refusal that is not an answer (a timeout, a dropped connection, an unknown
-    /// error) may hide a placement GameLift did start: it is stopped, best effort, so
-    /// that no game session is created for a player who was told nothing was placed.
+    /// A failure that is not an answer (a timeout, a 5xx, an unexpected error) may hide
+    /// a placement GameLift did start: it is stopped, best effort, so that no game
+    /// session is created for a player who was told nothing was placed. A throttle or a
+    /// refused connection did nothing: no extra call then (least of all under throttling).
     async fn fail(&self, player: &PlayerId, placement_id: &str, refusal: &GameLiftError) {
         let now = self.clock.now_millis();
         if let Err(err) = self.placements.mark_failed(placement_id, now).await {
@@ -294,7 +295,7 @@ impl SessionPlacementRequestHandler {
         self.abandon(player, placement_id).await;
         if matches!(
             refusal,
-            GameLiftError::Unavailable(_) | GameLiftError::Other(_)
+            GameLiftError::OutcomeUnknown(_) | GameLiftError::Other(_)
         ) {
             match self.gamelift.stop_placement(placement_id).await {
                 Ok(()) => {
@@ -332,7 +333,7 @@ fn refused_by_store(err: StoreError) -> Result<Outcome, lambda_runtime::Error> {
 fn gamelift_refusal(player: &PlayerId, placement_id: &str, refusal: &GameLiftError) -> RouteError {
     let code = refusal.code();
     let message = match refusal {
-        GameLiftError::Unavailable(source) => {
+        GameLiftError::Unavailable(source) | GameLiftError::OutcomeUnknown(source) => {
             warn!(player_id = %player, placement_id, error = %source, "GameLift unavailable; placement abandoned");
             "GameLift is unavailable; nothing was placed; retry".to_owned()
         }
@@ -639,13 +640,17 @@ mod tests {
                 GameLiftError::Unavailable("throttled".into()),
                 "unavailable",
             ),
+            (
+                GameLiftError::OutcomeUnknown("timed out".into()),
+                "unavailable",
+            ),
             (GameLiftError::Other("AccessDenied".into()), "internal"),
         ] {
             let w = world().await;
             // An answer (refused) versus a fault that may hide a started placement.
             let ambiguous = matches!(
                 refusal,
-                GameLiftError::Unavailable(_) | GameLiftError::Other(_)
+                GameLiftError::OutcomeUnknown(_) | GameLiftError::Other(_)
             );
             w.gamelift.fail_next_start(refusal);
             let frame = request(&w, json!({})).await;

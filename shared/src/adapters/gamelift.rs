@@ -5,7 +5,9 @@
 //! first, then the error code (an error the model does not list for this operation, or
 //! a generic AWS one such as `ThrottlingException`), then the transport (timeouts,
 //! dispatch failures, 5xx and 429 statuses). The SDK error is kept as the source of
-//! `Unavailable` and `Other`.
+//! `Unavailable`, `OutcomeUnknown` and `Other`. `Unavailable` is only what certainly did
+//! nothing (throttling, no connection); what may have been acted on (a timeout, a 5xx,
+//! an unreadable answer) is `OutcomeUnknown`.
 
 use async_trait::async_trait;
 use aws_sdk_gamelift::Client;
@@ -147,6 +149,7 @@ enum Kind {
     NotFound,
     SessionEnded,
     Unavailable,
+    OutcomeUnknown,
     Other,
 }
 
@@ -162,7 +165,7 @@ impl Modeled for StartGameSessionPlacementError {
         match self {
             Self::InvalidRequestException(_) => Kind::InvalidRequest,
             Self::NotFoundException(_) => Kind::NotFound,
-            Self::InternalServiceException(_) => Kind::Unavailable,
+            Self::InternalServiceException(_) => Kind::OutcomeUnknown,
             Self::UnauthorizedException(_) | Self::UnsupportedRegionException(_) => Kind::Other,
             _ => by_code(self.code()),
         }
@@ -185,7 +188,7 @@ impl Modeled for StopGameSessionPlacementError {
         match self {
             Self::InvalidRequestException(_) => Kind::InvalidRequest,
             Self::NotFoundException(_) => Kind::NotFound,
-            Self::InternalServiceException(_) => Kind::Unavailable,
+            Self::InternalServiceException(_) => Kind::OutcomeUnknown,
             Self::UnauthorizedException(_) => Kind::Other,
             _ => by_code(self.code()),
         }
@@ -210,7 +213,7 @@ impl Modeled for CreatePlayerSessionError {
             Self::GameSessionFullException(_)
             | Self::InvalidGameSessionStatusException(_)
             | Self::TerminalRoutingStrategyException(_) => Kind::SessionEnded,
-            Self::InternalServiceException(_) => Kind::Unavailable,
+            Self::InternalServiceException(_) => Kind::OutcomeUnknown,
             Self::UnauthorizedException(_) => Kind::Other,
             _ => by_code(self.code()),
         }
@@ -261,7 +264,7 @@ fn by_code(code: Option<&str>) -> Kind {
             | "InvalidGameSessionStatusException"
             | "TerminalRoutingStrategyException",
         ) => Kind::SessionEnded,
-        Some("InternalServiceException") => Kind::Unavailable,
+        Some("InternalServiceException") => Kind::OutcomeUnknown,
         Some(code) if THROTTLING_CODES.contains(&code) => Kind::Unavailable,
         _ => Kind::Other,
     }
@@ -278,10 +281,12 @@ where
             Kind::Other => by_status(status),
             kind => kind,
         },
-        SdkError::TimeoutError(_) => Kind::Unavailable,
+        SdkError::TimeoutError(_) => Kind::OutcomeUnknown,
         // A connector error the caller caused (e.g. a malformed endpoint) will not
-        // heal by itself; I/O failures, timeouts and the rest may.
+        // heal by itself; I/O failures and the rest may. A timed-out connection may
+        // have carried the request; a refused or broken one is taken not to have.
         SdkError::DispatchFailure(dispatch) if dispatch.is_user() => Kind::Other,
+        SdkError::DispatchFailure(dispatch) if dispatch.is_timeout() => Kind::OutcomeUnknown,
         SdkError::DispatchFailure(_) => Kind::Unavailable,
         _ => by_status(status),
     };
@@ -298,14 +303,17 @@ where
         Kind::NotFound => GameLiftError::NotFound { message: message() },
         Kind::SessionEnded => GameLiftError::SessionEnded { message: message() },
         Kind::Unavailable => GameLiftError::Unavailable(Box::new(err)),
+        Kind::OutcomeUnknown => GameLiftError::OutcomeUnknown(Box::new(err)),
         Kind::Other => GameLiftError::Other(Box::new(err)),
     }
 }
 
-/// A bare HTTP answer: 429 and 5xx are worth retrying, anything else is a fault.
+/// A bare HTTP answer: 429 and 5xx are worth retrying (a 5xx may have been acted on),
+/// anything else is a fault.
 fn by_status(status: Option<u16>) -> Kind {
     match status {
-        Some(429 | 500..=599) => Kind::Unavailable,
+        Some(429) => Kind::Unavailable,
+        Some(500..=599) => Kind::OutcomeUnknown,
         _ => Kind::Other,
     }
 }
@@ -367,6 +375,7 @@ mod tests {
             Err(GameLiftError::NotFound { message }) => format!("not found: {message}"),
             Err(GameLiftError::SessionEnded { message }) => format!("ended: {message}"),
             Err(GameLiftError::Unavailable(_)) => "unavailable".into(),
+            Err(GameLiftError::OutcomeUnknown(_)) => "unknown".into(),
             Err(GameLiftError::Other(_)) => "other".into(),
         }
     }
@@ -599,7 +608,7 @@ mod tests {
             ),
             (
                 || E::InternalServiceException(InternalServiceException::builder().build()),
-                "unavailable",
+                "unknown",
             ),
             (
                 || E::UnauthorizedException(UnauthorizedException::builder().build()),
@@ -637,7 +646,7 @@ mod tests {
             ),
             (
                 || E::InternalServiceException(InternalServiceException::builder().build()),
-                "unavailable",
+                "unknown",
             ),
             (
                 || E::UnauthorizedException(UnauthorizedException::builder().build()),
@@ -697,7 +706,7 @@ mod tests {
             ),
             (
                 || E::InternalServiceException(InternalServiceException::builder().build()),
-                "unavailable",
+                "unknown",
             ),
             (
                 || E::UnauthorizedException(UnauthorizedException::builder().build()),
@@ -723,11 +732,11 @@ mod tests {
             (400, "TooManyRequestsException", "unavailable"),
             (400, "InvalidRequestException", "invalid: boom"),
             (400, "NotFoundException", "not found: boom"),
-            (500, "InternalServiceException", "unavailable"),
+            (500, "InternalServiceException", "unknown"),
             (400, "UnauthorizedException", "other"),
             (400, "AccessDeniedException", "other"),
             // An unknown code: the status decides.
-            (503, "ServiceUnavailableException", "unavailable"),
+            (503, "ServiceUnavailableException", "unknown"),
         ];
         for (status, code, expected) in cases {
             let start = mock!(Client::start_game_session_placement)
@@ -770,9 +779,9 @@ mod tests {
     #[tokio::test]
     async fn bare_statuses_map() {
         for (status, expected) in [
-            (500, "unavailable"),
-            (502, "unavailable"),
-            (503, "unavailable"),
+            (500, "unknown"),
+            (502, "unknown"),
+            (503, "unknown"),
             (429, "unavailable"),
             (400, "other"),
             (403, "other"),
@@ -800,7 +809,7 @@ mod tests {
     }
 
     #[test]
-    fn unavailable_keeps_the_sdk_error_as_source() {
+    fn an_unknown_outcome_keeps_the_sdk_error_as_source() {
         let err: SdkError<CreatePlayerSessionError, HttpResponse> = SdkError::service_error(
             CreatePlayerSessionError::InternalServiceException(
                 InternalServiceException::builder().build(),
@@ -808,7 +817,7 @@ mod tests {
             wire_error(500, "InternalServiceException", "x"),
         );
         match gamelift_error(err) {
-            GameLiftError::Unavailable(source) => {
+            GameLiftError::OutcomeUnknown(source) => {
                 let sdk = source
                     .downcast_ref::<SdkError<CreatePlayerSessionError, HttpResponse>>()
                     .expect("the SDK error is the source");
@@ -818,21 +827,23 @@ mod tests {
         }
     }
 
+    /// What may have reached GameLift (a timeout) is an unknown outcome; a connection
+    /// that failed did nothing; a caller's mistake is a fault.
     #[test]
-    fn timeouts_and_dispatch_failures_are_unavailable_user_errors_are_faults() {
+    fn timeouts_are_unknown_outcomes_failed_connections_unavailable_user_errors_faults() {
         type Err = SdkError<StopGameSessionPlacementError, HttpResponse>;
         let timeout: Err = SdkError::timeout_error("operation timed out");
         assert!(matches!(
             gamelift_error(timeout),
-            GameLiftError::Unavailable(_)
+            GameLiftError::OutcomeUnknown(_)
         ));
-        let io: Err = SdkError::dispatch_failure(ConnectorError::io("connection reset".into()));
+        let io: Err = SdkError::dispatch_failure(ConnectorError::io("connection refused".into()));
         assert!(matches!(gamelift_error(io), GameLiftError::Unavailable(_)));
         let timed_out: Err =
-            SdkError::dispatch_failure(ConnectorError::timeout("connect timeout".into()));
+            SdkError::dispatch_failure(ConnectorError::timeout("read timeout".into()));
         assert!(matches!(
             gamelift_error(timed_out),
-            GameLiftError::Unavailable(_)
+            GameLiftError::OutcomeUnknown(_)
         ));
         let user: Err = SdkError::dispatch_failure(ConnectorError::user("bad endpoint".into()));
         assert!(matches!(gamelift_error(user), GameLiftError::Other(_)));
@@ -853,6 +864,8 @@ mod tests {
             wire_error(400, "GameSessionFullException", "x"),
         ));
         assert_eq!(ended.code(), ErrorCode::SessionEnded);
+        let unknown = GameLiftError::OutcomeUnknown("timed out".into());
+        assert_eq!(unknown.code(), ErrorCode::Unavailable);
     }
 
     #[tokio::test]

@@ -48,9 +48,15 @@ pub enum GameLiftError {
     /// TerminalRoutingStrategyException: the game cannot take this player.
     #[error("the game session cannot take the player: {message}")]
     SessionEnded { message: String },
-    /// Throttling, InternalServiceException, timeouts: safe to retry.
+    /// Throttling, or the request never reached GameLift (no connection): nothing was
+    /// done; safe to retry.
     #[error("GameLift is unavailable")]
     Unavailable(#[source] Source),
+    /// A timeout, a lost answer or a 5xx after the request went out: GameLift may or
+    /// may not have acted on it. Retrying is safe for the caller; whoever started
+    /// something should make sure it is stopped.
+    #[error("GameLift did not answer; the request may or may not have taken effect")]
+    OutcomeUnknown(#[source] Source),
     /// Anything else (permissions, unexpected responses): a fault.
     #[error("GameLift call failed")]
     Other(#[source] Source),
@@ -63,7 +69,7 @@ impl GameLiftError {
             Self::InvalidRequest { .. } => ErrorCode::BadRequest,
             Self::NotFound { .. } => ErrorCode::NotFound,
             Self::SessionEnded { .. } => ErrorCode::SessionEnded,
-            Self::Unavailable(_) => ErrorCode::Unavailable,
+            Self::Unavailable(_) | Self::OutcomeUnknown(_) => ErrorCode::Unavailable,
             Self::Other(_) => ErrorCode::Internal,
         }
     }

@@ -931,7 +931,9 @@ fn sample(json: &str) -> ApiGatewayCustomAuthorizerRequestTypeRequest {
 
 #[tokio::test]
 async fn given_the_header_mode_sample_event_when_handled_then_player_123_is_allowed() {
-    let request = sample(include_str!("../../../events/authorizer-header-mode.json"));
+    let request = sample(include_str!(
+        "../../../../events/authorizer-header-mode.json"
+    ));
     assert_eq!(request.method_arn.as_deref(), Some(METHOD_ARN));
     assert_eq!(
         respond(&header_authorizer(), request).await,
@@ -942,7 +944,7 @@ async fn given_the_header_mode_sample_event_when_handled_then_player_123_is_allo
 #[tokio::test]
 async fn given_the_jwt_sample_event_when_handled_with_its_documented_secret_then_player_123_is_allowed()
  {
-    let request = sample(include_str!("../../../events/authorizer-jwt.json"));
+    let request = sample(include_str!("../../../../events/authorizer-jwt.json"));
     let authorizer = Authorizer::new(
         AuthConfig::hs256(
             "https://auth.example.com/",
@@ -960,7 +962,7 @@ async fn given_the_jwt_sample_event_when_handled_with_its_documented_secret_then
 #[tokio::test]
 async fn given_the_jwt_sample_event_when_handled_with_another_secret_then_denied_as_bad_signature()
 {
-    let request = sample(include_str!("../../../events/authorizer-jwt.json"));
+    let request = sample(include_str!("../../../../events/authorizer-jwt.json"));
     assert_eq!(
         Authorizer::new(
             AuthConfig::hs256("https://auth.example.com/", "gamelift-sockets", SECRET),
