@@ -17,15 +17,16 @@ async fn dynamodb_message_store_passes_the_contract_suite() {
 
 mod dynamodb_specific {
     use aws_sdk_dynamodb::types::{
-        AttributeValue, BillingMode, IndexStatus, KeyType, ProjectionType, StreamViewType,
-        TableStatus, TimeToLiveStatus,
+        AttributeValue, IndexStatus, KeyType, ProjectionType, StreamViewType,
     };
     use shared::adapters::dynamodb::message_item::message_to_item;
     use shared::adapters::dynamodb::{DynamoMessageStore, RECIPIENT_INDEX, create_messages_table};
     use shared::domain::{MessageId, PlayerId};
     use shared::ports::message_store::{MessageKind, MessageStore, StoredMessage};
     use shared::ports::player_store::StoreError;
-    use tests::dynamodb::{dynamodb_local, fresh_messages_table};
+    use tests::dynamodb::{
+        describe_template_table, dynamodb_local, fresh_messages_table, key_pairs,
+    };
 
     const T0: i64 = 4_102_444_800_000; // 2100: DynamoDB Local's TTL sweeper deletes items whose expireAt is past
 
@@ -53,26 +54,8 @@ mod dynamodb_specific {
             .await
             .expect("creating an existing table is not an error");
 
-        let description = client
-            .describe_table()
-            .table_name(&table)
-            .send()
-            .await
-            .unwrap()
-            .table
-            .unwrap();
-        assert_eq!(description.table_status(), Some(&TableStatus::Active));
-        assert_eq!(
-            description
-                .billing_mode_summary()
-                .and_then(|b| b.billing_mode()),
-            Some(&BillingMode::PayPerRequest)
-        );
-        let keys: Vec<_> = description
-            .key_schema()
-            .iter()
-            .map(|k| (k.attribute_name(), k.key_type().clone()))
-            .collect();
+        let description = describe_template_table(&client, &table).await;
+        let keys = key_pairs(description.key_schema());
         assert_eq!(keys, vec![("messageId", KeyType::Hash)]);
 
         let stream = description
@@ -90,11 +73,7 @@ mod dynamodb_specific {
         };
         assert_eq!(index.index_name(), Some(RECIPIENT_INDEX));
         assert_eq!(RECIPIENT_INDEX, "ByRecipient");
-        let keys: Vec<_> = index
-            .key_schema()
-            .iter()
-            .map(|k| (k.attribute_name(), k.key_type().clone()))
-            .collect();
+        let keys = key_pairs(index.key_schema());
         assert_eq!(
             keys,
             vec![
@@ -107,16 +86,6 @@ mod dynamodb_specific {
             Some(&ProjectionType::All)
         );
         assert_eq!(index.index_status(), Some(&IndexStatus::Active));
-
-        let ttl = client
-            .describe_time_to_live()
-            .table_name(&table)
-            .send()
-            .await
-            .unwrap();
-        let ttl = ttl.time_to_live_description().unwrap();
-        assert_eq!(ttl.attribute_name(), Some("expireAt"));
-        assert_eq!(ttl.time_to_live_status(), Some(&TimeToLiveStatus::Enabled));
     }
 
     #[tokio::test]

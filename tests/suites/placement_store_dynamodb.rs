@@ -41,7 +41,7 @@ mod dynamodb_specific {
     use std::collections::{BTreeMap, HashMap};
 
     use aws_sdk_dynamodb::Client;
-    use aws_sdk_dynamodb::types::{AttributeValue, BillingMode, KeyType, TimeToLiveStatus};
+    use aws_sdk_dynamodb::types::{AttributeValue, KeyType};
     use shared::adapters::dynamodb::{
         DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore, create_placements_table,
     };
@@ -52,7 +52,8 @@ mod dynamodb_specific {
     };
     use shared::testing::call_counter::CallCounter;
     use tests::dynamodb::{
-        dynamodb_local, fresh_messages_table, fresh_placements_table, fresh_players_table,
+        describe_template_table, dynamodb_local, fresh_messages_table, fresh_placements_table,
+        fresh_players_table, key_pairs,
     };
 
     /// Far in the future, so DynamoDB Local's TTL sweeper leaves the items alone.
@@ -161,36 +162,10 @@ mod dynamodb_specific {
         create_placements_table(&client, &table)
             .await
             .expect("creating an existing table is not an error");
-        let description = client
-            .describe_table()
-            .table_name(&table)
-            .send()
-            .await
-            .unwrap()
-            .table
-            .unwrap();
-        let keys: Vec<_> = description
-            .key_schema()
-            .iter()
-            .map(|k| (k.attribute_name(), k.key_type().clone()))
-            .collect();
+        let description = describe_template_table(&client, &table).await;
+        let keys = key_pairs(description.key_schema());
         assert_eq!(keys, vec![("placementId", KeyType::Hash)]);
-        assert_eq!(
-            description
-                .billing_mode_summary()
-                .and_then(|b| b.billing_mode()),
-            Some(&BillingMode::PayPerRequest)
-        );
         assert!(description.global_secondary_indexes().is_empty());
-        let ttl = client
-            .describe_time_to_live()
-            .table_name(&table)
-            .send()
-            .await
-            .unwrap();
-        let ttl = ttl.time_to_live_description().unwrap();
-        assert_eq!(ttl.attribute_name(), Some("expireAt"));
-        assert_eq!(ttl.time_to_live_status(), Some(&TimeToLiveStatus::Enabled));
     }
 
     /// BENCHMARK: a placement request costs 2 writes (no read), a conflict 1.

@@ -19,14 +19,13 @@ mod dynamodb_specific {
     use std::collections::HashMap;
 
     use aws_sdk_dynamodb::config::retry::RetryConfig;
-    use aws_sdk_dynamodb::types::{
-        AttributeValue, BillingMode, IndexStatus, KeyType, ProjectionType, TableStatus,
-        TimeToLiveStatus,
-    };
+    use aws_sdk_dynamodb::types::{AttributeValue, IndexStatus, KeyType, ProjectionType};
     use shared::adapters::dynamodb::{DynamoPlayerStore, SWEEP_INDEX, create_players_table};
     use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
     use shared::ports::player_store::{ConnectOutcome, NewConnection, PlayerStore, StoreError};
-    use tests::dynamodb::{dynamodb_local, fresh_players_table};
+    use tests::dynamodb::{
+        describe_template_table, dynamodb_local, fresh_players_table, key_pairs,
+    };
 
     const T0: i64 = 4_102_444_800_000; // 2100: DynamoDB Local's TTL sweeper deletes items whose expireAt is past
 
@@ -73,36 +72,14 @@ mod dynamodb_specific {
             .await
             .expect("creating an existing table is not an error");
 
-        let description = client
-            .describe_table()
-            .table_name(&table)
-            .send()
-            .await
-            .unwrap()
-            .table
-            .unwrap();
-        assert_eq!(description.table_status(), Some(&TableStatus::Active));
-        assert_eq!(
-            description
-                .billing_mode_summary()
-                .and_then(|b| b.billing_mode()),
-            Some(&BillingMode::PayPerRequest)
-        );
-        let keys: Vec<_> = description
-            .key_schema()
-            .iter()
-            .map(|k| (k.attribute_name(), k.key_type().clone()))
-            .collect();
+        let description = describe_template_table(&client, &table).await;
+        let keys = key_pairs(description.key_schema());
         assert_eq!(keys, vec![("playerId", KeyType::Hash)]);
         let [index] = description.global_secondary_indexes() else {
             panic!("one GSI: {description:?}");
         };
         assert_eq!(index.index_name(), Some(SWEEP_INDEX));
-        let keys: Vec<_> = index
-            .key_schema()
-            .iter()
-            .map(|k| (k.attribute_name(), k.key_type().clone()))
-            .collect();
+        let keys = key_pairs(index.key_schema());
         assert_eq!(
             keys,
             vec![("sweepShard", KeyType::Hash), ("sweepAt", KeyType::Range)]
@@ -112,16 +89,6 @@ mod dynamodb_specific {
             Some(&ProjectionType::KeysOnly)
         );
         assert_eq!(index.index_status(), Some(&IndexStatus::Active));
-
-        let ttl = client
-            .describe_time_to_live()
-            .table_name(&table)
-            .send()
-            .await
-            .unwrap();
-        let ttl = ttl.time_to_live_description().unwrap();
-        assert_eq!(ttl.attribute_name(), Some("expireAt"));
-        assert_eq!(ttl.time_to_live_status(), Some(&TimeToLiveStatus::Enabled));
     }
 
     #[tokio::test]

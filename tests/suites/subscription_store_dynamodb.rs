@@ -30,14 +30,14 @@ async fn dynamodb_subscription_store_passes_the_contract_suite_with_small_pages(
 mod dynamodb_specific {
     use std::collections::HashMap;
 
-    use aws_sdk_dynamodb::types::{
-        AttributeValue, BillingMode, KeyType, TableStatus, TimeToLiveStatus,
-    };
+    use aws_sdk_dynamodb::types::{AttributeValue, KeyType};
     use shared::adapters::dynamodb::{DynamoSubscriptionStore, create_subscriptions_table};
     use shared::domain::PlayerId;
     use shared::ports::SubscriptionStore;
     use shared::testing::call_counter::CallCounter;
-    use tests::dynamodb::{dynamodb_local, fresh_subscriptions_table};
+    use tests::dynamodb::{
+        describe_template_table, dynamodb_local, fresh_subscriptions_table, key_pairs,
+    };
 
     fn p(name: &str) -> PlayerId {
         PlayerId::parse(name).unwrap()
@@ -50,40 +50,13 @@ mod dynamodb_specific {
         create_subscriptions_table(&client, &table)
             .await
             .expect("creating an existing table is not an error");
-        let description = client
-            .describe_table()
-            .table_name(&table)
-            .send()
-            .await
-            .unwrap()
-            .table
-            .unwrap();
-        assert_eq!(description.table_status(), Some(&TableStatus::Active));
-        assert_eq!(
-            description
-                .billing_mode_summary()
-                .and_then(|b| b.billing_mode()),
-            Some(&BillingMode::PayPerRequest)
-        );
-        let keys: Vec<_> = description
-            .key_schema()
-            .iter()
-            .map(|k| (k.attribute_name(), k.key_type().clone()))
-            .collect();
+        let description = describe_template_table(&client, &table).await;
+        let keys = key_pairs(description.key_schema());
         assert_eq!(
             keys,
             vec![("targetId", KeyType::Hash), ("watcherId", KeyType::Range)]
         );
         assert!(description.global_secondary_indexes().is_empty());
-        let ttl = client
-            .describe_time_to_live()
-            .table_name(&table)
-            .send()
-            .await
-            .unwrap();
-        let ttl = ttl.time_to_live_description().unwrap();
-        assert_eq!(ttl.attribute_name(), Some("expireAt"));
-        assert_eq!(ttl.time_to_live_status(), Some(&TimeToLiveStatus::Enabled));
     }
 
     #[tokio::test]

@@ -5,6 +5,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::{
+    BillingMode, KeySchemaElement, KeyType, TableDescription, TableStatus, TimeToLiveStatus,
+};
 use shared::adapters::dynamodb::{
     client_for_endpoint, create_messages_table, create_players_table, create_subscriptions_table,
 };
@@ -100,6 +103,50 @@ pub async fn fresh_placements_table(client: &Client) -> String {
         );
     }
     name
+}
+
+/// Describes `table` and checks what every table of the template has: ACTIVE,
+/// on-demand billing, TTL on `expireAt`. Returns the description for the table's own
+/// checks (keys, indexes, stream).
+///
+/// # Panics
+/// When a check fails or DynamoDB Local cannot be reached.
+pub async fn describe_template_table(client: &Client, table: &str) -> TableDescription {
+    let description = client
+        .describe_table()
+        .table_name(table)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("describing {table}: {}", error_chain(&e)))
+        .table
+        .unwrap_or_else(|| panic!("{table} has no description"));
+    assert_eq!(description.table_status(), Some(&TableStatus::Active));
+    assert_eq!(
+        description
+            .billing_mode_summary()
+            .and_then(|b| b.billing_mode()),
+        Some(&BillingMode::PayPerRequest)
+    );
+    let ttl = client
+        .describe_time_to_live()
+        .table_name(table)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("describing {table}'s TTL: {}", error_chain(&e)));
+    let ttl = ttl
+        .time_to_live_description()
+        .unwrap_or_else(|| panic!("{table} has no TTL description"));
+    assert_eq!(ttl.attribute_name(), Some("expireAt"));
+    assert_eq!(ttl.time_to_live_status(), Some(&TimeToLiveStatus::Enabled));
+    description
+}
+
+/// A key schema as `(attribute, key type)` pairs, to compare with the template's.
+pub fn key_pairs(schema: &[KeySchemaElement]) -> Vec<(&str, KeyType)> {
+    schema
+        .iter()
+        .map(|k| (k.attribute_name(), k.key_type().clone()))
+        .collect()
 }
 
 /// `<prefix>-<nanos>-<counter>`: unique within the process and, by the clock, across
