@@ -5,10 +5,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use shared::domain::PresenceStatus;
-use tests::stack::TestStack;
+use tests::stack::{TestStack, fragmented};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::frame::Frame;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
 
 fn assert_error(frame: &Value, code: &str) {
     assert_eq!(frame["type"], "error", "{frame}");
@@ -314,21 +313,7 @@ async fn given_a_frame_over_32_kib_when_sent_then_the_socket_closes_with_1009() 
 /// `{"route":"heartbeat","body":{"pad":"xxx…"}}` of about `size` bytes, cut into frames
 /// of at most 30 KiB.
 fn fragmented_heartbeat(size: usize) -> Vec<Frame> {
-    let text = json!({"route": "heartbeat", "body": {"pad": "x".repeat(size)}}).to_string();
-    let chunks: Vec<Vec<u8>> = text
-        .as_bytes()
-        .chunks(30 * 1024)
-        .map(<[u8]>::to_vec)
-        .collect();
-    let last = chunks.len() - 1;
-    chunks
-        .into_iter()
-        .enumerate()
-        .map(|(i, chunk)| {
-            let opcode = if i == 0 { Data::Text } else { Data::Continue };
-            Frame::message(chunk, OpCode::Data(opcode), i == last)
-        })
-        .collect()
+    fragmented(&json!({"route": "heartbeat", "body": {"pad": "x".repeat(size)}}).to_string())
 }
 
 #[tokio::test]

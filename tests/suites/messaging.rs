@@ -17,10 +17,8 @@ use shared::domain::{ConnectionId, PresenceStatus};
 use shared::ports::{ConnectionGateway, ConnectionInfo, GatewayError};
 use shared::websocket::{RouteEvent, RouteHandler, RouteResult, status};
 use tests::dynamodb::unique_table_name;
-use tests::stack::{Client, TestStack};
+use tests::stack::{Client, TestStack, fragmented};
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::protocol::frame::Frame;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
 
 /// How long a test waits to be sure nothing more arrives.
 const QUIET: Duration = Duration::from_millis(300);
@@ -274,25 +272,6 @@ async fn given_a_stale_connection_when_a_message_is_sent_then_it_is_kept_and_rep
 }
 
 // --- Bad input, over the socket ---
-
-/// `{"route":"sendMessage",...}` cut into frames of at most 30 KiB (a message over
-/// 32 KiB does not fit in one frame).
-fn fragmented(text: &str) -> Vec<Frame> {
-    let chunks: Vec<Vec<u8>> = text
-        .as_bytes()
-        .chunks(30 * 1024)
-        .map(<[u8]>::to_vec)
-        .collect();
-    let last = chunks.len() - 1;
-    chunks
-        .into_iter()
-        .enumerate()
-        .map(|(i, chunk)| {
-            let opcode = if i == 0 { Data::Text } else { Data::Continue };
-            Frame::message(chunk, OpCode::Data(opcode), i == last)
-        })
-        .collect()
-}
 
 #[tokio::test]
 async fn given_bad_send_message_input_then_a_precise_error_nothing_is_queued_and_the_socket_stays_open()

@@ -10,6 +10,8 @@ use shared::domain::{PlayerId, PresenceStatus};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_config};
 
 /// How long `next_frame` and `expect_close` wait by default.
@@ -205,6 +207,26 @@ impl TestStack {
     pub async fn shutdown(self) {
         self.stack.shutdown().await;
     }
+}
+
+/// One text message cut into frames of at most 30 KiB (a message over API Gateway's
+/// 32 KB frame limit can only be sent this way), each sent with
+/// `client.send_message(Message::Frame(frame))`.
+pub fn fragmented(text: &str) -> Vec<Frame> {
+    let chunks: Vec<Vec<u8>> = text
+        .as_bytes()
+        .chunks(30 * 1024)
+        .map(<[u8]>::to_vec)
+        .collect();
+    let last = chunks.len().saturating_sub(1);
+    chunks
+        .into_iter()
+        .enumerate()
+        .map(|(i, chunk)| {
+            let opcode = if i == 0 { Data::Text } else { Data::Continue };
+            Frame::message(chunk, OpCode::Data(opcode), i == last)
+        })
+        .collect()
 }
 
 /// What arrived instead of the expected frame.
