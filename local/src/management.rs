@@ -28,7 +28,7 @@ pub async fn post(
     if body.len() > MAX_MESSAGE_BYTES {
         return error(&GatewayError::PayloadTooLarge, body.len());
     }
-    match gateway.registry.post(&id, &body) {
+    match gateway.registry.post(&id, &body).await {
         Ok(()) => with_request_id(StatusCode::OK.into_response()),
         Err(e) => error(&e, body.len()),
     }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use serde_json::Value;
 use shared::config::Config;
 use shared::ports::{
-    Clock, ConnectionGateway, EventBus, GameLift, MessageStore, PlacementOutcomes, PlacementStore,
-    PlayerStore, SubscriptionStore,
+    Clock, ConnectionGateway, DeliveryHandover, EventBus, GameLift, MessageStore,
+    PlacementOutcomes, PlacementStore, PlayerStore, SubscriptionStore,
 };
 use shared::websocket::RouteHandler;
 
@@ -25,6 +25,8 @@ pub struct Dependencies {
     pub config: Arc<Config>,
     pub players: Arc<dyn PlayerStore>,
     pub messages: Arc<dyn MessageStore>,
+    /// `resume`'s hand-over to live delivery.
+    pub handover: Arc<dyn DeliveryHandover>,
     pub gateway: Arc<dyn ConnectionGateway>,
     pub clock: Arc<dyn Clock>,
     /// Where presence events go: the in-process bus, routed to `on-presence-event`.
@@ -82,7 +84,9 @@ impl Routes {
             Arc::new(resume::ResumeHandler::new(
                 deps.players.clone(),
                 deps.messages.clone(),
+                deps.handover.clone(),
                 deps.gateway.clone(),
+                deps.clock.clone(),
             )),
         );
         routes.insert(
@@ -91,6 +95,7 @@ impl Routes {
             Arc::new(heartbeat::HeartbeatHandler::new(
                 deps.config.clone(),
                 deps.players.clone(),
+                deps.gateway.clone(),
                 deps.clock.clone(),
             )),
         );
@@ -150,7 +155,6 @@ impl Routes {
         Arc::new(on_message_inserted::MessageInsertedHandler::new(
             deps.config.clone(),
             deps.players.clone(),
-            deps.messages.clone(),
             deps.gateway.clone(),
             deps.clock.clone(),
         ))

@@ -101,6 +101,7 @@ impl LocalStack {
             config,
             players: stores.players,
             messages: stores.messages,
+            handover: stores.handover,
             gateway: Arc::new(LocalConnectionGateway::new(registry.clone())),
             clock,
             events: Arc::new(bus),

@@ -6,16 +6,17 @@
 use std::sync::Arc;
 
 use shared::adapters::dynamodb::{
-    DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore,
-    DynamoSubscriptionStore, client_for_endpoint, create_messages_table, create_placements_table,
-    create_players_table, create_subscriptions_table,
+    DynamoDeliveryHandover, DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore,
+    DynamoPlayerStore, DynamoSubscriptionStore, client_for_endpoint, create_messages_table,
+    create_placements_table, create_players_table, create_subscriptions_table,
 };
 use shared::adapters::memory::{
-    InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
-    InMemorySubscriptionStore,
+    InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPlacementOutcomes,
+    InMemoryPlacementStore, InMemoryPlayerStore, InMemorySubscriptionStore,
 };
 use shared::ports::{
-    MessageStore, PlacementOutcomes, PlacementStore, PlayerStore, StoreError, SubscriptionStore,
+    DeliveryHandover, MessageStore, PlacementOutcomes, PlacementStore, PlayerStore, StoreError,
+    SubscriptionStore,
 };
 
 use crate::settings::Settings;
@@ -26,6 +27,8 @@ use crate::stream::{MemoryStream, MessageStream};
 pub struct Stores {
     pub players: Arc<dyn PlayerStore>,
     pub messages: Arc<dyn MessageStore>,
+    /// `resume`'s hand-over across the Players and Messages tables.
+    pub handover: Arc<dyn DeliveryHandover>,
     pub subscriptions: Arc<dyn SubscriptionStore>,
     pub placements: Arc<dyn PlacementStore>,
     /// Settles placement outcomes across the Placements, Players and Messages tables.
@@ -52,6 +55,10 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
                     players.clone(),
                     messages.clone(),
                 )),
+                handover: Arc::new(InMemoryDeliveryHandover::new(
+                    players.clone(),
+                    messages.clone(),
+                )),
                 players,
                 messages,
                 placements,
@@ -73,6 +80,11 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
                 )),
                 messages: Arc::new(DynamoMessageStore::new(
                     client.clone(),
+                    settings.messages_table.clone(),
+                )),
+                handover: Arc::new(DynamoDeliveryHandover::new(
+                    client.clone(),
+                    settings.players_table.clone(),
                     settings.messages_table.clone(),
                 )),
                 subscriptions: Arc::new(DynamoSubscriptionStore::new(

@@ -183,6 +183,73 @@ impl fmt::Display for MessageId {
     }
 }
 
+/// A position in a player's inbox. Every frame pushed to a player (a message, a placement
+/// result, a presence change) is appended to their inbox at the next `Seq` and carries it
+/// as `"seq"`; a client that reports the last one it processed (`resume {"cursor"}`) gets
+/// everything after it again. Within an epoch of an inbox the numbers are consecutive;
+/// an inbox whose items all expired starts a new epoch at a time-derived number above
+/// every earlier one ([`Seq::epoch_start`]), so a `Seq` only ever grows for a player.
+/// Clients treat it as an opaque, increasing number (at most 2^53 − 1, exact in every
+/// JSON implementation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct Seq(u64);
+
+/// Why a number is not a [`Seq`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a seq is a whole number from 0 to {max}", max = Seq::MAX.0)]
+pub struct SeqError;
+
+impl Seq {
+    /// Before the first message of any inbox; a cursor of 0 asks for everything.
+    pub const ZERO: Self = Self(0);
+    /// The largest integer every JSON implementation (JavaScript's included) holds exactly.
+    pub const MAX: Self = Self((1 << 53) - 1);
+
+    pub fn new(value: u64) -> Result<Self, SeqError> {
+        if value <= Self::MAX.0 {
+            Ok(Self(value))
+        } else {
+            Err(SeqError)
+        }
+    }
+
+    pub fn get(self) -> u64 {
+        self.0
+    }
+
+    /// The seq after this one.
+    pub fn next(self) -> Self {
+        Self(self.0 + 1)
+    }
+
+    /// Where a new epoch of an inbox starts when it is (re)created at `now`: 100 per
+    /// millisecond since the epoch, so it is above every seq of an earlier epoch as long
+    /// as that epoch took fewer than 100 appends per millisecond of its life (DynamoDB
+    /// accepts at most 1,000 writes a second on one inbox) and clocks do not run back by
+    /// more than its life. Exact in JSON until the year 4700.
+    pub fn epoch_start(now: EpochMillis) -> Self {
+        Self(
+            u64::try_from(now)
+                .unwrap_or(0)
+                .saturating_mul(100)
+                .min(Self::MAX.0),
+        )
+    }
+}
+
+impl fmt::Display for Seq {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Seq {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Seq::new(u64::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
 /// Where a player is in the connection lifecycle (DESIGN §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -465,5 +532,31 @@ mod tests {
                 "playerSessionId": "psess-1"
             })
         );
+    }
+}
+
+#[cfg(test)]
+mod seq_tests {
+    use super::*;
+
+    #[test]
+    fn a_seq_is_at_most_2_to_the_53_minus_1() {
+        assert_eq!(Seq::new(0), Ok(Seq::ZERO));
+        assert_eq!(Seq::new((1 << 53) - 1), Ok(Seq::MAX));
+        assert_eq!(Seq::new(1 << 53), Err(SeqError));
+        assert!(serde_json::from_str::<Seq>("9007199254740992").is_err());
+        assert!(serde_json::from_str::<Seq>("-1").is_err());
+        assert!(serde_json::from_str::<Seq>("1.5").is_err());
+        assert_eq!(serde_json::from_str::<Seq>("42").unwrap(), Seq(42));
+    }
+
+    #[test]
+    fn a_new_epoch_starts_above_any_earlier_epoch_that_lived_at_least_a_millisecond_per_100_appends()
+     {
+        let earlier = Seq::epoch_start(1_795_323_600_000);
+        let later = Seq::epoch_start(1_795_323_600_001);
+        assert_eq!(later.get() - earlier.get(), 100);
+        assert!(Seq::epoch_start(4_102_444_800_000) < Seq::MAX, "year 2100");
+        assert_eq!(Seq::epoch_start(-5), Seq::ZERO);
     }
 }

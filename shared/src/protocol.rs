@@ -73,6 +73,7 @@ impl FrameRejection {
             request_id: self.request_id,
             code: self.code,
             message: self.message,
+            details: Map::new(),
         }
     }
 }
@@ -186,7 +187,9 @@ pub enum ServerFrame {
         #[serde(flatten)]
         result: Map<String, Value>,
     },
-    /// A failed request.
+    /// A failed request. `type` comes first, then `route`, `requestId`, `code`,
+    /// `message`, then whatever the error says besides (e.g. the pending `placementId`
+    /// of a `conflict`).
     Error {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         route: Option<String>,
@@ -194,6 +197,8 @@ pub enum ServerFrame {
         request_id: Option<String>,
         code: ErrorCode,
         message: String,
+        #[serde(flatten)]
+        details: Map<String, Value>,
     },
     /// A message from another player (or the system).
     Message {
@@ -216,8 +221,21 @@ pub enum ServerFrame {
         status: String,
         at: EpochMillis,
     },
-    /// The same player connected elsewhere; this socket closes next.
+    /// The same player connected elsewhere; this socket closes next. Do not reconnect.
     SessionReplaced,
+    /// The server is closing this socket for `reason`; reconnect (and `resume`).
+    Disconnected { reason: DisconnectReason },
+}
+
+/// Why the server closed a socket (the `disconnected` frame).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DisconnectReason {
+    /// No `heartbeat` for longer than the timeout: the sweeper took the player offline.
+    HeartbeatTimeout,
+    /// The server had already given this connection up (it was reported gone, or its
+    /// grace period ended) when it spoke again.
+    ConnectionLost,
 }
 
 impl ServerFrame {
@@ -242,6 +260,7 @@ impl ServerFrame {
             request_id: frame.request_id.clone(),
             code,
             message: message.into(),
+            details: Map::new(),
         }
     }
 
@@ -415,9 +434,29 @@ mod tests {
             request_id: None,
             code: ErrorCode::UnknownRoute,
             message: "no".into(),
+            details: Map::new(),
         };
         let back: ServerFrame = serde_json::from_str(&frame.to_json()).unwrap();
         assert_eq!(back, frame);
+    }
+}
+
+/// Reads the optional `cursor` of a `resume` or `heartbeat` body: the `seq` of the last
+/// frame the client processed, or says precisely what is wrong.
+pub fn cursor_field(body: &Map<String, Value>) -> Result<Option<crate::domain::Seq>, String> {
+    use crate::domain::Seq;
+    match body.get("cursor") {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => value
+            .as_u64()
+            .and_then(|raw| Seq::new(raw).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                format!(
+                    "`cursor` must be the `seq` of the last frame you processed: a whole number from 0 to {}, got {value}",
+                    Seq::MAX
+                )
+            }),
     }
 }
 
@@ -522,30 +561,5 @@ mod player_ids_tests {
         let mut hundred: Vec<String> = (0..100).map(|i| format!("p{i}")).collect();
         hundred.push("p0".into());
         assert_eq!(read(json!({"playerIds": hundred})).unwrap().len(), 100);
-    }
-}
-
-/// A request refused with a protocol error (a client mistake or a dependency failure),
-/// turned into an `error` frame for the request that caused it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RouteError {
-    pub code: ErrorCode,
-    pub message: String,
-}
-
-impl RouteError {
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-        }
-    }
-
-    pub fn bad_request(message: impl Into<String>) -> Self {
-        Self::new(ErrorCode::BadRequest, message)
-    }
-
-    pub fn into_frame(self, frame: &ClientFrame) -> ServerFrame {
-        ServerFrame::error(frame, self.code, self.message)
     }
 }

@@ -25,3 +25,41 @@ pub fn init() {
         builder.compact().try_init()
     };
 }
+
+/// An error and every cause under it, on one line: `outer: cause: root cause`. Log it
+/// as `error = %ErrorChain(&err)`: `%err` alone shows only the outermost message
+/// ("store unavailable"), never why.
+pub struct ErrorChain<'a>(pub &'a (dyn std::error::Error + 'static));
+
+impl std::fmt::Display for ErrorChain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(cause) = source {
+            write!(f, ": {cause}")?;
+            source = cause.source();
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("store unavailable")]
+    struct Outer(#[source] std::io::Error);
+
+    #[test]
+    fn the_chain_shows_every_cause_down_to_the_root() {
+        let err = Outer(std::io::Error::new(
+            std::io::ErrorKind::ConnectionRefused,
+            "connection refused",
+        ));
+        assert_eq!(
+            ErrorChain(&err).to_string(),
+            "store unavailable: connection refused"
+        );
+    }
+}

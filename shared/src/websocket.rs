@@ -9,8 +9,15 @@ use aws_lambda_events::apigw::{ApiGatewayProxyResponse, ApiGatewayWebsocketProxy
 use aws_lambda_events::encodings::Body;
 use lambda_runtime::LambdaEvent;
 
+use std::sync::Arc;
+
+use serde::Serialize;
+use tracing::{error, warn};
+
 use crate::domain::{ConnectionId, ConnectionIdError, EpochMillis, PlayerId, PlayerIdError};
-use crate::protocol::ServerFrame;
+use crate::ports::{ConnectionGateway, GatewayError, StoreError};
+use crate::protocol::{ClientFrame, ErrorCode, ServerFrame};
+use crate::telemetry::ErrorChain;
 
 /// The authorizer context key carrying the player id.
 pub const PLAYER_ID_CONTEXT_KEY: &str = "playerId";
@@ -95,6 +102,33 @@ pub fn management_endpoint(event: &ApiGatewayWebsocketProxyRequest) -> Option<St
     Some(format!("{scheme}://{domain}/{stage}"))
 }
 
+/// Tells a socket why it is closing (`frame`), then closes it: what the server does to a
+/// connection it will not serve. Both steps are best effort (the socket may be gone, or
+/// still opening: then API Gateway answers 410, and the socket's own first frame gets it
+/// closed); failures other than 410 are logged.
+pub async fn tell_and_close(
+    gateway: &dyn ConnectionGateway,
+    endpoint: &str,
+    connection: &ConnectionId,
+    frame: &ServerFrame,
+) {
+    match gateway
+        .post(endpoint, connection, frame.to_json().as_bytes())
+        .await
+    {
+        Ok(()) | Err(GatewayError::Gone) => {}
+        Err(err) => {
+            warn!(connection_id = %connection, error = %ErrorChain(&err), "could not tell a connection why it closes")
+        }
+    }
+    match gateway.delete(endpoint, connection).await {
+        Ok(()) | Err(GatewayError::Gone) => {}
+        Err(err) => {
+            warn!(connection_id = %connection, error = %ErrorChain(&err), "could not close a connection")
+        }
+    }
+}
+
 /// A 200 whose body API Gateway sends back to the client.
 pub fn reply(frame: &ServerFrame) -> ApiGatewayProxyResponse {
     let mut response = ApiGatewayProxyResponse::default();
@@ -130,7 +164,210 @@ pub fn client_frame(
             request_id: None,
             code: crate::protocol::ErrorCode::BadRequest,
             message: message.to_owned(),
+            details: serde_json::Map::new(),
         })
     })?;
     crate::protocol::ClientFrame::parse(text).map_err(|rejection| reply(&rejection.into_frame()))
+}
+
+/// A client's request on a route: who sent it (from the authorizer context, never the
+/// body) and the frame. Every route with a client frame opens with [`Request::open`] and
+/// answers with [`Request::respond`], so they all follow one failure contract: a bad
+/// frame or a refused request is an `error` frame carrying the route and `requestId`; a
+/// dependency that fails is `unavailable` (safe to retry) and a fault is `internal`,
+/// both logged with their whole cause; only an API wired wrong (no authorizer context)
+/// is a Lambda error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    pub caller: Caller,
+    pub frame: ClientFrame,
+}
+
+impl Request {
+    /// The request of a route event, or the `error` reply a bad frame gets. `Err` only
+    /// when the event itself is wrong (a fault in how the API is wired).
+    #[allow(clippy::result_large_err)] // The inner Err is the reply itself, returned straight to the runtime.
+    pub fn open(
+        event: &ApiGatewayWebsocketProxyRequest,
+    ) -> Result<Result<Self, ApiGatewayProxyResponse>, CallerError> {
+        let caller = Caller::from_event(event)?;
+        Ok(client_frame(event).map(|frame| Self { caller, frame }))
+    }
+
+    /// The reply: an `ack` carrying `result`'s fields, or the `error` frame of a refusal
+    /// (logged first, with its cause, when it is the server's or a dependency's doing).
+    pub fn respond<T: Serialize>(&self, result: Result<T, RouteError>) -> ApiGatewayProxyResponse {
+        match result {
+            Ok(fields) => reply(&ServerFrame::ack(&self.frame, fields)),
+            Err(refusal) => self.refuse(refusal),
+        }
+    }
+
+    /// The `error` frame of `refusal`, logged first when it is not the client's mistake.
+    pub fn refuse(&self, refusal: RouteError) -> ApiGatewayProxyResponse {
+        self.log(&refusal);
+        reply(&refusal.into_frame(&self.frame))
+    }
+
+    /// Logs a refusal that is the server's or a dependency's doing, with its whole cause.
+    pub fn log(&self, refusal: &RouteError) {
+        let (player, connection, route) = (
+            self.caller.player_id.as_str(),
+            self.caller.connection_id.as_str(),
+            self.frame.route.as_str(),
+        );
+        let cause = refusal
+            .cause()
+            .map(|cause| ErrorChain(cause).to_string())
+            .unwrap_or_default();
+        match refusal.code {
+            ErrorCode::Unavailable => {
+                warn!(player_id = player, connection_id = connection, route, error = %cause, "{}", refusal.message)
+            }
+            ErrorCode::Internal => {
+                error!(player_id = player, connection_id = connection, route, error = %cause, "{}", refusal.message)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A request refused with a protocol error (a client mistake, or a dependency that
+/// failed), turned into an `error` frame for the request that caused it. The cause, if
+/// any, is kept for the log and never shown to the client.
+#[derive(Clone, Debug)]
+pub struct RouteError {
+    pub code: ErrorCode,
+    pub message: String,
+    /// Fields the `error` frame carries besides its message (`placementId`, ...).
+    pub details: serde_json::Map<String, serde_json::Value>,
+    cause: Option<Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl PartialEq for RouteError {
+    /// Equal when the client would see the same frame.
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code && self.message == other.message && self.details == other.details
+    }
+}
+
+impl RouteError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            details: serde_json::Map::new(),
+            cause: None,
+        }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::BadRequest, message)
+    }
+
+    /// A store that failed while serving the request: `unavailable` when retrying may
+    /// work (throttling, 5xx, no connection), `internal` for a fault (a corrupt item, a
+    /// missing permission). `consequence` tells the client what did (not) happen, e.g.
+    /// "nothing was sent; retry".
+    pub fn from_store(err: StoreError, consequence: &str) -> Self {
+        let refusal = match &err {
+            StoreError::Unavailable(_) => Self::new(
+                ErrorCode::Unavailable,
+                format!("the game's storage is unavailable; {consequence}"),
+            ),
+            StoreError::Corrupt { .. } | StoreError::Other(_) => Self::new(
+                ErrorCode::Internal,
+                format!("a server error; {consequence}"),
+            ),
+        };
+        refusal.caused_by(err)
+    }
+
+    /// One more field for the `error` frame (e.g. `placementId`).
+    pub fn with_detail(mut self, name: &str, value: impl Into<serde_json::Value>) -> Self {
+        self.details.insert(name.to_owned(), value.into());
+        self
+    }
+
+    /// Keeps `cause` for the log.
+    pub fn caused_by(mut self, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.cause = Some(Arc::new(cause));
+        self
+    }
+
+    /// What made the server refuse, if anything did.
+    pub fn cause(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause
+            .as_deref()
+            .map(|cause| cause as &(dyn std::error::Error + 'static))
+    }
+
+    pub fn into_frame(self, frame: &ClientFrame) -> ServerFrame {
+        ServerFrame::Error {
+            route: Some(frame.route.clone()),
+            request_id: frame.request_id.clone(),
+            code: self.code,
+            message: self.message,
+            details: self.details,
+        }
+    }
+}
+
+impl From<StoreError> for RouteError {
+    fn from(err: StoreError) -> Self {
+        Self::from_store(err, "retry")
+    }
+}
+
+#[cfg(test)]
+mod route_tests {
+    use super::*;
+    use crate::testing::events::route_event;
+
+    fn request(body: &str) -> Request {
+        let mut event = route_event("heartbeat", "alice", "c1", 1, Some(body)).payload;
+        event.body = Some(body.to_owned());
+        Request::open(&event).unwrap().unwrap()
+    }
+
+    #[test]
+    fn a_store_that_is_unavailable_is_an_unavailable_frame_with_route_and_request_id() {
+        let request = request(r#"{"route":"heartbeat","requestId":"r7"}"#);
+        let refused = RouteError::from_store(
+            StoreError::Unavailable("connection refused".into()),
+            "nothing was saved; retry",
+        );
+        assert_eq!(refused.cause().unwrap().to_string(), "store unavailable");
+        let response = request.refuse(refused);
+        let Some(aws_lambda_events::encodings::Body::Text(text)) = response.body else {
+            panic!("a text reply")
+        };
+        let frame: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            frame,
+            serde_json::json!({"type":"error","route":"heartbeat","requestId":"r7",
+                "code":"unavailable",
+                "message":"the game's storage is unavailable; nothing was saved; retry"})
+        );
+        assert!(text.starts_with(r#"{"type":"error""#), "type first: {text}");
+    }
+
+    #[test]
+    fn a_store_fault_is_an_internal_frame() {
+        let refused = RouteError::from(StoreError::Corrupt {
+            key: "playerId=alice".into(),
+            reason: "status is 7".into(),
+        });
+        assert_eq!(refused.code, ErrorCode::Internal);
+        assert_eq!(refused.message, "a server error; retry");
+    }
+
+    #[test]
+    fn a_bad_frame_is_answered_not_a_lambda_error_and_a_missing_authorizer_is() {
+        let mut event = route_event("heartbeat", "alice", "c1", 1, Some("x")).payload;
+        event.body = Some("not json".into());
+        assert!(Request::open(&event).unwrap().is_err());
+        event.request_context.authorizer = Default::default();
+        assert!(Request::open(&event).is_err());
+    }
 }

@@ -676,6 +676,7 @@ mod fidelity {
             .stack()
             .connections()
             .post(&id, b"{\"hi\":1}")
+            .await
             .unwrap();
         assert_eq!(alice.next_frame().await, json!({"hi": 1}));
         rec.stack.shutdown().await;

@@ -1,49 +1,60 @@
-//! The `MessageStore` contract suite on the DynamoDB adapter, against DynamoDB Local
-//! (`scripts/test.sh` starts it and sets `DYNAMODB_ENDPOINT`). Every scenario gets its
-//! own table.
+//! The inbox contract (`MessageStore` + `DeliveryHandover`) on the DynamoDB adapters,
+//! against DynamoDB Local (`scripts/test.sh` starts it and sets `DYNAMODB_ENDPOINT`).
+//! Every scenario gets its own Players and Messages tables.
 
-use shared::adapters::dynamodb::DynamoMessageStore;
-use shared::testing::message_store_contract;
-use tests::dynamodb::{dynamodb_local, fresh_messages_table};
+mod contract {
+    use std::sync::Arc;
 
-#[tokio::test]
-async fn dynamodb_message_store_passes_the_contract_suite() {
-    let client = dynamodb_local().await;
-    message_store_contract::run_all(|| async {
-        DynamoMessageStore::new(client.clone(), fresh_messages_table(&client).await)
-    })
-    .await;
+    use shared::adapters::dynamodb::{
+        DynamoDeliveryHandover, DynamoMessageStore, DynamoPlayerStore,
+    };
+    use shared::testing::message_store_contract::Subject;
+    use tests::dynamodb::{dynamodb_local, fresh_messages_table, fresh_players_table};
+
+    async fn subject() -> Subject {
+        let client = dynamodb_local().await;
+        let players = fresh_players_table(&client).await;
+        let messages = fresh_messages_table(&client).await;
+        Subject {
+            handover: Arc::new(DynamoDeliveryHandover::new(
+                client.clone(),
+                players.clone(),
+                messages.clone(),
+            )),
+            players: Arc::new(DynamoPlayerStore::new(client.clone(), players)),
+            messages: Arc::new(DynamoMessageStore::new(client, messages)),
+        }
+    }
+
+    shared::message_store_contract_tests!(subject);
 }
 
 mod dynamodb_specific {
-    use aws_sdk_dynamodb::types::{
-        AttributeValue, IndexStatus, KeyType, ProjectionType, StreamViewType,
-    };
-    use shared::adapters::dynamodb::message_item::message_to_item;
-    use shared::adapters::dynamodb::{DynamoMessageStore, RECIPIENT_INDEX, create_messages_table};
-    use shared::domain::{MessageId, PlayerId};
-    use shared::ports::message_store::{MessageKind, MessageStore, StoredMessage};
-    use shared::ports::player_store::StoreError;
-    use tests::dynamodb::{
-        describe_template_table, dynamodb_local, fresh_messages_table, key_pairs,
-    };
+    use std::collections::BTreeMap;
 
-    const T0: i64 = 4_102_444_800_000; // 2100: DynamoDB Local's TTL sweeper deletes items whose expireAt is past
+    use aws_sdk_dynamodb::types::{AttributeValue, KeyType, ScalarAttributeType, StreamViewType};
+    use shared::adapters::dynamodb::message_item::message_to_item;
+    use shared::adapters::dynamodb::{
+        DynamoDeliveryHandover, DynamoMessageStore, DynamoPlayerStore, create_messages_table,
+    };
+    use shared::domain::{PlayerId, Seq};
+    use shared::ports::player_store::StoreError;
+    use shared::ports::{
+        DeliveryHandover, Handover, HandoverOutcome, MessageStore, PlayerStore, ReplayFrom,
+    };
+    use shared::testing::fixtures::{T0, connection_of, new_connection, player};
+    use shared::testing::message_store_contract::message;
+    use tests::dynamodb::{
+        counted_client, describe_template_table, dynamodb_local, fresh_messages_table,
+        fresh_players_table, key_pairs,
+    };
 
     fn bob() -> PlayerId {
-        PlayerId::parse("bob").unwrap()
+        player("bob")
     }
 
-    fn message(n: i64) -> StoredMessage {
-        StoredMessage {
-            message_id: MessageId::generate(T0 + n),
-            recipient_id: bob(),
-            sender_id: "alice".into(),
-            kind: MessageKind::Placement,
-            payload: format!(r#"{{"type":"placement","n":{n}}}"#),
-            created_at: T0 + n,
-            expire_at_secs: T0 / 1000 + 86_400,
-        }
+    fn calls(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
+        pairs.iter().map(|(op, n)| ((*op).to_owned(), *n)).collect()
     }
 
     #[tokio::test]
@@ -56,111 +67,190 @@ mod dynamodb_specific {
 
         let description = describe_template_table(&client, &table).await;
         let keys = key_pairs(description.key_schema());
-        assert_eq!(keys, vec![("messageId", KeyType::Hash)]);
-
+        assert_eq!(
+            keys,
+            vec![("recipientId", KeyType::Hash), ("seq", KeyType::Range)]
+        );
+        let seq_type = description
+            .attribute_definitions()
+            .iter()
+            .find(|a| a.attribute_name() == "seq")
+            .map(|a| a.attribute_type().clone());
+        assert_eq!(seq_type, Some(ScalarAttributeType::N));
+        assert!(
+            description.global_secondary_indexes().is_empty(),
+            "no index: a replay reads the table itself, strongly consistent"
+        );
         let stream = description
             .stream_specification()
             .expect("a stream specification");
         assert!(stream.stream_enabled());
         assert_eq!(stream.stream_view_type(), Some(&StreamViewType::NewImage));
-        assert!(
-            description.latest_stream_arn().is_some(),
-            "the stream exists: {description:?}"
-        );
-
-        let [index] = description.global_secondary_indexes() else {
-            panic!("one GSI: {description:?}");
-        };
-        assert_eq!(index.index_name(), Some(RECIPIENT_INDEX));
-        assert_eq!(RECIPIENT_INDEX, "ByRecipient");
-        let keys = key_pairs(index.key_schema());
-        assert_eq!(
-            keys,
-            vec![
-                ("recipientId", KeyType::Hash),
-                ("messageId", KeyType::Range)
-            ]
-        );
-        assert_eq!(
-            index.projection().and_then(|p| p.projection_type()),
-            Some(&ProjectionType::All)
-        );
-        assert_eq!(index.index_status(), Some(&IndexStatus::Active));
+        assert!(description.latest_stream_arn().is_some());
     }
 
     #[tokio::test]
-    async fn put_all_writes_the_item_the_design_describes() {
+    async fn an_append_writes_the_item_the_design_describes_and_the_epoch_item() {
         let client = dynamodb_local().await;
         let table = fresh_messages_table(&client).await;
         let store = DynamoMessageStore::new(client.clone(), table.clone());
-        let m = message(1);
-        store.put_all(std::slice::from_ref(&m)).await.unwrap();
-        let item = client
-            .get_item()
-            .table_name(&table)
-            .key("messageId", AttributeValue::S(m.message_id.to_string()))
+        let m = message("bob", 1);
+        store.append(std::slice::from_ref(&m)).await.unwrap();
+        let epoch = Seq::epoch_start(m.created_at);
+        let get = |seq: u64| {
+            client
+                .get_item()
+                .table_name(&table)
+                .key("recipientId", AttributeValue::S("bob".into()))
+                .key("seq", AttributeValue::N(seq.to_string()))
+                .send()
+        };
+        let item = get(epoch.get()).await.unwrap().item.unwrap();
+        assert_eq!(item, message_to_item(&m.clone().at(epoch, epoch)));
+        let epoch_item = get(0).await.unwrap().item.unwrap();
+        assert_eq!(
+            epoch_item.get("epoch"),
+            Some(&AttributeValue::N(epoch.to_string()))
+        );
+        assert!(epoch_item.contains_key("expireAt"), "it expires too");
+        assert!(!epoch_item.contains_key("payload"));
+    }
+
+    /// BENCHMARK: an append is one Query (the inbox head) and one conditional PutItem;
+    /// the first message of an inbox one Query and one TransactWriteItems (the epoch
+    /// item with it); a replay with nothing after the cursor one Query.
+    #[tokio::test]
+    async fn appends_and_reads_cost_the_round_trips_the_design_says() {
+        let (client, counter) = counted_client().await;
+        let store = DynamoMessageStore::new(client.clone(), fresh_messages_table(&client).await);
+        counter.take();
+        store.append(&[message("bob", 1)]).await.unwrap();
+        assert_eq!(
+            counter.take(),
+            calls(&[("Query", 1), ("TransactWriteItems", 1)])
+        );
+        store.append(&[message("bob", 2)]).await.unwrap();
+        assert_eq!(counter.take(), calls(&[("Query", 1), ("PutItem", 1)]));
+        store
+            .append(&[message("bob", 3), message("bob", 4)])
+            .await
+            .unwrap();
+        assert_eq!(
+            counter.take(),
+            calls(&[("Query", 1), ("PutItem", 2)]),
+            "one read for a recipient's run of messages"
+        );
+        let read = store
+            .read(&bob(), &ReplayFrom::EVERYTHING, T0)
+            .await
+            .unwrap();
+        assert_eq!(counter.take(), calls(&[("Query", 1)]));
+        store
+            .read(&bob(), &ReplayFrom::after(read.head.unwrap()), T0)
+            .await
+            .unwrap();
+        assert_eq!(counter.take(), calls(&[("Query", 1)]));
+    }
+
+    #[tokio::test]
+    async fn an_inbox_whose_messages_were_all_deleted_starts_a_new_epoch_above_every_old_seq() {
+        // Given bob's inbox had two messages, then TTL deleted both
+        let client = dynamodb_local().await;
+        let table = fresh_messages_table(&client).await;
+        let store = DynamoMessageStore::new(client.clone(), table.clone());
+        store
+            .append(&[message("bob", 1), message("bob", 2)])
+            .await
+            .unwrap();
+        let old = store
+            .read(&bob(), &ReplayFrom::EVERYTHING, T0)
+            .await
+            .unwrap();
+        for m in &old.messages {
+            client
+                .delete_item()
+                .table_name(&table)
+                .key("recipientId", AttributeValue::S("bob".into()))
+                .key("seq", AttributeValue::N(m.seq.to_string()))
+                .send()
+                .await
+                .unwrap();
+        }
+
+        // When a message arrives a day later
+        let mut later = message("bob", 3);
+        later.created_at += 86_400_000;
+        store.append(&[later]).await.unwrap();
+
+        // Then it starts a new epoch, above every seq the old one gave out
+        let new = store
+            .read(&bob(), &ReplayFrom::EVERYTHING, T0)
+            .await
+            .unwrap();
+        assert_eq!(new.messages.len(), 1);
+        let seq = new.messages[0].seq;
+        assert!(seq > old.head.unwrap());
+        assert_eq!(new.epoch, Some(seq));
+    }
+
+    #[tokio::test]
+    async fn a_hand_over_fails_when_an_empty_inbox_started_a_new_epoch_meanwhile() {
+        // Given bob's inbox had a message that expired and was deleted (the epoch item
+        // stays), and bob's resume read it empty
+        let client = dynamodb_local().await;
+        let (players, messages) = (
+            fresh_players_table(&client).await,
+            fresh_messages_table(&client).await,
+        );
+        let store = DynamoMessageStore::new(client.clone(), messages.clone());
+        let player_store = DynamoPlayerStore::new(client.clone(), players.clone());
+        let handover = DynamoDeliveryHandover::new(client.clone(), players, messages.clone());
+        player_store
+            .connect(&new_connection("bob", "c-bob", T0))
+            .await
+            .unwrap();
+        store.append(&[message("bob", 1)]).await.unwrap();
+        let first = Seq::epoch_start(T0 + 1);
+        client
+            .delete_item()
+            .table_name(&messages)
+            .key("recipientId", AttributeValue::S("bob".into()))
+            .key("seq", AttributeValue::N(first.to_string()))
             .send()
             .await
-            .unwrap()
-            .item
             .unwrap();
-        assert_eq!(item, message_to_item(&m));
-        assert_eq!(item["kind"], AttributeValue::S("placement".into()));
-        assert_eq!(
-            item["expireAt"],
-            AttributeValue::N((T0 / 1000 + 86_400).to_string())
-        );
-    }
-
-    /// `resume` deletes what it delivered before it reads the next page: a page must
-    /// continue after an id that is no longer in the table.
-    #[tokio::test]
-    async fn a_page_continues_after_an_id_that_was_deleted_meanwhile() {
-        let client = dynamodb_local().await;
-        let store = DynamoMessageStore::new(client.clone(), fresh_messages_table(&client).await);
-        let written: Vec<_> = (0..5).map(message).collect();
-        store.put_all(&written).await.unwrap();
-
-        let first = store.pending(&bob(), None, 2).await.unwrap();
-        assert_eq!(first.messages, written[..2]);
-        let ids: Vec<_> = first
-            .messages
-            .iter()
-            .map(|m| m.message_id.clone())
-            .collect();
-        store.delete_all(&ids).await.unwrap();
-
-        let rest = store
-            .pending(&bob(), first.next.as_ref(), 10)
+        let read = store
+            .read(&bob(), &ReplayFrom::EVERYTHING, T0)
             .await
             .unwrap();
-        assert_eq!(rest.messages, written[2..]);
-        assert_eq!(rest.next, None);
-    }
+        assert_eq!(read.head, None);
+        assert_eq!(read.epoch, Some(first), "the epoch item says where it was");
 
-    /// 100 recipients (the `sendMessage` maximum) in one `put_all`.
-    #[tokio::test]
-    async fn a_hundred_recipients_are_written_and_each_reads_their_own() {
-        let client = dynamodb_local().await;
-        let store = DynamoMessageStore::new(client.clone(), fresh_messages_table(&client).await);
-        let messages: Vec<_> = (0..100)
-            .map(|n| StoredMessage {
-                recipient_id: PlayerId::parse(format!("player-{n}")).unwrap(),
-                ..message(n)
+        // When a message starts a new epoch before the hand-over
+        let mut later = message("bob", 2);
+        later.created_at += 60_000;
+        store.append(&[later]).await.unwrap();
+        let outcome = handover
+            .go_live(&Handover {
+                player: bob(),
+                connection: connection_of("bob"),
+                head: read.head,
+                epoch: read.epoch,
+                acked: None,
             })
-            .collect();
-        store.put_all(&messages).await.unwrap();
-        for m in [&messages[0], &messages[57], &messages[99]] {
-            let page = store.pending(&m.recipient_id, None, 10).await.unwrap();
-            assert_eq!(page.messages, vec![m.clone()]);
-        }
+            .await
+            .unwrap();
+
+        // Then the hand-over is refused: the new message would fall between
+        assert_eq!(outcome, HandoverOutcome::InboxMoved);
     }
 
     #[tokio::test]
     async fn a_corrupt_item_is_reported_with_its_key_and_attribute() {
         let client = dynamodb_local().await;
         let table = fresh_messages_table(&client).await;
-        let mut item = message_to_item(&message(1));
+        let mut item =
+            message_to_item(&message("bob", 1).at(Seq::new(5).unwrap(), Seq::new(5).unwrap()));
         item.insert("kind".into(), AttributeValue::S("shout".into()));
         client
             .put_item()
@@ -170,9 +260,9 @@ mod dynamodb_specific {
             .await
             .unwrap();
         let store = DynamoMessageStore::new(client, table);
-        match store.pending(&bob(), None, 10).await {
+        match store.read(&bob(), &ReplayFrom::EVERYTHING, T0).await {
             Err(StoreError::Corrupt { key, reason }) => {
-                assert!(key.starts_with("messageId="), "{key}");
+                assert_eq!(key, "recipientId=bob seq=5");
                 assert!(reason.contains("kind"), "{reason}");
             }
             other => panic!("{other:?}"),
@@ -184,11 +274,11 @@ mod dynamodb_specific {
         let client = dynamodb_local().await;
         let store = DynamoMessageStore::new(client, "no-such-table");
         assert!(matches!(
-            store.pending(&bob(), None, 10).await,
+            store.read(&bob(), &ReplayFrom::EVERYTHING, T0).await,
             Err(StoreError::Other(_))
         ));
         assert!(matches!(
-            store.put_all(&[message(1)]).await,
+            store.append(&[message("bob", 1)]).await,
             Err(StoreError::Other(_))
         ));
     }

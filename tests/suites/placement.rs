@@ -92,12 +92,14 @@ async fn alice_is_placed_drops_and_rejoins(stack: &TestStack) {
     let placed = frame["gameSession"].clone();
     assert_game_session(&placed);
 
-    // Delivery is at least once: the frame is posted, then its message deleted. Let
-    // that finish, or the resume below would (rightly) replay it.
-    stack.wait_for_stream_idle().await;
-    // The socket drops; alice comes back and asks where she was.
+    // The socket drops; alice comes back and asks where she was, reporting the last
+    // frame she processed so that it is not replayed.
+    let cursor = alice.cursor();
+    assert!(cursor.is_some(), "pushed frames carry a seq");
     alice.vanish();
-    let (mut alice, ack) = online(stack, "alice").await;
+    let mut alice = stack.connect("alice").await;
+    let ack = alice.resume(cursor).await;
+    assert_eq!(ack["pendingMessages"], 0, "{ack}");
     assert_eq!(
         ack["gameSession"], placed,
         "resume shows the last game: {ack}"

@@ -2,20 +2,19 @@
 //! against DynamoDB Local (`scripts/test.sh` starts it and sets `DYNAMODB_ENDPOINT`).
 //! Every scenario gets its own Placements, Players and Messages tables.
 
-use std::sync::Arc;
+mod contract {
+    use std::sync::Arc;
 
-use shared::adapters::dynamodb::{
-    DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore,
-};
-use shared::testing::placement_store_contract::{self, PlacementStores};
-use tests::dynamodb::{
-    dynamodb_local, fresh_messages_table, fresh_placements_table, fresh_players_table,
-};
+    use shared::adapters::dynamodb::{
+        DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore,
+    };
+    use shared::testing::placement_store_contract::PlacementStores;
+    use tests::dynamodb::{
+        dynamodb_local, fresh_messages_table, fresh_placements_table, fresh_players_table,
+    };
 
-#[tokio::test]
-async fn dynamodb_placement_stores_pass_the_contract_suite() {
-    let client = dynamodb_local().await;
-    placement_store_contract::run_all(|| async {
+    async fn stores() -> PlacementStores {
+        let client = dynamodb_local().await;
         let placements = fresh_placements_table(&client).await;
         let players = fresh_players_table(&client).await;
         let messages = fresh_messages_table(&client).await;
@@ -31,10 +30,11 @@ async fn dynamodb_placement_stores_pass_the_contract_suite() {
                 messages.clone(),
             )),
             players: Arc::new(DynamoPlayerStore::new(client.clone(), players)),
-            messages: Arc::new(DynamoMessageStore::new(client.clone(), messages)),
+            messages: Arc::new(DynamoMessageStore::new(client, messages)),
         }
-    })
-    .await;
+    }
+
+    shared::placement_store_contract_tests!(stores);
 }
 
 mod dynamodb_specific {
@@ -47,8 +47,8 @@ mod dynamodb_specific {
     };
     use shared::domain::{ConnectionId, MessageId, PlacementStatus, PlayerId};
     use shared::ports::{
-        MessageKind, NewConnection, PlacedGameSession, PlacementOutcomes, PlacementRecord,
-        PlacementStore, PlayerStore, SettledPlayer, Settlement, StoredMessage,
+        MessageKind, NewConnection, NewMessage, PlacedGameSession, PlacementOutcomes,
+        PlacementRecord, PlacementStore, PlayerStore, SettledPlayer, Settlement,
     };
     use shared::testing::call_counter::CallCounter;
     use tests::dynamodb::{
@@ -136,7 +136,7 @@ mod dynamodb_specific {
                 .map(|name| SettledPlayer {
                     player_id: player(name),
                     player_session_id: Some(format!("psess-{name}")),
-                    message: StoredMessage {
+                    message: NewMessage {
                         message_id: MessageId::deterministic(&["placement", placement_id, name]),
                         recipient_id: player(name),
                         sender_id: "system".into(),
@@ -251,7 +251,9 @@ mod dynamodb_specific {
     }
 
     /// BENCHMARK: settling a placement of P players is one TransactWriteItems (for
-    /// P ≤ 49), a duplicate is one cancelled transaction that writes nothing.
+    /// P ≤ 33) after one Query per player (the head of their inbox, where their
+    /// `placement` message goes); a duplicate is one cancelled transaction that writes
+    /// nothing.
     #[tokio::test]
     async fn a_settlement_is_one_transaction_and_a_duplicate_one_cancelled_transaction() {
         let (client, counter) = counted().await;
@@ -272,9 +274,15 @@ mod dynamodb_specific {
         counter.take();
 
         assert!(t.outcomes.settle(&fulfilled("p-1", &names)).await.unwrap());
-        assert_eq!(counter.take(), calls(&[("TransactWriteItems", 1)]));
+        assert_eq!(
+            counter.take(),
+            calls(&[("Query", 2), ("TransactWriteItems", 1)])
+        );
         assert!(!t.outcomes.settle(&fulfilled("p-1", &names)).await.unwrap());
-        assert_eq!(counter.take(), calls(&[("TransactWriteItems", 1)]));
+        assert_eq!(
+            counter.take(),
+            calls(&[("Query", 2), ("TransactWriteItems", 1)])
+        );
 
         // The player item as the design describes it.
         let item = client
@@ -305,10 +313,10 @@ mod dynamodb_specific {
         assert_eq!(item.get("gameSession"), Some(&AttributeValue::M(expected)));
     }
 
-    /// BENCHMARK: 120 players take ceil(120 / 49) = 3 transactions; a duplicate stops
+    /// BENCHMARK: 120 players take ceil(120 / 33) = 4 transactions; a duplicate stops
     /// after the first, cancelled one (its ALL_OLD image shows every chunk written).
     #[tokio::test]
-    async fn a_settlement_of_more_than_49_players_is_one_transaction_per_49() {
+    async fn a_settlement_of_more_than_33_players_is_one_transaction_per_33() {
         let (client, counter) = counted().await;
         let t = tables(&client).await;
         let names: Vec<String> = (0..120).map(|i| format!("p{i:03}")).collect();
@@ -322,14 +330,20 @@ mod dynamodb_specific {
                 .await
                 .unwrap()
         );
-        assert_eq!(counter.take(), calls(&[("TransactWriteItems", 3)]));
+        assert_eq!(
+            counter.take(),
+            calls(&[("Query", 120), ("TransactWriteItems", 4)])
+        );
         assert!(
             !t.outcomes
                 .settle(&fulfilled("p-big", &names))
                 .await
                 .unwrap()
         );
-        assert_eq!(counter.take(), calls(&[("TransactWriteItems", 1)]));
+        assert_eq!(
+            counter.take(),
+            calls(&[("Query", 33), ("TransactWriteItems", 1)])
+        );
     }
 
     /// A retry after a partial settlement (here: the second of three chunks was never
@@ -346,10 +360,14 @@ mod dynamodb_specific {
         // Only the first chunk went through before the failure.
         let first = t
             .outcomes
-            .settle(&fulfilled("p-partial", &names[..49]))
+            .settle(&fulfilled("p-partial", &names[..33]))
             .await
             .unwrap();
-        assert_eq!(counter.take(), calls(&[("TransactWriteItems", 1)]), "setup");
+        assert_eq!(
+            counter.take(),
+            calls(&[("Query", 33), ("TransactWriteItems", 1)]),
+            "setup"
+        );
         assert!(first, "setup");
         assert!(
             t.outcomes
@@ -359,8 +377,8 @@ mod dynamodb_specific {
         );
         assert_eq!(
             counter.take(),
-            calls(&[("TransactWriteItems", 3)]),
-            "chunk 1 refused (already written), chunks 2 and 3 written"
+            calls(&[("Query", 120), ("TransactWriteItems", 4)]),
+            "chunk 1 refused (already written), chunks 2 to 4 written"
         );
         let stored = t.placements.get("p-partial").await.unwrap().unwrap();
         assert_eq!(stored.status, PlacementStatus::Fulfilled);

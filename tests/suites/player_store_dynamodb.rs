@@ -2,17 +2,17 @@
 //! (`scripts/test.sh` starts it and sets `DYNAMODB_ENDPOINT`). Every scenario gets its
 //! own table.
 
-use shared::adapters::dynamodb::DynamoPlayerStore;
-use shared::testing::player_store_contract;
-use tests::dynamodb::{dynamodb_local, fresh_players_table};
+mod contract {
+    use shared::adapters::dynamodb::DynamoPlayerStore;
+    use tests::dynamodb::{dynamodb_local, fresh_players_table};
 
-#[tokio::test]
-async fn dynamodb_player_store_passes_the_contract_suite() {
-    let client = dynamodb_local().await;
-    player_store_contract::run_all(|| async {
-        DynamoPlayerStore::new(client.clone(), fresh_players_table(&client).await)
-    })
-    .await;
+    async fn store() -> DynamoPlayerStore {
+        let client = dynamodb_local().await;
+        let table = fresh_players_table(&client).await;
+        DynamoPlayerStore::new(client, table)
+    }
+
+    shared::player_store_contract_tests!(store);
 }
 
 mod dynamodb_specific {
@@ -119,6 +119,9 @@ mod dynamodb_specific {
             ("expireAt", n(T0 / 1000 + 86_400)),
             ("previousStatus", s("none")),
             ("previousSweepAt", n(0)),
+            ("previousConnectionId", s("none")),
+            ("previousEndpoint", s("none")),
+            ("previousLastSeen", n(0)),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v))
@@ -208,7 +211,13 @@ mod dynamodb_specific {
         let store = DynamoPlayerStore::new(unreachable, "players");
         assert!(matches!(
             store
-                .heartbeat(&alice(), &ConnectionId::parse("c1").unwrap(), T0, T0 + 1)
+                .heartbeat(
+                    &alice(),
+                    &ConnectionId::parse("c1").unwrap(),
+                    T0,
+                    T0 + 1,
+                    None
+                )
                 .await,
             Err(StoreError::Unavailable(_))
         ));

@@ -75,7 +75,7 @@ async fn heartbeat_until(
 /// bob subscribes to alice (and carol, who never shows up), then alice connects and bob
 /// is told she is online.
 async fn bob_watching_alice_online(stack: &TestStack) -> (Client, Client) {
-    let mut bob = stack.connect("bob").await;
+    let mut bob = stack.online("bob").await.0;
     let ack = bob
         .request(
             "subscribePresence",
@@ -86,7 +86,7 @@ async fn bob_watching_alice_online(stack: &TestStack) -> (Client, Client) {
         ack["presence"],
         json!({"alice": "offline", "carol": "offline"})
     );
-    let alice = stack.connect("alice").await;
+    let alice = stack.online("alice").await.0;
     let frame = bob.next_frame().await;
     assert!(about(&frame, "alice"), "{frame}");
     assert_eq!(frame["status"], "online");
@@ -108,7 +108,7 @@ async fn given_alice_online_when_she_closes_and_reconnects_within_the_grace_peri
     let (mut bob, alice) = bob_watching_alice_online(&stack).await;
 
     alice.close().await;
-    let mut alice = stack.connect("alice").await;
+    let mut alice = stack.online("alice").await.0;
     // Longer than grace + one sweep interval: a wrong `offline` (or a second `online`)
     // would have been delivered by now. Both keep heartbeating, so neither times out.
     let until = Instant::now() + RECONNECT_GRACE + SWEEP_INTERVAL + Duration::from_millis(500);
@@ -152,10 +152,18 @@ async fn given_alice_stops_heartbeating_then_her_socket_is_closed_and_bob_gets_o
     let ack = alice.request("heartbeat", json!({})).await;
     assert_eq!(ack["route"], "heartbeat");
     let deadline = last_heartbeat + HEARTBEAT_TIMEOUT + SLACK;
-    let ((offline, others), close) = tokio::join!(
+    let ((offline, others), (why, close)) = tokio::join!(
         heartbeat_until(&mut bob, deadline, |f| about(f, "alice")),
-        // The sweeper closes the zombie socket (DeleteConnection).
-        alice.receive(deadline.saturating_duration_since(Instant::now())),
+        // The sweeper tells the zombie socket why, then closes it (DeleteConnection).
+        async {
+            let why = alice
+                .receive(deadline.saturating_duration_since(Instant::now()))
+                .await;
+            let close = alice
+                .receive(deadline.saturating_duration_since(Instant::now()))
+                .await;
+            (why, close)
+        },
     );
     let offline = offline.expect("alice offline within timeout + 2 s of her last heartbeat");
     assert_eq!(offline["status"], "offline");
@@ -163,6 +171,13 @@ async fn given_alice_stops_heartbeating_then_her_socket_is_closed_and_bob_gets_o
         last_heartbeat.elapsed() >= HEARTBEAT_TIMEOUT,
         "not before the heartbeat timeout"
     );
+    match why {
+        Received::Text(text) => assert_eq!(
+            serde_json::from_str::<Value>(&text).unwrap(),
+            json!({"type": "disconnected", "reason": "heartbeat_timeout"})
+        ),
+        other => panic!("expected the reason first, got {other:?}"),
+    }
     assert!(
         matches!(close, Received::Close(Some(_))),
         "alice's socket closed within timeout + 2 s, got {close:?}"
@@ -174,10 +189,10 @@ async fn given_alice_stops_heartbeating_then_her_socket_is_closed_and_bob_gets_o
 async fn given_carol_heartbeats_every_second_for_twice_the_timeout_then_she_stays_online_and_her_watcher_hears_nothing()
  {
     let stack = presence_stack().await;
-    let mut bob = stack.connect("bob").await;
+    let mut bob = stack.online("bob").await.0;
     bob.request("subscribePresence", json!({"playerIds": ["carol"]}))
         .await;
-    let mut carol = stack.connect("carol").await;
+    let mut carol = stack.online("carol").await.0;
     let online = bob.next_frame().await;
     assert!(
         about(&online, "carol") && online["status"] == "online",
@@ -205,14 +220,14 @@ async fn given_carol_heartbeats_every_second_for_twice_the_timeout_then_she_stay
 #[tokio::test]
 async fn given_bob_unsubscribes_then_no_more_frames_about_alice() {
     let stack = presence_stack().await;
-    let mut bob = stack.connect("bob").await;
+    let mut bob = stack.online("bob").await.0;
     bob.request("subscribePresence", json!({"playerIds": ["alice"]}))
         .await;
     let ack = bob
         .request("unsubscribePresence", json!({"playerIds": ["alice"]}))
         .await;
     assert_eq!(ack["unsubscribed"], 1);
-    let _alice = stack.connect("alice").await;
+    let _alice = stack.online("alice").await.0;
     bob.expect_no_frame(Duration::from_millis(800)).await;
     let bad = bob
         .request("subscribePresence", json!({"playerIds": []}))

@@ -149,10 +149,17 @@ async fn given_zombies_players_past_grace_and_live_players_when_sweeping_then_on
     assert_eq!(w.status("alive").await, PresenceStatus::Online);
     assert_eq!(
         gateway.calls(),
-        vec![GatewayCall::Delete {
-            endpoint: ENDPOINT.into(),
-            connection: "c-zombie".into()
-        }]
+        vec![
+            GatewayCall::Post {
+                endpoint: ENDPOINT.into(),
+                connection: "c-zombie".into(),
+                data: r#"{"type":"disconnected","reason":"heartbeat_timeout"}"#.into(),
+            },
+            GatewayCall::Delete {
+                endpoint: ENDPOINT.into(),
+                connection: "c-zombie".into()
+            }
+        ]
     );
     assert_eq!(w.disconnected(), vec!["gone", "zombie"]);
     // One Query per shard (nothing pages), one UpdateItem per expired player.
@@ -183,10 +190,14 @@ impl ConnectionGateway for HeartbeatDuringSweep {
         if *connection == self.zombie {
             let refreshed = self
                 .players
-                .heartbeat(&p(self.late), &conn(self.late), T0, T0 + HEARTBEAT)
+                .heartbeat(&p(self.late), &conn(self.late), T0, T0 + HEARTBEAT, None)
                 .await
                 .unwrap();
-            assert!(refreshed, "the heartbeat lands");
+            assert_eq!(
+                refreshed,
+                shared::ports::Liveness::Current,
+                "the heartbeat lands"
+            );
         }
         Ok(())
     }

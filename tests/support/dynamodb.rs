@@ -160,13 +160,20 @@ pub fn unique_table_name(prefix: &str) -> String {
     format!("{prefix}-{nanos}-{n}")
 }
 
-/// An error and its sources, one per line (SDK errors say little at the top level).
-pub fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        text.push_str(&format!("\n  caused by: {cause}"));
-        source = cause.source();
-    }
-    text
+/// An error and its sources on one line (SDK errors say little at the top level).
+pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    shared::telemetry::ErrorChain(err).to_string()
+}
+
+/// A client for DynamoDB Local that counts its round trips per operation.
+pub async fn counted_client() -> (Client, shared::testing::call_counter::CallCounter) {
+    let counter = shared::testing::call_counter::CallCounter::new();
+    let base = dynamodb_local().await;
+    let client = Client::from_conf(
+        base.config()
+            .to_builder()
+            .interceptor(counter.clone())
+            .build(),
+    );
+    (client, counter)
 }

@@ -72,6 +72,15 @@ impl TestStack {
         &self.stack
     }
 
+    /// Connects as `player` and sends `resume` (what every client does first: pushed
+    /// frames flow only after it); returns the client and the ack. Frames the resume
+    /// replays are left to read.
+    pub async fn online(&self, player: &str) -> (Client, Value) {
+        let mut client = self.connect(player).await;
+        let ack = client.resume(None).await;
+        (client, ack)
+    }
+
     /// Connects as `player` with `?playerId=` (AUTH_MODE=header); panics if refused.
     pub async fn connect(&self, player: &str) -> Client {
         self.connect_query(&format!("playerId={player}"))
@@ -99,7 +108,7 @@ impl TestStack {
             HeaderValue::from_str(value).expect("a valid header value"),
         );
         match connect_async_with_config(request, None, true).await {
-            Ok((ws, _response)) => Ok(Client { ws }),
+            Ok((ws, _response)) => Ok(Client::new(ws)),
             Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
                 Err(response.status().as_u16())
             }
@@ -111,7 +120,7 @@ impl TestStack {
     pub async fn connect_url(&self, url: &str) -> Result<Client, u16> {
         // TCP_NODELAY, as a latency-minded game client would: frames go out at once.
         match connect_async_with_config(url, None, true).await {
-            Ok((ws, _response)) => Ok(Client { ws }),
+            Ok((ws, _response)) => Ok(Client::new(ws)),
             Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
                 Err(response.status().as_u16())
             }
@@ -179,13 +188,14 @@ impl TestStack {
         }
     }
 
-    /// The undelivered messages of `player` still in the Messages table.
-    pub async fn pending_messages(&self, player: &str) -> Vec<shared::ports::StoredMessage> {
+    /// Every unexpired message in `player`'s inbox, oldest first.
+    pub async fn inbox(&self, player: &str) -> Vec<shared::ports::StoredMessage> {
         let id = PlayerId::parse(player).expect("a valid player id");
+        let now = shared::ports::Clock::now_millis(self.stack.dependencies().clock.as_ref());
         self.stack
             .dependencies()
             .messages
-            .pending(&id, None, 1000)
+            .read(&id, &shared::ports::ReplayFrom::EVERYTHING, now)
             .await
             .expect("the store answers")
             .messages
@@ -240,12 +250,36 @@ pub enum Received {
     Nothing,
 }
 
-/// A game client on a real WebSocket.
+/// A game client on a real WebSocket. It remembers the highest `seq` of the frames it
+/// received, the cursor a real client would report on its next `resume`.
 pub struct Client {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    last_seq: Option<u64>,
 }
 
 impl Client {
+    fn new(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Self {
+        Self { ws, last_seq: None }
+    }
+
+    /// The highest `seq` received on this socket.
+    pub fn cursor(&self) -> Option<u64> {
+        self.last_seq
+    }
+
+    /// Sends `resume` (with `cursor` if given) and returns its ack; panics if the reply
+    /// is not one.
+    pub async fn resume(&mut self, cursor: Option<u64>) -> Value {
+        let body = match cursor {
+            Some(cursor) => serde_json::json!({ "cursor": cursor }),
+            None => serde_json::json!({}),
+        };
+        let ack = self.request("resume", body).await;
+        assert_eq!(ack["type"], "ack", "{ack}");
+        assert_eq!(ack["route"], "resume", "{ack}");
+        ack
+    }
+
     pub async fn send_json(&mut self, value: Value) {
         self.send_text(&value.to_string()).await;
     }
@@ -273,7 +307,15 @@ impl Client {
         let next = async {
             loop {
                 match self.ws.next().await {
-                    Some(Ok(Message::Text(text))) => return Received::Text(text.to_string()),
+                    Some(Ok(Message::Text(text))) => {
+                        if let Some(seq) = serde_json::from_str::<Value>(text.as_str())
+                            .ok()
+                            .and_then(|frame| frame["seq"].as_u64())
+                        {
+                            self.last_seq = Some(self.last_seq.map_or(seq, |last| last.max(seq)));
+                        }
+                        return Received::Text(text.to_string());
+                    }
                     Some(Ok(Message::Binary(bytes))) => return Received::Binary(bytes.to_vec()),
                     Some(Ok(Message::Close(frame))) => {
                         return Received::Close(frame.map(|f| u16::from(f.code)));

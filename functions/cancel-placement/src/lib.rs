@@ -14,8 +14,8 @@ use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use shared::domain::{PlayerId, is_placement_id};
 use shared::ports::{GameLift, GameLiftError, PlacementStore, PlayerStore, StoreError};
-use shared::protocol::{ErrorCode, RouteError, ServerFrame, json_kind};
-use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, client_frame, reply};
+use shared::protocol::{ErrorCode, json_kind};
+use shared::websocket::{Request, RouteError, RouteEvent, RouteHandler, RouteResult};
 use tracing::{error, info, warn};
 
 pub struct CancelPlacementHandler {
@@ -57,57 +57,54 @@ impl CancelPlacementHandler {
         &self,
         player: &PlayerId,
         requested: Option<String>,
-    ) -> Result<Result<String, RouteError>, lambda_runtime::Error> {
-        let record = match self.players.get(player).await {
-            Ok(record) => record,
-            Err(err) => return refused_by_store(err),
-        };
+    ) -> Result<String, RouteError> {
+        let record = self.players.get(player).await.map_err(store_refusal)?;
         let pending = record.as_ref().and_then(|r| r.pending_placement_id.clone());
         let last = record.as_ref().and_then(|r| r.last_placement_id.clone());
         // Default: the pending placement, else the last one (so that a cancel that
         // raced the result says "already ended" rather than "no placement").
         let Some(target) = requested.or_else(|| pending.clone()).or(last) else {
-            return Ok(Err(RouteError::new(
+            return Err(RouteError::new(
                 ErrorCode::NotFound,
                 "no placement is pending",
-            )));
+            ));
         };
         if pending.as_deref() != Some(target.as_str()) {
             match self.placements.get(&target).await {
                 Ok(Some(placement)) if placement.requester_id == *player => {
                     if placement.status.is_final() {
-                        return Ok(Err(already_ended(&target, Some(placement.status.as_str()))));
+                        return Err(already_ended(&target, Some(placement.status.as_str())));
                     }
                     // Still PENDING yet not the player's pending placement (its
                     // requester's record was cleared after a fault): stop it all the same.
                 }
                 Ok(_) => {
-                    return Ok(Err(RouteError::new(
+                    return Err(RouteError::new(
                         ErrorCode::NotFound,
                         format!("you have no placement {target}"),
-                    )));
+                    ));
                 }
-                Err(err) => return refused_by_store(err),
+                Err(err) => return Err(store_refusal(err)),
             }
         }
         match self.gamelift.stop_placement(&target).await {
-            Ok(()) => Ok(Ok(target)),
+            Ok(()) => Ok(target),
             // StopGameSessionPlacement works only while PENDING: it just ended, and its
             // result is on its way.
             Err(
                 GameLiftError::NotFound { message } | GameLiftError::InvalidRequest { message },
             ) => {
                 info!(player_id = %player, placement_id = %target, gamelift = %message, "placement no longer pending at GameLift");
-                Ok(Err(already_ended(&target, None)))
+                Err(already_ended(&target, None))
             }
             Err(refusal) => {
                 let message = match &refusal {
                     GameLiftError::Unavailable(source) | GameLiftError::OutcomeUnknown(source) => {
-                        warn!(player_id = %player, placement_id = %target, error = %source, "GameLift unavailable; nothing cancelled");
+                        warn!(player_id = %player, placement_id = %target, error = %shared::telemetry::ErrorChain(source.as_ref()), "GameLift unavailable; nothing cancelled");
                         "GameLift is unavailable; nothing was cancelled; retry".to_owned()
                     }
                     GameLiftError::Other(source) => {
-                        error!(player_id = %player, placement_id = %target, error = %source, "StopGameSessionPlacement failed");
+                        error!(player_id = %player, placement_id = %target, error = %shared::telemetry::ErrorChain(source.as_ref()), "StopGameSessionPlacement failed");
                         "the placement could not be cancelled".to_owned()
                     }
                     other => {
@@ -115,7 +112,7 @@ impl CancelPlacementHandler {
                         other.to_string()
                     }
                 };
-                Ok(Err(RouteError::new(refusal.code(), message)))
+                Err(RouteError::new(refusal.code(), message))
             }
         }
     }
@@ -129,41 +126,29 @@ fn already_ended(placement_id: &str, status: Option<&str>) -> RouteError {
     RouteError::new(ErrorCode::Conflict, message)
 }
 
-fn refused_by_store<T>(err: StoreError) -> Result<Result<T, RouteError>, lambda_runtime::Error> {
-    match err {
-        StoreError::Unavailable(source) => {
-            warn!(error = %source, "store unavailable; nothing cancelled");
-            Ok(Err(RouteError::new(
-                ErrorCode::Unavailable,
-                "the placement could not be looked up; nothing was cancelled; retry",
-            )))
-        }
-        fault => Err(fault.into()),
-    }
+fn store_refusal(err: StoreError) -> RouteError {
+    RouteError::from_store(
+        err,
+        "the placement could not be looked up; nothing was cancelled; retry",
+    )
 }
 
 #[async_trait]
 impl RouteHandler for CancelPlacementHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
-        let caller = Caller::from_event(&event.payload)?;
-        let frame = match client_frame(&event.payload) {
-            Ok(frame) => frame,
-            Err(error_reply) => return Ok(error_reply),
+        let request = match Request::open(&event.payload)? {
+            Ok(request) => request,
+            Err(reply) => return Ok(reply),
         };
-        let requested = match requested_placement(&frame.body) {
-            Ok(requested) => requested,
-            Err(error) => return Ok(reply(&error.into_frame(&frame))),
+        let player = &request.caller.player_id;
+        let result = match requested_placement(&request.frame.body) {
+            Ok(requested) => self.cancel(player, requested).await.map(|placement_id| {
+                info!(player_id = %player, placement_id, "placement cancel requested");
+                json!({ "placementId": placement_id })
+            }),
+            Err(refusal) => Err(refusal),
         };
-        match self.cancel(&caller.player_id, requested).await? {
-            Ok(placement_id) => {
-                info!(player_id = %caller.player_id, placement_id, "placement cancel requested");
-                Ok(reply(&ServerFrame::ack(
-                    &frame,
-                    json!({ "placementId": placement_id }),
-                )))
-            }
-            Err(error) => Ok(reply(&error.into_frame(&frame))),
-        }
+        Ok(request.respond(result))
     }
 }
 
@@ -176,8 +161,8 @@ mod tests {
     };
     use shared::domain::{ConnectionId, MessageId, PlacementStatus};
     use shared::ports::{
-        MessageKind, NewConnection, PlacementOutcomes, PlacementRecord, SettledPlayer, Settlement,
-        StoredMessage,
+        MessageKind, NewConnection, NewMessage, PlacementOutcomes, PlacementRecord, SettledPlayer,
+        Settlement,
     };
     use shared::testing::events::{parse_event, reply_frame, route_event};
     use shared::testing::fake_gamelift::FakeGameLift;
@@ -255,7 +240,7 @@ mod tests {
             players: vec![SettledPlayer {
                 player_id: player_id.clone(),
                 player_session_id: None,
-                message: StoredMessage {
+                message: NewMessage {
                     message_id: MessageId::deterministic(&["placement", placement_id, player]),
                     recipient_id: player_id,
                     sender_id: "system".into(),

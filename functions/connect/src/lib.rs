@@ -10,15 +10,13 @@ use async_trait::async_trait;
 use shared::config::Config;
 use shared::domain::PLAYER_RETENTION_SECONDS;
 use shared::ports::{
-    Clock, ConnectOutcome, ConnectionGateway, EventBus, GatewayError, NewConnection, PlayerStore,
-    PresenceEvent,
+    Clock, ConnectOutcome, ConnectionGateway, EventBus, NewConnection, PlayerStore, PresenceEvent,
+    StoreError,
 };
 use shared::protocol::ServerFrame;
-use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, status};
+use shared::telemetry::ErrorChain;
+use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, status, tell_and_close};
 use tracing::{error, info, warn};
-
-/// Refuses a `$connect` that lost a race to a later connection of the same player.
-pub const SUPERSEDED_STATUS: i64 = 409;
 
 pub struct ConnectHandler {
     config: Arc<Config>,
@@ -51,34 +49,7 @@ impl ConnectHandler {
     async fn announce(&self, caller: &Caller, at: shared::domain::EpochMillis) {
         let event = PresenceEvent::connected(caller.player_id.clone(), at);
         if let Err(err) = self.events.publish(std::slice::from_ref(&event)).await {
-            error!(player_id = %caller.player_id, connection_id = %caller.connection_id, error = %err, "could not publish presence.connected");
-        }
-    }
-
-    /// Tells the old socket why it is closing, then closes it. Either may find it gone
-    /// already; neither failure should refuse the new connection.
-    async fn replace(
-        &self,
-        caller: &Caller,
-        old_connection: &shared::domain::ConnectionId,
-        old_endpoint: &str,
-    ) {
-        let notice = ServerFrame::SessionReplaced.to_json();
-        match self
-            .gateway
-            .post(old_endpoint, old_connection, notice.as_bytes())
-            .await
-        {
-            Ok(()) | Err(GatewayError::Gone) => {}
-            Err(error) => {
-                warn!(player_id = %caller.player_id, old_connection_id = %old_connection, error = %error, "could not tell the replaced connection")
-            }
-        }
-        match self.gateway.delete(old_endpoint, old_connection).await {
-            Ok(()) | Err(GatewayError::Gone) => {}
-            Err(error) => {
-                warn!(player_id = %caller.player_id, old_connection_id = %old_connection, error = %error, "could not close the replaced connection")
-            }
+            error!(player_id = %caller.player_id, connection_id = %caller.connection_id, error = %ErrorChain(&err), "could not publish presence.connected");
         }
     }
 }
@@ -102,7 +73,19 @@ impl RouteHandler for ConnectHandler {
             sweep_shard: caller.player_id.sweep_shard(self.config.presence_shards),
             expire_at_secs: now / 1000 + PLAYER_RETENTION_SECONDS,
         };
-        let outcome = self.players.connect(&connection).await?;
+        let outcome = match self.players.connect(&connection).await {
+            Ok(outcome) => outcome,
+            Err(err) => {
+                // No frame can be sent yet: the handshake fails with a status the client
+                // can act on (503: try again), and the log keeps the cause.
+                let code = match err {
+                    StoreError::Unavailable(_) => 503,
+                    _ => 500,
+                };
+                warn!(player_id = %caller.player_id, connection_id = %caller.connection_id, status = code, error = %ErrorChain(&err), "connect refused: the connection could not be recorded");
+                return Ok(status(code));
+            }
+        };
         let span = (caller.player_id.as_str(), caller.connection_id.as_str());
         match &outcome {
             ConnectOutcome::New => {
@@ -119,15 +102,26 @@ impl RouteHandler for ConnectHandler {
                 old_endpoint,
             } => {
                 info!(player_id = span.0, connection_id = span.1, old_connection_id = %old_connection, "taking over the session");
-                self.replace(&caller, old_connection, old_endpoint).await;
+                // If the old socket is itself still opening this finds it gone; the new
+                // connection's `resume` closes it again.
+                tell_and_close(
+                    self.gateway.as_ref(),
+                    old_endpoint,
+                    old_connection,
+                    &ServerFrame::SessionReplaced,
+                )
+                .await;
             }
             ConnectOutcome::Superseded => {
+                // Opened at the same moment as a later connection that holds the session
+                // already: accepted, so that the socket can be told why it closes. It is
+                // never live; its first frame (`resume`) gets `session_replaced` and the
+                // close.
                 info!(
                     player_id = span.0,
                     connection_id = span.1,
-                    "refused: a later connection holds the session"
+                    "a later connection holds the session; this one will be replaced"
                 );
-                return Ok(status(SUPERSEDED_STATUS));
             }
         }
         Ok(status(200))
@@ -259,7 +253,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn given_a_later_connection_holds_the_record_when_an_older_connect_lands_then_it_is_refused()
+    async fn given_a_later_connection_holds_the_record_when_an_older_connect_lands_then_it_is_accepted_but_not_recorded()
      {
         let w = world();
         w.handler
@@ -271,7 +265,8 @@ mod tests {
             .handle(route_event("$connect", "alice", "old", T0, None))
             .await
             .unwrap();
-        assert_eq!(response.status_code, SUPERSEDED_STATUS);
+        // Accepted, so that its first frame can be answered with session_replaced.
+        assert_eq!(response.status_code, 200);
         assert_eq!(
             w.players
                 .get(&alice())
@@ -354,7 +349,7 @@ mod tests {
         connect(&w, "c1", T0).await;
         w.bus.take();
         assert_eq!(connect(&w, "c2", T0 + 10).await, 200);
-        assert_eq!(connect(&w, "old", T0 + 5).await, SUPERSEDED_STATUS);
+        assert_eq!(connect(&w, "old", T0 + 5).await, 200);
         assert!(w.bus.published().is_empty());
     }
 
@@ -365,6 +360,23 @@ mod tests {
         assert_eq!(connect(&w, "c1", T0).await, 200);
         let record = w.players.get(&alice()).await.unwrap().unwrap();
         assert_eq!(record.status, PresenceStatus::Online);
+    }
+
+    #[tokio::test]
+    async fn given_the_storage_is_down_when_connecting_then_the_handshake_fails_with_503_not_a_lambda_error()
+     {
+        let handler = ConnectHandler::new(
+            Arc::new(Config::for_local("Development")),
+            Arc::new(shared::testing::unavailable::Unavailable),
+            Arc::new(RecordingGateway::new()),
+            Arc::new(ManualClock::at(T0)),
+            Arc::new(InProcessEventBus::new()),
+        );
+        let response = handler
+            .handle(route_event("$connect", "alice", "c1", T0, None))
+            .await
+            .unwrap();
+        assert_eq!(response.status_code, 503);
     }
 
     #[tokio::test]

@@ -8,8 +8,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use shared::config::Config;
 use shared::ports::{Clock, PlayerStore};
+use shared::telemetry::ErrorChain;
 use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, status};
-use tracing::info;
+use tracing::{info, warn};
 
 pub struct DisconnectHandler {
     config: Arc<Config>,
@@ -33,10 +34,18 @@ impl RouteHandler for DisconnectHandler {
         let caller = Caller::from_event(&event.payload)?;
         let now = self.clock.now_millis();
         let grace_until = now + self.config.reconnect_grace.as_millis() as i64;
-        let applied = self
+        let applied = match self
             .players
             .disconnect(&caller.player_id, &caller.connection_id, now, grace_until)
-            .await?;
+            .await
+        {
+            Ok(applied) => applied,
+            Err(err) => {
+                // Nobody hears a $disconnect's answer; the sweeper converges presence.
+                warn!(player_id = %caller.player_id, connection_id = %caller.connection_id, error = %ErrorChain(&err), "the disconnect could not be recorded; the sweeper will take the player offline");
+                return Ok(status(200));
+            }
+        };
         let ctx = &event.payload.request_context;
         info!(
             player_id = %caller.player_id,

@@ -17,6 +17,7 @@ async fn main() -> Result<(), Error> {
     let handler = HeartbeatHandler::new(
         config.clone(),
         aws::player_store(&sdk, &config),
+        aws::connection_gateway(&sdk),
         Arc::new(SystemClock),
     );
     let handler = &handler;

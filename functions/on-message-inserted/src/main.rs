@@ -16,7 +16,6 @@ async fn main() -> Result<(), Error> {
     let handler = MessageInsertedHandler::new(
         config.clone(),
         aws::player_store(&sdk, &config),
-        aws::message_store(&sdk, &config),
         aws::connection_gateway(&sdk),
         Arc::new(SystemClock),
     );

@@ -1,17 +1,17 @@
 //! `on-presence-event`: the presence bus's rule target. For a `presence.connected` or
 //! `presence.disconnected` event it looks up who watches the player (one Query per
-//! page of watchers) and writes one `presence` message to each (one BatchWriteItem per
-//! 25 watchers). Delivery then happens like any message, from the Messages stream
-//! (`on-message-inserted`); presence messages are short-lived and `resume` does not
-//! replay them (stale by then).
+//! page of watchers) and appends one `presence` message to each watcher's inbox.
+//! Delivery then happens like any message, from the Messages stream
+//! (`on-message-inserted`); presence messages are short-lived, and `resume` replays only
+//! the latest one about each player.
 //!
 //! An event that is not a presence event (unknown detail-type, malformed detail) is
 //! logged and skipped: retrying it would never help.
 //!
 //! EventBridge delivers at least once and retries a failed invocation, so each message
-//! id is derived from the event and the watcher ([`presence_message_id`]): a retry
-//! overwrites the same items, which a stream records as MODIFY, not INSERT, so nothing
-//! is delivered twice.
+//! id is derived from the event and the watcher ([`presence_message_id`]): an append
+//! whose id is already the newest of that inbox writes nothing, so a retry does not
+//! deliver the same change twice.
 
 use std::sync::Arc;
 
@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::Value;
 use shared::domain::{MessageId, PlayerId};
 use shared::ports::{
-    Clock, MessageKind, MessageStore, PresenceEvent, StoreError, StoredMessage, SubscriptionStore,
+    Clock, MessageKind, MessageStore, NewMessage, PresenceEvent, StoreError, SubscriptionStore,
 };
 use shared::protocol::ServerFrame;
 use tracing::{info, warn};
@@ -35,7 +35,7 @@ pub const SYSTEM_SENDER: &str = "system";
 
 /// The id of the presence message `watcher` gets for `event`: the same for every
 /// delivery of the event. Player ids cannot contain `#`, so the parts cannot run into
-/// each other. Not time-ordered, which does not matter: `resume` never replays presence.
+/// each other.
 pub fn presence_message_id(event: &PresenceEvent, watcher: &PlayerId) -> MessageId {
     MessageId::deterministic(&[
         "presence",
@@ -121,9 +121,9 @@ impl PresenceEventHandler {
         }
         .to_json();
         let expire_at_secs = now.div_euclid(1000) + PRESENCE_MESSAGE_TTL_SECONDS;
-        let messages: Vec<StoredMessage> = watchers
+        let messages: Vec<NewMessage> = watchers
             .into_iter()
-            .map(|recipient_id| StoredMessage {
+            .map(|recipient_id| NewMessage {
                 message_id: presence_message_id(event, &recipient_id),
                 recipient_id,
                 sender_id: SYSTEM_SENDER.to_owned(),
@@ -133,7 +133,7 @@ impl PresenceEventHandler {
                 expire_at_secs,
             })
             .collect();
-        self.messages.put_all(&messages).await?;
+        self.messages.append(&messages).await?;
         info!(
             player_id = %event.player_id,
             change = event.detail_type(),
@@ -148,11 +148,10 @@ impl PresenceEventHandler {
 mod tests {
     use std::collections::BTreeMap;
 
-    use async_trait::async_trait;
     use serde_json::json;
     use shared::adapters::memory::{InMemoryMessageStore, InMemorySubscriptionStore};
     use shared::domain::EpochMillis;
-    use shared::ports::{ManualClock, MessagePage, SUBSCRIPTION_TTL_SECONDS};
+    use shared::ports::{ManualClock, SUBSCRIPTION_TTL_SECONDS, StoredMessage};
     use shared::testing::events::parse_event;
 
     use super::*;
@@ -278,8 +277,8 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn given_the_same_event_delivered_twice_when_handled_then_the_retry_writes_the_same_items_and_no_new_insert()
-     {
+    async fn given_the_same_event_delivered_twice_when_handled_then_the_retry_appends_nothing_new()
+    {
         let inserts = Inserts::default();
         let subscriptions = Arc::new(InMemorySubscriptionStore::new());
         let messages = Arc::new(InMemoryMessageStore::with_observer(inserts.clone()));
@@ -392,27 +391,6 @@ mod tests {
         assert!(w.messages.all().is_empty());
     }
 
-    /// A Messages table that is down.
-    struct DownMessages;
-
-    #[async_trait]
-    impl MessageStore for DownMessages {
-        async fn put_all(&self, _: &[StoredMessage]) -> Result<(), StoreError> {
-            Err(StoreError::Unavailable("throttled".into()))
-        }
-        async fn pending(
-            &self,
-            _: &PlayerId,
-            _: Option<&MessageId>,
-            _: u32,
-        ) -> Result<MessagePage, StoreError> {
-            Ok(MessagePage::default())
-        }
-        async fn delete_all(&self, _: &[MessageId]) -> Result<(), StoreError> {
-            Ok(())
-        }
-    }
-
     #[tokio::test]
     async fn given_the_messages_table_down_then_the_invocation_fails_so_eventbridge_retries_it() {
         let subscriptions = Arc::new(InMemorySubscriptionStore::new());
@@ -422,7 +400,7 @@ mod tests {
             .unwrap();
         let handler = PresenceEventHandler::new(
             subscriptions,
-            Arc::new(DownMessages),
+            Arc::new(shared::testing::unavailable::Unavailable),
             Arc::new(ManualClock::at(T0)),
         );
         let error = handler

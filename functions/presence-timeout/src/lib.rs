@@ -32,6 +32,8 @@ use shared::domain::{EpochMillis, PresenceStatus};
 use shared::ports::{
     Clock, ConnectionGateway, EventBus, ExpiredPlayer, GatewayError, PlayerStore, PresenceEvent,
 };
+use shared::protocol::{DisconnectReason, ServerFrame};
+use shared::telemetry::ErrorChain;
 use tokio::sync::mpsc;
 use tracing::{error, info, warn};
 
@@ -264,21 +266,29 @@ impl PresenceTimeoutHandler {
             Ok(Some(old)) => old,
             Ok(None) => return Retired::StillHere,
             Err(err) => {
-                error!(player_id = %player.player_id, error = %err, "could not mark an expired player offline");
+                error!(player_id = %player.player_id, error = %ErrorChain(&err), "could not mark an expired player offline");
                 return Retired::Failed;
             }
         };
         let mut closed = false;
         if old.status == PresenceStatus::Online {
-            // A zombie: online without a heartbeat. Its `$disconnect`, when the socket
-            // closes, finds the record offline and changes nothing.
+            // A zombie: online without a heartbeat. It is told why (best effort: it is
+            // probably not listening), then closed; its `$disconnect` finds the record
+            // offline and changes nothing.
+            let why = ServerFrame::Disconnected {
+                reason: DisconnectReason::HeartbeatTimeout,
+            };
+            let _ = self
+                .gateway
+                .post(&old.endpoint, &old.connection_id, why.to_json().as_bytes())
+                .await;
             match self.gateway.delete(&old.endpoint, &old.connection_id).await {
                 Ok(()) | Err(GatewayError::Gone) => {
                     info!(player_id = %old.player_id, connection_id = %old.connection_id, "closed a zombie connection");
                     closed = true;
                 }
                 Err(err) => {
-                    warn!(player_id = %old.player_id, connection_id = %old.connection_id, error = %err, "could not close a zombie connection");
+                    warn!(player_id = %old.player_id, connection_id = %old.connection_id, error = %ErrorChain(&err), "could not close a zombie connection");
                 }
             }
         }
@@ -444,10 +454,17 @@ mod tests {
         assert_eq!(w.status("alice").await, PresenceStatus::Offline);
         assert_eq!(
             w.gateway.calls(),
-            vec![GatewayCall::Delete {
-                endpoint: endpoint(),
-                connection: "c-alice".into()
-            }]
+            vec![
+                GatewayCall::Post {
+                    endpoint: endpoint(),
+                    connection: "c-alice".into(),
+                    data: r#"{"type":"disconnected","reason":"heartbeat_timeout"}"#.into(),
+                },
+                GatewayCall::Delete {
+                    endpoint: endpoint(),
+                    connection: "c-alice".into()
+                }
+            ]
         );
         assert_eq!(
             w.bus.published(),
@@ -490,11 +507,12 @@ mod tests {
         for _ in 0..200 {
             now += 1000;
             w.clock.set(now);
-            assert!(
+            assert_eq!(
                 w.players
-                    .heartbeat(&p("alice"), &conn("alice"), now, now + HEARTBEAT)
+                    .heartbeat(&p("alice"), &conn("alice"), now, now + HEARTBEAT, None)
                     .await
-                    .unwrap()
+                    .unwrap(),
+                shared::ports::Liveness::Current
             );
             assert_eq!(w.handler().sweep_once(now).await.swept, 0);
         }
@@ -520,10 +538,10 @@ mod tests {
                 let late = p(self.late);
                 let refreshed = self
                     .players
-                    .heartbeat(&late, &conn(self.late), self.at, self.at + HEARTBEAT)
+                    .heartbeat(&late, &conn(self.late), self.at, self.at + HEARTBEAT, None)
                     .await
                     .unwrap();
-                assert!(refreshed);
+                assert_eq!(refreshed, shared::ports::Liveness::Current);
             }
             Ok(())
         }

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::json;
 use shared::domain::{GameSession, PlayerId};
-use shared::ports::{GameLift, GameLiftError, PlayerStore, StoreError};
-use shared::protocol::{ErrorCode, RouteError, ServerFrame};
-use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, client_frame, reply};
+use shared::ports::{GameLift, GameLiftError, PlayerStore};
+use shared::protocol::ErrorCode;
+use shared::websocket::{Request, RouteError, RouteEvent, RouteHandler, RouteResult};
 use tracing::{error, info, warn};
 
 pub struct RejoinSessionHandler {
@@ -25,19 +25,13 @@ impl RejoinSessionHandler {
         Self { players, gamelift }
     }
 
-    async fn rejoin(
-        &self,
-        player: &PlayerId,
-    ) -> Result<Result<GameSession, RouteError>, lambda_runtime::Error> {
-        let record = match self.players.get(player).await {
-            Ok(record) => record,
-            Err(err) => return refused_by_store(err),
-        };
+    async fn rejoin(&self, player: &PlayerId) -> Result<GameSession, RouteError> {
+        let record = self.players.get(player).await.map_err(store_refusal)?;
         let Some(last) = record.and_then(|r| r.game_session) else {
-            return Ok(Err(RouteError::new(
+            return Err(RouteError::new(
                 ErrorCode::NotFound,
                 "no game session on record: request a placement first",
-            )));
+            ));
         };
         let seat = match self
             .gamelift
@@ -45,7 +39,7 @@ impl RejoinSessionHandler {
             .await
         {
             Ok(seat) => seat,
-            Err(refusal) => return Ok(Err(gamelift_refusal(player, &last, refusal))),
+            Err(refusal) => return Err(gamelift_refusal(player, &last, refusal)),
         };
         let session = GameSession {
             game_session_arn: last.game_session_arn.clone(),
@@ -57,15 +51,15 @@ impl RejoinSessionHandler {
             player_session_id: seat.player_session_id,
         };
         match self.players.update_game_session(player, &session).await {
-            Ok(true) => Ok(Ok(session)),
+            Ok(true) => Ok(session),
             Ok(false) => {
                 warn!(player_id = %player, game_session_arn = %last.game_session_arn, "the player's game changed during the rejoin");
-                Ok(Err(RouteError::new(
+                Err(RouteError::new(
                     ErrorCode::Conflict,
                     "your game session changed meanwhile (a new placement was fulfilled); rejoin again",
-                )))
+                ))
             }
-            Err(err) => refused_by_store(err),
+            Err(err) => Err(store_refusal(err)),
         }
     }
 }
@@ -100,37 +94,23 @@ fn gamelift_refusal(player: &PlayerId, last: &GameSession, refusal: GameLiftErro
     }
 }
 
-fn refused_by_store<T>(err: StoreError) -> Result<Result<T, RouteError>, lambda_runtime::Error> {
-    match err {
-        StoreError::Unavailable(source) => {
-            warn!(error = %source, "store unavailable");
-            Ok(Err(RouteError::new(
-                ErrorCode::Unavailable,
-                "your game could not be looked up or saved; retry",
-            )))
-        }
-        fault => Err(fault.into()),
-    }
+fn store_refusal(err: shared::ports::StoreError) -> RouteError {
+    RouteError::from_store(err, "your game could not be looked up or saved; retry")
 }
 
 #[async_trait]
 impl RouteHandler for RejoinSessionHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
-        let caller = Caller::from_event(&event.payload)?;
-        let frame = match client_frame(&event.payload) {
-            Ok(frame) => frame,
-            Err(error_reply) => return Ok(error_reply),
+        let request = match Request::open(&event.payload)? {
+            Ok(request) => request,
+            Err(reply) => return Ok(reply),
         };
-        match self.rejoin(&caller.player_id).await? {
-            Ok(session) => {
-                info!(player_id = %caller.player_id, game_session_arn = %session.game_session_arn, player_session_id = %session.player_session_id, "rejoined");
-                Ok(reply(&ServerFrame::ack(
-                    &frame,
-                    json!({ "gameSession": session }),
-                )))
-            }
-            Err(error) => Ok(reply(&error.into_frame(&frame))),
-        }
+        let player = &request.caller.player_id;
+        let result = self.rejoin(player).await.map(|session| {
+            info!(player_id = %player, game_session_arn = %session.game_session_arn, player_session_id = %session.player_session_id, "rejoined");
+            json!({ "gameSession": session })
+        });
+        Ok(request.respond(result))
     }
 }
 
@@ -144,8 +124,8 @@ mod tests {
     };
     use shared::domain::{ConnectionId, MessageId, PlacementStatus};
     use shared::ports::{
-        MessageKind, NewConnection, PlacedGameSession, PlacementOutcomes, PlacementRecord,
-        PlacementStore, PlayerSession, SettledPlayer, Settlement, StoredMessage,
+        MessageKind, NewConnection, NewMessage, PlacedGameSession, PlacementOutcomes,
+        PlacementRecord, PlacementStore, PlayerSession, SettledPlayer, Settlement,
     };
     use shared::testing::events::{parse_event, reply_frame, route_event};
     use shared::testing::fake_gamelift::{
@@ -221,7 +201,7 @@ mod tests {
             players: vec![SettledPlayer {
                 player_id: alice(),
                 player_session_id: Some("psess-first".into()),
-                message: StoredMessage {
+                message: NewMessage {
                     message_id: MessageId::deterministic(&["placement", placement_id, "alice"]),
                     recipient_id: alice(),
                     sender_id: "system".into(),

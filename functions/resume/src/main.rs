@@ -6,6 +6,7 @@ use lambda_runtime::{Error, run, service_fn};
 use resume::ResumeHandler;
 use shared::adapters::aws;
 use shared::config::Config;
+use shared::ports::SystemClock;
 use shared::websocket::RouteHandler;
 
 #[tokio::main]
@@ -16,7 +17,9 @@ async fn main() -> Result<(), Error> {
     let handler = ResumeHandler::new(
         aws::player_store(&sdk, &config),
         aws::message_store(&sdk, &config),
+        aws::delivery_handover(&sdk, &config),
         aws::connection_gateway(&sdk),
+        Arc::new(SystemClock),
     );
     let handler = &handler;
     run(service_fn(move |event| handler.handle(event))).await

@@ -1,7 +1,7 @@
-//! `sendMessage`: a player sends any JSON value to up to 100 players. One Messages item
-//! per recipient, written in batches of 25; delivery happens asynchronously from the
-//! table's stream (`on-message-inserted`), and what cannot be delivered waits for the
-//! recipient's `resume`.
+//! `sendMessage`: a player sends any JSON value to up to 100 players. The message (one
+//! id, the same for every recipient) is appended to each recipient's inbox; delivery
+//! happens from the table's stream (`on-message-inserted`) to recipients who are live,
+//! and `resume` replays it to the others (docs/architecture.md#delivery).
 
 use std::sync::Arc;
 
@@ -9,12 +9,12 @@ use async_trait::async_trait;
 use serde_json::json;
 use shared::config::Config;
 use shared::domain::MessageId;
-use shared::ports::{Clock, MessageKind, MessageStore, StoreError, StoredMessage};
-use shared::protocol::{ClientFrame, ErrorCode, RouteError, ServerFrame, player_ids_field};
-use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, client_frame, reply};
-use tracing::{info, warn};
+use shared::ports::{Clock, MessageKind, MessageStore, NewMessage};
+use shared::protocol::{ClientFrame, ErrorCode, ServerFrame, player_ids_field};
+use shared::websocket::{Caller, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
+use tracing::debug;
 
-/// The most a message may weigh, serialized (DESIGN §3).
+/// The most a message may weigh, serialized (the README's protocol section).
 pub const MAX_MESSAGE_BYTES: usize = 32 * 1024;
 
 pub struct SendMessageHandler {
@@ -36,11 +36,7 @@ impl SendMessageHandler {
         }
     }
 
-    fn build(
-        &self,
-        caller: &Caller,
-        frame: &ClientFrame,
-    ) -> Result<Vec<StoredMessage>, RouteError> {
+    fn build(&self, caller: &Caller, frame: &ClientFrame) -> Result<Vec<NewMessage>, RouteError> {
         let recipients =
             player_ids_field(&frame.body, "playerIds").map_err(RouteError::bad_request)?;
         let message = match frame.body.get("message") {
@@ -58,26 +54,24 @@ impl SendMessageHandler {
         }
         let now = self.clock.now_millis();
         let expire_at_secs = (now / 1000) + self.config.message_ttl.as_secs() as i64;
+        let message_id = MessageId::generate(now);
+        let payload = ServerFrame::Message {
+            message_id: message_id.to_string(),
+            from: caller.player_id.to_string(),
+            message: message.clone(),
+            sent_at: now,
+        }
+        .to_json();
         Ok(recipients
             .into_iter()
-            .map(|recipient_id| {
-                let message_id = MessageId::generate(now);
-                let payload = ServerFrame::Message {
-                    message_id: message_id.to_string(),
-                    from: caller.player_id.to_string(),
-                    message: message.clone(),
-                    sent_at: now,
-                }
-                .to_json();
-                StoredMessage {
-                    message_id,
-                    recipient_id,
-                    sender_id: caller.player_id.to_string(),
-                    kind: MessageKind::Chat,
-                    payload,
-                    created_at: now,
-                    expire_at_secs,
-                }
+            .map(|recipient_id| NewMessage {
+                message_id: message_id.clone(),
+                recipient_id,
+                sender_id: caller.player_id.to_string(),
+                kind: MessageKind::Chat,
+                payload: payload.clone(),
+                created_at: now,
+                expire_at_secs,
             })
             .collect())
     }
@@ -86,34 +80,28 @@ impl SendMessageHandler {
 #[async_trait]
 impl RouteHandler for SendMessageHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
-        let caller = Caller::from_event(&event.payload)?;
-        let frame = match client_frame(&event.payload) {
-            Ok(frame) => frame,
-            Err(error_reply) => return Ok(error_reply),
+        let request = match Request::open(&event.payload)? {
+            Ok(request) => request,
+            Err(reply) => return Ok(reply),
         };
-        let messages = match self.build(&caller, &frame) {
-            Ok(messages) => messages,
-            Err(error) => return Ok(reply(&error.into_frame(&frame))),
+        let result = match self.build(&request.caller, &request.frame) {
+            Ok(messages) => self
+                .messages
+                .append(&messages)
+                .await
+                .map(|_| {
+                    debug!(player_id = %request.caller.player_id, queued = messages.len(), "message queued");
+                    json!({ "queued": messages.len() })
+                })
+                .map_err(|e| {
+                    RouteError::from_store(
+                        e,
+                        "the message may have reached some recipients but not all; retry",
+                    )
+                }),
+            Err(refusal) => Err(refusal),
         };
-        match self.messages.put_all(&messages).await {
-            Ok(()) => {
-                info!(player_id = %caller.player_id, queued = messages.len(), "message queued");
-                Ok(reply(&ServerFrame::ack(
-                    &frame,
-                    json!({ "queued": messages.len() }),
-                )))
-            }
-            Err(StoreError::Unavailable(source)) => {
-                warn!(player_id = %caller.player_id, error = %source, "messages could not all be queued");
-                let message = "the message could not be queued for every recipient; some may have received it; retry";
-                Ok(reply(&ServerFrame::error(
-                    &frame,
-                    ErrorCode::Unavailable,
-                    message,
-                )))
-            }
-            Err(fault) => Err(fault.into()),
-        }
+        Ok(request.respond(result))
     }
 }
 
@@ -125,7 +113,7 @@ mod tests {
     use shared::ports::ManualClock;
     use shared::testing::events::{parse_event, reply_frame, route_event};
 
-    const T0: i64 = 1_795_323_600_000;
+    use shared::testing::fixtures::T0;
 
     fn handler(messages: Arc<InMemoryMessageStore>) -> SendMessageHandler {
         SendMessageHandler::new(
@@ -151,48 +139,12 @@ mod tests {
         .await
     }
 
-    type MakeError = fn() -> StoreError;
-
-    /// A Messages table whose every call fails with the error it makes.
-    struct FailingStore(MakeError);
-
-    #[async_trait]
-    impl MessageStore for FailingStore {
-        async fn put_all(&self, _: &[StoredMessage]) -> Result<(), StoreError> {
-            Err((self.0)())
-        }
-
-        async fn pending(
-            &self,
-            _: &shared::domain::PlayerId,
-            _: Option<&MessageId>,
-            _: u32,
-        ) -> Result<shared::ports::MessagePage, StoreError> {
-            Err((self.0)())
-        }
-
-        async fn delete_all(&self, _: &[MessageId]) -> Result<(), StoreError> {
-            Err((self.0)())
-        }
-    }
-
     #[tokio::test]
     async fn given_the_store_unavailable_when_sending_then_an_unavailable_error_frame_and_ok() {
-        let cases: [(&str, MakeError); 2] = [
-            // What the DynamoDB adapter returns once its bounded retries are spent.
-            ("unprocessed items", || {
-                StoreError::Unavailable(
-                    "2 of 2 write requests still unprocessed after 6 BatchWriteItem attempts"
-                        .into(),
-                )
-            }),
-            ("throttled", || {
-                StoreError::Unavailable("ThrottlingException".into())
-            }),
-        ];
-        for (case, make) in cases {
+        {
+            let case = "storage down";
             // Given a store that cannot take the writes
-            let store = Arc::new(FailingStore(make));
+            let store = Arc::new(shared::testing::unavailable::Unavailable);
 
             // When alice sends to two players
             let result = send_to(
@@ -217,20 +169,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn given_a_store_fault_when_sending_then_the_handler_fails() {
-        // Given a fault (a missing table, a missing permission): not the client's to retry
-        let store = Arc::new(FailingStore(|| {
-            StoreError::Other("ResourceNotFoundException".into())
-        }));
-
-        let result = send_to(store, json!({"playerIds": ["bob"], "message": 1})).await;
-
-        // Then Err, so that the failure shows in Lambda's errors and alarms.
-        assert!(result.is_err());
-    }
-
-    #[tokio::test]
-    async fn given_duplicate_recipients_when_sending_then_one_item_each_and_queued_counts_them_once()
+    async fn given_duplicate_recipients_when_sending_then_one_copy_each_with_one_message_id_and_queued_counts_them_once()
      {
         let messages = Arc::new(InMemoryMessageStore::new());
         let ack = send(
@@ -246,6 +185,10 @@ mod tests {
         let mut recipients: Vec<_> = stored.iter().map(|m| m.recipient_id.to_string()).collect();
         recipients.sort();
         assert_eq!(recipients, vec!["bob", "carol"]);
+        assert_eq!(
+            stored[0].message_id, stored[1].message_id,
+            "one message, one id"
+        );
         for m in &stored {
             let frame: Value = serde_json::from_str(&m.payload).unwrap();
             assert_eq!(frame["type"], "message");

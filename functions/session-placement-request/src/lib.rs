@@ -19,8 +19,6 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use aws_lambda_events::apigw::ApiGatewayProxyResponse;
-use aws_lambda_events::encodings::Body;
 use serde_json::{Map, Value, json};
 use shared::config::Config;
 use shared::domain::{PlayerId, new_placement_id, placement_requested_at};
@@ -28,8 +26,9 @@ use shared::ports::{
     Clock, GameLift, GameLiftError, PlacementRecord, PlacementRequest, PlacementStore, PlayerStore,
     StoreError,
 };
-use shared::protocol::{ClientFrame, ErrorCode, RouteError, ServerFrame, json_kind};
-use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, client_frame, reply};
+use shared::protocol::{ErrorCode, json_kind};
+use shared::telemetry::ErrorChain;
+use shared::websocket::{Request, RouteError, RouteEvent, RouteHandler, RouteResult};
 use tracing::{error, info, warn};
 
 /// At most this many regions in `latencies` (DESIGN §3).
@@ -156,15 +155,6 @@ fn queue(value: Option<&Value>, queues: &[String]) -> Result<String, RouteError>
     }
 }
 
-/// How a request ended, short of a fault.
-#[derive(Debug)]
-enum Outcome {
-    Pending,
-    /// Another placement of this player's is pending.
-    Conflict(String),
-    Refused(RouteError),
-}
-
 pub struct SessionPlacementRequestHandler {
     config: Arc<Config>,
     players: Arc<dyn PlayerStore>,
@@ -195,28 +185,28 @@ impl SessionPlacementRequestHandler {
         player: &PlayerId,
         body: PlacementBody,
         placement_id: &str,
-    ) -> Result<Outcome, lambda_runtime::Error> {
+    ) -> Result<(), RouteError> {
         match self.players.begin_placement(player, placement_id).await {
             Ok(Ok(())) => {}
             Ok(Err(pending)) => {
                 // Only a placement that is still going blocks a new one: one left behind
                 // by a fault is cleared, and the request goes on.
                 if !self.clear_if_stale(player, &pending).await? {
-                    return Ok(Outcome::Conflict(pending));
+                    return Err(conflict(&pending));
                 }
                 match self.players.begin_placement(player, placement_id).await {
                     Ok(Ok(())) => {}
-                    Ok(Err(pending)) => return Ok(Outcome::Conflict(pending)),
-                    Err(err) => return refused_by_store(err),
+                    Ok(Err(pending)) => return Err(conflict(&pending)),
+                    Err(err) => return Err(store_refusal(err)),
                 }
             }
-            Err(err) => return refused_by_store(err),
+            Err(err) => return Err(store_refusal(err)),
         }
         let now = self.clock.now_millis();
         let record = PlacementRecord::pending(placement_id, player.clone(), &body.queue, now);
         if let Err(err) = self.placements.create(&record).await {
             self.abandon(player, placement_id).await;
-            return refused_by_store(err);
+            return Err(store_refusal(err));
         }
         let request = PlacementRequest {
             placement_id: placement_id.to_owned(),
@@ -227,14 +217,10 @@ impl SessionPlacementRequestHandler {
             latencies: body.latencies,
         };
         match self.gamelift.start_placement(&request).await {
-            Ok(()) => Ok(Outcome::Pending),
+            Ok(()) => Ok(()),
             Err(refusal) => {
                 self.fail(player, placement_id, &refusal).await;
-                Ok(Outcome::Refused(gamelift_refusal(
-                    player,
-                    placement_id,
-                    &refusal,
-                )))
+                Err(gamelift_refusal(player, placement_id, &refusal))
             }
         }
     }
@@ -244,18 +230,14 @@ impl SessionPlacementRequestHandler {
     /// the player failed), or it was never recorded although it was requested long ago
     /// (the request died between its two writes). A PENDING record is a placement still
     /// going: its event settles it. Costs one read, on the conflict path only.
-    async fn clear_if_stale(
-        &self,
-        player: &PlayerId,
-        pending: &str,
-    ) -> Result<bool, lambda_runtime::Error> {
+    async fn clear_if_stale(&self, player: &PlayerId, pending: &str) -> Result<bool, RouteError> {
         let record = match self.placements.get(pending).await {
             Ok(record) => record,
             Err(StoreError::Unavailable(source)) => {
-                warn!(player_id = %player, placement_id = pending, error = %source, "cannot check the pending placement; reporting the conflict");
+                warn!(player_id = %player, placement_id = pending, error = %ErrorChain(source.as_ref()), "cannot check the pending placement; reporting the conflict");
                 return Ok(false);
             }
-            Err(fault) => return Err(fault.into()),
+            Err(fault) => return Err(store_refusal(fault)),
         };
         let stale = match &record {
             Some(record) => record.status.is_final(),
@@ -317,17 +299,21 @@ impl SessionPlacementRequestHandler {
     }
 }
 
-fn refused_by_store(err: StoreError) -> Result<Outcome, lambda_runtime::Error> {
-    match err {
-        StoreError::Unavailable(source) => {
-            warn!(error = %source, "store unavailable; placement not requested");
-            Ok(Outcome::Refused(RouteError::new(
-                ErrorCode::Unavailable,
-                "the placement could not be recorded; nothing was placed; retry",
-            )))
-        }
-        fault => Err(fault.into()),
-    }
+fn store_refusal(err: StoreError) -> RouteError {
+    RouteError::from_store(
+        err,
+        "the placement could not be recorded; nothing was placed; retry",
+    )
+}
+
+/// A `conflict` that also names the pending placement as `placementId`.
+fn conflict(pending: &str) -> RouteError {
+    info!(placement_id = %pending, "a placement is already pending");
+    RouteError::new(
+        ErrorCode::Conflict,
+        format!("placement {pending} is already pending: wait for its result or cancel it"),
+    )
+    .with_detail("placementId", pending)
 }
 
 fn gamelift_refusal(player: &PlayerId, placement_id: &str, refusal: &GameLiftError) -> RouteError {
@@ -349,49 +335,26 @@ fn gamelift_refusal(player: &PlayerId, placement_id: &str, refusal: &GameLiftErr
     RouteError::new(code, message)
 }
 
-/// A `conflict` error that also carries the pending placement's id as `placementId`.
-fn conflict_reply(frame: &ClientFrame, pending: &str) -> ApiGatewayProxyResponse {
-    let error = ServerFrame::error(
-        frame,
-        ErrorCode::Conflict,
-        format!("placement {pending} is already pending: wait for its result or cancel it"),
-    );
-    let mut response = reply(&error);
-    if let Ok(Value::Object(mut fields)) = serde_json::to_value(&error) {
-        fields.insert("placementId".into(), Value::String(pending.to_owned()));
-        response.body = Some(Body::Text(Value::Object(fields).to_string()));
-    }
-    response
-}
-
 #[async_trait]
 impl RouteHandler for SessionPlacementRequestHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
-        let caller = Caller::from_event(&event.payload)?;
-        let frame = match client_frame(&event.payload) {
-            Ok(frame) => frame,
-            Err(error_reply) => return Ok(error_reply),
+        let request = match Request::open(&event.payload)? {
+            Ok(request) => request,
+            Err(reply) => return Ok(reply),
         };
-        let body = match PlacementBody::parse(&frame.body, &self.config.game_session_queues) {
+        let player = &request.caller.player_id;
+        let body = match PlacementBody::parse(&request.frame.body, &self.config.game_session_queues)
+        {
             Ok(body) => body,
-            Err(error) => return Ok(reply(&error.into_frame(&frame))),
+            Err(refusal) => return Ok(request.refuse(refusal)),
         };
         let placement_id = new_placement_id(self.clock.now_millis());
         let queue = body.queue.clone();
-        match self.place(&caller.player_id, body, &placement_id).await? {
-            Outcome::Pending => {
-                info!(player_id = %caller.player_id, placement_id, queue, "placement requested");
-                Ok(reply(&ServerFrame::ack(
-                    &frame,
-                    json!({"placementId": placement_id, "status": "PENDING"}),
-                )))
-            }
-            Outcome::Conflict(pending) => {
-                info!(player_id = %caller.player_id, placement_id = %pending, "a placement is already pending");
-                Ok(conflict_reply(&frame, &pending))
-            }
-            Outcome::Refused(error) => Ok(reply(&error.into_frame(&frame))),
-        }
+        let result = self.place(player, body, &placement_id).await.map(|()| {
+            info!(player_id = %player, placement_id, queue, "placement requested");
+            json!({"placementId": placement_id, "status": "PENDING"})
+        });
+        Ok(request.respond(result))
     }
 }
 
@@ -535,6 +498,34 @@ mod tests {
         assert_eq!(w.gamelift.started().len(), 1, "GameLift is not asked twice");
         assert_eq!(w.placements.all().len(), 1);
         assert_eq!(pending_of(&w).await.as_deref(), Some(pending));
+
+        // The frame's text starts with its type, like every server frame.
+        let text = json!({"route": "sessionPlacementRequest", "body": {}}).to_string();
+        let event = route_event("sessionPlacementRequest", "alice", "c1", T0, Some(&text));
+        let response = w.handler.handle(event).await.unwrap();
+        let Some(aws_lambda_events::encodings::Body::Text(raw)) = response.body else {
+            panic!("a text reply")
+        };
+        assert!(raw.starts_with(r#"{"type":"error","route":"#), "{raw}");
+    }
+
+    #[tokio::test]
+    async fn given_the_storage_is_down_then_an_unavailable_frame_and_nothing_is_placed() {
+        let w = world().await;
+        let handler = SessionPlacementRequestHandler::new(
+            Arc::new(Config::for_local("Development")),
+            Arc::new(shared::testing::unavailable::Unavailable),
+            Arc::new(shared::testing::unavailable::Unavailable),
+            w.gamelift.clone(),
+            Arc::new(ManualClock::at(T0)),
+        );
+        let text = json!({"route": "sessionPlacementRequest", "requestId": "p9"}).to_string();
+        let event = route_event("sessionPlacementRequest", "alice", "c1", T0, Some(&text));
+        let frame = reply_frame(&handler.handle(event).await.unwrap());
+        assert_eq!(frame["code"], "unavailable");
+        assert_eq!(frame["route"], "sessionPlacementRequest");
+        assert_eq!(frame["requestId"], "p9");
+        assert!(w.gamelift.started().is_empty());
     }
 
     #[tokio::test]

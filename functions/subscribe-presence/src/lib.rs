@@ -13,11 +13,11 @@ use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use shared::domain::{EpochMillis, PresenceStatus};
 use shared::ports::{
-    Clock, PlayerRecord, PlayerStore, SUBSCRIPTION_TTL_SECONDS, StoreError, SubscriptionStore,
+    Clock, PlayerRecord, PlayerStore, SUBSCRIPTION_TTL_SECONDS, SubscriptionStore,
 };
-use shared::protocol::{ClientFrame, ErrorCode, RouteError, ServerFrame, player_ids_field};
-use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, client_frame, reply};
-use tracing::{info, warn};
+use shared::protocol::{ClientFrame, player_ids_field};
+use shared::websocket::{Caller, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
+use tracing::info;
 
 pub const SUBSCRIBE_ROUTE: &str = "subscribePresence";
 pub const UNSUBSCRIBE_ROUTE: &str = "unsubscribePresence";
@@ -66,7 +66,7 @@ impl SubscribePresenceHandler {
         }
     }
 
-    async fn subscribe(&self, caller: &Caller, frame: &ClientFrame) -> Result<Value, Refusal> {
+    async fn subscribe(&self, caller: &Caller, frame: &ClientFrame) -> Result<Value, RouteError> {
         let targets =
             player_ids_field(&frame.body, "playerIds").map_err(RouteError::bad_request)?;
         let now = self.clock.now_millis();
@@ -74,9 +74,11 @@ impl SubscribePresenceHandler {
         self.subscriptions
             .subscribe(&caller.player_id, &targets, expire_at_secs)
             .await
-            .map_err(|e| Refusal::store(e, "the subscription could not be stored; retry"))?;
+            .map_err(|e| {
+                RouteError::from_store(e, "the subscription could not be stored; retry")
+            })?;
         let records = self.players.get_many(&targets).await.map_err(|e| {
-            Refusal::store(
+            RouteError::from_store(
                 e,
                 "subscribed, but the current status could not be read; retry",
             )
@@ -90,67 +92,39 @@ impl SubscribePresenceHandler {
         Ok(json!({ "presence": presence }))
     }
 
-    async fn unsubscribe(&self, caller: &Caller, frame: &ClientFrame) -> Result<Value, Refusal> {
+    async fn unsubscribe(&self, caller: &Caller, frame: &ClientFrame) -> Result<Value, RouteError> {
         let targets =
             player_ids_field(&frame.body, "playerIds").map_err(RouteError::bad_request)?;
         self.subscriptions
             .unsubscribe(&caller.player_id, &targets)
             .await
-            .map_err(|e| Refusal::store(e, "the subscriptions could not all be removed; retry"))?;
+            .map_err(|e| {
+                RouteError::from_store(e, "the subscriptions could not all be removed; retry")
+            })?;
         info!(player_id = %caller.player_id, targets = targets.len(), "unsubscribed from presence");
         Ok(json!({ "unsubscribed": targets.len() }))
-    }
-}
-
-/// Why a request got no ack: a protocol error for the client, or a fault for Lambda.
-enum Refusal {
-    Reply(RouteError),
-    Fault(StoreError),
-}
-
-impl From<RouteError> for Refusal {
-    fn from(error: RouteError) -> Self {
-        Self::Reply(error)
-    }
-}
-
-impl Refusal {
-    /// A transient store failure is the client's to retry; anything else is a fault.
-    fn store(error: StoreError, message: &str) -> Self {
-        match error {
-            StoreError::Unavailable(source) => {
-                warn!(error = %source, "presence subscription store unavailable");
-                Self::Reply(RouteError::new(ErrorCode::Unavailable, message))
-            }
-            fault => Self::Fault(fault),
-        }
     }
 }
 
 #[async_trait]
 impl RouteHandler for SubscribePresenceHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
-        let caller = Caller::from_event(&event.payload)?;
-        let frame = match client_frame(&event.payload) {
-            Ok(frame) => frame,
-            Err(error_reply) => return Ok(error_reply),
+        let request = match Request::open(&event.payload)? {
+            Ok(request) => request,
+            Err(reply) => return Ok(reply),
         };
         let route = event
             .payload
             .request_context
             .route_key
             .clone()
-            .unwrap_or_else(|| frame.route.clone());
+            .unwrap_or_else(|| request.frame.route.clone());
         let result = match route.as_str() {
-            SUBSCRIBE_ROUTE => self.subscribe(&caller, &frame).await,
-            UNSUBSCRIBE_ROUTE => self.unsubscribe(&caller, &frame).await,
+            SUBSCRIBE_ROUTE => self.subscribe(&request.caller, &request.frame).await,
+            UNSUBSCRIBE_ROUTE => self.unsubscribe(&request.caller, &request.frame).await,
             _ => return Err(WrongRoute(route).into()),
         };
-        match result {
-            Ok(fields) => Ok(reply(&ServerFrame::ack(&frame, fields))),
-            Err(Refusal::Reply(error)) => Ok(reply(&error.into_frame(&frame))),
-            Err(Refusal::Fault(fault)) => Err(fault.into()),
-        }
+        Ok(request.respond(result))
     }
 }
 
@@ -158,6 +132,7 @@ impl RouteHandler for SubscribePresenceHandler {
 mod tests {
     use shared::adapters::memory::{InMemoryPlayerStore, InMemorySubscriptionStore};
     use shared::domain::{ConnectionId, PlayerId};
+    use shared::ports::StoreError;
     use shared::ports::{ManualClock, NewConnection};
     use shared::testing::events::{parse_event, reply_frame, route_event};
 
@@ -468,7 +443,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn given_the_table_throttled_then_unavailable_is_replied_and_a_missing_table_is_a_fault()
+    async fn given_the_table_throttled_then_unavailable_is_replied_and_a_missing_table_is_internal()
     {
         let text = json!({"route": SUBSCRIBE_ROUTE, "body": {"playerIds": ["alice"]}}).to_string();
         for route in [SUBSCRIBE_ROUTE, UNSUBSCRIBE_ROUTE] {
@@ -487,7 +462,8 @@ mod tests {
                 Arc::new(ManualClock::at(T0)),
             );
             let event = route_event(route, "bob", "c-bob", T0, Some(&text));
-            assert!(missing.handle(event).await.is_err(), "{route}");
+            let frame = reply_frame(&missing.handle(event).await.unwrap());
+            assert_eq!(frame["code"], "internal", "{route}");
         }
     }
 

@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep, timeout};
 
 use super::events::{self, ConnectionFacts, Invocation};
-use super::registry::{ConnectionMeta, Outbound};
+use super::registry::{ConnectionMeta, Outbound, Queued};
 use super::{Gateway, TrackerGuard, gateway_error_frame, ids, shutting_down};
 use crate::invoke::{InvokeError, invoke};
 use crate::routes::DISCONNECT;
@@ -95,14 +95,18 @@ pub(super) async fn run(
                 ending.handshake = ending.handshake.map(|_| SHUTDOWN_HANDSHAKE_TIMEOUT);
                 break ending;
             }
-            Some(outbound) = out_rx.recv() => {
-                let message = match outbound {
+            Some(Queued { frame, written }) = out_rx.recv() => {
+                let message = match frame {
                     Outbound::Text(text) => Message::Text(text.into()),
                     Outbound::Binary(bytes) => Message::Binary(bytes.into()),
                     Outbound::Close { code, reason } => break close(&mut socket, code, &reason).await,
                 };
                 if socket.send(message).await.is_err() {
+                    // `written` is dropped: the post waiting on it fails with 410.
                     break Ending::abnormal();
+                }
+                if let Some(written) = written {
+                    let _ = written.send(());
                 }
             }
             frame = socket.recv() => match frame {
@@ -153,8 +157,10 @@ pub(super) async fn run(
         }
     };
 
-    // Gone for the @connections API from here on.
+    // Gone for the @connections API from here on; posts still queued fail with 410
+    // (their frames were never written).
     gateway.registry.unregister(&id);
+    drop(out_rx);
     closed.store(true, Ordering::SeqCst);
     if let Some(wait) = ending.handshake {
         // Flushes our reply to the client's close frame, or waits for the client's reply
@@ -205,7 +211,7 @@ async fn work(
     mut inbound: mpsc::UnboundedReceiver<Inbound>,
     facts: Arc<ConnectionFacts>,
     gateway: Arc<Gateway>,
-    outbound: mpsc::UnboundedSender<Outbound>,
+    outbound: mpsc::UnboundedSender<Queued>,
     closed: Arc<AtomicBool>,
 ) {
     while let Some(message) = inbound.recv().await {
@@ -214,7 +220,7 @@ async fn work(
         }
         if let Some(reply) = handle(&gateway, &facts, message).await {
             // The connection may have closed meanwhile: the reply is then dropped.
-            let _ = outbound.send(reply);
+            let _ = outbound.send(Queued::unwatched(reply));
         }
     }
 }

@@ -1,6 +1,11 @@
 //! The open connections, by id: what the `@connections` API and the in-process
 //! [`LocalConnectionGateway`] reach. A connection is here only between its upgrade
-//! (after `$connect` succeeded) and its close, as in API Gateway.
+//! (after `$connect` succeeded) and its close, as in API Gateway: a post before its
+//! `$connect` returned answers 410, as API Gateway's does.
+//!
+//! A post succeeds only once its frame is written to the socket: a frame queued while the
+//! connection was closing (its client's close frame read, say) is never silently
+//! dropped; the post fails with 410 instead.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -10,7 +15,7 @@ use async_trait::async_trait;
 use shared::domain::ConnectionId;
 use shared::ports::{ConnectionGateway, ConnectionInfo, GatewayError};
 use shared::protocol::MAX_MESSAGE_BYTES;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 /// What a connection's task is told to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,9 +57,28 @@ impl ConnectionMeta {
     }
 }
 
+/// A frame for the connection's task to write, and who to tell once it is written.
+#[derive(Debug)]
+pub struct Queued {
+    pub frame: Outbound,
+    /// Told when the frame is on the socket; dropped unwritten if the connection ends
+    /// first.
+    pub written: Option<oneshot::Sender<()>>,
+}
+
+impl Queued {
+    /// A frame no one waits on (a route's reply, a close).
+    pub fn unwatched(frame: Outbound) -> Self {
+        Self {
+            frame,
+            written: None,
+        }
+    }
+}
+
 #[derive(Clone)]
 struct Entry {
-    tx: mpsc::UnboundedSender<Outbound>,
+    tx: mpsc::UnboundedSender<Queued>,
     meta: Arc<ConnectionMeta>,
 }
 
@@ -80,7 +104,7 @@ impl ConnectionRegistry {
     pub(crate) fn register(
         &self,
         id: &str,
-        tx: mpsc::UnboundedSender<Outbound>,
+        tx: mpsc::UnboundedSender<Queued>,
         meta: Arc<ConnectionMeta>,
     ) {
         self.lock().insert(id.to_owned(), Entry { tx, meta });
@@ -106,8 +130,10 @@ impl ConnectionRegistry {
         self.lock().is_empty()
     }
 
-    /// PostToConnection: a text frame if `data` is UTF-8, else a binary one.
-    pub fn post(&self, id: &str, data: &[u8]) -> Result<(), GatewayError> {
+    /// PostToConnection: a text frame if `data` is UTF-8, else a binary one. Resolves
+    /// once the frame is written to the socket; 410 if the connection is not open, or
+    /// ends before the frame could be written.
+    pub async fn post(&self, id: &str, data: &[u8]) -> Result<(), GatewayError> {
         if data.len() > MAX_MESSAGE_BYTES {
             return Err(GatewayError::PayloadTooLarge);
         }
@@ -120,17 +146,23 @@ impl ConnectionRegistry {
             Ok(text) => Outbound::Text(text.to_owned()),
             Err(_) => Outbound::Binary(data.to_vec()),
         };
-        tx.send(frame).map_err(|_| GatewayError::Gone)
+        let (written, done) = oneshot::channel();
+        tx.send(Queued {
+            frame,
+            written: Some(written),
+        })
+        .map_err(|_| GatewayError::Gone)?;
+        done.await.map_err(|_| GatewayError::Gone)
     }
 
     /// DeleteConnection: unregisters at once (later posts get 410) and closes the socket.
     pub fn delete(&self, id: &str) -> Result<(), GatewayError> {
         let entry = self.lock().remove(id).ok_or(GatewayError::Gone)?;
         // If the task already ended, the connection is closing anyway: still a success.
-        let _ = entry.tx.send(Outbound::Close {
+        let _ = entry.tx.send(Queued::unwatched(Outbound::Close {
             code: 1000,
             reason: String::new(),
-        });
+        }));
         Ok(())
     }
 
@@ -165,7 +197,7 @@ impl ConnectionGateway for LocalConnectionGateway {
         connection: &ConnectionId,
         data: &[u8],
     ) -> Result<(), GatewayError> {
-        self.registry.post(connection.as_str(), data)
+        self.registry.post(connection.as_str(), data).await
     }
 
     async fn delete(&self, _endpoint: &str, connection: &ConnectionId) -> Result<(), GatewayError> {
@@ -205,13 +237,27 @@ mod tests {
             Arc::new(ConnectionMeta::new(5, "127.0.0.1".into(), None)),
         );
 
+        // The connection's task: writes each frame (here: records it) and says so.
+        let (written_tx, mut written) = mpsc::unbounded_channel();
+        let task = tokio::spawn(async move {
+            while let Some(queued) = rx.recv().await {
+                let close = matches!(queued.frame, Outbound::Close { .. });
+                let _ = written_tx.send(queued.frame);
+                if let Some(done) = queued.written {
+                    let _ = done.send(());
+                }
+                if close {
+                    break;
+                }
+            }
+        });
         gateway.post("ignored", &id("abc="), b"hi").await.unwrap();
         gateway
             .post("ignored", &id("abc="), &[0xff, 0])
             .await
             .unwrap();
-        assert_eq!(rx.recv().await, Some(Outbound::Text("hi".into())));
-        assert_eq!(rx.recv().await, Some(Outbound::Binary(vec![0xff, 0])));
+        assert_eq!(written.recv().await, Some(Outbound::Text("hi".into())));
+        assert_eq!(written.recv().await, Some(Outbound::Binary(vec![0xff, 0])));
 
         let info = gateway.get("ignored", &id("abc=")).await.unwrap();
         assert_eq!(info.connected_at_millis, Some(5));
@@ -225,9 +271,10 @@ mod tests {
 
         gateway.delete("", &id("abc=")).await.unwrap();
         assert!(matches!(
-            rx.recv().await,
+            written.recv().await,
             Some(Outbound::Close { code: 1000, .. })
         ));
+        task.await.unwrap();
         assert!(matches!(
             gateway.post("", &id("abc="), b"x").await,
             Err(GatewayError::Gone)
@@ -240,5 +287,29 @@ mod tests {
             gateway.delete("", &id("abc=")).await,
             Err(GatewayError::Gone)
         ));
+    }
+
+    #[tokio::test]
+    async fn a_post_whose_frame_is_never_written_fails_with_gone_instead_of_vanishing() {
+        // Given a connection whose task stops before writing what is queued (it read the
+        // client's close frame)
+        let registry = Arc::new(ConnectionRegistry::new());
+        let (tx, rx) = mpsc::unbounded_channel();
+        registry.register(
+            "closing=",
+            tx,
+            Arc::new(ConnectionMeta::new(5, "127.0.0.1".into(), None)),
+        );
+        let post = {
+            let registry = registry.clone();
+            tokio::spawn(async move { registry.post("closing=", b"late").await })
+        };
+        tokio::task::yield_now().await;
+
+        // When the task ends with the frame still queued
+        drop(rx);
+
+        // Then the post reports 410, so the caller knows it was not delivered
+        assert!(matches!(post.await.unwrap(), Err(GatewayError::Gone)));
     }
 }

@@ -4,9 +4,9 @@
 //! [`Feeder`], so batching and retries exist once.
 //!
 //! - **Partitions** (like `ParallelizationFactor`): a record goes to partition
-//!   `hash(partition key) % N`, the key being the item's key (`messageId`), as DynamoDB
-//!   partitions its stream. Within a partition, records keep their order; partitions
-//!   run concurrently.
+//!   `hash(partition key) % N`, the key being the item's partition key (`recipientId`,
+//!   the inbox), as Lambda keeps a parallelized shard in order per partition key.
+//!   Within a partition, records keep their order; partitions run concurrently.
 //! - **Batches**: a partition's worker invokes the handler as soon as at least one record
 //!   is there (`MaximumBatchingWindowInSeconds: 0`), with every record available at that
 //!   moment, up to the batch size.

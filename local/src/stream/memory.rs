@@ -38,7 +38,7 @@ impl InsertObserver for MemoryStream {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         *last += 1;
-        let key = message.message_id.clone();
+        let key = message.recipient_id.clone();
         let record = StreamRecord::insert(message, sequence_number(*last), self.stream_arn.clone());
         self.input.push(key.as_str(), record);
     }
@@ -51,10 +51,10 @@ mod tests {
     use crate::stream::record::local_stream_arn;
     use shared::adapters::memory::InMemoryMessageStore;
     use shared::domain::{MessageId, PlayerId};
-    use shared::ports::{MessageKind, MessageStore};
+    use shared::ports::{MessageKind, MessageStore, NewMessage};
 
-    fn message(n: i64) -> StoredMessage {
-        StoredMessage {
+    fn message(n: i64) -> NewMessage {
+        NewMessage {
             message_id: MessageId::generate(1_795_323_600_000 + n),
             recipient_id: PlayerId::parse("bob").unwrap(),
             sender_id: "alice".into(),
@@ -66,7 +66,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn each_new_item_becomes_one_record_with_an_increasing_sequence_number() {
+    async fn each_appended_message_becomes_one_record_with_an_increasing_sequence_number() {
         let feeder = Feeder::new(1);
         let input = feeder.input();
         let store = InMemoryMessageStore::with_observer(MemoryStream::new(
@@ -74,9 +74,9 @@ mod tests {
             local_stream_arn("Messages"),
         ));
         let (a, b) = (message(1), message(2));
-        store.put_all(&[a.clone(), b.clone()]).await.unwrap();
-        // Writing the same item again is not an INSERT.
-        store.put_all(std::slice::from_ref(&a)).await.unwrap();
+        store.append(&[a.clone(), b.clone()]).await.unwrap();
+        // A retried append of the newest message is not appended again.
+        store.append(std::slice::from_ref(&b)).await.unwrap();
         assert_eq!(input.stats().snapshot().received, 2);
 
         let Feeder { mut receivers, .. } = feeder;
@@ -97,6 +97,6 @@ mod tests {
             first.to_value()["eventID"],
             "stable across deliveries"
         );
-        assert_eq!(first.partition_key(), Some(a.message_id.as_str()));
+        assert_eq!(first.partition_key(), Some("bob"), "partitioned by inbox");
     }
 }

@@ -116,7 +116,7 @@ fn describe_mapping(config: &FeederConfig) -> String {
         None => "STREAM_MAX_RETRY_ATTEMPTS=-1 (forever)".to_owned(),
     };
     format!(
-        "STREAM_SHARDS={} partitions by messageId, STREAM_BATCH_SIZE={} (no batching window), \
+        "STREAM_SHARDS={} partitions by recipientId, STREAM_BATCH_SIZE={} (no batching window), \
          partial batch failures retried from the first failed record, {retries} \
          (backoff {} ms doubling to {} ms)",
         config.partitions,

@@ -73,11 +73,12 @@ impl StreamRecord {
         }
     }
 
-    /// The item key (`messageId`) the stream partitions by.
+    /// The item's partition key (`recipientId`, the inbox) that the stream and the event
+    /// source mapping keep records in order by.
     pub fn partition_key(&self) -> Option<&str> {
         match &self.body {
-            Body::Json(value) => value["dynamodb"]["Keys"]["messageId"]["S"].as_str(),
-            Body::Insert { message, .. } => Some(message.message_id.as_str()),
+            Body::Json(value) => value["dynamodb"]["Keys"]["recipientId"]["S"].as_str(),
+            Body::Insert { message, .. } => Some(message.recipient_id.as_str()),
         }
     }
 }
@@ -118,7 +119,10 @@ fn build_insert(
         "awsRegion": LOCAL_REGION,
         "dynamodb": {
             "ApproximateCreationDateTime": message.created_at / 1000,
-            "Keys": { "messageId": { "S": message.message_id.as_str() } },
+            "Keys": {
+                "recipientId": { "S": message.recipient_id.as_str() },
+                "seq": { "N": message.seq.to_string() }
+            },
             "NewImage": new_image,
             "SequenceNumber": sequence_number,
             "SizeBytes": size_bytes,
@@ -245,6 +249,8 @@ mod tests {
 
     fn message() -> StoredMessage {
         StoredMessage {
+            seq: shared::domain::Seq::new(179_532_360_000_012).unwrap(),
+            epoch: shared::domain::Seq::new(179_532_360_000_000).unwrap(),
             message_id: MessageId::from_stored("01JDK3Z5Q8M2W4X6Y8Z0A2B4C6"),
             recipient_id: PlayerId::parse("bob").unwrap(),
             sender_id: "alice".into(),
@@ -281,10 +287,8 @@ mod tests {
             value["eventSourceARN"],
             "arn:aws:dynamodb:local:000000000000:table/Messages/stream/local"
         );
-        assert_eq!(
-            value["dynamodb"]["Keys"]["messageId"]["S"],
-            "01JDK3Z5Q8M2W4X6Y8Z0A2B4C6"
-        );
+        assert_eq!(value["dynamodb"]["Keys"]["recipientId"]["S"], "bob");
+        assert_eq!(value["dynamodb"]["Keys"]["seq"]["N"], "179532360000012");
         assert!(value["dynamodb"]["SizeBytes"].as_u64().unwrap() > 100);
     }
 
@@ -310,10 +314,13 @@ mod tests {
     }
 
     fn sdk_record(name: OperationType, image: HashMap<String, AttributeValue>) -> Record {
-        let key = HashMap::from([(
-            "messageId".to_owned(),
-            AttributeValue::S("01JDK3Z5Q8M2W4X6Y8Z0A2B4C6".into()),
-        )]);
+        let key = HashMap::from([
+            ("recipientId".to_owned(), AttributeValue::S("bob".into())),
+            (
+                "seq".to_owned(),
+                AttributeValue::N("179532360000012".into()),
+            ),
+        ]);
         Record::builder()
             .event_id("e1")
             .event_name(name)
@@ -343,10 +350,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(converted.sequence_number, "4200000000001");
-        assert_eq!(
-            converted.partition_key(),
-            Some("01JDK3Z5Q8M2W4X6Y8Z0A2B4C6")
-        );
+        assert_eq!(converted.partition_key(), Some("bob"));
         let value = &converted.to_value();
         assert_eq!(value["eventSourceARN"], arn);
         assert_eq!(value["awsRegion"], "us-east-1");

@@ -41,6 +41,18 @@ pub fn message_store(sdk: &SdkConfig, config: &Config) -> Arc<dyn MessageStore> 
     ))
 }
 
+/// `resume`'s hand-over: one TransactWriteItems across Players and Messages.
+pub fn delivery_handover(
+    sdk: &SdkConfig,
+    config: &Config,
+) -> Arc<dyn crate::ports::DeliveryHandover> {
+    Arc::new(crate::adapters::dynamodb::DynamoDeliveryHandover::new(
+        aws_sdk_dynamodb::Client::new(sdk),
+        config.players_table.clone(),
+        config.messages_table.clone(),
+    ))
+}
+
 pub fn placement_store(sdk: &SdkConfig, config: &Config) -> Arc<dyn crate::ports::PlacementStore> {
     Arc::new(crate::adapters::dynamodb::DynamoPlacementStore::new(
         aws_sdk_dynamodb::Client::new(sdk),

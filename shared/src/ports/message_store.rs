@@ -1,14 +1,17 @@
-//! The Messages table (DESIGN §4): one item per (message, recipient), written by
-//! `send-message` and `on-placement-event`, delivered from the table's stream by
-//! `on-message-inserted`, deleted once delivered. What stays is undelivered and is
-//! replayed by `resume`.
+//! Each player's inbox, in the Messages table: every frame pushed to a player (a chat
+//! message, a placement result, a presence change) is appended to the recipient's inbox
+//! at the next [`Seq`], delivered live from the table's stream by `on-message-inserted`
+//! to a connection that has completed its hand-over ([`DeliveryHandover`]), and replayed
+//! by `resume` to a client that reports the last seq it processed. Nothing is deleted on
+//! delivery: messages expire by TTL. The guarantee and why it holds are in
+//! docs/architecture.md#delivery.
 
 use async_trait::async_trait;
 
-use crate::domain::{EpochMillis, MessageId, PlayerId};
+use crate::domain::{ConnectionId, EpochMillis, MessageId, PlayerId, Seq};
 use crate::ports::player_store::StoreError;
 
-/// What produced a message; presence messages are not replayed (stale by then).
+/// What produced a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MessageKind {
     Chat,
@@ -35,43 +38,222 @@ impl MessageKind {
     }
 }
 
-/// One message to one recipient.
+/// A message to append to one recipient's inbox.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredMessage {
+pub struct NewMessage {
+    /// What the client de-duplicates on; an append whose id is already the inbox's
+    /// newest is a retry and writes nothing.
     pub message_id: MessageId,
     pub recipient_id: PlayerId,
     /// A player id, or `system`.
     pub sender_id: String,
     pub kind: MessageKind,
-    /// The server frame to deliver, as JSON text.
+    /// The server frame to deliver, as JSON text (an object; `"seq"` is added on delivery).
     pub payload: String,
     pub created_at: EpochMillis,
     /// DynamoDB TTL, epoch seconds.
     pub expire_at_secs: i64,
 }
 
-/// A page of a recipient's undelivered messages, oldest first.
+impl NewMessage {
+    /// The message once appended at `seq` of an inbox epoch starting at `epoch`.
+    pub fn at(self, seq: Seq, epoch: Seq) -> StoredMessage {
+        StoredMessage {
+            seq,
+            epoch,
+            message_id: self.message_id,
+            recipient_id: self.recipient_id,
+            sender_id: self.sender_id,
+            kind: self.kind,
+            payload: self.payload,
+            created_at: self.created_at,
+            expire_at_secs: self.expire_at_secs,
+        }
+    }
+}
+
+/// A message in an inbox.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredMessage {
+    pub seq: Seq,
+    /// The first seq of the inbox epoch this message belongs to.
+    pub epoch: Seq,
+    pub message_id: MessageId,
+    pub recipient_id: PlayerId,
+    pub sender_id: String,
+    pub kind: MessageKind,
+    pub payload: String,
+    pub created_at: EpochMillis,
+    pub expire_at_secs: i64,
+}
+
+impl StoredMessage {
+    /// The frame a client receives: the payload with `"seq"` as its last field.
+    pub fn frame(&self) -> String {
+        with_seq(&self.payload, self.seq)
+    }
+
+    /// True once its TTL has passed at `now` (DynamoDB deletes expired items lazily, so
+    /// reads filter them).
+    pub fn expired(&self, now: EpochMillis) -> bool {
+        self.expire_at_secs.saturating_mul(1000) <= now
+    }
+}
+
+/// `payload` (a JSON object's text) with `,"seq":<seq>` before its closing brace; a
+/// payload that is not an object's text is wrapped so the frame stays valid JSON.
+pub fn with_seq(payload: &str, seq: Seq) -> String {
+    let trimmed = payload.trim_end();
+    match trimmed.strip_suffix('}') {
+        Some(body) if trimmed.starts_with('{') => {
+            let body = body.trim_end();
+            let separator = if body.len() > 1 { "," } else { "" };
+            format!("{body}{separator}\"seq\":{seq}}}")
+        }
+        _ => format!("{{\"payload\":{payload},\"seq\":{seq}}}"),
+    }
+}
+
+/// Where a replay starts: after a seq, and (for clients that report no cursor) not before
+/// a time. Both bounds apply when both are given.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReplayFrom {
+    /// Only messages with a greater seq.
+    pub after: Option<Seq>,
+    /// Only messages created at or after this time.
+    pub created_since: Option<EpochMillis>,
+}
+
+impl ReplayFrom {
+    /// Everything still in the inbox.
+    pub const EVERYTHING: Self = Self {
+        after: None,
+        created_since: None,
+    };
+
+    pub fn after(seq: Seq) -> Self {
+        Self {
+            after: Some(seq),
+            created_since: None,
+        }
+    }
+
+    fn admits(&self, message: &StoredMessage) -> bool {
+        self.after.is_none_or(|after| message.seq > after)
+            && self
+                .created_since
+                .is_none_or(|since| message.created_at >= since)
+    }
+
+    /// Whether reading an inbox newest-first may stop at `message`: nothing older can be
+    /// admitted. (`created_at` is the writer's clock, so the time bound is a floor the
+    /// caller has already widened by a margin.)
+    pub fn passed(&self, message: &StoredMessage) -> bool {
+        self.after.is_some_and(|after| message.seq <= after)
+            || self
+                .created_since
+                .is_some_and(|since| message.created_at < since)
+    }
+
+    /// `messages` (newest first, as read) filtered to what this replay admits and has
+    /// not expired at `now`, oldest first.
+    pub fn select(
+        &self,
+        mut newest_first: Vec<StoredMessage>,
+        now: EpochMillis,
+    ) -> Vec<StoredMessage> {
+        newest_first.retain(|m| self.admits(m) && !m.expired(now));
+        newest_first.reverse();
+        newest_first
+    }
+}
+
+/// What a read of an inbox found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MessagePage {
+pub struct InboxRead {
+    /// The messages after the replay's start that have not expired, oldest first.
     pub messages: Vec<StoredMessage>,
-    /// Pass back as `after` to read the next page.
-    pub next: Option<MessageId>,
+    /// The inbox's newest seq at the time of the read (expired or not); `None` for an
+    /// inbox holding no message at all.
+    pub head: Option<Seq>,
+    /// The inbox's current epoch (see [`Seq::epoch_start`]); `None` if it never had one,
+    /// or it expired.
+    pub epoch: Option<Seq>,
 }
 
 #[async_trait]
 pub trait MessageStore: Send + Sync {
-    /// Writes every message (batched: 25 per BatchWriteItem), retrying unprocessed
-    /// items with bounded backoff; `StoreError::Unavailable` if some still fail.
-    async fn put_all(&self, messages: &[StoredMessage]) -> Result<(), StoreError>;
+    /// Appends each message to its recipient's inbox at the next seq (one conditional
+    /// write per message after one read of the inbox's newest item, retried when another
+    /// writer took that seq first). Messages to one recipient are appended in the order
+    /// given. A message whose id is already its inbox's newest is not appended again (a
+    /// retried invocation). Returns how many were appended.
+    async fn append(&self, messages: &[NewMessage]) -> Result<usize, StoreError>;
 
-    /// The recipient's undelivered messages after `after`, oldest first.
-    async fn pending(
+    /// The recipient's messages that `from` admits and that have not expired at `now`,
+    /// oldest first, with the inbox's head and epoch as they were when it was read
+    /// (strongly consistent, newest first, stopping where `from` starts).
+    async fn read(
         &self,
         recipient: &PlayerId,
-        after: Option<&MessageId>,
-        limit: u32,
-    ) -> Result<MessagePage, StoreError>;
+        from: &ReplayFrom,
+        now: EpochMillis,
+    ) -> Result<InboxRead, StoreError>;
+}
 
-    /// Deletes delivered messages (batched: 25 per BatchWriteItem, retried like `put_all`).
-    async fn delete_all(&self, ids: &[MessageId]) -> Result<(), StoreError>;
+/// A connection's switch to live delivery, made by `resume` once it has replayed the
+/// inbox up to `live_from`: from then on `on-message-inserted` posts every message after
+/// `live_from` to it. The switch holds only if the inbox did not move meanwhile (no
+/// message after `head`, the same `epoch`), so that no message falls between the replay
+/// and live delivery.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Handover {
+    pub player: PlayerId,
+    pub connection: ConnectionId,
+    /// The inbox head the replay reached (`None`: the inbox held nothing).
+    pub head: Option<Seq>,
+    /// The inbox epoch the replay saw.
+    pub epoch: Option<Seq>,
+    /// The cursor to remember for the player (`ackedSeq`): what the client reported, or
+    /// what a replay to a client without a cursor posted.
+    pub acked: Option<Seq>,
+}
+
+/// How a hand-over ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandoverOutcome {
+    /// The connection is live from the head on.
+    Live,
+    /// A message arrived after the head (or the inbox started a new epoch): read from
+    /// the head again, replay, and retry.
+    InboxMoved,
+    /// The connection is not the player's current online one (replaced, or swept).
+    NotCurrent,
+}
+
+/// One atomic step across the Players and Messages tables (a transaction on DynamoDB).
+#[async_trait]
+pub trait DeliveryHandover: Send + Sync {
+    async fn go_live(&self, handover: &Handover) -> Result<HandoverOutcome, StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_seq_goes_last_in_the_frame_whatever_the_payload_looks_like() {
+        let seq = Seq::new(7).unwrap();
+        assert_eq!(
+            with_seq(r#"{"type":"message","n":1}"#, seq),
+            r#"{"type":"message","n":1,"seq":7}"#
+        );
+        assert_eq!(with_seq("{}", seq), r#"{"seq":7}"#);
+        assert_eq!(with_seq("{ } \n", seq), r#"{"seq":7}"#);
+        assert_eq!(with_seq("[1]", seq), r#"{"payload":[1],"seq":7}"#);
+        let frame: serde_json::Value =
+            serde_json::from_str(&with_seq(r#"{"a":{"b":"}"}}"#, seq)).unwrap();
+        assert_eq!(frame["seq"], 7);
+        assert_eq!(frame["a"]["b"], "}");
+    }
 }

@@ -14,13 +14,16 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use connection_gateway::{ConnectionGateway, ConnectionInfo, GatewayError};
 pub use event_bus::{EventBus, EventBusError, PresenceChange, PresenceEvent};
 pub use gamelift::{GameLift, GameLiftError, PlacementRequest, PlayerSession};
-pub use message_store::{MessageKind, MessagePage, MessageStore, StoredMessage};
+pub use message_store::{
+    DeliveryHandover, Handover, HandoverOutcome, InboxRead, MessageKind, MessageStore, NewMessage,
+    ReplayFrom, StoredMessage,
+};
 pub use placement_store::{
     PLACEMENT_RETENTION_SECONDS, PlacedGameSession, PlacementOutcomes, PlacementRecord,
     PlacementStore, SettledPlayer, Settlement,
 };
 pub use player_store::{
-    ConnectOutcome, ExpiredPage, ExpiredPlayer, NewConnection, PlayerRecord, PlayerStore,
+    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlayerRecord, PlayerStore,
     StoreError,
 };
 pub use subscription_store::{SUBSCRIPTION_TTL_SECONDS, SubscriptionStore};

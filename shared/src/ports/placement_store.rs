@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 
 use crate::domain::{EpochMillis, GameSession, PlacementStatus, PlayerId};
-use crate::ports::message_store::StoredMessage;
+use crate::ports::message_store::NewMessage;
 use crate::ports::player_store::StoreError;
 
 /// How long a placement record is kept (DynamoDB TTL): long enough for
@@ -105,9 +105,8 @@ pub struct SettledPlayer {
     pub player_id: PlayerId,
     /// FULFILLED: the player's own player session in the game session.
     pub player_session_id: Option<String>,
-    /// The `placement` message this player receives (a deterministic id, so that a
-    /// duplicate event could never deliver it twice).
-    pub message: StoredMessage,
+    /// The `placement` message appended to this player's inbox with the settlement.
+    pub message: NewMessage,
 }
 
 /// A placement's final outcome, with everything it changes.
@@ -137,7 +136,7 @@ pub trait PlacementOutcomes: Send + Sync {
     /// All at once, only if the placement is still PENDING: its status (and game
     /// session) set; on each player, `pendingPlacementId` cleared if it is this
     /// placement and, when FULFILLED, `gameSession` set to their seat; each player's
-    /// message written. `Ok(false)` when the placement is not PENDING (a duplicate or
+    /// message appended to their inbox. `Ok(false)` when the placement is not PENDING (a duplicate or
     /// out-of-order event, or a placement this system never recorded): nothing written.
     async fn settle(&self, settlement: &Settlement) -> Result<bool, StoreError>;
 }

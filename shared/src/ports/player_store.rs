@@ -2,11 +2,9 @@
 //! and game state. Every write that could race is conditional, so adapters must give
 //! the same answers under races; the contract suite in `crate::testing` checks that.
 
-use std::collections::BTreeMap;
-
 use async_trait::async_trait;
 
-use crate::domain::{ConnectionId, EpochMillis, GameSession, MessageId, PlayerId, PresenceStatus};
+use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
 
 type Source = Box<dyn std::error::Error + Send + Sync>;
 
@@ -92,15 +90,25 @@ pub struct PlayerRecord {
     /// Present only while online or disconnected (the sparse `BySweepAt` index):
     /// the heartbeat deadline, or the end of the grace period.
     pub sweep_at: Option<EpochMillis>,
-    /// Status and `sweepAt` of the record this connection replaced, copied by the
-    /// same `$connect` write so `resume` can tell a resumed session without a second
-    /// write.
+    /// What the record this connection replaced said, copied by the same `$connect`
+    /// write: `resume` tells a resumed session and a takeover from them, closes a
+    /// replaced connection that was still opening, and (for a client that reports no
+    /// cursor) replays from the old connection's last sign of life.
     pub previous_status: Option<PresenceStatus>,
     pub previous_sweep_at: Option<EpochMillis>,
-    /// Left by a delivery batch that reported a transient failure: for the message it
-    /// failed on (the retry's checkpoint), the later messages of that batch it already
-    /// delivered, which the retry must not deliver again.
-    pub redelivery: BTreeMap<MessageId, Vec<MessageId>>,
+    pub previous_connection_id: Option<ConnectionId>,
+    pub previous_endpoint: Option<String>,
+    pub previous_last_seen: Option<EpochMillis>,
+    /// The connection messages are posted to live: set by `resume`'s hand-over, so it
+    /// is `connection_id` only once the current connection has replayed its inbox.
+    pub live_connection_id: Option<ConnectionId>,
+    /// The inbox head that hand-over's replay reached: live delivery posts what comes
+    /// after it.
+    pub live_from: Option<Seq>,
+    /// The last cursor the player's client reported (`resume`, `heartbeat`), or what a
+    /// replay to a client without one posted: where the next cursor-less `resume`
+    /// replays from.
+    pub acked_seq: Option<Seq>,
     /// The placement the player is waiting for: at most one at a time (DESIGN §5). Game
     /// state like this survives reconnects (`$connect` writes only connection fields).
     pub pending_placement_id: Option<String>,
@@ -117,6 +125,29 @@ impl PlayerRecord {
         self.status == PresenceStatus::Disconnected && self.sweep_at.is_some_and(|end| at <= end)
     }
 
+    /// True when messages are posted to the current connection as they arrive: it is
+    /// online and has completed `resume`'s hand-over.
+    pub fn is_live(&self) -> bool {
+        self.status == PresenceStatus::Online
+            && self.live_connection_id.as_ref() == Some(&self.connection_id)
+    }
+
+    /// Whether live delivery posts the message at `seq` (the replay posted up to
+    /// `live_from`).
+    pub fn delivers_live(&self, seq: Seq) -> bool {
+        self.is_live() && self.live_from.is_none_or(|from| seq > from)
+    }
+
+    /// True when the current connection took over one that was still online (the
+    /// player connected elsewhere without closing the first socket).
+    pub fn took_over(&self) -> bool {
+        self.previous_status == Some(PresenceStatus::Online)
+            && self
+                .previous_connection_id
+                .as_ref()
+                .is_some_and(|old| *old != self.connection_id)
+    }
+
     /// True when the current connection replaced a disconnected one within its grace
     /// period (the `resumed` field of the `resume` ack).
     pub fn resumed(&self) -> bool {
@@ -124,6 +155,29 @@ impl PlayerRecord {
             && self
                 .previous_sweep_at
                 .is_some_and(|end| self.connected_at <= end)
+    }
+}
+
+/// Whether a connection is still the player's current online one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Liveness {
+    /// It is: the write it asked for was made.
+    Current,
+    /// The player connected again elsewhere: this socket should be told and closed.
+    Replaced,
+    /// The connection was marked disconnected or swept offline (or the player has no
+    /// record): this socket should be closed.
+    Gone,
+}
+
+impl Liveness {
+    /// What a record (or its absence) says about `connection`.
+    pub fn of(record: Option<&PlayerRecord>, connection: &ConnectionId) -> Self {
+        match record {
+            Some(r) if r.connection_id != *connection => Self::Replaced,
+            Some(r) if r.status == PresenceStatus::Online => Self::Current,
+            _ => Self::Gone,
+        }
     }
 }
 
@@ -157,15 +211,17 @@ pub trait PlayerStore: Send + Sync {
         grace_until: EpochMillis,
     ) -> Result<bool, StoreError>;
 
-    /// Refreshes `lastSeen` and pushes the heartbeat deadline, only if `connection` is
-    /// still the player's online connection. Returns whether it did.
+    /// Refreshes `lastSeen` and pushes the heartbeat deadline (and remembers `cursor`
+    /// as `ackedSeq` when given), only if `connection` is still the player's online
+    /// connection; otherwise says why not.
     async fn heartbeat(
         &self,
         player: &PlayerId,
         connection: &ConnectionId,
         now: EpochMillis,
         deadline: EpochMillis,
-    ) -> Result<bool, StoreError>;
+        cursor: Option<Seq>,
+    ) -> Result<Liveness, StoreError>;
 
     /// One strongly consistent read.
     async fn get(&self, player: &PlayerId) -> Result<Option<PlayerRecord>, StoreError>;
@@ -173,22 +229,6 @@ pub trait PlayerStore: Send + Sync {
     /// The records of `players` that exist, in no particular order: one batched read
     /// per 100 players, retrying what the store could not process.
     async fn get_many(&self, players: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError>;
-
-    /// Records on `player`'s item that a retry starting at `checkpoint` must skip
-    /// `delivered`. Does nothing if the player has no item.
-    async fn mark_redelivery(
-        &self,
-        player: &PlayerId,
-        checkpoint: &MessageId,
-        delivered: &[MessageId],
-    ) -> Result<(), StoreError>;
-
-    /// Removes the marker once the retry has used it.
-    async fn clear_redelivery(
-        &self,
-        player: &PlayerId,
-        checkpoint: &MessageId,
-    ) -> Result<(), StoreError>;
 
     /// Players of `shard` whose `sweepAt` is before `now`, oldest first.
     async fn expired(

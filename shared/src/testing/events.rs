@@ -65,10 +65,15 @@ pub fn stream_insert(message: &crate::ports::StoredMessage, sequence_number: &st
         "awsRegion": "us-east-1",
         "dynamodb": {
             "ApproximateCreationDateTime": message.created_at / 1000,
-            "Keys": { "messageId": { "S": message.message_id.as_str() } },
-            "NewImage": {
-                "messageId": { "S": message.message_id.as_str() },
+            "Keys": {
                 "recipientId": { "S": message.recipient_id.as_str() },
+                "seq": { "N": message.seq.to_string() }
+            },
+            "NewImage": {
+                "recipientId": { "S": message.recipient_id.as_str() },
+                "seq": { "N": message.seq.to_string() },
+                "epoch": { "N": message.epoch.to_string() },
+                "messageId": { "S": message.message_id.as_str() },
                 "senderId": { "S": message.sender_id },
                 "kind": { "S": message.kind.as_str() },
                 "payload": { "S": message.payload },

@@ -5,8 +5,10 @@
 pub mod call_counter;
 pub mod events;
 pub mod fake_gamelift;
+pub mod fixtures;
 pub mod message_store_contract;
 pub mod placement_store_contract;
 pub mod player_store_contract;
 pub mod recording_gateway;
 pub mod subscription_store_contract;
+pub mod unavailable;

@@ -1,20 +1,18 @@
-//! The `PlacementStore` and `PlacementOutcomes` contract. Each scenario gets fresh
-//! stores (placements, players and messages sharing one backend) from the factory.
+//! The `PlacementStore` and `PlacementOutcomes` contract, one test per scenario:
+//! `shared::placement_store_contract_tests!(factory)` expands to one `#[tokio::test]` per
+//! scenario below, each on fresh [`PlacementStores`] (sharing one backend) from `factory`.
 
-use std::future::Future;
 use std::sync::Arc;
 
 use crate::domain::{ConnectionId, EpochMillis, MessageId, PlacementStatus, PlayerId};
-use crate::ports::message_store::{MessageKind, MessageStore, StoredMessage};
+use crate::ports::message_store::{MessageKind, MessageStore, NewMessage, ReplayFrom};
 use crate::ports::placement_store::{
     PlacedGameSession, PlacementOutcomes, PlacementRecord, PlacementStore, SettledPlayer,
     Settlement,
 };
 use crate::ports::player_store::{NewConnection, PlayerStore};
 
-/// Far in the future: DynamoDB Local's TTL sweeper deletes items whose `expireAt` has
-/// passed, and every item here expires relative to this.
-const T0: EpochMillis = 4_102_444_800_000;
+use crate::testing::fixtures::T0;
 
 /// The stores a scenario works on; `outcomes` must settle into these `placements`,
 /// `players` and `messages`.
@@ -57,8 +55,8 @@ fn game_session() -> PlacedGameSession {
     }
 }
 
-fn message(placement_id: &str, recipient: &str, status: PlacementStatus) -> StoredMessage {
-    StoredMessage {
+fn message(placement_id: &str, recipient: &str, status: PlacementStatus) -> NewMessage {
+    NewMessage {
         message_id: MessageId::deterministic(&["placement", placement_id, recipient]),
         recipient_id: player(recipient),
         sender_id: "system".into(),
@@ -89,50 +87,28 @@ fn settlement(placement_id: &str, status: PlacementStatus, players: &[&str]) -> 
     }
 }
 
-async fn pending_messages(stores: &PlacementStores, recipient: &str) -> Vec<StoredMessage> {
+/// Everything in `recipient`'s inbox, as it was appended (seqs left out).
+async fn pending_messages(stores: &PlacementStores, recipient: &str) -> Vec<NewMessage> {
     stores
         .messages
-        .pending(&player(recipient), None, 100)
+        .read(&player(recipient), &ReplayFrom::EVERYTHING, T0)
         .await
-        .expect("pending")
+        .expect("inbox read")
         .messages
+        .into_iter()
+        .map(|m| NewMessage {
+            message_id: m.message_id,
+            recipient_id: m.recipient_id,
+            sender_id: m.sender_id,
+            kind: m.kind,
+            payload: m.payload,
+            created_at: m.created_at,
+            expire_at_secs: m.expire_at_secs,
+        })
+        .collect()
 }
 
-/// Runs every scenario, each on fresh stores.
-pub async fn run_all<F, Fut>(make: F)
-where
-    F: Fn() -> Fut,
-    Fut: Future<Output = PlacementStores>,
-{
-    given_a_new_placement_when_created_then_it_reads_back_pending_and_its_id_is_never_reused(
-        &make().await,
-    )
-    .await;
-    given_a_pending_placement_when_marked_failed_then_failed_once(&make().await).await;
-    given_a_pending_placement_when_fulfilled_then_placement_players_and_messages_change_together(
-        &make().await,
-    )
-    .await;
-    given_a_settled_placement_when_the_same_outcome_comes_again_then_nothing_is_written(
-        &make().await,
-    )
-    .await;
-    given_a_cancelled_placement_when_a_late_fulfilled_event_lands_then_nothing_changes(
-        &make().await,
-    )
-    .await;
-    given_an_unknown_placement_when_settled_then_nothing_is_written(&make().await).await;
-    given_a_later_pending_placement_when_an_older_one_settles_then_the_later_one_stays(
-        &make().await,
-    )
-    .await;
-    given_more_players_than_one_transaction_takes_when_settled_then_every_one_is_settled_once(
-        &make().await,
-    )
-    .await;
-}
-
-async fn given_a_new_placement_when_created_then_it_reads_back_pending_and_its_id_is_never_reused(
+pub async fn given_a_new_placement_when_created_then_it_reads_back_pending_and_its_id_is_never_reused(
     stores: &PlacementStores,
 ) {
     assert_eq!(stores.placements.get("p-1").await.unwrap(), None);
@@ -147,7 +123,9 @@ async fn given_a_new_placement_when_created_then_it_reads_back_pending_and_its_i
     assert!(stores.placements.create(&placement).await.is_err());
 }
 
-async fn given_a_pending_placement_when_marked_failed_then_failed_once(stores: &PlacementStores) {
+pub async fn given_a_pending_placement_when_marked_failed_then_failed_once(
+    stores: &PlacementStores,
+) {
     let placement = PlacementRecord::pending("p-1", player("alice"), "eu-queue", T0);
     stores.placements.create(&placement).await.unwrap();
     assert!(stores.placements.mark_failed("p-1", T0 + 1).await.unwrap());
@@ -168,7 +146,7 @@ async fn given_a_pending_placement_when_marked_failed_then_failed_once(stores: &
     assert!(pending_messages(stores, "alice").await.is_empty());
 }
 
-async fn given_a_pending_placement_when_fulfilled_then_placement_players_and_messages_change_together(
+pub async fn given_a_pending_placement_when_fulfilled_then_placement_players_and_messages_change_together(
     stores: &PlacementStores,
 ) {
     connect(stores, "alice", T0).await;
@@ -242,7 +220,7 @@ async fn given_a_pending_placement_when_fulfilled_then_placement_players_and_mes
     assert_eq!(alice.game_session, Some(rejoined));
 }
 
-async fn given_a_settled_placement_when_the_same_outcome_comes_again_then_nothing_is_written(
+pub async fn given_a_settled_placement_when_the_same_outcome_comes_again_then_nothing_is_written(
     stores: &PlacementStores,
 ) {
     connect(stores, "alice", T0).await;
@@ -264,14 +242,8 @@ async fn given_a_settled_placement_when_the_same_outcome_comes_again_then_nothin
         .unwrap();
     let fulfilled = settlement("p-1", PlacementStatus::Fulfilled, &["alice"]);
     assert!(stores.outcomes.settle(&fulfilled).await.unwrap());
-    // Delivered (and deleted); then a new placement begins.
-    let delivered: Vec<MessageId> = pending_messages(stores, "alice")
-        .await
-        .into_iter()
-        .map(|m| m.message_id)
-        .collect();
-    assert_eq!(delivered.len(), 1);
-    stores.messages.delete_all(&delivered).await.unwrap();
+    // Then a new placement begins.
+    assert_eq!(pending_messages(stores, "alice").await.len(), 1);
     stores
         .players
         .begin_placement(&player("alice"), "p-2")
@@ -282,9 +254,10 @@ async fn given_a_settled_placement_when_the_same_outcome_comes_again_then_nothin
     let mut duplicate = fulfilled.clone();
     duplicate.at = T0 + 9_000;
     assert!(!stores.outcomes.settle(&duplicate).await.unwrap());
-    assert!(
-        pending_messages(stores, "alice").await.is_empty(),
-        "a duplicate delivers nothing twice"
+    assert_eq!(
+        pending_messages(stores, "alice").await.len(),
+        1,
+        "a duplicate appends nothing"
     );
     let stored = stores.placements.get("p-1").await.unwrap().unwrap();
     assert_eq!(stored.updated_at, T0 + 5_000);
@@ -292,7 +265,7 @@ async fn given_a_settled_placement_when_the_same_outcome_comes_again_then_nothin
     assert_eq!(alice.pending_placement_id.as_deref(), Some("p-2"));
 }
 
-async fn given_a_cancelled_placement_when_a_late_fulfilled_event_lands_then_nothing_changes(
+pub async fn given_a_cancelled_placement_when_a_late_fulfilled_event_lands_then_nothing_changes(
     stores: &PlacementStores,
 ) {
     connect(stores, "alice", T0).await;
@@ -331,7 +304,9 @@ async fn given_a_cancelled_placement_when_a_late_fulfilled_event_lands_then_noth
     );
 }
 
-async fn given_an_unknown_placement_when_settled_then_nothing_is_written(stores: &PlacementStores) {
+pub async fn given_an_unknown_placement_when_settled_then_nothing_is_written(
+    stores: &PlacementStores,
+) {
     connect(stores, "alice", T0).await;
     let unknown = settlement("p-elsewhere", PlacementStatus::Fulfilled, &["alice"]);
     assert!(!stores.outcomes.settle(&unknown).await.unwrap());
@@ -341,7 +316,7 @@ async fn given_an_unknown_placement_when_settled_then_nothing_is_written(stores:
     assert!(pending_messages(stores, "alice").await.is_empty());
 }
 
-async fn given_a_later_pending_placement_when_an_older_one_settles_then_the_later_one_stays(
+pub async fn given_a_later_pending_placement_when_an_older_one_settles_then_the_later_one_stays(
     stores: &PlacementStores,
 ) {
     connect(stores, "alice", T0).await;
@@ -377,7 +352,7 @@ async fn given_a_later_pending_placement_when_an_older_one_settles_then_the_late
     );
 }
 
-async fn given_more_players_than_one_transaction_takes_when_settled_then_every_one_is_settled_once(
+pub async fn given_more_players_than_one_transaction_takes_when_settled_then_every_one_is_settled_once(
     stores: &PlacementStores,
 ) {
     let names: Vec<String> = (0..120).map(|i| format!("many{i:03}")).collect();
@@ -412,4 +387,30 @@ async fn given_more_players_than_one_transaction_takes_when_settled_then_every_o
         last.game_session,
         Some(game_session().seat("psess-many119"))
     );
+}
+
+/// One `#[tokio::test]` per scenario of this contract, each on `$factory().await` (an
+/// async function returning fresh [`PlacementStores`]).
+#[macro_export]
+macro_rules! placement_store_contract_tests {
+    ($factory:expr) => {
+        $crate::placement_store_contract_tests!(@each $factory, [
+            given_a_new_placement_when_created_then_it_reads_back_pending_and_its_id_is_never_reused,
+            given_a_pending_placement_when_marked_failed_then_failed_once,
+            given_a_pending_placement_when_fulfilled_then_placement_players_and_messages_change_together,
+            given_a_settled_placement_when_the_same_outcome_comes_again_then_nothing_is_written,
+            given_a_cancelled_placement_when_a_late_fulfilled_event_lands_then_nothing_changes,
+            given_an_unknown_placement_when_settled_then_nothing_is_written,
+            given_a_later_pending_placement_when_an_older_one_settles_then_the_later_one_stays,
+            given_more_players_than_one_transaction_takes_when_settled_then_every_one_is_settled_once,
+        ]);
+    };
+    (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $scenario() {
+                $crate::testing::placement_store_contract::$scenario(&$factory().await).await;
+            }
+        )*
+    };
 }

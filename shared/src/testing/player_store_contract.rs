@@ -1,11 +1,11 @@
-//! The `PlayerStore` contract. Each scenario gets a fresh store from the factory.
+//! The `PlayerStore` contract, one test per scenario: `shared::player_store_contract_tests!(factory)`
+//! expands to one `#[tokio::test]` per scenario below, each on a fresh store from `factory`.
 
-use std::future::Future;
+use crate::domain::{ConnectionId, EpochMillis, PlayerId, PresenceStatus, Seq};
+use crate::ports::player_store::{ConnectOutcome, Liveness, NewConnection, PlayerStore};
 
-use crate::domain::{ConnectionId, EpochMillis, MessageId, PlayerId, PresenceStatus};
-use crate::ports::player_store::{ConnectOutcome, NewConnection, PlayerStore};
+use crate::testing::fixtures::T0;
 
-const T0: EpochMillis = 4_102_444_800_000; // 2100: DynamoDB Local's TTL sweeper deletes items whose expireAt is past
 const HEARTBEAT: EpochMillis = 90_000;
 const GRACE: EpochMillis = 30_000;
 
@@ -31,49 +31,7 @@ fn connection(p: &str, c: &str, at: EpochMillis) -> NewConnection {
     }
 }
 
-/// Runs every scenario, each on a fresh store.
-pub async fn run_all<S, F, Fut>(make: F)
-where
-    S: PlayerStore,
-    F: Fn() -> Fut,
-    Fut: Future<Output = S>,
-{
-    given_no_record_when_connecting_then_a_new_online_session(&make().await).await;
-    given_a_disconnect_within_grace_when_reconnecting_then_resumed(&make().await).await;
-    given_the_grace_period_over_when_reconnecting_then_new(&make().await).await;
-    given_online_elsewhere_when_connecting_then_take_over_the_old_connection(&make().await).await;
-    given_an_offline_player_when_connecting_then_new(&make().await).await;
-    given_a_newer_connection_when_an_older_connect_lands_then_superseded(&make().await).await;
-    given_a_takeover_when_the_old_disconnect_lands_late_then_the_new_connection_is_untouched(
-        &make().await,
-    )
-    .await;
-    given_the_current_connection_when_disconnecting_then_disconnected_with_grace(&make().await)
-        .await;
-    given_a_heartbeat_then_only_the_current_online_connection_is_refreshed(&make().await).await;
-    given_players_due_when_listing_expired_then_only_due_players_of_the_shard_in_order(
-        &make().await,
-    )
-    .await;
-    given_an_expired_player_when_marking_offline_then_it_leaves_the_index(&make().await).await;
-    given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_wins(&make().await)
-        .await;
-    given_a_reconnect_that_lands_while_the_sweeper_acts_then_the_reconnect_wins(&make().await)
-        .await;
-    given_many_players_when_reading_them_together_then_only_existing_ones_return(&make().await)
-        .await;
-    given_a_redelivery_marker_then_it_is_read_kept_across_connects_and_cleared(&make().await).await;
-    given_no_pending_placement_when_beginning_then_pending_and_a_second_conflicts_naming_it(
-        &make().await,
-    )
-    .await;
-    given_a_pending_placement_then_only_its_own_id_abandons_it(&make().await).await;
-    given_game_state_written_before_the_first_connect_then_the_connect_keeps_it(&make().await)
-        .await;
-    given_no_game_session_when_updating_it_then_nothing_is_written(&make().await).await;
-}
-
-async fn given_no_pending_placement_when_beginning_then_pending_and_a_second_conflicts_naming_it(
+pub async fn given_no_pending_placement_when_beginning_then_pending_and_a_second_conflicts_naming_it(
     store: &impl PlayerStore,
 ) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
@@ -106,7 +64,7 @@ async fn given_no_pending_placement_when_beginning_then_pending_and_a_second_con
     assert_eq!(record.pending_placement_id.as_deref(), Some("p-1"));
 }
 
-async fn given_a_pending_placement_then_only_its_own_id_abandons_it(store: &impl PlayerStore) {
+pub async fn given_a_pending_placement_then_only_its_own_id_abandons_it(store: &impl PlayerStore) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     store
         .begin_placement(&player("alice"), "p-1")
@@ -143,7 +101,7 @@ async fn given_a_pending_placement_then_only_its_own_id_abandons_it(store: &impl
     assert_eq!(store.get(&player("ghost")).await.unwrap(), None);
 }
 
-async fn given_game_state_written_before_the_first_connect_then_the_connect_keeps_it(
+pub async fn given_game_state_written_before_the_first_connect_then_the_connect_keeps_it(
     store: &impl PlayerStore,
 ) {
     assert_eq!(
@@ -162,7 +120,9 @@ async fn given_game_state_written_before_the_first_connect_then_the_connect_keep
     assert_eq!(record.pending_placement_id.as_deref(), Some("p-1"));
 }
 
-async fn given_no_game_session_when_updating_it_then_nothing_is_written(store: &impl PlayerStore) {
+pub async fn given_no_game_session_when_updating_it_then_nothing_is_written(
+    store: &impl PlayerStore,
+) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     let session = crate::domain::GameSession {
         game_session_arn: "arn:gs".into(),
@@ -189,7 +149,7 @@ async fn given_no_game_session_when_updating_it_then_nothing_is_written(store: &
     assert_eq!(store.get(&player("ghost")).await.unwrap(), None);
 }
 
-async fn given_no_record_when_connecting_then_a_new_online_session(store: &impl PlayerStore) {
+pub async fn given_no_record_when_connecting_then_a_new_online_session(store: &impl PlayerStore) {
     assert_eq!(store.get(&player("alice")).await.unwrap(), None);
     let outcome = store.connect(&connection("alice", "c1", T0)).await.unwrap();
     assert_eq!(outcome, ConnectOutcome::New);
@@ -203,7 +163,9 @@ async fn given_no_record_when_connecting_then_a_new_online_session(store: &impl 
     assert!(!record.resumed());
 }
 
-async fn given_a_disconnect_within_grace_when_reconnecting_then_resumed(store: &impl PlayerStore) {
+pub async fn given_a_disconnect_within_grace_when_reconnecting_then_resumed(
+    store: &impl PlayerStore,
+) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     assert!(
         store
@@ -227,7 +189,7 @@ async fn given_a_disconnect_within_grace_when_reconnecting_then_resumed(store: &
     assert!(record.resumed(), "{record:?}");
 }
 
-async fn given_the_grace_period_over_when_reconnecting_then_new(store: &impl PlayerStore) {
+pub async fn given_the_grace_period_over_when_reconnecting_then_new(store: &impl PlayerStore) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     store
         .disconnect(
@@ -248,7 +210,7 @@ async fn given_the_grace_period_over_when_reconnecting_then_new(store: &impl Pla
     assert!(!record.resumed());
 }
 
-async fn given_online_elsewhere_when_connecting_then_take_over_the_old_connection(
+pub async fn given_online_elsewhere_when_connecting_then_take_over_the_old_connection(
     store: &impl PlayerStore,
 ) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
@@ -268,7 +230,7 @@ async fn given_online_elsewhere_when_connecting_then_take_over_the_old_connectio
     assert!(!record.resumed());
 }
 
-async fn given_an_offline_player_when_connecting_then_new(store: &impl PlayerStore) {
+pub async fn given_an_offline_player_when_connecting_then_new(store: &impl PlayerStore) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     let swept = store
         .mark_offline(&player("alice"), T0 + HEARTBEAT + 1)
@@ -282,7 +244,7 @@ async fn given_an_offline_player_when_connecting_then_new(store: &impl PlayerSto
     assert_eq!(outcome, ConnectOutcome::New);
 }
 
-async fn given_a_newer_connection_when_an_older_connect_lands_then_superseded(
+pub async fn given_a_newer_connection_when_an_older_connect_lands_then_superseded(
     store: &impl PlayerStore,
 ) {
     store
@@ -302,7 +264,7 @@ async fn given_a_newer_connection_when_an_older_connect_lands_then_superseded(
     );
 }
 
-async fn given_a_takeover_when_the_old_disconnect_lands_late_then_the_new_connection_is_untouched(
+pub async fn given_a_takeover_when_the_old_disconnect_lands_late_then_the_new_connection_is_untouched(
     store: &impl PlayerStore,
 ) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
@@ -321,7 +283,7 @@ async fn given_a_takeover_when_the_old_disconnect_lands_late_then_the_new_connec
     assert_eq!(record.sweep_at, Some(T0 + 5 + HEARTBEAT));
 }
 
-async fn given_the_current_connection_when_disconnecting_then_disconnected_with_grace(
+pub async fn given_the_current_connection_when_disconnecting_then_disconnected_with_grace(
     store: &impl PlayerStore,
 ) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
@@ -349,37 +311,73 @@ async fn given_the_current_connection_when_disconnecting_then_disconnected_with_
     );
 }
 
-async fn given_a_heartbeat_then_only_the_current_online_connection_is_refreshed(
+pub async fn given_a_heartbeat_then_only_the_current_online_connection_is_refreshed(
     store: &impl PlayerStore,
 ) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
-    assert!(
+    let cursor = Seq::new(41).unwrap();
+    assert_eq!(
         store
-            .heartbeat(&player("alice"), &conn("c1"), T0 + 50, T0 + 50 + HEARTBEAT)
+            .heartbeat(
+                &player("alice"),
+                &conn("c1"),
+                T0 + 50,
+                T0 + 50 + HEARTBEAT,
+                Some(cursor)
+            )
             .await
-            .unwrap()
+            .unwrap(),
+        Liveness::Current
     );
     let record = store.get(&player("alice")).await.unwrap().unwrap();
     assert_eq!(record.last_seen, T0 + 50);
     assert_eq!(record.sweep_at, Some(T0 + 50 + HEARTBEAT));
+    assert_eq!(record.acked_seq, Some(cursor), "the cursor is remembered");
+    store
+        .heartbeat(
+            &player("alice"),
+            &conn("c1"),
+            T0 + 55,
+            T0 + 55 + HEARTBEAT,
+            None,
+        )
+        .await
+        .unwrap();
+    let record = store.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(
+        record.acked_seq,
+        Some(cursor),
+        "no cursor leaves it as it was"
+    );
 
-    assert!(
-        !store
+    assert_eq!(
+        store
             .heartbeat(
                 &player("alice"),
                 &conn("other"),
                 T0 + 60,
-                T0 + 60 + HEARTBEAT
+                T0 + 60 + HEARTBEAT,
+                Some(Seq::new(99).unwrap())
             )
             .await
             .unwrap(),
-        "a stale connection's heartbeat must not apply"
+        Liveness::Replaced,
+        "a stale connection's heartbeat must not apply, and says it was replaced"
     );
-    assert!(
-        !store
-            .heartbeat(&player("nobody"), &conn("c1"), T0 + 60, T0 + 60 + HEARTBEAT)
+    let record = store.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(record.acked_seq, Some(cursor));
+    assert_eq!(
+        store
+            .heartbeat(
+                &player("nobody"),
+                &conn("c1"),
+                T0 + 60,
+                T0 + 60 + HEARTBEAT,
+                None
+            )
             .await
             .unwrap(),
+        Liveness::Gone,
         "a heartbeat for an unknown player must not create a record"
     );
     assert_eq!(store.get(&player("nobody")).await.unwrap(), None);
@@ -388,11 +386,18 @@ async fn given_a_heartbeat_then_only_the_current_online_connection_is_refreshed(
         .disconnect(&player("alice"), &conn("c1"), T0 + 70, T0 + 70 + GRACE)
         .await
         .unwrap();
-    assert!(
-        !store
-            .heartbeat(&player("alice"), &conn("c1"), T0 + 80, T0 + 80 + HEARTBEAT)
+    assert_eq!(
+        store
+            .heartbeat(
+                &player("alice"),
+                &conn("c1"),
+                T0 + 80,
+                T0 + 80 + HEARTBEAT,
+                None
+            )
             .await
             .unwrap(),
+        Liveness::Gone,
         "a heartbeat after $disconnect must not bring the player back online"
     );
     let record = store.get(&player("alice")).await.unwrap().unwrap();
@@ -408,7 +413,7 @@ fn players_in_shard(shard: u32, count: usize) -> Vec<String> {
         .collect()
 }
 
-async fn given_players_due_when_listing_expired_then_only_due_players_of_the_shard_in_order(
+pub async fn given_players_due_when_listing_expired_then_only_due_players_of_the_shard_in_order(
     store: &impl PlayerStore,
 ) {
     let shard = 1;
@@ -433,6 +438,7 @@ async fn given_players_due_when_listing_expired_then_only_due_players_of_the_sha
             &conn(&format!("c-{}", mine[0])),
             T0 + 10,
             T0 + 10 + 10 * HEARTBEAT,
+            None,
         )
         .await
         .unwrap();
@@ -465,7 +471,7 @@ async fn given_players_due_when_listing_expired_then_only_due_players_of_the_sha
     );
 }
 
-async fn given_an_expired_player_when_marking_offline_then_it_leaves_the_index(
+pub async fn given_an_expired_player_when_marking_offline_then_it_leaves_the_index(
     store: &impl PlayerStore,
 ) {
     let alice = players_in_shard(0, 1).remove(0);
@@ -503,7 +509,7 @@ async fn given_an_expired_player_when_marking_offline_then_it_leaves_the_index(
     );
 }
 
-async fn given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_wins(
+pub async fn given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_wins(
     store: &impl PlayerStore,
 ) {
     let alice = players_in_shard(3, 1).remove(0);
@@ -512,11 +518,12 @@ async fn given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_
     let due = store.expired(3, now, 10, None).await.unwrap();
     assert_eq!(due.players.len(), 1, "the sweeper sees alice as due");
     // The heartbeat lands between the sweeper's query and its conditional write.
-    assert!(
+    assert_eq!(
         store
-            .heartbeat(&player(&alice), &conn("c1"), now, now + HEARTBEAT)
+            .heartbeat(&player(&alice), &conn("c1"), now, now + HEARTBEAT, None)
             .await
-            .unwrap()
+            .unwrap(),
+        Liveness::Current
     );
     assert_eq!(
         store.mark_offline(&player(&alice), now).await.unwrap(),
@@ -527,7 +534,7 @@ async fn given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_
     assert_eq!(record.sweep_at, Some(now + HEARTBEAT));
 }
 
-async fn given_a_reconnect_that_lands_while_the_sweeper_acts_then_the_reconnect_wins(
+pub async fn given_a_reconnect_that_lands_while_the_sweeper_acts_then_the_reconnect_wins(
     store: &impl PlayerStore,
 ) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
@@ -550,7 +557,7 @@ async fn given_a_reconnect_that_lands_while_the_sweeper_acts_then_the_reconnect_
     );
 }
 
-async fn given_many_players_when_reading_them_together_then_only_existing_ones_return(
+pub async fn given_many_players_when_reading_them_together_then_only_existing_ones_return(
     store: &impl PlayerStore,
 ) {
     // More than one batch of 100, with duplicates and unknown players mixed in.
@@ -577,48 +584,81 @@ async fn given_many_players_when_reading_them_together_then_only_existing_ones_r
     assert!(store.get_many(&[]).await.unwrap().is_empty());
 }
 
-async fn given_a_redelivery_marker_then_it_is_read_kept_across_connects_and_cleared(
+pub async fn given_a_new_connection_then_it_remembers_the_one_it_replaced_and_keeps_delivery_state(
     store: &impl PlayerStore,
 ) {
-    let checkpoint = MessageId::from_stored("01CHECKPOINT");
-    let delivered = vec![
-        MessageId::from_stored("01LATER1"),
-        MessageId::from_stored("01LATER2"),
-    ];
-    // No item: nothing to mark, and nothing is created.
-    store
-        .mark_redelivery(&player("ghost"), &checkpoint, &delivered)
-        .await
-        .unwrap();
-    assert_eq!(store.get(&player("ghost")).await.unwrap(), None);
-
     store.connect(&connection("bob", "c1", T0)).await.unwrap();
+    let first = store.get(&player("bob")).await.unwrap().unwrap();
+    assert_eq!(first.previous_connection_id, None);
+    assert_eq!(first.previous_endpoint, None);
+    assert_eq!(first.previous_last_seen, None);
+    assert!(!first.is_live(), "not live before its hand-over");
     store
-        .mark_redelivery(&player("bob"), &checkpoint, &delivered)
+        .heartbeat(
+            &player("bob"),
+            &conn("c1"),
+            T0 + 5,
+            T0 + 5 + HEARTBEAT,
+            Some(Seq::new(12).unwrap()),
+        )
         .await
         .unwrap();
-    store
-        .connect(&connection("bob", "c2", T0 + 1))
-        .await
-        .unwrap();
-    let record = store.get_many(&[player("bob")]).await.unwrap().remove(0);
-    let mut got = record
-        .redelivery
-        .get(&checkpoint)
-        .cloned()
-        .expect("marker kept");
-    got.sort();
-    assert_eq!(got, delivered);
 
+    // A takeover: c1 is still online when c2 connects.
     store
-        .clear_redelivery(&player("bob"), &checkpoint)
+        .connect(&connection("bob", "c2", T0 + 9))
         .await
         .unwrap();
-    let record = store.get(&player("bob")).await.unwrap().unwrap();
-    assert!(record.redelivery.is_empty());
-    store
-        .clear_redelivery(&player("ghost"), &checkpoint)
-        .await
-        .unwrap();
-    assert_eq!(store.get(&player("ghost")).await.unwrap(), None);
+    let second = store.get(&player("bob")).await.unwrap().unwrap();
+    assert_eq!(second.previous_connection_id, Some(conn("c1")));
+    assert_eq!(
+        second.previous_endpoint.as_deref(),
+        Some(first.endpoint.as_str())
+    );
+    assert_eq!(second.previous_last_seen, Some(T0 + 5));
+    assert_eq!(second.previous_status, Some(PresenceStatus::Online));
+    assert!(second.took_over());
+    assert_eq!(
+        second.acked_seq,
+        Some(Seq::new(12).unwrap()),
+        "kept across connects"
+    );
+    assert!(!second.is_live());
+}
+
+/// One `#[tokio::test]` per scenario of this contract, each on `$factory().await` (an
+/// async function returning a fresh [`PlayerStore`]).
+#[macro_export]
+macro_rules! player_store_contract_tests {
+    ($factory:expr) => {
+        $crate::player_store_contract_tests!(@each $factory, [
+            given_no_record_when_connecting_then_a_new_online_session,
+            given_a_disconnect_within_grace_when_reconnecting_then_resumed,
+            given_the_grace_period_over_when_reconnecting_then_new,
+            given_online_elsewhere_when_connecting_then_take_over_the_old_connection,
+            given_an_offline_player_when_connecting_then_new,
+            given_a_newer_connection_when_an_older_connect_lands_then_superseded,
+            given_a_takeover_when_the_old_disconnect_lands_late_then_the_new_connection_is_untouched,
+            given_the_current_connection_when_disconnecting_then_disconnected_with_grace,
+            given_a_heartbeat_then_only_the_current_online_connection_is_refreshed,
+            given_players_due_when_listing_expired_then_only_due_players_of_the_shard_in_order,
+            given_an_expired_player_when_marking_offline_then_it_leaves_the_index,
+            given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_wins,
+            given_a_reconnect_that_lands_while_the_sweeper_acts_then_the_reconnect_wins,
+            given_many_players_when_reading_them_together_then_only_existing_ones_return,
+            given_a_new_connection_then_it_remembers_the_one_it_replaced_and_keeps_delivery_state,
+            given_no_pending_placement_when_beginning_then_pending_and_a_second_conflicts_naming_it,
+            given_a_pending_placement_then_only_its_own_id_abandons_it,
+            given_game_state_written_before_the_first_connect_then_the_connect_keeps_it,
+            given_no_game_session_when_updating_it_then_nothing_is_written,
+        ]);
+    };
+    (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $scenario() {
+                $crate::testing::player_store_contract::$scenario(&$factory().await).await;
+            }
+        )*
+    };
 }

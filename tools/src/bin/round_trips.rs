@@ -21,14 +21,14 @@ use resume::ResumeHandler;
 use send_message::SendMessageHandler;
 use serde_json::{Value, json};
 use shared::adapters::dynamodb::{
-    DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore,
-    create_messages_table, create_placements_table, create_players_table,
+    DynamoDeliveryHandover, DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore,
+    DynamoPlayerStore, create_messages_table, create_placements_table, create_players_table,
 };
 use shared::config::Config;
 use shared::domain::{MessageId, PlayerId, new_placement_id};
 use shared::ports::{
-    Clock, GameLiftError, MessageKind, MessageStore, PlacementRecord, PlacementStore,
-    StoredMessage, SystemClock,
+    Clock, GameLiftError, MessageKind, MessageStore, NewMessage, PlacementRecord, PlacementStore,
+    ReplayFrom, SystemClock,
 };
 use shared::testing::call_counter::CallCounter;
 use shared::testing::events::{route_event, stream_insert};
@@ -210,13 +210,28 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         Arc::new(shared::adapters::memory::InProcessEventBus::new()),
     );
     let disconnect = DisconnectHandler::new(config.clone(), players.clone(), clock.clone());
-    let heartbeat = HeartbeatHandler::new(config.clone(), players.clone(), clock.clone());
-    let resume = ResumeHandler::new(players.clone(), messages.clone(), gateway.clone());
+    let heartbeat = HeartbeatHandler::new(
+        config.clone(),
+        players.clone(),
+        gateway.clone(),
+        clock.clone(),
+    );
+    let handover = Arc::new(DynamoDeliveryHandover::new(
+        client.clone(),
+        config.players_table.clone(),
+        config.messages_table.clone(),
+    ));
+    let resume = ResumeHandler::new(
+        players.clone(),
+        messages.clone(),
+        handover,
+        gateway.clone(),
+        clock.clone(),
+    );
     let send = SendMessageHandler::new(config.clone(), messages.clone(), clock.clone());
     let deliver = MessageInsertedHandler::new(
         config.clone(),
         players.clone(),
-        messages.clone(),
         gateway.clone(),
         clock.clone(),
     );
@@ -240,6 +255,16 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         ))
         .await?;
     bench.row("heartbeat", "1 write");
+    heartbeat
+        .handle(route_event(
+            "heartbeat",
+            "alice",
+            "c2",
+            now(),
+            Some(&body("heartbeat", json!({"cursor": 42}))),
+        ))
+        .await?;
+    bench.row("heartbeat with a cursor", "1 write (the same one)");
     disconnect
         .handle(route_event("$disconnect", "alice", "c2", now(), None))
         .await?;
@@ -259,42 +284,50 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         .await?;
     bench.row(
         "resume, nothing pending",
-        "1 read (+1 query for the replay)",
+        "1 read + 1 query + 1 hand-over transaction",
     );
 
-    for n in [1usize, 25, 100] {
-        let ids: Vec<String> = (0..n).map(|i| format!("peer{i}")).collect();
-        send.handle(route_event(
-            "sendMessage",
-            "alice",
-            "c3",
-            now(),
-            Some(&body(
+    for round in ["first message to each inbox", "later messages"] {
+        for n in [1usize, 25, 100] {
+            let ids: Vec<String> = (0..n).map(|i| format!("peer{n}-{i}")).collect();
+            send.handle(route_event(
                 "sendMessage",
-                json!({"playerIds": ids, "message": {"hi": 1}}),
-            )),
-        ))
-        .await?;
-        bench.row(
-            &format!("sendMessage to {n}"),
-            &format!("{} writes (ceil(N/25))", n.div_ceil(25)),
-        );
+                "alice",
+                "c3",
+                now(),
+                Some(&body(
+                    "sendMessage",
+                    json!({"playerIds": ids, "message": {"hi": 1}}),
+                )),
+            ))
+            .await?;
+            let floor = if round.starts_with("first") {
+                "N queries + N transactions (the epoch item with the message)"
+            } else {
+                "N queries + N conditional writes"
+            };
+            bench.row(&format!("sendMessage to {n}, {round}"), floor);
+        }
     }
 
-    // Delivery: 100 recipients online, one message each.
+    // Delivery: 100 recipients live (connected and resumed), one message each.
     for i in 0..100 {
+        let (name, connection) = (format!("peer{i}"), format!("p{i}"));
         connect
+            .handle(route_event("$connect", &name, &connection, now(), None))
+            .await?;
+        resume
             .handle(route_event(
-                "$connect",
-                &format!("peer{i}"),
-                &format!("p{i}"),
+                "resume",
+                &name,
+                &connection,
                 now(),
-                None,
+                Some(&body("resume", json!({}))),
             ))
             .await?;
     }
-    let batch: Vec<StoredMessage> = (0..100)
-        .map(|i| StoredMessage {
+    let batch: Vec<NewMessage> = (0..100)
+        .map(|i| NewMessage {
             message_id: MessageId::generate(now()),
             recipient_id: PlayerId::parse(format!("peer{i}")).expect("valid id"),
             sender_id: "alice".into(),
@@ -304,9 +337,16 @@ async fn main() -> Result<(), lambda_runtime::Error> {
             expire_at_secs: now() / 1000 + 3600,
         })
         .collect();
-    messages.put_all(&batch).await?;
+    messages.append(&batch).await?;
+    let mut stored = Vec::with_capacity(batch.len());
+    for m in &batch {
+        let inbox = messages
+            .read(&m.recipient_id, &ReplayFrom::EVERYTHING, now())
+            .await?;
+        stored.extend(inbox.messages.into_iter().last());
+    }
     bench.reset();
-    let records: Vec<Value> = batch
+    let records: Vec<Value> = stored
         .iter()
         .enumerate()
         .map(|(i, m)| stream_insert(m, &format!("{}", 1000 + i)))
@@ -317,13 +357,13 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     );
     deliver.handle(event).await?;
     bench.row(
-        "on-message-inserted, 100 records, 100 online recipients",
-        "≤ 1 read + 4 deletes (+100 posts)",
+        "on-message-inserted, 100 records, 100 live recipients",
+        "1 read, no writes (+100 posts)",
     );
 
     // Replay: 30 messages waiting for a player who was away.
-    let waiting: Vec<StoredMessage> = (0..30)
-        .map(|i| StoredMessage {
+    let waiting: Vec<NewMessage> = (0..30)
+        .map(|i| NewMessage {
             message_id: MessageId::generate(now()),
             recipient_id: PlayerId::parse("alice").expect("valid id"),
             sender_id: "peer1".into(),
@@ -333,7 +373,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
             expire_at_secs: now() / 1000 + 3600,
         })
         .collect();
-    messages.put_all(&waiting).await?;
+    messages.append(&waiting).await?;
     bench.reset();
     resume
         .handle(route_event(
@@ -346,7 +386,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         .await?;
     bench.row(
         "resume, replaying 30 messages",
-        "1 read + 1 query + 2 deletes (+31 posts)",
+        "1 read + ceil((30 - 10) / 100) + 1 queries + 1 hand-over transaction (+31 posts)",
     );
 
     // Placement: request, conflict, refusal, the four outcomes, a duplicate, rejoin.

@@ -1,22 +1,29 @@
-//! The Messages item (DESIGN §4) and its mapping to [`StoredMessage`], both ways: the
-//! SDK's attribute maps (PutItem, Query results) and the stream's `NEW_IMAGE` as
-//! `aws_lambda_events` delivers it (`serde_dynamo::Item`), for `on-message-inserted`.
+//! The Messages item (an inbox entry, see docs/architecture.md#data-model) and its
+//! mapping to [`StoredMessage`], both ways: the SDK's attribute maps (PutItem, Query
+//! results) and the stream's `NEW_IMAGE` as `aws_lambda_events` delivers it
+//! (`serde_dynamo::Item`), for `on-message-inserted`.
 //!
-//! | attribute     | type | meaning                                           |
-//! |---------------|------|---------------------------------------------------|
-//! | `messageId`   | S    | table key; `ByRecipient` sort key                 |
-//! | `recipientId` | S    | `ByRecipient` partition key                       |
-//! | `senderId`    | S    | a player id, or `system`                          |
-//! | `kind`        | S    | `chat` / `placement` / `presence`                 |
-//! | `payload`     | S    | the server frame to deliver, JSON text            |
-//! | `createdAt`   | N    | epoch milliseconds                                |
-//! | `expireAt`    | N    | epoch seconds (TTL)                               |
+//! | attribute     | type | meaning                                                  |
+//! |---------------|------|----------------------------------------------------------|
+//! | `recipientId` | S    | partition key: the inbox                                 |
+//! | `seq`         | N    | sort key: the position in the inbox (0: the epoch item)  |
+//! | `epoch`       | N    | the first seq of the inbox epoch the message belongs to  |
+//! | `messageId`   | S    | what clients de-duplicate on                             |
+//! | `senderId`    | S    | a player id, or `system`                                 |
+//! | `kind`        | S    | `chat` / `placement` / `presence`                        |
+//! | `payload`     | S    | the server frame to deliver, JSON text                   |
+//! | `createdAt`   | N    | epoch milliseconds                                       |
+//! | `expireAt`    | N    | epoch seconds (TTL)                                      |
+//!
+//! Each inbox also has one epoch item at `seq` 0 holding only `epoch` and `expireAt`: the
+//! current epoch, written when an empty inbox starts a new one, so that `resume`'s
+//! hand-over can tell that happened (see `inbox.rs`).
 
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::domain::{MessageId, PlayerId};
+use crate::domain::{MessageId, PlayerId, Seq};
 use crate::ports::message_store::{MessageKind, StoredMessage};
 use crate::ports::player_store::StoreError;
 
@@ -25,14 +32,19 @@ pub type Item = HashMap<String, AttributeValue>;
 
 /// Attribute names of the Messages table.
 pub mod attr {
-    pub const MESSAGE_ID: &str = "messageId";
     pub const RECIPIENT_ID: &str = "recipientId";
+    pub const SEQ: &str = "seq";
+    pub const EPOCH: &str = "epoch";
+    pub const MESSAGE_ID: &str = "messageId";
     pub const SENDER_ID: &str = "senderId";
     pub const KIND: &str = "kind";
     pub const PAYLOAD: &str = "payload";
     pub const CREATED_AT: &str = "createdAt";
     pub const EXPIRE_AT: &str = "expireAt";
 }
+
+/// The `seq` of an inbox's epoch item.
+pub const EPOCH_ITEM_SEQ: Seq = Seq::ZERO;
 
 /// How much of a malformed value an error quotes.
 const QUOTED_VALUE_CHARS: usize = 64;
@@ -82,14 +94,16 @@ impl MessageImageError {
     }
 }
 
-/// The item `put_all` writes for a message.
+/// The item an append writes for a message.
 pub fn message_to_item(message: &StoredMessage) -> Item {
     HashMap::from([
-        (attr::MESSAGE_ID.to_owned(), s(message.message_id.as_str())),
         (
             attr::RECIPIENT_ID.to_owned(),
             s(message.recipient_id.as_str()),
         ),
+        (attr::SEQ.to_owned(), n(message.seq.get())),
+        (attr::EPOCH.to_owned(), n(message.epoch.get())),
+        (attr::MESSAGE_ID.to_owned(), s(message.message_id.as_str())),
         (attr::SENDER_ID.to_owned(), s(&message.sender_id)),
         (attr::KIND.to_owned(), s(message.kind.as_str())),
         (attr::PAYLOAD.to_owned(), s(&message.payload)),
@@ -98,7 +112,7 @@ pub fn message_to_item(message: &StoredMessage) -> Item {
     ])
 }
 
-/// Maps a Messages item (GetItem, Query on `ByRecipient`) back to the message.
+/// Maps a Messages item (a Query result) back to the message.
 pub fn message_from_item(item: &Item) -> Result<StoredMessage, MessageImageError> {
     parse(item)
 }
@@ -111,18 +125,26 @@ pub fn message_from_stream_image(
     parse(image)
 }
 
+/// True for the image of an inbox's epoch item (`seq` 0), which is not a message: the
+/// stream's filter leaves it out, and the consumer skips it if one gets through.
+pub fn is_epoch_item_image(image: &serde_dynamo::Item) -> bool {
+    matches!(image.get(attr::SEQ), Some(serde_dynamo::AttributeValue::N(seq)) if seq == "0")
+}
+
 /// The `NEW_IMAGE` a stream carries for a message: what the local stack hands
 /// `on-message-inserted` in place of DynamoDB Streams, and test fixtures.
 pub fn message_to_stream_image(message: &StoredMessage) -> serde_dynamo::Item {
     use serde_dynamo::AttributeValue as V;
     HashMap::from([
         (
-            attr::MESSAGE_ID.to_owned(),
-            V::S(message.message_id.as_str().to_owned()),
-        ),
-        (
             attr::RECIPIENT_ID.to_owned(),
             V::S(message.recipient_id.as_str().to_owned()),
+        ),
+        (attr::SEQ.to_owned(), V::N(message.seq.to_string())),
+        (attr::EPOCH.to_owned(), V::N(message.epoch.to_string())),
+        (
+            attr::MESSAGE_ID.to_owned(),
+            V::S(message.message_id.as_str().to_owned()),
         ),
         (attr::SENDER_ID.to_owned(), V::S(message.sender_id.clone())),
         (
@@ -142,26 +164,27 @@ pub fn message_to_stream_image(message: &StoredMessage) -> serde_dynamo::Item {
     .into()
 }
 
-/// The table key of a message.
-pub(crate) fn key(id: &MessageId) -> Item {
-    HashMap::from([(attr::MESSAGE_ID.to_owned(), s(id.as_str()))])
-}
-
-/// The `ExclusiveStartKey` that continues a `ByRecipient` query after `after`: a GSI
-/// position needs the table key and the index key, here `messageId` + `recipientId`.
-pub(crate) fn recipient_index_key(recipient: &PlayerId, after: &MessageId) -> Item {
+/// The table key of an inbox position.
+pub(crate) fn key(recipient: &PlayerId, seq: Seq) -> Item {
     HashMap::from([
-        (attr::MESSAGE_ID.to_owned(), s(after.as_str())),
         (attr::RECIPIENT_ID.to_owned(), s(recipient.as_str())),
+        (attr::SEQ.to_owned(), n(seq.get())),
     ])
 }
 
 /// A [`MessageImageError`] in a stored item, as the store reports it.
 pub(crate) fn corrupt(item: &Item, err: &MessageImageError) -> StoreError {
-    let key = match item.get(attr::MESSAGE_ID) {
-        Some(AttributeValue::S(id)) => format!("{}={id}", attr::MESSAGE_ID),
-        _ => format!("{}=<missing>", attr::MESSAGE_ID),
+    let part = |name: &str| match item.get(name) {
+        Some(AttributeValue::S(value) | AttributeValue::N(value)) => value.clone(),
+        _ => "<missing>".to_owned(),
     };
+    let key = format!(
+        "{}={} {}={}",
+        attr::RECIPIENT_ID,
+        part(attr::RECIPIENT_ID),
+        attr::SEQ,
+        part(attr::SEQ)
+    );
     StoreError::Corrupt {
         key,
         reason: err.to_string(),
@@ -172,7 +195,7 @@ fn s(value: impl Into<String>) -> AttributeValue {
     AttributeValue::S(value.into())
 }
 
-fn n(value: i64) -> AttributeValue {
+fn n(value: impl ToString) -> AttributeValue {
     AttributeValue::N(value.to_string())
 }
 
@@ -265,6 +288,27 @@ fn parse<A: AttributeView>(item: &HashMap<String, A>) -> Result<StoredMessage, M
         })
     };
 
+    let seq = |attribute: &'static str| {
+        let value = integer(attribute)?;
+        u64::try_from(value)
+            .ok()
+            .and_then(|v| Seq::new(v).ok())
+            .ok_or_else(|| {
+                MessageImageError::malformed(
+                    attribute,
+                    &value.to_string(),
+                    "not a seq (0 to 2^53 - 1)",
+                )
+            })
+    };
+    let position = seq(attr::SEQ)?;
+    if position == EPOCH_ITEM_SEQ {
+        return Err(MessageImageError::malformed(
+            attr::SEQ,
+            "0",
+            "the inbox's epoch item, not a message",
+        ));
+    }
     let message_id = string(attr::MESSAGE_ID)?;
     if message_id.is_empty() {
         return Err(MessageImageError::malformed(
@@ -281,6 +325,8 @@ fn parse<A: AttributeView>(item: &HashMap<String, A>) -> Result<StoredMessage, M
         MessageImageError::malformed(attr::KIND, kind, "not chat, placement or presence")
     })?;
     Ok(StoredMessage {
+        seq: position,
+        epoch: seq(attr::EPOCH)?,
         message_id: MessageId::from_stored(message_id),
         recipient_id,
         sender_id: string(attr::SENDER_ID)?.to_owned(),
@@ -297,7 +343,9 @@ mod tests {
 
     use super::*;
 
-    const ALL: [&str; 7] = [
+    const ALL: [&str; 9] = [
+        attr::SEQ,
+        attr::EPOCH,
         attr::MESSAGE_ID,
         attr::RECIPIENT_ID,
         attr::SENDER_ID,
@@ -309,6 +357,8 @@ mod tests {
 
     fn message() -> StoredMessage {
         StoredMessage {
+            seq: Seq::new(179_532_360_000_003).unwrap(),
+            epoch: Seq::new(179_532_360_000_000).unwrap(),
             message_id: MessageId::from_stored("01JDK3Z5Q8M2W4X6Y8Z0A2B4C6"),
             recipient_id: PlayerId::parse("bob").unwrap(),
             sender_id: "alice".into(),
@@ -374,7 +424,10 @@ mod tests {
     #[test]
     fn each_attribute_of_the_wrong_type_is_named() {
         for attribute in ALL {
-            let numeric = matches!(attribute, attr::CREATED_AT | attr::EXPIRE_AT);
+            let numeric = matches!(
+                attribute,
+                attr::SEQ | attr::EPOCH | attr::CREATED_AT | attr::EXPIRE_AT
+            );
             let (wrong, expected, found) = if numeric {
                 (s("1795323600000"), "N", "S")
             } else {
@@ -407,6 +460,13 @@ mod tests {
     fn each_malformed_value_is_named_and_quoted() {
         for (attribute, value, reason) in [
             (attr::MESSAGE_ID, s(""), "empty"),
+            (attr::SEQ, AttributeValue::N("-1".into()), "not a seq"),
+            (attr::SEQ, AttributeValue::N("0".into()), "epoch item"),
+            (
+                attr::EPOCH,
+                AttributeValue::N("9007199254740992".into()),
+                "not a seq",
+            ),
             (attr::RECIPIENT_ID, s("b b"), "position 1"),
             (attr::RECIPIENT_ID, s(""), "empty"),
             (attr::KIND, s("shout"), "not chat, placement or presence"),
@@ -444,7 +504,7 @@ mod tests {
         let err = message_from_item(&item).unwrap_err();
         match corrupt(&item, &err) {
             StoreError::Corrupt { key, reason } => {
-                assert_eq!(key, "messageId=01JDK3Z5Q8M2W4X6Y8Z0A2B4C6");
+                assert_eq!(key, "recipientId=bob seq=179532360000003");
                 assert!(reason.contains("kind"), "{reason}");
             }
             other => panic!("{other:?}"),
@@ -452,14 +512,18 @@ mod tests {
     }
 
     #[test]
-    fn index_keys_carry_the_table_key_and_the_index_key() {
-        let key = recipient_index_key(
-            &PlayerId::parse("bob").unwrap(),
-            &MessageId::from_stored("m1"),
-        );
+    fn the_key_is_the_inbox_and_the_position_and_the_epoch_item_is_told_apart() {
+        let key = key(&PlayerId::parse("bob").unwrap(), Seq::new(5).unwrap());
         assert_eq!(key.len(), 2);
-        assert_eq!(key[attr::MESSAGE_ID], s("m1"));
         assert_eq!(key[attr::RECIPIENT_ID], s("bob"));
+        assert_eq!(key[attr::SEQ], AttributeValue::N("5".into()));
+        let mut image = message_to_stream_image(&message());
+        assert!(!is_epoch_item_image(&image));
+        image.insert(
+            attr::SEQ.into(),
+            serde_dynamo::AttributeValue::N("0".into()),
+        );
+        assert!(is_epoch_item_image(&image));
     }
 
     /// A record as Lambda delivers it from the Messages stream (NEW_IMAGE).
@@ -471,8 +535,10 @@ mod tests {
         "awsRegion": "us-east-1",
         "dynamodb": {
             "ApproximateCreationDateTime": 1795323600,
-            "Keys": {"messageId": {"S": "01JDK3Z5Q8M2W4X6Y8Z0A2B4C6"}},
+            "Keys": {"recipientId": {"S": "bob"}, "seq": {"N": "179532360000003"}},
             "NewImage": {
+                "seq": {"N": "179532360000003"},
+                "epoch": {"N": "179532360000000"},
                 "messageId": {"S": "01JDK3Z5Q8M2W4X6Y8Z0A2B4C6"},
                 "recipientId": {"S": "bob"},
                 "senderId": {"S": "alice"},
@@ -492,12 +558,10 @@ mod tests {
     fn a_stream_record_maps_to_the_message_it_inserted() {
         let record: EventRecord = serde_json::from_str(STREAM_RECORD).expect("a stream record");
         assert_eq!(record.event_name, "INSERT");
-        let message_id = record.change.keys.get(attr::MESSAGE_ID);
+        let recipient = record.change.keys.get(attr::RECIPIENT_ID);
         assert_eq!(
-            message_id,
-            Some(&serde_dynamo::AttributeValue::S(
-                "01JDK3Z5Q8M2W4X6Y8Z0A2B4C6".into()
-            ))
+            recipient,
+            Some(&serde_dynamo::AttributeValue::S("bob".into()))
         );
         assert_eq!(
             message_from_stream_image(&record.change.new_image),
@@ -517,7 +581,7 @@ mod tests {
         assert_eq!(
             message_from_stream_image(&record.change.new_image),
             Err(MessageImageError::Missing {
-                attribute: attr::MESSAGE_ID
+                attribute: attr::SEQ
             })
         );
     }

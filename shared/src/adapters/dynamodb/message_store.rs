@@ -1,26 +1,36 @@
-//! [`MessageStore`] on the DynamoDB Messages table (DESIGN §4): writes and deletes go
-//! through BatchWriteItem (`ceil(n / 25)` calls, a few at once), a page of a recipient's
-//! undelivered messages is one Query on the `ByRecipient` index.
+//! [`MessageStore`] on the DynamoDB Messages table (PK `recipientId`, SK `seq`): an
+//! append is one Query plus one conditional write per message (see `inbox.rs`), a read
+//! is one strongly consistent Query newest-first, stopping where the replay starts.
+//! [`DeliveryHandover`] is one `TransactWriteItems` across the Players and Messages
+//! tables.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, PutRequest, WriteRequest};
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem, Update};
+use futures_util::StreamExt;
+use futures_util::stream;
 
-use super::batch::write_all;
-use super::message_item::{
-    attr, corrupt, key, message_from_item, message_to_item, recipient_index_key,
+use super::error::{Failure, classify, store_error};
+use super::inbox::{self, APPEND_ATTEMPTS, Contended, Slot, build_error};
+use super::message_item::{EPOCH_ITEM_SEQ, attr, corrupt, message_from_item};
+use super::player_item::{attr as player_attr, key as player_key};
+use crate::domain::{EpochMillis, PlayerId, PresenceStatus, Seq};
+use crate::ports::message_store::{
+    DeliveryHandover, Handover, HandoverOutcome, InboxRead, MessageStore, NewMessage, ReplayFrom,
+    StoredMessage,
 };
-use crate::domain::{MessageId, PlayerId};
-use crate::ports::message_store::{MessagePage, MessageStore, StoredMessage};
 use crate::ports::player_store::StoreError;
 
-/// The index of a recipient's messages: PK `recipientId`, SK `messageId`, projecting
-/// every attribute so that a page carries the payloads.
-pub const RECIPIENT_INDEX: &str = "ByRecipient";
-
-const PENDING_KEY_CONDITION: &str = "recipientId = :recipient";
+/// Inboxes appended to at once by one `append`.
+const CONCURRENT_INBOXES: usize = 16;
+/// Items read by a replay's first Query: most resumes find nothing or little to replay,
+/// and a strongly consistent read is charged for every item it reads.
+const FIRST_PAGE: i32 = 10;
+/// Items per later Query of a replay.
+const PAGE: i32 = 100;
 
 /// The Messages table in DynamoDB.
 #[derive(Clone, Debug)]
@@ -40,305 +50,333 @@ impl DynamoMessageStore {
     pub fn table(&self) -> &str {
         &self.table
     }
-}
 
-#[async_trait]
-impl MessageStore for DynamoMessageStore {
-    /// A message id given twice is written once, as its last occurrence (one batch may
-    /// not hold two writes to one key).
-    async fn put_all(&self, messages: &[StoredMessage]) -> Result<(), StoreError> {
-        let mut seen = HashSet::with_capacity(messages.len());
-        let mut latest_first: Vec<&StoredMessage> = messages
-            .iter()
-            .rev()
-            .filter(|m| seen.insert(&m.message_id))
-            .collect();
-        latest_first.reverse();
-        let requests = latest_first
-            .into_iter()
-            .map(|message| {
-                let put = PutRequest::builder()
-                    .set_item(Some(message_to_item(message)))
-                    .build()
-                    .map_err(|e| StoreError::Other(Box::new(e)))?;
-                Ok(WriteRequest::builder().put_request(put).build())
-            })
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        write_all(&self.client, &self.table, requests).await
+    /// Appends one recipient's messages, in order.
+    async fn append_to(&self, messages: Vec<&NewMessage>) -> Result<usize, StoreError> {
+        let Some(first) = messages.first() else {
+            return Ok(0);
+        };
+        let recipient = first.recipient_id.clone();
+        let mut appended = 0;
+        let mut known: Option<Slot> = None;
+        for message in messages {
+            let mut attempt = 0;
+            loop {
+                attempt += 1;
+                let slot = match known.take() {
+                    Some(slot) => slot,
+                    None => Slot::of(
+                        &inbox::top(&self.client, &self.table, &recipient).await?,
+                        message,
+                    ),
+                };
+                if self.write(message, slot).await? {
+                    if slot != Slot::Taken {
+                        appended += 1;
+                    }
+                    known = slot.following();
+                    break;
+                }
+                if attempt >= APPEND_ATTEMPTS {
+                    return Err(StoreError::Unavailable(Box::new(Contended {
+                        recipient,
+                        attempts: attempt,
+                    })));
+                }
+                tokio::time::sleep(inbox::backoff(attempt)).await;
+            }
+        }
+        Ok(appended)
     }
 
-    /// One Query on [`RECIPIENT_INDEX`] (eventually consistent, like every GSI read: a
-    /// message written a moment ago may be missing, and is delivered by the stream).
-    /// `next` is set whenever DynamoDB stopped at the limit, so the last page may be
-    /// empty.
-    async fn pending(
+    /// Writes `message` at `slot`; `Ok(false)` when another writer took the slot.
+    async fn write(&self, message: &NewMessage, slot: Slot) -> Result<bool, StoreError> {
+        let mut items = inbox::writes(&self.table, message, slot)?;
+        match items.len() {
+            0 => Ok(true),
+            1 => {
+                let Some(put) = items.pop().and_then(|item| item.put) else {
+                    return Err(StoreError::Other("an append without a Put".into()));
+                };
+                let result = self
+                    .client
+                    .put_item()
+                    .table_name(&self.table)
+                    .set_item(Some(put.item))
+                    .condition_expression(inbox::SEQ_IS_FREE)
+                    .send()
+                    .await;
+                match result {
+                    Ok(_) => Ok(true),
+                    Err(err) => match classify(err) {
+                        Failure::ConditionFailed => Ok(false),
+                        Failure::Store(err) => Err(err),
+                    },
+                }
+            }
+            _ => Ok(transact(&self.client, items).await? == Transacted::Committed),
+        }
+    }
+
+    /// One Query page of the inbox, newest first, from `start` (exclusive).
+    async fn page(
         &self,
         recipient: &PlayerId,
-        after: Option<&MessageId>,
-        limit: u32,
-    ) -> Result<MessagePage, StoreError> {
+        start: Option<HashMap<String, AttributeValue>>,
+        limit: i32,
+    ) -> Result<
+        (
+            Vec<HashMap<String, AttributeValue>>,
+            Option<HashMap<String, AttributeValue>>,
+        ),
+        StoreError,
+    > {
         let output = self
             .client
             .query()
             .table_name(&self.table)
-            .index_name(RECIPIENT_INDEX)
-            .key_condition_expression(PENDING_KEY_CONDITION)
+            .key_condition_expression("recipientId = :recipient")
             .expression_attribute_values(":recipient", AttributeValue::S(recipient.to_string()))
-            .scan_index_forward(true)
-            .limit(i32::try_from(limit.max(1)).unwrap_or(i32::MAX))
-            .set_exclusive_start_key(after.map(|after| recipient_index_key(recipient, after)))
+            .scan_index_forward(false)
+            .consistent_read(true)
+            .limit(limit)
+            .set_exclusive_start_key(start)
             .send()
             .await
-            .map_err(super::error::store_error)?;
-        let messages = output
-            .items()
-            .iter()
-            .map(|item| message_from_item(item).map_err(|e| corrupt(item, &e)))
-            .collect::<Result<Vec<_>, _>>()?;
-        let next = match output.last_evaluated_key() {
-            Some(last) if !last.is_empty() => match last.get(attr::MESSAGE_ID) {
-                Some(AttributeValue::S(id)) => Some(MessageId::from_stored(id.as_str())),
-                _ => {
-                    return Err(StoreError::Corrupt {
-                        key: format!("{}={recipient}", attr::RECIPIENT_ID),
-                        reason: format!(
-                            "LastEvaluatedKey of {RECIPIENT_INDEX} has no string {}",
-                            attr::MESSAGE_ID
-                        ),
-                    });
-                }
-            },
-            _ => None,
-        };
-        Ok(MessagePage { messages, next })
-    }
-
-    /// Deleting a message that is already gone is not an error.
-    async fn delete_all(&self, ids: &[MessageId]) -> Result<(), StoreError> {
-        let mut seen = HashSet::with_capacity(ids.len());
-        let requests = ids
-            .iter()
-            .filter(|id| seen.insert(*id))
-            .map(|id| {
-                let delete = DeleteRequest::builder()
-                    .set_key(Some(key(id)))
-                    .build()
-                    .map_err(|e| StoreError::Other(Box::new(e)))?;
-                Ok(WriteRequest::builder().delete_request(delete).build())
-            })
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        write_all(&self.client, &self.table, requests).await
+            .map_err(store_error)?;
+        let next = output
+            .last_evaluated_key()
+            .filter(|k| !k.is_empty())
+            .cloned();
+        Ok((output.items.unwrap_or_default(), next))
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use std::sync::{Arc, Mutex};
-
-    use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
-    use aws_smithy_http_client::test_util::infallible_client_fn;
-    use serde_json::{Value, json};
-
-    use super::*;
-    use crate::adapters::dynamodb::message_item::message_to_stream_image;
-    use crate::ports::message_store::MessageKind;
-
-    type Calls = Arc<Mutex<Vec<(String, Value)>>>;
-
-    /// A client whose every call is recorded (operation, JSON body) and answered with
-    /// `respond(operation, body)` (HTTP 200).
-    fn fake_dynamodb(
-        respond: impl Fn(&str, &Value) -> Value + Send + Sync + 'static,
-    ) -> (Client, Calls) {
-        let calls = Calls::default();
-        let recorded = calls.clone();
-        let http = infallible_client_fn(move |request: http::Request<_>| {
-            let operation = request
-                .headers()
-                .get("x-amz-target")
-                .and_then(|t| t.to_str().ok())
-                .and_then(|t| t.strip_prefix("DynamoDB_20120810."))
-                .unwrap_or_default()
-                .to_owned();
-            let body: Value =
-                serde_json::from_slice(request.body().bytes().unwrap_or_default()).unwrap();
-            let answer = respond(&operation, &body);
-            recorded.lock().unwrap().push((operation, body));
-            http::Response::builder()
-                .status(200)
-                .header("content-type", "application/x-amz-json-1.0")
-                .body(answer.to_string())
-                .unwrap()
-        });
-        let config = aws_sdk_dynamodb::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .region(Region::from_static("us-east-1"))
-            .credentials_provider(Credentials::new("test", "test", None, None, "test"))
-            .http_client(http)
-            .build();
-        (Client::from_conf(config), calls)
-    }
-
-    fn message(recipient: &str, id: &str) -> StoredMessage {
-        StoredMessage {
-            message_id: MessageId::from_stored(id),
-            recipient_id: PlayerId::parse(recipient).unwrap(),
-            sender_id: "alice".into(),
-            kind: MessageKind::Chat,
-            payload: r#"{"type":"message"}"#.into(),
-            created_at: 1,
-            expire_at_secs: 2,
+#[async_trait]
+impl MessageStore for DynamoMessageStore {
+    async fn append(&self, messages: &[NewMessage]) -> Result<usize, StoreError> {
+        let mut by_recipient: Vec<(&PlayerId, Vec<&NewMessage>)> = Vec::new();
+        for message in messages {
+            match by_recipient
+                .iter_mut()
+                .find(|(recipient, _)| **recipient == message.recipient_id)
+            {
+                Some((_, list)) => list.push(message),
+                None => by_recipient.push((&message.recipient_id, vec![message])),
+            }
         }
-    }
-
-    fn dynamodb_json(message: &StoredMessage) -> Value {
-        serde_json::to_value(message_to_stream_image(message)).unwrap()
-    }
-
-    #[tokio::test]
-    async fn put_all_writes_100_messages_in_4_batch_calls_and_a_repeated_id_once() {
-        let (client, calls) = fake_dynamodb(|_, _| json!({"UnprocessedItems": {}}));
-        let store = DynamoMessageStore::new(client, "Messages");
-        let mut messages: Vec<_> = (0..100)
-            .map(|i| message("bob", &format!("m{i:03}")))
+        let appends: Vec<_> = by_recipient
+            .into_iter()
+            .map(|(_, list)| self.append_to(list))
             .collect();
-        messages.push(message("carol", "m000"));
-        store.put_all(&messages).await.unwrap();
-
-        let calls = calls.lock().unwrap();
-        assert_eq!(calls.len(), 4, "ceil(100 / 25) calls");
-        let mut puts = Vec::new();
-        for (operation, body) in calls.iter() {
-            assert_eq!(operation, "BatchWriteItem");
-            let requests = body["RequestItems"]["Messages"].as_array().unwrap();
-            assert!(requests.len() <= 25);
-            puts.extend(requests.iter().map(|r| r["PutRequest"]["Item"].clone()));
+        let results: Vec<Result<usize, StoreError>> = stream::iter(appends)
+            .buffer_unordered(CONCURRENT_INBOXES)
+            .collect()
+            .await;
+        let mut appended = 0;
+        for result in results {
+            appended += result?;
         }
-        assert_eq!(puts.len(), 100);
-        let m000 = puts
+        Ok(appended)
+    }
+
+    async fn read(
+        &self,
+        recipient: &PlayerId,
+        from: &ReplayFrom,
+        now: EpochMillis,
+    ) -> Result<InboxRead, StoreError> {
+        let mut newest_first: Vec<StoredMessage> = Vec::new();
+        let (mut head, mut epoch) = (None, None);
+        let (mut start, mut limit) = (None, FIRST_PAGE);
+        'pages: loop {
+            let (items, next) = self.page(recipient, start, limit).await?;
+            for item in &items {
+                if item_seq(item) == Some(EPOCH_ITEM_SEQ) {
+                    // The epoch item sorts last: the inbox ends here.
+                    if epoch.is_none() {
+                        epoch = item_epoch(item);
+                    }
+                    break 'pages;
+                }
+                let message = message_from_item(item).map_err(|e| corrupt(item, &e))?;
+                if head.is_none() {
+                    head = Some(message.seq);
+                    epoch = Some(message.epoch);
+                }
+                if from.passed(&message) {
+                    break 'pages;
+                }
+                newest_first.push(message);
+            }
+            match next {
+                Some(key) => (start, limit) = (Some(key), PAGE),
+                None => break,
+            }
+        }
+        Ok(InboxRead {
+            messages: from.select(newest_first, now),
+            head,
+            epoch,
+        })
+    }
+}
+
+fn item_seq(item: &HashMap<String, AttributeValue>) -> Option<Seq> {
+    let raw = item.get(attr::SEQ)?.as_n().ok()?;
+    Seq::new(raw.parse().ok()?).ok()
+}
+
+fn item_epoch(item: &HashMap<String, AttributeValue>) -> Option<Seq> {
+    let raw = item.get(attr::EPOCH)?.as_n().ok()?;
+    Seq::new(raw.parse().ok()?).ok()
+}
+
+/// How a transaction ended, when it did not fail outright.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Transacted {
+    Committed,
+    /// Cancelled by conditions: each item's reason (`None` where the item was fine).
+    ConditionFailed(Vec<Option<Refusal>>),
+    /// Cancelled because another transaction was writing one of the items: try again.
+    Conflict,
+}
+
+/// Why one item of a cancelled transaction was refused.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Refusal {
+    pub code: String,
+    /// The item as it was, when the item asked for it (`ALL_OLD` on condition failure).
+    pub item: Option<HashMap<String, AttributeValue>>,
+}
+
+/// Runs a transaction. Throttling and 5xx are [`StoreError::Unavailable`].
+pub(crate) async fn transact(
+    client: &Client,
+    items: Vec<TransactWriteItem>,
+) -> Result<Transacted, StoreError> {
+    let result = client
+        .transact_write_items()
+        .set_transact_items(Some(items))
+        .send()
+        .await;
+    let err = match result {
+        Ok(_) => return Ok(Transacted::Committed),
+        Err(err) => err,
+    };
+    let reasons: Vec<Option<Refusal>> = match err.as_service_error() {
+        Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) => cancelled
+            .cancellation_reasons()
             .iter()
-            .find(|item| item["messageId"]["S"] == "m000")
-            .unwrap();
-        assert_eq!(
-            *m000,
-            dynamodb_json(&message("carol", "m000")),
-            "the last one wins"
-        );
-    }
-
-    #[tokio::test]
-    async fn nothing_to_write_or_delete_makes_no_call() {
-        let (client, calls) = fake_dynamodb(|_, _| json!({}));
-        let store = DynamoMessageStore::new(client, "Messages");
-        store.put_all(&[]).await.unwrap();
-        store.delete_all(&[]).await.unwrap();
-        assert!(calls.lock().unwrap().is_empty());
-    }
-
-    #[tokio::test]
-    async fn pending_is_one_query_on_the_index_continuing_after_the_given_id() {
-        let (client, calls) = fake_dynamodb(|_, _| {
-            json!({
-                "Items": [dynamodb_json(&message("bob", "m2")), dynamodb_json(&message("bob", "m3"))],
-                "Count": 2,
-                "ScannedCount": 2,
-                "LastEvaluatedKey": {"messageId": {"S": "m3"}, "recipientId": {"S": "bob"}}
+            .map(|r| {
+                let code = r.code().filter(|c| *c != "None")?;
+                Some(Refusal {
+                    code: code.to_owned(),
+                    item: r.item().cloned(),
+                })
             })
-        });
-        let store = DynamoMessageStore::new(client, "Messages");
-        let page = store
-            .pending(
-                &PlayerId::parse("bob").unwrap(),
-                Some(&MessageId::from_stored("m1")),
-                2,
-            )
-            .await
-            .unwrap();
-        assert_eq!(
-            page.messages,
-            vec![message("bob", "m2"), message("bob", "m3")]
-        );
-        assert_eq!(page.next, Some(MessageId::from_stored("m3")));
-
-        let calls = calls.lock().unwrap();
-        let [(operation, body)] = calls.as_slice() else {
-            panic!("one call: {calls:?}");
-        };
-        assert_eq!(operation, "Query");
-        assert_eq!(
-            *body,
-            json!({
-                "TableName": "Messages",
-                "IndexName": "ByRecipient",
-                "KeyConditionExpression": "recipientId = :recipient",
-                "ExpressionAttributeValues": {":recipient": {"S": "bob"}},
-                "ScanIndexForward": true,
-                "Limit": 2,
-                "ExclusiveStartKey": {"messageId": {"S": "m1"}, "recipientId": {"S": "bob"}}
-            })
-        );
+            .collect(),
+        _ => return Err(store_error(err)),
+    };
+    let codes: Vec<&str> = reasons.iter().flatten().map(|r| r.code.as_str()).collect();
+    if codes.contains(&"TransactionConflict") {
+        return Ok(Transacted::Conflict);
     }
-
-    #[tokio::test]
-    async fn the_last_page_has_no_next() {
-        let (client, _) = fake_dynamodb(|_, _| json!({"Items": [], "Count": 0, "ScannedCount": 0}));
-        let store = DynamoMessageStore::new(client, "Messages");
-        let page = store
-            .pending(&PlayerId::parse("bob").unwrap(), None, 0)
-            .await
-            .unwrap();
-        assert_eq!(page, MessagePage::default());
+    if !codes.is_empty() && codes.iter().all(|code| *code == "ConditionalCheckFailed") {
+        return Ok(Transacted::ConditionFailed(reasons));
     }
+    let transient = codes.iter().any(|code| {
+        matches!(
+            *code,
+            "ThrottlingError" | "ProvisionedThroughputExceeded" | "RequestLimitExceeded"
+        )
+    });
+    Err(if transient {
+        StoreError::Unavailable(Box::new(err))
+    } else {
+        StoreError::Other(Box::new(err))
+    })
+}
 
-    #[tokio::test]
-    async fn a_corrupt_item_in_a_page_names_its_key_and_attribute() {
-        let (client, _) = fake_dynamodb(|_, _| {
-            let mut item = dynamodb_json(&message("bob", "m2"));
-            item.as_object_mut().unwrap().remove("payload");
-            json!({"Items": [item], "Count": 1, "ScannedCount": 1})
-        });
-        let store = DynamoMessageStore::new(client, "Messages");
-        match store
-            .pending(&PlayerId::parse("bob").unwrap(), None, 10)
-            .await
-        {
-            Err(StoreError::Corrupt { key, reason }) => {
-                assert_eq!(key, "messageId=m2");
-                assert_eq!(reason, "attribute payload is missing");
-            }
-            other => panic!("{other:?}"),
+/// [`DeliveryHandover`] on DynamoDB: one `TransactWriteItems` holding the player's
+/// update (live connection, `liveFrom`, `ackedSeq`; conditional on the connection being
+/// the player's current online one) and the inbox checks (no message after the head, the
+/// epoch item unchanged).
+#[derive(Clone, Debug)]
+pub struct DynamoDeliveryHandover {
+    client: Client,
+    players_table: String,
+    messages_table: String,
+}
+
+impl DynamoDeliveryHandover {
+    pub fn new(
+        client: Client,
+        players_table: impl Into<String>,
+        messages_table: impl Into<String>,
+    ) -> Self {
+        Self {
+            client,
+            players_table: players_table.into(),
+            messages_table: messages_table.into(),
         }
     }
 
-    #[tokio::test]
-    async fn delete_all_sends_one_delete_per_distinct_id_and_retries_the_unprocessed() {
-        // The first call leaves m2 unprocessed; the retry writes it.
-        let (client, calls) = fake_dynamodb(|_, body| {
-            if body["RequestItems"]["Messages"].as_array().unwrap().len() == 2 {
-                json!({"UnprocessedItems": {"Messages": [
-                    {"DeleteRequest": {"Key": {"messageId": {"S": "m2"}}}}
-                ]}})
-            } else {
-                json!({"UnprocessedItems": {}})
+    fn player_update(&self, handover: &Handover) -> Result<Update, StoreError> {
+        let mut update = Update::builder()
+            .table_name(&self.players_table)
+            .set_key(Some(player_key(&handover.player)))
+            .condition_expression("connectionId = :connection AND #status = :online")
+            .expression_attribute_names("#status", player_attr::STATUS)
+            .expression_attribute_values(
+                ":connection",
+                AttributeValue::S(handover.connection.to_string()),
+            )
+            .expression_attribute_values(
+                ":online",
+                AttributeValue::S(PresenceStatus::Online.as_str().to_owned()),
+            )
+            .expression_attribute_values(
+                ":liveFrom",
+                AttributeValue::N(handover.head.unwrap_or(Seq::ZERO).to_string()),
+            );
+        update = match handover.acked {
+            Some(acked) => update
+                .update_expression(
+                    "SET liveConnectionId = :connection, liveFrom = :liveFrom, ackedSeq = :acked",
+                )
+                .expression_attribute_values(":acked", AttributeValue::N(acked.to_string())),
+            None => {
+                update.update_expression("SET liveConnectionId = :connection, liveFrom = :liveFrom")
             }
-        });
-        let store = DynamoMessageStore::new(client, "Messages");
-        let ids = ["m1", "m2", "m1"].map(MessageId::from_stored);
-        store.delete_all(&ids).await.unwrap();
+        };
+        update.build().map_err(build_error)
+    }
+}
 
-        let calls = calls.lock().unwrap();
-        let bodies: Vec<_> = calls.iter().map(|(_, body)| body.clone()).collect();
-        assert_eq!(
-            bodies,
-            vec![
-                json!({"RequestItems": {"Messages": [
-                    {"DeleteRequest": {"Key": {"messageId": {"S": "m1"}}}},
-                    {"DeleteRequest": {"Key": {"messageId": {"S": "m2"}}}}
-                ]}}),
-                json!({"RequestItems": {"Messages": [
-                    {"DeleteRequest": {"Key": {"messageId": {"S": "m2"}}}}
-                ]}}),
-            ]
-        );
+#[async_trait]
+impl DeliveryHandover for DynamoDeliveryHandover {
+    async fn go_live(&self, handover: &Handover) -> Result<HandoverOutcome, StoreError> {
+        let mut items = vec![
+            TransactWriteItem::builder()
+                .update(self.player_update(handover)?)
+                .build(),
+        ];
+        items.extend(inbox::unmoved_checks(
+            &self.messages_table,
+            &handover.player,
+            handover.head,
+            handover.epoch,
+        )?);
+        Ok(match transact(&self.client, items).await? {
+            Transacted::Committed => HandoverOutcome::Live,
+            Transacted::ConditionFailed(reasons)
+                if reasons.first().is_some_and(Option::is_some) =>
+            {
+                HandoverOutcome::NotCurrent
+            }
+            // The inbox moved, or a settlement was writing the player: read and try again.
+            Transacted::ConditionFailed(_) | Transacted::Conflict => HandoverOutcome::InboxMoved,
+        })
     }
 }

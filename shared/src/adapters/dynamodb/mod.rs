@@ -3,6 +3,7 @@
 
 mod batch;
 mod error;
+mod inbox;
 pub mod message_item;
 mod message_store;
 mod placement_item;
@@ -13,7 +14,7 @@ mod subscription_item;
 mod subscription_store;
 mod tables;
 
-pub use message_store::{DynamoMessageStore, RECIPIENT_INDEX};
+pub use message_store::{DynamoDeliveryHandover, DynamoMessageStore};
 pub use placement_store::{DynamoPlacementOutcomes, DynamoPlacementStore, PLAYERS_PER_TRANSACTION};
 pub use player_store::{DynamoPlayerStore, SWEEP_INDEX};
 pub use subscription_store::DynamoSubscriptionStore;

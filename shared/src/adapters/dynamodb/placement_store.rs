@@ -2,7 +2,8 @@
 //! [`PlacementOutcomes`] across the Placements, Players and Messages tables: a
 //! settlement is ONE `TransactWriteItems` (for up to [`PLAYERS_PER_TRANSACTION`] players).
 //!
-//! The transaction holds, for a placement with P players, 1 + 2P writes:
+//! The transaction holds, for a placement with P players, 1 + 2P writes (and one more
+//! per player whose inbox starts a new epoch):
 //! - the placement: status (and game session), conditional on `status = PENDING`: the
 //!   only condition in the transaction, so that a duplicate or out-of-order event
 //!   cancels the whole of it and writes nothing;
@@ -10,10 +11,13 @@
 //!   id is a one-element string set: this removes it only if it is still this placement,
 //!   without a condition that could cancel the transaction) and, when FULFILLED,
 //!   `SET gameSession`;
-//! - per player, a Put of their `placement` message (a deterministic id).
+//! - per player, their `placement` message appended to their inbox: a Put at the inbox's
+//!   next seq, conditional on that seq being free (read just before; see `inbox.rs`).
+//!   When another writer takes the seq first, the transaction is cancelled by that
+//!   condition alone and is retried with the inboxes read again.
 //!
-//! A transaction takes at most 100 writes, so P ≤ 49 per transaction. Larger placements
-//! (GameLift places up to 200 players) are settled in chunks of 49, each its own
+//! A transaction takes at most 100 writes, so P ≤ 33 per transaction. Larger placements
+//! (GameLift places up to 200 players) are settled in chunks of 33, each its own
 //! transaction; the placement item counts them (`settledChunks`) and every later chunk
 //! is conditional on the count before it, so an event retried after a partial
 //! settlement resumes at the first missing chunk and a duplicate writes nothing.
@@ -23,13 +27,11 @@ use std::collections::{BTreeMap, HashMap};
 use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::BuildError;
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{
-    Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
-};
+use aws_sdk_dynamodb::types::{ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update};
 
 use super::error::{Failure, classify, store_error};
-use super::message_item::message_to_item;
+use super::inbox::{self, Slot};
+use super::message_store::{Transacted, transact};
 use super::placement_item::{
     attr, game_session_attributes, key, n, placement_from_item, placement_to_item,
     player_sessions_value, s, settlement_progress,
@@ -41,19 +43,12 @@ use crate::ports::placement_store::{
 };
 use crate::ports::player_store::StoreError;
 
-/// DynamoDB's limit of 100 writes per transaction: the placement + 2 per player.
-pub const PLAYERS_PER_TRANSACTION: usize = 49;
+/// DynamoDB's limit of 100 writes per transaction: the placement + at most 3 per player
+/// (their item, their inbox's epoch item, their message).
+pub const PLAYERS_PER_TRANSACTION: usize = 33;
 
 const PENDING_CONDITION: &str = "#status = :pending";
 const MARK_FAILED_UPDATE: &str = "SET #status = :failed, updatedAt = :at";
-
-/// Cancellation reasons worth a retry.
-const TRANSIENT_REASONS: &[&str] = &[
-    "TransactionConflict",
-    "ThrottlingError",
-    "ProvisionedThroughputExceeded",
-    "RequestLimitExceeded",
-];
 
 /// The Placements table in DynamoDB.
 #[derive(Clone, Debug)]
@@ -269,73 +264,64 @@ impl DynamoPlacementOutcomes {
             .map_err(build_error)
     }
 
-    fn message_put(&self, player: &SettledPlayer) -> Result<Put, StoreError> {
-        Put::builder()
-            .table_name(&self.messages_table)
-            .set_item(Some(message_to_item(&player.message)))
-            .build()
-            .map_err(build_error)
-    }
-
-    /// One transaction: chunk `chunk` of the settlement.
+    /// One transaction: chunk `chunk` of the settlement, retried (with each inbox read
+    /// again) when only an inbox moved under it.
     async fn transact(
         &self,
         settlement: &Settlement,
         chunk: usize,
         players: &[SettledPlayer],
     ) -> Result<Attempt, StoreError> {
-        let mut items = Vec::with_capacity(1 + 2 * players.len());
-        items.push(
-            TransactWriteItem::builder()
-                .update(self.placement_update(settlement, chunk)?)
-                .build(),
-        );
-        for player in players {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let tops =
+                futures_util::future::try_join_all(players.iter().map(|player| {
+                    inbox::top(&self.client, &self.messages_table, &player.player_id)
+                }))
+                .await?;
+            let mut items = Vec::with_capacity(1 + 3 * players.len());
             items.push(
                 TransactWriteItem::builder()
-                    .update(self.player_update(settlement, player)?)
+                    .update(self.placement_update(settlement, chunk)?)
                     .build(),
             );
-            items.push(
-                TransactWriteItem::builder()
-                    .put(self.message_put(player)?)
-                    .build(),
-            );
-        }
-        let result = self
-            .client
-            .transact_write_items()
-            .set_transact_items(Some(items))
-            .send()
-            .await;
-        let err = match result {
-            Ok(_) => return Ok(Attempt::Committed),
-            Err(err) => err,
-        };
-        let reasons = match err.as_service_error() {
-            Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) => {
-                cancelled.cancellation_reasons().to_vec()
+            for (player, top) in players.iter().zip(&tops) {
+                items.push(
+                    TransactWriteItem::builder()
+                        .update(self.player_update(settlement, player)?)
+                        .build(),
+                );
+                let slot = Slot::of(top, &player.message);
+                items.extend(inbox::writes(&self.messages_table, &player.message, slot)?);
             }
-            _ => return Err(store_error(err)),
-        };
-        let placement = reasons.first();
-        if placement.and_then(|r| r.code()) == Some("ConditionalCheckFailed") {
-            let (status, settled_chunks) = placement
-                .and_then(|r| r.item())
-                .map_or((None, 0), settlement_progress);
-            return Ok(Attempt::Refused {
-                status,
-                settled_chunks,
-            });
-        }
-        let transient = reasons.iter().any(|r| {
-            r.code()
-                .is_some_and(|code| TRANSIENT_REASONS.contains(&code))
-        });
-        if transient {
-            Err(StoreError::Unavailable(Box::new(err)))
-        } else {
-            Err(StoreError::Other(Box::new(err)))
+            let reasons = match transact(&self.client, items).await? {
+                Transacted::Committed => return Ok(Attempt::Committed),
+                Transacted::ConditionFailed(reasons) => Some(reasons),
+                Transacted::Conflict => None,
+            };
+            if let Some(Some(placement)) = reasons.as_ref().and_then(|r| r.first()) {
+                let (status, settled_chunks) = placement
+                    .item
+                    .as_ref()
+                    .map_or((None, 0), settlement_progress);
+                return Ok(Attempt::Refused {
+                    status,
+                    settled_chunks,
+                });
+            }
+            // Another writer took an inbox seq first, or another transaction was writing
+            // one of the items: read the inboxes again.
+            if attempt >= inbox::APPEND_ATTEMPTS {
+                return Err(StoreError::Unavailable(
+                    format!(
+                        "settling placement {}: inboxes still contended after {attempt} attempts",
+                        settlement.placement_id
+                    )
+                    .into(),
+                ));
+            }
+            tokio::time::sleep(inbox::backoff(attempt)).await;
         }
     }
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::domain::{ConnectionId, EpochMillis, GameSession, MessageId, PlayerId, PresenceStatus};
+use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
 use crate::ports::player_store::{ExpiredPlayer, PlayerRecord, StoreError};
 
 pub(crate) type Item = HashMap<String, AttributeValue>;
@@ -23,6 +23,15 @@ pub(crate) mod attr {
     pub const SWEEP_AT: &str = "sweepAt";
     pub const PREVIOUS_STATUS: &str = "previousStatus";
     pub const PREVIOUS_SWEEP_AT: &str = "previousSweepAt";
+    pub const PREVIOUS_CONNECTION_ID: &str = "previousConnectionId";
+    pub const PREVIOUS_ENDPOINT: &str = "previousEndpoint";
+    pub const PREVIOUS_LAST_SEEN: &str = "previousLastSeen";
+    /// Written by `resume`'s hand-over: the connection posted to live, and the inbox
+    /// head its replay reached.
+    pub const LIVE_CONNECTION_ID: &str = "liveConnectionId";
+    pub const LIVE_FROM: &str = "liveFrom";
+    /// The last cursor the client reported (or a cursor-less replay reached).
+    pub const ACKED_SEQ: &str = "ackedSeq";
     pub const EXPIRE_AT: &str = "expireAt";
     /// The pending placement: a string set holding at most one id, so that a settlement
     /// can clear it only if it is still that placement with a condition-free
@@ -40,20 +49,13 @@ pub(crate) mod attr {
     pub const PORT: &str = "port";
     pub const REGION: &str = "region";
     pub const PLAYER_SESSION_ID: &str = "playerSessionId";
-    /// Prefix of redelivery markers: `redeliver:<checkpoint message id>` = string set of
-    /// already-delivered message ids (one top-level attribute per marker, so concurrent
-    /// batches never overwrite each other's).
-    pub const REDELIVER_PREFIX: &str = "redeliver:";
-}
-
-/// The attribute name of the redelivery marker for `checkpoint`.
-pub(crate) fn redelivery_attribute(checkpoint: &MessageId) -> String {
-    format!("{}{checkpoint}", attr::REDELIVER_PREFIX)
 }
 
 /// `previousStatus` when the `$connect` write found no earlier status.
 pub(crate) const NO_PREVIOUS_STATUS: &str = "none";
-/// `previousSweepAt` when the `$connect` write found no earlier `sweepAt`.
+/// `previousConnectionId` / `previousEndpoint` when the `$connect` write found none.
+pub(crate) const NO_PREVIOUS_STRING: &str = NO_PREVIOUS_STATUS;
+/// `previousSweepAt` / `previousLastSeen` when the `$connect` write found none.
 pub(crate) const NO_PREVIOUS_SWEEP_AT: EpochMillis = 0;
 
 pub(crate) fn s(value: impl Into<String>) -> AttributeValue {
@@ -233,19 +235,19 @@ pub(crate) fn record_from_item(item: &Item) -> Result<Option<PlayerRecord>, Stor
     let previous_sweep_at = r
         .opt_n::<EpochMillis>(attr::PREVIOUS_SWEEP_AT)?
         .filter(|at| *at != NO_PREVIOUS_SWEEP_AT);
-    let mut redelivery = std::collections::BTreeMap::new();
-    for (name, value) in item {
-        let Some(checkpoint) = name.strip_prefix(attr::REDELIVER_PREFIX) else {
-            continue;
-        };
-        let AttributeValue::Ss(delivered) = value else {
-            return Err(r.corrupt(format!("{name} is {value:?}, not a string set")));
-        };
-        redelivery.insert(
-            MessageId::from_stored(checkpoint),
-            delivered.iter().map(MessageId::from_stored).collect(),
-        );
-    }
+    let connection = |name: &str| -> Result<Option<ConnectionId>, StoreError> {
+        match r.opt_s(name)? {
+            None | Some(NO_PREVIOUS_STRING) => Ok(None),
+            Some(raw) => ConnectionId::parse(raw)
+                .map(Some)
+                .map_err(|e| r.corrupt(format!("{name}: {e}"))),
+        }
+    };
+    let seq = |name: &str| -> Result<Option<Seq>, StoreError> {
+        r.opt_n::<u64>(name)?
+            .map(|raw| Seq::new(raw).map_err(|e| r.corrupt(format!("{name}: {e}"))))
+            .transpose()
+    };
     Ok(Some(PlayerRecord {
         player_id,
         connection_id,
@@ -256,7 +258,17 @@ pub(crate) fn record_from_item(item: &Item) -> Result<Option<PlayerRecord>, Stor
         sweep_at: r.opt_n(attr::SWEEP_AT)?,
         previous_status,
         previous_sweep_at,
-        redelivery,
+        previous_connection_id: connection(attr::PREVIOUS_CONNECTION_ID)?,
+        previous_endpoint: r
+            .opt_s(attr::PREVIOUS_ENDPOINT)?
+            .filter(|e| *e != NO_PREVIOUS_STRING)
+            .map(str::to_owned),
+        previous_last_seen: r
+            .opt_n::<EpochMillis>(attr::PREVIOUS_LAST_SEEN)?
+            .filter(|at| *at != NO_PREVIOUS_SWEEP_AT),
+        live_connection_id: connection(attr::LIVE_CONNECTION_ID)?,
+        live_from: seq(attr::LIVE_FROM)?,
+        acked_seq: seq(attr::ACKED_SEQ)?,
         pending_placement_id: r.pending_placement_id()?,
         last_placement_id: r.opt_s(attr::LAST_PLACEMENT_ID)?.map(str::to_owned),
         game_session: r.game_session()?,
@@ -327,7 +339,12 @@ mod tests {
                 sweep_at: Some(100),
                 previous_status: Some(PresenceStatus::Disconnected),
                 previous_sweep_at: Some(40),
-                redelivery: Default::default(),
+                previous_connection_id: None,
+                previous_endpoint: None,
+                previous_last_seen: None,
+                live_connection_id: None,
+                live_from: None,
+                acked_seq: None,
                 pending_placement_id: None,
                 last_placement_id: None,
                 game_session: None,

@@ -15,12 +15,12 @@ use super::batch::RetryPolicy;
 use super::error::{Failure, classify, store_error};
 use super::player_item::{
     NO_PREVIOUS_STATUS, NO_PREVIOUS_SWEEP_AT, attr, expired_from_key, game_session_value, key, n,
-    pending_placement_of, pending_placement_value, record_from_item, redelivery_attribute,
-    required_record, s, sweep_index_key,
+    pending_placement_of, pending_placement_value, record_from_item, required_record, s,
+    sweep_index_key,
 };
-use crate::domain::{ConnectionId, EpochMillis, GameSession, MessageId, PlayerId, PresenceStatus};
+use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
 use crate::ports::player_store::{
-    ConnectOutcome, ExpiredPage, ExpiredPlayer, NewConnection, PlayerRecord, PlayerStore,
+    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlayerRecord, PlayerStore,
     StoreError,
 };
 
@@ -34,7 +34,10 @@ const CONNECT_UPDATE: &str = "SET connectionId = :connectionId, #endpoint = :end
      connectedAt = :connectedAt, lastSeen = :now, #status = :online, \
      sweepShard = :sweepShard, sweepAt = :sweepAt, expireAt = :expireAt, \
      previousStatus = if_not_exists(#status, :none), \
-     previousSweepAt = if_not_exists(sweepAt, :zero)";
+     previousSweepAt = if_not_exists(sweepAt, :zero), \
+     previousConnectionId = if_not_exists(connectionId, :none), \
+     previousEndpoint = if_not_exists(#endpoint, :none), \
+     previousLastSeen = if_not_exists(lastSeen, :zero)";
 /// `connectedAt` rather than `playerId`: an item other writers created with game state
 /// only (no connection yet) must not make every `$connect` look superseded.
 const CONNECT_CONDITION: &str = "attribute_not_exists(connectedAt) OR connectedAt <= :connectedAt";
@@ -43,6 +46,9 @@ const CONNECT_CONDITION: &str = "attribute_not_exists(connectedAt) OR connectedA
 const CURRENT_ONLINE_CONDITION: &str = "connectionId = :connectionId AND #status = :online";
 const DISCONNECT_UPDATE: &str = "SET #status = :disconnected, lastSeen = :now, sweepAt = :sweepAt";
 const HEARTBEAT_UPDATE: &str = "SET lastSeen = :now, sweepAt = :sweepAt";
+/// The same, remembering the cursor the client reported.
+const HEARTBEAT_WITH_CURSOR_UPDATE: &str =
+    "SET lastSeen = :now, sweepAt = :sweepAt, ackedSeq = :cursor";
 
 /// The sweeper: only if `sweepAt` is still before `now` (a missing `sweepAt` fails it).
 const MARK_OFFLINE_UPDATE: &str = "SET #status = :offline REMOVE sweepShard, sweepAt";
@@ -141,38 +147,6 @@ impl DynamoPlayerStore {
     }
 }
 
-impl DynamoPlayerStore {
-    /// An update of one attribute of an existing item; never creates an item.
-    async fn update_existing(
-        &self,
-        player: &PlayerId,
-        update: &str,
-        marker: String,
-        value: Option<AttributeValue>,
-    ) -> Result<(), StoreError> {
-        let result = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key(player)))
-            .update_expression(update)
-            .condition_expression("attribute_exists(playerId)")
-            .expression_attribute_names("#marker", marker)
-            .set_expression_attribute_values(
-                value.map(|v| HashMap::from([(":delivered".to_owned(), v)])),
-            )
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(err) => match classify(err) {
-                Failure::ConditionFailed => Ok(()),
-                Failure::Store(err) => Err(err),
-            },
-        }
-    }
-}
-
 #[async_trait]
 impl PlayerStore for DynamoPlayerStore {
     async fn connect(&self, new: &NewConnection) -> Result<ConnectOutcome, StoreError> {
@@ -193,6 +167,7 @@ impl PlayerStore for DynamoPlayerStore {
             .expression_attribute_values(":sweepShard", n(new.sweep_shard))
             .expression_attribute_values(":sweepAt", n(new.heartbeat_deadline))
             .expression_attribute_values(":expireAt", n(new.expire_at_secs))
+            // Also what `previousConnectionId`/`previousEndpoint` get when there were none.
             .expression_attribute_values(":none", s(NO_PREVIOUS_STATUS))
             .expression_attribute_values(":zero", n(NO_PREVIOUS_SWEEP_AT))
             .return_values(ReturnValue::AllOld)
@@ -240,14 +215,52 @@ impl PlayerStore for DynamoPlayerStore {
         connection: &ConnectionId,
         now: EpochMillis,
         deadline: EpochMillis,
-    ) -> Result<bool, StoreError> {
-        self.update_current_online(
-            player,
-            connection,
-            HEARTBEAT_UPDATE,
-            [(":now", n(now)), (":sweepAt", n(deadline))],
-        )
-        .await
+        cursor: Option<Seq>,
+    ) -> Result<Liveness, StoreError> {
+        let mut request = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(player)))
+            .condition_expression(CURRENT_ONLINE_CONDITION)
+            .expression_attribute_names("#status", attr::STATUS)
+            .expression_attribute_values(":connectionId", s(connection.as_str()))
+            .expression_attribute_values(":online", s(PresenceStatus::Online.as_str()))
+            .expression_attribute_values(":now", n(now))
+            .expression_attribute_values(":sweepAt", n(deadline))
+            // A refused heartbeat says why (replaced, or swept) at no extra cost.
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        request = match cursor {
+            Some(cursor) => request
+                .update_expression(HEARTBEAT_WITH_CURSOR_UPDATE)
+                .expression_attribute_values(":cursor", n(cursor.get())),
+            None => request.update_expression(HEARTBEAT_UPDATE),
+        };
+        match request.send().await {
+            Ok(_) => Ok(Liveness::Current),
+            Err(err) => {
+                let old = match err.as_service_error() {
+                    Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
+                        failed.item().cloned()
+                    }
+                    _ => None,
+                };
+                match classify(err) {
+                    Failure::ConditionFailed => {
+                        let record = match old {
+                            Some(item) => record_from_item(&item)?,
+                            None => None,
+                        };
+                        Ok(match Liveness::of(record.as_ref(), connection) {
+                            // The condition failed, so it is not current after all.
+                            Liveness::Current => Liveness::Gone,
+                            other => other,
+                        })
+                    }
+                    Failure::Store(err) => Err(err),
+                }
+            }
+        }
     }
 
     async fn get(&self, player: &PlayerId) -> Result<Option<PlayerRecord>, StoreError> {
@@ -321,39 +334,6 @@ impl PlayerStore for DynamoPlayerStore {
             }
         }
         Ok(records)
-    }
-
-    async fn mark_redelivery(
-        &self,
-        player: &PlayerId,
-        checkpoint: &MessageId,
-        delivered: &[MessageId],
-    ) -> Result<(), StoreError> {
-        if delivered.is_empty() {
-            return Ok(());
-        }
-        let ids = delivered.iter().map(|id| id.to_string()).collect();
-        self.update_existing(
-            player,
-            "SET #marker = :delivered",
-            redelivery_attribute(checkpoint),
-            Some(AttributeValue::Ss(ids)),
-        )
-        .await
-    }
-
-    async fn clear_redelivery(
-        &self,
-        player: &PlayerId,
-        checkpoint: &MessageId,
-    ) -> Result<(), StoreError> {
-        self.update_existing(
-            player,
-            "REMOVE #marker",
-            redelivery_attribute(checkpoint),
-            None,
-        )
-        .await
     }
 
     async fn expired(

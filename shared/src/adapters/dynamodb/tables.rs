@@ -85,36 +85,22 @@ pub async fn create_players_table(client: &Client, name: &str) -> Result<(), Sto
     enable_ttl(client, name, attr::EXPIRE_AT).await
 }
 
-/// Creates the Messages table as the SAM template defines it (on-demand, PK `messageId`,
-/// GSI `ByRecipient` on `recipientId` + `messageId` projecting ALL attributes, stream
-/// `NEW_IMAGE`, TTL on `expireAt`), waits until it is ACTIVE, and enables TTL.
-/// Idempotent: an existing table is left as it is (only TTL is enabled on it if it was
-/// not).
+/// Creates the Messages table as the SAM template defines it (on-demand, PK
+/// `recipientId`, SK `seq` (N), no index, stream `NEW_IMAGE`, TTL on `expireAt`), waits
+/// until it is ACTIVE, and enables TTL. Idempotent: an existing table is left as it is
+/// (only TTL is enabled on it if it was not).
 pub async fn create_messages_table(client: &Client, name: &str) -> Result<(), StoreError> {
     use super::message_item::attr as message;
-    use super::message_store::RECIPIENT_INDEX;
     use aws_sdk_dynamodb::types::{StreamSpecification, StreamViewType};
 
     let created = client
         .create_table()
         .table_name(name)
         .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(attribute(message::MESSAGE_ID, ScalarAttributeType::S)?)
         .attribute_definitions(attribute(message::RECIPIENT_ID, ScalarAttributeType::S)?)
-        .key_schema(key_element(message::MESSAGE_ID, KeyType::Hash)?)
-        .global_secondary_indexes(
-            GlobalSecondaryIndex::builder()
-                .index_name(RECIPIENT_INDEX)
-                .key_schema(key_element(message::RECIPIENT_ID, KeyType::Hash)?)
-                .key_schema(key_element(message::MESSAGE_ID, KeyType::Range)?)
-                .projection(
-                    Projection::builder()
-                        .projection_type(ProjectionType::All)
-                        .build(),
-                )
-                .build()
-                .map_err(build_error)?,
-        )
+        .attribute_definitions(attribute(message::SEQ, ScalarAttributeType::N)?)
+        .key_schema(key_element(message::RECIPIENT_ID, KeyType::Hash)?)
+        .key_schema(key_element(message::SEQ, KeyType::Range)?)
         .stream_specification(
             StreamSpecification::builder()
                 .stream_enabled(true)

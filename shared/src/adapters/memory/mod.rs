@@ -8,7 +8,7 @@ mod player_store;
 mod subscription_store;
 
 pub use event_bus::{InProcessEventBus, PresenceSubscriber};
-pub use message_store::{InMemoryMessageStore, InsertObserver};
+pub use message_store::{InMemoryDeliveryHandover, InMemoryMessageStore, InsertObserver};
 pub use placement_store::{InMemoryPlacementOutcomes, InMemoryPlacementStore};
 pub use player_store::InMemoryPlayerStore;
 pub use subscription_store::InMemorySubscriptionStore;

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use super::message_store::InMemoryMessageStore;
 use super::player_store::InMemoryPlayerStore;
 use crate::domain::{EpochMillis, PlacementStatus};
-use crate::ports::message_store::{MessageStore, StoredMessage};
+use crate::ports::message_store::{MessageStore, NewMessage};
 use crate::ports::placement_store::{
     PlacementOutcomes, PlacementRecord, PlacementStore, Settlement,
 };
@@ -97,7 +97,7 @@ impl InMemoryPlacementOutcomes {
 #[async_trait]
 impl PlacementOutcomes for InMemoryPlacementOutcomes {
     async fn settle(&self, settlement: &Settlement) -> Result<bool, StoreError> {
-        let messages: Vec<StoredMessage> = {
+        let messages: Vec<NewMessage> = {
             let mut items = self.placements.items();
             let Some(placement) = items.get_mut(&settlement.placement_id) else {
                 return Ok(false);
@@ -128,7 +128,7 @@ impl PlacementOutcomes for InMemoryPlacementOutcomes {
                 .map(|p| p.message.clone())
                 .collect()
         };
-        self.messages.put_all(&messages).await?;
+        self.messages.append(&messages).await?;
         Ok(true)
     }
 }
@@ -136,25 +136,23 @@ impl PlacementOutcomes for InMemoryPlacementOutcomes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::placement_store_contract::{self, PlacementStores};
+    use crate::testing::placement_store_contract::PlacementStores;
 
-    #[tokio::test]
-    async fn in_memory_placement_stores_pass_the_contract_suite() {
-        placement_store_contract::run_all(|| async {
-            let placements = Arc::new(InMemoryPlacementStore::new());
-            let players = Arc::new(InMemoryPlayerStore::new());
-            let messages = Arc::new(InMemoryMessageStore::new());
-            PlacementStores {
-                placements: placements.clone(),
-                outcomes: Arc::new(InMemoryPlacementOutcomes::new(
-                    placements,
-                    players.clone(),
-                    messages.clone(),
-                )),
-                players,
-                messages,
-            }
-        })
-        .await;
+    async fn stores() -> PlacementStores {
+        let placements = Arc::new(InMemoryPlacementStore::new());
+        let players = Arc::new(InMemoryPlayerStore::new());
+        let messages = Arc::new(InMemoryMessageStore::new());
+        PlacementStores {
+            placements: placements.clone(),
+            outcomes: Arc::new(InMemoryPlacementOutcomes::new(
+                placements,
+                players.clone(),
+                messages.clone(),
+            )),
+            players,
+            messages,
+        }
     }
+
+    crate::placement_store_contract_tests!(stores);
 }

@@ -3,9 +3,9 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 
-use crate::domain::{ConnectionId, EpochMillis, GameSession, MessageId, PlayerId, PresenceStatus};
+use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
 use crate::ports::player_store::{
-    ConnectOutcome, ExpiredPage, ExpiredPlayer, NewConnection, PlayerRecord, PlayerStore,
+    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlayerRecord, PlayerStore,
     StoreError,
 };
 
@@ -110,6 +110,24 @@ impl InMemoryPlayerStore {
         });
     }
 
+    /// The hand-over's write on the player (see `DeliveryHandover`): `connection` becomes
+    /// live from `live_from`, only if it is still the player's online connection.
+    pub(crate) fn set_live(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        live_from: Seq,
+        acked: Option<Seq>,
+    ) -> bool {
+        self.update_online(player, connection, |item| {
+            item.record.live_connection_id = Some(connection.clone());
+            item.record.live_from = Some(live_from);
+            if acked.is_some() {
+                item.record.acked_seq = acked;
+            }
+        })
+    }
+
     /// Updates the item only if it holds `connection` online.
     fn update_online(
         &self,
@@ -140,7 +158,6 @@ impl PlayerStore for InMemoryPlayerStore {
             return Ok(ConnectOutcome::Superseded);
         }
         let outcome = ConnectOutcome::decide(previous, new);
-        let redelivery = previous.map(|p| p.redelivery.clone()).unwrap_or_default();
         // `$connect` writes connection fields only: game state stays.
         let game = match previous {
             Some(p) => GameState {
@@ -165,7 +182,14 @@ impl PlayerStore for InMemoryPlayerStore {
             sweep_at: Some(new.heartbeat_deadline),
             previous_status: previous.map(|p| p.status),
             previous_sweep_at: previous.and_then(|p| p.sweep_at),
-            redelivery,
+            previous_connection_id: previous.map(|p| p.connection_id.clone()),
+            previous_endpoint: previous.map(|p| p.endpoint.clone()),
+            previous_last_seen: previous.map(|p| p.last_seen),
+            // Delivery state stays with the player: the new connection is not live
+            // until its own hand-over.
+            live_connection_id: previous.and_then(|p| p.live_connection_id.clone()),
+            live_from: previous.and_then(|p| p.live_from),
+            acked_seq: previous.and_then(|p| p.acked_seq),
             pending_placement_id: game.pending_placement_id,
             last_placement_id: game.last_placement_id,
             game_session: game.game_session,
@@ -200,11 +224,19 @@ impl PlayerStore for InMemoryPlayerStore {
         connection: &ConnectionId,
         now: EpochMillis,
         deadline: EpochMillis,
-    ) -> Result<bool, StoreError> {
-        Ok(self.update_online(player, connection, |item| {
+        cursor: Option<Seq>,
+    ) -> Result<Liveness, StoreError> {
+        let mut items = self.items();
+        let item = items.get_mut(player);
+        let liveness = Liveness::of(item.as_ref().map(|i| &i.record), connection);
+        if let (Liveness::Current, Some(item)) = (liveness, item) {
             item.record.last_seen = now;
             item.record.sweep_at = Some(deadline);
-        }))
+            if cursor.is_some() {
+                item.record.acked_seq = cursor;
+            }
+        }
+        Ok(liveness)
     }
 
     async fn get(&self, player: &PlayerId) -> Result<Option<PlayerRecord>, StoreError> {
@@ -219,31 +251,6 @@ impl PlayerStore for InMemoryPlayerStore {
             .filter(|p| seen.insert(*p))
             .filter_map(|p| items.get(p).map(|item| item.record.clone()))
             .collect())
-    }
-
-    async fn mark_redelivery(
-        &self,
-        player: &PlayerId,
-        checkpoint: &MessageId,
-        delivered: &[MessageId],
-    ) -> Result<(), StoreError> {
-        if let Some(item) = self.items().get_mut(player) {
-            item.record
-                .redelivery
-                .insert(checkpoint.clone(), delivered.to_vec());
-        }
-        Ok(())
-    }
-
-    async fn clear_redelivery(
-        &self,
-        player: &PlayerId,
-        checkpoint: &MessageId,
-    ) -> Result<(), StoreError> {
-        if let Some(item) = self.items().get_mut(player) {
-            item.record.redelivery.remove(checkpoint);
-        }
-        Ok(())
     }
 
     async fn expired(
@@ -346,9 +353,9 @@ impl PlayerStore for InMemoryPlayerStore {
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn in_memory_player_store_passes_the_contract_suite() {
-        crate::testing::player_store_contract::run_all(|| async { InMemoryPlayerStore::new() })
-            .await;
+    async fn store() -> InMemoryPlayerStore {
+        InMemoryPlayerStore::new()
     }
+
+    crate::player_store_contract_tests!(store);
 }

@@ -1,0 +1,510 @@
+use std::sync::Mutex;
+
+use serde_json::json;
+use shared::adapters::memory::{
+    InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPlayerStore,
+};
+use shared::domain::{MessageId, PresenceStatus};
+use shared::ports::{ManualClock, NewMessage, StoreError};
+use shared::testing::events::{parse_event, reply_frame, route_event};
+use shared::testing::fixtures::{T0, connection_of, new_connection, player};
+use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
+use shared::testing::unavailable::Unavailable;
+
+use super::*;
+
+struct World {
+    players: Arc<InMemoryPlayerStore>,
+    messages: Arc<InMemoryMessageStore>,
+    gateway: Arc<RecordingGateway>,
+    clock: ManualClock,
+    handler: ResumeHandler,
+}
+
+fn world() -> World {
+    let players = Arc::new(InMemoryPlayerStore::new());
+    let messages = Arc::new(InMemoryMessageStore::new());
+    let gateway = Arc::new(RecordingGateway::new());
+    let clock = ManualClock::at(T0);
+    let handler = ResumeHandler::new(
+        players.clone(),
+        messages.clone(),
+        Arc::new(InMemoryDeliveryHandover::new(
+            players.clone(),
+            messages.clone(),
+        )),
+        gateway.clone(),
+        Arc::new(clock.clone()),
+    );
+    World {
+        players,
+        messages,
+        gateway,
+        clock,
+        handler,
+    }
+}
+
+/// A chat message `n` to `to`, created at `at`.
+fn chat(to: &str, n: i64, at: i64) -> NewMessage {
+    let id = MessageId::deterministic(&["chat", &n.to_string()]);
+    NewMessage {
+        payload: json!({"type": "message", "messageId": id.as_str(), "n": n}).to_string(),
+        message_id: id,
+        recipient_id: player(to),
+        sender_id: "alice".into(),
+        kind: MessageKind::Chat,
+        created_at: at,
+        expire_at_secs: at / 1000 + 86_400,
+    }
+}
+
+/// `about` went `status`, as watcher `to` is told.
+fn presence(to: &str, about: &str, status: &str, n: i64) -> NewMessage {
+    NewMessage {
+        payload: json!({"type": "presence", "playerId": about, "status": status, "at": n})
+            .to_string(),
+        message_id: MessageId::deterministic(&["presence", about, &n.to_string(), to]),
+        recipient_id: player(to),
+        sender_id: "system".into(),
+        kind: MessageKind::Presence,
+        created_at: T0 + n,
+        expire_at_secs: T0 / 1000 + 60,
+    }
+}
+
+impl World {
+    async fn connect(&self, name: &str, connection: &str, at: i64) {
+        self.players
+            .connect(&new_connection(name, connection, at))
+            .await
+            .unwrap();
+    }
+
+    async fn append(&self, messages: &[NewMessage]) {
+        self.messages.append(messages).await.unwrap();
+    }
+
+    async fn resume_on(&self, name: &str, connection: &str, body: Value) -> RouteResult {
+        let text = json!({"route": "resume", "requestId": "r1", "body": body}).to_string();
+        self.handler
+            .handle(route_event("resume", name, connection, T0, Some(&text)))
+            .await
+    }
+
+    async fn resume(&self, name: &str, body: Value) -> RouteResult {
+        self.resume_on(name, connection_of(name).as_str(), body)
+            .await
+    }
+
+    /// Frames posted to `connection`, as JSON.
+    fn posted(&self, connection: &str) -> Vec<Value> {
+        self.gateway
+            .posted_to(connection)
+            .iter()
+            .map(|text| serde_json::from_str(text).unwrap())
+            .collect()
+    }
+
+    async fn record(&self, name: &str) -> PlayerRecord {
+        self.players.get(&player(name)).await.unwrap().unwrap()
+    }
+}
+
+fn ns(frames: &[Value]) -> Vec<i64> {
+    frames.iter().filter_map(|f| f["n"].as_i64()).collect()
+}
+
+#[tokio::test]
+async fn given_nothing_waiting_when_resuming_then_the_ack_is_posted_and_the_connection_goes_live() {
+    let w = world();
+    w.connect("alice", "c-alice", T0).await;
+    let response = w.resume("alice", json!({})).await.unwrap();
+    assert_eq!(response.status_code, 200);
+    assert_eq!(response.body, None, "the ack is posted, not replied");
+    assert_eq!(
+        w.posted("c-alice"),
+        vec![
+            json!({"type": "ack", "route": "resume", "requestId": "r1", "playerId": "alice",
+                    "resumed": false, "pendingMessages": 0, "cursor": null,
+                    "placement": null, "gameSession": null})
+        ]
+    );
+    let record = w.record("alice").await;
+    assert!(record.is_live());
+    assert_eq!(record.live_from, Some(Seq::ZERO));
+}
+
+#[tokio::test]
+async fn given_messages_waiting_when_resuming_then_the_ack_and_each_frame_follow_in_seq_order() {
+    // Given carol got two messages before she ever connected
+    let w = world();
+    w.append(&[chat("carol", 1, T0), chat("carol", 2, T0)])
+        .await;
+    w.connect("carol", "c-carol", T0 + 5).await;
+
+    // When she resumes without a cursor
+    w.resume("carol", json!({})).await.unwrap();
+
+    // Then the ack announces both and names the head, and both follow with their seqs
+    let posted = w.posted("c-carol");
+    let epoch = Seq::epoch_start(T0).get();
+    assert_eq!(posted[0]["pendingMessages"], 2);
+    assert_eq!(posted[0]["cursor"], json!(epoch + 1));
+    assert_eq!(ns(&posted[1..]), vec![1, 2]);
+    assert_eq!(posted[1]["seq"], json!(epoch));
+    assert_eq!(posted[2]["seq"], json!(epoch + 1));
+    // And live delivery takes over after them.
+    let record = w.record("carol").await;
+    assert!(record.is_live());
+    assert_eq!(record.live_from, Seq::new(epoch + 1).ok());
+    assert_eq!(record.acked_seq, Seq::new(epoch + 1).ok(), "what was sent");
+}
+
+#[tokio::test]
+async fn given_a_cursor_when_resuming_then_only_frames_after_it_are_replayed_and_it_is_remembered()
+{
+    let w = world();
+    w.append(&[chat("bob", 1, T0), chat("bob", 2, T0), chat("bob", 3, T0)])
+        .await;
+    w.connect("bob", "c-bob", T0 + 5).await;
+    let first = Seq::epoch_start(T0);
+
+    w.resume("bob", json!({"cursor": first.get()}))
+        .await
+        .unwrap();
+
+    let posted = w.posted("c-bob");
+    assert_eq!(posted[0]["pendingMessages"], 2);
+    assert_eq!(ns(&posted[1..]), vec![2, 3]);
+    assert_eq!(w.record("bob").await.acked_seq, Some(first));
+}
+
+#[tokio::test]
+async fn given_a_second_resume_without_a_cursor_on_the_same_connection_then_nothing_is_replayed_twice()
+ {
+    let w = world();
+    w.append(&[chat("carol", 1, T0)]).await;
+    w.connect("carol", "c-carol", T0 + 5).await;
+    w.resume("carol", json!({})).await.unwrap();
+    w.resume("carol", json!({})).await.unwrap();
+    let posted = w.posted("c-carol");
+    assert_eq!(
+        posted.len(),
+        3,
+        "ack, the message, then only the second ack"
+    );
+    assert_eq!(posted[2]["pendingMessages"], 0);
+}
+
+#[tokio::test]
+async fn given_a_live_connection_when_it_resumes_again_without_a_cursor_then_nothing_it_got_live_is_replayed()
+ {
+    let w = world();
+    w.connect("bob", "c-bob", T0).await;
+    w.resume("bob", json!({})).await.unwrap();
+    // Delivered live meanwhile (the stream posts it to the live socket).
+    w.append(&[chat("bob", 1, T0 + 1)]).await;
+    w.resume("bob", json!({})).await.unwrap();
+    let posted = w.posted("c-bob");
+    assert_eq!(posted.len(), 2, "two acks, no replay: {posted:?}");
+    assert_eq!(posted[1]["pendingMessages"], 0);
+    assert_eq!(posted[1]["cursor"], json!(Seq::epoch_start(T0 + 1).get()));
+    let record = w.record("bob").await;
+    assert!(record.is_live());
+    assert_eq!(
+        record.live_from,
+        Some(Seq::ZERO),
+        "live delivery still posts what the stream has not yet"
+    );
+}
+
+#[tokio::test]
+async fn given_a_reconnect_without_a_cursor_then_frames_since_the_old_connections_last_sign_of_life_are_replayed()
+ {
+    // Given bob was live and heartbeating; message 1 long before his last heartbeat,
+    // message 2 just before it, message 3 after it (his socket died silently)
+    let w = world();
+    w.connect("bob", "c-bob", T0).await;
+    w.resume("bob", json!({})).await.unwrap();
+    let last_heartbeat = T0 + 60_000;
+    w.append(&[chat("bob", 1, T0 + 1_000)]).await;
+    w.append(&[chat("bob", 2, last_heartbeat - 3_000)]).await;
+    w.players
+        .heartbeat(
+            &player("bob"),
+            &connection_of("bob"),
+            last_heartbeat,
+            last_heartbeat + 90_000,
+            None,
+        )
+        .await
+        .unwrap();
+    w.append(&[chat("bob", 3, last_heartbeat + 1_000)]).await;
+
+    // When he reconnects on another socket and resumes without a cursor
+    w.clock.set(last_heartbeat + 5_000);
+    w.connect("bob", "c-bob-2", last_heartbeat + 5_000).await;
+    w.resume_on("bob", "c-bob-2", json!({})).await.unwrap();
+
+    // Then what may not have reached him is replayed: 2 (within the margin) and 3
+    assert_eq!(ns(&w.posted("c-bob-2")[1..]), vec![2, 3]);
+}
+
+#[tokio::test]
+async fn given_several_presence_changes_of_one_player_then_only_the_latest_is_replayed() {
+    let w = world();
+    w.append(&[
+        presence("bob", "dave", "online", 1),
+        chat("bob", 7, T0 + 2),
+        presence("bob", "erin", "online", 3),
+        presence("bob", "dave", "offline", 4),
+    ])
+    .await;
+    w.connect("bob", "c-bob", T0 + 5).await;
+    w.resume("bob", json!({})).await.unwrap();
+    let posted = w.posted("c-bob");
+    let kinds: Vec<(String, String)> = posted[1..]
+        .iter()
+        .map(|f| {
+            (
+                f["type"].as_str().unwrap().to_owned(),
+                f["playerId"].as_str().unwrap_or("").to_owned()
+                    + f["status"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("message".to_owned(), "".to_owned()),
+            ("presence".to_owned(), "erinonline".to_owned()),
+            ("presence".to_owned(), "daveoffline".to_owned())
+        ]
+    );
+    assert_eq!(posted[0]["pendingMessages"], 3);
+}
+
+#[tokio::test]
+async fn given_a_malformed_cursor_then_bad_request_names_it_and_nothing_is_replayed() {
+    let w = world();
+    w.connect("bob", "c-bob", T0).await;
+    for cursor in [
+        json!(-1),
+        json!("7"),
+        json!(1.5),
+        json!(9_007_199_254_740_992_u64),
+    ] {
+        let response = w.resume("bob", json!({ "cursor": cursor })).await.unwrap();
+        let frame = reply_frame(&response);
+        assert_eq!(frame["code"], "bad_request", "{cursor}");
+        assert_eq!(frame["route"], "resume");
+        assert_eq!(frame["requestId"], "r1");
+        assert!(frame["message"].as_str().unwrap().contains("`cursor`"));
+    }
+    assert!(w.gateway.calls().is_empty());
+    assert!(!w.record("bob").await.is_live());
+}
+
+#[tokio::test]
+async fn given_a_connection_that_was_replaced_when_it_resumes_then_it_is_told_and_closed() {
+    // Given bob connected on c-bob-old, then on c-bob-new (the old one still opening,
+    // or simply slower)
+    let w = world();
+    w.connect("bob", "c-bob-old", T0).await;
+    w.connect("bob", "c-bob-new", T0 + 1).await;
+
+    // When the old one sends resume
+    w.resume_on("bob", "c-bob-old", json!({})).await.unwrap();
+
+    // Then it gets session_replaced and is closed, and nothing changes for the new one
+    assert_eq!(
+        w.posted("c-bob-old"),
+        vec![json!({"type": "session_replaced"})]
+    );
+    assert!(w.gateway.calls().contains(&GatewayCall::Delete {
+        endpoint: "https://abcdef1234.execute-api.us-east-1.amazonaws.com/Development".into(),
+        connection: "c-bob-old".into(),
+    }));
+    assert!(!w.record("bob").await.is_live());
+}
+
+#[tokio::test]
+async fn given_a_connection_the_server_gave_up_on_when_it_resumes_then_it_is_told_why_and_closed() {
+    let w = world();
+    w.connect("bob", "c-bob", T0).await;
+    w.players
+        .disconnect(&player("bob"), &connection_of("bob"), T0, T0 + 30_000)
+        .await
+        .unwrap();
+    w.resume("bob", json!({})).await.unwrap();
+    assert_eq!(
+        w.posted("c-bob"),
+        vec![json!({"type": "disconnected", "reason": "connection_lost"})]
+    );
+    assert_eq!(w.record("bob").await.status, PresenceStatus::Disconnected);
+}
+
+#[tokio::test]
+async fn given_a_takeover_when_the_new_connection_resumes_then_the_old_one_is_closed_again() {
+    // Given bob was live on c-bob-old when c-bob-new connected (a takeover whose close
+    // may have found the old socket still opening)
+    let w = world();
+    w.connect("bob", "c-bob-old", T0).await;
+    w.resume_on("bob", "c-bob-old", json!({})).await.unwrap();
+    w.connect("bob", "c-bob-new", T0 + 1).await;
+
+    w.resume_on("bob", "c-bob-new", json!({})).await.unwrap();
+
+    assert_eq!(
+        w.posted("c-bob-old").last(),
+        Some(&json!({"type": "session_replaced"}))
+    );
+    assert!(w.gateway.calls().iter().any(|call| matches!(call,
+        GatewayCall::Delete { connection, .. } if connection == "c-bob-old")));
+    let record = w.record("bob").await;
+    assert!(record.is_live());
+    assert_eq!(
+        record.live_connection_id,
+        Some(shared::testing::fixtures::connection("c-bob-new"))
+    );
+}
+
+/// A hand-over that lets `arrivals` append first, as messages arriving during a replay.
+struct ArrivalsDuringReplay {
+    inner: InMemoryDeliveryHandover,
+    messages: Arc<InMemoryMessageStore>,
+    arrivals: Mutex<Vec<NewMessage>>,
+}
+
+#[async_trait]
+impl DeliveryHandover for ArrivalsDuringReplay {
+    async fn go_live(&self, handover: &Handover) -> Result<HandoverOutcome, StoreError> {
+        let arrived = std::mem::take(&mut *self.arrivals.lock().unwrap());
+        self.messages.append(&arrived).await?;
+        self.inner.go_live(handover).await
+    }
+}
+
+#[tokio::test]
+async fn given_a_message_that_arrives_during_the_replay_then_it_is_replayed_too_before_going_live()
+{
+    let w = world();
+    w.append(&[chat("bob", 1, T0)]).await;
+    w.connect("bob", "c-bob", T0 + 5).await;
+    let handler = ResumeHandler::new(
+        w.players.clone(),
+        w.messages.clone(),
+        Arc::new(ArrivalsDuringReplay {
+            inner: InMemoryDeliveryHandover::new(w.players.clone(), w.messages.clone()),
+            messages: w.messages.clone(),
+            arrivals: Mutex::new(vec![chat("bob", 2, T0 + 6)]),
+        }),
+        w.gateway.clone(),
+        Arc::new(w.clock.clone()),
+    );
+    let text = json!({"route": "resume"}).to_string();
+    handler
+        .handle(route_event("resume", "bob", "c-bob", T0, Some(&text)))
+        .await
+        .unwrap();
+    let posted = w.posted("c-bob");
+    assert_eq!(ns(&posted[1..]), vec![1, 2], "the late one is not lost");
+    let record = w.record("bob").await;
+    assert!(record.is_live());
+    assert_eq!(
+        record.live_from,
+        Some(Seq::epoch_start(T0).next()),
+        "live from after the late one"
+    );
+}
+
+#[tokio::test]
+async fn given_the_storage_is_down_then_the_reply_is_an_unavailable_frame_with_route_and_request_id()
+ {
+    let gateway = Arc::new(RecordingGateway::new());
+    let handler = ResumeHandler::new(
+        Arc::new(Unavailable),
+        Arc::new(Unavailable),
+        Arc::new(Unavailable),
+        gateway.clone(),
+        Arc::new(ManualClock::at(T0)),
+    );
+    let text = json!({"route": "resume", "requestId": "r9"}).to_string();
+    let response = handler
+        .handle(route_event("resume", "bob", "c-bob", T0, Some(&text)))
+        .await
+        .expect("a dependency fault is an answer, not a Lambda error");
+    let frame = reply_frame(&response);
+    assert_eq!(frame["type"], "error");
+    assert_eq!(frame["code"], "unavailable");
+    assert_eq!(frame["route"], "resume");
+    assert_eq!(frame["requestId"], "r9");
+    assert!(gateway.calls().is_empty());
+}
+
+#[tokio::test]
+async fn given_the_hand_over_fails_after_the_replay_then_the_client_is_told_to_resume_again() {
+    let w = world();
+    w.append(&[chat("bob", 1, T0)]).await;
+    w.connect("bob", "c-bob", T0 + 5).await;
+    let handler = ResumeHandler::new(
+        w.players.clone(),
+        w.messages.clone(),
+        Arc::new(Unavailable),
+        w.gateway.clone(),
+        Arc::new(w.clock.clone()),
+    );
+    let text = json!({"route": "resume"}).to_string();
+    let response = handler
+        .handle(route_event("resume", "bob", "c-bob", T0, Some(&text)))
+        .await
+        .unwrap();
+    assert_eq!(reply_frame(&response)["code"], "unavailable");
+    assert_eq!(
+        w.posted("c-bob").len(),
+        2,
+        "the ack and the replay went out"
+    );
+    assert!(!w.record("bob").await.is_live());
+}
+
+#[tokio::test]
+async fn given_the_socket_dies_during_the_replay_then_it_stops_and_does_not_go_live() {
+    let w = world();
+    w.append(&[chat("bob", 1, T0)]).await;
+    w.connect("bob", "c-bob", T0 + 5).await;
+    w.gateway.mark_gone("c-bob");
+    let response = w.resume("bob", json!({})).await.unwrap();
+    assert_eq!(response.status_code, 200);
+    assert!(!w.record("bob").await.is_live());
+}
+
+#[tokio::test]
+async fn the_sample_resume_event_is_handled() {
+    let w = world();
+    let event: RouteEvent =
+        parse_event(serde_json::from_str(include_str!("../../../events/resume.json")).unwrap());
+    let ctx = &event.payload.request_context;
+    let name = ctx.authorizer.fields["playerId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let connection = ctx.connection_id.clone().unwrap();
+    w.connect(&name, &connection, T0).await;
+    let response = w.handler.handle(event).await.unwrap();
+    assert_eq!(response.status_code, 200);
+    assert_eq!(w.posted(&connection)[0]["type"], "ack");
+}
+
+#[test]
+fn only_the_latest_presence_change_of_each_player_survives_and_order_is_kept() {
+    let stored = |m: NewMessage, seq: u64| m.at(Seq::new(seq).unwrap(), Seq::new(1).unwrap());
+    let kept = latest_presence_only(vec![
+        stored(presence("bob", "dave", "online", 1), 1),
+        stored(chat("bob", 1, T0), 2),
+        stored(presence("bob", "dave", "offline", 2), 3),
+    ]);
+    let seqs: Vec<u64> = kept.iter().map(|m| m.seq.get()).collect();
+    assert_eq!(seqs, vec![2, 3]);
+}
