@@ -8,6 +8,7 @@
 //! Run one suite with `cargo test -p tests --test suites messaging::`.
 
 mod connection_lifecycle;
+mod delivery_faults;
 mod management_api;
 mod message_store_dynamodb;
 mod messaging;
