@@ -1,4 +1,4 @@
-//! The Messages table (DESIGN §4): one item per (message, recipient), written by
+//! The Messages table: one item per (message, recipient), written by
 //! `send-message` and `on-placement-event`, delivered from the table's stream by
 //! `on-message-inserted`, deleted once delivered. What stays is undelivered and is
 //! replayed by `resume`.

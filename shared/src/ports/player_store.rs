@@ -1,6 +1,7 @@
-//! The Players table (DESIGN §4): one item per player holding the connection, presence
-//! and game state. Every write that could race is conditional, so adapters must give
-//! the same answers under races; the contract suite in `crate::testing` checks that.
+//! The Players table (docs/architecture.md#players): one item per player holding the
+//! connection, presence and game state. Every write that could race is conditional, so
+//! adapters must give the same answers under races; the contract suite in
+//! `crate::testing` checks that.
 
 use std::collections::BTreeMap;
 
@@ -40,7 +41,8 @@ pub struct NewConnection {
     pub expire_at_secs: i64,
 }
 
-/// What a `$connect` found, decided from the record it replaced (DESIGN §5).
+/// What a `$connect` found, decided from the record it replaced
+/// (docs/architecture.md#connection-and-presence).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConnectOutcome {
     /// No previous record, an offline one, or a disconnected one past its grace period:
@@ -101,8 +103,8 @@ pub struct PlayerRecord {
     /// failed on (the retry's checkpoint), the later messages of that batch it already
     /// delivered, which the retry must not deliver again.
     pub redelivery: BTreeMap<MessageId, Vec<MessageId>>,
-    /// The placement the player is waiting for: at most one at a time (DESIGN §5). Game
-    /// state like this survives reconnects (`$connect` writes only connection fields).
+    /// The placement the player is waiting for: at most one at a time. Game state like
+    /// this survives reconnects (`$connect` writes only connection fields).
     pub pending_placement_id: Option<String>,
     /// The placement the player requested last, pending or ended (`cancelPlacement`'s
     /// default once nothing is pending).

@@ -1,4 +1,4 @@
-//! The Messages item (DESIGN §4) and its mapping to [`StoredMessage`], both ways: the
+//! The Messages item and its mapping to [`StoredMessage`], both ways: the
 //! SDK's attribute maps (PutItem, Query results) and the stream's `NEW_IMAGE` as
 //! `aws_lambda_events` delivers it (`serde_dynamo::Item`), for `on-message-inserted`.
 //!

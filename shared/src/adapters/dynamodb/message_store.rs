@@ -1,4 +1,4 @@
-//! [`MessageStore`] on the DynamoDB Messages table (DESIGN §4): writes and deletes go
+//! [`MessageStore`] on the DynamoDB Messages table: writes and deletes go
 //! through BatchWriteItem (`ceil(n / 25)` calls, a few at once), a page of a recipient's
 //! undelivered messages is one Query on the `ByRecipient` index.
 
