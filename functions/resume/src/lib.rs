@@ -34,7 +34,7 @@ pub struct ResumeHandler {
     gateway: Arc<dyn ConnectionGateway>,
 }
 
-/// The `resume` ack's fields (DESIGN §3).
+/// The `resume` ack's fields (README.md#client-protocol-v1).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResumeResult {

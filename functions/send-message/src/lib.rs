@@ -14,7 +14,7 @@ use shared::protocol::{ClientFrame, ErrorCode, RouteError, ServerFrame, player_i
 use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, client_frame, reply};
 use tracing::{info, warn};
 
-/// The most a message may weigh, serialized (DESIGN §3).
+/// The most a message may weigh, serialized (README.md#client-protocol-v1).
 pub const MAX_MESSAGE_BYTES: usize = 32 * 1024;
 
 pub struct SendMessageHandler {

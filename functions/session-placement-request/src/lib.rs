@@ -32,7 +32,7 @@ use shared::protocol::{ClientFrame, ErrorCode, RouteError, ServerFrame, json_kin
 use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, client_frame, reply};
 use tracing::{error, info, warn};
 
-/// At most this many regions in `latencies` (DESIGN §3).
+/// At most this many regions in `latencies`.
 pub const MAX_LATENCY_REGIONS: usize = 20;
 /// The largest latency a client may report, in milliseconds.
 pub const MAX_LATENCY_MS: f64 = 10_000.0;
