@@ -1,5 +1,5 @@
-//! The local stack (DESIGN §8): one process that behaves like the deployed API Gateway
-//! WebSocket API, calling the real handlers in-process.
+//! The local stack (docs/architecture.md#the-local-stack): one process that behaves
+//! like the deployed API Gateway WebSocket API, calling the real handlers in-process.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), local::StartError> {

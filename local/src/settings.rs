@@ -1,5 +1,6 @@
 //! Every knob of the local stack: an environment variable (the same names the Lambda
-//! functions read, DESIGN §9) or a flag, documented by `--help` with its default.
+//! functions read; docs/architecture.md#configuration-surface) or a flag, documented by
+//! `--help` with its default.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -488,7 +489,7 @@ impl Settings {
         authorizer::AuthConfig::from_reader(EnvReader::new(lookup), authorizer::AuthMode::Header)
     }
 
-    /// The `Config` the route handlers get (DESIGN §9), read by `shared::config`'s own
+    /// The `Config` the route handlers get, read by `shared::config`'s own
     /// reader from these settings (so the same checks apply as in Lambda).
     pub fn config(&self) -> Result<Config, ConfigError> {
         let vars: HashMap<String, String> = [

@@ -104,7 +104,7 @@ impl<'a> EnvReader<'a> {
     }
 }
 
-/// Settings every function shares (DESIGN §9).
+/// Settings every function shares (docs/architecture.md#configuration-surface).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     pub game: String,

@@ -12,7 +12,7 @@ pub type EpochMillis = i64;
 /// How long a player's item is kept after their last connect (DynamoDB TTL).
 pub const PLAYER_RETENTION_SECONDS: i64 = 30 * 24 * 3600;
 
-/// The longest player id we accept (DESIGN §3).
+/// The longest player id we accept.
 pub const MAX_PLAYER_ID_LEN: usize = 128;
 
 /// A player's identity: 1–128 characters of `A-Z a-z 0-9 . _ : @ -`.
@@ -250,7 +250,8 @@ impl<'de> Deserialize<'de> for Seq {
     }
 }
 
-/// Where a player is in the connection lifecycle (DESIGN §5).
+/// Where a player is in the connection lifecycle
+/// (docs/architecture.md#connection-and-presence).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PresenceStatus {
@@ -281,7 +282,7 @@ impl PresenceStatus {
     }
 }
 
-/// The longest placement id GameLift accepts (StartGameSessionPlacement, DESIGN §6).
+/// The longest placement id GameLift accepts (StartGameSessionPlacement).
 pub const MAX_PLACEMENT_ID_LEN: usize = 48;
 
 /// A fresh placement id, requested at `now`: a time-ordered (v7) UUID, 36 characters of
@@ -319,8 +320,8 @@ pub fn is_placement_id(raw: &str) -> bool {
         && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
 }
 
-/// Where a game session placement is (DESIGN §4): it moves only from `PENDING` to one
-/// of the final states, once.
+/// Where a game session placement is (docs/architecture.md#placement): it moves only
+/// from `PENDING` to one of the final states, once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum PlacementStatus {
@@ -367,7 +368,7 @@ impl fmt::Display for PlacementStatus {
 
 /// A player's seat in a game session, as clients receive it (`placement` frames, the
 /// `resume` and `rejoinSession` acks) and as the Players item keeps it (`gameSession`).
-/// Clients of TLS fleets must connect to `dns_name`, not the IP (DESIGN §6).
+/// Clients of TLS fleets must connect to `dns_name`, not the IP.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GameSession {

@@ -1,4 +1,5 @@
-//! The client protocol, v1 (DESIGN §3): frames clients send, frames the server sends.
+//! The client protocol, v1 (README.md#client-protocol-v1): frames clients send, frames
+//! the server sends.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -207,7 +208,7 @@ pub enum ServerFrame {
         message: Value,
         sent_at: EpochMillis,
     },
-    /// A placement ended (DESIGN §3): `gameSession` (this player's own seat) only when
+    /// A placement ended: `gameSession` (this player's own seat) only when
     /// `FULFILLED`.
     Placement {
         placement_id: String,

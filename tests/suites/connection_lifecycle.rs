@@ -1,5 +1,6 @@
 //! End to end over real WebSockets: the local stack in-process, the real handlers, and a
-//! client that speaks the protocol (DESIGN §3, §5, §7).
+//! client that speaks the protocol (README.md#client-protocol-v1; lifecycle:
+//! docs/architecture.md#connection-and-presence).
 
 use std::time::Duration;
 

@@ -1,7 +1,8 @@
-//! Player-to-player messages end to end over real WebSockets (DESIGN §2–§5, §8):
-//! `sendMessage` → the Messages table → its stream → `on-message-inserted` →
-//! PostToConnection, and `resume` replaying what could not be delivered. In memory, and
-//! (with `DYNAMODB_ENDPOINT` set) on DynamoDB Local reading the table's real stream.
+//! Player-to-player messages end to end over real WebSockets
+//! (docs/architecture.md#c-message-delivery): `sendMessage` → the Messages table → its
+//! stream → `on-message-inserted` → PostToConnection, and `resume` replaying what could
+//! not be delivered. In memory, and (with `DYNAMODB_ENDPOINT` set) on DynamoDB Local
+//! reading the table's real stream.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -190,8 +191,8 @@ async fn given_bob_online_when_alice_sends_200_messages_one_after_another_then_e
 
 // --- A stale connection: online on record, but its socket is gone ---
 
-/// `$disconnect` that API Gateway "loses" for one player (it is best-effort: DESIGN §5,
-/// §7): the socket is gone, but the record still says online with that connection.
+/// `$disconnect` that API Gateway "loses" for one player (it is best effort): the socket
+/// is gone, but the record still says online with that connection.
 struct LostDisconnect {
     inner: Arc<dyn RouteHandler>,
     player: &'static str,

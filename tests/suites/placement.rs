@@ -1,4 +1,4 @@
-//! GameLift placement end to end over real WebSockets (DESIGN §2–§6, §8):
+//! GameLift placement end to end over real WebSockets (docs/architecture.md#b-placement):
 //! `sessionPlacementRequest` → the GameLift simulator → its SNS event →
 //! `on-placement-event` → the Messages table → its stream → `on-message-inserted` →
 //! the `placement` frame pushed to the player (no polling); `cancelPlacement`,
@@ -106,7 +106,7 @@ async fn alice_is_placed_drops_and_rejoins(stack: &TestStack) {
     );
     assert_eq!(ack["placement"], Value::Null, "nothing pending: {ack}");
 
-    // Her player session is spent (seed 000): a new one, in the same game.
+    // Her player session is spent (GameLift never reuses one): a new one, same game.
     let rejoined = alice.request("rejoinSession", json!({})).await;
     assert_eq!(rejoined["type"], "ack", "{rejoined}");
     let session = &rejoined["gameSession"];

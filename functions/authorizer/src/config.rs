@@ -1,6 +1,6 @@
-//! The authorizer's settings (DESIGN §9): `AUTH_MODE`, and in JWT mode the issuer,
-//! audience, key source and clock leeway. Read once at init; a bad deployment fails on
-//! cold start with every problem listed.
+//! The authorizer's settings (docs/architecture.md#configuration-surface): `AUTH_MODE`,
+//! and in JWT mode the issuer, audience, key source and clock leeway. Read once at
+//! init; a bad deployment fails on cold start with every problem listed.
 
 use std::collections::HashMap;
 use std::fmt;

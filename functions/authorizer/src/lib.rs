@@ -1,4 +1,4 @@
-//! The `$connect` REQUEST authorizer (DESIGN §2, §3).
+//! The `$connect` REQUEST authorizer.
 //!
 //! `AUTH_MODE=jwt` (default): the token comes from `?token=` or `Authorization: Bearer`;
 //! it must be signed with an accepted algorithm (HS256 with the configured secret, or
@@ -34,7 +34,7 @@ use jwt::JwtValidator;
 pub const TOKEN_QUERY_PARAM: &str = "token";
 /// The query parameter that names the player in header mode.
 pub const PLAYER_ID_QUERY_PARAM: &str = "playerId";
-/// The header that names the player in header mode (the tutorial's header).
+/// The header that names the player in header mode.
 pub const PLAYER_ID_HEADER: &str = "x-player-id";
 
 /// The outcome of authorizing one connection attempt.

@@ -1,6 +1,7 @@
 //! `$connect`: records the player's connection in one conditional write and decides
 //! between a new session, a resume within the grace period, and a takeover of a
-//! connection the player still holds elsewhere (DESIGN §5). A new session publishes
+//! connection the player still holds elsewhere
+//! (docs/architecture.md#a-connect-and-resume). A new session publishes
 //! `presence.connected` to the presence bus; a resume or a takeover publishes nothing
 //! (watchers never saw the player leave).
 

@@ -1,7 +1,8 @@
 //! `$disconnect`: starts the player's reconnect grace period, but only if this
 //! connection is still theirs: a late `$disconnect` of a replaced connection must never
-//! clobber the newer one (DESIGN §5). API Gateway delivers `$disconnect` best-effort;
-//! the presence sweeper is what guarantees presence converges.
+//! clobber the newer one (docs/architecture.md#connection-and-presence). API Gateway
+//! delivers `$disconnect` best-effort; the presence sweeper is what guarantees presence
+//! converges.
 
 use std::sync::Arc;
 

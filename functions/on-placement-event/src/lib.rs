@@ -1,4 +1,4 @@
-//! `on-placement-event`: GameLift queue placement events (DESIGN §6) → the placement
+//! `on-placement-event`: GameLift queue placement events → the placement
 //! settled and one `placement` message per player, which the Messages stream delivers.
 //!
 //! Input: the SNS event of the queue's notification topic (a standard topic; each

@@ -1,5 +1,6 @@
 //! `presence-timeout`: the sweeper, on an EventBridge schedule (every minute). It is
-//! what guarantees presence converges, since `$disconnect` is best-effort (DESIGN §5).
+//! what guarantees presence converges, since `$disconnect` is best-effort
+//! (docs/architecture.md#where-each-guarantee-is-enforced).
 //!
 //! For each shard of the sparse `BySweepAt` index, it pages through the players whose
 //! `sweepAt` has passed (a heartbeat deadline, or the end of a grace period) and for

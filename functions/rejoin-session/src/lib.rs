@@ -1,6 +1,6 @@
-//! `rejoinSession`: a dropped player session is COMPLETED and cannot be reused (seed
-//! 000), so a player who lost their connection to the game server gets a NEW player
-//! session on their last game session (CreatePlayerSession), tracked by player id.
+//! `rejoinSession`: a dropped player session is COMPLETED and GameLift never reuses it,
+//! so a player who lost their connection to the game server gets a NEW player session
+//! on their last game session (CreatePlayerSession), tracked by player id.
 //!
 //! Round trips: 1 GetItem (Players) + 1 GameLift call + 1 conditional UpdateItem (the
 //! new seat stored only if the player's game is still that game session).

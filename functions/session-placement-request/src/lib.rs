@@ -31,7 +31,7 @@ use shared::telemetry::ErrorChain;
 use shared::websocket::{Request, RouteError, RouteEvent, RouteHandler, RouteResult};
 use tracing::{error, info, warn};
 
-/// At most this many regions in `latencies` (DESIGN §3).
+/// At most this many regions in `latencies`.
 pub const MAX_LATENCY_REGIONS: usize = 20;
 /// The largest latency a client may report, in milliseconds.
 pub const MAX_LATENCY_MS: f64 = 10_000.0;

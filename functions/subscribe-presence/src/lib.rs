@@ -1,5 +1,5 @@
 //! `subscribePresence` / `unsubscribePresence`: a player starts or stops watching up to
-//! 100 players' presence (DESIGN §3). One function serves both routes;
+//! 100 players' presence. One function serves both routes;
 //! `requestContext.routeKey` says which.
 //!
 //! Subscribe: one BatchWriteItem per 25 targets, then one BatchGetItem for the targets'

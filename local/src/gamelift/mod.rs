@@ -1,8 +1,8 @@
-//! The local GameLift simulator (DESIGN §8): a fleet of server processes with the
-//! lifecycle Initializing → StandingBy → Active → Terminating (seed 004), one game
-//! session queue with a timeout, game sessions that end, and player sessions; placement
-//! results go out as GameLift's exact events, in the SNS envelope, to a sink (the real
-//! `on-placement-event` handler in the local stack).
+//! The local GameLift simulator (docs/architecture.md#the-local-stack): a fleet of
+//! server processes with the lifecycle Initializing → StandingBy → Active →
+//! Terminating, one game session queue with a timeout, game sessions that end, and
+//! player sessions; placement results go out as GameLift's exact events, in the SNS
+//! envelope, to a sink (the real `on-placement-event` handler in the local stack).
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -168,7 +168,7 @@ impl Simulator {
     }
 
     /// The player left or dropped (server SDK RemovePlayerSession): COMPLETED, never to
-    /// be reused (seed 000).
+    /// be reused, as in GameLift.
     pub fn remove_player_session(&self, player_session_id: &str) -> Result<(), GameLiftError> {
         self.with_state(|state, _| state.remove_player_session(player_session_id))
     }

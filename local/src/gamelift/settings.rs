@@ -1,6 +1,7 @@
-//! The simulator's knobs (DESIGN §8, §9): environment variables the local stack also
-//! exposes as flags. The defaults suit a demo: two servers up within 2 s, a placement
-//! fulfilled half a second after it is asked for, ten-minute games.
+//! The simulator's knobs (README.md#the-gamelift-simulator-local-stack): environment
+//! variables the local stack also exposes as flags. The defaults suit a demo: two
+//! servers up within 2 s, a placement fulfilled half a second after it is asked for,
+//! ten-minute games.
 
 use std::collections::HashMap;
 use std::time::Duration;

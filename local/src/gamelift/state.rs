@@ -24,7 +24,7 @@ const MAX_PLAYER_DATA_LEN: usize = 2048;
 const MAX_PLAYERS_PER_GAME: u32 = 200;
 const MAX_QUEUE_NAME_LEN: usize = 256;
 
-/// A server process's state (seed 004).
+/// A server process's state: Initializing → StandingBy → Active → Terminating.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum ServerState {
     /// Starting: loading, not yet ready for a game.
@@ -661,7 +661,7 @@ impl State {
     }
 
     /// A player left the game (GameLift server SDK RemovePlayerSession): COMPLETED,
-    /// never reusable (seed 000).
+    /// never reusable, as in GameLift.
     pub(crate) fn remove_player_session(
         &mut self,
         player_session_id: &str,

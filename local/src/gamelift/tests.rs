@@ -464,7 +464,7 @@ async fn placed_game(h: &mut Harness, max_players: u32) -> (String, String) {
 async fn a_player_session_on_an_active_game_is_a_new_seat_in_the_same_game() {
     let mut h = Harness::demo();
     let (arn, first) = placed_game(&mut h, 8).await;
-    // Alice dropped (seed 000): her session is COMPLETED and cannot be reused.
+    // Alice dropped: her session is COMPLETED and cannot be reused.
     h.sim.accept_player_session(&first).unwrap();
     h.sim.remove_player_session(&first).unwrap();
     match h.sim.accept_player_session(&first) {

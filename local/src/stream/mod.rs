@@ -1,4 +1,4 @@
-//! The Messages table's stream and its consumer, `on-message-inserted` (DESIGN §2, §8):
+//! The Messages table's stream and its consumer, `on-message-inserted`:
 //! the part of the deployed system that is a DynamoDB stream plus a Lambda event source
 //! mapping (`StartingPosition: LATEST`, `FilterCriteria: eventName INSERT`,
 //! `FunctionResponseTypes: ReportBatchItemFailures`, `MaximumBatchingWindowInSeconds: 0`).

@@ -1,5 +1,5 @@
 //! [`GameLift`] on Amazon GameLift, with `aws-sdk-gamelift`: StartGameSessionPlacement,
-//! StopGameSessionPlacement and CreatePlayerSession (DESIGN §6).
+//! StopGameSessionPlacement and CreatePlayerSession.
 //!
 //! Every SDK error of each operation maps to one [`GameLiftError`]: the modeled error
 //! first, then the error code (an error the model does not list for this operation, or

@@ -1,5 +1,5 @@
-//! Presence events on the custom presence bus (DESIGN §5): `connect` publishes
-//! `presence.connected` for a new session, the sweeper publishes
+//! Presence events on the custom presence bus (docs/architecture.md#d-presence):
+//! `connect` publishes `presence.connected` for a new session, the sweeper publishes
 //! `presence.disconnected`; an EventBridge rule sends both to `on-presence-event`, and
 //! other services may add rules of their own.
 //!

@@ -1,4 +1,4 @@
-//! GameLift as the handlers need it (DESIGN §6): start and stop a queue placement,
+//! GameLift as the handlers need it: start and stop a queue placement,
 //! and create a player session on an existing game session (rejoin). Placement
 //! results do not come back through this port: GameLift pushes them as events
 //! (SNS or EventBridge) to `on-placement-event`.

@@ -1,4 +1,5 @@
-//! The Placements table (DESIGN §4) and the settlement of a placement's outcome.
+//! The Placements table (docs/architecture.md#placements) and the settlement of a
+//! placement's outcome.
 //!
 //! A placement record is written PENDING before GameLift is asked (the result event may
 //! arrive before the request handler returns), and its status then moves only from

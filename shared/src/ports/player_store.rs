@@ -1,5 +1,5 @@
-//! The Players table (DESIGN §4): one item per player holding the connection, presence
-//! and game state. Every write that could race is conditional, so adapters must give
+//! The Players table (docs/architecture.md#players): one item per player holding the
+//! connection, presence and game state. Every write that could race is conditional, so adapters must give
 //! the same answers under races; the contract suite in `crate::testing` checks that.
 
 use async_trait::async_trait;
@@ -38,7 +38,8 @@ pub struct NewConnection {
     pub expire_at_secs: i64,
 }
 
-/// What a `$connect` found, decided from the record it replaced (DESIGN §5).
+/// What a `$connect` found, decided from the record it replaced
+/// (docs/architecture.md#connection-and-presence).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConnectOutcome {
     /// No previous record, an offline one, or a disconnected one past its grace period:
@@ -109,7 +110,7 @@ pub struct PlayerRecord {
     /// replay to a client without one posted: where the next cursor-less `resume`
     /// replays from.
     pub acked_seq: Option<Seq>,
-    /// The placement the player is waiting for: at most one at a time (DESIGN §5). Game
+    /// The placement the player is waiting for: at most one at a time. Game
     /// state like this survives reconnects (`$connect` writes only connection fields).
     pub pending_placement_id: Option<String>,
     /// The placement the player requested last, pending or ended (`cancelPlacement`'s

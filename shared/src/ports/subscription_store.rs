@@ -1,6 +1,7 @@
-//! The PresenceSubscriptions table (DESIGN §4): PK `targetId`, SK `watcherId`,
-//! `expireAt` (TTL, epoch seconds). Written by `subscribe-presence`, read by
-//! `on-presence-event` to find who watches a player whose presence changed.
+//! The PresenceSubscriptions table (docs/architecture.md#presencesubscriptions): PK
+//! `targetId`, SK `watcherId`, `expireAt` (TTL, epoch seconds). Written by
+//! `subscribe-presence`, read by `on-presence-event` to find who watches a player whose
+//! presence changed.
 
 use async_trait::async_trait;
 

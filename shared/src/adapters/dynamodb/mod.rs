@@ -1,5 +1,5 @@
-//! DynamoDB adapters of the store ports (DESIGN §4), and the table set-up the local
-//! stack and the tests use with DynamoDB Local.
+//! DynamoDB adapters of the store ports (docs/architecture.md#data-model), and the
+//! table set-up the local stack and the tests use with DynamoDB Local.
 
 mod batch;
 mod error;

@@ -1,4 +1,5 @@
-//! The Placements item (DESIGN §4) and its mapping to [`PlacementRecord`].
+//! The Placements item (docs/architecture.md#placements) and its mapping to
+//! [`PlacementRecord`].
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -1,6 +1,6 @@
-//! The Players item (DESIGN §4) and its mapping to [`PlayerRecord`]: attribute names,
-//! the values written for the optional "previous" fields, and parsing of what DynamoDB
-//! returns (GetItem, ALL_OLD images, `BySweepAt` keys).
+//! The Players item (docs/architecture.md#players) and its mapping to [`PlayerRecord`]:
+//! attribute names, the values written for the optional "previous" fields, and parsing
+//! of what DynamoDB returns (GetItem, ALL_OLD images, `BySweepAt` keys).
 
 use std::collections::HashMap;
 

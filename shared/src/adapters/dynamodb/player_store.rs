@@ -1,5 +1,6 @@
 //! [`PlayerStore`] on the DynamoDB Players table: every operation is exactly one round
-//! trip, and every race is settled by a condition expression (DESIGN §4, §5).
+//! trip, and every race is settled by a condition expression
+//! (docs/architecture.md#where-each-guarantee-is-enforced).
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;

@@ -1,5 +1,5 @@
-//! The PresenceSubscriptions item (DESIGN §4): PK `targetId`, SK `watcherId`,
-//! `expireAt` (TTL, epoch seconds).
+//! The PresenceSubscriptions item (docs/architecture.md#presencesubscriptions): PK
+//! `targetId`, SK `watcherId`, `expireAt` (TTL, epoch seconds).
 
 use std::collections::HashMap;
 
