@@ -3,7 +3,9 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), local::StartError> {
-//! let stack = local::start(local::Settings { port: 0, ..Default::default() }).await?;
+//! let mut settings = local::Settings::default();
+//! settings.gateway.port = 0; // any free port
+//! let stack = local::start(settings).await?;
 //! println!("{}", stack.url()); // ws://127.0.0.1:PORT/Development
 //! stack.shutdown().await;
 //! # Ok(()) }
@@ -31,6 +33,6 @@ pub mod time;
 
 pub use gateway::registry::{ConnectionRegistry, LocalConnectionGateway};
 pub use routes::{Dependencies, Routes};
-pub use settings::{AuthMode, Settings, SettingsError};
+pub use settings::{AuthMode, ReadError, Settings, SettingsError};
 pub use stack::{LocalStack, RunningStack, StartError, start};
 pub use stream::{StreamHandler, StreamStatsSnapshot};

@@ -112,7 +112,7 @@ impl LocalStack {
         spawn_presence(
             &dependencies,
             presence_events,
-            settings.sweep_interval_seconds,
+            settings.presence.sweep_interval_seconds,
         );
         let routes = Routes::wire(&dependencies);
         let stream_handler = Routes::wire_stream(&dependencies);
@@ -170,7 +170,7 @@ impl LocalStack {
 
     /// Binds `127.0.0.1:{port}` and serves until [`RunningStack::shutdown`].
     pub async fn start(self) -> Result<RunningStack, StartError> {
-        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.settings.port));
+        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.settings.gateway.port));
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| StartError::Bind { addr, source })?;

@@ -88,6 +88,7 @@ async fn given_a_running_stack_with_a_client_when_it_gets_sigint_then_the_socket
 fn given_help_then_every_knob_is_listed_and_it_exits_0() {
     let output = Command::new(env!("CARGO_BIN_EXE_local"))
         .arg("--help")
+        .env_remove("HEARTBEAT_TIMEOUT_SECONDS")
         .output()
         .expect("the local binary runs");
     assert!(output.status.success());
@@ -97,22 +98,44 @@ fn given_help_then_every_knob_is_listed_and_it_exits_0() {
         "--dynamodb-endpoint",
         "--sim-fleet-servers",
         "RUST_LOG",
+        "[env: HEARTBEAT_TIMEOUT_SECONDS=]",
+        "[default: 90]",
+        "Possible values:",
+        "- header: ",
     ] {
         assert!(help.contains(knob), "{knob} missing from --help");
     }
 }
 
 #[test]
-fn given_invalid_settings_then_every_problem_is_listed_and_it_exits_1() {
+fn given_invalid_settings_then_every_problem_is_listed_by_the_name_given_and_it_exits_1() {
     let output = Command::new(env!("CARGO_BIN_EXE_local"))
-        .args(["--port", "0", "--stream-shards", "0"])
+        .args([
+            "--port",
+            "0",
+            "--stream-shards",
+            "0",
+            "--presence-shards",
+            "zero",
+        ])
         .env("SIM_QUEUE_TIMEOUT_SECONDS", "0")
+        .env("HEARTBEAT_TIMEOUT_SECONDS", "soon")
+        .env("STAGE", "dev/x")
         .env_remove("DYNAMODB_ENDPOINT")
         .output()
         .expect("the local binary runs");
     assert_eq!(output.status.code(), Some(1));
     let errors = String::from_utf8_lossy(&output.stderr);
-    for problem in ["STREAM_SHARDS=0", "SIM_QUEUE_TIMEOUT_SECONDS"] {
+    for problem in [
+        "local stack: invalid settings (see --help):",
+        "  - HEARTBEAT_TIMEOUT_SECONDS=\"soon\" is not a whole number of seconds from 1 to 7200",
+        "  - --presence-shards=\"zero\" is not a whole number from 1 to 64",
+        "  - --stream-shards=\"0\" is not a whole number from 1 to 64",
+        "  - SIM_QUEUE_TIMEOUT_SECONDS=\"0\" is not a whole number of seconds from 1 to 43200",
+        "  - STAGE=\"dev/x\" is not 1-128 characters of A-Z a-z 0-9 _ -",
+    ] {
         assert!(errors.contains(problem), "{problem} missing from: {errors}");
     }
+    assert_eq!(errors.lines().count(), 6, "{errors}");
+    assert!(output.stdout.is_empty(), "nothing started");
 }
