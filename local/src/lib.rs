@@ -11,14 +11,15 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Layout: [`settings`] (every knob), [`routes`] (route key → handler, in one place),
-//! [`gateway`] (the WebSocket emulation and the connection registry), [`management`]
-//! (the `@connections` API), [`auth`] (the `$connect` authorizer), [`storage`],
-//! [`stream`] (the Messages stream feeding `on-message-inserted`, in memory or from
-//! DynamoDB Streams), [`gamelift`] (the GameLift simulator) and [`placement_events`]
+//! Layout: [`settings`] (every knob), [`banner`] (what start-up prints), [`routes`]
+//! (route key → handler, in one place), [`gateway`] (the WebSocket emulation and the
+//! connection registry), [`management`] (the `@connections` API), [`auth`] (the
+//! `$connect` authorizer), [`storage`], [`stream`] (the Messages stream feeding
+//! `on-message-inserted`, in memory or from DynamoDB Streams), [`gamelift`] (the GameLift simulator) and [`placement_events`]
 //! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown).
 
 pub mod auth;
+pub mod banner;
 pub mod gamelift;
 pub mod gateway;
 pub mod invoke;

@@ -32,8 +32,10 @@ fn main() -> ExitCode {
 
 async fn run(settings: Settings) -> ExitCode {
     shared::telemetry::init();
-    let summary = settings.summary();
-    let stack = match local::start(settings).await {
+    for line in settings.summary() {
+        tracing::debug!("setting {line}");
+    }
+    let stack = match local::start(settings.clone()).await {
         Ok(stack) => stack,
         Err(local::StartError::Settings(error)) => {
             eprintln!("local stack: invalid settings (see --help):");
@@ -47,20 +49,9 @@ async fn run(settings: Settings) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    println!("WebSocket API:   {}", stack.url());
-    println!(
-        "@connections:    {}/@connections/{{connectionId}}",
-        stack.management_endpoint()
-    );
-    println!("storage:         {}", stack.storage());
-    println!("stream:          {}", stack.stream());
-    for line in summary {
-        println!("setting:         {line}");
+    for line in local::banner::banner(&settings, &stack) {
+        println!("{line}");
     }
-    println!(
-        "try:             websocat \"{}?playerId=alice\"   then send {{\"route\":\"resume\"}}",
-        stack.url()
-    );
     wait_for_signal().await;
     println!("shutting down: closing every connection (1001)");
     stack.shutdown().await;

@@ -218,7 +218,8 @@ impl LocalStack {
                 tracing::error!(%error, "the server stopped");
             }
         });
-        tracing::info!(%addr, stage, storage = %self.storage, stream = stream.description(), "local stack listening");
+        // The banner (`local::banner`) says where and how; this adds the stream's knobs.
+        tracing::debug!(%addr, stage, storage = %self.storage, stream = stream.description(), "local stack listening");
 
         Ok(RunningStack {
             addr,

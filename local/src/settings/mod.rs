@@ -36,8 +36,8 @@ pub use read::{Origin, Origins, ReadError};
     version,
     about = "GameLift Sockets local stack: the API Gateway WebSocket API, its @connections \
              management API and the real route handlers, in one process.",
-    after_help = "Logs: RUST_LOG sets the level and filters (default: info), e.g. \
-                  RUST_LOG=warn or RUST_LOG=info,on_message_inserted=debug.\n\
+    after_help = "Logs: RUST_LOG sets the level and filters (default: info; debug also lists \
+                  every setting), e.g. RUST_LOG=warn or RUST_LOG=info,on_message_inserted=debug.\n\
                   Try it: websocat \"ws://127.0.0.1:3001/Development?playerId=alice\" \
                   then send {\"route\":\"resume\"}"
 )]
