@@ -119,11 +119,15 @@ impl Settings {
             let flag = flag_with_value(long, &value);
             match check(arg, &flag) {
                 Ok(()) => valid.push(flag),
-                Err(accepted) => problems.push(format!(
-                    "{}={:?} is not {accepted}",
-                    origins.name(&variable),
-                    value.to_string_lossy()
-                )),
+                Err(accepted) => {
+                    let value = if arg.is_hide_env_values_set() {
+                        "(redacted)".to_owned()
+                    } else {
+                        format!("{:?}", value.to_string_lossy())
+                    };
+                    let name = origins.name(&variable);
+                    problems.push(format!("{name}={value} is not {accepted}"));
+                }
             }
         }
         // The values that parsed, typed; a bad one is left at its default, so that the
