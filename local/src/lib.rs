@@ -3,20 +3,23 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), local::StartError> {
-//! let stack = local::start(local::Settings { port: 0, ..Default::default() }).await?;
+//! let mut settings = local::Settings::default();
+//! settings.gateway.port = 0; // any free port
+//! let stack = local::start(settings).await?;
 //! println!("{}", stack.url()); // ws://127.0.0.1:PORT/Development
 //! stack.shutdown().await;
 //! # Ok(()) }
 //! ```
 //!
-//! Layout: [`settings`] (every knob), [`routes`] (route key → handler, in one place),
-//! [`gateway`] (the WebSocket emulation and the connection registry), [`management`]
-//! (the `@connections` API), [`auth`] (the `$connect` authorizer), [`storage`],
-//! [`stream`] (the Messages stream feeding `on-message-inserted`, in memory or from
-//! DynamoDB Streams), [`gamelift`] (the GameLift simulator) and [`placement_events`]
+//! Layout: [`settings`] (every knob), [`banner`] (what start-up prints), [`routes`]
+//! (route key → handler, in one place), [`gateway`] (the WebSocket emulation and the
+//! connection registry), [`management`] (the `@connections` API), [`auth`] (the
+//! `$connect` authorizer), [`storage`], [`stream`] (the Messages stream feeding
+//! `on-message-inserted`, in memory or from DynamoDB Streams), [`gamelift`] (the GameLift simulator) and [`placement_events`]
 //! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown).
 
 pub mod auth;
+pub mod banner;
 pub mod gamelift;
 pub mod gateway;
 pub mod invoke;
@@ -31,6 +34,6 @@ pub mod time;
 
 pub use gateway::registry::{ConnectionRegistry, LocalConnectionGateway};
 pub use routes::{Dependencies, Routes};
-pub use settings::{AuthMode, Settings, SettingsError};
+pub use settings::{AuthMode, ReadError, Settings, SettingsError};
 pub use stack::{LocalStack, RunningStack, StartError, start};
 pub use stream::{StreamHandler, StreamStatsSnapshot};

@@ -2,12 +2,21 @@
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
-use local::Settings;
+use local::{ReadError, Settings};
 
 fn main() -> ExitCode {
-    forget_blank_variables();
-    let settings = Settings::parse();
+    let settings = match Settings::read(std::env::args_os(), |name| std::env::var_os(name)) {
+        Ok(settings) => settings,
+        // --help, --version, an unknown flag: clap's own answer and exit code.
+        Err(ReadError::Usage(error)) => error.exit(),
+        Err(ReadError::Invalid(error)) => {
+            eprintln!("local stack: invalid settings (see --help):");
+            for problem in &error.problems {
+                eprintln!("  - {problem}");
+            }
+            return ExitCode::FAILURE;
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -21,24 +30,12 @@ fn main() -> ExitCode {
     runtime.block_on(run(settings))
 }
 
-/// A knob's variable set to an empty value counts as unset, as `shared::config`
-/// reads it for the functions (clap would take the empty string as a value).
-fn forget_blank_variables() {
-    let command = Settings::command();
-    for name in command.get_arguments().filter_map(|arg| arg.get_env()) {
-        let blank = std::env::var_os(name).is_some_and(|v| v.to_string_lossy().trim().is_empty());
-        if blank {
-            // SAFETY: called first thing in `main`, before the runtime (or any other
-            // thread) exists, so nothing reads the environment concurrently.
-            unsafe { std::env::remove_var(name) };
-        }
-    }
-}
-
 async fn run(settings: Settings) -> ExitCode {
     shared::telemetry::init();
-    let summary = settings.summary();
-    let stack = match local::start(settings).await {
+    for line in settings.summary() {
+        tracing::debug!("setting {line}");
+    }
+    let stack = match local::start(settings.clone()).await {
         Ok(stack) => stack,
         Err(local::StartError::Settings(error)) => {
             eprintln!("local stack: invalid settings (see --help):");
@@ -52,20 +49,9 @@ async fn run(settings: Settings) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    println!("WebSocket API:   {}", stack.url());
-    println!(
-        "@connections:    {}/@connections/{{connectionId}}",
-        stack.management_endpoint()
-    );
-    println!("storage:         {}", stack.storage());
-    println!("stream:          {}", stack.stream());
-    for line in summary {
-        println!("setting:         {line}");
+    for line in local::banner::banner(&settings, &stack) {
+        println!("{line}");
     }
-    println!(
-        "try:             websocat \"{}?playerId=alice\"   then send {{\"route\":\"resume\"}}",
-        stack.url()
-    );
     wait_for_signal().await;
     println!("shutting down: closing every connection (1001)");
     stack.shutdown().await;

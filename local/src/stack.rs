@@ -113,7 +113,7 @@ impl LocalStack {
         spawn_presence(
             &dependencies,
             presence_events,
-            settings.sweep_interval_seconds,
+            settings.presence.sweep_interval_seconds,
         );
         let routes = Routes::wire(&dependencies);
         let stream_handler = Routes::wire_stream(&dependencies);
@@ -171,7 +171,7 @@ impl LocalStack {
 
     /// Binds `127.0.0.1:{port}` and serves until [`RunningStack::shutdown`].
     pub async fn start(self) -> Result<RunningStack, StartError> {
-        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.settings.port));
+        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.settings.gateway.port));
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| StartError::Bind { addr, source })?;
@@ -219,7 +219,8 @@ impl LocalStack {
                 tracing::error!(%error, "the server stopped");
             }
         });
-        tracing::info!(%addr, stage, storage = %self.storage, stream = stream.description(), "local stack listening");
+        // The banner (`local::banner`) says where and how; this adds the stream's knobs.
+        tracing::debug!(%addr, stage, storage = %self.storage, stream = stream.description(), "local stack listening");
 
         Ok(RunningStack {
             addr,

@@ -42,10 +42,12 @@ pub struct Stores {
 /// Builds the stores the settings ask for.
 pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
     let stream = MessageStream::new(settings.stream_source(), settings.stream_mapping());
-    match &settings.dynamodb_endpoint {
+    match &settings.storage.dynamodb_endpoint {
         None => {
-            let observer =
-                MemoryStream::new(stream.input(), local_stream_arn(&settings.messages_table));
+            let observer = MemoryStream::new(
+                stream.input(),
+                local_stream_arn(&settings.storage.messages_table),
+            );
             let players = Arc::new(InMemoryPlayerStore::new());
             let messages = Arc::new(InMemoryMessageStore::with_observer(observer));
             let placements = Arc::new(InMemoryPlacementStore::new());
@@ -69,37 +71,37 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
         }
         Some(endpoint) => {
             let client = client_for_endpoint(endpoint).await;
-            create_players_table(&client, &settings.players_table).await?;
-            create_messages_table(&client, &settings.messages_table).await?;
-            create_subscriptions_table(&client, &settings.subscriptions_table).await?;
-            create_placements_table(&client, &settings.placements_table).await?;
+            create_players_table(&client, &settings.storage.players_table).await?;
+            create_messages_table(&client, &settings.storage.messages_table).await?;
+            create_subscriptions_table(&client, &settings.storage.subscriptions_table).await?;
+            create_placements_table(&client, &settings.storage.placements_table).await?;
             Ok(Stores {
                 players: Arc::new(DynamoPlayerStore::new(
                     client.clone(),
-                    settings.players_table.clone(),
+                    settings.storage.players_table.clone(),
                 )),
                 messages: Arc::new(DynamoMessageStore::new(
                     client.clone(),
-                    settings.messages_table.clone(),
+                    settings.storage.messages_table.clone(),
                 )),
                 handover: Arc::new(DynamoDeliveryHandover::new(
                     client.clone(),
-                    settings.players_table.clone(),
-                    settings.messages_table.clone(),
+                    settings.storage.players_table.clone(),
+                    settings.storage.messages_table.clone(),
                 )),
                 subscriptions: Arc::new(DynamoSubscriptionStore::new(
                     client.clone(),
-                    settings.subscriptions_table.clone(),
+                    settings.storage.subscriptions_table.clone(),
                 )),
                 placements: Arc::new(DynamoPlacementStore::new(
                     client.clone(),
-                    settings.placements_table.clone(),
+                    settings.storage.placements_table.clone(),
                 )),
                 placement_outcomes: Arc::new(DynamoPlacementOutcomes::new(
                     client,
-                    settings.placements_table.clone(),
-                    settings.players_table.clone(),
-                    settings.messages_table.clone(),
+                    settings.storage.placements_table.clone(),
+                    settings.storage.players_table.clone(),
+                    settings.storage.messages_table.clone(),
                 )),
                 description: format!("DynamoDB at {endpoint}"),
                 stream,

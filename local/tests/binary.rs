@@ -8,17 +8,23 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use tokio_tungstenite::tungstenite::Message;
 
-/// Starts the binary on a free port; returns it and the WebSocket URL it printed.
-fn start_local() -> (
-    std::process::Child,
-    String,
-    BufReader<std::process::ChildStdout>,
-) {
+/// A started binary: the process, its stdout (read up to the banner's last line), the
+/// WebSocket URL and everything it printed until then.
+struct Started {
+    child: std::process::Child,
+    stdout: BufReader<std::process::ChildStdout>,
+    url: String,
+    printed: String,
+}
+
+/// Starts the binary on a free port with `RUST_LOG=log`; returns once it has printed its
+/// banner (up to the `try:` line).
+fn start_local(log: &str) -> Started {
     let mut child = Command::new(env!("CARGO_BIN_EXE_local"))
         .args(["--port", "0"])
         // Its own settings only, whatever the developer's shell exports.
         .env_remove("DYNAMODB_ENDPOINT")
-        .env("RUST_LOG", "warn")
+        .env("RUST_LOG", log)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -29,28 +35,55 @@ fn start_local() -> (
         panic!("no stdout to read");
     };
     let mut stdout = BufReader::new(stdout);
-    let mut line = String::new();
+    let mut printed = String::new();
+    let mut url = None;
     loop {
-        line.clear();
+        let mut line = String::new();
         match stdout.read_line(&mut line) {
             Ok(0) | Err(_) => {
                 // Reap it before failing: no zombie left behind by a failed test.
                 let _ = child.kill();
                 let status = child.wait();
-                panic!("the binary exited before printing its URL: {status:?}");
+                panic!("the binary exited before printing its banner: {status:?}\n{printed}");
             }
             Ok(_) => {}
         }
-        if let Some(url) = line.strip_prefix("WebSocket API:") {
-            return (child, url.trim().to_owned(), stdout);
+        printed.push_str(&line);
+        if let Some(rest) = line.strip_prefix("WebSocket API:") {
+            url = Some(rest.trim().to_owned());
+        }
+        if line.starts_with("try:") {
+            let url = url.expect("the banner names the WebSocket URL before `try:`");
+            return Started {
+                child,
+                stdout,
+                url,
+                printed,
+            };
         }
     }
+}
+
+/// Stops a started binary (SIGINT), reads the rest of its output (so that it never
+/// blocks on a full pipe) and waits for it.
+fn stop(mut started: Started) {
+    let _ = Command::new("kill")
+        .args(["-INT", &started.child.id().to_string()])
+        .status();
+    let mut rest = String::new();
+    let _ = std::io::Read::read_to_string(&mut started.stdout, &mut rest);
+    let _ = started.child.wait();
 }
 
 #[tokio::test]
 async fn given_a_running_stack_with_a_client_when_it_gets_sigint_then_the_socket_closes_1001_and_it_exits_0()
  {
-    let (mut child, url, mut stdout) = start_local();
+    let Started {
+        mut child,
+        mut stdout,
+        url,
+        ..
+    } = start_local("warn");
     let (mut ws, _) = tokio_tungstenite::connect_async(format!("{url}?playerId=alice"))
         .await
         .expect("a client connects");
@@ -88,6 +121,7 @@ async fn given_a_running_stack_with_a_client_when_it_gets_sigint_then_the_socket
 fn given_help_then_every_knob_is_listed_and_it_exits_0() {
     let output = Command::new(env!("CARGO_BIN_EXE_local"))
         .arg("--help")
+        .env_remove("HEARTBEAT_TIMEOUT_SECONDS")
         .output()
         .expect("the local binary runs");
     assert!(output.status.success());
@@ -97,22 +131,89 @@ fn given_help_then_every_knob_is_listed_and_it_exits_0() {
         "--dynamodb-endpoint",
         "--sim-fleet-servers",
         "RUST_LOG",
+        "[env: HEARTBEAT_TIMEOUT_SECONDS=]",
+        "[default: 90]",
+        "Possible values:",
+        "- header: ",
     ] {
         assert!(help.contains(knob), "{knob} missing from --help");
     }
 }
 
 #[test]
-fn given_invalid_settings_then_every_problem_is_listed_and_it_exits_1() {
+fn given_invalid_settings_then_every_problem_is_listed_by_the_name_given_and_it_exits_1() {
     let output = Command::new(env!("CARGO_BIN_EXE_local"))
-        .args(["--port", "0", "--stream-shards", "0"])
+        .args([
+            "--port",
+            "0",
+            "--stream-shards",
+            "0",
+            "--presence-shards",
+            "zero",
+        ])
         .env("SIM_QUEUE_TIMEOUT_SECONDS", "0")
+        .env("HEARTBEAT_TIMEOUT_SECONDS", "soon")
+        .env("STAGE", "dev/x")
         .env_remove("DYNAMODB_ENDPOINT")
         .output()
         .expect("the local binary runs");
     assert_eq!(output.status.code(), Some(1));
     let errors = String::from_utf8_lossy(&output.stderr);
-    for problem in ["STREAM_SHARDS=0", "SIM_QUEUE_TIMEOUT_SECONDS"] {
+    for problem in [
+        "local stack: invalid settings (see --help):",
+        "  - HEARTBEAT_TIMEOUT_SECONDS=\"soon\" is not a whole number of seconds from 1 to 7200",
+        "  - --presence-shards=\"zero\" is not a whole number from 1 to 64",
+        "  - --stream-shards=\"0\" is not a whole number from 1 to 64",
+        "  - SIM_QUEUE_TIMEOUT_SECONDS=\"0\" is not a whole number of seconds from 1 to 43200",
+        "  - STAGE=\"dev/x\" is not 1-128 characters of A-Z a-z 0-9 _ -",
+    ] {
         assert!(errors.contains(problem), "{problem} missing from: {errors}");
     }
+    assert_eq!(errors.lines().count(), 6, "{errors}");
+    assert!(output.stdout.is_empty(), "nothing started");
+}
+
+#[test]
+fn given_a_started_stack_then_a_short_banner_without_escape_codes_and_the_settings_only_at_debug() {
+    let started = start_local("info");
+    let banner = started.printed.clone();
+    stop(started);
+    let port = banner
+        .split("ws://127.0.0.1:")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .expect("the banner names the WebSocket URL");
+    for line in [
+        format!("WebSocket API:   ws://127.0.0.1:{port}/Development\n"),
+        format!(
+            "@connections:    http://127.0.0.1:{port}/Development/@connections/{{connectionId}}\n"
+        ),
+        "stage:           Development\n".to_owned(),
+        "auth:            header: players name themselves".to_owned(),
+        "storage:         in memory\n".to_owned(),
+        "GameLift sim:    2 servers".to_owned(),
+    ] {
+        assert!(banner.contains(&line), "{line:?} missing from:\n{banner}");
+    }
+    assert!(
+        !banner.contains('\u{1b}'),
+        "escape codes in a pipe:\n{banner}"
+    );
+    assert!(!banner.contains("setting "), "settings at info:\n{banner}");
+    assert!(banner.lines().count() <= 10, "not short:\n{banner}");
+
+    let started = start_local("debug");
+    let debug = started.printed.clone();
+    stop(started);
+    for line in [
+        "setting HEARTBEAT_TIMEOUT_SECONDS=90 (default)",
+        "setting PORT=0 (--port)",
+        "setting SIM_FLEET_SERVERS=2 (default)",
+    ] {
+        assert!(debug.contains(line), "{line:?} missing at debug:\n{debug}");
+    }
+    assert!(
+        !debug.contains('\u{1b}'),
+        "escape codes in a pipe:\n{debug}"
+    );
 }

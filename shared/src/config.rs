@@ -3,8 +3,61 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::ops::RangeInclusive;
 use std::str::FromStr;
 use std::time::Duration;
+
+// Defaults and accepted values of the shared knobs: what a function assumes when a
+// variable is unset, and the local stack's own defaults (its `--help` shows them).
+
+pub const DEFAULT_GAME: &str = "gamelift-sockets";
+/// The template's default stage.
+pub const DEFAULT_STAGE: &str = "Development";
+/// Table names of the local stack and the tests (a deployed stack's come from the template).
+pub const DEFAULT_PLAYERS_TABLE: &str = "Players";
+pub const DEFAULT_MESSAGES_TABLE: &str = "Messages";
+pub const DEFAULT_PLACEMENTS_TABLE: &str = "Placements";
+pub const DEFAULT_SUBSCRIPTIONS_TABLE: &str = "PresenceSubscriptions";
+/// The local stack's one queue (a deployed stack names its own: no default there).
+pub const DEFAULT_GAME_SESSION_QUEUES: &str = "default-queue";
+pub const DEFAULT_MAX_PLAYERS_PER_SESSION: u32 = 8;
+/// GameLift's `MaximumPlayerSessionCount` allows at most 200.
+pub const MAX_PLAYERS_PER_SESSION_RANGE: RangeInclusive<u32> = 1..=200;
+pub const DEFAULT_MESSAGE_TTL_SECONDS: u64 = 86_400;
+/// From a minute to two weeks.
+pub const MESSAGE_TTL_SECONDS_RANGE: RangeInclusive<u64> = 60..=1_209_600;
+pub const DEFAULT_HEARTBEAT_TIMEOUT_SECONDS: u64 = 90;
+/// Up to API Gateway's maximum connection duration (2 hours).
+pub const HEARTBEAT_TIMEOUT_SECONDS_RANGE: RangeInclusive<u64> = 1..=7_200;
+pub const DEFAULT_RECONNECT_GRACE_SECONDS: u64 = 30;
+pub const RECONNECT_GRACE_SECONDS_RANGE: RangeInclusive<u64> = 0..=3_600;
+pub const DEFAULT_PRESENCE_SHARDS: u32 = 4;
+pub const PRESENCE_SHARDS_RANGE: RangeInclusive<u32> = 1..=64;
+
+/// What a numeric knob accepts, as every problem says it: "a whole number from 1 to 64",
+/// or with a unit, "a whole number of seconds from 1 to 7200".
+pub fn whole_number<T: fmt::Display>(range: &RangeInclusive<T>, unit: Option<&str>) -> String {
+    match unit {
+        Some(unit) => format!(
+            "a whole number of {unit} from {} to {}",
+            range.start(),
+            range.end()
+        ),
+        None => format!("a whole number from {} to {}", range.start(), range.end()),
+    }
+}
+
+/// `GAME_SESSION_QUEUES`: comma-separated names (or ARNs), in order; blanks around and
+/// between commas are ignored, duplicates dropped.
+pub fn queue_names(raw: &str) -> Vec<String> {
+    let mut queues: Vec<String> = Vec::new();
+    for queue in raw.split(',').map(str::trim).filter(|q| !q.is_empty()) {
+        if !queues.iter().any(|q| q == queue) {
+            queues.push(queue.to_owned());
+        }
+    }
+    queues
+}
 
 /// Every problem found while reading the environment, reported together.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -70,17 +123,8 @@ impl<'a> EnvReader<'a> {
     }
 
     /// A whole number of seconds within `range`.
-    pub fn seconds_or(
-        &mut self,
-        name: &str,
-        default: u64,
-        range: std::ops::RangeInclusive<u64>,
-    ) -> Duration {
-        let expected = format!(
-            "a whole number of seconds from {} to {}",
-            range.start(),
-            range.end()
-        );
+    pub fn seconds_or(&mut self, name: &str, default: u64, range: RangeInclusive<u64>) -> Duration {
+        let expected = whole_number(&range, Some("seconds"));
         let secs = self.parsed_or(name, default, &expected);
         if !range.contains(&secs) {
             self.problems
@@ -148,6 +192,10 @@ impl Config {
     }
 
     fn read(mut env: EnvReader<'_>) -> Result<Self, ConfigError> {
+        let seconds = |env: &mut EnvReader<'_>, name, default, range| {
+            let expected = whole_number(range, Some("seconds"));
+            Duration::from_secs(env.parsed_or(name, default, &expected))
+        };
         let config = Self {
             game: env.required("GAME"),
             stage: env.required("STAGE"),
@@ -157,48 +205,109 @@ impl Config {
             game_session_queues: game_session_queues(&mut env),
             max_players_per_session: env.parsed_or(
                 "MAX_PLAYERS_PER_SESSION",
-                8,
-                "a whole number from 1 to 200",
+                DEFAULT_MAX_PLAYERS_PER_SESSION,
+                &whole_number(&MAX_PLAYERS_PER_SESSION_RANGE, None),
             ),
             subscriptions_table: env.required("SUBSCRIPTIONS_TABLE"),
             presence_event_bus: env.required("PRESENCE_EVENT_BUS"),
-            message_ttl: env.seconds_or("MESSAGE_TTL_SECONDS", 86_400, 60..=1_209_600),
-            heartbeat_timeout: env.seconds_or("HEARTBEAT_TIMEOUT_SECONDS", 90, 1..=7200),
-            reconnect_grace: env.seconds_or("RECONNECT_GRACE_SECONDS", 30, 0..=3600),
-            presence_shards: env.parsed_or("PRESENCE_SHARDS", 4, "a whole number from 1 to 64"),
+            message_ttl: seconds(
+                &mut env,
+                "MESSAGE_TTL_SECONDS",
+                DEFAULT_MESSAGE_TTL_SECONDS,
+                &MESSAGE_TTL_SECONDS_RANGE,
+            ),
+            heartbeat_timeout: seconds(
+                &mut env,
+                "HEARTBEAT_TIMEOUT_SECONDS",
+                DEFAULT_HEARTBEAT_TIMEOUT_SECONDS,
+                &HEARTBEAT_TIMEOUT_SECONDS_RANGE,
+            ),
+            reconnect_grace: seconds(
+                &mut env,
+                "RECONNECT_GRACE_SECONDS",
+                DEFAULT_RECONNECT_GRACE_SECONDS,
+                &RECONNECT_GRACE_SECONDS_RANGE,
+            ),
+            presence_shards: env.parsed_or(
+                "PRESENCE_SHARDS",
+                DEFAULT_PRESENCE_SHARDS,
+                &whole_number(&PRESENCE_SHARDS_RANGE, None),
+            ),
         };
-        if !(1..=200).contains(&config.max_players_per_session) {
-            env.problem(format!(
-                "MAX_PLAYERS_PER_SESSION={} is not a whole number from 1 to 200",
-                config.max_players_per_session
-            ));
-        }
-        if !(1..=64).contains(&config.presence_shards) {
-            env.problem(format!(
-                "PRESENCE_SHARDS={} is not a whole number from 1 to 64",
-                config.presence_shards
-            ));
+        for problem in config.problems() {
+            env.problem(problem);
         }
         env.finish()?;
         Ok(config)
     }
 
+    /// Every value outside what its variable accepts, one problem each, named by the
+    /// variable (`from_env` reports these too; a `Config` built in code is checked here).
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        for (name, value, range) in [
+            (
+                "MAX_PLAYERS_PER_SESSION",
+                self.max_players_per_session,
+                MAX_PLAYERS_PER_SESSION_RANGE,
+            ),
+            (
+                "PRESENCE_SHARDS",
+                self.presence_shards,
+                PRESENCE_SHARDS_RANGE,
+            ),
+        ] {
+            if !range.contains(&value) {
+                problems.push(format!(
+                    "{name}={value} is not {}",
+                    whole_number(&range, None)
+                ));
+            }
+        }
+        for (name, value, range) in [
+            (
+                "MESSAGE_TTL_SECONDS",
+                self.message_ttl,
+                MESSAGE_TTL_SECONDS_RANGE,
+            ),
+            (
+                "HEARTBEAT_TIMEOUT_SECONDS",
+                self.heartbeat_timeout,
+                HEARTBEAT_TIMEOUT_SECONDS_RANGE,
+            ),
+            (
+                "RECONNECT_GRACE_SECONDS",
+                self.reconnect_grace,
+                RECONNECT_GRACE_SECONDS_RANGE,
+            ),
+        ] {
+            let secs = value.as_secs();
+            if !range.contains(&secs) {
+                problems.push(format!(
+                    "{name}={secs} is not {}",
+                    whole_number(&range, Some("seconds"))
+                ));
+            }
+        }
+        problems
+    }
+
     /// Settings for tests and the local stack: nothing read from the environment.
     pub fn for_local(stage: &str) -> Self {
         Self {
-            game: "gamelift-sockets".into(),
+            game: DEFAULT_GAME.into(),
             stage: stage.into(),
-            players_table: "Players".into(),
-            messages_table: "Messages".into(),
-            placements_table: "Placements".into(),
-            game_session_queues: vec!["default-queue".into()],
-            max_players_per_session: 8,
-            subscriptions_table: "PresenceSubscriptions".into(),
-            presence_event_bus: "gamelift-sockets-presence".into(),
-            message_ttl: Duration::from_secs(86_400),
-            heartbeat_timeout: Duration::from_secs(90),
-            reconnect_grace: Duration::from_secs(30),
-            presence_shards: 4,
+            players_table: DEFAULT_PLAYERS_TABLE.into(),
+            messages_table: DEFAULT_MESSAGES_TABLE.into(),
+            placements_table: DEFAULT_PLACEMENTS_TABLE.into(),
+            game_session_queues: queue_names(DEFAULT_GAME_SESSION_QUEUES),
+            max_players_per_session: DEFAULT_MAX_PLAYERS_PER_SESSION,
+            subscriptions_table: DEFAULT_SUBSCRIPTIONS_TABLE.into(),
+            presence_event_bus: format!("{DEFAULT_GAME}-presence"),
+            message_ttl: Duration::from_secs(DEFAULT_MESSAGE_TTL_SECONDS),
+            heartbeat_timeout: Duration::from_secs(DEFAULT_HEARTBEAT_TIMEOUT_SECONDS),
+            reconnect_grace: Duration::from_secs(DEFAULT_RECONNECT_GRACE_SECONDS),
+            presence_shards: DEFAULT_PRESENCE_SHARDS,
         }
     }
 }
@@ -207,12 +316,7 @@ impl Config {
 /// blanks around and between commas are ignored, duplicates dropped.
 fn game_session_queues(env: &mut EnvReader<'_>) -> Vec<String> {
     let raw = env.required("GAME_SESSION_QUEUES");
-    let mut queues: Vec<String> = Vec::new();
-    for queue in raw.split(',').map(str::trim).filter(|q| !q.is_empty()) {
-        if !queues.iter().any(|q| q == queue) {
-            queues.push(queue.to_owned());
-        }
-    }
+    let queues = queue_names(&raw);
     if queues.is_empty() && !raw.is_empty() {
         env.problem(format!(
             "GAME_SESSION_QUEUES={raw:?} names no queue; give comma-separated queue names"
@@ -324,5 +428,31 @@ mod tests {
         ]))
         .unwrap_err();
         assert_eq!(err.problems, vec!["GAME is not set".to_string()]);
+    }
+
+    #[test]
+    fn given_a_config_built_in_code_then_problems_names_each_value_out_of_range() {
+        assert_eq!(
+            Config::for_local("Development").problems(),
+            Vec::<String>::new()
+        );
+        let config = Config {
+            max_players_per_session: 0,
+            presence_shards: 65,
+            message_ttl: Duration::from_secs(59),
+            heartbeat_timeout: Duration::from_secs(7_201),
+            reconnect_grace: Duration::from_secs(3_601),
+            ..Config::for_local("Development")
+        };
+        assert_eq!(
+            config.problems(),
+            [
+                "MAX_PLAYERS_PER_SESSION=0 is not a whole number from 1 to 200",
+                "PRESENCE_SHARDS=65 is not a whole number from 1 to 64",
+                "MESSAGE_TTL_SECONDS=59 is not a whole number of seconds from 60 to 1209600",
+                "HEARTBEAT_TIMEOUT_SECONDS=7201 is not a whole number of seconds from 1 to 7200",
+                "RECONNECT_GRACE_SECONDS=3601 is not a whole number of seconds from 0 to 3600",
+            ]
+        );
     }
 }

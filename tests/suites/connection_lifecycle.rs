@@ -172,7 +172,7 @@ async fn given_a_closed_connection_when_the_player_reconnects_within_the_grace_p
 #[tokio::test]
 async fn given_a_closed_connection_when_the_player_reconnects_after_the_grace_period_then_not_resumed()
  {
-    let stack = TestStack::start_with(|s| s.reconnect_grace_seconds = 1).await;
+    let stack = TestStack::start_with(|s| s.presence.reconnect_grace_seconds = 1).await;
     let first = stack.connect("alice").await;
     first.close().await;
     stack
@@ -231,10 +231,10 @@ mod jwt_mode {
 
     async fn jwt_stack() -> TestStack {
         TestStack::start_with(|s| {
-            s.auth_mode = AuthMode::Jwt;
-            s.jwt_issuer = Some(ISSUER.into());
-            s.jwt_audience = Some(AUDIENCE.into());
-            s.jwt_hs256_secret = Some(SECRET.into());
+            s.auth.auth_mode = AuthMode::Jwt;
+            s.auth.jwt_issuer = Some(ISSUER.into());
+            s.auth.jwt_audience = Some(AUDIENCE.into());
+            s.auth.jwt_hs256_secret = Some(SECRET.into());
         })
         .await
     }
@@ -348,7 +348,7 @@ async fn given_a_message_in_several_frames_over_128_kib_when_sent_then_the_socke
 
 #[tokio::test]
 async fn given_an_idle_timeout_when_the_client_sends_nothing_then_the_socket_closes_with_1001() {
-    let stack = TestStack::start_with(|s| s.idle_timeout_seconds = 1).await;
+    let stack = TestStack::start_with(|s| s.gateway.idle_timeout_seconds = 1).await;
     let mut alice = stack.connect("alice").await;
 
     assert_eq!(
@@ -363,7 +363,7 @@ async fn given_an_idle_timeout_when_the_client_sends_nothing_then_the_socket_clo
 
 #[tokio::test]
 async fn given_an_idle_timeout_when_the_client_only_pings_then_the_socket_still_closes_with_1001() {
-    let stack = TestStack::start_with(|s| s.idle_timeout_seconds = 1).await;
+    let stack = TestStack::start_with(|s| s.gateway.idle_timeout_seconds = 1).await;
     let mut alice = stack.connect("alice").await;
 
     for _ in 0..3 {
@@ -380,7 +380,7 @@ async fn given_an_idle_timeout_when_the_client_only_pings_then_the_socket_still_
 
 #[tokio::test]
 async fn given_an_idle_timeout_when_the_client_sends_data_frames_then_the_socket_stays_open() {
-    let stack = TestStack::start_with(|s| s.idle_timeout_seconds = 1).await;
+    let stack = TestStack::start_with(|s| s.gateway.idle_timeout_seconds = 1).await;
     let mut alice = stack.connect("alice").await;
 
     // 2 s in all, never more than 300 ms (plus a round trip) without a data frame:
@@ -395,7 +395,7 @@ async fn given_an_idle_timeout_when_the_client_sends_data_frames_then_the_socket
 #[tokio::test]
 async fn given_a_maximum_duration_when_it_passes_then_the_socket_closes_with_1001_despite_activity()
 {
-    let stack = TestStack::start_with(|s| s.max_connection_seconds = 1).await;
+    let stack = TestStack::start_with(|s| s.gateway.max_connection_seconds = 1).await;
     let mut alice = stack.connect("alice").await;
     assert_heartbeat_works(&mut alice).await;
 
@@ -610,7 +610,7 @@ mod fidelity {
 
     #[tokio::test]
     async fn given_an_idle_timeout_then_one_disconnect_with_1001() {
-        let rec = recorded(|s| s.idle_timeout_seconds = 1).await;
+        let rec = recorded(|s| s.gateway.idle_timeout_seconds = 1).await;
         let mut alice = rec.stack.connect("alice").await;
 
         alice.expect_close_within(Duration::from_secs(3)).await;
@@ -769,8 +769,8 @@ async fn given_dynamodb_local_when_a_player_reconnects_within_the_grace_period_t
         .as_nanos();
     let table = format!("e2e-players-{}-{nanos}", std::process::id());
     let stack = TestStack::start_with(|s| {
-        s.dynamodb_endpoint = Some(endpoint.trim().to_owned());
-        s.players_table = table;
+        s.storage.dynamodb_endpoint = Some(endpoint.trim().to_owned());
+        s.storage.players_table = table;
     })
     .await;
     assert!(stack.stack().storage().contains("DynamoDB"));

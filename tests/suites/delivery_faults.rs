@@ -36,11 +36,11 @@ async fn stack(dynamodb: bool) -> Option<TestStack> {
     };
     Some(
         TestStack::start_with(|s| {
-            s.dynamodb_endpoint = Some(endpoint);
-            s.players_table = unique_table_name("faults-players");
-            s.messages_table = unique_table_name("faults-messages");
-            s.subscriptions_table = unique_table_name("faults-subscriptions");
-            s.placements_table = unique_table_name("faults-placements");
+            s.storage.dynamodb_endpoint = Some(endpoint);
+            s.storage.players_table = unique_table_name("faults-players");
+            s.storage.messages_table = unique_table_name("faults-messages");
+            s.storage.subscriptions_table = unique_table_name("faults-subscriptions");
+            s.storage.placements_table = unique_table_name("faults-placements");
         })
         .await,
     )

@@ -141,9 +141,9 @@ async fn given_dynamodb_local_when_alice_sends_to_bob_carol_bob_then_bob_gets_on
         return;
     };
     let stack = TestStack::start_with(|s| {
-        s.dynamodb_endpoint = Some(endpoint);
-        s.players_table = unique_table_name("e2e-players");
-        s.messages_table = unique_table_name("e2e-messages");
+        s.storage.dynamodb_endpoint = Some(endpoint);
+        s.storage.players_table = unique_table_name("e2e-players");
+        s.storage.messages_table = unique_table_name("e2e-messages");
     })
     .await;
     assert!(
@@ -477,7 +477,7 @@ async fn given_a_transient_failure_for_one_record_then_the_feeder_reinvokes_from
     let (seen, held, flaky_slot) = (invocations.clone(), gate.clone(), flaky.clone());
     // One partition: every record in one ordered sequence, as on one stream shard.
     let stack = TestStack::start_custom(
-        |s| s.stream_shards = 1,
+        |s| s.stream.stream_shards = 1,
         move |stack| {
             let deps = stack.dependencies().clone();
             let gateway = Arc::new(FlakyGateway {

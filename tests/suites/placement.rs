@@ -138,11 +138,11 @@ async fn given_dynamodb_local_when_alice_requests_a_placement_then_fulfilled_is_
     };
     let stack = TestStack::start_with(|s| {
         fast_fleet(s);
-        s.dynamodb_endpoint = Some(endpoint);
-        s.players_table = unique_table_name("e2e-players");
-        s.messages_table = unique_table_name("e2e-messages");
-        s.placements_table = unique_table_name("e2e-placements");
-        s.subscriptions_table = unique_table_name("e2e-subscriptions");
+        s.storage.dynamodb_endpoint = Some(endpoint);
+        s.storage.players_table = unique_table_name("e2e-players");
+        s.storage.messages_table = unique_table_name("e2e-messages");
+        s.storage.placements_table = unique_table_name("e2e-placements");
+        s.storage.subscriptions_table = unique_table_name("e2e-subscriptions");
     })
     .await;
     assert!(stack.stack().storage().starts_with("DynamoDB"));

@@ -23,9 +23,9 @@ const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
 
 async fn presence_stack() -> TestStack {
     TestStack::start_with(|s| {
-        s.heartbeat_timeout_seconds = HEARTBEAT_TIMEOUT.as_secs();
-        s.reconnect_grace_seconds = RECONNECT_GRACE.as_secs();
-        s.sweep_interval_seconds = SWEEP_INTERVAL.as_secs();
+        s.presence.heartbeat_timeout_seconds = HEARTBEAT_TIMEOUT.as_secs();
+        s.presence.reconnect_grace_seconds = RECONNECT_GRACE.as_secs();
+        s.presence.sweep_interval_seconds = SWEEP_INTERVAL.as_secs();
     })
     .await
 }

@@ -42,10 +42,8 @@ impl TestStack {
         adjust: impl FnOnce(&mut Settings),
         customize: impl FnOnce(&mut LocalStack),
     ) -> Self {
-        let mut settings = Settings {
-            port: 0,
-            ..Settings::default()
-        };
+        let mut settings = Settings::default();
+        settings.gateway.port = 0;
         adjust(&mut settings);
         let mut stack = LocalStack::build(settings)
             .await

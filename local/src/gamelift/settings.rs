@@ -1,22 +1,30 @@
-//! The simulator's knobs (README.md#the-gamelift-simulator-local-stack): environment
-//! variables the local stack also exposes as flags. The defaults suit a demo: two
-//! servers up within 2 s, a placement fulfilled half a second after it is asked for,
-//! ten-minute games.
+//! The simulator's knobs (README: "The GameLift simulator"): their defaults and accepted values, and the
+//! checks of a whole set. The local stack reads them (`SIM_*` variables or flags, see
+//! `local::settings`). The defaults suit a demo: two servers up within 2 s, a placement
+//! fulfilled half a second after it is asked for, ten-minute games.
 
-use std::collections::HashMap;
+use std::ops::RangeInclusive;
 use std::time::Duration;
 
-use shared::config::{ConfigError, EnvReader};
+use shared::config::whole_number;
 
 pub const DEFAULT_FLEET_SERVERS: u32 = 2;
+pub const FLEET_SERVERS_RANGE: RangeInclusive<u32> = 0..=1_000;
 pub const DEFAULT_SESSIONS_PER_SERVER: u32 = 1;
+pub const SESSIONS_PER_SERVER_RANGE: RangeInclusive<u32> = 1..=100;
 pub const DEFAULT_SERVER_STARTUP_MS: u64 = 2_000;
 pub const DEFAULT_SERVER_SHUTDOWN_MS: u64 = 500;
 pub const DEFAULT_PLACEMENT_DELAY_MS: u64 = 500;
+/// What the `SIM_*_MS` knobs accept: up to an hour.
+pub const MILLIS_RANGE: RangeInclusive<u64> = 0..=3_600_000;
 /// GameLift's own default queue timeout is 600 s; a player waiting on a laptop should
 /// hear "timed out" within a minute.
 pub const DEFAULT_QUEUE_TIMEOUT_SECONDS: u64 = 60;
+/// GameLift accepts a queue timeout of up to 12 hours.
+pub const QUEUE_TIMEOUT_SECONDS_RANGE: RangeInclusive<u64> = 1..=43_200;
 pub const DEFAULT_GAME_SESSION_SECONDS: u64 = 600;
+/// Up to a week.
+pub const GAME_SESSION_SECONDS_RANGE: RangeInclusive<u64> = 1..=604_800;
 /// GameLift's (fixed) time a RESERVED player session waits for the game server to
 /// validate it before it becomes TIMEDOUT.
 pub const PLAYER_SESSION_RESERVATION_SECONDS: u64 = 60;
@@ -26,6 +34,9 @@ pub const DEFAULT_FLEET_ID: &str = "fleet-local";
 pub const DEFAULT_SERVER_IP: &str = "127.0.0.1";
 pub const DEFAULT_SERVER_DNS: &str = "localhost";
 pub const DEFAULT_SERVER_PORT_BASE: u16 = 7777;
+pub const SERVER_PORT_BASE_RANGE: RangeInclusive<u16> = 1..=65_535;
+/// GameLift's limit on a queue's CustomEventData.
+pub const MAX_CUSTOM_EVENT_DATA_CHARS: usize = 256;
 pub const DEFAULT_TOPIC_NAME: &str = "gamelift-placement-events";
 
 /// How the simulated fleet, queue and SNS topic behave.
@@ -97,97 +108,58 @@ impl Default for SimulatorSettings {
 }
 
 impl SimulatorSettings {
-    /// From the process environment; every problem is listed.
-    pub fn from_env() -> Result<Self, ConfigError> {
-        let mut env = EnvReader::from_process();
-        let settings = Self::read(&mut env);
-        env.finish().map(|()| settings)
-    }
-
-    pub fn from_map(vars: &HashMap<String, String>) -> Result<Self, ConfigError> {
-        let mut env = EnvReader::from_map(vars);
-        let settings = Self::read(&mut env);
-        env.finish().map(|()| settings)
-    }
-
-    /// Reads every knob from `env`, recording problems there (so a caller can read its
-    /// own variables from the same reader and report everything at once).
-    pub fn read(env: &mut EnvReader<'_>) -> Self {
-        let defaults = Self::default();
-        let millis = |env: &mut EnvReader<'_>, name: &str, default: u64| {
-            let expected = "a whole number of milliseconds from 0 to 3600000";
-            let value: u64 = env.parsed_or(name, default, expected);
-            if value > 3_600_000 {
-                env.problem(format!("{name}={value} is not {expected}"));
-            }
-            Duration::from_millis(value)
-        };
-        let count = |env: &mut EnvReader<'_>, name: &str, default: u32, min: u32, max: u32| {
-            let expected = format!("a whole number from {min} to {max}");
-            let value: u32 = env.parsed_or(name, default, &expected);
-            if !(min..=max).contains(&value) {
-                env.problem(format!("{name}={value} is not {expected}"));
-            }
-            value
-        };
-        let text = |env: &mut EnvReader<'_>, name: &str, default: &str| {
-            env.optional(name).unwrap_or_else(|| default.to_owned())
-        };
-        let settings = Self {
-            fleet_servers: count(env, "SIM_FLEET_SERVERS", DEFAULT_FLEET_SERVERS, 0, 1_000),
-            sessions_per_server: count(
-                env,
-                "SIM_SESSIONS_PER_SERVER",
-                DEFAULT_SESSIONS_PER_SERVER,
-                1,
-                100,
-            ),
-            server_startup: millis(env, "SIM_SERVER_STARTUP_MS", DEFAULT_SERVER_STARTUP_MS),
-            server_shutdown: millis(env, "SIM_SERVER_SHUTDOWN_MS", DEFAULT_SERVER_SHUTDOWN_MS),
-            placement_delay: millis(env, "SIM_PLACEMENT_DELAY_MS", DEFAULT_PLACEMENT_DELAY_MS),
-            queue_timeout: env.seconds_or(
-                "SIM_QUEUE_TIMEOUT_SECONDS",
-                DEFAULT_QUEUE_TIMEOUT_SECONDS,
-                1..=43_200,
-            ),
-            game_session_duration: env.seconds_or(
-                "SIM_GAME_SESSION_SECONDS",
-                DEFAULT_GAME_SESSION_SECONDS,
-                1..=604_800,
-            ),
-            player_session_reservation: defaults.player_session_reservation,
-            region: text(env, "SIM_REGION", DEFAULT_REGION),
-            account_id: text(env, "SIM_ACCOUNT_ID", DEFAULT_ACCOUNT_ID),
-            fleet_id: text(env, "SIM_FLEET_ID", DEFAULT_FLEET_ID),
-            server_ip: text(env, "SIM_SERVER_IP", DEFAULT_SERVER_IP),
-            server_dns: text(env, "SIM_SERVER_DNS", DEFAULT_SERVER_DNS),
-            server_port_base: env.parsed_or(
-                "SIM_SERVER_PORT_BASE",
-                DEFAULT_SERVER_PORT_BASE,
-                "a port number from 1 to 65535",
-            ),
-            queues: env
-                .optional("GAME_SESSION_QUEUES")
-                .map(|raw| {
-                    raw.split(',')
-                        .map(str::trim)
-                        .filter(|q| !q.is_empty())
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default(),
-            custom_event_data: env.optional("SIM_CUSTOM_EVENT_DATA"),
-            topic_name: defaults.topic_name,
-        };
-        for problem in settings.problems() {
-            env.problem(problem);
-        }
-        settings
-    }
-
-    /// Problems the individual variables cannot show (combinations, formats).
+    /// Every value outside what its variable accepts, and combinations that cannot work,
+    /// one problem each, named by the variable.
     pub fn problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
+        for (name, value, range) in [
+            ("SIM_FLEET_SERVERS", self.fleet_servers, FLEET_SERVERS_RANGE),
+            (
+                "SIM_SESSIONS_PER_SERVER",
+                self.sessions_per_server,
+                SESSIONS_PER_SERVER_RANGE,
+            ),
+        ] {
+            if !range.contains(&value) {
+                problems.push(format!(
+                    "{name}={value} is not {}",
+                    whole_number(&range, None)
+                ));
+            }
+        }
+        for (name, value) in [
+            ("SIM_SERVER_STARTUP_MS", self.server_startup),
+            ("SIM_SERVER_SHUTDOWN_MS", self.server_shutdown),
+            ("SIM_PLACEMENT_DELAY_MS", self.placement_delay),
+        ] {
+            let millis = u64::try_from(value.as_millis()).unwrap_or(u64::MAX);
+            if !MILLIS_RANGE.contains(&millis) {
+                problems.push(format!(
+                    "{name}={millis} is not {}",
+                    whole_number(&MILLIS_RANGE, Some("milliseconds"))
+                ));
+            }
+        }
+        for (name, value, range) in [
+            (
+                "SIM_QUEUE_TIMEOUT_SECONDS",
+                self.queue_timeout,
+                QUEUE_TIMEOUT_SECONDS_RANGE,
+            ),
+            (
+                "SIM_GAME_SESSION_SECONDS",
+                self.game_session_duration,
+                GAME_SESSION_SECONDS_RANGE,
+            ),
+        ] {
+            if !range.contains(&value.as_secs()) {
+                problems.push(format!(
+                    "{name}={} is not {}",
+                    value.as_secs(),
+                    whole_number(&range, Some("seconds"))
+                ));
+            }
+        }
         let ports = u64::from(self.fleet_servers) * u64::from(self.sessions_per_server);
         if self.server_port_base == 0
             || u64::from(self.server_port_base) + ports.saturating_sub(1) > u64::from(u16::MAX)
@@ -213,49 +185,38 @@ impl SimulatorSettings {
             ));
         }
         if let Some(data) = &self.custom_event_data {
-            if data.chars().count() > 256 {
-                problems.push("SIM_CUSTOM_EVENT_DATA is longer than 256 characters".into());
+            if data.chars().count() > MAX_CUSTOM_EVENT_DATA_CHARS {
+                problems.push(format!(
+                    "SIM_CUSTOM_EVENT_DATA is longer than {MAX_CUSTOM_EVENT_DATA_CHARS} characters"
+                ));
             }
         }
         problems
     }
 
-    /// The active settings, one `NAME=value` line each (for the start-up banner).
-    pub fn summary(&self) -> Vec<String> {
+    /// One line for the start-up banner: the fleet, the queue, the games.
+    pub fn summary(&self) -> String {
         let queues = if self.queues.is_empty() {
-            "(unset: any queue name)".to_owned()
+            "any".to_owned()
         } else {
-            self.queues.join(",")
+            self.queues.join(", ")
         };
-        vec![
-            format!("SIM_FLEET_SERVERS={}", self.fleet_servers),
-            format!("SIM_SESSIONS_PER_SERVER={}", self.sessions_per_server),
-            format!("SIM_SERVER_STARTUP_MS={}", self.server_startup.as_millis()),
-            format!(
-                "SIM_SERVER_SHUTDOWN_MS={}",
-                self.server_shutdown.as_millis()
-            ),
-            format!(
-                "SIM_PLACEMENT_DELAY_MS={}",
-                self.placement_delay.as_millis()
-            ),
-            format!("SIM_QUEUE_TIMEOUT_SECONDS={}", self.queue_timeout.as_secs()),
-            format!(
-                "SIM_GAME_SESSION_SECONDS={}",
-                self.game_session_duration.as_secs()
-            ),
-            format!("SIM_REGION={}", self.region),
-            format!("SIM_ACCOUNT_ID={}", self.account_id),
-            format!("SIM_FLEET_ID={}", self.fleet_id),
-            format!("SIM_SERVER_IP={}", self.server_ip),
-            format!("SIM_SERVER_DNS={}", self.server_dns),
-            format!("SIM_SERVER_PORT_BASE={}", self.server_port_base),
-            format!("GAME_SESSION_QUEUES={queues}"),
-            format!(
-                "SIM_CUSTOM_EVENT_DATA={}",
-                self.custom_event_data.as_deref().unwrap_or("(unset)")
-            ),
-        ]
+        format!(
+            "{} server{} ({} game{} each, ready {} ms after start-up); placements fulfilled \
+             after {} ms or TIMED_OUT after {} s; games last {} s; queues: {queues}",
+            self.fleet_servers,
+            if self.fleet_servers == 1 { "" } else { "s" },
+            self.sessions_per_server,
+            if self.sessions_per_server == 1 {
+                ""
+            } else {
+                "s"
+            },
+            self.server_startup.as_millis(),
+            self.placement_delay.as_millis(),
+            self.queue_timeout.as_secs(),
+            self.game_session_duration.as_secs(),
+        )
     }
 
     /// `arn:aws:gamelift:{region}:{account}:gamesessionqueue/{queue}`.
@@ -279,90 +240,61 @@ impl SimulatorSettings {
 mod tests {
     use super::*;
 
-    fn vars(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
-
     #[test]
-    fn unset_variables_give_the_defaults() {
+    fn the_defaults_have_no_problem() {
         assert_eq!(
-            SimulatorSettings::from_map(&HashMap::new()).unwrap(),
-            SimulatorSettings::default()
-        );
-    }
-
-    #[test]
-    fn every_knob_is_read() {
-        let settings = SimulatorSettings::from_map(&vars(&[
-            ("SIM_FLEET_SERVERS", "0"),
-            ("SIM_SESSIONS_PER_SERVER", "3"),
-            ("SIM_SERVER_STARTUP_MS", "10"),
-            ("SIM_SERVER_SHUTDOWN_MS", "0"),
-            ("SIM_PLACEMENT_DELAY_MS", "20"),
-            ("SIM_QUEUE_TIMEOUT_SECONDS", "5"),
-            ("SIM_GAME_SESSION_SECONDS", "30"),
-            ("SIM_REGION", "eu-west-1"),
-            ("SIM_ACCOUNT_ID", "000000000000"),
-            ("SIM_FLEET_ID", "fleet-abc"),
-            ("SIM_SERVER_IP", "10.0.0.1"),
-            ("SIM_SERVER_DNS", "game.local"),
-            ("SIM_SERVER_PORT_BASE", "9000"),
-            ("GAME_SESSION_QUEUES", "main, backup"),
-            ("SIM_CUSTOM_EVENT_DATA", "local"),
-        ]))
-        .unwrap();
-        assert_eq!(settings.fleet_servers, 0);
-        assert_eq!(settings.sessions_per_server, 3);
-        assert_eq!(settings.server_startup, Duration::from_millis(10));
-        assert_eq!(settings.server_shutdown, Duration::ZERO);
-        assert_eq!(settings.placement_delay, Duration::from_millis(20));
-        assert_eq!(settings.queue_timeout, Duration::from_secs(5));
-        assert_eq!(settings.game_session_duration, Duration::from_secs(30));
-        assert_eq!(settings.region, "eu-west-1");
-        assert_eq!(settings.account_id, "000000000000");
-        assert_eq!(settings.fleet_id, "fleet-abc");
-        assert_eq!(settings.server_ip, "10.0.0.1");
-        assert_eq!(settings.server_dns, "game.local");
-        assert_eq!(settings.server_port_base, 9000);
-        assert_eq!(settings.queues, ["main", "backup"]);
-        assert_eq!(settings.custom_event_data.as_deref(), Some("local"));
-        assert_eq!(
-            settings.queue_arn("main"),
-            "arn:aws:gamelift:eu-west-1:000000000000:gamesessionqueue/main"
+            SimulatorSettings::default().problems(),
+            Vec::<String>::new()
         );
     }
 
     #[test]
     fn every_problem_is_listed() {
-        let err = SimulatorSettings::from_map(&vars(&[
-            ("SIM_FLEET_SERVERS", "many"),
-            ("SIM_SESSIONS_PER_SERVER", "101"),
-            ("SIM_SERVER_STARTUP_MS", "-1"),
-            ("SIM_QUEUE_TIMEOUT_SECONDS", "0"),
-            ("SIM_ACCOUNT_ID", "abc"),
-            ("SIM_SERVER_PORT_BASE", "65535"),
-        ]))
-        .unwrap_err();
-        let all = err.problems.join("\n");
-        for name in [
-            "SIM_FLEET_SERVERS",
-            "SIM_SESSIONS_PER_SERVER",
-            "SIM_SERVER_STARTUP_MS",
-            "SIM_QUEUE_TIMEOUT_SECONDS",
-            "SIM_ACCOUNT_ID",
-            "SIM_SERVER_PORT_BASE",
+        let settings = SimulatorSettings {
+            fleet_servers: 1_001,
+            sessions_per_server: 101,
+            server_startup: Duration::from_millis(3_600_001),
+            queue_timeout: Duration::ZERO,
+            game_session_duration: Duration::from_secs(604_801),
+            account_id: "abc".into(),
+            region: "eu_west".into(),
+            server_port_base: 65_535,
+            custom_event_data: Some("x".repeat(257)),
+            ..SimulatorSettings::default()
+        };
+        let all = settings.problems().join("\n");
+        for expected in [
+            "SIM_FLEET_SERVERS=1001 is not a whole number from 0 to 1000",
+            "SIM_SESSIONS_PER_SERVER=101 is not a whole number from 1 to 100",
+            "SIM_SERVER_STARTUP_MS=3600001 is not a whole number of milliseconds from 0 to 3600000",
+            "SIM_QUEUE_TIMEOUT_SECONDS=0 is not a whole number of seconds from 1 to 43200",
+            "SIM_GAME_SESSION_SECONDS=604801",
+            "SIM_ACCOUNT_ID=\"abc\" is not 12 digits",
+            "SIM_REGION=\"eu_west\"",
+            "SIM_SERVER_PORT_BASE=65535 leaves no room",
+            "SIM_CUSTOM_EVENT_DATA is longer than 256 characters",
         ] {
-            assert!(all.contains(name), "{name} missing from {all}");
+            assert!(all.contains(expected), "{expected} missing from {all}");
         }
+        assert_eq!(settings.problems().len(), 9, "{all}");
     }
 
     #[test]
-    fn the_summary_names_every_variable() {
-        let summary = SimulatorSettings::default().summary().join("\n");
-        assert!(summary.contains("SIM_QUEUE_TIMEOUT_SECONDS=60"));
-        assert!(summary.contains("SIM_FLEET_SERVERS=2"));
+    fn the_summary_says_fleet_queue_and_games_in_one_line() {
+        let summary = SimulatorSettings {
+            queues: vec!["default-queue".into()],
+            ..SimulatorSettings::default()
+        }
+        .summary();
+        assert_eq!(
+            summary,
+            "2 servers (1 game each, ready 2000 ms after start-up); placements fulfilled after \
+             500 ms or TIMED_OUT after 60 s; games last 600 s; queues: default-queue"
+        );
+        let arns = SimulatorSettings::default();
+        assert_eq!(
+            arns.queue_arn("main"),
+            "arn:aws:gamelift:local:123456789012:gamesessionqueue/main"
+        );
     }
 }

@@ -1,0 +1,213 @@
+use super::*;
+use shared::adapters::memory::{
+    InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
+};
+use shared::domain::{ConnectionId, MessageId, PlacementStatus};
+use shared::ports::{
+    MessageKind, NewConnection, NewMessage, PlacementOutcomes, PlacementRecord, SettledPlayer,
+    Settlement,
+};
+use shared::testing::events::{parse_event, reply_frame, route_event};
+use shared::testing::fake_gamelift::FakeGameLift;
+
+const T0: i64 = 1_795_323_600_000;
+
+struct World {
+    players: Arc<InMemoryPlayerStore>,
+    placements: Arc<InMemoryPlacementStore>,
+    outcomes: InMemoryPlacementOutcomes,
+    gamelift: Arc<FakeGameLift>,
+    handler: CancelPlacementHandler,
+}
+
+fn alice() -> PlayerId {
+    PlayerId::parse("alice").unwrap()
+}
+
+async fn world() -> World {
+    let players = Arc::new(InMemoryPlayerStore::new());
+    for (player, connection) in [("alice", "L0SM9cOFvHcCIhw="), ("bob", "c-bob")] {
+        players
+            .connect(&NewConnection {
+                player_id: PlayerId::parse(player).unwrap(),
+                connection_id: ConnectionId::parse(connection).unwrap(),
+                endpoint: "https://x/Development".into(),
+                connected_at: T0,
+                now: T0,
+                heartbeat_deadline: T0 + 90_000,
+                sweep_shard: 0,
+                expire_at_secs: 0,
+            })
+            .await
+            .unwrap();
+    }
+    let placements = Arc::new(InMemoryPlacementStore::new());
+    let outcomes = InMemoryPlacementOutcomes::new(
+        placements.clone(),
+        players.clone(),
+        Arc::new(InMemoryMessageStore::new()),
+    );
+    let gamelift = Arc::new(FakeGameLift::new());
+    let handler =
+        CancelPlacementHandler::new(players.clone(), placements.clone(), gamelift.clone());
+    World {
+        players,
+        placements,
+        outcomes,
+        gamelift,
+        handler,
+    }
+}
+
+/// `player` requested `placement_id`, still pending.
+async fn pending(w: &World, player: &str, placement_id: &str) {
+    let player = PlayerId::parse(player).unwrap();
+    w.players
+        .begin_placement(&player, placement_id)
+        .await
+        .unwrap()
+        .unwrap();
+    w.placements
+        .create(&PlacementRecord::pending(placement_id, player, "q", T0))
+        .await
+        .unwrap();
+}
+
+/// The placement ended with `status`, as `on-placement-event` settles it.
+async fn ended(w: &World, player: &str, placement_id: &str, status: PlacementStatus) {
+    let player_id = PlayerId::parse(player).unwrap();
+    let settlement = Settlement {
+        placement_id: placement_id.into(),
+        status,
+        game_session: None,
+        players: vec![SettledPlayer {
+            player_id: player_id.clone(),
+            player_session_id: None,
+            message: NewMessage {
+                message_id: MessageId::deterministic(&["placement", placement_id, player]),
+                recipient_id: player_id,
+                sender_id: "system".into(),
+                kind: MessageKind::Placement,
+                payload: "{}".into(),
+                created_at: T0,
+                expire_at_secs: 0,
+            },
+        }],
+        at: T0 + 1,
+    };
+    assert!(w.outcomes.settle(&settlement).await.unwrap());
+}
+
+async fn cancel(w: &World, player: &str, body: Value) -> Value {
+    let text = json!({"route": "cancelPlacement", "requestId": "cp", "body": body}).to_string();
+    let event = route_event("cancelPlacement", player, "c1", T0, Some(&text));
+    reply_frame(&w.handler.handle(event).await.unwrap())
+}
+
+#[tokio::test]
+async fn given_a_pending_placement_when_cancelling_without_an_id_then_it_is_stopped() {
+    let w = world().await;
+    pending(&w, "alice", "p-1").await;
+    let raw = serde_json::from_str(include_str!("../../../events/cancel-placement.json")).unwrap();
+    let ack = reply_frame(&w.handler.handle(parse_event(raw)).await.unwrap());
+    assert_eq!(
+        ack,
+        json!({"type":"ack","route":"cancelPlacement","requestId":"cp-1","placementId":"p-1"})
+    );
+    assert_eq!(w.gamelift.stopped(), vec!["p-1"]);
+    // The result (CANCELLED) arrives through the event path, which clears it.
+    let record = w.players.get(&alice()).await.unwrap().unwrap();
+    assert_eq!(record.pending_placement_id.as_deref(), Some("p-1"));
+}
+
+#[tokio::test]
+async fn given_a_pending_placement_when_cancelling_it_by_id_then_it_is_stopped() {
+    let w = world().await;
+    pending(&w, "alice", "p-1").await;
+    let ack = cancel(&w, "alice", json!({"placementId": "p-1"})).await;
+    assert_eq!(ack["placementId"], "p-1");
+    assert_eq!(w.gamelift.stopped(), vec!["p-1"]);
+}
+
+#[tokio::test]
+async fn given_no_placement_ever_when_cancelling_then_not_found() {
+    let w = world().await;
+    let frame = cancel(&w, "alice", json!({})).await;
+    assert_eq!(frame["code"], "not_found");
+    assert!(w.gamelift.calls().is_empty());
+}
+
+#[tokio::test]
+async fn given_a_fulfilled_placement_when_cancelling_then_conflict_already_ended() {
+    let w = world().await;
+    pending(&w, "alice", "p-1").await;
+    ended(&w, "alice", "p-1", PlacementStatus::Fulfilled).await;
+    for body in [json!({"placementId": "p-1"}), json!({})] {
+        let frame = cancel(&w, "alice", body.clone()).await;
+        assert_eq!(frame["code"], "conflict", "{body}");
+        assert!(
+            frame["message"]
+                .as_str()
+                .unwrap()
+                .contains("p-1 already ended (FULFILLED)"),
+            "{frame}"
+        );
+    }
+    assert!(w.gamelift.calls().is_empty());
+}
+
+#[tokio::test]
+async fn given_someone_elses_or_an_unknown_placement_then_not_found_and_nothing_stopped() {
+    let w = world().await;
+    pending(&w, "bob", "p-bob").await;
+    pending(&w, "alice", "p-alice").await;
+    for id in ["p-bob", "p-unknown"] {
+        let frame = cancel(&w, "alice", json!({"placementId": id})).await;
+        assert_eq!(frame["code"], "not_found", "{id}");
+    }
+    assert!(w.gamelift.calls().is_empty());
+}
+
+#[tokio::test]
+async fn given_gamelift_says_it_is_no_longer_pending_then_conflict() {
+    for refusal in [
+        GameLiftError::InvalidRequest {
+            message: "placement is FULFILLED".into(),
+        },
+        GameLiftError::NotFound {
+            message: "no such placement".into(),
+        },
+    ] {
+        let w = world().await;
+        pending(&w, "alice", "p-1").await;
+        w.gamelift.fail_next_stop(refusal);
+        let frame = cancel(&w, "alice", json!({})).await;
+        assert_eq!(frame["code"], "conflict");
+        assert!(frame["message"].as_str().unwrap().contains("already ended"));
+    }
+}
+
+#[tokio::test]
+async fn given_gamelift_unavailable_then_unavailable() {
+    let w = world().await;
+    pending(&w, "alice", "p-1").await;
+    w.gamelift
+        .fail_next_stop(GameLiftError::Unavailable("throttled".into()));
+    let frame = cancel(&w, "alice", json!({})).await;
+    assert_eq!(frame["code"], "unavailable");
+}
+
+#[tokio::test]
+async fn given_a_malformed_placement_id_then_bad_request_naming_it() {
+    let w = world().await;
+    for (body, says) in [
+        (json!({"placementId": 7}), "`placementId` must be a string"),
+        (json!({"placementId": "a/b"}), "`placementId` \"a/b\""),
+        (json!({"placementId": ""}), "`placementId` \"\""),
+    ] {
+        let frame = cancel(&w, "alice", body.clone()).await;
+        assert_eq!(frame["code"], "bad_request", "{body}");
+        assert!(frame["message"].as_str().unwrap().contains(says), "{frame}");
+    }
+    assert!(w.gamelift.calls().is_empty());
+}

@@ -1,0 +1,221 @@
+//! Reading an invocation's payload: the SNS event of the queue's notification topic
+//! (each record's `Message` is a GameLift event as JSON text) or an EventBridge event,
+//! each GameLift event parsed into a [`PlacementEvent`]. What cannot be read is a
+//! [`MalformedEvent`], reported per record so that the others are still settled.
+
+use std::collections::HashSet;
+
+use aws_lambda_events::event::eventbridge::EventBridgeEvent;
+use aws_lambda_events::event::sns::SnsRecord;
+use serde::Deserialize;
+use serde_json::Value;
+use shared::domain::{PlacementStatus, PlayerId};
+use shared::ports::PlacedGameSession;
+use tracing::warn;
+
+/// `detail-type` of GameLift queue placement events.
+pub const PLACEMENT_DETAIL_TYPE: &str = "GameLift Queue Placement Event";
+/// `source` of GameLift events.
+pub const GAMELIFT_SOURCE: &str = "aws.gamelift";
+
+/// Why an event was skipped.
+#[derive(Debug, thiserror::Error)]
+pub enum MalformedEvent {
+    #[error("the SNS message is not JSON")]
+    NotJson(#[source] serde_json::Error),
+    #[error("not an SNS record")]
+    NotSns(#[source] serde_json::Error),
+    #[error("not an EventBridge event")]
+    NotEventBridge(#[source] serde_json::Error),
+    #[error("neither an SNS event nor an EventBridge event")]
+    UnknownShape,
+    #[error(
+        "not a GameLift queue placement event (source {source_name:?}, detail-type {detail_type:?})"
+    )]
+    NotAPlacementEvent {
+        source_name: String,
+        detail_type: String,
+    },
+    #[error("the placement event's detail is malformed")]
+    Detail(#[source] serde_json::Error),
+    #[error("unknown placement event type {0:?}")]
+    UnknownType(String),
+    #[error("placement event {placement_id}: {reason}")]
+    Invalid {
+        placement_id: String,
+        reason: String,
+    },
+}
+
+/// What a placement event says happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlacementOutcome {
+    Fulfilled {
+        game_session: PlacedGameSession,
+        /// Each placed player once, with their own player session.
+        placed: Vec<(PlayerId, String)>,
+    },
+    /// CANCELLED, TIMED_OUT or FAILED.
+    Ended(PlacementStatus),
+}
+
+/// One parsed GameLift placement event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlacementEvent {
+    pub placement_id: String,
+    pub outcome: PlacementOutcome,
+}
+
+impl PlacementEvent {
+    pub fn status(&self) -> PlacementStatus {
+        match &self.outcome {
+            PlacementOutcome::Fulfilled { .. } => PlacementStatus::Fulfilled,
+            PlacementOutcome::Ended(status) => *status,
+        }
+    }
+
+    /// Parses the GameLift event (the EventBridge form: `detail-type`, `source`,
+    /// `detail`), as EventBridge delivers it and as SNS carries it in `Message`.
+    pub fn parse(event: Value) -> Result<Self, MalformedEvent> {
+        let event: EventBridgeEvent<Value> =
+            serde_json::from_value(event).map_err(MalformedEvent::NotEventBridge)?;
+        if event.source != GAMELIFT_SOURCE || event.detail_type != PLACEMENT_DETAIL_TYPE {
+            return Err(MalformedEvent::NotAPlacementEvent {
+                source_name: event.source,
+                detail_type: event.detail_type,
+            });
+        }
+        let detail: Detail =
+            serde_json::from_value(event.detail).map_err(MalformedEvent::Detail)?;
+        let placement_id = detail.placement_id.clone();
+        let invalid = |reason: String| MalformedEvent::Invalid {
+            placement_id: placement_id.clone(),
+            reason,
+        };
+        if placement_id.is_empty() {
+            return Err(invalid("placementId is empty".into()));
+        }
+        let outcome = match detail.kind.as_str() {
+            "PlacementFulfilled" => detail.fulfilled(event.region.as_deref()).map_err(invalid)?,
+            "PlacementCancelled" => PlacementOutcome::Ended(PlacementStatus::Cancelled),
+            "PlacementTimedOut" => PlacementOutcome::Ended(PlacementStatus::TimedOut),
+            "PlacementFailed" => PlacementOutcome::Ended(PlacementStatus::Failed),
+            other => return Err(MalformedEvent::UnknownType(other.to_owned())),
+        };
+        Ok(Self {
+            placement_id,
+            outcome,
+        })
+    }
+}
+
+/// `detail` of a placement event; only what we use (GameLift adds fields freely).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Detail {
+    #[serde(rename = "type")]
+    kind: String,
+    placement_id: String,
+    /// A string in GameLift's events (a number is accepted too).
+    #[serde(default)]
+    port: Option<Value>,
+    #[serde(default)]
+    game_session_arn: Option<String>,
+    #[serde(default)]
+    ip_address: Option<String>,
+    #[serde(default)]
+    dns_name: Option<String>,
+    #[serde(default)]
+    game_session_region: Option<String>,
+    #[serde(default)]
+    placed_player_sessions: Vec<PlacedPlayerSession>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PlacedPlayerSession {
+    player_id: String,
+    player_session_id: String,
+}
+
+impl Detail {
+    fn fulfilled(self, event_region: Option<&str>) -> Result<PlacementOutcome, String> {
+        let port = match &self.port {
+            Some(Value::String(raw)) => raw.trim().parse::<u16>().ok(),
+            Some(Value::Number(raw)) => raw.as_u64().and_then(|p| u16::try_from(p).ok()),
+            _ => None,
+        }
+        .filter(|port| *port > 0)
+        .ok_or_else(|| format!("port {:?} is not a port number", self.port))?;
+        let game_session_arn = self
+            .game_session_arn
+            .filter(|arn| !arn.is_empty())
+            .ok_or("gameSessionArn is missing")?;
+        let ip_address = self
+            .ip_address
+            .filter(|ip| !ip.is_empty())
+            .ok_or("ipAddress is missing")?;
+        // `arn:aws:gamelift:<region>::gamesession/...`
+        let arn_region = game_session_arn
+            .split(':')
+            .nth(3)
+            .filter(|r| !r.is_empty())
+            .map(str::to_owned);
+        let region = self
+            .game_session_region
+            .filter(|r| !r.is_empty())
+            .or(arn_region)
+            .or_else(|| event_region.map(str::to_owned))
+            .ok_or("gameSessionRegion is missing")?;
+        let mut seen = HashSet::new();
+        let mut placed = Vec::with_capacity(self.placed_player_sessions.len());
+        for session in self.placed_player_sessions {
+            match PlayerId::parse(session.player_id.as_str()) {
+                Ok(player) if seen.insert(player.clone()) => {
+                    placed.push((player, session.player_session_id));
+                }
+                Ok(_) => {}
+                // Not a player id this system issues: not one of our players.
+                Err(e) => {
+                    warn!(player_id = %session.player_id, error = %e, "skipping a placed player with an id this system does not use");
+                }
+            }
+        }
+        Ok(PlacementOutcome::Fulfilled {
+            game_session: PlacedGameSession {
+                game_session_arn,
+                ip_address,
+                // TLS fleets need it; a fleet without one gets an empty name.
+                dns_name: self.dns_name.unwrap_or_default(),
+                port,
+                region,
+            },
+            placed,
+        })
+    }
+}
+
+/// The GameLift events in an invocation's payload: each SNS record's message, or the
+/// EventBridge event itself; what cannot be read is reported in place.
+pub fn events_of(payload: Value) -> Vec<Result<Value, MalformedEvent>> {
+    match payload {
+        Value::Object(mut object) if object.contains_key("Records") => {
+            let records = match object.remove("Records") {
+                Some(Value::Array(records)) => records,
+                _ => return vec![Err(MalformedEvent::UnknownShape)],
+            };
+            records
+                .into_iter()
+                .map(|record| {
+                    let record: SnsRecord =
+                        serde_json::from_value(record).map_err(MalformedEvent::NotSns)?;
+                    serde_json::from_str(&record.sns.message).map_err(MalformedEvent::NotJson)
+                })
+                .collect()
+        }
+        Value::Object(object) if object.contains_key("detail-type") => {
+            vec![Ok(Value::Object(object))]
+        }
+        _ => vec![Err(MalformedEvent::UnknownShape)],
+    }
+}

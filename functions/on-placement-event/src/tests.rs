@@ -1,0 +1,374 @@
+use super::*;
+use async_trait::async_trait;
+use lambda_runtime::Context;
+use serde_json::json;
+use shared::adapters::memory::{
+    InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
+};
+use shared::domain::ConnectionId;
+use shared::domain::PlacementStatus;
+use shared::ports::{ManualClock, NewConnection, PlacementRecord, PlayerStore};
+
+const T0: i64 = 1_795_323_600_000;
+const P_FUL: &str = "4f1c5b2e-7d3a-4b8e-9c61-2a5d8e0f1b37";
+const P_CAN: &str = "9a0b7c64-3e21-4d5f-8a9b-6c7d1e2f3a40";
+const P_TIM: &str = "1d2e3f40-5a6b-4c7d-8e9f-0a1b2c3d4e5f";
+const P_FAI: &str = "b7c8d9e0-f1a2-4b3c-9d4e-5f6a7b8c9d0e";
+const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-2222bbbb-3333-4444-5555-666677778888/gsess-0d1e2f3a-4b5c-4d6e-8f70-1a2b3c4d5e6f";
+const PSESS_ALICE: &str = "psess-5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d";
+const PSESS_BOB: &str = "psess-0f1e2d3c-4b5a-4968-8776-5a4b3c2d1e0f";
+
+fn sample(name: &str) -> Value {
+    let text = match name {
+        "fulfilled-sns" => include_str!("../../../events/placement-fulfilled-sns.json"),
+        "fulfilled-eventbridge" => {
+            include_str!("../../../events/placement-fulfilled-eventbridge.json")
+        }
+        "cancelled-sns" => include_str!("../../../events/placement-cancelled-sns.json"),
+        "cancelled-eventbridge" => {
+            include_str!("../../../events/placement-cancelled-eventbridge.json")
+        }
+        "timed-out-sns" => include_str!("../../../events/placement-timed-out-sns.json"),
+        "timed-out-eventbridge" => {
+            include_str!("../../../events/placement-timed-out-eventbridge.json")
+        }
+        "failed-sns" => include_str!("../../../events/placement-failed-sns.json"),
+        "failed-eventbridge" => {
+            include_str!("../../../events/placement-failed-eventbridge.json")
+        }
+        "duplicate-sns" => include_str!("../../../events/placement-duplicate-sns.json"),
+        "malformed-sns" => include_str!("../../../events/placement-malformed-sns.json"),
+        other => panic!("no sample {other}"),
+    };
+    serde_json::from_str(text).unwrap()
+}
+
+fn player(name: &str) -> PlayerId {
+    PlayerId::parse(name).unwrap()
+}
+
+struct World {
+    players: Arc<InMemoryPlayerStore>,
+    placements: Arc<InMemoryPlacementStore>,
+    messages: Arc<InMemoryMessageStore>,
+    handler: PlacementEventHandler,
+}
+
+/// Alice and bob online; alice requested each sample placement (the fulfilled one
+/// places her with bob).
+async fn world() -> World {
+    let players = Arc::new(InMemoryPlayerStore::new());
+    let placements = Arc::new(InMemoryPlacementStore::new());
+    let messages = Arc::new(InMemoryMessageStore::new());
+    for name in ["alice", "bob"] {
+        players
+            .connect(&NewConnection {
+                player_id: player(name),
+                connection_id: ConnectionId::parse(format!("c-{name}")).unwrap(),
+                endpoint: "https://x/Development".into(),
+                connected_at: T0,
+                now: T0,
+                heartbeat_deadline: T0 + 90_000,
+                sweep_shard: 0,
+                expire_at_secs: 0,
+            })
+            .await
+            .unwrap();
+    }
+    for id in [P_FUL, P_CAN, P_TIM, P_FAI] {
+        placements
+            .create(&PlacementRecord::pending(
+                id,
+                player("alice"),
+                "eu-queue",
+                T0,
+            ))
+            .await
+            .unwrap();
+    }
+    let outcomes = Arc::new(InMemoryPlacementOutcomes::new(
+        placements.clone(),
+        players.clone(),
+        messages.clone(),
+    ));
+    let handler = PlacementEventHandler::new(
+        Arc::new(Config::for_local("Development")),
+        placements.clone(),
+        outcomes,
+        Arc::new(ManualClock::at(T0 + 10_000)),
+    );
+    World {
+        players,
+        placements,
+        messages,
+        handler,
+    }
+}
+
+impl World {
+    async fn begin(&self, placement_id: &str) {
+        self.players
+            .begin_placement(&player("alice"), placement_id)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+
+    async fn run(&self, payload: Value) -> Result<(), lambda_runtime::Error> {
+        self.handler
+            .handle(LambdaEvent::new(payload, Context::default()))
+            .await
+    }
+
+    fn frames_to(&self, recipient: &str) -> Vec<Value> {
+        self.messages
+            .all()
+            .into_iter()
+            .filter(|m| m.recipient_id.as_str() == recipient)
+            .map(|m| serde_json::from_str(&m.payload).unwrap())
+            .collect()
+    }
+
+    async fn record(&self, name: &str) -> shared::ports::PlayerRecord {
+        self.players.get(&player(name)).await.unwrap().unwrap()
+    }
+
+    async fn status_of(&self, placement_id: &str) -> PlacementStatus {
+        self.placements
+            .get(placement_id)
+            .await
+            .unwrap()
+            .unwrap()
+            .status
+    }
+}
+
+fn seat(player_session_id: &str) -> Value {
+    json!({
+        "gameSessionArn": ARN,
+        "ipAddress": "52.30.10.20",
+        "dnsName": "ec2-52-30-10-20.eu-west-1.compute.amazonaws.com",
+        "port": 7777,
+        "region": "eu-west-1",
+        "playerSessionId": player_session_id
+    })
+}
+
+#[tokio::test]
+async fn given_a_fulfilled_event_in_either_form_then_each_placed_player_gets_their_own_seat() {
+    for form in ["fulfilled-sns", "fulfilled-eventbridge"] {
+        let w = world().await;
+        w.begin(P_FUL).await;
+        w.run(sample(form)).await.unwrap();
+
+        for (name, psess) in [("alice", PSESS_ALICE), ("bob", PSESS_BOB)] {
+            assert_eq!(
+                w.frames_to(name),
+                vec![
+                    json!({"type":"placement","placementId":P_FUL,"status":"FULFILLED",
+                            "gameSession": seat(psess)})
+                ],
+                "{form}: {name}"
+            );
+            let record = w.record(name).await;
+            assert_eq!(record.pending_placement_id, None, "{form}: {name}");
+            assert_eq!(
+                serde_json::to_value(record.game_session.unwrap()).unwrap(),
+                seat(psess),
+                "{form}: {name}"
+            );
+        }
+        let stored = w.messages.all();
+        let alice = stored
+            .iter()
+            .find(|m| m.recipient_id.as_str() == "alice")
+            .unwrap();
+        assert_eq!(
+            alice.message_id,
+            MessageId::deterministic(&["placement", P_FUL, "alice"])
+        );
+        assert_eq!(alice.kind, MessageKind::Placement);
+        assert_eq!(alice.sender_id, "system");
+        assert_eq!(alice.created_at, T0 + 10_000);
+        assert_eq!(alice.expire_at_secs, (T0 + 10_000) / 1000 + 86_400);
+        let placement = w.placements.get(P_FUL).await.unwrap().unwrap();
+        assert_eq!(placement.status, PlacementStatus::Fulfilled);
+        assert_eq!(placement.player_sessions.len(), 2);
+        assert_eq!(placement.game_session.unwrap().port, 7777);
+    }
+}
+
+#[tokio::test]
+async fn given_an_ended_event_in_either_form_then_the_requester_is_told_and_no_longer_pending() {
+    for (form, id, status) in [
+        ("cancelled-sns", P_CAN, "CANCELLED"),
+        ("cancelled-eventbridge", P_CAN, "CANCELLED"),
+        ("timed-out-sns", P_TIM, "TIMED_OUT"),
+        ("timed-out-eventbridge", P_TIM, "TIMED_OUT"),
+        ("failed-sns", P_FAI, "FAILED"),
+        ("failed-eventbridge", P_FAI, "FAILED"),
+    ] {
+        let w = world().await;
+        w.begin(id).await;
+        w.run(sample(form)).await.unwrap();
+        assert_eq!(
+            w.frames_to("alice"),
+            vec![json!({"type":"placement","placementId":id,"status":status})],
+            "{form}"
+        );
+        assert!(w.frames_to("bob").is_empty(), "{form}");
+        let alice = w.record("alice").await;
+        assert_eq!(alice.pending_placement_id, None, "{form}");
+        assert_eq!(alice.game_session, None, "{form}");
+        assert_eq!(w.status_of(id).await.as_str(), status, "{form}");
+    }
+}
+
+#[tokio::test]
+async fn given_a_duplicate_event_then_nothing_is_delivered_twice() {
+    let w = world().await;
+    w.begin(P_FUL).await;
+    w.run(sample("duplicate-sns")).await.unwrap();
+    assert_eq!(w.frames_to("alice").len(), 1);
+    assert_eq!(w.frames_to("bob").len(), 1);
+
+    // SNS delivers it once more, in either form: nothing new is appended.
+    w.run(sample("fulfilled-sns")).await.unwrap();
+    w.run(sample("fulfilled-eventbridge")).await.unwrap();
+    assert_eq!(w.messages.all().len(), 2);
+}
+
+#[tokio::test]
+async fn given_an_out_of_order_event_then_the_first_final_status_stands() {
+    let w = world().await;
+    w.begin(P_FUL).await;
+    w.run(sample("fulfilled-eventbridge")).await.unwrap();
+    let mut late = sample("cancelled-eventbridge");
+    late["detail"]["placementId"] = json!(P_FUL);
+    w.run(late).await.unwrap();
+    assert_eq!(w.status_of(P_FUL).await, PlacementStatus::Fulfilled);
+    assert_eq!(w.frames_to("alice").len(), 1);
+    assert!(w.record("alice").await.game_session.is_some());
+
+    // And the other way round: a fulfilled event after the cancellation.
+    let w = world().await;
+    w.begin(P_CAN).await;
+    w.run(sample("cancelled-eventbridge")).await.unwrap();
+    let mut late = sample("fulfilled-eventbridge");
+    late["detail"]["placementId"] = json!(P_CAN);
+    w.run(late).await.unwrap();
+    assert_eq!(w.status_of(P_CAN).await, PlacementStatus::Cancelled);
+    assert_eq!(w.record("alice").await.game_session, None);
+    assert!(w.frames_to("bob").is_empty());
+}
+
+#[tokio::test]
+async fn given_malformed_records_then_each_is_skipped_and_the_good_one_still_settles() {
+    let w = world().await;
+    w.begin(P_TIM).await;
+    w.run(sample("malformed-sns")).await.unwrap();
+    assert_eq!(
+        w.frames_to("alice"),
+        vec![json!({"type":"placement","placementId":P_TIM,"status":"TIMED_OUT"})]
+    );
+    assert_eq!(w.status_of(P_FUL).await, PlacementStatus::Pending);
+    assert_eq!(w.status_of(P_CAN).await, PlacementStatus::Pending);
+    for payload in [
+        json!({}),
+        json!([1, 2]),
+        json!("text"),
+        json!({"Records": 7}),
+    ] {
+        w.run(payload.clone()).await.unwrap();
+    }
+    assert_eq!(w.messages.all().len(), 1);
+}
+
+#[tokio::test]
+async fn given_an_event_for_a_placement_not_recorded_here_then_nothing_is_written() {
+    let w = world().await;
+    for form in ["cancelled-eventbridge", "fulfilled-eventbridge"] {
+        let mut foreign = sample(form);
+        foreign["detail"]["placementId"] = json!("someone-elses-placement");
+        w.run(foreign).await.unwrap();
+    }
+    assert!(w.messages.all().is_empty());
+    assert_eq!(w.record("bob").await.game_session, None);
+}
+
+/// Settlements that fail as DynamoDB does when throttled.
+struct ThrottledOutcomes;
+
+#[async_trait]
+impl PlacementOutcomes for ThrottledOutcomes {
+    async fn settle(&self, _: &Settlement) -> Result<bool, StoreError> {
+        Err(StoreError::Unavailable("TransactionConflict".into()))
+    }
+}
+
+#[tokio::test]
+async fn given_a_transient_store_failure_then_err_so_lambda_retries() {
+    let w = world().await;
+    let handler = PlacementEventHandler::new(
+        Arc::new(Config::for_local("Development")),
+        w.placements.clone(),
+        Arc::new(ThrottledOutcomes),
+        Arc::new(ManualClock::at(T0)),
+    );
+    let result = handler
+        .handle(LambdaEvent::new(
+            sample("fulfilled-sns"),
+            Context::default(),
+        ))
+        .await;
+    assert!(result.is_err());
+}
+
+#[test]
+fn a_fulfilled_event_takes_a_numeric_port_and_finds_the_region_in_the_arn() {
+    let mut event = sample("fulfilled-eventbridge");
+    event["detail"]["port"] = json!(7778);
+    event["detail"]
+        .as_object_mut()
+        .unwrap()
+        .remove("gameSessionRegion");
+    event["detail"]["placedPlayerSessions"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"playerId": "not a player id", "playerSessionId": "psess-x"}));
+    let parsed = PlacementEvent::parse(event).unwrap();
+    let PlacementOutcome::Fulfilled {
+        game_session,
+        placed,
+    } = parsed.outcome
+    else {
+        panic!("fulfilled");
+    };
+    assert_eq!(game_session.port, 7778);
+    assert_eq!(game_session.region, "eu-west-1");
+    assert_eq!(placed.len(), 2, "the invalid player id is skipped");
+}
+
+#[test]
+fn events_that_are_not_gamelift_placements_are_refused_with_the_reason() {
+    let mut other_source = sample("cancelled-eventbridge");
+    other_source["source"] = json!("aws.ec2");
+    let mut unknown_type = sample("cancelled-eventbridge");
+    unknown_type["detail"]["type"] = json!("PlacementExploded");
+    let mut port_zero = sample("fulfilled-eventbridge");
+    port_zero["detail"]["port"] = json!("0");
+    let mut no_arn = sample("fulfilled-eventbridge");
+    no_arn["detail"]
+        .as_object_mut()
+        .unwrap()
+        .remove("gameSessionArn");
+    for (event, says) in [
+        (other_source, "not a GameLift queue placement event"),
+        (unknown_type, "PlacementExploded"),
+        (port_zero, "is not a port number"),
+        (no_arn, "gameSessionArn is missing"),
+    ] {
+        let err = PlacementEvent::parse(event).unwrap_err();
+        assert!(err.to_string().contains(says), "{err}");
+    }
+}

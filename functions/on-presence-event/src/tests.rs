@@ -1,0 +1,299 @@
+use std::collections::BTreeMap;
+
+use serde_json::json;
+use shared::adapters::memory::{InMemoryMessageStore, InMemorySubscriptionStore};
+use shared::domain::EpochMillis;
+use shared::ports::{ManualClock, SUBSCRIPTION_TTL_SECONDS, StoredMessage};
+use shared::testing::events::parse_event;
+
+use super::*;
+
+const T0: i64 = 1_795_323_600_000;
+
+struct World {
+    subscriptions: Arc<InMemorySubscriptionStore>,
+    messages: Arc<InMemoryMessageStore>,
+    handler: PresenceEventHandler,
+}
+
+fn world() -> World {
+    let subscriptions = Arc::new(InMemorySubscriptionStore::new());
+    let messages = Arc::new(InMemoryMessageStore::new());
+    let handler = PresenceEventHandler::new(
+        subscriptions.clone(),
+        messages.clone(),
+        Arc::new(ManualClock::at(T0)),
+    );
+    World {
+        subscriptions,
+        messages,
+        handler,
+    }
+}
+
+fn p(name: &str) -> PlayerId {
+    PlayerId::parse(name).unwrap()
+}
+
+async fn watch(w: &World, watcher: &str, targets: &[&str], expire_at_secs: i64) {
+    let targets: Vec<PlayerId> = targets.iter().map(|t| p(t)).collect();
+    w.subscriptions
+        .subscribe(&p(watcher), &targets, expire_at_secs)
+        .await
+        .unwrap();
+}
+
+fn bus_event(detail_type: &str, detail: Value) -> LambdaEvent<EventBridgeEvent<Value>> {
+    parse_event(json!({
+        "version": "0",
+        "id": "6a7e8feb-b491-4cf7-a9f1-bf3703467718",
+        "detail-type": detail_type,
+        "source": "gamelift-sockets.presence",
+        "account": "123456789012",
+        "time": "2026-11-22T05:00:00Z",
+        "region": "us-east-1",
+        "resources": [],
+        "detail": detail
+    }))
+}
+
+/// Each recipient's presence frames.
+fn frames_by_recipient(messages: &InMemoryMessageStore) -> BTreeMap<String, Vec<Value>> {
+    let mut frames: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for m in messages.all() {
+        frames
+            .entry(m.recipient_id.to_string())
+            .or_default()
+            .push(serde_json::from_str(&m.payload).unwrap());
+    }
+    frames
+}
+
+#[tokio::test]
+async fn given_two_watchers_when_alice_connects_then_each_gets_one_short_lived_presence_message() {
+    let w = world();
+    let expire = T0 / 1000 + SUBSCRIPTION_TTL_SECONDS;
+    watch(&w, "bob", &["alice", "carol"], expire).await;
+    watch(&w, "dave", &["alice"], expire).await;
+    watch(&w, "erin", &["carol"], expire).await;
+
+    let outcome = w
+        .handler
+        .handle(bus_event(
+            "presence.connected",
+            json!({"playerId": "alice", "at": T0 - 5}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome,
+        Outcome {
+            notified: 2,
+            skipped: false
+        }
+    );
+    let frame = json!({"type": "presence", "playerId": "alice", "status": "online", "at": T0 - 5});
+    assert_eq!(
+        frames_by_recipient(&w.messages),
+        BTreeMap::from([
+            ("bob".to_owned(), vec![frame.clone()]),
+            ("dave".to_owned(), vec![frame]),
+        ])
+    );
+    for m in w.messages.all() {
+        assert_eq!(m.kind, MessageKind::Presence);
+        assert_eq!(m.sender_id, "system");
+        assert_eq!(m.created_at, T0);
+        assert_eq!(m.expire_at_secs, T0 / 1000 + 60);
+        assert_eq!(
+            m.message_id.as_str(),
+            format!(
+                "presence#alice#presence.connected#{}#{}",
+                T0 - 5,
+                m.recipient_id
+            )
+        );
+    }
+}
+
+/// Counts the INSERTs a stream would carry for the Messages table.
+#[derive(Clone, Default)]
+struct Inserts(Arc<std::sync::atomic::AtomicUsize>);
+
+impl shared::adapters::memory::InsertObserver for Inserts {
+    fn inserted(&self, _: &StoredMessage) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[tokio::test]
+async fn given_the_same_event_delivered_twice_when_handled_then_the_retry_appends_nothing_new() {
+    let inserts = Inserts::default();
+    let subscriptions = Arc::new(InMemorySubscriptionStore::new());
+    let messages = Arc::new(InMemoryMessageStore::with_observer(inserts.clone()));
+    let clock = ManualClock::at(T0);
+    let handler = PresenceEventHandler::new(
+        subscriptions.clone(),
+        messages.clone(),
+        Arc::new(clock.clone()),
+    );
+    let expire = T0 / 1000 + 600;
+    for watcher in ["bob", "dave"] {
+        subscriptions
+            .subscribe(&p(watcher), &[p("alice")], expire)
+            .await
+            .unwrap();
+    }
+    let event = || {
+        bus_event(
+            "presence.connected",
+            json!({"playerId": "alice", "at": T0 - 5}),
+        )
+    };
+
+    assert_eq!(handler.handle(event()).await.unwrap().notified, 2);
+    let first: Vec<MessageId> = messages.all().into_iter().map(|m| m.message_id).collect();
+    // EventBridge retries a little later (the first attempt timed out after writing).
+    clock.advance(2_000);
+    assert_eq!(handler.handle(event()).await.unwrap().notified, 2);
+    let second: Vec<MessageId> = messages.all().into_iter().map(|m| m.message_id).collect();
+
+    assert_eq!(second, first, "the retry overwrote the same items");
+    assert_eq!(
+        inserts.0.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "one INSERT per watcher"
+    );
+
+    // A later change of the same player is a new message, not an overwrite.
+    handler
+        .handle(bus_event(
+            "presence.disconnected",
+            json!({"playerId": "alice", "at": T0 + 1}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(messages.all().len(), 4);
+    assert_eq!(inserts.0.load(std::sync::atomic::Ordering::SeqCst), 4);
+}
+
+#[tokio::test]
+async fn given_a_disconnected_event_then_watchers_are_told_offline() {
+    let w = world();
+    watch(&w, "bob", &["alice"], T0 / 1000 + 600).await;
+    w.handler
+        .handle(bus_event(
+            "presence.disconnected",
+            json!({"playerId": "alice", "at": T0}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        frames_by_recipient(&w.messages)["bob"],
+        vec![json!({"type": "presence", "playerId": "alice", "status": "offline", "at": T0})]
+    );
+}
+
+#[tokio::test]
+async fn given_no_watchers_or_only_expired_ones_then_nothing_is_written() {
+    let w = world();
+    watch(&w, "bob", &["alice"], T0 / 1000).await;
+    let outcome = w
+        .handler
+        .handle(bus_event(
+            "presence.connected",
+            json!({"playerId": "alice", "at": T0}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(outcome.notified, 0);
+    assert!(w.messages.all().is_empty());
+}
+
+#[tokio::test]
+async fn given_a_malformed_event_then_it_is_skipped_without_error_and_nothing_written() {
+    let w = world();
+    watch(&w, "bob", &["alice"], T0 / 1000 + 600).await;
+    for (detail_type, detail) in [
+        ("presence.connected", json!({"at": T0})),
+        (
+            "presence.connected",
+            json!({"playerId": "no/slash", "at": T0}),
+        ),
+        (
+            "presence.disconnected",
+            json!({"playerId": "alice", "at": "now"}),
+        ),
+        ("presence.connected", json!("alice")),
+        (
+            "presence.teleported",
+            json!({"playerId": "alice", "at": T0}),
+        ),
+    ] {
+        let outcome = w
+            .handler
+            .handle(bus_event(detail_type, detail.clone()))
+            .await
+            .unwrap();
+        assert!(outcome.skipped, "{detail_type} {detail}");
+    }
+    assert!(w.messages.all().is_empty());
+}
+
+#[tokio::test]
+async fn given_the_messages_table_down_then_the_invocation_fails_so_eventbridge_retries_it() {
+    let subscriptions = Arc::new(InMemorySubscriptionStore::new());
+    subscriptions
+        .subscribe(&p("bob"), &[p("alice")], T0 / 1000 + 600)
+        .await
+        .unwrap();
+    let handler = PresenceEventHandler::new(
+        subscriptions,
+        Arc::new(shared::testing::unavailable::Unavailable),
+        Arc::new(ManualClock::at(T0)),
+    );
+    let error = handler
+        .handle(bus_event(
+            "presence.connected",
+            json!({"playerId": "alice", "at": T0}),
+        ))
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("unavailable"), "{error}");
+}
+
+fn sample(text: &str) -> LambdaEvent<EventBridgeEvent<Value>> {
+    parse_event(serde_json::from_str(text).unwrap())
+}
+
+fn at_of(event: &LambdaEvent<EventBridgeEvent<Value>>) -> EpochMillis {
+    event.payload.detail["at"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn the_sample_presence_events_are_run_through_the_handler() {
+    let w = world();
+    watch(&w, "bob", &["alice"], T0 / 1000 + 600).await;
+
+    let connected = sample(include_str!("../../../events/presence-connected.json"));
+    let connected_at = at_of(&connected);
+    assert_eq!(connected.payload.source, "gamelift-sockets.presence");
+    assert_eq!(w.handler.handle(connected).await.unwrap().notified, 1);
+
+    let disconnected = sample(include_str!("../../../events/presence-disconnected.json"));
+    let disconnected_at = at_of(&disconnected);
+    assert_eq!(w.handler.handle(disconnected).await.unwrap().notified, 1);
+
+    let malformed = sample(include_str!("../../../events/presence-malformed.json"));
+    assert!(w.handler.handle(malformed).await.unwrap().skipped);
+
+    let mut frames = frames_by_recipient(&w.messages).remove("bob").unwrap();
+    frames.sort_by_key(|f| f["at"].as_i64());
+    assert_eq!(
+        frames,
+        vec![
+            json!({"type": "presence", "playerId": "alice", "status": "online", "at": connected_at}),
+            json!({"type": "presence", "playerId": "alice", "status": "offline", "at": disconnected_at}),
+        ]
+    );
+}

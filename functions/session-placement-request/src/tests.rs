@@ -1,0 +1,422 @@
+use super::*;
+use serde_json::{Map, Value};
+use shared::adapters::memory::{InMemoryPlacementStore, InMemoryPlayerStore};
+use shared::domain::{ConnectionId, EpochMillis, PlacementStatus};
+use shared::ports::{ManualClock, NewConnection};
+use shared::testing::events::{parse_event, reply_frame, route_event};
+use shared::testing::fake_gamelift::FakeGameLift;
+
+const T0: i64 = 1_795_323_600_000;
+
+struct World {
+    players: Arc<InMemoryPlayerStore>,
+    placements: Arc<InMemoryPlacementStore>,
+    gamelift: Arc<FakeGameLift>,
+    handler: SessionPlacementRequestHandler,
+}
+
+fn config() -> Config {
+    let mut config = Config::for_local("Development");
+    config.game_session_queues = vec!["eu-queue".into(), "us-queue".into()];
+    config
+}
+
+async fn world() -> World {
+    world_with(Arc::new(InMemoryPlacementStore::new())).await
+}
+
+async fn world_with(placements: Arc<InMemoryPlacementStore>) -> World {
+    let players = Arc::new(InMemoryPlayerStore::new());
+    players
+        .connect(&NewConnection {
+            player_id: PlayerId::parse("alice").unwrap(),
+            connection_id: ConnectionId::parse("c1").unwrap(),
+            endpoint: "https://x/Development".into(),
+            connected_at: T0,
+            now: T0,
+            heartbeat_deadline: T0 + 90_000,
+            sweep_shard: 0,
+            expire_at_secs: 0,
+        })
+        .await
+        .unwrap();
+    let gamelift = Arc::new(FakeGameLift::new());
+    let handler = SessionPlacementRequestHandler::new(
+        Arc::new(config()),
+        players.clone(),
+        placements.clone(),
+        gamelift.clone(),
+        Arc::new(ManualClock::at(T0)),
+    );
+    World {
+        players,
+        placements,
+        gamelift,
+        handler,
+    }
+}
+
+async fn request(w: &World, body: Value) -> Value {
+    let text =
+        json!({"route": "sessionPlacementRequest", "requestId": "p1", "body": body}).to_string();
+    let event = route_event("sessionPlacementRequest", "alice", "c1", T0, Some(&text));
+    reply_frame(&w.handler.handle(event).await.unwrap())
+}
+
+async fn pending_of(w: &World) -> Option<String> {
+    w.players
+        .get(&PlayerId::parse("alice").unwrap())
+        .await
+        .unwrap()
+        .unwrap()
+        .pending_placement_id
+}
+
+#[tokio::test]
+async fn given_a_valid_request_then_ack_pending_with_the_placement_recorded_and_started() {
+    let w = world().await;
+    let ack = request(
+        &w,
+        json!({"latencies": {"us-east-1": 40, "eu-west-1": 12.6}, "playerData": "{\"deck\":7}",
+               "queue": "us-queue", "somethingNew": true}),
+    )
+    .await;
+    assert_eq!(ack["type"], "ack");
+    assert_eq!(ack["route"], "sessionPlacementRequest");
+    assert_eq!(ack["requestId"], "p1");
+    assert_eq!(ack["status"], "PENDING");
+    let placement_id = ack["placementId"].as_str().unwrap().to_owned();
+    assert!(shared::domain::is_placement_id(&placement_id));
+
+    assert_eq!(pending_of(&w).await, Some(placement_id.clone()));
+    let [placement] = w.placements.all().try_into().unwrap();
+    assert_eq!(
+        placement,
+        PlacementRecord::pending(
+            &placement_id,
+            PlayerId::parse("alice").unwrap(),
+            "us-queue",
+            T0
+        )
+    );
+    assert_eq!(
+        w.gamelift.started(),
+        vec![PlacementRequest {
+            placement_id,
+            queue: "us-queue".into(),
+            max_players: 8,
+            player_id: PlayerId::parse("alice").unwrap(),
+            player_data: Some("{\"deck\":7}".into()),
+            latencies: vec![("eu-west-1".into(), 13), ("us-east-1".into(), 40)],
+        }]
+    );
+}
+
+#[tokio::test]
+async fn given_no_queue_then_the_first_configured_queue_is_used() {
+    let w = world().await;
+    let ack = request(&w, json!({})).await;
+    assert_eq!(ack["status"], "PENDING");
+    let started = w.gamelift.started();
+    assert_eq!(started[0].queue, "eu-queue");
+    assert!(started[0].latencies.is_empty());
+    assert_eq!(started[0].player_data, None);
+}
+
+#[tokio::test]
+async fn given_a_pending_placement_when_requesting_again_then_conflict_carrying_its_id() {
+    let w = world().await;
+    let first = request(&w, json!({})).await;
+    let pending = first["placementId"].as_str().unwrap();
+    let second = request(&w, json!({})).await;
+    assert_eq!(second["type"], "error");
+    assert_eq!(second["code"], "conflict");
+    assert_eq!(second["requestId"], "p1");
+    assert_eq!(second["placementId"], pending);
+    assert!(second["message"].as_str().unwrap().contains(pending));
+    assert_eq!(w.gamelift.started().len(), 1, "GameLift is not asked twice");
+    assert_eq!(w.placements.all().len(), 1);
+    assert_eq!(pending_of(&w).await.as_deref(), Some(pending));
+
+    // The frame's text starts with its type, like every server frame.
+    let text = json!({"route": "sessionPlacementRequest", "body": {}}).to_string();
+    let event = route_event("sessionPlacementRequest", "alice", "c1", T0, Some(&text));
+    let response = w.handler.handle(event).await.unwrap();
+    let Some(aws_lambda_events::encodings::Body::Text(raw)) = response.body else {
+        panic!("a text reply")
+    };
+    assert!(raw.starts_with(r#"{"type":"error","route":"#), "{raw}");
+}
+
+#[tokio::test]
+async fn given_the_storage_is_down_then_an_unavailable_frame_and_nothing_is_placed() {
+    let w = world().await;
+    let handler = SessionPlacementRequestHandler::new(
+        Arc::new(Config::for_local("Development")),
+        Arc::new(shared::testing::unavailable::Unavailable),
+        Arc::new(shared::testing::unavailable::Unavailable),
+        w.gamelift.clone(),
+        Arc::new(ManualClock::at(T0)),
+    );
+    let text = json!({"route": "sessionPlacementRequest", "requestId": "p9"}).to_string();
+    let event = route_event("sessionPlacementRequest", "alice", "c1", T0, Some(&text));
+    let frame = reply_frame(&handler.handle(event).await.unwrap());
+    assert_eq!(frame["code"], "unavailable");
+    assert_eq!(frame["route"], "sessionPlacementRequest");
+    assert_eq!(frame["requestId"], "p9");
+    assert!(w.gamelift.started().is_empty());
+}
+
+#[tokio::test]
+async fn given_bad_input_then_bad_request_naming_the_field_and_nothing_written_or_placed() {
+    let w = world().await;
+    let many: Map<String, Value> = (0..21)
+        .map(|i| (format!("region-{i}"), json!(10)))
+        .collect();
+    for (body, says) in [
+        (
+            json!({"latencies": [1, 2]}),
+            "`latencies` must be an object",
+        ),
+        (
+            json!({"latencies": "fast"}),
+            "`latencies` must be an object",
+        ),
+        (
+            json!({"latencies": {"us-east-1": "10"}}),
+            "`latencies.us-east-1` must be a number",
+        ),
+        (
+            json!({"latencies": {"us-east-1": null}}),
+            "`latencies.us-east-1` must be a number",
+        ),
+        (
+            json!({"latencies": {"us-east-1": -1}}),
+            "`latencies.us-east-1` is -1",
+        ),
+        (
+            json!({"latencies": {"us-east-1": 10000.5}}),
+            "`latencies.us-east-1` is 10000.5",
+        ),
+        (
+            json!({"latencies": {"US East": 10}}),
+            "`latencies` key \"US East\"",
+        ),
+        (json!({"latencies": many}), "`latencies` names 21 regions"),
+        (
+            json!({"queue": "mystery-queue"}),
+            "`queue` \"mystery-queue\" is not a known queue",
+        ),
+        (json!({"queue": 3}), "`queue` must be a string"),
+        (
+            json!({"playerData": "x".repeat(2049)}),
+            "`playerData` is 2049 characters",
+        ),
+        (
+            json!({"playerData": {"deck": 7}}),
+            "`playerData` must be a string",
+        ),
+    ] {
+        let frame = request(&w, body.clone()).await;
+        assert_eq!(frame["code"], "bad_request", "{body}");
+        assert!(
+            frame["message"].as_str().unwrap().contains(says),
+            "{body}: {frame}"
+        );
+    }
+    assert!(w.gamelift.calls().is_empty());
+    assert!(w.placements.all().is_empty());
+    assert_eq!(pending_of(&w).await, None);
+}
+
+#[tokio::test]
+async fn given_values_at_the_limits_then_accepted() {
+    let w = world().await;
+    let twenty: Map<String, Value> = (0..20)
+        .map(|i| (format!("region-{i}"), json!(10_000)))
+        .collect();
+    let ack = request(
+        &w,
+        json!({"latencies": twenty, "playerData": "é".repeat(2048)}),
+    )
+    .await;
+    assert_eq!(ack["status"], "PENDING", "{ack}");
+    let started = &w.gamelift.started()[0];
+    assert_eq!(started.latencies.len(), 20);
+    assert!(started.latencies.iter().all(|(_, ms)| *ms == 10_000));
+
+    let w = world().await;
+    let ack = request(&w, json!({"latencies": {"eu-west-1": 0}, "playerData": ""})).await;
+    assert_eq!(ack["status"], "PENDING");
+    assert_eq!(w.gamelift.started()[0].player_data, None);
+}
+
+#[tokio::test]
+async fn given_gamelift_refuses_then_its_code_and_no_pending_placement_is_left_behind() {
+    for (refusal, code) in [
+        (
+            GameLiftError::InvalidRequest {
+                message: "bad latencies".into(),
+            },
+            "bad_request",
+        ),
+        (
+            GameLiftError::NotFound {
+                message: "no such queue".into(),
+            },
+            "not_found",
+        ),
+        (
+            GameLiftError::Unavailable("throttled".into()),
+            "unavailable",
+        ),
+        (
+            GameLiftError::OutcomeUnknown("timed out".into()),
+            "unavailable",
+        ),
+        (GameLiftError::Other("AccessDenied".into()), "internal"),
+    ] {
+        let w = world().await;
+        // An answer (refused) versus a fault that may hide a started placement.
+        let ambiguous = matches!(
+            refusal,
+            GameLiftError::OutcomeUnknown(_) | GameLiftError::Other(_)
+        );
+        w.gamelift.fail_next_start(refusal);
+        let frame = request(&w, json!({})).await;
+        assert_eq!(frame["type"], "error");
+        assert_eq!(frame["code"], code);
+        assert_eq!(pending_of(&w).await, None, "{code}");
+        let [placement] = w.placements.all().try_into().unwrap();
+        assert_eq!(placement.status, PlacementStatus::Failed, "{code}");
+        let expected_stops = if ambiguous {
+            vec![placement.placement_id.clone()]
+        } else {
+            vec![]
+        };
+        assert_eq!(w.gamelift.stopped(), expected_stops, "{code}");
+
+        // Nothing pending: the next request goes through.
+        let ack = request(&w, json!({})).await;
+        assert_eq!(ack["status"], "PENDING", "{code}");
+    }
+}
+
+/// Makes `placement_id` alice's pending placement directly in the store.
+async fn left_pending(w: &World, placement_id: &str) {
+    let alice = PlayerId::parse("alice").unwrap();
+    w.players
+        .begin_placement(&alice, placement_id)
+        .await
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn given_a_pending_placement_that_already_ended_when_requesting_then_it_is_cleared_and_the_request_proceeds()
+ {
+    // GameLift refused "old" and it was marked FAILED, but clearing alice failed.
+    let w = world().await;
+    let old = new_placement_id(T0 - 5_000);
+    left_pending(&w, &old).await;
+    let alice = PlayerId::parse("alice").unwrap();
+    w.placements
+        .create(&PlacementRecord::pending(
+            &old,
+            alice,
+            "eu-queue",
+            T0 - 5_000,
+        ))
+        .await
+        .unwrap();
+    assert!(w.placements.mark_failed(&old, T0 - 4_000).await.unwrap());
+
+    let ack = request(&w, json!({})).await;
+    assert_eq!(ack["status"], "PENDING", "{ack}");
+    let placement_id = ack["placementId"].as_str().unwrap();
+    assert_ne!(placement_id, old);
+    assert_eq!(pending_of(&w).await.as_deref(), Some(placement_id));
+    assert_eq!(w.gamelift.started().len(), 1);
+}
+
+#[tokio::test]
+async fn given_a_pending_placement_never_recorded_then_it_blocks_only_until_it_is_clearly_abandoned()
+ {
+    // Requested 2 s ago and not recorded yet: maybe being recorded right now.
+    let w = world().await;
+    let recent = new_placement_id(T0 - 2_000);
+    left_pending(&w, &recent).await;
+    let frame = request(&w, json!({})).await;
+    assert_eq!(frame["code"], "conflict", "{frame}");
+    assert_eq!(frame["placementId"], recent.as_str());
+    assert!(w.gamelift.calls().is_empty());
+
+    // Requested 2 minutes ago and never recorded: its request died half way.
+    let w = world().await;
+    let abandoned = new_placement_id(T0 - 120_000);
+    left_pending(&w, &abandoned).await;
+    let ack = request(&w, json!({})).await;
+    assert_eq!(ack["status"], "PENDING", "{ack}");
+    assert_ne!(ack["placementId"], abandoned.as_str());
+    assert_eq!(w.gamelift.started().len(), 1);
+}
+
+/// A Placements table that is unavailable for writes.
+struct UnwritablePlacements;
+
+#[async_trait]
+impl PlacementStore for UnwritablePlacements {
+    async fn create(&self, _: &PlacementRecord) -> Result<(), StoreError> {
+        Err(StoreError::Unavailable("throttled".into()))
+    }
+    async fn get(&self, _: &str) -> Result<Option<PlacementRecord>, StoreError> {
+        Ok(None)
+    }
+    async fn mark_failed(&self, _: &str, _: EpochMillis) -> Result<bool, StoreError> {
+        Ok(false)
+    }
+}
+
+#[tokio::test]
+async fn given_the_placement_cannot_be_recorded_then_unavailable_and_nothing_pending_or_placed() {
+    let w = world().await;
+    let handler = SessionPlacementRequestHandler::new(
+        Arc::new(config()),
+        w.players.clone(),
+        Arc::new(UnwritablePlacements),
+        w.gamelift.clone(),
+        Arc::new(ManualClock::at(T0)),
+    );
+    let text = r#"{"route":"sessionPlacementRequest","body":{}}"#;
+    let event = route_event("sessionPlacementRequest", "alice", "c1", T0, Some(text));
+    let frame = reply_frame(&handler.handle(event).await.unwrap());
+    assert_eq!(frame["code"], "unavailable");
+    assert_eq!(pending_of(&w).await, None);
+    assert!(w.gamelift.calls().is_empty());
+}
+
+#[tokio::test]
+async fn the_sample_events_run_through_the_handler() {
+    let w = world().await;
+    let raw = serde_json::from_str(include_str!(
+        "../../../events/session-placement-request.json"
+    ))
+    .unwrap();
+    let ack = reply_frame(&w.handler.handle(parse_event(raw)).await.unwrap());
+    assert_eq!(ack["type"], "ack", "{ack}");
+    assert_eq!(ack["requestId"], "spr-1");
+    assert_eq!(ack["status"], "PENDING");
+    let started = &w.gamelift.started()[0];
+    assert_eq!(started.queue, "eu-queue");
+    assert_eq!(started.latencies.len(), 2);
+
+    let raw = serde_json::from_str(include_str!(
+        "../../../events/session-placement-request-bad-latencies.json"
+    ))
+    .unwrap();
+    let w = world().await;
+    let frame = reply_frame(&w.handler.handle(parse_event(raw)).await.unwrap());
+    assert_eq!(frame["code"], "bad_request");
+    assert!(frame["message"].as_str().unwrap().contains("`latencies."));
+    assert!(w.gamelift.calls().is_empty());
+}

@@ -1,0 +1,88 @@
+//! What `cargo run -p local` prints once it listens: where to connect and how the stack
+//! is set up, a line each (every setting, with where it came from: `RUST_LOG=debug`).
+
+use crate::settings::{AuthMode, Settings};
+use crate::stack::RunningStack;
+
+/// The start-up banner's lines: the WebSocket URL, the `@connections` API, the stage,
+/// the auth mode, the storage, the GameLift simulator, and a first command to try.
+pub fn banner(settings: &Settings, stack: &RunningStack) -> Vec<String> {
+    let url = stack.url();
+    let auth = &settings.auth;
+    let (auth_line, connect) = match auth.auth_mode {
+        AuthMode::Header => (
+            "header: players name themselves (?playerId=<id> or X-Player-Id header)".to_owned(),
+            format!("{url}?playerId=alice"),
+        ),
+        AuthMode::Jwt => {
+            let keys = match &auth.jwks_url {
+                Some(jwks) => format!("keys from {jwks}"),
+                None => "HS256 shared secret".to_owned(),
+            };
+            let line = format!(
+                "jwt: issuer {}, audience {}, {keys} (?token=<JWT> or Authorization: Bearer)",
+                auth.jwt_issuer.as_deref().unwrap_or("?"),
+                auth.jwt_audience.as_deref().unwrap_or("?"),
+            );
+            (line, format!("{url}?token=<JWT>"))
+        }
+    };
+    vec![
+        format!("WebSocket API:   {url}"),
+        format!(
+            "@connections:    {}/@connections/{{connectionId}}",
+            stack.management_endpoint()
+        ),
+        format!("stage:           {}", stack.stage()),
+        format!("auth:            {auth_line}"),
+        format!("storage:         {}", stack.storage()),
+        format!(
+            "GameLift sim:    {}",
+            stack.simulator().settings().summary()
+        ),
+        format!("try:             websocat \"{connect}\"   then send {{\"route\":\"resume\"}}"),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_banner_says_where_to_connect_and_how_the_stack_is_set_up() {
+        let mut settings = Settings::default();
+        settings.gateway.port = 0;
+        settings.stage = "Test".into();
+        settings.auth.auth_mode = AuthMode::Jwt;
+        settings.auth.jwt_issuer = Some("https://id.example".into());
+        settings.auth.jwt_audience = Some("game".into());
+        settings.auth.jwt_hs256_secret = Some("a-local-test-secret-of-32-bytes!".into());
+        settings.simulator.sim_fleet_servers = 1;
+        let stack = crate::start(settings.clone()).await.unwrap();
+        let lines = banner(&settings, &stack);
+        let port = stack.addr().port();
+        stack.shutdown().await;
+        assert_eq!(
+            lines,
+            [
+                format!("WebSocket API:   ws://127.0.0.1:{port}/Test"),
+                format!(
+                    "@connections:    http://127.0.0.1:{port}/Test/@connections/{{connectionId}}"
+                ),
+                "stage:           Test".to_owned(),
+                "auth:            jwt: issuer https://id.example, audience game, HS256 shared \
+                 secret (?token=<JWT> or Authorization: Bearer)"
+                    .to_owned(),
+                "storage:         in memory".to_owned(),
+                "GameLift sim:    1 server (1 game each, ready 2000 ms after start-up); \
+                 placements fulfilled after 500 ms or TIMED_OUT after 60 s; games last 600 s; \
+                 queues: default-queue"
+                    .to_owned(),
+                format!(
+                    "try:             websocat \"ws://127.0.0.1:{port}/Test?token=<JWT>\"   \
+                     then send {{\"route\":\"resume\"}}"
+                ),
+            ]
+        );
+    }
+}

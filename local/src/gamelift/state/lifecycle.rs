@@ -1,0 +1,260 @@
+//! The changes that happen by themselves as time passes: a server finishing start-up
+//! or shut-down, a placement fulfilled (first come first served) or timing out, a game
+//! ending, a reservation expiring. Each is applied at its own instant, earliest first.
+
+use tokio::time::Instant;
+
+use super::model::{
+    GameSession, GameSessionStatus, PlacementStatus, PlayerSessionRecord, PlayerSessionStatus,
+    ServerState, State,
+};
+use crate::gamelift::events::{self, Fulfilment, Outcome, uuid_v4};
+
+/// Changes that happen by themselves, in the order they win a tie.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Due {
+    ServerReady(usize),
+    ServerReplaced(usize),
+    GameEnds(usize),
+    ReservationExpires(usize),
+    Fulfil(usize),
+    PlacementTimesOut(usize),
+}
+
+impl State {
+    /// Applies every change due by `now`; returns when the next one is due.
+    pub(crate) fn advance(&mut self, now: Instant) -> Option<Instant> {
+        loop {
+            match self.next_due() {
+                Some((at, due)) if at <= now => {
+                    self.clock = self.clock.max(at);
+                    self.apply(due, self.clock);
+                }
+                _ => break,
+            }
+        }
+        // Nothing else happened up to now: calls made now happen at now.
+        self.clock = self.clock.max(now);
+        self.next_due().map(|(at, _)| at)
+    }
+
+    /// The earliest change, ties broken by `Due`'s order.
+    fn next_due(&self) -> Option<(Instant, Due)> {
+        let mut candidates: Vec<(Instant, Due)> = Vec::new();
+        for (i, server) in self.servers.iter().enumerate() {
+            match (server.state, server.until) {
+                (ServerState::Initializing, Some(until)) => {
+                    candidates.push((until, Due::ServerReady(i)));
+                }
+                (ServerState::Terminating, Some(until)) => {
+                    candidates.push((until, Due::ServerReplaced(i)));
+                }
+                _ => {}
+            }
+        }
+        for (i, game) in self.game_sessions.iter().enumerate() {
+            if game.status == GameSessionStatus::Active {
+                candidates.push((game.ends_at, Due::GameEnds(i)));
+            }
+        }
+        for (i, session) in self.player_sessions.iter().enumerate() {
+            if session.status == PlayerSessionStatus::Reserved {
+                candidates.push((session.reserved_until, Due::ReservationExpires(i)));
+            }
+        }
+        let has_capacity = self.free_server().is_some();
+        let mut first_ready: Option<(Instant, u64, usize)> = None;
+        for (i, placement) in self.placements.iter().enumerate() {
+            if placement.status != PlacementStatus::Pending {
+                continue;
+            }
+            candidates.push((placement.timeout_at, Due::PlacementTimesOut(i)));
+            if has_capacity {
+                // Capacity exists from `clock` on: the placement goes as soon as it is
+                // ready, first come first served.
+                let key = (placement.ready_at.max(self.clock), placement.seq, i);
+                if first_ready.is_none_or(|best| key < best) {
+                    first_ready = Some(key);
+                }
+            }
+        }
+        if let Some((at, _, i)) = first_ready {
+            candidates.push((at, Due::Fulfil(i)));
+        }
+        candidates.into_iter().min()
+    }
+
+    fn apply(&mut self, due: Due, at: Instant) {
+        match due {
+            Due::ServerReady(i) => {
+                let server = &mut self.servers[i];
+                server.state = ServerState::StandingBy;
+                server.until = None;
+                tracing::debug!(
+                    process_id = server.process_id,
+                    "simulated server StandingBy"
+                );
+            }
+            Due::ServerReplaced(i) => {
+                tracing::debug!(
+                    process_id = self.servers[i].process_id,
+                    "simulated server terminated"
+                );
+                self.servers[i] = self.fresh_server(at);
+            }
+            Due::GameEnds(g) => self.end_game(g, at),
+            Due::ReservationExpires(p) => {
+                self.player_sessions[p].status = PlayerSessionStatus::TimedOut;
+            }
+            Due::Fulfil(p) => self.fulfil(p, at),
+            Due::PlacementTimesOut(p) => self.finish(p, at, Outcome::TimedOut),
+        }
+    }
+
+    /// A server with a free slot: an Active one first (fill it), then a StandingBy one.
+    fn free_server(&self) -> Option<usize> {
+        let per_server = self.settings.sessions_per_server;
+        let active = self.servers.iter().position(|server| {
+            server.state == ServerState::Active && server.sessions_hosted < per_server
+        });
+        active.or_else(|| {
+            self.servers
+                .iter()
+                .position(|server| server.state == ServerState::StandingBy)
+        })
+    }
+
+    fn fulfil(&mut self, p: usize, at: Instant) {
+        let Some(s) = self.free_server() else {
+            return;
+        };
+        let settings = &self.settings;
+        let server = &mut self.servers[s];
+        let slot = server.sessions_hosted;
+        server.sessions_hosted += 1;
+        server.state = ServerState::Active;
+        let port_offset = s as u64 * u64::from(settings.sessions_per_server) + u64::from(slot);
+        let port =
+            u16::try_from(u64::from(settings.server_port_base) + port_offset).unwrap_or(u16::MAX);
+        let id = uuid_v4();
+        let arn = format!(
+            "arn:aws:gamelift:{}::gamesession/{}/{id}",
+            settings.region, settings.fleet_id
+        );
+        let g = self.game_sessions.len();
+        server.running.push(g);
+        let process_id = server.process_id.clone();
+        let placement = &mut self.placements[p];
+        let mut game = GameSession {
+            id,
+            arn: arn.clone(),
+            status: GameSessionStatus::Active,
+            placement_id: placement.id.clone(),
+            server: s,
+            process_id,
+            max_players: placement.max_players,
+            ip_address: settings.server_ip.clone(),
+            dns_name: settings.server_dns.clone(),
+            port,
+            ends_at: at + settings.game_session_duration,
+            player_sessions: Vec::new(),
+        };
+        let mut placed = Vec::new();
+        for player in &placement.players {
+            let session_id = format!("psess-{}", uuid_v4());
+            let index = self.player_sessions.len();
+            self.player_sessions.push(PlayerSessionRecord {
+                id: session_id.clone(),
+                player_id: player.player_id.as_str().to_owned(),
+                game_session: g,
+                status: PlayerSessionStatus::Reserved,
+                reserved_until: at + settings.player_session_reservation,
+            });
+            self.player_session_index.insert(session_id.clone(), index);
+            game.player_sessions.push(index);
+            placed.push((player.player_id.as_str().to_owned(), session_id));
+        }
+        placement.game_session = Some(g);
+        let fulfilment = Fulfilment {
+            game_session_arn: arn.clone(),
+            ip_address: game.ip_address.clone(),
+            dns_name: game.dns_name.clone(),
+            port,
+            placed_player_sessions: placed,
+        };
+        tracing::info!(
+            placement_id = placement.id,
+            game_session_arn = arn,
+            process_id = game.process_id,
+            "simulated placement fulfilled"
+        );
+        self.game_index.insert(arn, g);
+        self.game_index.insert(game.id.clone(), g);
+        self.game_sessions.push(game);
+        self.finish(p, at, Outcome::Fulfilled(fulfilment));
+    }
+
+    /// Ends a PENDING placement and emits its event.
+    pub(super) fn finish(&mut self, p: usize, at: Instant, outcome: Outcome) {
+        let end_millis = self.wall(at);
+        let placement = &mut self.placements[p];
+        placement.status = match outcome {
+            Outcome::Fulfilled(_) => PlacementStatus::Fulfilled,
+            Outcome::Cancelled => PlacementStatus::Cancelled,
+            Outcome::TimedOut => PlacementStatus::TimedOut,
+            Outcome::Failed => PlacementStatus::Failed,
+        };
+        placement.end_millis = Some(end_millis);
+        if !matches!(outcome, Outcome::Fulfilled(_)) {
+            tracing::info!(
+                placement_id = placement.id,
+                outcome = outcome.event_type(),
+                "simulated placement ended"
+            );
+        }
+        let event = events::placement_event(
+            &self.settings,
+            &placement.queue,
+            &placement.id,
+            placement.start_millis,
+            end_millis,
+            &outcome,
+        );
+        let envelope =
+            events::sns_envelope(&self.settings, &self.subscription_id, &event, end_millis);
+        // The receiver goes only when the simulator does.
+        let _ = self.events.send(envelope);
+    }
+
+    pub(super) fn end_game(&mut self, g: usize, at: Instant) {
+        let game = &mut self.game_sessions[g];
+        if game.status != GameSessionStatus::Active {
+            return;
+        }
+        game.status = GameSessionStatus::Terminated;
+        tracing::info!(
+            game_session_arn = game.arn,
+            "simulated game session TERMINATED"
+        );
+        for &p in &game.player_sessions {
+            let session = &mut self.player_sessions[p];
+            if session.status.holds_seat() {
+                session.status = PlayerSessionStatus::Completed;
+            }
+        }
+        let server = &mut self.servers[game.server];
+        // A replaced process's games ended with it.
+        if server.process_id != game.process_id {
+            return;
+        }
+        server.running.retain(|&running| running != g);
+        if server.running.is_empty() {
+            server.state = ServerState::Terminating;
+            server.until = Some(at + self.settings.server_shutdown);
+            tracing::debug!(
+                process_id = server.process_id,
+                "simulated server Terminating"
+            );
+        }
+    }
+}

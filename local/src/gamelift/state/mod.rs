@@ -1,0 +1,25 @@
+//! The simulated fleet, queue and sessions: a discrete-event model driven by tokio time.
+//!
+//! Every change happens at a known instant (a server finishing start-up, a placement
+//! becoming ready, a game ending, a reservation or a queue timing out). `advance(now)`
+//! applies every change due by `now`, earliest first, each at its own instant (so a
+//! late wake-up never reorders them), and returns when the next one is due.
+//!
+//! - [`model`]: what the simulator holds (servers, placements, game and player sessions);
+//! - [`lifecycle`]: the changes that happen by themselves as time passes (servers
+//!   starting up and shutting down, placements fulfilled or timing out, games ending);
+//! - [`requests`]: the API calls (start or stop a placement, create, accept or remove a
+//!   player session, end a game), each checked as GameLift checks it;
+//! - [`snapshot`]: read-only views of it all, for tests and diagnostics.
+
+mod lifecycle;
+mod model;
+mod requests;
+mod snapshot;
+
+pub(crate) use model::State;
+pub use model::{
+    DesiredPlayer, GameSessionStatus, GroupPlacementRequest, PlacementStatus, PlayerSessionStatus,
+    ServerState,
+};
+pub use snapshot::{GameSessionView, PlacementView, PlayerSessionView, ServerView, Snapshot};

@@ -1,0 +1,229 @@
+//! What the simulator holds: the fleet's server processes, the placements, the game
+//! sessions and their player sessions, kept in vectors and found by index (a game
+//! session or player session also by id).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::Value;
+use shared::domain::PlayerId;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::time::Instant;
+
+use crate::gamelift::events::uuid_v4;
+use crate::gamelift::settings::SimulatorSettings;
+
+/// A server process's state (GameLift's server process lifecycle).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum ServerState {
+    /// Starting: loading, not yet ready for a game.
+    Initializing,
+    /// Ready: a placement may claim it.
+    StandingBy,
+    /// Hosting at least one game session (never goes back to StandingBy).
+    Active,
+    /// Shutting down after its games ended; a fresh process replaces it.
+    Terminating,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum PlacementStatus {
+    Pending,
+    Fulfilled,
+    Cancelled,
+    TimedOut,
+    Failed,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum GameSessionStatus {
+    Active,
+    Terminated,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum PlayerSessionStatus {
+    /// Created; the game server has not validated the player yet.
+    Reserved,
+    /// Validated by the game server (AcceptPlayerSession).
+    Active,
+    /// The player left (RemovePlayerSession) or the game ended.
+    Completed,
+    /// Not validated within 60 s.
+    #[serde(rename = "TIMEDOUT")]
+    TimedOut,
+}
+
+impl PlayerSessionStatus {
+    /// Holds a seat (GameLift's CurrentPlayerSessionCount).
+    pub(super) fn holds_seat(self) -> bool {
+        matches!(self, Self::Reserved | Self::Active)
+    }
+
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            Self::Reserved => "RESERVED",
+            Self::Active => "ACTIVE",
+            Self::Completed => "COMPLETED",
+            Self::TimedOut => "TIMEDOUT",
+        }
+    }
+}
+
+impl PlacementStatus {
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "PENDING",
+            Self::Fulfilled => "FULFILLED",
+            Self::Cancelled => "CANCELLED",
+            Self::TimedOut => "TIMED_OUT",
+            Self::Failed => "FAILED",
+        }
+    }
+}
+
+/// A player asked for in a placement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DesiredPlayer {
+    pub player_id: PlayerId,
+    pub player_data: Option<String>,
+}
+
+/// StartGameSessionPlacement with any number of players (GameLift's
+/// `DesiredPlayerSessions`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupPlacementRequest {
+    pub placement_id: String,
+    /// A queue name or ARN.
+    pub queue: String,
+    pub max_players: u32,
+    pub players: Vec<DesiredPlayer>,
+}
+
+pub(super) struct Server {
+    pub(super) process_id: String,
+    pub(super) state: ServerState,
+    /// End of Initializing or Terminating.
+    pub(super) until: Option<Instant>,
+    /// Game sessions started on this process (running or ended).
+    pub(super) sessions_hosted: u32,
+    /// Game sessions (indices) still running.
+    pub(super) running: Vec<usize>,
+}
+
+pub(super) struct Placement {
+    pub(super) seq: u64,
+    pub(super) id: String,
+    pub(super) queue: String,
+    pub(super) max_players: u32,
+    pub(super) players: Vec<DesiredPlayer>,
+    pub(super) status: PlacementStatus,
+    pub(super) start_millis: i64,
+    pub(super) end_millis: Option<i64>,
+    pub(super) ready_at: Instant,
+    pub(super) timeout_at: Instant,
+    pub(super) game_session: Option<usize>,
+}
+
+pub(super) struct GameSession {
+    pub(super) id: String,
+    pub(super) arn: String,
+    pub(super) status: GameSessionStatus,
+    pub(super) placement_id: String,
+    pub(super) server: usize,
+    pub(super) process_id: String,
+    pub(super) max_players: u32,
+    pub(super) ip_address: String,
+    pub(super) dns_name: String,
+    pub(super) port: u16,
+    pub(super) ends_at: Instant,
+    pub(super) player_sessions: Vec<usize>,
+}
+
+pub(super) struct PlayerSessionRecord {
+    pub(super) id: String,
+    pub(super) player_id: String,
+    pub(super) game_session: usize,
+    pub(super) status: PlayerSessionStatus,
+    /// When a RESERVED session times out.
+    pub(super) reserved_until: Instant,
+}
+
+pub(crate) struct State {
+    pub(super) settings: SimulatorSettings,
+    /// The instant of the last change applied (never goes back).
+    pub(super) clock: Instant,
+    pub(super) base: Instant,
+    pub(super) base_wall_millis: i64,
+    pub(super) next_process: u64,
+    pub(super) next_seq: u64,
+    pub(super) subscription_id: String,
+    pub(super) servers: Vec<Server>,
+    pub(super) placements: Vec<Placement>,
+    pub(super) placement_index: HashMap<String, usize>,
+    pub(super) game_sessions: Vec<GameSession>,
+    pub(super) game_index: HashMap<String, usize>,
+    pub(super) player_sessions: Vec<PlayerSessionRecord>,
+    pub(super) player_session_index: HashMap<String, usize>,
+    pub(super) events: UnboundedSender<Value>,
+}
+
+impl State {
+    /// A fleet whose every server starts Initializing at `now`.
+    pub(crate) fn new(
+        settings: SimulatorSettings,
+        now: Instant,
+        wall_millis: i64,
+        events: UnboundedSender<Value>,
+    ) -> Self {
+        let mut state = Self {
+            settings,
+            clock: now,
+            base: now,
+            base_wall_millis: wall_millis,
+            next_process: 1,
+            next_seq: 1,
+            subscription_id: uuid_v4(),
+            servers: Vec::new(),
+            placements: Vec::new(),
+            placement_index: HashMap::new(),
+            game_sessions: Vec::new(),
+            game_index: HashMap::new(),
+            player_sessions: Vec::new(),
+            player_session_index: HashMap::new(),
+            events,
+        };
+        for _ in 0..state.settings.fleet_servers {
+            let server = state.fresh_server(now);
+            state.servers.push(server);
+        }
+        state
+    }
+
+    pub(crate) fn settings(&self) -> &SimulatorSettings {
+        &self.settings
+    }
+
+    pub(super) fn fresh_server(&mut self, at: Instant) -> Server {
+        let process_id = format!("process-{}", self.next_process);
+        self.next_process += 1;
+        tracing::debug!(process_id, "simulated server process Initializing");
+        Server {
+            process_id,
+            state: ServerState::Initializing,
+            until: Some(at + self.settings.server_startup),
+            sessions_hosted: 0,
+            running: Vec::new(),
+        }
+    }
+
+    /// Epoch milliseconds at `at`: wall time at start plus simulated time since.
+    pub(super) fn wall(&self, at: Instant) -> i64 {
+        let elapsed = at.saturating_duration_since(self.base).as_millis();
+        self.base_wall_millis
+            .saturating_add(i64::try_from(elapsed).unwrap_or(i64::MAX))
+    }
+}

@@ -1,0 +1,175 @@
+//! Read-only views of everything the simulator holds, for tests and diagnostics.
+
+use serde::Serialize;
+
+use super::model::{GameSessionStatus, PlacementStatus, PlayerSessionStatus, ServerState, State};
+use crate::gamelift::events;
+
+impl State {
+    pub(crate) fn snapshot(&self) -> Snapshot {
+        let servers = self
+            .servers
+            .iter()
+            .enumerate()
+            .map(|(index, server)| ServerView {
+                index,
+                process_id: server.process_id.clone(),
+                state: server.state,
+                sessions_hosted: server.sessions_hosted,
+                game_session_arns: server
+                    .running
+                    .iter()
+                    .map(|&g| self.game_sessions[g].arn.clone())
+                    .collect(),
+            })
+            .collect();
+        let placements = self
+            .placements
+            .iter()
+            .map(|placement| PlacementView {
+                placement_id: placement.id.clone(),
+                queue: placement.queue.clone(),
+                status: placement.status,
+                player_ids: placement
+                    .players
+                    .iter()
+                    .map(|player| player.player_id.as_str().to_owned())
+                    .collect(),
+                game_session_arn: placement
+                    .game_session
+                    .map(|g| self.game_sessions[g].arn.clone()),
+                start_time: events::iso8601_millis(placement.start_millis),
+                end_time: placement.end_millis.map(events::iso8601_millis),
+            })
+            .collect();
+        let game_sessions = self
+            .game_sessions
+            .iter()
+            .map(|game| GameSessionView {
+                game_session_id: game.id.clone(),
+                game_session_arn: game.arn.clone(),
+                status: game.status,
+                placement_id: game.placement_id.clone(),
+                process_id: game.process_id.clone(),
+                ip_address: game.ip_address.clone(),
+                dns_name: game.dns_name.clone(),
+                port: game.port,
+                maximum_player_session_count: game.max_players,
+                current_player_session_count: game
+                    .player_sessions
+                    .iter()
+                    .filter(|&&p| self.player_sessions[p].status.holds_seat())
+                    .count(),
+            })
+            .collect();
+        let player_sessions = self
+            .player_sessions
+            .iter()
+            .map(|session| PlayerSessionView {
+                player_session_id: session.id.clone(),
+                player_id: session.player_id.clone(),
+                game_session_arn: self.game_sessions[session.game_session].arn.clone(),
+                status: session.status,
+            })
+            .collect();
+        Snapshot {
+            servers,
+            placements,
+            game_sessions,
+            player_sessions,
+        }
+    }
+}
+
+/// Everything the simulator holds, for tests and diagnostics.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Snapshot {
+    pub servers: Vec<ServerView>,
+    pub placements: Vec<PlacementView>,
+    pub game_sessions: Vec<GameSessionView>,
+    pub player_sessions: Vec<PlayerSessionView>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerView {
+    /// The fleet slot; a replacement process takes its predecessor's slot.
+    pub index: usize,
+    pub process_id: String,
+    pub state: ServerState,
+    pub sessions_hosted: u32,
+    /// Game sessions running on it.
+    pub game_session_arns: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlacementView {
+    pub placement_id: String,
+    pub queue: String,
+    pub status: PlacementStatus,
+    pub player_ids: Vec<String>,
+    pub game_session_arn: Option<String>,
+    pub start_time: String,
+    pub end_time: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GameSessionView {
+    pub game_session_id: String,
+    pub game_session_arn: String,
+    pub status: GameSessionStatus,
+    pub placement_id: String,
+    pub process_id: String,
+    pub ip_address: String,
+    pub dns_name: String,
+    pub port: u16,
+    pub maximum_player_session_count: u32,
+    /// RESERVED + ACTIVE player sessions.
+    pub current_player_session_count: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerSessionView {
+    pub player_session_id: String,
+    pub player_id: String,
+    pub game_session_arn: String,
+    pub status: PlayerSessionStatus,
+}
+
+impl Snapshot {
+    /// The servers' states, by fleet slot.
+    pub fn server_states(&self) -> Vec<ServerState> {
+        self.servers.iter().map(|server| server.state).collect()
+    }
+
+    pub fn placement(&self, placement_id: &str) -> Option<&PlacementView> {
+        self.placements
+            .iter()
+            .find(|placement| placement.placement_id == placement_id)
+    }
+
+    /// By ARN or id.
+    pub fn game_session(&self, game_session_id: &str) -> Option<&GameSessionView> {
+        self.game_sessions.iter().find(|game| {
+            game.game_session_arn == game_session_id || game.game_session_id == game_session_id
+        })
+    }
+
+    pub fn player_session(&self, player_session_id: &str) -> Option<&PlayerSessionView> {
+        self.player_sessions
+            .iter()
+            .find(|session| session.player_session_id == player_session_id)
+    }
+
+    /// The player sessions of a game (by ARN).
+    pub fn player_sessions_of(&self, game_session_arn: &str) -> Vec<&PlayerSessionView> {
+        self.player_sessions
+            .iter()
+            .filter(|session| session.game_session_arn == game_session_arn)
+            .collect()
+    }
+}

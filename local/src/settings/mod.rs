@@ -1,0 +1,369 @@
+//! Every knob of the local stack: an environment variable (the same names the Lambda
+//! functions read) or a flag, documented by `--help` with its default.
+//!
+//! Each knob is declared once, in [`knobs`]: its flag, its variable, its default (the
+//! shared ones from [`shared::config`], the simulator's from [`crate::gamelift`]), its
+//! help and the values it accepts. [`Settings`] gathers the groups; [`Settings::read`] reads the command line and the environment, listing every bad
+//! value by the name it was given as; [`Settings::validate`] checks a whole set (also one
+//! built in code) with the functions' own checks.
+
+pub mod knobs;
+mod read;
+mod values;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::ops::RangeInclusive;
+use std::time::Duration;
+
+use clap::{CommandFactory, FromArgMatches, Parser};
+use serde::Serialize;
+use shared::config::{self, Config, ConfigError, EnvReader, queue_names};
+
+use crate::gamelift::SimulatorSettings;
+use crate::stream::{FeederConfig, PollerConfig, StreamSource};
+
+pub use knobs::*;
+pub use read::{Origin, Origins, ReadError};
+
+/// The local stack's settings. `Settings::default()` gives the demo defaults without
+/// reading the environment; [`Settings::read`] reads flags and environment.
+#[derive(Clone, Debug, PartialEq, Eq, Parser, Serialize)]
+#[command(
+    name = "local",
+    version,
+    about = "GameLift Sockets local stack: the API Gateway WebSocket API, its @connections \
+             management API and the real route handlers, in one process.",
+    after_help = "Logs: RUST_LOG sets the level and filters (default: info; debug also lists \
+                  every setting), e.g. RUST_LOG=warn or RUST_LOG=info,on_message_inserted=debug.\n\
+                  Try it: websocat \"ws://127.0.0.1:3001/Development?playerId=alice\" \
+                  then send {\"route\":\"resume\"}"
+)]
+pub struct Settings {
+    /// Game name (naming, logs, event source).
+    #[arg(long, env = "GAME", default_value = config::DEFAULT_GAME)]
+    pub game: String,
+
+    /// Stage: the first path segment of the WebSocket URL and the management endpoint.
+    #[arg(long, env = "STAGE", default_value = config::DEFAULT_STAGE)]
+    pub stage: String,
+
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub gateway: GatewaySettings,
+
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub auth: AuthSettings,
+
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub presence: PresenceSettings,
+
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub storage: StorageSettings,
+
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub placement: PlacementSettings,
+
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub stream: StreamSettings,
+
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub simulator: SimulatorFlags,
+
+    /// Where each value came from (flag or variable; neither: its default), so that a
+    /// problem names it as the user wrote it.
+    #[arg(skip)]
+    #[serde(skip)]
+    pub origins: Origins,
+}
+
+impl Default for Settings {
+    /// Every knob's declared default; nothing read from the environment.
+    fn default() -> Self {
+        let command = Self::command().mut_args(|arg| arg.env(None));
+        let matches = command
+            .try_get_matches_from(["local"])
+            .unwrap_or_else(|error| panic!("the declared defaults do not parse: {error}"));
+        Self::from_arg_matches(&matches)
+            .unwrap_or_else(|error| panic!("the declared defaults do not parse: {error}"))
+    }
+}
+
+/// Every problem found in the settings, reported together.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct SettingsError {
+    pub problems: Vec<String>,
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid settings: {}", self.problems.join("; "))
+    }
+}
+
+impl Settings {
+    /// Checks the whole set, listing every problem (not just the first), each naming the
+    /// knob as it was given (see [`Origins`]). The shared knobs are checked by
+    /// `shared::config`, the authorizer's by the authorizer, the simulator's by the
+    /// simulator: the same checks as in Lambda.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        let mut problems = Vec::new();
+        if !valid_stage(&self.stage) {
+            problems.push(format!(
+                "STAGE={:?} is not 1-128 characters of A-Z a-z 0-9 _ -",
+                self.stage
+            ));
+        }
+        if let Err(error) = self.config() {
+            problems.extend(error.problems);
+        }
+        let (gateway, stream) = (&self.gateway, &self.stream);
+        problems.extend(
+            [
+                out_of_range(
+                    "IDLE_TIMEOUT_SECONDS",
+                    gateway.idle_timeout_seconds,
+                    &CONNECTION_SECONDS_RANGE,
+                    Some("seconds"),
+                ),
+                out_of_range(
+                    "MAX_CONNECTION_SECONDS",
+                    gateway.max_connection_seconds,
+                    &CONNECTION_SECONDS_RANGE,
+                    Some("seconds"),
+                ),
+                out_of_range(
+                    "SWEEP_INTERVAL_SECONDS",
+                    self.presence.sweep_interval_seconds,
+                    &SWEEP_INTERVAL_SECONDS_RANGE,
+                    Some("seconds"),
+                ),
+                out_of_range(
+                    "STREAM_SHARDS",
+                    stream.stream_shards,
+                    &STREAM_SHARDS_RANGE,
+                    None,
+                ),
+                out_of_range(
+                    "STREAM_BATCH_SIZE",
+                    stream.stream_batch_size,
+                    &STREAM_BATCH_SIZE_RANGE,
+                    None,
+                ),
+                out_of_range(
+                    "STREAM_MAX_RETRY_ATTEMPTS",
+                    stream.stream_max_retry_attempts,
+                    &STREAM_MAX_RETRY_ATTEMPTS_RANGE,
+                    None,
+                ),
+                out_of_range(
+                    "STREAM_POLL_INTERVAL_MS",
+                    stream.stream_poll_interval_ms,
+                    &STREAM_POLL_INTERVAL_MS_RANGE,
+                    Some("milliseconds"),
+                ),
+            ]
+            .into_iter()
+            .flatten(),
+        );
+        if let Some(endpoint) = &self.storage.dynamodb_endpoint {
+            if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+                problems.push(format!(
+                    "DYNAMODB_ENDPOINT={endpoint:?} is not an http:// or https:// URL"
+                ));
+            }
+        }
+        for (name, value) in self.tables() {
+            if !valid_table_name(value) {
+                problems.push(format!(
+                    "{name}={value:?} is not 3-255 characters of A-Z a-z 0-9 _ - ."
+                ));
+            }
+        }
+        // The authorizer's own checks (JWT issuer, audience, key source, secret length).
+        if let Err(error) = self.auth_config() {
+            problems.extend(error.problems);
+        }
+        if let Err(error) = self.simulator_settings() {
+            problems.extend(error.problems);
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            let problems = problems
+                .iter()
+                .map(|p| self.origins.as_written(p))
+                .collect();
+            Err(SettingsError { problems })
+        }
+    }
+
+    fn tables(&self) -> [(&'static str, &String); 4] {
+        let storage = &self.storage;
+        [
+            ("PLAYERS_TABLE", &storage.players_table),
+            ("MESSAGES_TABLE", &storage.messages_table),
+            ("PLACEMENTS_TABLE", &storage.placements_table),
+            ("SUBSCRIPTIONS_TABLE", &storage.subscriptions_table),
+        ]
+    }
+
+    /// The authorizer's configuration, read by the authorizer's own reader from these
+    /// settings (so the same checks apply as in Lambda).
+    pub fn auth_config(&self) -> Result<authorizer::AuthConfig, ConfigError> {
+        let auth = &self.auth;
+        let lookup = |name: &str| -> Option<String> {
+            match name {
+                "AUTH_MODE" => Some(auth.auth_mode.as_str().to_owned()),
+                "STAGE" => Some(self.stage.clone()),
+                "JWT_ISSUER" => auth.jwt_issuer.clone(),
+                "JWT_AUDIENCE" => auth.jwt_audience.clone(),
+                "JWT_HS256_SECRET" => auth.jwt_hs256_secret.clone(),
+                "JWKS_URL" => auth.jwks_url.clone(),
+                "JWT_LEEWAY_SECONDS" => Some(auth.jwt_leeway_seconds.to_string()),
+                _ => None,
+            }
+        };
+        authorizer::AuthConfig::from_reader(EnvReader::new(lookup), authorizer::AuthMode::Header)
+    }
+
+    /// The `Config` the route handlers get, checked by `shared::config`.
+    pub fn config(&self) -> Result<Config, ConfigError> {
+        let storage = &self.storage;
+        let presence = &self.presence;
+        let config = Config {
+            game: self.game.clone(),
+            stage: self.stage.clone(),
+            players_table: storage.players_table.clone(),
+            messages_table: storage.messages_table.clone(),
+            placements_table: storage.placements_table.clone(),
+            game_session_queues: queue_names(&self.placement.game_session_queues),
+            max_players_per_session: self.placement.max_players_per_session,
+            subscriptions_table: storage.subscriptions_table.clone(),
+            // The in-process bus has no name of its own; this is the template's.
+            presence_event_bus: format!("{}-presence", self.game),
+            message_ttl: Duration::from_secs(storage.message_ttl_seconds),
+            heartbeat_timeout: Duration::from_secs(presence.heartbeat_timeout_seconds),
+            reconnect_grace: Duration::from_secs(presence.reconnect_grace_seconds),
+            presence_shards: presence.presence_shards,
+        };
+        let mut problems = Vec::new();
+        if config.game.trim().is_empty() {
+            problems.push("GAME is not set".to_owned());
+        }
+        if config.game_session_queues.is_empty() {
+            problems.push(format!(
+                "GAME_SESSION_QUEUES={:?} names no queue; give comma-separated queue names",
+                self.placement.game_session_queues
+            ));
+        }
+        problems.extend(config.problems());
+        if problems.is_empty() {
+            Ok(config)
+        } else {
+            Err(ConfigError { problems })
+        }
+    }
+
+    /// The GameLift simulator's settings, checked by the simulator; its queues are
+    /// `GAME_SESSION_QUEUES`, the ones the handlers accept.
+    pub fn simulator_settings(&self) -> Result<SimulatorSettings, ConfigError> {
+        let sim = &self.simulator;
+        let settings = SimulatorSettings {
+            fleet_servers: sim.sim_fleet_servers,
+            sessions_per_server: sim.sim_sessions_per_server,
+            server_startup: Duration::from_millis(sim.sim_server_startup_ms),
+            server_shutdown: Duration::from_millis(sim.sim_server_shutdown_ms),
+            placement_delay: Duration::from_millis(sim.sim_placement_delay_ms),
+            queue_timeout: Duration::from_secs(sim.sim_queue_timeout_seconds),
+            game_session_duration: Duration::from_secs(sim.sim_game_session_seconds),
+            region: sim.sim_region.clone(),
+            account_id: sim.sim_account_id.clone(),
+            fleet_id: sim.sim_fleet_id.clone(),
+            server_ip: sim.sim_server_ip.clone(),
+            server_dns: sim.sim_server_dns.clone(),
+            server_port_base: sim.sim_server_port_base,
+            queues: queue_names(&self.placement.game_session_queues),
+            custom_event_data: sim.sim_custom_event_data.clone(),
+            ..SimulatorSettings::default()
+        };
+        let problems = settings.problems();
+        if problems.is_empty() {
+            Ok(settings)
+        } else {
+            Err(ConfigError { problems })
+        }
+    }
+
+    pub fn idle_timeout(&self) -> Duration {
+        Duration::from_secs(self.gateway.idle_timeout_seconds)
+    }
+
+    pub fn max_connection_duration(&self) -> Duration {
+        Duration::from_secs(self.gateway.max_connection_seconds)
+    }
+
+    /// The event source mapping of the Messages stream (both stream modes).
+    pub fn stream_mapping(&self) -> FeederConfig {
+        let stream = &self.stream;
+        FeederConfig {
+            partitions: stream.stream_shards.max(1) as usize,
+            batch_size: stream.stream_batch_size.max(1) as usize,
+            max_retry_attempts: u32::try_from(stream.stream_max_retry_attempts).ok(),
+            initial_backoff: STREAM_INITIAL_BACKOFF,
+            max_backoff: STREAM_MAX_BACKOFF,
+            function_timeout: STREAM_FUNCTION_TIMEOUT,
+        }
+    }
+
+    /// Where the Messages stream comes from: the in-memory store, or the table's
+    /// stream at `--dynamodb-endpoint`.
+    pub fn stream_source(&self) -> StreamSource {
+        match &self.storage.dynamodb_endpoint {
+            None => StreamSource::Memory,
+            Some(endpoint) => StreamSource::DynamoDb(PollerConfig {
+                endpoint: endpoint.clone(),
+                table: self.storage.messages_table.clone(),
+                poll_interval: Duration::from_millis(self.stream.stream_poll_interval_ms.max(1)),
+                limit: i32::try_from(self.stream.stream_batch_size.clamp(1, 1000)).unwrap_or(100),
+            }),
+        }
+    }
+}
+
+/// "NAME=value is not a whole number from a to b", if it is not.
+fn out_of_range<T: PartialOrd + fmt::Display>(
+    name: &str,
+    value: T,
+    range: &RangeInclusive<T>,
+    unit: Option<&str>,
+) -> Option<String> {
+    (!range.contains(&value)).then(|| {
+        format!(
+            "{name}={value} is not {}",
+            config::whole_number(range, unit)
+        )
+    })
+}
+
+fn valid_stage(stage: &str) -> bool {
+    (1..=128).contains(&stage.len())
+        && stage
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn valid_table_name(name: &str) -> bool {
+    (3..=255).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}

@@ -1,0 +1,349 @@
+use std::collections::HashMap;
+use std::ffi::OsString;
+
+use super::*;
+
+/// Every variable the local stack reads (flags aside).
+const EVERY_VARIABLE: &[&str] = &[
+    "GAME",
+    "STAGE",
+    "PORT",
+    "AUTH_MODE",
+    "JWT_ISSUER",
+    "JWT_AUDIENCE",
+    "JWT_HS256_SECRET",
+    "JWKS_URL",
+    "JWT_LEEWAY_SECONDS",
+    "HEARTBEAT_TIMEOUT_SECONDS",
+    "RECONNECT_GRACE_SECONDS",
+    "PRESENCE_SHARDS",
+    "IDLE_TIMEOUT_SECONDS",
+    "MAX_CONNECTION_SECONDS",
+    "DYNAMODB_ENDPOINT",
+    "PLAYERS_TABLE",
+    "MESSAGES_TABLE",
+    "PLACEMENTS_TABLE",
+    "SUBSCRIPTIONS_TABLE",
+    "GAME_SESSION_QUEUES",
+    "MAX_PLAYERS_PER_SESSION",
+    "MESSAGE_TTL_SECONDS",
+    "STREAM_SHARDS",
+    "STREAM_BATCH_SIZE",
+    "STREAM_MAX_RETRY_ATTEMPTS",
+    "STREAM_POLL_INTERVAL_MS",
+    "SIM_FLEET_SERVERS",
+    "SIM_SESSIONS_PER_SERVER",
+    "SIM_SERVER_STARTUP_MS",
+    "SIM_SERVER_SHUTDOWN_MS",
+    "SIM_PLACEMENT_DELAY_MS",
+    "SIM_QUEUE_TIMEOUT_SECONDS",
+    "SIM_GAME_SESSION_SECONDS",
+    "SIM_REGION",
+    "SIM_ACCOUNT_ID",
+    "SIM_FLEET_ID",
+    "SIM_SERVER_IP",
+    "SIM_SERVER_DNS",
+    "SIM_SERVER_PORT_BASE",
+    "SIM_CUSTOM_EVENT_DATA",
+    "SWEEP_INTERVAL_SECONDS",
+];
+
+/// [`Settings::read`] with these arguments and exactly these variables.
+fn read(args: &[&str], vars: &[(&str, &str)]) -> Result<Settings, ReadError> {
+    let vars: HashMap<String, OsString> = vars
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), OsString::from(value)))
+        .collect();
+    let args = std::iter::once("local").chain(args.iter().copied());
+    Settings::read(args, |name| vars.get(name).cloned())
+}
+
+fn problems(args: &[&str], vars: &[(&str, &str)]) -> Vec<String> {
+    match read(args, vars) {
+        Err(ReadError::Invalid(error)) => error.problems,
+        other => panic!("expected invalid settings, got {other:?}"),
+    }
+}
+
+#[test]
+fn given_nothing_when_read_then_the_declared_defaults_which_are_the_functions_own() {
+    let settings = read(&[], &[]).unwrap();
+    assert_eq!(settings, Settings::default());
+    assert_eq!(
+        settings.config().unwrap(),
+        Config::for_local(config::DEFAULT_STAGE),
+        "the local stack's defaults are shared::config's"
+    );
+    assert_eq!(
+        settings.presence.heartbeat_timeout_seconds,
+        config::DEFAULT_HEARTBEAT_TIMEOUT_SECONDS
+    );
+    let simulator = settings.simulator_settings().unwrap();
+    assert_eq!(
+        simulator,
+        SimulatorSettings {
+            queues: vec![config::DEFAULT_GAME_SESSION_QUEUES.to_owned()],
+            ..SimulatorSettings::default()
+        }
+    );
+    assert!(settings.auth_config().is_ok());
+    // clap's own parse (which also reads the environment) agrees when none is set.
+    if EVERY_VARIABLE.iter().all(|n| std::env::var_os(n).is_none()) {
+        assert_eq!(Settings::try_parse_from(["local"]).unwrap(), settings);
+    }
+}
+
+#[test]
+fn given_flags_and_variables_when_read_then_a_flag_wins_and_a_blank_variable_is_unset() {
+    let settings = read(
+        &[
+            "--port",
+            "0",
+            "--stage",
+            "Test",
+            "--idle-timeout-seconds=5",
+            "--auth-mode",
+            "JWT",
+            "--jwt-issuer",
+            "https://id.example",
+            "--jwt-audience",
+            "game",
+            "--dynamodb-endpoint",
+            "http://127.0.0.1:8000",
+        ],
+        &[
+            ("STAGE", "FromEnv"),
+            ("JWT_HS256_SECRET", "a-local-test-secret-of-32-bytes!"),
+            ("HEARTBEAT_TIMEOUT_SECONDS", "  "),
+            ("SIM_FLEET_SERVERS", "0"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(settings.gateway.port, 0);
+    assert_eq!(settings.stage, "Test");
+    assert_eq!(settings.gateway.idle_timeout_seconds, 5);
+    assert_eq!(settings.auth.auth_mode, AuthMode::Jwt);
+    assert_eq!(
+        settings.storage.dynamodb_endpoint.as_deref(),
+        Some("http://127.0.0.1:8000")
+    );
+    assert_eq!(settings.presence.heartbeat_timeout_seconds, 90);
+    assert_eq!(settings.simulator.sim_fleet_servers, 0);
+    assert_eq!(
+        settings.origins.get("STAGE"),
+        Some(&Origin::CommandLine("--stage".into()))
+    );
+    assert_eq!(
+        settings.origins.get("SIM_FLEET_SERVERS"),
+        Some(&Origin::Environment)
+    );
+    assert_eq!(settings.origins.get("HEARTBEAT_TIMEOUT_SECONDS"), None);
+}
+
+#[test]
+fn given_bad_values_when_read_then_every_one_is_named_as_written_with_what_is_accepted() {
+    let found = problems(
+        &[
+            "--presence-shards",
+            "zero",
+            "--stream-max-retry-attempts",
+            "-2",
+            "--stage",
+            "dev/x",
+        ],
+        &[
+            ("HEARTBEAT_TIMEOUT_SECONDS", "soon"),
+            ("SIM_FLEET_SERVERS", "many"),
+            ("AUTH_MODE", "bearer"),
+            ("PORT", "70000"),
+            ("STAGE", "ignored: the flag wins"),
+            ("DYNAMODB_ENDPOINT", "localhost:8000"),
+        ],
+    );
+    // Each value as it was read, in --help's order; then the checks of the whole set.
+    assert_eq!(
+        found,
+        [
+            "PORT=\"70000\" is not a whole number from 0 to 65535",
+            "AUTH_MODE=\"bearer\" is not one of \"header\", \"jwt\"",
+            "HEARTBEAT_TIMEOUT_SECONDS=\"soon\" is not a whole number of seconds from 1 to 7200",
+            "--presence-shards=\"zero\" is not a whole number from 1 to 64",
+            "--stream-max-retry-attempts=\"-2\" is not a whole number from -1 to 10000",
+            "SIM_FLEET_SERVERS=\"many\" is not a whole number from 0 to 1000",
+            "--stage=\"dev/x\" is not 1-128 characters of A-Z a-z 0-9 _ -",
+            "DYNAMODB_ENDPOINT=\"localhost:8000\" is not an http:// or https:// URL",
+        ]
+    );
+}
+
+#[test]
+fn given_a_problem_of_the_whole_set_then_knobs_given_as_flags_are_named_by_their_flag() {
+    let found = problems(
+        &["--sim-fleet-servers", "100", "--auth-mode", "jwt"],
+        &[
+            ("SIM_SESSIONS_PER_SERVER", "100"),
+            ("SIM_SERVER_PORT_BASE", "60000"),
+        ],
+    );
+    let text = found.join("\n");
+    assert!(
+        text.contains(
+            "SIM_SERVER_PORT_BASE=60000 leaves no room for 10000 game session ports \
+             (--sim-fleet-servers x SIM_SESSIONS_PER_SERVER)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("JWT_ISSUER is not set"), "{text}");
+}
+
+#[test]
+fn given_help_when_read_then_clap_answers_with_every_default_variable_and_value() {
+    let Err(ReadError::Usage(help)) = read(&["--help"], &[]) else {
+        panic!("--help is clap's to answer");
+    };
+    let help = help.render().to_string();
+    for expected in [
+        "env: HEARTBEAT_TIMEOUT_SECONDS",
+        "default: 90",
+        "- header: ",
+        "- jwt: ",
+        "GameLift simulator:",
+    ] {
+        assert!(help.contains(expected), "{expected} missing: {help}");
+    }
+}
+
+#[test]
+fn given_help_or_an_unknown_flag_when_read_then_clap_answers() {
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["--no-such-flag"],
+        &["--port"],
+    ] {
+        assert!(
+            matches!(read(args, &[]), Err(ReadError::Usage(_))),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn help_documents_every_knob_with_its_environment_variable() {
+    let help = Settings::command().render_long_help().to_string();
+    for name in EVERY_VARIABLE {
+        assert!(
+            help.contains(&format!("env: {name}")),
+            "{name} missing: {help}"
+        );
+    }
+    assert!(help.contains("default: 3001"), "{help}");
+    assert!(help.contains("default: 90"), "{help}");
+    assert!(help.contains("RUST_LOG"), "{help}");
+}
+
+#[test]
+fn given_several_problems_when_validated_then_every_one_is_listed() {
+    let mut settings = Settings {
+        stage: "dev/x".into(),
+        ..Settings::default()
+    };
+    settings.gateway.idle_timeout_seconds = 0;
+    settings.presence.presence_shards = 0;
+    settings.storage.dynamodb_endpoint = Some("localhost:8000".into());
+    settings.auth.auth_mode = AuthMode::Jwt;
+    let err = settings.validate().unwrap_err();
+    assert_eq!(err.problems.len(), 7, "{err}");
+    let text = err.to_string();
+    for expected in [
+        "STAGE",
+        "IDLE_TIMEOUT_SECONDS=0",
+        "PRESENCE_SHARDS=0",
+        "DYNAMODB_ENDPOINT",
+        "JWKS_URL or JWT_HS256_SECRET",
+        "JWT_ISSUER is not set",
+        "JWT_AUDIENCE is not set",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in {text}");
+    }
+    assert!(Settings::default().validate().is_ok());
+}
+
+#[test]
+fn given_stream_knobs_when_read_and_validated_then_they_shape_the_mapping() {
+    let parsed = read(
+        &[
+            "--stream-shards",
+            "8",
+            "--stream-batch-size",
+            "50",
+            "--stream-max-retry-attempts",
+            "-1",
+            "--stream-poll-interval-ms",
+            "20",
+        ],
+        &[],
+    )
+    .unwrap();
+    let mapping = parsed.stream_mapping();
+    assert_eq!(mapping.partitions, 8);
+    assert_eq!(mapping.batch_size, 50);
+    assert_eq!(mapping.max_retry_attempts, None, "-1: forever");
+    assert_eq!(
+        Settings::default().stream_mapping().max_retry_attempts,
+        Some(10)
+    );
+    assert!(matches!(parsed.stream_source(), StreamSource::Memory));
+    let mut dynamo = parsed.clone();
+    dynamo.storage.dynamodb_endpoint = Some("http://127.0.0.1:8000".into());
+    match dynamo.stream_source() {
+        StreamSource::DynamoDb(config) => {
+            assert_eq!(config.table, "Messages");
+            assert_eq!(config.limit, 50);
+            assert_eq!(config.poll_interval, Duration::from_millis(20));
+        }
+        other => panic!("{other:?}"),
+    }
+
+    let bad = Settings {
+        stream: StreamSettings {
+            stream_shards: 0,
+            stream_batch_size: 1001,
+            stream_max_retry_attempts: -2,
+            stream_poll_interval_ms: 0,
+        },
+        ..Settings::default()
+    };
+    let text = bad.validate().unwrap_err().to_string();
+    for expected in [
+        "STREAM_SHARDS=0 is not a whole number from 1 to 64",
+        "STREAM_BATCH_SIZE=1001",
+        "STREAM_MAX_RETRY_ATTEMPTS=-2",
+        "STREAM_POLL_INTERVAL_MS=0",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in {text}");
+    }
+}
+
+#[test]
+fn summary_lists_every_setting_with_its_origin_and_redacts_the_secret() {
+    let settings = read(
+        &["--stage", "Test"],
+        &[("JWT_HS256_SECRET", "hunter2"), ("SIM_FLEET_SERVERS", "3")],
+    )
+    .unwrap();
+    let summary = settings.summary();
+    assert_eq!(summary.len(), EVERY_VARIABLE.len(), "{summary:#?}");
+    let text = summary.join("\n");
+    assert!(!text.contains("hunter2"), "{text}");
+    for expected in [
+        "JWT_HS256_SECRET=(set, redacted) (environment)",
+        "STAGE=Test (--stage)",
+        "SIM_FLEET_SERVERS=3 (environment)",
+        "HEARTBEAT_TIMEOUT_SECONDS=90 (default)",
+        "AUTH_MODE=header (default)",
+        "JWKS_URL=(unset) (default)",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in {text}");
+    }
+}
