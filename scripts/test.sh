@@ -2,9 +2,11 @@
 # Runs every test of the project, on a fresh machine or an old one:
 #   1. installs the pinned tools into .tools/ (skipped when already there),
 #   2. starts DynamoDB Local on a free port and exports DYNAMODB_ENDPOINT,
-#   3. cargo test --workspace --locked (extra arguments are passed on to cargo test:
-#      scripts/test.sh -p shared --lib), then cfn-lint, sam validate --lint, and the
-#      template's Rules evaluated for chosen parameters (scripts/check-template-rules.py),
+#   3. the gates: cargo fmt --check, cargo clippy -D warnings (every target), no unused
+#      dependency (scripts/check-unused-deps.py); then cargo test --workspace --locked
+#      (extra arguments are passed on to cargo test: scripts/test.sh -p shared --lib),
+#      cfn-lint, sam validate --lint, and the template's Rules evaluated for chosen
+#      parameters (scripts/check-template-rules.py),
 #   4. stops DynamoDB Local, whatever happened (failure, Ctrl-C).
 # Needs: cargo, Java 17+, Node.js (npm), Python 3.9+. Exit status is non-zero if any
 # step failed; every step runs even if an earlier one failed, and a summary is printed.
@@ -59,6 +61,10 @@ run_step() {
 
 section "Tools (.tools/)"
 require_command cargo "install Rust with rustup: https://rustup.rs"
+for component in clippy rustfmt; do
+    cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1 ||
+        die "cargo ${component/rustfmt/fmt} is missing: rustup component add $component"
+done
 install_dynamodb_local
 install_lint_tools
 
@@ -68,6 +74,10 @@ DYNAMODB_LOCAL_LOG="$TOOLS_DIR/dynamodb-local-$port.log" # one per run: runs may
 start_dynamodb_local "$port" "$DYNAMODB_LOCAL_LOG"
 export DYNAMODB_ENDPOINT="http://127.0.0.1:$port"
 info "running on $DYNAMODB_ENDPOINT (pid $DYNAMODB_LOCAL_PID, log ${DYNAMODB_LOCAL_LOG#"$REPO_ROOT"/})"
+
+run_step "cargo fmt --check" cargo fmt --all -- --check
+run_step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
+run_step "no unused dependencies" "$VENV_DIR/bin/python" scripts/check-unused-deps.py
 
 cargo_args=(test --locked)
 selects_packages "$@" || cargo_args+=(--workspace)

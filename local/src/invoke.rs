@@ -46,11 +46,11 @@ pub async fn invoke(
     match tokio::time::timeout(INTEGRATION_TIMEOUT, task).await {
         Ok(Ok(Ok(response))) => Ok(response),
         Ok(Ok(Err(error))) => {
-            tracing::error!(function, request_id, error = %error, "handler failed");
+            tracing::error!(function, request_id, error = %shared::telemetry::ErrorChain(error.as_ref()), "handler failed");
             Err(InvokeError::Failed(error.to_string()))
         }
         Ok(Err(join_error)) => {
-            tracing::error!(function, request_id, error = %join_error, "handler panicked");
+            tracing::error!(function, request_id, error = %shared::telemetry::ErrorChain(&join_error), "handler panicked");
             Err(InvokeError::Panicked)
         }
         Err(_) => {

@@ -45,7 +45,7 @@ async fn run(settings: Settings) -> ExitCode {
             return ExitCode::FAILURE;
         }
         Err(error) => {
-            eprintln!("local stack: {}", error_chain(&error));
+            eprintln!("local stack: {}", shared::telemetry::ErrorChain(&error));
             return ExitCode::FAILURE;
         }
     };
@@ -56,16 +56,6 @@ async fn run(settings: Settings) -> ExitCode {
     println!("shutting down: closing every connection (1001)");
     stack.shutdown().await;
     ExitCode::SUCCESS
-}
-
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(&format!(": {cause}"));
-        source = cause.source();
-    }
-    text
 }
 
 async fn wait_for_signal() {

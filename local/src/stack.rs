@@ -387,8 +387,7 @@ fn spawn_presence(
     let events = Arc::downgrade(&deps.events);
     let clock = deps.clock.clone();
     tokio::spawn(async move {
-        let mut ticks =
-            tokio::time::interval(std::time::Duration::from_secs(interval_seconds.max(1)));
+        let mut ticks = tokio::time::interval(Duration::from_secs(interval_seconds.max(1)));
         ticks.tick().await;
         loop {
             ticks.tick().await;

@@ -1,6 +1,8 @@
 //! The `local` binary as a developer runs it (`cargo run -p local`): it prints where it
 //! listens, serves, and on Ctrl-C (SIGINT) closes every socket with 1001 and exits 0.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;

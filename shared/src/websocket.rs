@@ -157,17 +157,17 @@ pub fn body_text(event: &ApiGatewayWebsocketProxyRequest) -> Result<&str, &'stat
 #[allow(clippy::result_large_err)] // The Err is the reply itself, returned straight to the runtime.
 pub fn client_frame(
     event: &ApiGatewayWebsocketProxyRequest,
-) -> Result<crate::protocol::ClientFrame, ApiGatewayProxyResponse> {
+) -> Result<ClientFrame, ApiGatewayProxyResponse> {
     let text = body_text(event).map_err(|message| {
         reply(&ServerFrame::Error {
             route: None,
             request_id: None,
-            code: crate::protocol::ErrorCode::BadRequest,
+            code: ErrorCode::BadRequest,
             message: message.to_owned(),
             details: serde_json::Map::new(),
         })
     })?;
-    crate::protocol::ClientFrame::parse(text).map_err(|rejection| reply(&rejection.into_frame()))
+    ClientFrame::parse(text).map_err(|rejection| reply(&rejection.into_frame()))
 }
 
 /// A client's request on a route: who sent it (from the authorizer context, never the
@@ -339,7 +339,7 @@ mod route_tests {
         );
         assert_eq!(refused.cause().unwrap().to_string(), "store unavailable");
         let response = request.refuse(refused);
-        let Some(aws_lambda_events::encodings::Body::Text(text)) = response.body else {
+        let Some(Body::Text(text)) = response.body else {
             panic!("a text reply")
         };
         let frame: serde_json::Value = serde_json::from_str(&text).unwrap();

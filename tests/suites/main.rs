@@ -7,6 +7,8 @@
 //!
 //! Run one suite with `cargo test -p tests --test suites messaging::`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
+
 mod connection_lifecycle;
 mod delivery_faults;
 mod management_api;

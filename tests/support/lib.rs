@@ -1,2 +1,3 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
 pub mod dynamodb;
 pub mod stack;

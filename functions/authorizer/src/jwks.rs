@@ -322,8 +322,7 @@ impl JwksCache {
             }
             Err(error) => {
                 tracing::warn!(
-                    error = %error,
-                    source = ?std::error::Error::source(&error).map(ToString::to_string),
+                    error = %shared::telemetry::ErrorChain(&error),
                     cached_keys = state.keys.len(),
                     "JWKS fetch failed"
                 );

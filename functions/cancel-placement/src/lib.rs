@@ -108,7 +108,7 @@ impl CancelPlacementHandler {
                         "the placement could not be cancelled".to_owned()
                     }
                     other => {
-                        warn!(player_id = %player, placement_id = %target, error = %other, "StopGameSessionPlacement refused");
+                        warn!(player_id = %player, placement_id = %target, error = %shared::telemetry::ErrorChain(other), "StopGameSessionPlacement refused");
                         other.to_string()
                     }
                 };

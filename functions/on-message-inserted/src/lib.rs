@@ -257,7 +257,7 @@ fn parse_records(raw: Vec<Value>) -> Vec<Inserted> {
             let record: aws_lambda_events::event::dynamodb::EventRecord = match serde_json::from_value(value) {
                 Ok(record) => record,
                 Err(error) => {
-                    warn!(record = i, error = %error, "skipping a malformed stream record");
+                    warn!(record = i, error = %ErrorChain(&error), "skipping a malformed stream record");
                     return None;
                 }
             };
@@ -276,7 +276,7 @@ fn parse_records(raw: Vec<Value>) -> Vec<Inserted> {
             match message_from_stream_image(&record.change.new_image) {
                 Ok(message) => Some(Inserted { sequence_number, message }),
                 Err(error) => {
-                    warn!(record = i, sequence_number, error = %error, "skipping a stream record that is not a message");
+                    warn!(record = i, sequence_number, error = %ErrorChain(&error), "skipping a stream record that is not a message");
                     None
                 }
             }

@@ -177,7 +177,7 @@ impl Detail {
                 Ok(_) => {}
                 // Not a player id this system issues: not one of our players.
                 Err(e) => {
-                    warn!(player_id = %session.player_id, error = %e, "skipping a placed player with an id this system does not use");
+                    warn!(player_id = %session.player_id, error = %shared::telemetry::ErrorChain(&e), "skipping a placed player with an id this system does not use");
                 }
             }
         }

@@ -88,7 +88,7 @@ impl PresenceEventHandler {
                     event_id = bus_event.id.as_deref().unwrap_or_default(),
                     source = %bus_event.source,
                     detail_type = %bus_event.detail_type,
-                    error = %error,
+                    error = %shared::telemetry::ErrorChain(&error),
                     "skipping a bus event that is not a presence event"
                 );
                 return Ok(Outcome {

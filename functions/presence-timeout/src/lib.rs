@@ -231,7 +231,7 @@ impl PresenceTimeoutHandler {
                 }
                 Err(err) => {
                     // This shard waits for the next run; the others go on.
-                    error!(shard, error = %err, "could not read expired players");
+                    error!(shard, error = %ErrorChain(&err), "could not read expired players");
                     failed.fetch_add(1, Ordering::Relaxed);
                     Some((Vec::new(), cursors))
                 }
@@ -317,7 +317,7 @@ impl PresenceTimeoutHandler {
             }
             if let Err(err) = self.events.publish(&chunk).await {
                 let players: Vec<String> = chunk.iter().map(|e| e.player_id.to_string()).collect();
-                error!(error = %err, players = ?players, "presence.disconnected events lost: watchers of these players were not told");
+                error!(error = %ErrorChain(&err), players = ?players, "presence.disconnected events lost: watchers of these players were not told");
                 unpublished += chunk.len();
             }
             chunk.clear();

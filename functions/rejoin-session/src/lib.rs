@@ -77,18 +77,18 @@ fn gamelift_refusal(player: &PlayerId, last: &GameSession, refusal: GameLiftErro
             )
         }
         GameLiftError::Unavailable(source) | GameLiftError::OutcomeUnknown(source) => {
-            warn!(player_id = %player, game_session_arn = %arn, error = %source, "GameLift unavailable");
+            warn!(player_id = %player, game_session_arn = %arn, error = %shared::telemetry::ErrorChain(source.as_ref()), "GameLift unavailable");
             RouteError::new(ErrorCode::Unavailable, "GameLift is unavailable; retry")
         }
         GameLiftError::Other(source) => {
-            error!(player_id = %player, game_session_arn = %arn, error = %source, "CreatePlayerSession failed");
+            error!(player_id = %player, game_session_arn = %arn, error = %shared::telemetry::ErrorChain(source.as_ref()), "CreatePlayerSession failed");
             RouteError::new(
                 ErrorCode::Internal,
                 "the game session could not be rejoined",
             )
         }
         refusal @ GameLiftError::InvalidRequest { .. } => {
-            warn!(player_id = %player, game_session_arn = %arn, error = %refusal, "CreatePlayerSession refused");
+            warn!(player_id = %player, game_session_arn = %arn, error = %shared::telemetry::ErrorChain(&refusal), "CreatePlayerSession refused");
             RouteError::new(refusal.code(), refusal.to_string())
         }
     }

@@ -141,7 +141,7 @@ impl SessionPlacementRequestHandler {
                 Ok(true)
             }
             Err(err) => {
-                warn!(player_id = %player, placement_id = pending, error = %err, "could not clear a stale pending placement");
+                warn!(player_id = %player, placement_id = pending, error = %ErrorChain(&err), "could not clear a stale pending placement");
                 Ok(false)
             }
         }
@@ -158,7 +158,7 @@ impl SessionPlacementRequestHandler {
     async fn fail(&self, player: &PlayerId, placement_id: &str, refusal: &GameLiftError) {
         let now = self.clock.now_millis();
         if let Err(err) = self.placements.mark_failed(placement_id, now).await {
-            warn!(player_id = %player, placement_id, error = %err, "could not mark a refused placement FAILED");
+            warn!(player_id = %player, placement_id, error = %ErrorChain(&err), "could not mark a refused placement FAILED");
         }
         self.abandon(player, placement_id).await;
         if matches!(
@@ -172,7 +172,7 @@ impl SessionPlacementRequestHandler {
                 // NotFound: it was never started, the usual case.
                 Err(GameLiftError::NotFound { .. } | GameLiftError::InvalidRequest { .. }) => {}
                 Err(err) => {
-                    warn!(player_id = %player, placement_id, error = %err, "could not make sure the failed placement is stopped");
+                    warn!(player_id = %player, placement_id, error = %ErrorChain(&err), "could not make sure the failed placement is stopped");
                 }
             }
         }
@@ -180,7 +180,7 @@ impl SessionPlacementRequestHandler {
 
     async fn abandon(&self, player: &PlayerId, placement_id: &str) {
         if let Err(err) = self.players.abandon_placement(player, placement_id).await {
-            error!(player_id = %player, placement_id, error = %err, "could not clear the pending placement; the player cannot place again until it is cleared");
+            error!(player_id = %player, placement_id, error = %ErrorChain(&err), "could not clear the pending placement; the player cannot place again until it is cleared");
         }
     }
 }
@@ -206,15 +206,15 @@ fn gamelift_refusal(player: &PlayerId, placement_id: &str, refusal: &GameLiftErr
     let code = refusal.code();
     let message = match refusal {
         GameLiftError::Unavailable(source) | GameLiftError::OutcomeUnknown(source) => {
-            warn!(player_id = %player, placement_id, error = %source, "GameLift unavailable; placement abandoned");
+            warn!(player_id = %player, placement_id, error = %ErrorChain(source.as_ref()), "GameLift unavailable; placement abandoned");
             "GameLift is unavailable; nothing was placed; retry".to_owned()
         }
         GameLiftError::Other(source) => {
-            error!(player_id = %player, placement_id, error = %source, "StartGameSessionPlacement failed");
+            error!(player_id = %player, placement_id, error = %ErrorChain(source.as_ref()), "StartGameSessionPlacement failed");
             "the placement could not be started".to_owned()
         }
         refusal => {
-            warn!(player_id = %player, placement_id, error = %refusal, "GameLift refused the placement");
+            warn!(player_id = %player, placement_id, error = %ErrorChain(refusal), "GameLift refused the placement");
             refusal.to_string()
         }
     };

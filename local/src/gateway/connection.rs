@@ -251,7 +251,7 @@ async fn handle(gateway: &Gateway, facts: &ConnectionFacts, message: Inbound) ->
     {
         Ok(event) => event,
         Err(error_) => {
-            tracing::error!(error = %error_, "cannot build the message event");
+            tracing::error!(error = %shared::telemetry::ErrorChain(&error_), "cannot build the message event");
             return error("Internal server error");
         }
     };

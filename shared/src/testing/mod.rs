@@ -2,6 +2,8 @@
 //! every adapter of a port (in memory here, DynamoDB Local in tests/), and API
 //! Gateway-shaped events.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
+
 pub mod call_counter;
 pub mod events;
 pub mod fake_gamelift;

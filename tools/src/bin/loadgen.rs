@@ -18,6 +18,9 @@
 //! Bounded: C connections, C×M messages, `--duration-limit` seconds overall, and only the
 //! `--url` given is ever contacted (the default is the local stack on loopback).
 
+#![allow(unsafe_code)] // raise_nofile_limit: getrlimit/setrlimit through libc, nothing else.
+#![allow(clippy::expect_used)] // A benchmark tool: failing to start its runtime ends it, with the message.
+
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};

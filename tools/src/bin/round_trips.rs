@@ -7,6 +7,8 @@
 //! (or set DYNAMODB_ENDPOINT). Management API calls go to a recording gateway and
 //! GameLift calls to a scripted fake; both are counted too.
 
+#![allow(clippy::expect_used)] // A benchmark tool: fixed, valid player ids.
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -377,7 +377,7 @@ mod tests {
             leave: impl Fn(usize, &str) -> bool + Send + Sync + 'static,
         ) -> Rule {
             let calls = calls.clone();
-            mock!(aws_sdk_dynamodb::Client::batch_write_item).then_compute_output(move |req| {
+            mock!(Client::batch_write_item).then_compute_output(move |req| {
                 let batch = &req.request_items().unwrap()[TABLE];
                 let call = {
                     let mut calls = calls.lock().unwrap();
