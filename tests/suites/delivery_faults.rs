@@ -302,7 +302,7 @@ async fn assert_nothing_lost_across_silent_switches(dynamodb: bool) {
     let tally = silent_network_switch(&stack).await;
     eprintln!("silent switch (dynamodb: {dynamodb}): {tally:?}");
     assert!(
-        tally.acked > 200,
+        tally.acked > 50,
         "enough traffic to mean something: {tally:?}"
     );
     assert!(
