@@ -20,6 +20,9 @@ pub enum InvokeError {
     /// The handler panicked.
     #[error("handler panicked")]
     Panicked,
+    /// The stack shut down while the handler ran.
+    #[error("cancelled by the stack shutting down")]
+    Cancelled,
     /// The handler ran past the integration timeout.
     #[error("handler timed out after {0:?}")]
     TimedOut(Duration),
@@ -41,14 +44,24 @@ pub async fn invoke(
         .unwrap_or_default();
     context.deadline = (now + INTEGRATION_TIMEOUT).as_millis() as u64;
 
+    let started = std::time::Instant::now();
     let task = tokio::spawn(async move { handler.handle(LambdaEvent::new(event, context)).await });
     let abort = task.abort_handle();
-    match tokio::time::timeout(INTEGRATION_TIMEOUT, task).await {
+    let outcome = tokio::time::timeout(INTEGRATION_TIMEOUT, task).await;
+    tracing::debug!(
+        function,
+        request_id,
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "invoked"
+    );
+    match outcome {
         Ok(Ok(Ok(response))) => Ok(response),
         Ok(Ok(Err(error))) => {
             tracing::error!(function, request_id, error = %shared::telemetry::ErrorChain(error.as_ref()), "handler failed");
             Err(InvokeError::Failed(error.to_string()))
         }
+        // The stack is shutting down (its runtime drops every task): not the handler's fault.
+        Ok(Err(join_error)) if join_error.is_cancelled() => Err(InvokeError::Cancelled),
         Ok(Err(join_error)) => {
             tracing::error!(function, request_id, error = %shared::telemetry::ErrorChain(&join_error), "handler panicked");
             Err(InvokeError::Panicked)

@@ -70,6 +70,17 @@ impl LocalStack {
     /// Validates the settings (every problem listed), opens the stores (creating the
     /// tables on DynamoDB), builds the authorizer and wires the routes.
     pub async fn build(settings: Settings) -> Result<Self, StartError> {
+        Self::build_with_clock(settings, Arc::new(SystemClock)).await
+    }
+
+    /// As [`LocalStack::build`], on `clock` instead of the system's: the handlers, the
+    /// sweeper and the gateway's timestamps (`connectedAt`, `requestTimeEpoch`) all read
+    /// it, so tests can move time past a grace period instead of waiting for it. (The
+    /// gateway's idle and duration timers, and the simulator's, stay on real time.)
+    pub async fn build_with_clock(
+        settings: Settings,
+        clock: Arc<dyn shared::ports::Clock>,
+    ) -> Result<Self, StartError> {
         settings.validate()?;
         let authorizer =
             RealAuthorizer::from_settings(&settings).map_err(StartError::Authorizer)?;
@@ -84,7 +95,6 @@ impl LocalStack {
         let registry = Arc::new(ConnectionRegistry::new());
         let (bus, presence_events) = shared::adapters::memory::InProcessEventBus::with_channel();
         let config = Arc::new(config);
-        let clock: Arc<dyn shared::ports::Clock> = Arc::new(SystemClock);
         // The queue's notification target: the SNS topic, to which on-placement-event
         // is subscribed.
         let on_placement_event = Arc::new(on_placement_event::PlacementEventHandler::new(
@@ -196,6 +206,7 @@ impl LocalStack {
             registry: self.registry.clone(),
             idle_timeout: self.settings.idle_timeout(),
             max_connection_duration: self.settings.max_connection_duration(),
+            clock: self.dependencies.clock.clone(),
             shutdown: shutdown_rx.clone(),
             tracker: tracker.clone(),
         });

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use shared::domain::PresenceStatus;
+use shared::ports::Clock;
 use tests::stack::{TestStack, fragmented};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::frame::Frame;
@@ -27,7 +28,7 @@ async fn given_a_player_id_when_resume_is_sent_then_the_ack_names_the_player_and
     let stack = TestStack::start().await;
     let mut alice = stack.connect("alice").await;
 
-    let ack = alice.request("resume", json!({})).await;
+    let ack = alice.resume(None).await;
 
     assert_eq!(ack["type"], "ack", "{ack}");
     assert_eq!(ack["route"], "resume");
@@ -146,7 +147,7 @@ async fn given_alice_connected_when_she_connects_again_then_the_first_socket_is_
         json!({"type": "session_replaced"})
     );
     first.expect_close().await;
-    let ack = second.request("resume", json!({})).await;
+    let ack = second.resume(None).await;
     assert_eq!(ack["playerId"], "alice");
     assert_eq!(ack["resumed"], false);
     stack.shutdown().await;
@@ -163,7 +164,7 @@ async fn given_a_closed_connection_when_the_player_reconnects_within_the_grace_p
         .await;
 
     let mut again = stack.connect("alice").await;
-    let ack = again.request("resume", json!({})).await;
+    let ack = again.resume(None).await;
 
     assert_eq!(ack["resumed"], true, "{ack}");
     stack.shutdown().await;
@@ -172,16 +173,19 @@ async fn given_a_closed_connection_when_the_player_reconnects_within_the_grace_p
 #[tokio::test]
 async fn given_a_closed_connection_when_the_player_reconnects_after_the_grace_period_then_not_resumed()
  {
-    let stack = TestStack::start_with(|s| s.presence.reconnect_grace_seconds = 1).await;
+    let clock = shared::ports::ManualClock::at(shared::ports::SystemClock.now_millis());
+    let stack =
+        TestStack::start_with_clock(|s| s.presence.reconnect_grace_seconds = 1, clock.clone())
+            .await;
     let first = stack.connect("alice").await;
     first.close().await;
     stack
         .wait_for_status("alice", PresenceStatus::Disconnected)
         .await;
-    tokio::time::sleep(Duration::from_millis(1300)).await;
+    clock.advance(1_300);
 
     let mut again = stack.connect("alice").await;
-    let ack = again.request("resume", json!({})).await;
+    let ack = again.resume(None).await;
 
     assert_eq!(ack["resumed"], false, "{ack}");
     stack.shutdown().await;
@@ -261,7 +265,7 @@ mod jwt_mode {
             .connect_query(&format!("token={}", token("alice", ISSUER, SECRET)))
             .await
             .expect("a valid token is allowed");
-        let ack = alice.request("resume", json!({})).await;
+        let ack = alice.resume(None).await;
         assert_eq!(ack["playerId"], "alice", "{ack}");
 
         let mut bob = stack
@@ -271,7 +275,7 @@ mod jwt_mode {
             )
             .await
             .expect("a valid bearer token is allowed");
-        let ack = bob.request("resume", json!({})).await;
+        let ack = bob.resume(None).await;
         assert_eq!(ack["playerId"], "bob", "{ack}");
         stack.shutdown().await;
     }
@@ -776,7 +780,7 @@ async fn given_dynamodb_local_when_a_player_reconnects_within_the_grace_period_t
     assert!(stack.stack().storage().contains("DynamoDB"));
 
     let mut first = stack.connect("alice").await;
-    assert_eq!(first.request("resume", json!({})).await["resumed"], false);
+    assert_eq!(first.resume(None).await["resumed"], false);
     assert_heartbeat_works(&mut first).await;
     first.close().await;
     stack
@@ -784,6 +788,6 @@ async fn given_dynamodb_local_when_a_player_reconnects_within_the_grace_period_t
         .await;
     let mut again = stack.connect("alice").await;
 
-    assert_eq!(again.request("resume", json!({})).await["resumed"], true);
+    assert_eq!(again.resume(None).await["resumed"], true);
     stack.shutdown().await;
 }

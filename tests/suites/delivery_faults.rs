@@ -16,6 +16,7 @@
 //! socket the client no longer reads counts as not received.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -23,6 +24,15 @@ use serde_json::{Value, json};
 use tests::dynamodb::unique_table_name;
 use tests::stack::{Client, Received, TestStack};
 use tokio::time::Instant;
+
+/// Messages each of the 5 senders of the silent-switch run sends (300 in all).
+const SILENT_SWITCH_MESSAGES_PER_SENDER: u64 = 60;
+/// Messages each of the 20 senders of the storm sends (800 in all).
+const STORM_MESSAGES_PER_SENDER: u64 = 40;
+
+/// How long a reply may take here: DynamoDB Local under a storm of reconnects (and the
+/// rest of the test run beside it) answers in seconds rather than milliseconds.
+const REPLY_WAIT: Duration = Duration::from_secs(10);
 
 /// A stack in memory, or on DynamoDB Local with fresh tables (`None` when
 /// `DYNAMODB_ENDPOINT` is not set: the test is skipped).
@@ -49,28 +59,27 @@ async fn stack(dynamodb: bool) -> Option<TestStack> {
 /// What every sender was told was queued, per recipient: the tokens of the messages.
 type Acked = Arc<Mutex<HashMap<String, HashSet<String>>>>;
 
-/// A player sending `{"token", "to"}` messages to random recipients every `every` until
-/// `stop`, recording each acknowledged one.
+/// A player sending `count` `{"token", "to"}` messages to random recipients, one every
+/// `every`, recording each acknowledged one. (A count, not a duration: a loaded machine
+/// takes longer, but the run still carries the traffic it is meant to.)
 async fn sender(
     stack: &TestStack,
     name: String,
     recipients: Arc<Vec<String>>,
     every: Duration,
-    stop: Instant,
+    count: u64,
     acked: Acked,
 ) {
     let (mut client, _) = stack.online(&name).await;
-    let mut n = 0u64;
-    while Instant::now() < stop {
+    for n in 0..count {
         let to = recipients[fastrand::usize(..recipients.len())].clone();
         let token = format!("{name}-{n}");
-        n += 1;
         client
             .send_json(json!({"route": "sendMessage", "requestId": token,
                                "body": {"playerIds": [to], "message": {"token": token, "to": to}}}))
             .await;
         // The ack (senders receive nothing else: nobody writes to them).
-        let ack = client.next_frame().await;
+        let ack = client.next_frame_within(REPLY_WAIT).await;
         if ack["type"] == "ack" && ack["queued"] == 1 {
             acked.lock().unwrap().entry(to).or_default().insert(token);
         }
@@ -89,6 +98,10 @@ struct Receiver {
     tokens: HashSet<String>,
     /// Frames `resume` announced as replayed, over every reconnect.
     replayed: u64,
+    /// `resume`s answered `unavailable` and sent again.
+    resume_retries: u32,
+    /// Connections refused with 503 and opened again.
+    connect_retries: u32,
     duplicates: usize,
     misdelivered: Vec<Value>,
     /// Sockets given up on without closing (their frames are never read).
@@ -104,6 +117,8 @@ impl Receiver {
             cursor: None,
             tokens: HashSet::new(),
             replayed: 0,
+            resume_retries: 0,
+            connect_retries: 0,
             duplicates: 0,
             misdelivered: Vec::new(),
             abandoned: Vec::new(),
@@ -112,6 +127,13 @@ impl Receiver {
 
     fn socket(&mut self) -> &mut Client {
         self.client.as_mut().expect("a socket")
+    }
+
+    /// Processes every frame that arrives until `done` is set.
+    async fn read_until(&mut self, done: &AtomicBool) {
+        while !done.load(Ordering::SeqCst) {
+            self.read_for(Duration::from_millis(50)).await;
+        }
     }
 
     /// Processes every frame that arrives for `wait`.
@@ -154,23 +176,31 @@ impl Receiver {
     }
 
     /// Resumes on the current socket with the cursor, processing the replay (live
-    /// frames may come in between: each is processed as it comes).
+    /// frames may come in between: each is processed as it comes). An `unavailable`
+    /// answer is retried, as the README asks of clients.
     async fn resume(&mut self) {
-        let body = match self.cursor {
-            Some(cursor) => json!({ "cursor": cursor }),
-            None => json!({}),
-        };
-        self.socket()
-            .send_json(json!({"route": "resume", "body": body}))
-            .await;
-        loop {
-            let frame = self.socket().next_frame().await;
-            if frame["type"] == "ack" && frame["route"] == "resume" {
-                self.replayed += frame["pendingMessages"].as_u64().unwrap_or(0);
-                return;
+        for _ in 0..5 {
+            let body = match self.cursor {
+                Some(cursor) => json!({ "cursor": cursor }),
+                None => json!({}),
+            };
+            self.socket()
+                .send_json(json!({"route": "resume", "body": body}))
+                .await;
+            loop {
+                let frame = self.socket().next_frame_within(REPLY_WAIT).await;
+                if frame["route"] == "resume" && frame["type"] == "ack" {
+                    self.replayed += frame["pendingMessages"].as_u64().unwrap_or(0);
+                    return;
+                }
+                if frame["route"] == "resume" && frame["code"] == "unavailable" {
+                    self.resume_retries += 1;
+                    break;
+                }
+                self.process(frame);
             }
-            self.process(frame);
         }
+        panic!("{}: resume kept failing", self.name);
     }
 
     /// Moves to a new socket: `old` is what becomes of the current one.
@@ -181,8 +211,27 @@ impl Receiver {
             Leave::Drop => previous.vanish(),
             Leave::Silent | Leave::TakeOver => self.abandoned.push(previous),
         }
-        self.client = Some(stack.connect(&self.name).await);
+        self.client = Some(self.connect(stack).await);
         self.resume().await;
+    }
+
+    /// Opens a socket, trying again after a 503 (the store was unavailable), as the
+    /// README asks of clients.
+    async fn connect(&mut self, stack: &TestStack) -> Client {
+        for attempt in 1..=5 {
+            match stack
+                .connect_query(&format!("playerId={}", self.name))
+                .await
+            {
+                Ok(client) => return client,
+                Err(503) => {
+                    self.connect_retries += 1;
+                    tokio::time::sleep(Duration::from_millis(100 * attempt)).await;
+                }
+                Err(status) => panic!("{}: connecting was refused with {status}", self.name),
+            }
+        }
+        panic!("{}: connecting kept being refused with 503", self.name);
     }
 
     /// The network switch: the current socket goes silent (kept open, never read again),
@@ -217,6 +266,8 @@ struct Tally {
     lost: Vec<String>,
     duplicates: usize,
     misdelivered: usize,
+    /// Sockets refused (503) and `resume`s answered `unavailable`, each tried again.
+    retries: u32,
 }
 
 async fn tally(stack: &TestStack, receivers: &mut [Receiver], acked: &Acked) -> Tally {
@@ -247,6 +298,7 @@ async fn tally(stack: &TestStack, receivers: &mut [Receiver], acked: &Acked) -> 
         tally.replayed += receiver.replayed;
         tally.duplicates += receiver.duplicates;
         tally.misdelivered += receiver.misdelivered.len();
+        tally.retries += receiver.connect_retries + receiver.resume_retries;
         tally
             .lost
             .extend(expected.difference(&receiver.tokens).cloned());
@@ -263,18 +315,22 @@ async fn silent_network_switch(stack: &TestStack) -> Tally {
         players.push(Receiver::online(stack, name.clone()).await);
     }
     let acked: Acked = Arc::default();
-    let stop = Instant::now() + Duration::from_secs(4);
+    let done = AtomicBool::new(false);
     let targets = Arc::new(receivers.clone());
-    let senders = (0..5).map(|i| {
-        sender(
-            stack,
-            format!("switch-s{i}"),
-            targets.clone(),
-            Duration::from_millis(15),
-            stop,
-            acked.clone(),
-        )
-    });
+    let senders = async {
+        futures_util::future::join_all((0..5).map(|i| {
+            sender(
+                stack,
+                format!("switch-s{i}"),
+                targets.clone(),
+                Duration::from_millis(15),
+                SILENT_SWITCH_MESSAGES_PER_SENDER,
+                acked.clone(),
+            )
+        }))
+        .await;
+        done.store(true, Ordering::SeqCst);
+    };
     let switching = players.iter_mut().map(|player| async {
         // Read a while, switch (the old socket goes silent), twice over.
         for _ in 0..2 {
@@ -284,14 +340,9 @@ async fn silent_network_switch(stack: &TestStack) -> Tally {
             let gap = Duration::from_millis(200 + fastrand::u64(..=600));
             player.switch_network(stack, gap).await;
         }
-        player
-            .read_for(stop.saturating_duration_since(Instant::now()))
-            .await;
+        player.read_until(&done).await;
     });
-    tokio::join!(
-        futures_util::future::join_all(senders),
-        futures_util::future::join_all(switching)
-    );
+    tokio::join!(senders, futures_util::future::join_all(switching));
     tally(stack, &mut players, &acked).await
 }
 
@@ -302,7 +353,7 @@ async fn assert_nothing_lost_across_silent_switches(dynamodb: bool) {
     let tally = silent_network_switch(&stack).await;
     eprintln!("silent switch (dynamodb: {dynamodb}): {tally:?}");
     assert!(
-        tally.acked > 50,
+        tally.acked > 150,
         "enough traffic to mean something: {tally:?}"
     );
     assert!(
@@ -335,18 +386,22 @@ async fn reconnect_storm(stack: &TestStack) -> Tally {
         players.push(Receiver::online(stack, name.clone()).await);
     }
     let acked: Acked = Arc::default();
-    let stop = Instant::now() + Duration::from_secs(6);
+    let done = AtomicBool::new(false);
     let targets = Arc::new(receivers.clone());
-    let senders = (0..20).map(|i| {
-        sender(
-            stack,
-            format!("storm-s{i}"),
-            targets.clone(),
-            Duration::from_millis(60),
-            stop,
-            acked.clone(),
-        )
-    });
+    let senders = async {
+        futures_util::future::join_all((0..20).map(|i| {
+            sender(
+                stack,
+                format!("storm-s{i}"),
+                targets.clone(),
+                Duration::from_millis(60),
+                STORM_MESSAGES_PER_SENDER,
+                acked.clone(),
+            )
+        }))
+        .await;
+        done.store(true, Ordering::SeqCst);
+    };
     let storming = players.iter_mut().map(|player| async {
         for round in 0..10 {
             player
@@ -355,14 +410,9 @@ async fn reconnect_storm(stack: &TestStack) -> Tally {
             let how = [Leave::Drop, Leave::Close, Leave::TakeOver, Leave::Silent][round % 4];
             player.reconnect(stack, how).await;
         }
-        player
-            .read_for(stop.saturating_duration_since(Instant::now()))
-            .await;
+        player.read_until(&done).await;
     });
-    tokio::join!(
-        futures_util::future::join_all(senders),
-        futures_util::future::join_all(storming)
-    );
+    tokio::join!(senders, futures_util::future::join_all(storming));
     tally(stack, &mut players, &acked).await
 }
 
@@ -426,8 +476,8 @@ async fn double_opens(stack: &TestStack, players: usize) {
             client.send_json(json!({"route": "resume"})).await;
         }
         let (a_end, b_end) = tokio::join!(
-            frames_until_close(&mut a, Duration::from_secs(2)),
-            frames_until_close(&mut b, Duration::from_secs(2)),
+            frames_until_close(&mut a, Duration::from_secs(4)),
+            frames_until_close(&mut b, Duration::from_secs(4)),
         );
         let (mut winner, loser) = match (a_end, b_end) {
             (None, Some(frames)) => (a, frames),
@@ -484,14 +534,14 @@ async fn takeovers_under_traffic(stack: &TestStack, takeovers: usize) {
     assert_eq!(online["status"], "online", "{online}");
     let acked: Acked = Arc::default();
     let stop = Instant::now() + Duration::from_secs(30);
-    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let done = Arc::new(AtomicBool::new(false));
     let traffic = {
         let acked = acked.clone();
         let done = done.clone();
         async move {
             let (mut carol, _) = stack.online("carol").await;
             let mut n = 0;
-            while !done.load(std::sync::atomic::Ordering::SeqCst) && Instant::now() < stop {
+            while !done.load(Ordering::SeqCst) && Instant::now() < stop {
                 let token = format!("carol-{n}");
                 n += 1;
                 carol
@@ -500,7 +550,7 @@ async fn takeovers_under_traffic(stack: &TestStack, takeovers: usize) {
                                        "message": {"token": token, "to": "alice"}}}),
                     )
                     .await;
-                if carol.next_frame().await["queued"] == 1 {
+                if carol.next_frame_within(REPLY_WAIT).await["queued"] == 1 {
                     acked
                         .lock()
                         .unwrap()
@@ -528,7 +578,7 @@ async fn takeovers_under_traffic(stack: &TestStack, takeovers: usize) {
                 "takeover {round}: {goodbye:?}"
             );
         }
-        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        done.store(true, Ordering::SeqCst);
     };
     tokio::join!(traffic, taking_over);
 
@@ -591,7 +641,7 @@ async fn opening_connection_under_traffic(stack: &TestStack) {
                                    "message": {"token": format!("pre-{n}"), "to": "pat"}}}),
                 )
                 .await;
-            alice.next_frame().await;
+            alice.next_frame_within(REPLY_WAIT).await;
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
     };

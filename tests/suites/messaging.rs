@@ -28,7 +28,7 @@ const QUIET: Duration = Duration::from_millis(300);
 /// posting to it works from here on); returns the client and the ack.
 async fn online(stack: &TestStack, player: &str) -> (Client, Value) {
     let mut client = stack.connect(player).await;
-    let ack = client.request("resume", json!({})).await;
+    let ack = client.resume(None).await;
     assert_eq!(ack["type"], "ack", "{ack}");
     assert_eq!(ack["route"], "resume", "{ack}");
     (client, ack)
@@ -90,7 +90,7 @@ async fn alice_messages_bob_and_carol(stack: &TestStack) -> Duration {
     assert_eq!(stack.inbox("carol").await.len(), 1);
 
     let mut carol = stack.connect("carol").await;
-    let ack = carol.request("resume", json!({})).await;
+    let ack = carol.resume(None).await;
     assert_eq!(ack["type"], "ack", "{ack}");
     assert_eq!(ack["pendingMessages"], 1, "{ack}");
     let replayed = carol.next_frame().await;
@@ -105,11 +105,11 @@ async fn alice_messages_bob_and_carol(stack: &TestStack) -> Duration {
 
     // A second resume without a cursor does not replay it again; with the cursor of
     // the frame before it, it does.
-    let again = carol.request("resume", json!({})).await;
+    let again = carol.resume(None).await;
     assert_eq!(again["pendingMessages"], 0, "{again}");
     carol.expect_no_frame(QUIET).await;
     let before = replayed["seq"].as_u64().unwrap() - 1;
-    let from_cursor = carol.request("resume", json!({"cursor": before})).await;
+    let from_cursor = carol.resume(Some(before)).await;
     assert_eq!(from_cursor["pendingMessages"], 1, "{from_cursor}");
     assert_eq!(carol.next_frame().await, replayed);
     latency
@@ -268,11 +268,11 @@ async fn given_a_stale_connection_when_a_message_is_sent_then_it_is_kept_and_rep
     assert_eq!(record.status, PresenceStatus::Disconnected);
 
     let mut bob = stack.connect("bob").await;
-    let ack = bob.request("resume", json!({})).await;
+    let ack = bob.resume(None).await;
     assert_eq!(ack["pendingMessages"], 1, "{ack}");
     assert_message_frame(&bob.next_frame().await, "alice", &message);
     bob.expect_no_frame(QUIET).await;
-    assert_eq!(bob.request("resume", json!({})).await["pendingMessages"], 0);
+    assert_eq!(bob.resume(None).await["pendingMessages"], 0);
     stack.shutdown().await;
 }
 

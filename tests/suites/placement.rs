@@ -26,7 +26,7 @@ fn fast_fleet(settings: &mut Settings) {
 /// Connects `player` and sends `resume`; returns the client and the ack.
 async fn online(stack: &TestStack, player: &str) -> (Client, Value) {
     let mut client = stack.connect(player).await;
-    let ack = client.request("resume", json!({})).await;
+    let ack = client.resume(None).await;
     assert_eq!(ack["type"], "ack", "{ack}");
     (client, ack)
 }
@@ -115,7 +115,7 @@ async fn alice_is_placed_drops_and_rejoins(stack: &TestStack) {
     assert_ne!(session["playerSessionId"], placed["playerSessionId"]);
 
     // The record now holds the new seat.
-    let ack = alice.request("resume", json!({})).await;
+    let ack = alice.resume(None).await;
     assert_eq!(ack["gameSession"], *session, "{ack}");
 }
 
@@ -167,7 +167,7 @@ async fn given_a_pending_placement_when_alice_asks_again_then_conflict_names_the
     assert_eq!(second["code"], "conflict", "{second}");
     assert_eq!(second["placementId"], pending.as_str(), "{second}");
 
-    let ack = alice.request("resume", json!({})).await;
+    let ack = alice.resume(None).await;
     assert_eq!(
         ack["placement"],
         json!({"placementId": pending, "status": "PENDING"}),
@@ -207,7 +207,7 @@ async fn given_no_capacity_when_alice_requests_a_placement_then_timed_out_is_pus
     stack.wait_for_stream_idle().await;
 
     // Nothing is pending any more: alice may try again.
-    let ack = alice.request("resume", json!({})).await;
+    let ack = alice.resume(None).await;
     assert_eq!(ack["placement"], Value::Null, "{ack}");
     assert_eq!(ack["gameSession"], Value::Null, "{ack}");
     request_placement(&mut alice).await;
@@ -337,7 +337,7 @@ async fn given_bad_placement_input_then_bad_request_names_the_field_and_nothing_
         let message = reply["message"].as_str().unwrap_or_default();
         assert!(message.contains(field), "{body} → {reply} names no {field}");
     }
-    let ack = alice.request("resume", json!({})).await;
+    let ack = alice.resume(None).await;
     assert_eq!(ack["placement"], Value::Null, "nothing pending: {ack}");
     assert!(
         stack.stack().simulator().snapshot().placements.is_empty(),

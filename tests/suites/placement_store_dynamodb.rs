@@ -47,8 +47,8 @@ mod dynamodb_specific {
     };
     use shared::domain::{ConnectionId, MessageId, PlacementStatus, PlayerId};
     use shared::ports::{
-        MessageKind, NewConnection, NewMessage, PlacedGameSession, PlacementOutcomes,
-        PlacementRecord, PlacementStore, PlayerStore, SettledPlayer, Settlement,
+        MessageKind, NewConnection, NewMessage, PlacedGameSession, PlacementBegun,
+        PlacementOutcomes, PlacementRecord, PlacementStore, PlayerStore, SettledPlayer, Settlement,
     };
     use shared::testing::call_counter::CallCounter;
     use tests::dynamodb::{
@@ -181,7 +181,7 @@ mod dynamodb_specific {
                 .begin_placement(&player("alice"), "p-1")
                 .await
                 .unwrap(),
-            Ok(())
+            PlacementBegun::Began
         );
         t.placements
             .create(&PlacementRecord::pending("p-1", player("alice"), "q", T0))
@@ -194,7 +194,7 @@ mod dynamodb_specific {
                 .begin_placement(&player("alice"), "p-2")
                 .await
                 .unwrap(),
-            Err("p-1".to_owned())
+            PlacementBegun::AlreadyPending("p-1".to_owned())
         );
         assert_eq!(
             counter.take(),
@@ -265,7 +265,6 @@ mod dynamodb_specific {
         t.players
             .begin_placement(&player("alice"), "p-1")
             .await
-            .unwrap()
             .unwrap();
         t.placements
             .create(&PlacementRecord::pending("p-1", player("alice"), "q", T0))

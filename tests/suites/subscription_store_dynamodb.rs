@@ -2,29 +2,29 @@
 //! Local (`scripts/test.sh` starts it and sets `DYNAMODB_ENDPOINT`). Every scenario gets
 //! its own table.
 
-use shared::adapters::dynamodb::DynamoSubscriptionStore;
-use shared::testing::subscription_store_contract;
-use tests::dynamodb::{dynamodb_local, fresh_subscriptions_table};
+mod contract {
+    use shared::adapters::dynamodb::DynamoSubscriptionStore;
+    use tests::dynamodb::{dynamodb_local, fresh_subscriptions_table};
 
-#[tokio::test]
-async fn dynamodb_subscription_store_passes_the_contract_suite() {
-    let client = dynamodb_local().await;
-    subscription_store_contract::run_all(|| async {
-        DynamoSubscriptionStore::new(client.clone(), fresh_subscriptions_table(&client).await)
-    })
-    .await;
-}
+    async fn store() -> DynamoSubscriptionStore {
+        let client = dynamodb_local().await;
+        let table = fresh_subscriptions_table(&client).await;
+        DynamoSubscriptionStore::new(client, table)
+    }
 
-/// The same suite reading watchers 4 items per Query, so every listing pages (and some
-/// pages are filtered down to nothing).
-#[tokio::test]
-async fn dynamodb_subscription_store_passes_the_contract_suite_with_small_pages() {
-    let client = dynamodb_local().await;
-    subscription_store_contract::run_all(|| async {
-        DynamoSubscriptionStore::new(client.clone(), fresh_subscriptions_table(&client).await)
-            .with_page_limit(4)
-    })
-    .await;
+    shared::subscription_store_contract_tests!(store);
+
+    /// The same suite reading watchers 4 items per Query, so every listing pages (and
+    /// some pages are filtered down to nothing).
+    mod with_small_pages {
+        use super::*;
+
+        async fn store_paging_by_4() -> DynamoSubscriptionStore {
+            store().await.with_page_limit(4)
+        }
+
+        shared::subscription_store_contract_tests!(store_paging_by_4);
+    }
 }
 
 mod dynamodb_specific {

@@ -15,7 +15,10 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_config};
 
 /// How long `next_frame` and `expect_close` wait by default.
-pub const FRAME_TIMEOUT: Duration = Duration::from_secs(2);
+pub const FRAME_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a `resume` may take to be acknowledged: its ack comes after the replay and
+/// the hand-over's transaction, which a loaded DynamoDB Local can take seconds over.
+pub const RESUME_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// How long the `wait_for_stream_*` helpers wait.
 pub const STREAM_TIMEOUT: Duration = Duration::from_secs(5);
@@ -36,16 +39,34 @@ impl TestStack {
         Self::start_custom(adjust, |_| {}).await
     }
 
+    /// As [`TestStack::start_with`], with every handler, the sweeper and the gateway's
+    /// timestamps on `clock` (the gateway's idle timers stay on real time).
+    pub async fn start_with_clock(
+        adjust: impl FnOnce(&mut Settings),
+        clock: shared::ports::ManualClock,
+    ) -> Self {
+        Self::build_and_start(adjust, |_| {}, std::sync::Arc::new(clock)).await
+    }
+
     /// As [`TestStack::start_with`], and `customize` may change the assembled stack
     /// (wrap or add routes) before it serves.
     pub async fn start_custom(
         adjust: impl FnOnce(&mut Settings),
         customize: impl FnOnce(&mut LocalStack),
     ) -> Self {
+        let clock = std::sync::Arc::new(shared::ports::SystemClock);
+        Self::build_and_start(adjust, customize, clock).await
+    }
+
+    async fn build_and_start(
+        adjust: impl FnOnce(&mut Settings),
+        customize: impl FnOnce(&mut LocalStack),
+        clock: std::sync::Arc<dyn shared::ports::Clock>,
+    ) -> Self {
         let mut settings = Settings::default();
         settings.gateway.port = 0;
         adjust(&mut settings);
-        let mut stack = LocalStack::build(settings)
+        let mut stack = LocalStack::build_with_clock(settings, clock)
             .await
             .unwrap_or_else(|e| panic!("the local stack did not build: {e}"));
         customize(&mut stack);
@@ -253,11 +274,18 @@ pub enum Received {
 pub struct Client {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
     last_seq: Option<u64>,
+    /// Frames read while waiting for a `resume` ack (the replay comes before it),
+    /// handed out first by [`Client::receive`].
+    pending: std::collections::VecDeque<String>,
 }
 
 impl Client {
     fn new(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Self {
-        Self { ws, last_seq: None }
+        Self {
+            ws,
+            last_seq: None,
+            pending: std::collections::VecDeque::new(),
+        }
     }
 
     /// The highest `seq` received on this socket.
@@ -266,15 +294,30 @@ impl Client {
     }
 
     /// Sends `resume` (with `cursor` if given) and returns its ack; panics if the reply
-    /// is not one.
+    /// is an error. The ack comes after the replayed frames: those stay queued, in
+    /// order, for the next reads.
     pub async fn resume(&mut self, cursor: Option<u64>) -> Value {
         let body = match cursor {
             Some(cursor) => serde_json::json!({ "cursor": cursor }),
             None => serde_json::json!({}),
         };
-        let ack = self.request("resume", body).await;
+        self.send_json(serde_json::json!({ "route": "resume", "body": body }))
+            .await;
+        let mut replayed = Vec::new();
+        let ack = loop {
+            let text = match self.read(RESUME_TIMEOUT).await {
+                Received::Text(text) => text,
+                other => panic!("expected the resume ack, got {other:?}"),
+            };
+            let frame: Value = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("frame is not JSON ({e}): {text}"));
+            if frame["route"] == "resume" {
+                break frame;
+            }
+            replayed.push(text);
+        };
         assert_eq!(ack["type"], "ack", "{ack}");
-        assert_eq!(ack["route"], "resume", "{ack}");
+        self.pending.extend(replayed);
         ack
     }
 
@@ -302,6 +345,14 @@ impl Client {
 
     /// The next data or close frame (pings and pongs are skipped), within `wait`.
     pub async fn receive(&mut self, wait: Duration) -> Received {
+        match self.pending.pop_front() {
+            Some(text) => Received::Text(text),
+            None => self.read(wait).await,
+        }
+    }
+
+    /// The next frame off the socket itself.
+    async fn read(&mut self, wait: Duration) -> Received {
         let next = async {
             loop {
                 match self.ws.next().await {
@@ -331,7 +382,12 @@ impl Client {
 
     /// The next frame as JSON; panics after [`FRAME_TIMEOUT`] or on anything else.
     pub async fn next_frame(&mut self) -> Value {
-        match self.receive(FRAME_TIMEOUT).await {
+        self.next_frame_within(FRAME_TIMEOUT).await
+    }
+
+    /// The next frame as JSON within `wait`; panics otherwise.
+    pub async fn next_frame_within(&mut self, wait: Duration) -> Value {
+        match self.receive(wait).await {
             Received::Text(text) => serde_json::from_str(&text)
                 .unwrap_or_else(|e| panic!("frame is not JSON ({e}): {text}")),
             other => panic!("expected a JSON frame, got {other:?}"),

@@ -65,7 +65,6 @@ async fn pending(w: &World, player: &str, placement_id: &str) {
     w.players
         .begin_placement(&player, placement_id)
         .await
-        .unwrap()
         .unwrap();
     w.placements
         .create(&PlacementRecord::pending(placement_id, player, "q", T0))

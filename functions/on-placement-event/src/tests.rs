@@ -110,7 +110,6 @@ impl World {
         self.players
             .begin_placement(&player("alice"), placement_id)
             .await
-            .unwrap()
             .unwrap();
     }
 

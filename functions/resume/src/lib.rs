@@ -11,16 +11,17 @@
 //! 2. one Query of the inbox, newest first, down to the cursor (or, for a client that
 //!    sends none, down to what it last acknowledged and the old connection's last sign
 //!    of life);
-//! 3. the ack (announcing `pendingMessages` and `cursor`, the inbox head), then each
-//!    frame, posted in order; only the latest presence change of each player is
-//!    replayed (earlier ones are stale);
+//! 3. each frame after the cursor, posted in order; only the latest presence change of
+//!    each player is replayed (earlier ones are stale);
 //! 4. one TransactWriteItems: this connection goes live from the head the replay
 //!    reached, only if no message came after it meanwhile; if one did, the replay goes
-//!    on from there and the hand-over is tried again.
+//!    on from there and the hand-over is tried again;
+//! 5. the ack, as the route's reply: `pendingMessages` (how many frames were just
+//!    replayed) and `cursor` (the head the client now has everything up to). Receiving
+//!    it means the socket is live.
 //!
-//! The ack and the frames are posted, so on success this route returns no body. A
-//! dependency that fails is answered with an `unavailable` error frame: send `resume`
-//! again.
+//! A dependency that fails is answered with an `unavailable` error frame instead of the
+//! ack: send `resume` again.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -36,7 +37,7 @@ use shared::ports::{
 use shared::protocol::{DisconnectReason, ServerFrame, cursor_field};
 use shared::telemetry::ErrorChain;
 use shared::websocket::{
-    Request, RouteError, RouteEvent, RouteHandler, RouteResult, status, tell_and_close,
+    Request, RouteError, RouteEvent, RouteHandler, RouteResult, reply, status, tell_and_close,
 };
 use tracing::{info, warn};
 
@@ -49,7 +50,7 @@ mod tests;
 pub const CURSORLESS_REPLAY_MARGIN_MS: EpochMillis = 10_000;
 
 /// How many times the hand-over is tried while messages keep arriving.
-pub const HANDOVER_ATTEMPTS: u32 = 5;
+pub const HANDOVER_ATTEMPTS: u32 = 10;
 
 pub struct ResumeHandler {
     players: Arc<dyn PlayerStore>,
@@ -66,7 +67,7 @@ pub struct ResumeResult {
     pub player_id: String,
     /// This connection replaced a disconnected one within the grace period.
     pub resumed: bool,
-    /// How many frames are about to be replayed.
+    /// How many frames were replayed, right before this ack.
     pub pending_messages: usize,
     /// The inbox head when the replay started: after the replay the client has
     /// everything up to here (`null`: the inbox holds nothing).
@@ -106,7 +107,13 @@ impl ResumeHandler {
         }
     }
 
-    async fn resume(&self, request: &Request, cursor: Option<Seq>) -> Result<(), Stop> {
+    /// Replays and hands over; the ack to reply with, or `None` when this socket was
+    /// closed instead (not the player's current one).
+    async fn resume(
+        &self,
+        request: &Request,
+        cursor: Option<Seq>,
+    ) -> Result<Option<ServerFrame>, Stop> {
         let caller = &request.caller;
         let record =
             self.players.get(&caller.player_id).await.map_err(|e| {
@@ -115,7 +122,7 @@ impl ResumeHandler {
         let liveness = Liveness::of(record.as_ref(), &caller.connection_id);
         let Some(record) = record.filter(|_| liveness == Liveness::Current) else {
             self.close_this(request, liveness).await;
-            return Ok(());
+            return Ok(None);
         };
         if record.took_over() {
             self.close_replaced(&record).await;
@@ -132,26 +139,28 @@ impl ResumeHandler {
             None => cursorless_start(&record),
         };
         let read = self.read(request, &from, now).await?;
-        let replay = latest_presence_only(read.messages);
-        let ack = ServerFrame::ack(
-            &request.frame,
-            ResumeResult {
-                player_id: caller.player_id.to_string(),
-                resumed: record.resumed(),
-                pending_messages: replay.len(),
-                cursor: read.head,
-                placement: pending_placement(&record),
-                game_session: record
-                    .game_session
-                    .as_ref()
-                    .and_then(|session| serde_json::to_value(session).ok()),
-            },
-        );
-        self.post(request, ack.to_json().as_bytes()).await?;
+        let ack = |replayed: usize, head: Option<Seq>| {
+            ServerFrame::ack(
+                &request.frame,
+                ResumeResult {
+                    player_id: caller.player_id.to_string(),
+                    resumed: record.resumed(),
+                    pending_messages: replayed,
+                    cursor: head,
+                    placement: pending_placement(&record),
+                    game_session: record
+                        .game_session
+                        .as_ref()
+                        .and_then(|session| serde_json::to_value(session).ok()),
+                },
+            )
+        };
         if already_live {
-            return Ok(());
+            return Ok(Some(ack(0, read.head)));
         }
-        let mut replayed = self.post_all(request, &replay).await?;
+        let mut replayed = self
+            .post_all(request, &latest_presence_only(read.messages))
+            .await?;
 
         let (mut head, mut epoch) = (read.head, read.epoch);
         for _ in 0..HANDOVER_ATTEMPTS {
@@ -169,7 +178,7 @@ impl ResumeHandler {
             match outcome {
                 HandoverOutcome::Live => {
                     info!(player_id = %caller.player_id, connection_id = %caller.connection_id, resumed = record.resumed(), replayed, head = ?head, "live");
-                    return Ok(());
+                    return Ok(Some(ack(replayed, head)));
                 }
                 HandoverOutcome::NotCurrent => {
                     // Replaced (or swept) while replaying.
@@ -179,7 +188,7 @@ impl ResumeHandler {
                         Liveness::of(record.as_ref(), &caller.connection_id),
                     )
                     .await;
-                    return Ok(());
+                    return Ok(None);
                 }
                 HandoverOutcome::InboxMoved => {
                     let more = self
@@ -331,7 +340,8 @@ impl RouteHandler for ResumeHandler {
             Err(message) => return Ok(request.refuse(RouteError::bad_request(message))),
         };
         match self.resume(&request, cursor).await {
-            Ok(()) | Err(Stop::SocketGone) => Ok(status(200)),
+            Ok(Some(ack)) => Ok(reply(&ack)),
+            Ok(None) | Err(Stop::SocketGone) => Ok(status(200)),
             Err(Stop::Refused(refusal)) => Ok(request.refuse(refusal)),
         }
     }

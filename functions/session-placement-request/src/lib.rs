@@ -23,8 +23,8 @@ use serde_json::json;
 use shared::config::Config;
 use shared::domain::{PlayerId, new_placement_id, placement_requested_at};
 use shared::ports::{
-    Clock, GameLift, GameLiftError, PlacementRecord, PlacementRequest, PlacementStore, PlayerStore,
-    StoreError,
+    Clock, GameLift, GameLiftError, PlacementBegun, PlacementRecord, PlacementRequest,
+    PlacementStore, PlayerStore, StoreError,
 };
 use shared::protocol::ErrorCode;
 use shared::telemetry::ErrorChain;
@@ -73,16 +73,16 @@ impl SessionPlacementRequestHandler {
         placement_id: &str,
     ) -> Result<(), RouteError> {
         match self.players.begin_placement(player, placement_id).await {
-            Ok(Ok(())) => {}
-            Ok(Err(pending)) => {
+            Ok(PlacementBegun::Began) => {}
+            Ok(PlacementBegun::AlreadyPending(pending)) => {
                 // Only a placement that is still going blocks a new one: one left behind
                 // by a fault is cleared, and the request goes on.
                 if !self.clear_if_stale(player, &pending).await? {
                     return Err(conflict(&pending));
                 }
                 match self.players.begin_placement(player, placement_id).await {
-                    Ok(Ok(())) => {}
-                    Ok(Err(pending)) => return Err(conflict(&pending)),
+                    Ok(PlacementBegun::Began) => {}
+                    Ok(PlacementBegun::AlreadyPending(pending)) => return Err(conflict(&pending)),
                     Err(err) => return Err(store_refusal(err)),
                 }
             }

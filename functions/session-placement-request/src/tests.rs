@@ -308,7 +308,6 @@ async fn left_pending(w: &World, placement_id: &str) {
     w.players
         .begin_placement(&alice, placement_id)
         .await
-        .unwrap()
         .unwrap();
 }
 

@@ -19,7 +19,6 @@ use super::registry::{ConnectionMeta, Outbound, Queued};
 use super::{Gateway, TrackerGuard, gateway_error_frame, ids, shutting_down};
 use crate::invoke::{InvokeError, invoke};
 use crate::routes::DISCONNECT;
-use crate::time::now_millis;
 
 /// How long to wait for the client's side of a closing handshake.
 const CLOSE_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(1);
@@ -111,12 +110,12 @@ pub(super) async fn run(
             }
             frame = socket.recv() => match frame {
                 Some(Ok(Message::Text(text))) => {
-                    meta.touch(now_millis());
+                    meta.touch(gateway.clock.now_millis());
                     idle.as_mut().reset(Instant::now() + gateway.idle_timeout);
                     let _ = in_tx.send(Inbound::Text(text.as_str().to_owned()));
                 }
                 Some(Ok(Message::Binary(bytes))) => {
-                    meta.touch(now_millis());
+                    meta.touch(gateway.clock.now_millis());
                     idle.as_mut().reset(Instant::now() + gateway.idle_timeout);
                     let _ = in_tx.send(Inbound::Binary(bytes.to_vec()));
                 }
@@ -229,7 +228,7 @@ async fn work(
 async fn handle(gateway: &Gateway, facts: &ConnectionFacts, message: Inbound) -> Option<Outbound> {
     let call = Invocation {
         request_id: ids::new_id(),
-        at: now_millis(),
+        at: gateway.clock.now_millis(),
     };
     let (text, body, is_base64) = match &message {
         Inbound::Text(text) => (Some(text.as_str()), text.clone(), false),
@@ -285,7 +284,7 @@ pub(super) async fn fire_disconnect(
     };
     let call = Invocation {
         request_id: ids::new_id(),
-        at: now_millis(),
+        at: gateway.clock.now_millis(),
     };
     match events::disconnect_event(facts, &call, code, reason) {
         // The response of $disconnect is ignored, as in API Gateway; failures are logged

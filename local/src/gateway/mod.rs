@@ -30,7 +30,6 @@ use tokio::sync::{oneshot, watch};
 use crate::auth::{AuthDecision, ConnectAuthorizer};
 use crate::invoke::invoke;
 use crate::routes::{CONNECT, Routes};
-use crate::time::now_millis;
 use events::{ConnectionFacts, Invocation, UpgradeRequest};
 use registry::ConnectionRegistry;
 
@@ -44,6 +43,8 @@ pub struct Gateway {
     pub registry: Arc<ConnectionRegistry>,
     pub idle_timeout: Duration,
     pub max_connection_duration: Duration,
+    /// Where `connectedAt` and `requestTimeEpoch` come from (the stack's clock).
+    pub clock: Arc<dyn shared::ports::Clock>,
     pub(crate) shutdown: watch::Receiver<bool>,
     pub(crate) tracker: Tracker,
 }
@@ -119,7 +120,7 @@ pub async fn upgrade(
 
     let call = Invocation {
         request_id: ids::new_id(),
-        at: now_millis(),
+        at: gateway.clock.now_millis(),
     };
     let request = upgrade_request(&headers, &uri, peer);
     let user_agent = headers

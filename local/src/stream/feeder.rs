@@ -32,7 +32,6 @@ use std::collections::VecDeque;
 use std::hash::Hasher;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
@@ -45,6 +44,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::record::StreamRecord;
+pub use super::stats::{StreamStats, StreamStatsSnapshot};
 use crate::gateway::ids;
 
 /// The function the batches stand for (logs and the context's ARN).
@@ -105,57 +105,6 @@ impl FeederConfig {
         self.initial_backoff
             .saturating_mul(factor)
             .min(self.max_backoff)
-    }
-}
-
-/// Counters of the mapping, for the start-up summary, tests and load runs.
-#[derive(Debug, Default)]
-pub struct StreamStats {
-    received: AtomicU64,
-    completed: AtomicU64,
-    invocations: AtomicU64,
-    failed_invocations: AtomicU64,
-    dropped: AtomicU64,
-}
-
-/// A reading of [`StreamStats`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct StreamStatsSnapshot {
-    /// Records handed to the mapping.
-    pub received: u64,
-    /// Records done with: processed (delivered, or kept for replay) or skipped after
-    /// the last retry.
-    pub completed: u64,
-    /// Handler invocations.
-    pub invocations: u64,
-    /// Invocations that failed in whole or in part (each one leads to a retry or a skip).
-    pub failed_invocations: u64,
-    /// Records skipped after the last retry.
-    pub dropped: u64,
-}
-
-impl StreamStatsSnapshot {
-    /// Nothing received is still waiting or in flight.
-    pub fn is_idle(&self) -> bool {
-        self.received == self.completed
-    }
-}
-
-impl StreamStats {
-    pub fn snapshot(&self) -> StreamStatsSnapshot {
-        // `completed` first: a concurrent record then shows as not idle, never the reverse.
-        let completed = self.completed.load(Ordering::Acquire);
-        StreamStatsSnapshot {
-            received: self.received.load(Ordering::Acquire),
-            completed,
-            invocations: self.invocations.load(Ordering::Relaxed),
-            failed_invocations: self.failed_invocations.load(Ordering::Relaxed),
-            dropped: self.dropped.load(Ordering::Relaxed),
-        }
-    }
-
-    fn add(counter: &AtomicU64, n: usize) {
-        counter.fetch_add(n as u64, Ordering::AcqRel);
     }
 }
 

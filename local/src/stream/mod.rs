@@ -22,6 +22,7 @@ pub mod dynamodb;
 pub mod feeder;
 pub mod memory;
 pub mod record;
+pub mod stats;
 
 use std::sync::Arc;
 use std::time::Duration;

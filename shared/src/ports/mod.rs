@@ -23,7 +23,7 @@ pub use placement_store::{
     PlacementStore, SettledPlayer, Settlement,
 };
 pub use player_store::{
-    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlayerRecord, PlayerStore,
-    StoreError,
+    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
+    PlayerRecord, PlayerStore, StoreError,
 };
 pub use subscription_store::{SUBSCRIPTION_TTL_SECONDS, SubscriptionStore};

@@ -159,6 +159,15 @@ impl PlayerRecord {
     }
 }
 
+/// What `begin_placement` did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlacementBegun {
+    /// The placement is the player's pending one now.
+    Began,
+    /// Another placement is pending: this one.
+    AlreadyPending(String),
+}
+
 /// Whether a connection is still the player's current online one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Liveness {
@@ -250,14 +259,15 @@ pub trait PlayerStore: Send + Sync {
     ) -> Result<Option<PlayerRecord>, StoreError>;
 
     /// Makes `placement_id` the player's pending (and last) placement, only if none is
-    /// pending: one conditional write. `Ok(Err(pending))` names the placement that is
-    /// pending instead (read from the same write, at no extra cost). Game state may be
-    /// written before the player's first `$connect`: the item is created if missing.
+    /// pending: one conditional write. [`PlacementBegun::AlreadyPending`] names the
+    /// placement that is pending instead (read from the same write, at no extra cost).
+    /// Game state may be written before the player's first `$connect`: the item is
+    /// created if missing.
     async fn begin_placement(
         &self,
         player: &PlayerId,
         placement_id: &str,
-    ) -> Result<Result<(), String>, StoreError>;
+    ) -> Result<PlacementBegun, StoreError>;
 
     /// Clears the pending placement, only if it is still `placement_id` (GameLift refused
     /// it); a later placement is never cleared. Does nothing if the player has no item.

@@ -10,7 +10,7 @@ use crate::ports::placement_store::{
     PlacedGameSession, PlacementOutcomes, PlacementRecord, PlacementStore, SettledPlayer,
     Settlement,
 };
-use crate::ports::player_store::{NewConnection, PlayerStore};
+use crate::ports::player_store::{NewConnection, PlacementBegun, PlayerStore};
 
 use crate::testing::fixtures::T0;
 
@@ -157,7 +157,7 @@ pub async fn given_a_pending_placement_when_fulfilled_then_placement_players_and
             .begin_placement(&player("alice"), "p-1")
             .await
             .unwrap(),
-        Ok(())
+        PlacementBegun::Began
     );
     let mut placement = PlacementRecord::pending("p-1", player("alice"), "eu-queue", T0);
     placement.player_ids.push(player("bob"));
@@ -228,7 +228,6 @@ pub async fn given_a_settled_placement_when_the_same_outcome_comes_again_then_no
         .players
         .begin_placement(&player("alice"), "p-1")
         .await
-        .unwrap()
         .unwrap();
     stores
         .placements
@@ -248,7 +247,6 @@ pub async fn given_a_settled_placement_when_the_same_outcome_comes_again_then_no
         .players
         .begin_placement(&player("alice"), "p-2")
         .await
-        .unwrap()
         .unwrap();
 
     let mut duplicate = fulfilled.clone();
@@ -273,7 +271,6 @@ pub async fn given_a_cancelled_placement_when_a_late_fulfilled_event_lands_then_
         .players
         .begin_placement(&player("alice"), "p-1")
         .await
-        .unwrap()
         .unwrap();
     stores
         .placements
@@ -334,7 +331,6 @@ pub async fn given_a_later_pending_placement_when_an_older_one_settles_then_the_
         .players
         .begin_placement(&player("alice"), "p-new")
         .await
-        .unwrap()
         .unwrap();
     let timed_out = settlement("p-old", PlacementStatus::TimedOut, &["alice"]);
     assert!(stores.outcomes.settle(&timed_out).await.unwrap());

@@ -2,7 +2,9 @@
 //! expands to one `#[tokio::test]` per scenario below, each on a fresh store from `factory`.
 
 use crate::domain::{ConnectionId, EpochMillis, PlayerId, PresenceStatus, Seq};
-use crate::ports::player_store::{ConnectOutcome, Liveness, NewConnection, PlayerStore};
+use crate::ports::player_store::{
+    ConnectOutcome, Liveness, NewConnection, PlacementBegun, PlayerStore,
+};
 
 use crate::testing::fixtures::T0;
 
@@ -40,14 +42,14 @@ pub async fn given_no_pending_placement_when_beginning_then_pending_and_a_second
             .begin_placement(&player("alice"), "p-1")
             .await
             .unwrap(),
-        Ok(())
+        PlacementBegun::Began
     );
     assert_eq!(
         store
             .begin_placement(&player("alice"), "p-2")
             .await
             .unwrap(),
-        Err("p-1".to_owned())
+        PlacementBegun::AlreadyPending("p-1".to_owned())
     );
     let record = store.get(&player("alice")).await.unwrap().unwrap();
     assert_eq!(record.pending_placement_id.as_deref(), Some("p-1"));
@@ -69,7 +71,6 @@ pub async fn given_a_pending_placement_then_only_its_own_id_abandons_it(store: &
     store
         .begin_placement(&player("alice"), "p-1")
         .await
-        .unwrap()
         .unwrap();
     store
         .abandon_placement(&player("alice"), "p-0")
@@ -90,7 +91,7 @@ pub async fn given_a_pending_placement_then_only_its_own_id_abandons_it(store: &
             .begin_placement(&player("alice"), "p-2")
             .await
             .unwrap(),
-        Ok(())
+        PlacementBegun::Began
     );
 
     // No item: nothing to abandon, and nothing is created.
@@ -106,13 +107,13 @@ pub async fn given_game_state_written_before_the_first_connect_then_the_connect_
 ) {
     assert_eq!(
         store.begin_placement(&player("bob"), "p-1").await.unwrap(),
-        Ok(())
+        PlacementBegun::Began
     );
     // An item holding game state only is no connection record.
     assert_eq!(store.get(&player("bob")).await.unwrap(), None);
     assert_eq!(
         store.begin_placement(&player("bob"), "p-2").await.unwrap(),
-        Err("p-1".to_owned())
+        PlacementBegun::AlreadyPending("p-1".to_owned())
     );
     let outcome = store.connect(&connection("bob", "c1", T0)).await.unwrap();
     assert_eq!(outcome, ConnectOutcome::New);

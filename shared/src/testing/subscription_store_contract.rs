@@ -1,11 +1,11 @@
-//! The `SubscriptionStore` contract. Each scenario gets a fresh store from the factory.
-
-use std::future::Future;
+//! The `SubscriptionStore` contract, one test per scenario:
+//! `shared::subscription_store_contract_tests!(factory)` expands to one `#[tokio::test]` per
+//! scenario below, each on a fresh store from `factory`.
 
 use crate::domain::{EpochMillis, PlayerId};
 use crate::ports::subscription_store::SubscriptionStore;
 
-const T0: EpochMillis = 4_102_444_800_000; // 2100: DynamoDB Local's TTL sweeper deletes items whose expireAt is past
+use crate::testing::fixtures::T0;
 /// `expireAt` of the subscriptions the scenarios make: two hours after T0.
 const EXPIRE: i64 = T0 / 1000 + 7200;
 
@@ -18,7 +18,7 @@ fn players(names: &[&str]) -> Vec<PlayerId> {
 }
 
 /// Watchers sorted by id, as text (the port returns them in no particular order).
-async fn watchers_of(
+pub async fn watchers_of(
     store: &impl SubscriptionStore,
     target: &str,
     now: EpochMillis,
@@ -34,26 +34,7 @@ async fn watchers_of(
     watchers
 }
 
-/// Runs every scenario, each on a fresh store.
-pub async fn run_all<S, F, Fut>(make: F)
-where
-    S: SubscriptionStore,
-    F: Fn() -> Fut,
-    Fut: Future<Output = S>,
-{
-    given_subscriptions_when_listing_watchers_then_only_the_targets_own_watchers(&make().await)
-        .await;
-    given_a_repeated_subscription_then_it_is_listed_once_until_the_later_expiry(&make().await)
-        .await;
-    given_an_expired_subscription_not_yet_deleted_then_it_is_not_listed(&make().await).await;
-    given_an_unsubscribe_then_only_the_named_subscriptions_of_that_watcher_go(&make().await).await;
-    given_more_than_25_targets_then_every_subscription_is_written_and_removed(&make().await).await;
-    given_many_watchers_of_one_target_then_every_one_is_listed(&make().await).await;
-    given_a_player_watching_themselves_then_they_are_their_own_watcher(&make().await).await;
-    given_nothing_to_write_or_remove_then_nothing_fails(&make().await).await;
-}
-
-async fn given_subscriptions_when_listing_watchers_then_only_the_targets_own_watchers(
+pub async fn given_subscriptions_when_listing_watchers_then_only_the_targets_own_watchers(
     store: &impl SubscriptionStore,
 ) {
     store
@@ -70,7 +51,7 @@ async fn given_subscriptions_when_listing_watchers_then_only_the_targets_own_wat
     assert!(watchers_of(store, "nobody", T0).await.is_empty());
 }
 
-async fn given_a_repeated_subscription_then_it_is_listed_once_until_the_later_expiry(
+pub async fn given_a_repeated_subscription_then_it_is_listed_once_until_the_later_expiry(
     store: &impl SubscriptionStore,
 ) {
     let bob = player("bob");
@@ -88,7 +69,7 @@ async fn given_a_repeated_subscription_then_it_is_listed_once_until_the_later_ex
     );
 }
 
-async fn given_an_expired_subscription_not_yet_deleted_then_it_is_not_listed(
+pub async fn given_an_expired_subscription_not_yet_deleted_then_it_is_not_listed(
     store: &impl SubscriptionStore,
 ) {
     store
@@ -115,7 +96,7 @@ async fn given_an_expired_subscription_not_yet_deleted_then_it_is_not_listed(
     );
 }
 
-async fn given_an_unsubscribe_then_only_the_named_subscriptions_of_that_watcher_go(
+pub async fn given_an_unsubscribe_then_only_the_named_subscriptions_of_that_watcher_go(
     store: &impl SubscriptionStore,
 ) {
     store
@@ -145,7 +126,7 @@ async fn given_an_unsubscribe_then_only_the_named_subscriptions_of_that_watcher_
         .unwrap();
 }
 
-async fn given_more_than_25_targets_then_every_subscription_is_written_and_removed(
+pub async fn given_more_than_25_targets_then_every_subscription_is_written_and_removed(
     store: &impl SubscriptionStore,
 ) {
     let targets: Vec<PlayerId> = (0..60).map(|i| player(&format!("p{i:02}"))).collect();
@@ -169,7 +150,7 @@ async fn given_more_than_25_targets_then_every_subscription_is_written_and_remov
     }
 }
 
-async fn given_many_watchers_of_one_target_then_every_one_is_listed(
+pub async fn given_many_watchers_of_one_target_then_every_one_is_listed(
     store: &impl SubscriptionStore,
 ) {
     let mut expected = Vec::new();
@@ -188,7 +169,7 @@ async fn given_many_watchers_of_one_target_then_every_one_is_listed(
     assert_eq!(watchers_of(store, "alice", T0).await, expected);
 }
 
-async fn given_a_player_watching_themselves_then_they_are_their_own_watcher(
+pub async fn given_a_player_watching_themselves_then_they_are_their_own_watcher(
     store: &impl SubscriptionStore,
 ) {
     store
@@ -198,8 +179,34 @@ async fn given_a_player_watching_themselves_then_they_are_their_own_watcher(
     assert_eq!(watchers_of(store, "alice", T0).await, vec!["alice"]);
 }
 
-async fn given_nothing_to_write_or_remove_then_nothing_fails(store: &impl SubscriptionStore) {
+pub async fn given_nothing_to_write_or_remove_then_nothing_fails(store: &impl SubscriptionStore) {
     store.subscribe(&player("bob"), &[], EXPIRE).await.unwrap();
     store.unsubscribe(&player("bob"), &[]).await.unwrap();
     assert!(watchers_of(store, "bob", T0).await.is_empty());
+}
+
+/// One `#[tokio::test]` per scenario of this contract, each on `$factory().await` (an
+/// async function returning a fresh [`SubscriptionStore`]).
+#[macro_export]
+macro_rules! subscription_store_contract_tests {
+    ($factory:expr) => {
+        $crate::subscription_store_contract_tests!(@each $factory, [
+            given_subscriptions_when_listing_watchers_then_only_the_targets_own_watchers,
+            given_a_repeated_subscription_then_it_is_listed_once_until_the_later_expiry,
+            given_an_expired_subscription_not_yet_deleted_then_it_is_not_listed,
+            given_an_unsubscribe_then_only_the_named_subscriptions_of_that_watcher_go,
+            given_more_than_25_targets_then_every_subscription_is_written_and_removed,
+            given_many_watchers_of_one_target_then_every_one_is_listed,
+            given_a_player_watching_themselves_then_they_are_their_own_watcher,
+            given_nothing_to_write_or_remove_then_nothing_fails,
+        ]);
+    };
+    (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $scenario() {
+                $crate::testing::subscription_store_contract::$scenario(&$factory().await).await;
+            }
+        )*
+    };
 }

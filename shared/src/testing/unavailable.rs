@@ -13,8 +13,8 @@ use crate::ports::placement_store::{
     PlacementOutcomes, PlacementRecord, PlacementStore, Settlement,
 };
 use crate::ports::player_store::{
-    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlayerRecord, PlayerStore,
-    StoreError,
+    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
+    PlayerRecord, PlayerStore, StoreError,
 };
 use crate::ports::subscription_store::SubscriptionStore;
 
@@ -75,11 +75,7 @@ impl PlayerStore for Unavailable {
     ) -> Result<Option<PlayerRecord>, StoreError> {
         down()
     }
-    async fn begin_placement(
-        &self,
-        _: &PlayerId,
-        _: &str,
-    ) -> Result<Result<(), String>, StoreError> {
+    async fn begin_placement(&self, _: &PlayerId, _: &str) -> Result<PlacementBegun, StoreError> {
         down()
     }
     async fn abandon_placement(&self, _: &PlayerId, _: &str) -> Result<(), StoreError> {

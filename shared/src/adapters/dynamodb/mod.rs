@@ -8,6 +8,7 @@ pub mod message_item;
 mod message_store;
 mod placement_item;
 mod placement_store;
+mod player_game_state;
 mod player_item;
 mod player_store;
 mod subscription_item;

@@ -15,14 +15,13 @@ use aws_sdk_dynamodb::types::{
 use super::batch::RetryPolicy;
 use super::error::{Failure, classify, store_error};
 use super::player_item::{
-    NO_PREVIOUS_STATUS, NO_PREVIOUS_SWEEP_AT, attr, expired_from_key, game_session_value, key, n,
-    pending_placement_of, pending_placement_value, record_from_item, required_record, s,
-    sweep_index_key,
+    NO_PREVIOUS_STATUS, NO_PREVIOUS_SWEEP_AT, attr, expired_from_key, key, n, record_from_item,
+    required_record, s, sweep_index_key,
 };
 use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
 use crate::ports::player_store::{
-    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlayerRecord, PlayerStore,
-    StoreError,
+    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
+    PlayerRecord, PlayerStore, StoreError,
 };
 
 /// The sparse index of players the sweeper may need to act on (KEYS_ONLY).
@@ -57,19 +56,6 @@ const MARK_OFFLINE_CONDITION: &str = "sweepAt < :now";
 
 const EXPIRED_KEY_CONDITION: &str = "sweepShard = :shard AND sweepAt < :now";
 
-/// One pending placement per player; the failed condition returns the item (ALL_OLD),
-/// so a conflict names the pending placement without a second read.
-const BEGIN_PLACEMENT_UPDATE: &str =
-    "SET pendingPlacementId = :pending, lastPlacementId = :placementId";
-const BEGIN_PLACEMENT_CONDITION: &str = "attribute_not_exists(pendingPlacementId)";
-/// Removes the id from the one-element set: a later placement's id stays.
-const ABANDON_PLACEMENT_UPDATE: &str = "DELETE pendingPlacementId :pending";
-const UPDATE_GAME_SESSION: &str = "SET gameSession = :gameSession";
-const SAME_GAME_CONDITION: &str = "gameSession.gameSessionArn = :gameSessionArn";
-/// Tries of `begin_placement` when the pending placement it collided with ended before
-/// it could be named.
-const BEGIN_PLACEMENT_ATTEMPTS: u32 = 3;
-
 /// BatchGetItem takes at most 100 keys.
 const BATCH_GET_LIMIT: usize = 100;
 /// The keys DynamoDB left unprocessed are asked for again after 25, 50, 100 and 200 ms
@@ -96,7 +82,7 @@ pub(crate) struct UnprocessedReads {
 /// The Players table in DynamoDB.
 #[derive(Clone, Debug)]
 pub struct DynamoPlayerStore {
-    client: Client,
+    pub(super) client: Client,
     table: String,
 }
 
@@ -407,50 +393,8 @@ impl PlayerStore for DynamoPlayerStore {
         &self,
         player: &PlayerId,
         placement_id: &str,
-    ) -> Result<Result<(), String>, StoreError> {
-        for _ in 0..BEGIN_PLACEMENT_ATTEMPTS {
-            let result = self
-                .client
-                .update_item()
-                .table_name(&self.table)
-                .set_key(Some(key(player)))
-                .update_expression(BEGIN_PLACEMENT_UPDATE)
-                .condition_expression(BEGIN_PLACEMENT_CONDITION)
-                .expression_attribute_values(":pending", pending_placement_value(placement_id))
-                .expression_attribute_values(":placementId", s(placement_id))
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                )
-                .send()
-                .await;
-            let err = match result {
-                Ok(_) => return Ok(Ok(())),
-                Err(err) => err,
-            };
-            let returned = match err.as_service_error() {
-                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
-                    Some(failed.item().and_then(pending_placement_of))
-                }
-                _ => None,
-            };
-            match returned {
-                Some(Some(pending)) => return Ok(Err(pending)),
-                // An endpoint that does not return the item: read it.
-                Some(None) => {
-                    if let Some(pending) = self.read_pending_placement(player).await? {
-                        return Ok(Err(pending));
-                    }
-                    // It ended meanwhile: try again.
-                }
-                None => return Err(store_error(err)),
-            }
-        }
-        Err(StoreError::Unavailable(
-            format!(
-                "pendingPlacementId of {player} kept changing over {BEGIN_PLACEMENT_ATTEMPTS} attempts"
-            )
-            .into(),
-        ))
+    ) -> Result<PlacementBegun, StoreError> {
+        self.begin_placement_now(player, placement_id).await
     }
 
     async fn abandon_placement(
@@ -458,23 +402,7 @@ impl PlayerStore for DynamoPlayerStore {
         player: &PlayerId,
         placement_id: &str,
     ) -> Result<(), StoreError> {
-        let result = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key(player)))
-            .update_expression(ABANDON_PLACEMENT_UPDATE)
-            .condition_expression("attribute_exists(playerId)")
-            .expression_attribute_values(":pending", pending_placement_value(placement_id))
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(err) => match classify(err) {
-                Failure::ConditionFailed => Ok(()),
-                Failure::Store(err) => Err(err),
-            },
-        }
+        self.abandon_placement_now(player, placement_id).await
     }
 
     async fn update_game_session(
@@ -482,44 +410,7 @@ impl PlayerStore for DynamoPlayerStore {
         player: &PlayerId,
         session: &GameSession,
     ) -> Result<bool, StoreError> {
-        let result = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key(player)))
-            .update_expression(UPDATE_GAME_SESSION)
-            .condition_expression(SAME_GAME_CONDITION)
-            .expression_attribute_values(":gameSession", game_session_value(session))
-            .expression_attribute_values(":gameSessionArn", s(&session.game_session_arn))
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(true),
-            Err(err) => match classify(err) {
-                Failure::ConditionFailed => Ok(false),
-                Failure::Store(err) => Err(err),
-            },
-        }
-    }
-}
-
-impl DynamoPlayerStore {
-    /// The pending placement id, read on its own (strongly consistent).
-    async fn read_pending_placement(
-        &self,
-        player: &PlayerId,
-    ) -> Result<Option<String>, StoreError> {
-        let output = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(key(player)))
-            .projection_expression(attr::PENDING_PLACEMENT_ID)
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(store_error)?;
-        Ok(output.item().and_then(pending_placement_of))
+        self.update_game_session_now(player, session).await
     }
 }
 

@@ -5,8 +5,8 @@ use async_trait::async_trait;
 
 use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
 use crate::ports::player_store::{
-    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlayerRecord, PlayerStore,
-    StoreError,
+    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
+    PlayerRecord, PlayerStore, StoreError,
 };
 
 #[derive(Clone, Debug)]
@@ -305,16 +305,16 @@ impl PlayerStore for InMemoryPlayerStore {
         &self,
         player: &PlayerId,
         placement_id: &str,
-    ) -> Result<Result<(), String>, StoreError> {
+    ) -> Result<PlacementBegun, StoreError> {
         let began = self.update_game_state(player, true, |state| {
             if let Some(pending) = state.pending_placement_id.as_ref() {
-                return Err(pending.clone());
+                return PlacementBegun::AlreadyPending(pending.clone());
             }
             *state.pending_placement_id = Some(placement_id.to_owned());
             *state.last_placement_id = Some(placement_id.to_owned());
-            Ok(())
+            PlacementBegun::Began
         });
-        Ok(began.unwrap_or(Ok(())))
+        Ok(began.unwrap_or(PlacementBegun::Began))
     }
 
     async fn abandon_placement(

@@ -81,11 +81,9 @@ impl SubscriptionStore for InMemorySubscriptionStore {
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn in_memory_subscription_store_passes_the_contract_suite() {
-        crate::testing::subscription_store_contract::run_all(|| async {
-            InMemorySubscriptionStore::new()
-        })
-        .await;
+    async fn store() -> InMemorySubscriptionStore {
+        InMemorySubscriptionStore::new()
     }
+
+    crate::subscription_store_contract_tests!(store);
 }

@@ -1,0 +1,146 @@
+//! The Players item's game state on DynamoDB (the pending placement, the seat): what
+//! `sessionPlacementRequest`, the placement clean-up and `rejoinSession` write, each one
+//! conditional UpdateItem. The `PlayerStore` impl in `player_store.rs` delegates here.
+
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
+
+use super::error::{Failure, classify, store_error};
+use super::player_item::{
+    attr, game_session_value, key, pending_placement_of, pending_placement_value, s,
+};
+use super::player_store::DynamoPlayerStore;
+use crate::domain::{GameSession, PlayerId};
+use crate::ports::player_store::{PlacementBegun, StoreError};
+
+/// One pending placement per player; the failed condition returns the item (ALL_OLD),
+/// so a conflict names the pending placement without a second read.
+const BEGIN_PLACEMENT_UPDATE: &str =
+    "SET pendingPlacementId = :pending, lastPlacementId = :placementId";
+pub(crate) const BEGIN_PLACEMENT_CONDITION: &str = "attribute_not_exists(pendingPlacementId)";
+/// Removes the id from the one-element set: a later placement's id stays.
+const ABANDON_PLACEMENT_UPDATE: &str = "DELETE pendingPlacementId :pending";
+const UPDATE_GAME_SESSION: &str = "SET gameSession = :gameSession";
+const SAME_GAME_CONDITION: &str = "gameSession.gameSessionArn = :gameSessionArn";
+/// Tries of `begin_placement` when the pending placement it collided with ended before
+/// it could be named.
+const BEGIN_PLACEMENT_ATTEMPTS: u32 = 3;
+
+impl DynamoPlayerStore {
+    pub(super) async fn begin_placement_now(
+        &self,
+        player: &PlayerId,
+        placement_id: &str,
+    ) -> Result<PlacementBegun, StoreError> {
+        for _ in 0..BEGIN_PLACEMENT_ATTEMPTS {
+            let result = self
+                .client
+                .update_item()
+                .table_name(self.table())
+                .set_key(Some(key(player)))
+                .update_expression(BEGIN_PLACEMENT_UPDATE)
+                .condition_expression(BEGIN_PLACEMENT_CONDITION)
+                .expression_attribute_values(":pending", pending_placement_value(placement_id))
+                .expression_attribute_values(":placementId", s(placement_id))
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .send()
+                .await;
+            let err = match result {
+                Ok(_) => return Ok(PlacementBegun::Began),
+                Err(err) => err,
+            };
+            let returned = match err.as_service_error() {
+                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
+                    Some(failed.item().and_then(pending_placement_of))
+                }
+                _ => None,
+            };
+            match returned {
+                Some(Some(pending)) => return Ok(PlacementBegun::AlreadyPending(pending)),
+                // An endpoint that does not return the item: read it.
+                Some(None) => {
+                    if let Some(pending) = self.read_pending_placement(player).await? {
+                        return Ok(PlacementBegun::AlreadyPending(pending));
+                    }
+                    // It ended meanwhile: try again.
+                }
+                None => return Err(store_error(err)),
+            }
+        }
+        Err(StoreError::Unavailable(
+            format!(
+                "pendingPlacementId of {player} kept changing over {BEGIN_PLACEMENT_ATTEMPTS} attempts"
+            )
+            .into(),
+        ))
+    }
+
+    pub(super) async fn abandon_placement_now(
+        &self,
+        player: &PlayerId,
+        placement_id: &str,
+    ) -> Result<(), StoreError> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(key(player)))
+            .update_expression(ABANDON_PLACEMENT_UPDATE)
+            .condition_expression("attribute_exists(playerId)")
+            .expression_attribute_values(":pending", pending_placement_value(placement_id))
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(err) => match classify(err) {
+                Failure::ConditionFailed => Ok(()),
+                Failure::Store(err) => Err(err),
+            },
+        }
+    }
+
+    pub(super) async fn update_game_session_now(
+        &self,
+        player: &PlayerId,
+        session: &GameSession,
+    ) -> Result<bool, StoreError> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(key(player)))
+            .update_expression(UPDATE_GAME_SESSION)
+            .condition_expression(SAME_GAME_CONDITION)
+            .expression_attribute_values(":gameSession", game_session_value(session))
+            .expression_attribute_values(":gameSessionArn", s(&session.game_session_arn))
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(true),
+            Err(err) => match classify(err) {
+                Failure::ConditionFailed => Ok(false),
+                Failure::Store(err) => Err(err),
+            },
+        }
+    }
+
+    /// The pending placement id, read on its own (strongly consistent).
+    async fn read_pending_placement(
+        &self,
+        player: &PlayerId,
+    ) -> Result<Option<String>, StoreError> {
+        let output = self
+            .client
+            .get_item()
+            .table_name(self.table())
+            .set_key(Some(key(player)))
+            .projection_expression(attr::PENDING_PLACEMENT_ID)
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(store_error)?;
+        Ok(output.item().and_then(pending_placement_of))
+    }
+}
