@@ -113,10 +113,10 @@ pub async fn invoke_once(
     };
     // The event is checked before the stack is assembled: a bad file fails fast.
     let event = match function {
-        "authorizer" => Event::Authorizer(parse(&raw, payload(AUTHORIZER_EVENT))?),
-        "on-message-inserted" => Event::Stream(parse(&raw, payload(STREAM_EVENT))?),
+        "authorizer" => Payload::Authorizer(Box::new(parse(&raw, payload(AUTHORIZER_EVENT))?)),
+        "on-message-inserted" => Payload::Stream(parse(&raw, payload(STREAM_EVENT))?),
         "presence-timeout" | "on-presence-event" => {
-            Event::EventBridge(parse(&raw, payload(EVENTBRIDGE_EVENT))?)
+            Payload::Bus(Box::new(parse(&raw, payload(EVENTBRIDGE_EVENT))?))
         }
         "on-placement-event" => {
             if !raw.is_object() {
@@ -124,16 +124,16 @@ pub async fn invoke_once(
                     "expected a JSON object",
                 )));
             }
-            Event::Placement(raw.clone())
+            Payload::Placement(raw.clone())
         }
-        _ => Event::WebSocket(Box::new(parse(&raw, payload(WEBSOCKET_EVENT))?)),
+        _ => Payload::WebSocket(Box::new(parse(&raw, payload(WEBSOCKET_EVENT))?)),
     };
 
     let stack = LocalStack::build(settings.clone()).await?;
     let context = context(function);
     let failed = |error: lambda_runtime::Error| function_error(function, &*error);
     let response = match event {
-        Event::Authorizer(request) => {
+        Payload::Authorizer(request) => {
             let config = settings.auth_config().map_err(|e| {
                 StartError::Settings(crate::settings::SettingsError {
                     problems: e.problems,
@@ -144,44 +144,44 @@ pub async fn invoke_once(
             authorizer.warm_up().await;
             to_json(
                 authorizer
-                    .handle(LambdaEvent::new(request, context))
+                    .handle(LambdaEvent::new(*request, context))
                     .await
                     .map_err(failed)?,
             )
         }
-        Event::Stream(batch) => to_json(
+        Payload::Stream(batch) => to_json(
             stack
                 .stream_handler()
                 .handle(LambdaEvent::new(batch, context))
                 .await
                 .map_err(failed)?,
         ),
-        Event::EventBridge(event) if function == "presence-timeout" => {
+        Payload::Bus(event) if function == "presence-timeout" => {
             let sweeper = crate::routes::Routes::wire_presence_timeout(stack.dependencies());
             to_json(
                 sweeper
-                    .handle(LambdaEvent::new(event, context))
+                    .handle(LambdaEvent::new(*event, context))
                     .await
                     .map_err(failed)?,
             )
         }
-        Event::EventBridge(event) => {
+        Payload::Bus(event) => {
             let notifier = crate::routes::Routes::wire_presence_events(stack.dependencies());
             to_json(
                 notifier
-                    .handle(LambdaEvent::new(event, context))
+                    .handle(LambdaEvent::new(*event, context))
                     .await
                     .map_err(failed)?,
             )
         }
-        Event::Placement(event) => to_json(
+        Payload::Placement(event) => to_json(
             stack
                 .placement_event_handler()
                 .handle(LambdaEvent::new(event, context))
                 .await
                 .map_err(failed)?,
         ),
-        Event::WebSocket(event) => {
+        Payload::WebSocket(event) => {
             let route = stack
                 .routes()
                 .by_function(function)
@@ -203,11 +203,12 @@ pub async fn invoke_once(
     Ok(response)
 }
 
-enum Event {
-    Authorizer(ApiGatewayCustomAuthorizerRequestTypeRequest),
+/// The payload, typed for the function that takes it.
+enum Payload {
+    Authorizer(Box<ApiGatewayCustomAuthorizerRequestTypeRequest>),
     WebSocket(Box<ApiGatewayWebsocketProxyRequest>),
     Stream(on_message_inserted::StreamBatch),
-    EventBridge(EventBridgeEvent<Value>),
+    Bus(Box<EventBridgeEvent<Value>>),
     Placement(Value),
 }
 
