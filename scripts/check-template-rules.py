@@ -7,6 +7,7 @@ Run by scripts/test.sh with the virtualenv's Python (cfn-lint's YAML loader read
 short-form intrinsics):  .tools/venv/bin/python scripts/check-template-rules.py
 """
 
+import re
 import sys
 
 from cfnlint.decode import cfn_yaml
@@ -33,6 +34,22 @@ CASES = [
      {"Stage": "Development", "AuthMode": "header"}, {"AGameSessionQueueIsNeeded"}),
     ("a fleet alone is enough (the stack creates the queue)",
      {"Stage": "Development", "AuthMode": "header", "FleetArns": FLEET}, set()),
+    ("samconfig.toml's placeholder queue is refused",
+     {"Stage": "Development", "AuthMode": "header", "GameSessionQueues": "REPLACE-ME"},
+     {"NoPlaceholderLeft"}),
+    ("samconfig.toml's placeholder issuer and audience are refused",
+     {"Stage": "Production", **JWT, **QUEUE, "JwtIssuer": "REPLACE-ME", "JwtAudience": "REPLACE-ME"},
+     {"NoPlaceholderLeft"}),
+]
+
+# (parameter, value, accepted?): the parameters' AllowedPattern, which CloudFormation checks
+# before the rules (Java regular expressions; these patterns mean the same in Python's).
+PATTERNS = [
+    ("JwtHs256Secret", "", True),
+    ("JwtHs256Secret", "0123456789abcdef0123456789abcdef", True),
+    ("JwtHs256Secret", "the-secret", False),  # the 10-byte example the guide once had
+    ("JwtHs256Secret", "x" * 31, False),
+    ("GameSessionQueues", "my-queue,other-queue", True),
 ]
 
 
@@ -90,6 +107,12 @@ def main():
         failures += not ok
         verdict = "ok" if ok else f"FAILED: refused by {sorted(refused) or 'nothing'}, expected {sorted(expected) or 'nothing'}"
         print(f"  {title}: {verdict}")
+    for name, value, accepted in PATTERNS:
+        pattern = template["Parameters"][name].get("AllowedPattern")
+        ok = pattern is not None and (re.fullmatch(pattern, value) is not None) == accepted
+        failures += not ok
+        shown = value if len(value) < 40 else value[:37] + "..."
+        print(f"  {name}={shown!r} {'accepted' if accepted else 'refused'} by its pattern: {'ok' if ok else 'FAILED'}")
     return 1 if failures else 0
 
 

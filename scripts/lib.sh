@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Shared helpers for scripts/test.sh, scripts/dynamodb-local.sh and scripts/sam-build.sh.
+# Shared helpers for scripts/test.sh, scripts/dynamodb-local.sh, scripts/sam-build.sh and
+# scripts/deploy.sh.
 # Source it; do not run it. Everything it installs goes under .tools/ (gitignored), pinned,
 # and is skipped when the same pinned version is already there.
 
@@ -209,4 +210,28 @@ sam_offline() {
         AWS_DEFAULT_REGION=us-east-1 AWS_REGION=us-east-1 \
         AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_SESSION_TOKEN=testing \
         "$VENV_DIR/bin/sam" "$@"
+}
+
+# --- samconfig.toml ---------------------------------------------------------------------------
+
+# Prints the parameter_overrides of config environment $1 (default: "default") in
+# samconfig.toml, or nothing. Read with Python's TOML reader (3.11+), else a line match.
+samconfig_parameter_overrides() {
+    local env="${1:-default}" python
+    python="$(python_bin)"
+    "$python" - "$REPO_ROOT/samconfig.toml" "$env" <<'PY'
+import re, sys
+path, env = sys.argv[1], sys.argv[2]
+text = open(path, encoding="utf-8").read()
+try:
+    import tomllib
+    value = tomllib.loads(text).get(env, {}).get("deploy", {}).get("parameters", {}).get("parameter_overrides", "")
+    if isinstance(value, list):
+        value = " ".join(value)
+except ModuleNotFoundError:
+    section = re.search(r"^\[" + re.escape(env) + r"\.deploy\.parameters\]$(.*?)(?=^\[|\Z)", text, re.M | re.S)
+    match = section and re.search(r'^parameter_overrides\s*=\s*"(.*)"\s*$', section.group(1), re.M)
+    value = match.group(1) if match else ""
+print(value)
+PY
 }

@@ -2,7 +2,7 @@
 # `sam build` with the pinned toolchain: installs SAM CLI, cargo-lambda and zig (the
 # cross-linker cargo-lambda uses for arm64) into .tools/venv once, puts them on PATH and
 # runs `sam build` with any extra arguments (e.g. scripts/sam-build.sh --no-cached).
-# Then deploy with .tools/venv/bin/sam deploy (see docs/deploy.md).
+# scripts/deploy.sh builds with it and then deploys (see docs/deploy.md).
 # Needs: cargo (rustup), Python 3.9+.
 set -euo pipefail
 

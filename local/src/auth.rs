@@ -14,10 +14,11 @@ use crate::settings::Settings;
 pub enum AuthDecision {
     /// The authorizer context (`requestContext.authorizer` of every later event).
     Allow { context: Map<String, Value> },
-    /// Credentials are missing: API Gateway answers 401.
-    Unauthorized,
+    /// Credentials are missing: API Gateway answers 401. `why`: what was wrong and what
+    /// to do, for the one log line of the refusal (never the token or the secret).
+    Unauthorized { why: String },
     /// Credentials are present but invalid: API Gateway answers 403.
-    Forbidden,
+    Forbidden { why: String },
 }
 
 impl AuthDecision {
@@ -85,13 +86,19 @@ impl ConnectAuthorizer for RealAuthorizer {
                         context.insert("principalId".to_owned(), Value::from(principal));
                         AuthDecision::Allow { context }
                     }
-                    _ => AuthDecision::Forbidden,
+                    _ => AuthDecision::Forbidden {
+                        why: "the authorizer's policy denies this route (no methodArn?)".to_owned(),
+                    },
                 }
             }
-            authorizer::Decision::Deny(reason) if reason.http_status() == 401 => {
-                AuthDecision::Unauthorized
+            authorizer::Decision::Deny(reason) => {
+                let why = self.inner.explain(request, reason);
+                if reason.http_status() == 401 {
+                    AuthDecision::Unauthorized { why }
+                } else {
+                    AuthDecision::Forbidden { why }
+                }
             }
-            authorizer::Decision::Deny(_) => AuthDecision::Forbidden,
         }
     }
 }

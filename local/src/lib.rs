@@ -13,7 +13,8 @@
 //!
 //! Layout: [`settings`] (every knob), [`banner`] (what start-up prints), [`routes`]
 //! (route key → handler, in one place), [`gateway`] (the WebSocket emulation and the
-//! connection registry), [`management`] (the `@connections` API), [`auth`] (the
+//! connection registry), [`invoke_once`] (`local invoke`: one function, one event
+//! file, like `sam local invoke`), [`management`] (the `@connections` API), [`auth`] (the
 //! `$connect` authorizer), [`storage`], [`stream`] (the Messages stream feeding
 //! `on-message-inserted`, in memory or from DynamoDB Streams), [`gamelift`] (the GameLift simulator) and [`placement_events`]
 //! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown).
@@ -23,6 +24,7 @@ pub mod banner;
 pub mod gamelift;
 pub mod gateway;
 pub mod invoke;
+pub mod invoke_once;
 pub mod management;
 pub mod placement_events;
 pub mod routes;

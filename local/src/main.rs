@@ -1,11 +1,18 @@
 //! `cargo run -p local`: the local stack until Ctrl-C (or SIGTERM).
 
+use std::ffi::OsString;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use local::invoke_once::{FUNCTIONS, InvokeOnceError, invoke_once};
 use local::{ReadError, Settings};
 
 fn main() -> ExitCode {
-    let settings = match Settings::read(std::env::args_os(), |name| std::env::var_os(name)) {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|arg| arg == "invoke") {
+        return invoke(&args);
+    }
+    let settings = match Settings::read(args, |name| std::env::var_os(name)) {
         Ok(settings) => settings,
         // --help, --version, an unknown flag: clap's own answer and exit code.
         Err(ReadError::Usage(error)) => error.exit(),
@@ -56,6 +63,77 @@ async fn run(settings: Settings) -> ExitCode {
     println!("shutting down: closing every connection (1001)");
     stack.shutdown().await;
     ExitCode::SUCCESS
+}
+
+const INVOKE_USAGE: &str = "usage: local invoke <function> <event.json> [settings flags, as for \
+the stack: --dynamodb-endpoint URL, --auth-mode jwt, ...]";
+
+/// `local invoke <function> <event.json> [flags]`: the function's real handler, once, on
+/// the event file, against the stack's storage; its response JSON on stdout (logs on
+/// stderr), as `sam local invoke` prints it. Exit 0 when the function returned, 1 when it
+/// failed or the event file is bad, 2 for a usage error (an unknown function, no file).
+fn invoke(args: &[OsString]) -> ExitCode {
+    let (Some(function), Some(event)) = (args.get(2), args.get(3)) else {
+        if args.get(2).is_some_and(|a| a == "--help" || a == "-h") {
+            println!("{INVOKE_USAGE}\nfunctions: {}", FUNCTIONS.join(", "));
+            return ExitCode::SUCCESS;
+        }
+        eprintln!(
+            "local invoke: {INVOKE_USAGE}\nfunctions: {}",
+            FUNCTIONS.join(", ")
+        );
+        return ExitCode::from(2);
+    };
+    let function = function.to_string_lossy().into_owned();
+    let event = PathBuf::from(event);
+    let program = args.first().cloned().unwrap_or_else(|| "local".into());
+    let flags = std::iter::once(program).chain(args.iter().skip(4).cloned());
+    let settings = match Settings::read(flags, |name| std::env::var_os(name)) {
+        Ok(settings) => settings,
+        Err(ReadError::Usage(error)) => error.exit(),
+        Err(ReadError::Invalid(error)) => {
+            eprintln!("local invoke: invalid settings (see --help):");
+            for problem in &error.problems {
+                eprintln!("  - {problem}");
+            }
+            return ExitCode::FAILURE;
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("local invoke: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async {
+        shared::telemetry::init_to_stderr();
+        match invoke_once(settings, &function, &event).await {
+            Ok(response) => {
+                println!("{response}");
+                ExitCode::SUCCESS
+            }
+            Err(InvokeOnceError::FunctionError {
+                response, message, ..
+            }) => {
+                // As Lambda answers a function error; the reason on stderr too.
+                println!("{response}");
+                eprintln!("local invoke: {function} failed: {message}");
+                ExitCode::FAILURE
+            }
+            Err(error @ InvokeOnceError::UnknownFunction(_)) => {
+                eprintln!("local invoke: {error}");
+                ExitCode::from(2)
+            }
+            Err(error) => {
+                eprintln!("local invoke: {}", shared::telemetry::ErrorChain(&error));
+                ExitCode::FAILURE
+            }
+        }
+    })
 }
 
 async fn wait_for_signal() {

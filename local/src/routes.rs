@@ -160,6 +160,39 @@ impl Routes {
         ))
     }
 
+    /// `on-placement-event`, subscribed to the placement topic (built before the
+    /// [`Dependencies`], since the GameLift simulator publishes to it).
+    pub fn wire_placement_events(
+        config: Arc<Config>,
+        placements: Arc<dyn PlacementStore>,
+        outcomes: Arc<dyn PlacementOutcomes>,
+        clock: Arc<dyn Clock>,
+    ) -> Arc<on_placement_event::PlacementEventHandler> {
+        Arc::new(on_placement_event::PlacementEventHandler::new(
+            config, placements, outcomes, clock,
+        ))
+    }
+
+    /// `on-presence-event`, the target of the presence bus's rule.
+    pub fn wire_presence_events(deps: &Dependencies) -> on_presence_event::PresenceEventHandler {
+        on_presence_event::PresenceEventHandler::new(
+            deps.subscriptions.clone(),
+            deps.messages.clone(),
+            deps.clock.clone(),
+        )
+    }
+
+    /// `presence-timeout`, the scheduled sweeper.
+    pub fn wire_presence_timeout(deps: &Dependencies) -> presence_timeout::PresenceTimeoutHandler {
+        presence_timeout::PresenceTimeoutHandler::new(
+            deps.config.clone(),
+            deps.players.clone(),
+            deps.gateway.clone(),
+            deps.events.clone(),
+            deps.clock.clone(),
+        )
+    }
+
     /// Adds (or replaces) a route.
     pub fn insert(
         &mut self,
@@ -181,6 +214,14 @@ impl Routes {
 
     pub fn get(&self, key: &str) -> Option<&Route> {
         self.routes.get(key)
+    }
+
+    /// The (first, by route key) route served by `function` (its binary name).
+    pub fn by_function(&self, function: &str) -> Option<&Route> {
+        self.keys()
+            .into_iter()
+            .filter_map(|key| self.routes.get(key))
+            .find(|route| route.function == function)
     }
 
     /// Route keys, sorted.

@@ -58,6 +58,7 @@ pub struct LocalStack {
     dependencies: Dependencies,
     registry: Arc<ConnectionRegistry>,
     routes: Routes,
+    on_placement_event: Arc<on_placement_event::PlacementEventHandler>,
     authorizer: Arc<dyn ConnectAuthorizer>,
     storage: String,
     stream: MessageStream,
@@ -97,15 +98,15 @@ impl LocalStack {
         let config = Arc::new(config);
         // The queue's notification target: the SNS topic, to which on-placement-event
         // is subscribed.
-        let on_placement_event = Arc::new(on_placement_event::PlacementEventHandler::new(
+        let on_placement_event = Routes::wire_placement_events(
             config.clone(),
             stores.placements.clone(),
             stores.placement_outcomes.clone(),
             clock.clone(),
-        ));
+        );
         let (simulator, simulator_task) = Simulator::start(
             simulator_settings,
-            placement_events::to_handler(on_placement_event),
+            placement_events::to_handler(on_placement_event.clone()),
         );
         let dependencies = Dependencies {
             config,
@@ -132,6 +133,7 @@ impl LocalStack {
             dependencies,
             registry,
             routes,
+            on_placement_event,
             authorizer: Arc::new(authorizer),
             storage: stores.description,
             stream: stores.stream,
@@ -153,6 +155,21 @@ impl LocalStack {
     /// The connection registry (what `@connections` and the handlers' gateway reach).
     pub fn connections(&self) -> &Arc<ConnectionRegistry> {
         &self.registry
+    }
+
+    /// The route table, as wired.
+    pub fn routes(&self) -> &Routes {
+        &self.routes
+    }
+
+    /// `on-placement-event`, as the placement topic invokes it.
+    pub fn placement_event_handler(&self) -> &Arc<on_placement_event::PlacementEventHandler> {
+        &self.on_placement_event
+    }
+
+    /// What the stack's storage is: "in memory" or "DynamoDB at {endpoint}".
+    pub fn storage(&self) -> &str {
+        &self.storage
     }
 
     /// The route table, to add or wrap routes before starting.
@@ -255,7 +272,7 @@ fn router(stage: &str, gateway: Arc<Gateway>) -> Router {
     Router::new()
         .route(
             &format!("/{stage}"),
-            get(gateway::upgrade).fallback(gateway::forbidden),
+            get(gateway::upgrade).fallback(gateway::stage_method_not_allowed),
         )
         .route(
             &format!("/{stage}/@connections/{{id}}"),
@@ -264,7 +281,7 @@ fn router(stage: &str, gateway: Arc<Gateway>) -> Router {
                 .delete(management::delete)
                 .fallback(gateway::forbidden),
         )
-        .fallback(gateway::forbidden)
+        .fallback(gateway::unknown_path)
         .with_state(gateway)
 }
 
@@ -376,11 +393,7 @@ fn spawn_presence(
     mut events: tokio::sync::mpsc::UnboundedReceiver<shared::ports::PresenceEvent>,
     interval_seconds: u64,
 ) {
-    let notifier = on_presence_event::PresenceEventHandler::new(
-        deps.subscriptions.clone(),
-        deps.messages.clone(),
-        deps.clock.clone(),
-    );
+    let notifier = Routes::wire_presence_events(deps);
     tokio::spawn(async move {
         while let Some(event) = events.recv().await {
             if let Err(error) = notifier.notify(&event).await {
@@ -388,13 +401,7 @@ fn spawn_presence(
             }
         }
     });
-    let sweeper = presence_timeout::PresenceTimeoutHandler::new(
-        deps.config.clone(),
-        deps.players.clone(),
-        deps.gateway.clone(),
-        deps.events.clone(),
-        deps.clock.clone(),
-    );
+    let sweeper = Routes::wire_presence_timeout(deps);
     let events = Arc::downgrade(&deps.events);
     let clock = deps.clock.clone();
     tokio::spawn(async move {

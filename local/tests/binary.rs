@@ -10,6 +10,13 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use tokio_tungstenite::tungstenite::Message;
 
+#[path = "binary/docs.rs"]
+mod docs;
+#[path = "binary/invoke.rs"]
+mod invoke;
+#[path = "binary/refusals.rs"]
+mod refusals;
+
 /// A started binary: the process, its stdout (read up to the banner's last line), the
 /// WebSocket URL and everything it printed until then.
 struct Started {
@@ -22,11 +29,22 @@ struct Started {
 /// Starts the binary on a free port with `RUST_LOG=log`; returns once it has printed its
 /// banner (up to the `try:` line).
 fn start_local(log: &str) -> Started {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_local"))
+    start_local_with(log, &[])
+}
+
+/// As [`start_local`], with more environment variables.
+fn start_local_with(log: &str, env: &[(&str, &str)]) -> Started {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_local"));
+    command
         .args(["--port", "0"])
         // Its own settings only, whatever the developer's shell exports.
         .env_remove("DYNAMODB_ENDPOINT")
-        .env("RUST_LOG", log)
+        .env_remove("AUTH_MODE")
+        .env("RUST_LOG", log);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

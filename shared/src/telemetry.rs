@@ -9,16 +9,38 @@
 use std::io::IsTerminal;
 
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::writer::BoxMakeWriter;
 
 pub fn init() {
+    init_with(false);
+}
+
+/// As [`init`], with every log line on stderr, so that stdout carries only a result
+/// (the local stack's `invoke`, like `sam local invoke`, prints the response there).
+pub fn init_to_stderr() {
+    init_with(true);
+}
+
+fn init_with(stderr: bool) {
     let level = std::env::var("RUST_LOG")
         .or_else(|_| std::env::var("AWS_LAMBDA_LOG_LEVEL").map(|l| l.to_lowercase()))
         .unwrap_or_else(|_| "info".to_owned());
     let filter = EnvFilter::try_new(&level).unwrap_or_else(|_| EnvFilter::new("info"));
-    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let terminal = if stderr {
+        std::io::stderr().is_terminal()
+    } else {
+        std::io::stdout().is_terminal()
+    };
+    let colour = terminal && std::env::var_os("NO_COLOR").is_none();
+    let writer = if stderr {
+        BoxMakeWriter::new(std::io::stderr)
+    } else {
+        BoxMakeWriter::new(std::io::stdout)
+    };
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_ansi(colour);
+        .with_ansi(colour)
+        .with_writer(writer);
     // `try_init`: a second call (tests, the local stack embedding handlers) is harmless.
     let _ = if std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some() {
         builder

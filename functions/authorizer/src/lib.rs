@@ -12,6 +12,7 @@
 //! directly and maps [`DenyReason::http_status`] to the upgrade response.
 
 pub mod config;
+mod explain;
 pub mod jwks;
 mod jwt;
 pub mod policy;
@@ -25,6 +26,7 @@ use lambda_runtime::LambdaEvent;
 use shared::domain::{PlayerId, PlayerIdError};
 
 pub use config::{AuthConfig, AuthMode, JwtConfig, KeyConfig};
+pub use explain::PLAYER_ID_RULE;
 pub use jwks::{HttpJwksFetcher, JwksCachePolicy, JwksError, JwksFetcher, StaticJwks};
 
 use jwks::JwksCache;
@@ -118,7 +120,7 @@ pub enum CredentialError {
 
 enum Mode {
     Header,
-    Jwt(Box<JwtValidator>),
+    Jwt(Box<JwtValidator>, explain::Expected),
 }
 
 /// The authorizer. Build it once per process; it keeps the JWKS between invocations.
@@ -141,10 +143,15 @@ impl Authorizer {
     ) -> Self {
         let mode = match &config {
             AuthConfig::Header => Mode::Header,
-            AuthConfig::Jwt(jwt) => Mode::Jwt(Box::new(JwtValidator::new(
-                jwt,
-                JwksCache::new(keys, policy),
-            ))),
+            AuthConfig::Jwt(jwt) => Mode::Jwt(
+                Box::new(JwtValidator::new(jwt, JwksCache::new(keys, policy))),
+                explain::Expected {
+                    issuer: jwt.issuer.clone(),
+                    audience: jwt.audience.clone(),
+                    leeway_seconds: jwt.leeway.as_secs(),
+                    hs256: matches!(jwt.keys, KeyConfig::Hs256Secret(_)),
+                },
+            ),
         };
         Self { mode }
     }
@@ -165,18 +172,47 @@ impl Authorizer {
     /// Fetches the JWKS ahead of the first request (call it during Lambda init). Never
     /// fails; without keys the first token triggers another attempt.
     pub async fn warm_up(&self) {
-        if let Mode::Jwt(validator) = &self.mode {
+        if let Mode::Jwt(validator, _) = &self.mode {
             validator.warm_up().await;
         }
     }
 
-    /// The Lambda handler: always an `Ok` policy, Allow or Deny.
+    /// The Lambda handler: always an `Ok` policy, Allow or Deny. Logs one line per
+    /// decision; a denial says what was wrong and what to do ([`Authorizer::explain`]).
     pub async fn handle(
         &self,
         event: LambdaEvent<ApiGatewayCustomAuthorizerRequestTypeRequest>,
     ) -> Result<ApiGatewayCustomAuthorizerResponse, lambda_runtime::Error> {
         let (request, context) = event.into_parts();
         let decision = self.authorize(&request).await;
+        let stage = request.request_context.stage.as_deref().unwrap_or_default();
+        let auth_mode = self.mode().as_str();
+        match &decision {
+            Decision::Allow(player) => {
+                tracing::info!(player_id = %player, auth_mode, stage, "connection allowed");
+            }
+            Decision::Deny(reason) => {
+                let status = reason.http_status();
+                let detail = self.explain(&request, reason);
+                if *reason == DenyReason::KeysUnavailable {
+                    tracing::warn!(
+                        reason = reason.code(),
+                        status,
+                        auth_mode,
+                        stage,
+                        "connection denied ({status}): {detail}"
+                    );
+                } else {
+                    tracing::info!(
+                        reason = reason.code(),
+                        status,
+                        auth_mode,
+                        stage,
+                        "connection denied ({status}): {detail}"
+                    );
+                }
+            }
+        }
         let method_arn = request.method_arn.as_deref().filter(|arn| !arn.is_empty());
         if method_arn.is_none() {
             tracing::warn!(
@@ -187,50 +223,40 @@ impl Authorizer {
         Ok(policy::response(&decision, method_arn))
     }
 
-    /// Decides one connection attempt (the local stack's gateway calls this on upgrade).
+    /// Decides one connection attempt (the local stack's gateway calls this on upgrade
+    /// and logs the outcome itself). Logs nothing.
     pub async fn authorize(
         &self,
         request: &ApiGatewayCustomAuthorizerRequestTypeRequest,
     ) -> Decision {
-        let (mode, result) = match &self.mode {
-            Mode::Header => (AuthMode::Header, player_from_header_mode(request)),
-            Mode::Jwt(validator) => (AuthMode::Jwt, authorize_jwt(validator, request).await),
+        let result = match &self.mode {
+            Mode::Header => player_from_header_mode(request),
+            Mode::Jwt(validator, _) => authorize_jwt(validator, request).await,
         };
-        let stage = request.request_context.stage.as_deref().unwrap_or_default();
         match result {
-            Ok(player) => {
-                tracing::info!(
-                    player_id = %player,
-                    auth_mode = mode.as_str(),
-                    stage,
-                    "connection allowed"
-                );
-                Decision::Allow(player)
-            }
-            Err(reason) => {
-                let detail = match &reason {
-                    DenyReason::InvalidCredentials(why) => why.to_string(),
-                    other => other.to_string(),
-                };
-                if reason == DenyReason::KeysUnavailable {
-                    tracing::warn!(
-                        reason = reason.code(),
-                        detail,
-                        auth_mode = mode.as_str(),
-                        stage,
-                        "connection denied"
-                    );
-                } else {
-                    tracing::info!(
-                        reason = reason.code(),
-                        detail,
-                        auth_mode = mode.as_str(),
-                        stage,
-                        "connection denied"
-                    );
-                }
-                Decision::Deny(reason)
-            }
+            Ok(player) => Decision::Allow(player),
+            Err(reason) => Decision::Deny(reason),
+        }
+    }
+
+    /// What was wrong with `request`, refused for `reason`, and what to do: one sentence
+    /// for a log line. Never contains the token, its claims' values, or the secret.
+    pub fn explain(
+        &self,
+        request: &ApiGatewayCustomAuthorizerRequestTypeRequest,
+        reason: &DenyReason,
+    ) -> String {
+        match &self.mode {
+            Mode::Header => explain::header_mode(request, reason),
+            Mode::Jwt(_, expected) => explain::jwt_mode(request, reason, expected),
+        }
+    }
+
+    /// The mode this authorizer runs in.
+    pub fn mode(&self) -> AuthMode {
+        match self.mode {
+            Mode::Header => AuthMode::Header,
+            Mode::Jwt(..) => AuthMode::Jwt,
         }
     }
 }

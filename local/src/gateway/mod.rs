@@ -21,7 +21,7 @@ use aws_lambda_events::encodings::Body;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::{ConnectInfo, Query, State};
-use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use shared::protocol::{MAX_FRAME_BYTES, MAX_MESSAGE_BYTES};
@@ -97,6 +97,49 @@ pub async fn forbidden() -> Response {
     message_response(StatusCode::FORBIDDEN, "Forbidden")
 }
 
+/// A path that is not the stage's (`/`, `/Prod`, `/development`, ...): API Gateway's 403,
+/// and one log line saying where the API is.
+pub async fn unknown_path(
+    State(gateway): State<Arc<Gateway>>,
+    method: Method,
+    uri: Uri,
+) -> Response {
+    let path = uri.path();
+    let url = format!("ws://{}/{}", gateway.domain_name, gateway.stage);
+    let stage = &gateway.stage;
+    let wrong_case = path
+        .trim_start_matches('/')
+        .split('/')
+        .next()
+        .is_some_and(|first| first != stage && first.eq_ignore_ascii_case(stage));
+    let hint = if wrong_case {
+        " (stage paths are case-sensitive)"
+    } else {
+        ""
+    };
+    tracing::info!(
+        "{method} {path} refused (403 Forbidden): no such stage path{hint}; the WebSocket API is \
+         {url} (the path is the stage, STAGE={stage}), e.g. websocat \"{url}?playerId=alice\""
+    );
+    forbidden().await
+}
+
+/// Another method than GET on the stage path: 403, and a log line.
+pub async fn stage_method_not_allowed(
+    State(gateway): State<Arc<Gateway>>,
+    method: Method,
+    uri: Uri,
+) -> Response {
+    tracing::info!(
+        "{method} {} refused (403 Forbidden): the WebSocket API takes only a GET with a \
+         WebSocket upgrade at ws://{}/{}",
+        uri.path(),
+        gateway.domain_name,
+        gateway.stage
+    );
+    forbidden().await
+}
+
 /// A connection the authorizer and `$connect` accepted.
 struct Accepted {
     facts: ConnectionFacts,
@@ -114,7 +157,17 @@ pub async fn upgrade(
 ) -> Response {
     let ws = match ws {
         Ok(ws) => ws,
-        Err(rejection) => return rejection.into_response(),
+        Err(rejection) => {
+            let why = rejection.to_string();
+            let response = rejection.into_response();
+            tracing::info!(
+                "GET {} refused ({}): not a WebSocket upgrade ({why}); connect with a \
+                 WebSocket client (websocat, a browser's WebSocket), not plain HTTP",
+                uri.path(),
+                response.status()
+            );
+            return response;
+        }
     };
     let guard = gateway.tracker.enter();
 
@@ -210,12 +263,13 @@ async fn handshake(
     })?;
     match gateway.authorizer.authorize(&auth_event).await {
         AuthDecision::Allow { context } => facts.authorizer = context,
-        AuthDecision::Unauthorized => {
-            tracing::info!(connection_id, "upgrade refused: 401 (no credentials)");
+        // One line per refusal: what was wrong and what to do (never the token).
+        AuthDecision::Unauthorized { why } => {
+            tracing::info!(connection_id, "upgrade refused (401 Unauthorized): {why}");
             return Err(message_response(StatusCode::UNAUTHORIZED, "Unauthorized"));
         }
-        AuthDecision::Forbidden => {
-            tracing::info!(connection_id, "upgrade refused: 403 (invalid credentials)");
+        AuthDecision::Forbidden { why } => {
+            tracing::info!(connection_id, "upgrade refused (403 Forbidden): {why}");
             return Err(message_response(StatusCode::FORBIDDEN, "Forbidden"));
         }
     }

@@ -39,7 +39,9 @@ pub use read::{Origin, Origins, ReadError};
     after_help = "Logs: RUST_LOG sets the level and filters (default: info; debug also lists \
                   every setting), e.g. RUST_LOG=warn or RUST_LOG=info,on_message_inserted=debug.\n\
                   Try it: websocat \"ws://127.0.0.1:3001/Development?playerId=alice\" \
-                  then send {\"route\":\"resume\"}"
+                  then send {\"route\":\"resume\"}\n\
+                  One function, once, like `sam local invoke` (no Docker): \
+                  local invoke <function> <event.json> [these flags]"
 )]
 pub struct Settings {
     /// Game name (naming, logs, event source).

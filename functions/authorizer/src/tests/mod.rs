@@ -973,3 +973,119 @@ async fn given_the_jwt_sample_event_when_handled_with_another_secret_then_denied
         invalid(CredentialError::BadSignature)
     );
 }
+
+// ---- Explanations (one log line per refusal: what was wrong, what to do) ------------
+
+async fn explained(
+    authorizer: &Authorizer,
+    request: ApiGatewayCustomAuthorizerRequestTypeRequest,
+) -> String {
+    match authorizer.authorize(&request).await {
+        Decision::Deny(reason) => authorizer.explain(&request, &reason),
+        allowed => panic!("expected a denial, got {allowed:?}"),
+    }
+}
+
+#[tokio::test]
+async fn given_header_mode_when_refused_then_the_explanation_says_what_to_send_and_the_rules() {
+    let authorizer = header_authorizer();
+    let token = hs256(&claims("alice"));
+    let with_token = explained(&authorizer, with_token(&token)).await;
+    assert!(
+        with_token.contains("header mode (AUTH_MODE=header)"),
+        "{with_token}"
+    );
+    assert!(with_token.contains("ignores ?token="), "{with_token}");
+    assert!(with_token.contains("?playerId=<id>"), "{with_token}");
+    assert!(
+        !with_token.contains(&token),
+        "the token leaked: {with_token}"
+    );
+    let bearer = connect_request(&[], &[("Authorization", "Bearer abc")]);
+    assert!(
+        explained(&authorizer, bearer)
+            .await
+            .contains("ignores ?token= and Authorization")
+    );
+
+    let nothing = explained(&authorizer, connect_request(&[], &[])).await;
+    assert!(nothing.starts_with("no player id: "), "{nothing}");
+    assert!(nothing.contains(PLAYER_ID_RULE), "{nothing}");
+
+    for bad in ["bob/x", &"a".repeat(129)] {
+        let why = explained(&authorizer, connect_request(&[("playerId", bad)], &[])).await;
+        assert!(why.starts_with("invalid player id ("), "{why}");
+        assert!(
+            why.ends_with("1-128 characters of A-Z a-z 0-9 . _ : @ -"),
+            "{why}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn given_jwt_mode_when_refused_then_the_explanation_names_the_claim_but_never_the_token() {
+    let authorizer = hs256_authorizer();
+    let cases = [
+        (
+            json!({ "exp": now() - 120 }),
+            "the token's exp claim is in the past",
+        ),
+        (
+            json!({ "nbf": now() + 3600 }),
+            "the token's nbf claim is in the future",
+        ),
+        (
+            json!({ "iss": "https://other.example/" }),
+            "the token's iss claim is not",
+        ),
+        (
+            json!({ "aud": "another-game" }),
+            "the token's aud claim does not contain",
+        ),
+        (
+            json!({ "sub": "al ice" }),
+            "the token's sub claim is not a valid player id",
+        ),
+    ];
+    for (changes, expected) in cases {
+        let token = hs256(&claims_with("alice", changes));
+        let why = explained(&authorizer, with_token(&token)).await;
+        assert!(why.starts_with(expected), "{why}");
+        assert!(!why.contains(&token), "the token leaked: {why}");
+        assert!(
+            !why.contains(std::str::from_utf8(SECRET).unwrap()),
+            "the secret leaked: {why}"
+        );
+    }
+    let iss = explained(
+        &authorizer,
+        with_token(&hs256(&claims_with("alice", json!({ "iss": "x" })))),
+    )
+    .await;
+    assert!(iss.contains(&format!("{ISSUER:?} (JWT_ISSUER)")), "{iss}");
+
+    let no_exp = hs256(&claims_with("alice", json!({ "exp": null })));
+    let why = explained(&authorizer, with_token(&no_exp)).await;
+    assert!(why.contains("no exp claim"), "{why}");
+
+    let resigned = sign(
+        Algorithm::HS256,
+        None,
+        &claims("alice"),
+        &EncodingKey::from_secret(b"another-secret-of-at-least-32-bytes!!"),
+    );
+    let why = explained(&authorizer, with_token(&resigned)).await;
+    assert!(why.contains("signature does not verify"), "{why}");
+    assert!(why.contains("JWT_HS256_SECRET"), "{why}");
+
+    let why = explained(&authorizer, with_token("not-a-jwt")).await;
+    assert!(why.contains("not a well-formed JWT"), "{why}");
+
+    let why = explained(&authorizer, connect_request(&[("playerId", "alice")], &[])).await;
+    assert!(
+        why.contains("jwt mode (AUTH_MODE=jwt), which ignores ?playerId="),
+        "{why}"
+    );
+    let why = explained(&authorizer, connect_request(&[], &[])).await;
+    assert!(why.starts_with("no token: "), "{why}");
+}
