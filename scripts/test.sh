@@ -3,7 +3,8 @@
 #   1. installs the pinned tools into .tools/ (skipped when already there),
 #   2. starts DynamoDB Local on a free port and exports DYNAMODB_ENDPOINT,
 #   3. the gates: cargo fmt --check, cargo clippy -D warnings (every target), no unused
-#      dependency (scripts/check-unused-deps.py); then cargo test --workspace --locked
+#      dependency (scripts/check-unused-deps.py), no production source file over 500
+#      lines (scripts/check-file-sizes.py); then cargo test --workspace --locked
 #      (extra arguments are passed on to cargo test: scripts/test.sh -p shared --lib),
 #      cfn-lint, sam validate --lint, and the template's Rules evaluated for chosen
 #      parameters (scripts/check-template-rules.py),
@@ -78,6 +79,7 @@ info "running on $DYNAMODB_ENDPOINT (pid $DYNAMODB_LOCAL_PID, log ${DYNAMODB_LOC
 run_step "cargo fmt --check" cargo fmt --all -- --check
 run_step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
 run_step "no unused dependencies" "$VENV_DIR/bin/python" scripts/check-unused-deps.py
+run_step "production files within 500 lines" "$VENV_DIR/bin/python" scripts/check-file-sizes.py
 
 cargo_args=(test --locked)
 selects_packages "$@" || cargo_args+=(--workspace)

@@ -16,6 +16,8 @@ mod docs;
 mod invoke;
 #[path = "binary/refusals.rs"]
 mod refusals;
+#[path = "binary/store_down.rs"]
+mod store_down;
 
 /// A started binary: the process, its stdout (read up to the banner's last line), the
 /// WebSocket URL and everything it printed until then.
