@@ -11,9 +11,9 @@
 //!   once its parent (if this poller reads it) has been read to its end, so records keep
 //!   their order per item across a shard split.
 //! - Per shard: `GetRecords` (`Limit` = the batch size) in a loop, sleeping the poll
-//!   interval only when a call returns nothing; only `INSERT` records pass (the
-//!   mapping's filter `{"eventName": ["INSERT"]}`: the deletes of delivered messages
-//!   are not handed to the function). An expired iterator is renewed after the last
+//!   interval only when a call returns nothing; only `INSERT`s of messages pass (the
+//!   mapping's filter: `eventName` INSERT, `seq` not 0; TTL deletions and inbox epoch
+//!   items are not handed to the function). An expired iterator is renewed after the last
 //!   record read; a closed shard ends when its iterator does.
 
 use std::collections::HashMap;
@@ -342,7 +342,7 @@ impl Reader {
                                     .to_owned();
                                 self.input.push(&key, record);
                             }
-                            Err(Skipped::NotInsert) => {}
+                            Err(Skipped::NotInsert | Skipped::EpochItem) => {}
                             Err(Skipped::NoSequenceNumber) => {
                                 tracing::warn!(
                                     shard,

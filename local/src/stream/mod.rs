@@ -1,6 +1,6 @@
 //! The Messages table's stream and its consumer, `on-message-inserted`:
 //! the part of the deployed system that is a DynamoDB stream plus a Lambda event source
-//! mapping (`StartingPosition: LATEST`, `FilterCriteria: eventName INSERT`,
+//! mapping (`StartingPosition: LATEST`, `FilterCriteria`: INSERTs of messages, not of epoch items,
 //! `FunctionResponseTypes: ReportBatchItemFailures`, `MaximumBatchingWindowInSeconds: 0`).
 //!
 //! Two sources, one consumer:

@@ -144,6 +144,8 @@ fn image_value_len(value: &serde_dynamo::AttributeValue) -> usize {
 pub enum Skipped {
     /// Not an INSERT: the event source mapping's filter (`eventName: [INSERT]`) drops it.
     NotInsert,
+    /// An inbox's epoch item (`seq` 0), not a message: the filter drops it too.
+    EpochItem,
     /// No `dynamodb.SequenceNumber`: it could never be acknowledged.
     NoSequenceNumber,
 }
@@ -156,6 +158,13 @@ pub fn from_streams_api(record: &Record, stream_arn: &str) -> Result<StreamRecor
         return Err(Skipped::NotInsert);
     }
     let change = record.dynamodb();
+    let seq = change
+        .and_then(|c| c.keys())
+        .and_then(|keys| keys.get("seq"))
+        .and_then(|seq| seq.as_n().ok());
+    if seq.is_some_and(|seq| seq == "0") {
+        return Err(Skipped::EpochItem);
+    }
     let sequence_number = change
         .and_then(|c| c.sequence_number())
         .ok_or(Skipped::NoSequenceNumber)?
@@ -416,5 +425,17 @@ mod tests {
                 Err(Skipped::NotInsert)
             );
         }
+    }
+
+    #[test]
+    fn an_epoch_item_insert_is_filtered_out_as_the_templates_filter_does() {
+        let mut record = sdk_record(OperationType::Insert, HashMap::new());
+        let change = record.dynamodb.as_mut().unwrap();
+        change
+            .keys
+            .as_mut()
+            .unwrap()
+            .insert("seq".to_owned(), AttributeValue::N("0".into()));
+        assert_eq!(from_streams_api(&record, "arn"), Err(Skipped::EpochItem));
     }
 }
