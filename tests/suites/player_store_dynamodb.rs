@@ -13,6 +13,86 @@ mod contract {
     }
 
     shared::player_store_contract_tests!(store);
+    shared::rate_limiter_contract_tests!(store);
+}
+
+mod rate_limit {
+    use std::collections::BTreeMap;
+
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use shared::adapters::dynamodb::DynamoPlayerStore;
+    use shared::ports::player_store::PlayerStore;
+    use shared::ports::rate_limit::{Bucket, Quota, RateLimiter, Spent, WINDOW_MS};
+    use shared::testing::fixtures::{T0, new_connection, player};
+    use tests::dynamodb::{counted_client, fresh_players_table};
+
+    fn calls(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
+        pairs.iter().map(|(op, n)| ((*op).to_owned(), *n)).collect()
+    }
+
+    const QUOTA: Quota = Quota {
+        calls: 2,
+        units: 300,
+    };
+
+    #[tokio::test]
+    async fn a_spend_is_one_write_a_refusal_too_and_a_new_window_one_more() {
+        let (client, counter) = counted_client().await;
+        let table = fresh_players_table(&client).await;
+        let store = DynamoPlayerStore::new(client.clone(), table.clone());
+        store
+            .connect(&new_connection("alice", "c-alice", T0 - 1_000))
+            .await
+            .unwrap();
+        let alice = player("alice");
+        let spend = |units, at| store.spend(&alice, Bucket::SendMessage, QUOTA, units, at);
+        counter.take();
+
+        // The window's first call: the counting write fails (no window yet), the
+        // restart writes.
+        assert_eq!(spend(100, T0).await.unwrap(), Spent::Allowed);
+        assert_eq!(counter.take(), calls(&[("UpdateItem", 2)]));
+        // Within the window: one write.
+        assert_eq!(spend(100, T0 + 1).await.unwrap(), Spent::Allowed);
+        assert_eq!(counter.take(), calls(&[("UpdateItem", 1)]));
+        // Refused: one (failed) write, its old item says why.
+        assert!(matches!(
+            spend(1, T0 + 2).await.unwrap(),
+            Spent::Limited { .. }
+        ));
+        assert_eq!(counter.take(), calls(&[("UpdateItem", 1)]));
+        // More units than a whole window holds: refused with no call at all.
+        assert!(matches!(
+            spend(301, T0 + 3).await.unwrap(),
+            Spent::Limited { .. }
+        ));
+        assert_eq!(counter.take(), calls(&[]));
+        // With the quota off: nothing.
+        let off = Quota { calls: 0, units: 0 };
+        store
+            .spend(&alice, Bucket::SendMessage, off, 100, T0 + 4)
+            .await
+            .unwrap();
+        assert_eq!(counter.take(), calls(&[]));
+        // The next window: two writes again.
+        assert_eq!(spend(1, T0 + WINDOW_MS).await.unwrap(), Spent::Allowed);
+        assert_eq!(counter.take(), calls(&[("UpdateItem", 2)]));
+
+        // The window is three numbers on alice's item.
+        let item = client
+            .get_item()
+            .table_name(&table)
+            .key("playerId", AttributeValue::S("alice".into()))
+            .send()
+            .await
+            .unwrap()
+            .item
+            .unwrap();
+        let number = |name: &str| item[name].as_n().unwrap().clone();
+        assert_eq!(number("sendMessageWindow"), (T0 + WINDOW_MS).to_string());
+        assert_eq!(number("sendMessageCalls"), "1");
+        assert_eq!(number("sendMessageUnits"), "1");
+    }
 }
 
 mod dynamodb_specific {

@@ -8,6 +8,7 @@ pub mod gamelift;
 pub mod message_store;
 pub mod placement_store;
 pub mod player_store;
+pub mod rate_limit;
 pub mod subscription_store;
 
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -26,4 +27,5 @@ pub use player_store::{
     ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
     PlayerRecord, PlayerStore, StoreError,
 };
+pub use rate_limit::{Bucket, Exceeded, Quota, RateLimiter, Spent};
 pub use subscription_store::{SUBSCRIPTION_TTL_SECONDS, SubscriptionStore};

@@ -11,6 +11,7 @@ pub mod fixtures;
 pub mod message_store_contract;
 pub mod placement_store_contract;
 pub mod player_store_contract;
+pub mod rate_limiter_contract;
 pub mod recording_gateway;
 pub mod subscription_store_contract;
 pub mod unavailable;

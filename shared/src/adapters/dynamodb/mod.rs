@@ -11,6 +11,7 @@ mod placement_store;
 mod player_game_state;
 mod player_item;
 mod player_store;
+mod rate_limit;
 mod subscription_item;
 mod subscription_store;
 mod tables;

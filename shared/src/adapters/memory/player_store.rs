@@ -8,6 +8,7 @@ use crate::ports::player_store::{
     ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
     PlayerRecord, PlayerStore, StoreError,
 };
+use crate::ports::rate_limit::{self, Bucket, Quota, RateLimiter, Spent};
 
 #[derive(Clone, Debug)]
 struct Item {
@@ -56,6 +57,9 @@ pub struct InMemoryPlayerStore {
     items: Mutex<HashMap<PlayerId, Item>>,
     /// Locked after `items` when both are needed.
     game_only: Mutex<HashMap<PlayerId, GameState>>,
+    /// Rate-limit windows (on the player's item in DynamoDB): start, calls, units.
+    /// Locked after `items`.
+    windows: Mutex<HashMap<(PlayerId, Bucket), (EpochMillis, u64, u64)>>,
 }
 
 impl InMemoryPlayerStore {
@@ -349,6 +353,45 @@ impl PlayerStore for InMemoryPlayerStore {
     }
 }
 
+#[async_trait]
+impl RateLimiter for InMemoryPlayerStore {
+    async fn spend(
+        &self,
+        player: &PlayerId,
+        bucket: Bucket,
+        quota: Quota,
+        units: u32,
+        now: EpochMillis,
+    ) -> Result<Spent, StoreError> {
+        if quota.is_off() {
+            return Ok(Spent::Allowed);
+        }
+        let items = self.items();
+        if !items.contains_key(player) {
+            return Ok(Spent::Allowed);
+        }
+        let mut windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
+        let window = rate_limit::window_of(now);
+        let counts = windows
+            .entry((player.clone(), bucket))
+            .or_insert((window, 0, 0));
+        if counts.0 < window {
+            *counts = (window, 0, 0);
+        }
+        Ok(match rate_limit::fits(quota, counts.1, counts.2, units) {
+            Some(exceeded) => Spent::Limited {
+                exceeded,
+                retry_after_ms: rate_limit::retry_after(now),
+            },
+            None => {
+                counts.1 += 1;
+                counts.2 += u64::from(units);
+                Spent::Allowed
+            }
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,4 +401,5 @@ mod tests {
     }
 
     crate::player_store_contract_tests!(store);
+    crate::rate_limiter_contract_tests!(store);
 }
