@@ -368,21 +368,6 @@ impl<'de> Deserialize<'de> for PlacementId {
     }
 }
 
-/// A fresh placement id as a string (see [`PlacementId::new_at`]).
-pub fn new_placement_id(now: EpochMillis) -> String {
-    PlacementId::new_at(now).as_str().to_owned()
-}
-
-/// When a placement id was requested (see [`PlacementId::requested_at`]).
-pub fn placement_requested_at(placement_id: &str) -> Option<EpochMillis> {
-    PlacementId::parse(placement_id).ok()?.requested_at()
-}
-
-/// Whether `raw` has the shape GameLift requires of a placement id.
-pub fn is_placement_id(raw: &str) -> bool {
-    PlacementId::parse(raw).is_ok()
-}
-
 /// Where a game session placement is (docs/architecture.md#placement): it moves only
 /// from `PENDING` to one of the final states, once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
