@@ -211,3 +211,40 @@ async fn given_a_malformed_placement_id_then_bad_request_naming_it() {
     }
     assert!(w.gamelift.calls().is_empty());
 }
+
+#[tokio::test]
+async fn given_a_placement_id_that_breaks_the_rule_then_bad_request_naming_the_field_and_the_rule_and_nothing_is_touched()
+ {
+    let w = world().await;
+    pending(&w, "alice", "p-1").await;
+    let before = w.players.get(&alice()).await.unwrap();
+    let too_long = "a".repeat(49);
+    for (raw, why) in [
+        ("p_1", "'_' at position 1"),
+        ("p 1", "' ' at position 1"),
+        ("../p-1", "'.' at position 0"),
+        (too_long.as_str(), "49 characters long; the maximum is 48"),
+        ("", "placement id is empty"),
+    ] {
+        let frame = cancel(&w, "alice", json!({"placementId": raw})).await;
+        assert_eq!(frame["type"], "error", "{raw:?}: {frame}");
+        assert_eq!(frame["code"], "bad_request", "{raw:?}: {frame}");
+        let message = frame["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!(
+                "`placementId` {raw:?} is not a placement id (1–48 of A-Z a-z 0-9 -)"
+            )),
+            "{message}"
+        );
+        assert!(message.contains(why), "{raw:?}: {message}");
+    }
+    assert!(w.gamelift.calls().is_empty(), "nothing was stopped");
+    assert_eq!(w.players.get(&alice()).await.unwrap(), before);
+    let record = w
+        .placements
+        .get(&placement_id("p-1"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(record.status, PlacementStatus::Pending);
+}
