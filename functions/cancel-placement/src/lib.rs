@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 use shared::domain::{PlacementId, PlayerId};
 use shared::ports::{GameLift, GameLiftError, PlacementStore, PlayerStore, StoreError};
 use shared::protocol::{ErrorCode, json_kind};
-use shared::websocket::{Request, RouteError, RouteEvent, RouteHandler, RouteResult};
+use shared::websocket::{Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
 use tracing::{error, info, warn};
 
 pub struct CancelPlacementHandler {
@@ -139,8 +139,8 @@ fn store_refusal(err: StoreError) -> RouteError {
 impl RouteHandler for CancelPlacementHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
         let request = match Request::open(&event.payload)? {
-            Ok(request) => request,
-            Err(reply) => return Ok(reply),
+            Opened::Request(request) => request,
+            Opened::Refused(reply) => return Ok(reply),
         };
         let player = &request.caller.player_id;
         let result = match requested_placement(&request.frame.body) {

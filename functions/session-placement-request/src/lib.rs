@@ -28,7 +28,7 @@ use shared::ports::{
 };
 use shared::protocol::ErrorCode;
 use shared::telemetry::ErrorChain;
-use shared::websocket::{Request, RouteError, RouteEvent, RouteHandler, RouteResult};
+use shared::websocket::{Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
 use tracing::{error, info, warn};
 
 /// A pending placement with no record this long after it was requested was abandoned
@@ -234,8 +234,8 @@ fn gamelift_refusal(
 impl RouteHandler for SessionPlacementRequestHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
         let request = match Request::open(&event.payload)? {
-            Ok(request) => request,
-            Err(reply) => return Ok(reply),
+            Opened::Request(request) => request,
+            Opened::Refused(reply) => return Ok(reply),
         };
         let player = &request.caller.player_id;
         let body = match PlacementBody::parse(&request.frame.body, &self.config.game_session_queues)
