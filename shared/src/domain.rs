@@ -285,39 +285,87 @@ impl PresenceStatus {
 /// The longest placement id GameLift accepts (StartGameSessionPlacement).
 pub const MAX_PLACEMENT_ID_LEN: usize = 48;
 
-/// A fresh placement id, requested at `now`: a time-ordered (v7) UUID, 36 characters of
-/// `[0-9a-f-]`, which GameLift accepts (1–48 of `[A-Za-z0-9-]`) and which is never
-/// reused (74 random bits besides the time). Its time lets a later request tell a
-/// pending placement that was never recorded (a crash between the two writes) from one
-/// being recorded right now: see [`placement_requested_at`].
-pub fn new_placement_id(now: EpochMillis) -> String {
-    let millis = u64::try_from(now).unwrap_or(0);
-    let timestamp = uuid::Timestamp::from_unix(
-        uuid::NoContext,
-        millis / 1000,
-        u32::try_from(millis % 1000).unwrap_or(0) * 1_000_000,
-    );
-    uuid::Uuid::new_v7(timestamp).to_string()
+/// A game session placement's id: 1–48 characters of `A-Z a-z 0-9 -`, GameLift's rule
+/// for `PlacementId` (`[a-zA-Z0-9-]+`, at most 48).
+///
+/// The ids this system makes ([`PlacementId::new_at`]) are time-ordered (v7) UUIDs;
+/// any id of the right shape is accepted where one comes back (a client's
+/// `cancelPlacement`, a GameLift event, a stored item), and parsed there once.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct PlacementId(String);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlacementIdError {
+    #[error("placement id is empty")]
+    Empty,
+    #[error("placement id is {len} characters long; the maximum is {MAX_PLACEMENT_ID_LEN}")]
+    TooLong { len: usize },
+    #[error("placement id contains {found:?} at position {position}; allowed are A-Z a-z 0-9 -")]
+    ForbiddenCharacter { found: char, position: usize },
 }
 
-/// When a placement id made by [`new_placement_id`] was requested; `None` for any other
-/// id (an older random id, or one this system did not make).
-pub fn placement_requested_at(placement_id: &str) -> Option<EpochMillis> {
-    let uuid = uuid::Uuid::parse_str(placement_id).ok()?;
-    if uuid.get_version_num() != 7 {
-        return None;
+impl PlacementId {
+    pub fn parse(raw: impl Into<String>) -> Result<Self, PlacementIdError> {
+        let raw = raw.into();
+        if raw.is_empty() {
+            return Err(PlacementIdError::Empty);
+        }
+        let len = raw.chars().count();
+        if len > MAX_PLACEMENT_ID_LEN {
+            return Err(PlacementIdError::TooLong { len });
+        }
+        let allowed = |c: char| c.is_ascii_alphanumeric() || c == '-';
+        if let Some((position, found)) = raw.chars().enumerate().find(|(_, c)| !allowed(*c)) {
+            return Err(PlacementIdError::ForbiddenCharacter { found, position });
+        }
+        Ok(Self(raw))
     }
-    let (secs, nanos) = uuid.get_timestamp()?.to_unix();
-    i64::try_from(secs)
-        .ok()?
-        .checked_mul(1000)?
-        .checked_add(i64::from(nanos / 1_000_000))
+
+    /// A fresh placement id, requested at `now`: a time-ordered (v7) UUID, 36 characters
+    /// of `[0-9a-f-]`, never reused (74 random bits besides the time). Its time lets a
+    /// later request tell a pending placement that was never recorded (a crash between
+    /// the two writes) from one being recorded right now: see [`Self::requested_at`].
+    pub fn new_at(now: EpochMillis) -> Self {
+        let millis = u64::try_from(now).unwrap_or(0);
+        let timestamp = uuid::Timestamp::from_unix(
+            uuid::NoContext,
+            millis / 1000,
+            u32::try_from(millis % 1000).unwrap_or(0) * 1_000_000,
+        );
+        Self(uuid::Uuid::new_v7(timestamp).to_string())
+    }
+
+    /// When an id made by [`Self::new_at`] was requested; `None` for any other id (an
+    /// older random id, or one this system did not make).
+    pub fn requested_at(&self) -> Option<EpochMillis> {
+        let uuid = uuid::Uuid::parse_str(&self.0).ok()?;
+        if uuid.get_version_num() != 7 {
+            return None;
+        }
+        let (secs, nanos) = uuid.get_timestamp()?.to_unix();
+        i64::try_from(secs)
+            .ok()?
+            .checked_mul(1000)?
+            .checked_add(i64::from(nanos / 1_000_000))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
-/// Whether `raw` has the shape GameLift requires of a placement id.
-pub fn is_placement_id(raw: &str) -> bool {
-    (1..=MAX_PLACEMENT_ID_LEN).contains(&raw.len())
-        && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+impl fmt::Display for PlacementId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for PlacementId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        PlacementId::parse(raw).map_err(serde::de::Error::custom)
+    }
 }
 
 /// Where a game session placement is (docs/architecture.md#placement): it moves only
@@ -428,6 +476,118 @@ mod tests {
     }
 
     #[test]
+    fn given_letters_digits_and_dashes_when_parsing_a_placement_id_then_it_reads_back_unchanged() {
+        for raw in [
+            "a",
+            "P-1",
+            "0d3c2f5e-6b1f-4a7b-9f0e-2a1b3c4d5e6f",
+            &"A-9".repeat(16),
+        ] {
+            let id = PlacementId::parse(raw).expect("valid id");
+            assert_eq!(id.as_str(), raw);
+            assert_eq!(id.to_string(), raw);
+        }
+    }
+
+    #[test]
+    fn a_placement_id_of_48_characters_is_accepted_and_49_is_refused_with_its_length() {
+        assert!(PlacementId::parse("a".repeat(48)).is_ok());
+        assert_eq!(
+            PlacementId::parse("a".repeat(49)),
+            Err(PlacementIdError::TooLong { len: 49 })
+        );
+        let err = PlacementId::parse("é".repeat(49)).unwrap_err();
+        assert_eq!(
+            err,
+            PlacementIdError::TooLong { len: 49 },
+            "counted in characters"
+        );
+        assert_eq!(
+            err.to_string(),
+            "placement id is 49 characters long; the maximum is 48"
+        );
+    }
+
+    #[test]
+    fn an_empty_placement_id_is_refused_as_empty() {
+        assert_eq!(PlacementId::parse(""), Err(PlacementIdError::Empty));
+        assert_eq!(PlacementIdError::Empty.to_string(), "placement id is empty");
+    }
+
+    #[test]
+    fn an_id_with_a_slash_is_refused_naming_the_character() {
+        let err = PlacementId::parse("p/1").unwrap_err();
+        assert_eq!(
+            err,
+            PlacementIdError::ForbiddenCharacter {
+                found: '/',
+                position: 1
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "placement id contains '/' at position 1; allowed are A-Z a-z 0-9 -"
+        );
+    }
+
+    #[test]
+    fn an_id_with_any_other_character_is_refused_naming_the_first_one() {
+        for (raw, found, position) in [
+            ("a_b", '_', 1),
+            ("a b", ' ', 1),
+            ("p.1", '.', 1),
+            ("p:1", ':', 1),
+            ("é", 'é', 0),
+            ("ok-\u{0}-x", '\u{0}', 3),
+        ] {
+            assert_eq!(
+                PlacementId::parse(raw),
+                Err(PlacementIdError::ForbiddenCharacter { found, position }),
+                "{raw:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_placement_id_serializes_as_the_bare_string_and_deserializes_through_parse() {
+        let id = PlacementId::parse("p-1").unwrap();
+        assert_eq!(serde_json::to_string(&id).unwrap(), "\"p-1\"");
+        assert_eq!(serde_json::from_str::<PlacementId>("\"p-1\"").unwrap(), id);
+        let err = serde_json::from_str::<PlacementId>("\"p/1\"").unwrap_err();
+        assert!(err.to_string().contains("'/' at position 1"), "{err}");
+        assert!(serde_json::from_str::<PlacementId>("\"\"").is_err());
+    }
+
+    #[test]
+    fn given_one_millisecond_when_making_placement_ids_then_each_differs_and_parses_back() {
+        let now = 1_795_323_600_123;
+        let ids: std::collections::HashSet<PlacementId> =
+            (0..1000).map(|_| PlacementId::new_at(now)).collect();
+        assert_eq!(
+            ids.len(),
+            1000,
+            "ids made in the same millisecond still differ"
+        );
+        for id in &ids {
+            assert_eq!(id.as_str().len(), 36);
+            assert_eq!(PlacementId::parse(id.as_str()).as_ref(), Ok(id));
+        }
+    }
+
+    #[test]
+    fn a_placement_id_made_here_tells_when_it_was_requested_and_other_ids_do_not() {
+        let now = 1_795_323_600_123;
+        assert_eq!(PlacementId::new_at(now).requested_at(), Some(now));
+        for other in [
+            "3f2504e0-4f89-41d3-9a0c-0305e82c3301", // v4
+            "placement-1",
+        ] {
+            let id = PlacementId::parse(other).unwrap();
+            assert_eq!(id.requested_at(), None, "{other}");
+        }
+    }
+
+    #[test]
     fn sweep_shard_is_stable_and_within_range() {
         let alice = PlayerId::parse("alice").unwrap();
         let shard = alice.sweep_shard(4);
@@ -456,41 +616,6 @@ mod tests {
             ConnectionId::parse("a/b"),
             Err(ConnectionIdError::ForbiddenCharacter { found: '/' })
         );
-    }
-
-    #[test]
-    fn new_placement_ids_are_distinct_and_valid_for_gamelift() {
-        let now = 1_795_323_600_123;
-        let ids: std::collections::HashSet<String> =
-            (0..1000).map(|_| new_placement_id(now)).collect();
-        assert_eq!(
-            ids.len(),
-            1000,
-            "ids made in the same millisecond still differ"
-        );
-        assert!(ids.iter().all(|id| id.len() == 36 && is_placement_id(id)));
-    }
-
-    #[test]
-    fn a_placement_id_tells_when_it_was_requested_and_other_ids_do_not() {
-        let now = 1_795_323_600_123;
-        assert_eq!(placement_requested_at(&new_placement_id(now)), Some(now));
-        for other in [
-            "3f2504e0-4f89-41d3-9a0c-0305e82c3301", // v4
-            "placement-1",
-            "",
-        ] {
-            assert_eq!(placement_requested_at(other), None, "{other}");
-        }
-    }
-
-    #[test]
-    fn placement_ids_are_1_to_48_of_letters_digits_and_dashes() {
-        assert!(is_placement_id("a"));
-        assert!(is_placement_id(&"A-9".repeat(16)));
-        for bad in ["", "a_b", "a b", "é", &"a".repeat(49)] {
-            assert!(!is_placement_id(bad), "{bad:?}");
-        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::domain::{EpochMillis, GameSession, PlacementStatus};
+use crate::domain::{EpochMillis, GameSession, PlacementId, PlacementStatus};
 
 /// `requestId` is echoed back; it is bounded so a client cannot make us echo megabytes.
 pub const MAX_REQUEST_ID_LEN: usize = 64;
@@ -211,7 +211,7 @@ pub enum ServerFrame {
     /// A placement ended: `gameSession` (this player's own seat) only when
     /// `FULFILLED`.
     Placement {
-        placement_id: String,
+        placement_id: PlacementId,
         status: PlacementStatus,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         game_session: Option<GameSession>,
@@ -276,6 +276,7 @@ impl ServerFrame {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::fixtures::placement_id;
     use serde_json::json;
 
     fn rejection(text: &str) -> FrameRejection {
@@ -397,7 +398,7 @@ mod tests {
     #[test]
     fn placement_frames_carry_a_game_session_only_when_fulfilled() {
         let fulfilled = ServerFrame::Placement {
-            placement_id: "p-1".into(),
+            placement_id: placement_id("p-1"),
             status: PlacementStatus::Fulfilled,
             game_session: Some(GameSession {
                 game_session_arn: "arn:gs".into(),
@@ -418,7 +419,7 @@ mod tests {
         let back: ServerFrame = serde_json::from_str(&fulfilled.to_json()).unwrap();
         assert_eq!(back, fulfilled);
         let timed_out = ServerFrame::Placement {
-            placement_id: "p-2".into(),
+            placement_id: placement_id("p-2"),
             status: PlacementStatus::TimedOut,
             game_session: None,
         };

@@ -183,15 +183,25 @@ pub struct Request {
     pub frame: ClientFrame,
 }
 
+/// What [`Request::open`] found in a route event: a request to handle, or the reply a
+/// bad frame gets instead.
+#[derive(Clone, Debug)]
+pub enum Opened {
+    /// A well-formed frame from an authorized caller: the route handles it.
+    Request(Request),
+    /// A bad frame: this `error` reply is the answer, and the route does nothing else.
+    Refused(ApiGatewayProxyResponse),
+}
+
 impl Request {
     /// The request of a route event, or the `error` reply a bad frame gets. `Err` only
     /// when the event itself is wrong (a fault in how the API is wired).
-    #[allow(clippy::result_large_err)] // The inner Err is the reply itself, returned straight to the runtime.
-    pub fn open(
-        event: &ApiGatewayWebsocketProxyRequest,
-    ) -> Result<Result<Self, ApiGatewayProxyResponse>, CallerError> {
+    pub fn open(event: &ApiGatewayWebsocketProxyRequest) -> Result<Opened, CallerError> {
         let caller = Caller::from_event(event)?;
-        Ok(client_frame(event).map(|frame| Self { caller, frame }))
+        Ok(match client_frame(event) {
+            Ok(frame) => Opened::Request(Self { caller, frame }),
+            Err(reply) => Opened::Refused(reply),
+        })
     }
 
     /// The reply: an `ack` carrying `result`'s fields, or the `error` frame of a refusal
@@ -327,7 +337,10 @@ mod route_tests {
     fn request(body: &str) -> Request {
         let mut event = route_event("heartbeat", "alice", "c1", 1, Some(body)).payload;
         event.body = Some(body.to_owned());
-        Request::open(&event).unwrap().unwrap()
+        match Request::open(&event).unwrap() {
+            Opened::Request(request) => request,
+            Opened::Refused(reply) => panic!("refused: {reply:?}"),
+        }
     }
 
     #[test]
@@ -366,7 +379,7 @@ mod route_tests {
     fn a_bad_frame_is_answered_not_a_lambda_error_and_a_missing_authorizer_is() {
         let mut event = route_event("heartbeat", "alice", "c1", 1, Some("x")).payload;
         event.body = Some("not json".into());
-        assert!(Request::open(&event).unwrap().is_err());
+        assert!(matches!(Request::open(&event).unwrap(), Opened::Refused(_)));
         event.request_context.authorizer = Default::default();
         assert!(Request::open(&event).is_err());
     }

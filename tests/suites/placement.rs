@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use local::Settings;
 use local::gamelift::{DesiredPlayer, GroupPlacementRequest};
 use serde_json::{Value, json};
-use shared::domain::PlayerId;
+use shared::domain::{PlacementId, PlayerId};
 use shared::ports::PlacementRecord;
 use tests::dynamodb::unique_table_name;
 use tests::stack::{Client, TestStack};
@@ -274,11 +274,15 @@ async fn given_two_players_placed_together_then_each_gets_their_own_player_sessi
     let (mut bob, _) = online(&stack, "bob").await;
 
     // The test hook: one placement for both, as a matchmaker would ask for it.
-    let placement_id = uuid::Uuid::new_v4().to_string();
     let players = ["alice", "bob"].map(|p| PlayerId::parse(p).unwrap());
     let now = shared::ports::Clock::now_millis(&shared::ports::SystemClock);
-    let mut record =
-        PlacementRecord::pending(&placement_id, players[0].clone(), "default-queue", now);
+    let placement_id = PlacementId::new_at(now);
+    let mut record = PlacementRecord::pending(
+        placement_id.clone(),
+        players[0].clone(),
+        "default-queue",
+        now,
+    );
     record.player_ids = players.to_vec();
     stack
         .stack()
@@ -305,8 +309,8 @@ async fn given_two_players_placed_together_then_each_gets_their_own_player_sessi
         .unwrap();
 
     let wait = Duration::from_millis(PLACEMENT_DELAY_MS + 1_000);
-    let for_alice = placement_frame(&mut alice, &placement_id, wait).await;
-    let for_bob = placement_frame(&mut bob, &placement_id, wait).await;
+    let for_alice = placement_frame(&mut alice, placement_id.as_str(), wait).await;
+    let for_bob = placement_frame(&mut bob, placement_id.as_str(), wait).await;
     let (a, b) = (&for_alice["gameSession"], &for_bob["gameSession"]);
     assert_game_session(a);
     assert_game_session(b);

@@ -51,6 +51,7 @@ mod dynamodb_specific {
         PlacementOutcomes, PlacementRecord, PlacementStore, PlayerStore, SettledPlayer, Settlement,
     };
     use shared::testing::call_counter::CallCounter;
+    use shared::testing::fixtures::placement_id;
     use tests::dynamodb::{
         describe_template_table, dynamodb_local, fresh_messages_table, fresh_placements_table,
         fresh_players_table, key_pairs,
@@ -120,9 +121,9 @@ mod dynamodb_specific {
             .unwrap();
     }
 
-    fn fulfilled(placement_id: &str, names: &[String]) -> Settlement {
+    fn fulfilled(id: &str, names: &[String]) -> Settlement {
         Settlement {
-            placement_id: placement_id.into(),
+            placement_id: placement_id(id),
             status: PlacementStatus::Fulfilled,
             game_session: Some(PlacedGameSession {
                 game_session_arn: "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1".into(),
@@ -137,7 +138,7 @@ mod dynamodb_specific {
                     player_id: player(name),
                     player_session_id: Some(format!("psess-{name}")),
                     message: NewMessage {
-                        message_id: MessageId::deterministic(&["placement", placement_id, name]),
+                        message_id: MessageId::deterministic(&["placement", id, name]),
                         recipient_id: player(name),
                         sender_id: "system".into(),
                         kind: MessageKind::Placement,
@@ -178,23 +179,28 @@ mod dynamodb_specific {
 
         assert_eq!(
             t.players
-                .begin_placement(&player("alice"), "p-1")
+                .begin_placement(&player("alice"), &placement_id("p-1"))
                 .await
                 .unwrap(),
             PlacementBegun::Began
         );
         t.placements
-            .create(&PlacementRecord::pending("p-1", player("alice"), "q", T0))
+            .create(&PlacementRecord::pending(
+                placement_id("p-1"),
+                player("alice"),
+                "q",
+                T0,
+            ))
             .await
             .unwrap();
         assert_eq!(counter.take(), calls(&[("PutItem", 1), ("UpdateItem", 1)]));
 
         assert_eq!(
             t.players
-                .begin_placement(&player("alice"), "p-2")
+                .begin_placement(&player("alice"), &placement_id("p-2"))
                 .await
                 .unwrap(),
-            PlacementBegun::AlreadyPending("p-1".to_owned())
+            PlacementBegun::AlreadyPending(placement_id("p-1"))
         );
         assert_eq!(
             counter.take(),
@@ -211,7 +217,8 @@ mod dynamodb_specific {
         let client = dynamodb_local().await;
         let t = tables(&client).await;
         connect(&t.players, "alice").await;
-        let mut record = PlacementRecord::pending("p-group", player("alice"), "q", T0);
+        let mut record =
+            PlacementRecord::pending(placement_id("p-group"), player("alice"), "q", T0);
         record.player_ids = vec![player("alice"), player("newcomer")];
         t.placements.create(&record).await.unwrap();
         let names: Vec<String> = ["alice", "newcomer"].map(String::from).to_vec();
@@ -263,11 +270,16 @@ mod dynamodb_specific {
             connect(&t.players, name).await;
         }
         t.players
-            .begin_placement(&player("alice"), "p-1")
+            .begin_placement(&player("alice"), &placement_id("p-1"))
             .await
             .unwrap();
         t.placements
-            .create(&PlacementRecord::pending("p-1", player("alice"), "q", T0))
+            .create(&PlacementRecord::pending(
+                placement_id("p-1"),
+                player("alice"),
+                "q",
+                T0,
+            ))
             .await
             .unwrap();
         counter.take();
@@ -319,7 +331,8 @@ mod dynamodb_specific {
         let (client, counter) = counted().await;
         let t = tables(&client).await;
         let names: Vec<String> = (0..120).map(|i| format!("p{i:03}")).collect();
-        let mut placement = PlacementRecord::pending("p-big", player("p000"), "q", T0);
+        let mut placement =
+            PlacementRecord::pending(placement_id("p-big"), player("p000"), "q", T0);
         placement.player_ids = names.iter().map(|n| player(n)).collect();
         t.placements.create(&placement).await.unwrap();
         counter.take();
@@ -352,7 +365,8 @@ mod dynamodb_specific {
         let (client, counter) = counted().await;
         let t = tables(&client).await;
         let names: Vec<String> = (0..120).map(|i| format!("p{i:03}")).collect();
-        let mut placement = PlacementRecord::pending("p-partial", player("p000"), "q", T0);
+        let mut placement =
+            PlacementRecord::pending(placement_id("p-partial"), player("p000"), "q", T0);
         placement.player_ids = names.iter().map(|n| player(n)).collect();
         t.placements.create(&placement).await.unwrap();
         counter.take();
@@ -379,7 +393,12 @@ mod dynamodb_specific {
             calls(&[("Query", 120), ("TransactWriteItems", 4)]),
             "chunk 1 refused (already written), chunks 2 to 4 written"
         );
-        let stored = t.placements.get("p-partial").await.unwrap().unwrap();
+        let stored = t
+            .placements
+            .get(&placement_id("p-partial"))
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(stored.status, PlacementStatus::Fulfilled);
     }
 }

@@ -12,10 +12,10 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
-use shared::domain::{PlayerId, is_placement_id};
+use shared::domain::{PlacementId, PlayerId};
 use shared::ports::{GameLift, GameLiftError, PlacementStore, PlayerStore, StoreError};
 use shared::protocol::{ErrorCode, json_kind};
-use shared::websocket::{Request, RouteError, RouteEvent, RouteHandler, RouteResult};
+use shared::websocket::{Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
 use tracing::{error, info, warn};
 
 pub struct CancelPlacementHandler {
@@ -24,14 +24,16 @@ pub struct CancelPlacementHandler {
     gamelift: Arc<dyn GameLift>,
 }
 
-/// `placementId` of the body, if given.
-pub fn requested_placement(body: &Map<String, Value>) -> Result<Option<String>, RouteError> {
+/// `placementId` of the body, if given, parsed: a bad one is refused here, before
+/// anything is read or stopped.
+pub fn requested_placement(body: &Map<String, Value>) -> Result<Option<PlacementId>, RouteError> {
     match body.get("placementId") {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(id)) if is_placement_id(id) => Ok(Some(id.clone())),
-        Some(Value::String(id)) => Err(RouteError::bad_request(format!(
-            "`placementId` {id:?} is not a placement id (1–48 of A-Z a-z 0-9 -)"
-        ))),
+        Some(Value::String(id)) => PlacementId::parse(id.as_str()).map(Some).map_err(|e| {
+            RouteError::bad_request(format!(
+                "`placementId` {id:?} is not a placement id (1–48 of A-Z a-z 0-9 -): {e}"
+            ))
+        }),
         Some(other) => Err(RouteError::bad_request(format!(
             "`placementId` must be a string, got {}",
             json_kind(other)
@@ -56,8 +58,8 @@ impl CancelPlacementHandler {
     async fn cancel(
         &self,
         player: &PlayerId,
-        requested: Option<String>,
-    ) -> Result<String, RouteError> {
+        requested: Option<PlacementId>,
+    ) -> Result<PlacementId, RouteError> {
         let record = self.players.get(player).await.map_err(store_refusal)?;
         let pending = record.as_ref().and_then(|r| r.pending_placement_id.clone());
         let last = record.as_ref().and_then(|r| r.last_placement_id.clone());
@@ -69,7 +71,7 @@ impl CancelPlacementHandler {
                 "no placement is pending",
             ));
         };
-        if pending.as_deref() != Some(target.as_str()) {
+        if pending.as_ref() != Some(&target) {
             match self.placements.get(&target).await {
                 Ok(Some(placement)) if placement.requester_id == *player => {
                     if placement.status.is_final() {
@@ -118,7 +120,7 @@ impl CancelPlacementHandler {
     }
 }
 
-fn already_ended(placement_id: &str, status: Option<&str>) -> RouteError {
+fn already_ended(placement_id: &PlacementId, status: Option<&str>) -> RouteError {
     let message = match status {
         Some(status) => format!("placement {placement_id} already ended ({status})"),
         None => format!("placement {placement_id} already ended; its result is on its way"),
@@ -137,13 +139,13 @@ fn store_refusal(err: StoreError) -> RouteError {
 impl RouteHandler for CancelPlacementHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
         let request = match Request::open(&event.payload)? {
-            Ok(request) => request,
-            Err(reply) => return Ok(reply),
+            Opened::Request(request) => request,
+            Opened::Refused(reply) => return Ok(reply),
         };
         let player = &request.caller.player_id;
         let result = match requested_placement(&request.frame.body) {
             Ok(requested) => self.cancel(player, requested).await.map(|placement_id| {
-                info!(player_id = %player, placement_id, "placement cancel requested");
+                info!(player_id = %player, placement_id = %placement_id, "placement cancel requested");
                 json!({ "placementId": placement_id })
             }),
             Err(refusal) => Err(refusal),

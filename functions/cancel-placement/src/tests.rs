@@ -9,6 +9,7 @@ use shared::ports::{
 };
 use shared::testing::events::{parse_event, reply_frame, route_event};
 use shared::testing::fake_gamelift::FakeGameLift;
+use shared::testing::fixtures::placement_id;
 
 const T0: i64 = 1_795_323_600_000;
 
@@ -59,31 +60,31 @@ async fn world() -> World {
     }
 }
 
-/// `player` requested `placement_id`, still pending.
-async fn pending(w: &World, player: &str, placement_id: &str) {
+/// `player` requested placement `id`, still pending.
+async fn pending(w: &World, player: &str, id: &str) {
     let player = PlayerId::parse(player).unwrap();
     w.players
-        .begin_placement(&player, placement_id)
+        .begin_placement(&player, &placement_id(id))
         .await
         .unwrap();
     w.placements
-        .create(&PlacementRecord::pending(placement_id, player, "q", T0))
+        .create(&PlacementRecord::pending(placement_id(id), player, "q", T0))
         .await
         .unwrap();
 }
 
 /// The placement ended with `status`, as `on-placement-event` settles it.
-async fn ended(w: &World, player: &str, placement_id: &str, status: PlacementStatus) {
+async fn ended(w: &World, player: &str, id: &str, status: PlacementStatus) {
     let player_id = PlayerId::parse(player).unwrap();
     let settlement = Settlement {
-        placement_id: placement_id.into(),
+        placement_id: placement_id(id),
         status,
         game_session: None,
         players: vec![SettledPlayer {
             player_id: player_id.clone(),
             player_session_id: None,
             message: NewMessage {
-                message_id: MessageId::deterministic(&["placement", placement_id, player]),
+                message_id: MessageId::deterministic(&["placement", id, player]),
                 recipient_id: player_id,
                 sender_id: "system".into(),
                 kind: MessageKind::Placement,
@@ -113,10 +114,10 @@ async fn given_a_pending_placement_when_cancelling_without_an_id_then_it_is_stop
         ack,
         json!({"type":"ack","route":"cancelPlacement","requestId":"cp-1","placementId":"p-1"})
     );
-    assert_eq!(w.gamelift.stopped(), vec!["p-1"]);
+    assert_eq!(w.gamelift.stopped(), vec![placement_id("p-1")]);
     // The result (CANCELLED) arrives through the event path, which clears it.
     let record = w.players.get(&alice()).await.unwrap().unwrap();
-    assert_eq!(record.pending_placement_id.as_deref(), Some("p-1"));
+    assert_eq!(record.pending_placement_id, Some(placement_id("p-1")));
 }
 
 #[tokio::test]
@@ -125,7 +126,7 @@ async fn given_a_pending_placement_when_cancelling_it_by_id_then_it_is_stopped()
     pending(&w, "alice", "p-1").await;
     let ack = cancel(&w, "alice", json!({"placementId": "p-1"})).await;
     assert_eq!(ack["placementId"], "p-1");
-    assert_eq!(w.gamelift.stopped(), vec!["p-1"]);
+    assert_eq!(w.gamelift.stopped(), vec![placement_id("p-1")]);
 }
 
 #[tokio::test]
@@ -209,4 +210,41 @@ async fn given_a_malformed_placement_id_then_bad_request_naming_it() {
         assert!(frame["message"].as_str().unwrap().contains(says), "{frame}");
     }
     assert!(w.gamelift.calls().is_empty());
+}
+
+#[tokio::test]
+async fn given_a_placement_id_that_breaks_the_rule_then_bad_request_naming_the_field_and_the_rule_and_nothing_is_touched()
+ {
+    let w = world().await;
+    pending(&w, "alice", "p-1").await;
+    let before = w.players.get(&alice()).await.unwrap();
+    let too_long = "a".repeat(49);
+    for (raw, why) in [
+        ("p_1", "'_' at position 1"),
+        ("p 1", "' ' at position 1"),
+        ("../p-1", "'.' at position 0"),
+        (too_long.as_str(), "49 characters long; the maximum is 48"),
+        ("", "placement id is empty"),
+    ] {
+        let frame = cancel(&w, "alice", json!({"placementId": raw})).await;
+        assert_eq!(frame["type"], "error", "{raw:?}: {frame}");
+        assert_eq!(frame["code"], "bad_request", "{raw:?}: {frame}");
+        let message = frame["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!(
+                "`placementId` {raw:?} is not a placement id (1–48 of A-Z a-z 0-9 -)"
+            )),
+            "{message}"
+        );
+        assert!(message.contains(why), "{raw:?}: {message}");
+    }
+    assert!(w.gamelift.calls().is_empty(), "nothing was stopped");
+    assert_eq!(w.players.get(&alice()).await.unwrap(), before);
+    let record = w
+        .placements
+        .get(&placement_id("p-1"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(record.status, PlacementStatus::Pending);
 }

@@ -9,7 +9,7 @@ use shared::config::Config;
 use shared::ports::{Clock, ConnectionGateway, Liveness, PlayerStore};
 use shared::protocol::{DisconnectReason, ServerFrame, cursor_field};
 use shared::websocket::{
-    Request, RouteError, RouteEvent, RouteHandler, RouteResult, status, tell_and_close,
+    Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult, status, tell_and_close,
 };
 use tracing::{debug, info};
 
@@ -40,8 +40,8 @@ impl HeartbeatHandler {
 impl RouteHandler for HeartbeatHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
         let request = match Request::open(&event.payload)? {
-            Ok(request) => request,
-            Err(reply) => return Ok(reply),
+            Opened::Request(request) => request,
+            Opened::Refused(reply) => return Ok(reply),
         };
         let cursor = match cursor_field(&request.frame.body) {
             Ok(cursor) => cursor,

@@ -9,7 +9,7 @@ use aws_lambda_events::event::eventbridge::EventBridgeEvent;
 use aws_lambda_events::event::sns::SnsRecord;
 use serde::Deserialize;
 use serde_json::Value;
-use shared::domain::{PlacementStatus, PlayerId};
+use shared::domain::{PlacementId, PlacementIdError, PlacementStatus, PlayerId};
 use shared::ports::PlacedGameSession;
 use tracing::warn;
 
@@ -40,9 +40,15 @@ pub enum MalformedEvent {
     Detail(#[source] serde_json::Error),
     #[error("unknown placement event type {0:?}")]
     UnknownType(String),
+    #[error("the placement event's placementId {raw:?} is not a placement id")]
+    PlacementId {
+        raw: String,
+        #[source]
+        source: PlacementIdError,
+    },
     #[error("placement event {placement_id}: {reason}")]
     Invalid {
-        placement_id: String,
+        placement_id: PlacementId,
         reason: String,
     },
 }
@@ -62,7 +68,7 @@ pub enum PlacementOutcome {
 /// One parsed GameLift placement event.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlacementEvent {
-    pub placement_id: String,
+    pub placement_id: PlacementId,
     pub outcome: PlacementOutcome,
 }
 
@@ -87,14 +93,16 @@ impl PlacementEvent {
         }
         let detail: Detail =
             serde_json::from_value(event.detail).map_err(MalformedEvent::Detail)?;
-        let placement_id = detail.placement_id.clone();
+        let placement_id = PlacementId::parse(detail.placement_id.as_str()).map_err(|source| {
+            MalformedEvent::PlacementId {
+                raw: detail.placement_id.clone(),
+                source,
+            }
+        })?;
         let invalid = |reason: String| MalformedEvent::Invalid {
             placement_id: placement_id.clone(),
             reason,
         };
-        if placement_id.is_empty() {
-            return Err(invalid("placementId is empty".into()));
-        }
         let outcome = match detail.kind.as_str() {
             "PlacementFulfilled" => detail.fulfilled(event.region.as_deref()).map_err(invalid)?,
             "PlacementCancelled" => PlacementOutcome::Ended(PlacementStatus::Cancelled),

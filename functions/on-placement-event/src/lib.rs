@@ -105,7 +105,7 @@ impl PlacementEventHandler {
     }
 
     async fn settle(&self, event: &PlacementEvent) -> Result<(), StoreError> {
-        let placement_id = event.placement_id.as_str();
+        let placement_id = &event.placement_id;
         let status = event.status();
         let (game_session, placed): (Option<&PlacedGameSession>, Vec<(PlayerId, Option<String>)>) =
             match &event.outcome {
@@ -125,11 +125,11 @@ impl PlacementEventHandler {
                         record.player_ids.into_iter().map(|p| (p, None)).collect(),
                     ),
                     Some(record) => {
-                        info!(placement_id, status = %status, settled = %record.status, "placement already settled; duplicate or out-of-order event ignored");
+                        info!(placement_id = %placement_id, status = %status, settled = %record.status, "placement already settled; duplicate or out-of-order event ignored");
                         return Ok(());
                     }
                     None => {
-                        info!(placement_id, status = %status, "no such placement recorded; ignored");
+                        info!(placement_id = %placement_id, status = %status, "no such placement recorded; ignored");
                         return Ok(());
                     }
                 },
@@ -143,7 +143,7 @@ impl PlacementEventHandler {
                     .zip(player_session_id.as_ref())
                     .map(|(g, s)| g.seat(s));
                 let payload = ServerFrame::Placement {
-                    placement_id: placement_id.to_owned(),
+                    placement_id: placement_id.clone(),
                     status,
                     game_session: seat,
                 }
@@ -152,7 +152,7 @@ impl PlacementEventHandler {
                     message: NewMessage {
                         message_id: MessageId::deterministic(&[
                             "placement",
-                            placement_id,
+                            placement_id.as_str(),
                             player_id.as_str(),
                         ]),
                         recipient_id: player_id.clone(),
@@ -169,16 +169,16 @@ impl PlacementEventHandler {
             .collect::<Vec<_>>();
         let recipients = players.len();
         let settlement = Settlement {
-            placement_id: placement_id.to_owned(),
+            placement_id: placement_id.clone(),
             status,
             game_session: game_session.cloned(),
             players,
             at: now,
         };
         if self.outcomes.settle(&settlement).await? {
-            info!(placement_id, status = %status, recipients, "placement settled");
+            info!(placement_id = %placement_id, status = %status, recipients, "placement settled");
         } else {
-            info!(placement_id, status = %status, "placement not pending; duplicate, out-of-order or unknown event ignored");
+            info!(placement_id = %placement_id, status = %status, "placement not pending; duplicate, out-of-order or unknown event ignored");
         }
         Ok(())
     }

@@ -8,6 +8,7 @@ use shared::adapters::memory::{
 use shared::domain::ConnectionId;
 use shared::domain::PlacementStatus;
 use shared::ports::{ManualClock, NewConnection, PlacementRecord, PlayerStore};
+use shared::testing::fixtures::placement_id;
 
 const T0: i64 = 1_795_323_600_000;
 const P_FUL: &str = "4f1c5b2e-7d3a-4b8e-9c61-2a5d8e0f1b37";
@@ -78,7 +79,7 @@ async fn world() -> World {
     for id in [P_FUL, P_CAN, P_TIM, P_FAI] {
         placements
             .create(&PlacementRecord::pending(
-                id,
+                placement_id(id),
                 player("alice"),
                 "eu-queue",
                 T0,
@@ -106,9 +107,9 @@ async fn world() -> World {
 }
 
 impl World {
-    async fn begin(&self, placement_id: &str) {
+    async fn begin(&self, id: &str) {
         self.players
-            .begin_placement(&player("alice"), placement_id)
+            .begin_placement(&player("alice"), &placement_id(id))
             .await
             .unwrap();
     }
@@ -132,9 +133,9 @@ impl World {
         self.players.get(&player(name)).await.unwrap().unwrap()
     }
 
-    async fn status_of(&self, placement_id: &str) -> PlacementStatus {
+    async fn status_of(&self, id: &str) -> PlacementStatus {
         self.placements
-            .get(placement_id)
+            .get(&placement_id(id))
             .await
             .unwrap()
             .unwrap()
@@ -190,7 +191,12 @@ async fn given_a_fulfilled_event_in_either_form_then_each_placed_player_gets_the
         assert_eq!(alice.sender_id, "system");
         assert_eq!(alice.created_at, T0 + 10_000);
         assert_eq!(alice.expire_at_secs, (T0 + 10_000) / 1000 + 86_400);
-        let placement = w.placements.get(P_FUL).await.unwrap().unwrap();
+        let placement = w
+            .placements
+            .get(&placement_id(P_FUL))
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(placement.status, PlacementStatus::Fulfilled);
         assert_eq!(placement.player_sessions.len(), 2);
         assert_eq!(placement.game_session.unwrap().port, 7777);
@@ -369,5 +375,41 @@ fn events_that_are_not_gamelift_placements_are_refused_with_the_reason() {
     ] {
         let err = PlacementEvent::parse(event).unwrap_err();
         assert!(err.to_string().contains(says), "{err}");
+    }
+}
+
+#[tokio::test]
+async fn given_an_event_whose_placement_id_breaks_the_rule_then_it_is_refused_naming_it_and_nothing_is_written()
+ {
+    let too_long = "x".repeat(49);
+    for (raw, says) in [
+        ("", "placement id is empty"),
+        (
+            "p/1",
+            "contains '/' at position 1; allowed are A-Z a-z 0-9 -",
+        ),
+        (too_long.as_str(), "49 characters long; the maximum is 48"),
+    ] {
+        let mut event = sample("cancelled-eventbridge");
+        event["detail"]["placementId"] = json!(raw);
+        let err = PlacementEvent::parse(event.clone()).unwrap_err();
+        assert!(
+            matches!(&err, MalformedEvent::PlacementId { raw: got, .. } if got == raw),
+            "{err:?}"
+        );
+        let chain = ErrorChain(&err).to_string();
+        assert!(
+            chain.starts_with(&format!(
+                "the placement event's placementId {raw:?} is not a placement id: "
+            )),
+            "{chain}"
+        );
+        assert!(chain.contains(says), "{chain}");
+
+        let w = world().await;
+        w.begin(P_CAN).await;
+        w.run(event).await.unwrap();
+        assert!(w.messages.all().is_empty(), "{raw:?}");
+        assert_eq!(w.status_of(P_CAN).await, PlacementStatus::Pending);
     }
 }

@@ -12,7 +12,7 @@ use serde_json::json;
 use shared::domain::{GameSession, PlayerId};
 use shared::ports::{GameLift, GameLiftError, PlayerStore};
 use shared::protocol::ErrorCode;
-use shared::websocket::{Request, RouteError, RouteEvent, RouteHandler, RouteResult};
+use shared::websocket::{Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
 use tracing::{error, info, warn};
 
 pub struct RejoinSessionHandler {
@@ -102,8 +102,8 @@ fn store_refusal(err: shared::ports::StoreError) -> RouteError {
 impl RouteHandler for RejoinSessionHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
         let request = match Request::open(&event.payload)? {
-            Ok(request) => request,
-            Err(reply) => return Ok(reply),
+            Opened::Request(request) => request,
+            Opened::Refused(reply) => return Ok(reply),
         };
         let player = &request.caller.player_id;
         let result = self.rejoin(player).await.map(|session| {

@@ -3,7 +3,7 @@ use serde_json::Value;
 use shared::adapters::memory::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
-use shared::domain::{ConnectionId, MessageId, PlacementStatus};
+use shared::domain::{ConnectionId, MessageId, PlacementId, PlacementStatus};
 use shared::ports::{
     MessageKind, NewConnection, NewMessage, PlacedGameSession, PlacementOutcomes, PlacementRecord,
     PlacementStore, PlayerSession, SettledPlayer, Settlement,
@@ -12,6 +12,7 @@ use shared::testing::events::{parse_event, reply_frame, route_event};
 use shared::testing::fake_gamelift::{
     FAKE_DNS_NAME, FAKE_IP_ADDRESS, FAKE_PORT, FakeGameLift, GameLiftCall,
 };
+use shared::testing::fixtures::placement_id;
 
 const T0: i64 = 1_795_323_600_000;
 const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1";
@@ -57,11 +58,17 @@ async fn world() -> World {
 async fn placed(
     players: &Arc<InMemoryPlayerStore>,
     placements: &Arc<InMemoryPlacementStore>,
-    placement_id: &str,
+    id: &str,
     arn: &str,
 ) {
+    let placement_id = placement_id(id);
     placements
-        .create(&PlacementRecord::pending(placement_id, alice(), "q", T0))
+        .create(&PlacementRecord::pending(
+            placement_id.clone(),
+            alice(),
+            "q",
+            T0,
+        ))
         .await
         .unwrap();
     let outcomes = InMemoryPlacementOutcomes::new(
@@ -70,7 +77,7 @@ async fn placed(
         Arc::new(InMemoryMessageStore::new()),
     );
     let settlement = Settlement {
-        placement_id: placement_id.into(),
+        placement_id,
         status: PlacementStatus::Fulfilled,
         game_session: Some(PlacedGameSession {
             game_session_arn: arn.into(),
@@ -83,7 +90,7 @@ async fn placed(
             player_id: alice(),
             player_session_id: Some("psess-first".into()),
             message: NewMessage {
-                message_id: MessageId::deterministic(&["placement", placement_id, "alice"]),
+                message_id: MessageId::deterministic(&["placement", id, "alice"]),
                 recipient_id: alice(),
                 sender_id: "system".into(),
                 kind: MessageKind::Placement,
@@ -193,7 +200,7 @@ impl GameLift for RacingGameLift {
     ) -> Result<(), GameLiftError> {
         self.inner.start_placement(request).await
     }
-    async fn stop_placement(&self, placement_id: &str) -> Result<(), GameLiftError> {
+    async fn stop_placement(&self, placement_id: &PlacementId) -> Result<(), GameLiftError> {
         self.inner.stop_placement(placement_id).await
     }
     async fn create_player_session(

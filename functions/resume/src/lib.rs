@@ -37,7 +37,8 @@ use shared::ports::{
 use shared::protocol::{DisconnectReason, ServerFrame, cursor_field};
 use shared::telemetry::ErrorChain;
 use shared::websocket::{
-    Request, RouteError, RouteEvent, RouteHandler, RouteResult, reply, status, tell_and_close,
+    Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult, reply, status,
+    tell_and_close,
 };
 use tracing::{info, warn};
 
@@ -332,8 +333,8 @@ fn pending_placement(record: &PlayerRecord) -> Option<Value> {
 impl RouteHandler for ResumeHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
         let request = match Request::open(&event.payload)? {
-            Ok(request) => request,
-            Err(reply) => return Ok(reply),
+            Opened::Request(request) => request,
+            Opened::Refused(reply) => return Ok(reply),
         };
         let cursor = match cursor_field(&request.frame.body) {
             Ok(cursor) => cursor,

@@ -11,7 +11,9 @@ use shared::config::Config;
 use shared::domain::MessageId;
 use shared::ports::{Clock, MessageKind, MessageStore, NewMessage};
 use shared::protocol::{ClientFrame, ErrorCode, ServerFrame, player_ids_field};
-use shared::websocket::{Caller, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
+use shared::websocket::{
+    Caller, Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult,
+};
 use tracing::debug;
 
 /// The most a message may weigh, serialized (the README's protocol section).
@@ -81,8 +83,8 @@ impl SendMessageHandler {
 impl RouteHandler for SendMessageHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
         let request = match Request::open(&event.payload)? {
-            Ok(request) => request,
-            Err(reply) => return Ok(reply),
+            Opened::Request(request) => request,
+            Opened::Refused(reply) => return Ok(reply),
         };
         let result = match self.build(&request.caller, &request.frame) {
             Ok(messages) => self

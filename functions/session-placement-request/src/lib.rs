@@ -21,14 +21,14 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::json;
 use shared::config::Config;
-use shared::domain::{PlayerId, new_placement_id, placement_requested_at};
+use shared::domain::{PlacementId, PlayerId};
 use shared::ports::{
     Clock, GameLift, GameLiftError, PlacementBegun, PlacementRecord, PlacementRequest,
     PlacementStore, PlayerStore, StoreError,
 };
 use shared::protocol::ErrorCode;
 use shared::telemetry::ErrorChain;
-use shared::websocket::{Request, RouteError, RouteEvent, RouteHandler, RouteResult};
+use shared::websocket::{Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
 use tracing::{error, info, warn};
 
 /// A pending placement with no record this long after it was requested was abandoned
@@ -70,7 +70,7 @@ impl SessionPlacementRequestHandler {
         &self,
         player: &PlayerId,
         body: PlacementBody,
-        placement_id: &str,
+        placement_id: &PlacementId,
     ) -> Result<(), RouteError> {
         match self.players.begin_placement(player, placement_id).await {
             Ok(PlacementBegun::Began) => {}
@@ -89,13 +89,14 @@ impl SessionPlacementRequestHandler {
             Err(err) => return Err(store_refusal(err)),
         }
         let now = self.clock.now_millis();
-        let record = PlacementRecord::pending(placement_id, player.clone(), &body.queue, now);
+        let record =
+            PlacementRecord::pending(placement_id.clone(), player.clone(), &body.queue, now);
         if let Err(err) = self.placements.create(&record).await {
             self.abandon(player, placement_id).await;
             return Err(store_refusal(err));
         }
         let request = PlacementRequest {
-            placement_id: placement_id.to_owned(),
+            placement_id: placement_id.clone(),
             queue: body.queue,
             max_players: self.config.max_players_per_session,
             player_id: player.clone(),
@@ -116,18 +117,22 @@ impl SessionPlacementRequestHandler {
     /// the player failed), or it was never recorded although it was requested long ago
     /// (the request died between its two writes). A PENDING record is a placement still
     /// going: its event settles it. Costs one read, on the conflict path only.
-    async fn clear_if_stale(&self, player: &PlayerId, pending: &str) -> Result<bool, RouteError> {
+    async fn clear_if_stale(
+        &self,
+        player: &PlayerId,
+        pending: &PlacementId,
+    ) -> Result<bool, RouteError> {
         let record = match self.placements.get(pending).await {
             Ok(record) => record,
             Err(StoreError::Unavailable(source)) => {
-                warn!(player_id = %player, placement_id = pending, error = %ErrorChain(source.as_ref()), "cannot check the pending placement; reporting the conflict");
+                warn!(player_id = %player, placement_id = %pending, error = %ErrorChain(source.as_ref()), "cannot check the pending placement; reporting the conflict");
                 return Ok(false);
             }
             Err(fault) => return Err(store_refusal(fault)),
         };
         let stale = match &record {
             Some(record) => record.status.is_final(),
-            None => placement_requested_at(pending).is_some_and(|requested| {
+            None => pending.requested_at().is_some_and(|requested| {
                 self.clock.now_millis() - requested > UNRECORDED_PLACEMENT_STALE_AFTER_MS
             }),
         };
@@ -137,11 +142,11 @@ impl SessionPlacementRequestHandler {
         let status = record.map_or("never recorded", |r| r.status.as_str());
         match self.players.abandon_placement(player, pending).await {
             Ok(()) => {
-                warn!(player_id = %player, placement_id = pending, status, "cleared a pending placement left behind by a fault");
+                warn!(player_id = %player, placement_id = %pending, status, "cleared a pending placement left behind by a fault");
                 Ok(true)
             }
             Err(err) => {
-                warn!(player_id = %player, placement_id = pending, error = %ErrorChain(&err), "could not clear a stale pending placement");
+                warn!(player_id = %player, placement_id = %pending, error = %ErrorChain(&err), "could not clear a stale pending placement");
                 Ok(false)
             }
         }
@@ -155,10 +160,10 @@ impl SessionPlacementRequestHandler {
     /// a placement GameLift did start: it is stopped, best effort, so that no game
     /// session is created for a player who was told nothing was placed. A throttle or a
     /// refused connection did nothing: no extra call then (least of all under throttling).
-    async fn fail(&self, player: &PlayerId, placement_id: &str, refusal: &GameLiftError) {
+    async fn fail(&self, player: &PlayerId, placement_id: &PlacementId, refusal: &GameLiftError) {
         let now = self.clock.now_millis();
         if let Err(err) = self.placements.mark_failed(placement_id, now).await {
-            warn!(player_id = %player, placement_id, error = %ErrorChain(&err), "could not mark a refused placement FAILED");
+            warn!(player_id = %player, placement_id = %placement_id, error = %ErrorChain(&err), "could not mark a refused placement FAILED");
         }
         self.abandon(player, placement_id).await;
         if matches!(
@@ -167,20 +172,20 @@ impl SessionPlacementRequestHandler {
         ) {
             match self.gamelift.stop_placement(placement_id).await {
                 Ok(()) => {
-                    warn!(player_id = %player, placement_id, "GameLift had started the placement after all; stopped it");
+                    warn!(player_id = %player, placement_id = %placement_id, "GameLift had started the placement after all; stopped it");
                 }
                 // NotFound: it was never started, the usual case.
                 Err(GameLiftError::NotFound { .. } | GameLiftError::InvalidRequest { .. }) => {}
                 Err(err) => {
-                    warn!(player_id = %player, placement_id, error = %ErrorChain(&err), "could not make sure the failed placement is stopped");
+                    warn!(player_id = %player, placement_id = %placement_id, error = %ErrorChain(&err), "could not make sure the failed placement is stopped");
                 }
             }
         }
     }
 
-    async fn abandon(&self, player: &PlayerId, placement_id: &str) {
+    async fn abandon(&self, player: &PlayerId, placement_id: &PlacementId) {
         if let Err(err) = self.players.abandon_placement(player, placement_id).await {
-            error!(player_id = %player, placement_id, error = %ErrorChain(&err), "could not clear the pending placement; the player cannot place again until it is cleared");
+            error!(player_id = %player, placement_id = %placement_id, error = %ErrorChain(&err), "could not clear the pending placement; the player cannot place again until it is cleared");
         }
     }
 }
@@ -193,28 +198,32 @@ fn store_refusal(err: StoreError) -> RouteError {
 }
 
 /// A `conflict` that also names the pending placement as `placementId`.
-fn conflict(pending: &str) -> RouteError {
+fn conflict(pending: &PlacementId) -> RouteError {
     info!(placement_id = %pending, "a placement is already pending");
     RouteError::new(
         ErrorCode::Conflict,
         format!("placement {pending} is already pending: wait for its result or cancel it"),
     )
-    .with_detail("placementId", pending)
+    .with_detail("placementId", pending.as_str())
 }
 
-fn gamelift_refusal(player: &PlayerId, placement_id: &str, refusal: &GameLiftError) -> RouteError {
+fn gamelift_refusal(
+    player: &PlayerId,
+    placement_id: &PlacementId,
+    refusal: &GameLiftError,
+) -> RouteError {
     let code = refusal.code();
     let message = match refusal {
         GameLiftError::Unavailable(source) | GameLiftError::OutcomeUnknown(source) => {
-            warn!(player_id = %player, placement_id, error = %ErrorChain(source.as_ref()), "GameLift unavailable; placement abandoned");
+            warn!(player_id = %player, placement_id = %placement_id, error = %ErrorChain(source.as_ref()), "GameLift unavailable; placement abandoned");
             "GameLift is unavailable; nothing was placed; retry".to_owned()
         }
         GameLiftError::Other(source) => {
-            error!(player_id = %player, placement_id, error = %ErrorChain(source.as_ref()), "StartGameSessionPlacement failed");
+            error!(player_id = %player, placement_id = %placement_id, error = %ErrorChain(source.as_ref()), "StartGameSessionPlacement failed");
             "the placement could not be started".to_owned()
         }
         refusal => {
-            warn!(player_id = %player, placement_id, error = %ErrorChain(refusal), "GameLift refused the placement");
+            warn!(player_id = %player, placement_id = %placement_id, error = %ErrorChain(refusal), "GameLift refused the placement");
             refusal.to_string()
         }
     };
@@ -225,8 +234,8 @@ fn gamelift_refusal(player: &PlayerId, placement_id: &str, refusal: &GameLiftErr
 impl RouteHandler for SessionPlacementRequestHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
         let request = match Request::open(&event.payload)? {
-            Ok(request) => request,
-            Err(reply) => return Ok(reply),
+            Opened::Request(request) => request,
+            Opened::Refused(reply) => return Ok(reply),
         };
         let player = &request.caller.player_id;
         let body = match PlacementBody::parse(&request.frame.body, &self.config.game_session_queues)
@@ -234,10 +243,10 @@ impl RouteHandler for SessionPlacementRequestHandler {
             Ok(body) => body,
             Err(refusal) => return Ok(request.refuse(refusal)),
         };
-        let placement_id = new_placement_id(self.clock.now_millis());
+        let placement_id = PlacementId::new_at(self.clock.now_millis());
         let queue = body.queue.clone();
         let result = self.place(player, body, &placement_id).await.map(|()| {
-            info!(player_id = %player, placement_id, queue, "placement requested");
+            info!(player_id = %player, placement_id = %placement_id, queue, "placement requested");
             json!({"placementId": placement_id, "status": "PENDING"})
         });
         Ok(request.respond(result))

@@ -63,7 +63,7 @@ async fn request(w: &World, body: Value) -> Value {
     reply_frame(&w.handler.handle(event).await.unwrap())
 }
 
-async fn pending_of(w: &World) -> Option<String> {
+async fn pending_of(w: &World) -> Option<PlacementId> {
     w.players
         .get(&PlayerId::parse("alice").unwrap())
         .await
@@ -85,15 +85,15 @@ async fn given_a_valid_request_then_ack_pending_with_the_placement_recorded_and_
     assert_eq!(ack["route"], "sessionPlacementRequest");
     assert_eq!(ack["requestId"], "p1");
     assert_eq!(ack["status"], "PENDING");
-    let placement_id = ack["placementId"].as_str().unwrap().to_owned();
-    assert!(shared::domain::is_placement_id(&placement_id));
+    let placement_id = PlacementId::parse(ack["placementId"].as_str().unwrap()).unwrap();
+    assert_eq!(placement_id.requested_at(), Some(T0));
 
     assert_eq!(pending_of(&w).await, Some(placement_id.clone()));
     let [placement] = w.placements.all().try_into().unwrap();
     assert_eq!(
         placement,
         PlacementRecord::pending(
-            &placement_id,
+            placement_id.clone(),
             PlayerId::parse("alice").unwrap(),
             "us-queue",
             T0
@@ -136,7 +136,10 @@ async fn given_a_pending_placement_when_requesting_again_then_conflict_carrying_
     assert!(second["message"].as_str().unwrap().contains(pending));
     assert_eq!(w.gamelift.started().len(), 1, "GameLift is not asked twice");
     assert_eq!(w.placements.all().len(), 1);
-    assert_eq!(pending_of(&w).await.as_deref(), Some(pending));
+    assert_eq!(
+        pending_of(&w).await.as_ref().map(PlacementId::as_str),
+        Some(pending)
+    );
 
     // The frame's text starts with its type, like every server frame.
     let text = json!({"route": "sessionPlacementRequest", "body": {}}).to_string();
@@ -303,7 +306,7 @@ async fn given_gamelift_refuses_then_its_code_and_no_pending_placement_is_left_b
 }
 
 /// Makes `placement_id` alice's pending placement directly in the store.
-async fn left_pending(w: &World, placement_id: &str) {
+async fn left_pending(w: &World, placement_id: &PlacementId) {
     let alice = PlayerId::parse("alice").unwrap();
     w.players
         .begin_placement(&alice, placement_id)
@@ -316,12 +319,12 @@ async fn given_a_pending_placement_that_already_ended_when_requesting_then_it_is
  {
     // GameLift refused "old" and it was marked FAILED, but clearing alice failed.
     let w = world().await;
-    let old = new_placement_id(T0 - 5_000);
+    let old = PlacementId::new_at(T0 - 5_000);
     left_pending(&w, &old).await;
     let alice = PlayerId::parse("alice").unwrap();
     w.placements
         .create(&PlacementRecord::pending(
-            &old,
+            old.clone(),
             alice,
             "eu-queue",
             T0 - 5_000,
@@ -333,8 +336,11 @@ async fn given_a_pending_placement_that_already_ended_when_requesting_then_it_is
     let ack = request(&w, json!({})).await;
     assert_eq!(ack["status"], "PENDING", "{ack}");
     let placement_id = ack["placementId"].as_str().unwrap();
-    assert_ne!(placement_id, old);
-    assert_eq!(pending_of(&w).await.as_deref(), Some(placement_id));
+    assert_ne!(placement_id, old.as_str());
+    assert_eq!(
+        pending_of(&w).await.as_ref().map(PlacementId::as_str),
+        Some(placement_id)
+    );
     assert_eq!(w.gamelift.started().len(), 1);
 }
 
@@ -343,7 +349,7 @@ async fn given_a_pending_placement_never_recorded_then_it_blocks_only_until_it_i
  {
     // Requested 2 s ago and not recorded yet: maybe being recorded right now.
     let w = world().await;
-    let recent = new_placement_id(T0 - 2_000);
+    let recent = PlacementId::new_at(T0 - 2_000);
     left_pending(&w, &recent).await;
     let frame = request(&w, json!({})).await;
     assert_eq!(frame["code"], "conflict", "{frame}");
@@ -352,7 +358,7 @@ async fn given_a_pending_placement_never_recorded_then_it_blocks_only_until_it_i
 
     // Requested 2 minutes ago and never recorded: its request died half way.
     let w = world().await;
-    let abandoned = new_placement_id(T0 - 120_000);
+    let abandoned = PlacementId::new_at(T0 - 120_000);
     left_pending(&w, &abandoned).await;
     let ack = request(&w, json!({})).await;
     assert_eq!(ack["status"], "PENDING", "{ack}");
@@ -368,10 +374,10 @@ impl PlacementStore for UnwritablePlacements {
     async fn create(&self, _: &PlacementRecord) -> Result<(), StoreError> {
         Err(StoreError::Unavailable("throttled".into()))
     }
-    async fn get(&self, _: &str) -> Result<Option<PlacementRecord>, StoreError> {
+    async fn get(&self, _: &PlacementId) -> Result<Option<PlacementRecord>, StoreError> {
         Ok(None)
     }
-    async fn mark_failed(&self, _: &str, _: EpochMillis) -> Result<bool, StoreError> {
+    async fn mark_failed(&self, _: &PlacementId, _: EpochMillis) -> Result<bool, StoreError> {
         Ok(false)
     }
 }

@@ -16,7 +16,9 @@ use shared::ports::{
     Clock, PlayerRecord, PlayerStore, SUBSCRIPTION_TTL_SECONDS, SubscriptionStore,
 };
 use shared::protocol::{ClientFrame, player_ids_field};
-use shared::websocket::{Caller, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
+use shared::websocket::{
+    Caller, Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult,
+};
 use tracing::info;
 
 pub const SUBSCRIBE_ROUTE: &str = "subscribePresence";
@@ -110,8 +112,8 @@ impl SubscribePresenceHandler {
 impl RouteHandler for SubscribePresenceHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
         let request = match Request::open(&event.payload)? {
-            Ok(request) => request,
-            Err(reply) => return Ok(reply),
+            Opened::Request(request) => request,
+            Opened::Refused(reply) => return Ok(reply),
         };
         let route = event
             .payload

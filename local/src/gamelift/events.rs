@@ -12,6 +12,8 @@
 use base64::Engine as _;
 use serde_json::{Value, json};
 
+use shared::domain::PlacementId;
+
 use super::settings::SimulatorSettings;
 
 pub const DETAIL_TYPE: &str = "GameLift Queue Placement Event";
@@ -53,7 +55,7 @@ impl Outcome {
 pub fn placement_event(
     settings: &SimulatorSettings,
     queue: &str,
-    placement_id: &str,
+    placement_id: &PlacementId,
     start_millis: i64,
     end_millis: i64,
     outcome: &Outcome,
@@ -165,6 +167,7 @@ pub fn iso8601_seconds(millis: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shared::testing::fixtures::placement_id;
 
     // 2021-03-01T15:50:49.741Z
     const START: i64 = 1_614_613_849_741;
@@ -209,8 +212,14 @@ mod tests {
             port: 6262,
             placed_player_sessions: vec![("player-1".into(), "psess-1".into())],
         });
-        let mut event =
-            placement_event(&settings(), "MegaFrogRace-NA", "p-1", START, END, &outcome);
+        let mut event = placement_event(
+            &settings(),
+            "MegaFrogRace-NA",
+            &placement_id("p-1"),
+            START,
+            END,
+            &outcome,
+        );
         assert_eq!(event["id"].as_str().map(str::len), Some(36));
         event["id"] = json!("1111aaaa-bb22-cc33-dd44-5555eeee66ff");
         assert_eq!(
@@ -247,7 +256,8 @@ mod tests {
             (Outcome::TimedOut, "PlacementTimedOut"),
             (Outcome::Failed, "PlacementFailed"),
         ] {
-            let event = placement_event(&settings(), "q", "p-2", START, END, &outcome);
+            let event =
+                placement_event(&settings(), "q", &placement_id("p-2"), START, END, &outcome);
             assert_eq!(
                 event["detail"],
                 json!({
@@ -266,13 +276,27 @@ mod tests {
             custom_event_data: Some("game=frogs".into()),
             ..settings()
         };
-        let event = placement_event(&settings, "q", "p-3", START, END, &Outcome::Cancelled);
+        let event = placement_event(
+            &settings,
+            "q",
+            &placement_id("p-3"),
+            START,
+            END,
+            &Outcome::Cancelled,
+        );
         assert_eq!(event["detail"]["customEventData"], "game=frogs");
     }
 
     #[test]
     fn the_envelope_is_what_sns_hands_lambda() {
-        let event = placement_event(&settings(), "q", "p-4", START, END, &Outcome::TimedOut);
+        let event = placement_event(
+            &settings(),
+            "q",
+            &placement_id("p-4"),
+            START,
+            END,
+            &Outcome::TimedOut,
+        );
         let envelope = sns_envelope(&settings(), "sub-1", &event, END);
         let record = &envelope["Records"][0];
         assert_eq!(envelope["Records"].as_array().map(Vec::len), Some(1));
@@ -320,7 +344,7 @@ mod tests {
             port: 7777,
             placed_player_sessions: vec![("player-1".into(), "psess-1".into())],
         });
-        let event = placement_event(&settings(), "q", "p-5", START, END, &outcome);
+        let event = placement_event(&settings(), "q", &placement_id("p-5"), START, END, &outcome);
         let envelope = sns_envelope(&settings(), "sub-1", &event, END);
         let sns: SnsEvent = serde_json::from_value(envelope).expect("an SnsEvent");
         assert_eq!(sns.records.len(), 1);

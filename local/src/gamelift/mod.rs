@@ -56,7 +56,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use async_trait::async_trait;
 use serde_json::Value;
-use shared::domain::PlayerId;
+use shared::domain::{PlacementId, PlayerId};
 use shared::ports::gamelift::{GameLift, GameLiftError, PlacementRequest, PlayerSession};
 use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
@@ -157,7 +157,7 @@ impl Simulator {
 
     /// Ends a PENDING placement as FAILED (GameLift: "generally caused by an unexpected
     /// internal error"), with its PlacementFailed event.
-    pub fn fail_placement(&self, placement_id: &str) -> Result<(), GameLiftError> {
+    pub fn fail_placement(&self, placement_id: &PlacementId) -> Result<(), GameLiftError> {
         self.with_state(|state, now| state.stop_placement(now, placement_id, Outcome::Failed))
     }
 
@@ -247,7 +247,7 @@ impl GameLift for Simulator {
         })
     }
 
-    async fn stop_placement(&self, placement_id: &str) -> Result<(), GameLiftError> {
+    async fn stop_placement(&self, placement_id: &PlacementId) -> Result<(), GameLiftError> {
         self.with_state(|state, now| state.stop_placement(now, placement_id, Outcome::Cancelled))
     }
 

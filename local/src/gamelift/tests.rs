@@ -8,6 +8,7 @@ use tokio::task::JoinHandle;
 use tokio::time::sleep;
 
 use super::*;
+use shared::testing::fixtures::placement_id;
 
 const QUEUE: &str = "default-queue";
 
@@ -15,9 +16,9 @@ fn player(id: &str) -> PlayerId {
     PlayerId::parse(id).unwrap()
 }
 
-fn request(placement_id: &str, player_id: &str) -> PlacementRequest {
+fn request(id: &str, player_id: &str) -> PlacementRequest {
     PlacementRequest {
-        placement_id: placement_id.into(),
+        placement_id: placement_id(id),
         queue: QUEUE.into(),
         max_players: 8,
         player_id: player(player_id),
@@ -112,7 +113,11 @@ async fn a_placement_is_fulfilled_after_the_delay_with_gamelift_s_exact_event() 
         .await
         .unwrap();
     assert_eq!(
-        h.sim.snapshot().placement("p-1").unwrap().status,
+        h.sim
+            .snapshot()
+            .placement(&placement_id("p-1"))
+            .unwrap()
+            .status,
         PlacementStatus::Pending
     );
 
@@ -208,11 +213,11 @@ async fn a_placement_is_fulfilled_after_the_delay_with_gamelift_s_exact_event() 
     );
 
     assert_eq!(game.status, GameSessionStatus::Active);
-    assert_eq!(game.placement_id, "p-1");
+    assert_eq!(game.placement_id, placement_id("p-1"));
     assert_eq!(game.maximum_player_session_count, 8);
     assert_eq!(game.current_player_session_count, 1);
     assert_eq!(session.status, PlayerSessionStatus::Reserved);
-    let placement = snapshot.placement("p-1").unwrap();
+    let placement = snapshot.placement(&placement_id("p-1")).unwrap();
     assert_eq!(placement.status, PlacementStatus::Fulfilled);
     assert_eq!(
         placement.game_session_arn.as_deref(),
@@ -306,7 +311,11 @@ async fn without_capacity_a_placement_times_out_after_the_queue_timeout() {
     sleep(Duration::from_millis(59_999)).await;
     assert!(h.placement_events().await.is_empty());
     assert_eq!(
-        h.sim.snapshot().placement("p-1").unwrap().status,
+        h.sim
+            .snapshot()
+            .placement(&placement_id("p-1"))
+            .unwrap()
+            .status,
         PlacementStatus::Pending
     );
     sleep(Duration::from_millis(1)).await;
@@ -322,12 +331,16 @@ async fn without_capacity_a_placement_times_out_after_the_queue_timeout() {
     assert_eq!(event["detail-type"], "GameLift Queue Placement Event");
     assert_eq!(elapsed(event), 60_000);
     assert_eq!(
-        h.sim.snapshot().placement("p-1").unwrap().status,
+        h.sim
+            .snapshot()
+            .placement(&placement_id("p-1"))
+            .unwrap()
+            .status,
         PlacementStatus::TimedOut
     );
     // A timed-out placement cannot be stopped.
     assert!(matches!(
-        h.sim.stop_placement("p-1").await,
+        h.sim.stop_placement(&placement_id("p-1")).await,
         Err(GameLiftError::InvalidRequest { .. })
     ));
 }
@@ -367,7 +380,7 @@ async fn capacity_comes_back_after_a_game_ends_and_a_new_server_starts() {
     let snapshot = h.sim.snapshot();
     assert_eq!(snapshot.server_states(), [ServerState::Active]);
     assert_eq!(
-        snapshot.placement("p-3").unwrap().status,
+        snapshot.placement(&placement_id("p-3")).unwrap().status,
         PlacementStatus::Pending
     );
 }
@@ -381,7 +394,7 @@ async fn stopping_a_pending_placement_cancels_it_and_a_fulfilled_one_is_refused(
         .await
         .unwrap();
     sleep(Duration::from_millis(200)).await;
-    h.sim.stop_placement("p-1").await.unwrap();
+    h.sim.stop_placement(&placement_id("p-1")).await.unwrap();
     let events = h.placement_events().await;
     assert_eq!(events.len(), 1);
     assert_eq!(events[0]["detail"]["type"], "PlacementCancelled");
@@ -393,7 +406,7 @@ async fn stopping_a_pending_placement_cancels_it_and_a_fulfilled_one_is_refused(
     assert!(h.placement_events().await.is_empty());
     assert!(h.sim.snapshot().game_sessions.is_empty());
     assert!(matches!(
-        h.sim.stop_placement("p-1").await,
+        h.sim.stop_placement(&placement_id("p-1")).await,
         Err(GameLiftError::InvalidRequest { .. })
     ));
 
@@ -403,7 +416,7 @@ async fn stopping_a_pending_placement_cancels_it_and_a_fulfilled_one_is_refused(
         .unwrap();
     sleep(Duration::from_millis(500)).await;
     assert_eq!(h.placement_events().await.len(), 1);
-    match h.sim.stop_placement("p-2").await {
+    match h.sim.stop_placement(&placement_id("p-2")).await {
         Err(GameLiftError::InvalidRequest { message }) => {
             assert!(message.contains("FULFILLED"), "{message}");
         }
@@ -411,12 +424,16 @@ async fn stopping_a_pending_placement_cancels_it_and_a_fulfilled_one_is_refused(
     }
     assert!(h.placement_events().await.is_empty());
     assert_eq!(
-        h.sim.snapshot().placement("p-2").unwrap().status,
+        h.sim
+            .snapshot()
+            .placement(&placement_id("p-2"))
+            .unwrap()
+            .status,
         PlacementStatus::Fulfilled
     );
 
     assert!(matches!(
-        h.sim.stop_placement("p-unknown").await,
+        h.sim.stop_placement(&placement_id("p-unknown")).await,
         Err(GameLiftError::NotFound { .. })
     ));
 }
@@ -429,13 +446,17 @@ async fn a_failed_placement_emits_placement_failed() {
         .await
         .unwrap();
     sleep(Duration::from_millis(100)).await;
-    h.sim.fail_placement("p-1").unwrap();
+    h.sim.fail_placement(&placement_id("p-1")).unwrap();
     let events = h.placement_events().await;
     assert_eq!(events.len(), 1);
     assert_eq!(events[0]["detail"]["type"], "PlacementFailed");
     assert_eq!(elapsed(&events[0]), 100);
     assert_eq!(
-        h.sim.snapshot().placement("p-1").unwrap().status,
+        h.sim
+            .snapshot()
+            .placement(&placement_id("p-1"))
+            .unwrap()
+            .status,
         PlacementStatus::Failed
     );
 }
@@ -658,7 +679,7 @@ async fn players_placed_together_get_their_own_sessions_in_one_event() {
     sleep(Duration::from_secs(2)).await;
     h.sim
         .start_group_placement(GroupPlacementRequest {
-            placement_id: "p-duo".into(),
+            placement_id: placement_id("p-duo"),
             queue: QUEUE.into(),
             max_players: 4,
             players: vec![
@@ -695,7 +716,10 @@ async fn players_placed_together_get_their_own_sessions_in_one_event() {
         2
     );
     assert_eq!(
-        snapshot.placement("p-duo").unwrap().player_ids,
+        snapshot
+            .placement(&placement_id("p-duo"))
+            .unwrap()
+            .player_ids,
         ["alice", "bob"]
     );
 }
@@ -729,7 +753,7 @@ async fn several_sessions_per_server_share_it_on_their_own_ports() {
     assert_eq!(snapshot.servers[0].state, ServerState::Active);
     assert_eq!(snapshot.servers[0].game_session_arns.len(), 2);
     assert_eq!(
-        snapshot.placement("p-3").unwrap().status,
+        snapshot.placement(&placement_id("p-3")).unwrap().status,
         PlacementStatus::Pending
     );
     // One game ends: the server keeps running the other.
@@ -755,14 +779,7 @@ async fn invalid_placements_are_refused_as_gamelift_refuses_them() {
     let invalid = |result: Result<(), GameLiftError>| {
         matches!(result, Err(GameLiftError::InvalidRequest { .. }))
     };
-    assert!(invalid(
-        h.sim.start_placement(&request("bad id!", "alice")).await
-    ));
-    assert!(invalid(
-        h.sim
-            .start_placement(&request(&"x".repeat(49), "alice"))
-            .await
-    ));
+    // A malformed PlacementId cannot be asked for: `PlacementId` is 1–48 of [a-zA-Z0-9-].
     let too_many = PlacementRequest {
         max_players: 0,
         ..request("p-0", "alice")
@@ -787,11 +804,18 @@ async fn invalid_placements_are_refused_as_gamelift_refuses_them() {
         ..request("p-1", "alice")
     };
     h.sim.start_placement(&by_arn).await.unwrap();
-    assert_eq!(h.sim.snapshot().placement("p-1").unwrap().queue, QUEUE);
+    assert_eq!(
+        h.sim
+            .snapshot()
+            .placement(&placement_id("p-1"))
+            .unwrap()
+            .queue,
+        QUEUE
+    );
     // Placement ids are never reused.
     assert!(invalid(h.sim.start_placement(&request("p-1", "bob")).await));
     let twice = GroupPlacementRequest {
-        placement_id: "p-2".into(),
+        placement_id: placement_id("p-2"),
         queue: QUEUE.into(),
         max_players: 4,
         players: vec![

@@ -20,7 +20,7 @@ use aws_sdk_gamelift::operation::start_game_session_placement::StartGameSessionP
 use aws_sdk_gamelift::operation::stop_game_session_placement::StopGameSessionPlacementError;
 use aws_sdk_gamelift::types::{DesiredPlayerSession, PlayerLatency};
 
-use crate::domain::PlayerId;
+use crate::domain::{PlacementId, PlayerId};
 use crate::ports::gamelift::{GameLift, GameLiftError, PlacementRequest, PlayerSession};
 
 /// Amazon GameLift through one SDK client (built once per process).
@@ -69,7 +69,7 @@ impl GameLift for SdkGameLift {
             .collect();
         self.client
             .start_game_session_placement()
-            .placement_id(&request.placement_id)
+            .placement_id(request.placement_id.as_str())
             .game_session_queue_name(&request.queue)
             .maximum_player_session_count(max_players)
             .desired_player_sessions(desired)
@@ -80,10 +80,10 @@ impl GameLift for SdkGameLift {
             .map_err(gamelift_error)
     }
 
-    async fn stop_placement(&self, placement_id: &str) -> Result<(), GameLiftError> {
+    async fn stop_placement(&self, placement_id: &PlacementId) -> Result<(), GameLiftError> {
         self.client
             .stop_game_session_placement()
-            .placement_id(placement_id)
+            .placement_id(placement_id.as_str())
             .send()
             .await
             .map(|_| ())
@@ -337,6 +337,7 @@ mod tests {
     use aws_smithy_types::body::SdkBody;
 
     use super::*;
+    use crate::testing::fixtures::placement_id;
 
     const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-2222bbbb-33cc-44dd-55ee-6666ffff77aa/gsess-4444dddd";
 
@@ -346,7 +347,7 @@ mod tests {
 
     fn request() -> PlacementRequest {
         PlacementRequest {
-            placement_id: "0d3c2f5e-6b1f-4a7b-9f0e-2a1b3c4d5e6f".into(),
+            placement_id: placement_id("0d3c2f5e-6b1f-4a7b-9f0e-2a1b3c4d5e6f"),
             queue: "default-queue".into(),
             max_players: 8,
             player_id: player(),
@@ -473,7 +474,7 @@ mod tests {
             .match_requests(|req| req.placement_id() == Some("placement-1"))
             .then_output(|| StopGameSessionPlacementOutput::builder().build());
         gamelift(&[&rule])
-            .stop_placement("placement-1")
+            .stop_placement(&placement_id("placement-1"))
             .await
             .expect("stopped");
         assert_eq!(rule.num_calls(), 1);
@@ -655,7 +656,9 @@ mod tests {
         ];
         for (error, expected) in cases {
             let rule = mock!(Client::stop_game_session_placement).then_error(error);
-            let result = gamelift(&[&rule]).stop_placement("placement-1").await;
+            let result = gamelift(&[&rule])
+                .stop_placement(&placement_id("placement-1"))
+                .await;
             assert_eq!(kind(result), expected);
         }
     }
@@ -752,7 +755,7 @@ mod tests {
                 "{code} on start"
             );
             assert_eq!(
-                kind(gamelift.stop_placement("placement-1").await),
+                kind(gamelift.stop_placement(&placement_id("placement-1")).await),
                 expected,
                 "{code} on stop"
             );
@@ -800,7 +803,10 @@ mod tests {
                 .build();
             let gamelift = gamelift(&[&start, &stop, &create]);
             assert_eq!(kind(gamelift.start_placement(&request()).await), expected);
-            assert_eq!(kind(gamelift.stop_placement("p-1").await), expected);
+            assert_eq!(
+                kind(gamelift.stop_placement(&placement_id("p-1")).await),
+                expected
+            );
             assert_eq!(
                 kind(gamelift.create_player_session(ARN, &player(), None).await),
                 expected

@@ -5,7 +5,7 @@
 
 use async_trait::async_trait;
 
-use crate::domain::PlayerId;
+use crate::domain::{PlacementId, PlayerId};
 use crate::protocol::ErrorCode;
 
 type Source = Box<dyn std::error::Error + Send + Sync>;
@@ -13,8 +13,8 @@ type Source = Box<dyn std::error::Error + Send + Sync>;
 /// A request for a new game session through a queue.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlacementRequest {
-    /// Fresh for every request (1–48 of `[A-Za-z0-9-]`), never reused.
-    pub placement_id: String,
+    /// Fresh for every request, never reused.
+    pub placement_id: PlacementId,
     pub queue: String,
     /// `MaximumPlayerSessionCount` of the game session created.
     pub max_players: u32,
@@ -82,7 +82,7 @@ pub trait GameLift: Send + Sync {
 
     /// StopGameSessionPlacement (only a PENDING placement can be stopped); the
     /// CANCELLED result arrives through the normal event path.
-    async fn stop_placement(&self, placement_id: &str) -> Result<(), GameLiftError>;
+    async fn stop_placement(&self, placement_id: &PlacementId) -> Result<(), GameLiftError>;
 
     /// CreatePlayerSession on an existing game session.
     async fn create_player_session(

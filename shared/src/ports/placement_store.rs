@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 
-use crate::domain::{EpochMillis, GameSession, PlacementStatus, PlayerId};
+use crate::domain::{EpochMillis, GameSession, PlacementId, PlacementStatus, PlayerId};
 use crate::ports::message_store::NewMessage;
 use crate::ports::player_store::StoreError;
 
@@ -46,7 +46,7 @@ impl PlacedGameSession {
 /// A Placements item.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlacementRecord {
-    pub placement_id: String,
+    pub placement_id: PlacementId,
     /// Who asked for it (only they may cancel it).
     pub requester_id: PlayerId,
     /// Who is placed: the recipients of the result when it is not FULFILLED.
@@ -66,13 +66,13 @@ pub struct PlacementRecord {
 impl PlacementRecord {
     /// A new PENDING placement requested by `requester` for themselves.
     pub fn pending(
-        placement_id: impl Into<String>,
+        placement_id: PlacementId,
         requester: PlayerId,
         queue: impl Into<String>,
         now: EpochMillis,
     ) -> Self {
         Self {
-            placement_id: placement_id.into(),
+            placement_id,
             player_ids: vec![requester.clone()],
             requester_id: requester,
             queue: queue.into(),
@@ -93,11 +93,15 @@ pub trait PlacementStore: Send + Sync {
     async fn create(&self, placement: &PlacementRecord) -> Result<(), StoreError>;
 
     /// One strongly consistent read.
-    async fn get(&self, placement_id: &str) -> Result<Option<PlacementRecord>, StoreError>;
+    async fn get(&self, placement_id: &PlacementId) -> Result<Option<PlacementRecord>, StoreError>;
 
     /// PENDING → FAILED (GameLift refused the placement, so no event will settle it),
     /// only if it is still PENDING. Returns whether it did.
-    async fn mark_failed(&self, placement_id: &str, at: EpochMillis) -> Result<bool, StoreError>;
+    async fn mark_failed(
+        &self,
+        placement_id: &PlacementId,
+        at: EpochMillis,
+    ) -> Result<bool, StoreError>;
 }
 
 /// One player's part of a settlement.
@@ -113,7 +117,7 @@ pub struct SettledPlayer {
 /// A placement's final outcome, with everything it changes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settlement {
-    pub placement_id: String,
+    pub placement_id: PlacementId,
     /// A final status.
     pub status: PlacementStatus,
     /// FULFILLED: the game session created.

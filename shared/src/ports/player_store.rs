@@ -4,7 +4,9 @@
 
 use async_trait::async_trait;
 
-use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
+use crate::domain::{
+    ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
+};
 
 type Source = Box<dyn std::error::Error + Send + Sync>;
 
@@ -112,10 +114,10 @@ pub struct PlayerRecord {
     pub acked_seq: Option<Seq>,
     /// The placement the player is waiting for: at most one at a time. Game
     /// state like this survives reconnects (`$connect` writes only connection fields).
-    pub pending_placement_id: Option<String>,
+    pub pending_placement_id: Option<PlacementId>,
     /// The placement the player requested last, pending or ended (`cancelPlacement`'s
     /// default once nothing is pending).
-    pub last_placement_id: Option<String>,
+    pub last_placement_id: Option<PlacementId>,
     /// The player's seat in their last fulfilled (or rejoined) game session.
     pub game_session: Option<GameSession>,
 }
@@ -165,7 +167,7 @@ pub enum PlacementBegun {
     /// The placement is the player's pending one now.
     Began,
     /// Another placement is pending: this one.
-    AlreadyPending(String),
+    AlreadyPending(PlacementId),
 }
 
 /// Whether a connection is still the player's current online one.
@@ -266,7 +268,7 @@ pub trait PlayerStore: Send + Sync {
     async fn begin_placement(
         &self,
         player: &PlayerId,
-        placement_id: &str,
+        placement_id: &PlacementId,
     ) -> Result<PlacementBegun, StoreError>;
 
     /// Clears the pending placement, only if it is still `placement_id` (GameLift refused
@@ -274,7 +276,7 @@ pub trait PlayerStore: Send + Sync {
     async fn abandon_placement(
         &self,
         player: &PlayerId,
-        placement_id: &str,
+        placement_id: &PlacementId,
     ) -> Result<(), StoreError>;
 
     /// Replaces the stored game session with `session` (a new player session in the

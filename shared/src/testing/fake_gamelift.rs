@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use async_trait::async_trait;
 
-use crate::domain::PlayerId;
+use crate::domain::{PlacementId, PlayerId};
 use crate::ports::gamelift::{GameLift, GameLiftError, PlacementRequest, PlayerSession};
 
 /// The IP, DNS name and port of the player sessions the fake creates by default.
@@ -18,7 +18,7 @@ pub const FAKE_PORT: u16 = 7777;
 #[derive(Clone, Debug, PartialEq)]
 pub enum GameLiftCall {
     StartPlacement(PlacementRequest),
-    StopPlacement(String),
+    StopPlacement(PlacementId),
     CreatePlayerSession {
         game_session_arn: String,
         player_id: PlayerId,
@@ -80,7 +80,7 @@ impl FakeGameLift {
     }
 
     /// The placement ids stopped, in order.
-    pub fn stopped(&self) -> Vec<String> {
+    pub fn stopped(&self) -> Vec<PlacementId> {
         self.calls()
             .into_iter()
             .filter_map(|call| match call {
@@ -102,8 +102,8 @@ impl GameLift for FakeGameLift {
         lock(&self.start).pop_front().unwrap_or(Ok(()))
     }
 
-    async fn stop_placement(&self, placement_id: &str) -> Result<(), GameLiftError> {
-        self.record(GameLiftCall::StopPlacement(placement_id.to_owned()));
+    async fn stop_placement(&self, placement_id: &PlacementId) -> Result<(), GameLiftError> {
+        self.record(GameLiftCall::StopPlacement(placement_id.clone()));
         lock(&self.stop).pop_front().unwrap_or(Ok(()))
     }
 

@@ -1,7 +1,7 @@
 //! The building blocks tests share: one start time, players and connections by name,
 //! and a connected player's `$connect` write in one call.
 
-use crate::domain::{ConnectionId, EpochMillis, PlayerId};
+use crate::domain::{ConnectionId, EpochMillis, PlacementId, PlayerId};
 use crate::ports::player_store::NewConnection;
 
 /// The time tests start at: 2100-01-01, so that items written with it are never in the
@@ -25,6 +25,14 @@ pub fn player(name: &str) -> PlayerId {
 /// When `raw` is not a valid connection id (a mistake in the test).
 pub fn connection(raw: &str) -> ConnectionId {
     ConnectionId::parse(raw).unwrap_or_else(|e| panic!("{raw:?} is not a connection id: {e}"))
+}
+
+/// A valid placement id.
+///
+/// # Panics
+/// When `raw` is not a valid placement id (a mistake in the test).
+pub fn placement_id(raw: &str) -> PlacementId {
+    PlacementId::parse(raw).unwrap_or_else(|e| panic!("{raw:?} is not a placement id: {e}"))
 }
 
 /// `c-<name>`: the connection tests give a player by default.

@@ -12,7 +12,7 @@ use crate::ports::placement_store::{
 };
 use crate::ports::player_store::{NewConnection, PlacementBegun, PlayerStore};
 
-use crate::testing::fixtures::T0;
+use crate::testing::fixtures::{T0, placement_id};
 
 /// The stores a scenario works on; `outcomes` must settle into these `placements`,
 /// `players` and `messages`.
@@ -55,24 +55,22 @@ fn game_session() -> PlacedGameSession {
     }
 }
 
-fn message(placement_id: &str, recipient: &str, status: PlacementStatus) -> NewMessage {
+fn message(id: &str, recipient: &str, status: PlacementStatus) -> NewMessage {
     NewMessage {
-        message_id: MessageId::deterministic(&["placement", placement_id, recipient]),
+        message_id: MessageId::deterministic(&["placement", id, recipient]),
         recipient_id: player(recipient),
         sender_id: "system".into(),
         kind: MessageKind::Placement,
-        payload: format!(
-            r#"{{"type":"placement","placementId":"{placement_id}","status":"{status}"}}"#
-        ),
+        payload: format!(r#"{{"type":"placement","placementId":"{id}","status":"{status}"}}"#),
         created_at: T0,
         expire_at_secs: T0 / 1000 + 86_400,
     }
 }
 
-fn settlement(placement_id: &str, status: PlacementStatus, players: &[&str]) -> Settlement {
+fn settlement(id: &str, status: PlacementStatus, players: &[&str]) -> Settlement {
     let fulfilled = status == PlacementStatus::Fulfilled;
     Settlement {
-        placement_id: placement_id.into(),
+        placement_id: placement_id(id),
         status,
         game_session: fulfilled.then(game_session),
         players: players
@@ -80,7 +78,7 @@ fn settlement(placement_id: &str, status: PlacementStatus, players: &[&str]) -> 
             .map(|name| SettledPlayer {
                 player_id: player(name),
                 player_session_id: fulfilled.then(|| format!("psess-{name}")),
-                message: message(placement_id, name, status),
+                message: message(id, name, status),
             })
             .collect(),
         at: T0 + 5_000,
@@ -111,11 +109,14 @@ async fn pending_messages(stores: &PlacementStores, recipient: &str) -> Vec<NewM
 pub async fn given_a_new_placement_when_created_then_it_reads_back_pending_and_its_id_is_never_reused(
     stores: &PlacementStores,
 ) {
-    assert_eq!(stores.placements.get("p-1").await.unwrap(), None);
-    let placement = PlacementRecord::pending("p-1", player("alice"), "eu-queue", T0);
+    assert_eq!(
+        stores.placements.get(&placement_id("p-1")).await.unwrap(),
+        None
+    );
+    let placement = PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", T0);
     stores.placements.create(&placement).await.unwrap();
     assert_eq!(
-        stores.placements.get("p-1").await.unwrap(),
+        stores.placements.get(&placement_id("p-1")).await.unwrap(),
         Some(placement.clone())
     );
     assert_eq!(placement.player_ids, vec![player("alice")]);
@@ -126,18 +127,35 @@ pub async fn given_a_new_placement_when_created_then_it_reads_back_pending_and_i
 pub async fn given_a_pending_placement_when_marked_failed_then_failed_once(
     stores: &PlacementStores,
 ) {
-    let placement = PlacementRecord::pending("p-1", player("alice"), "eu-queue", T0);
+    let placement = PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", T0);
     stores.placements.create(&placement).await.unwrap();
-    assert!(stores.placements.mark_failed("p-1", T0 + 1).await.unwrap());
-    assert!(!stores.placements.mark_failed("p-1", T0 + 2).await.unwrap());
     assert!(
-        !stores
+        stores
             .placements
-            .mark_failed("p-unknown", T0)
+            .mark_failed(&placement_id("p-1"), T0 + 1)
             .await
             .unwrap()
     );
-    let stored = stores.placements.get("p-1").await.unwrap().unwrap();
+    assert!(
+        !stores
+            .placements
+            .mark_failed(&placement_id("p-1"), T0 + 2)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !stores
+            .placements
+            .mark_failed(&placement_id("p-unknown"), T0)
+            .await
+            .unwrap()
+    );
+    let stored = stores
+        .placements
+        .get(&placement_id("p-1"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(stored.status, PlacementStatus::Failed);
     assert_eq!(stored.updated_at, T0 + 1);
     // A failed placement is final: an event cannot settle it any more.
@@ -154,19 +172,25 @@ pub async fn given_a_pending_placement_when_fulfilled_then_placement_players_and
     assert_eq!(
         stores
             .players
-            .begin_placement(&player("alice"), "p-1")
+            .begin_placement(&player("alice"), &placement_id("p-1"))
             .await
             .unwrap(),
         PlacementBegun::Began
     );
-    let mut placement = PlacementRecord::pending("p-1", player("alice"), "eu-queue", T0);
+    let mut placement =
+        PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", T0);
     placement.player_ids.push(player("bob"));
     stores.placements.create(&placement).await.unwrap();
 
     let fulfilled = settlement("p-1", PlacementStatus::Fulfilled, &["alice", "bob"]);
     assert!(stores.outcomes.settle(&fulfilled).await.unwrap());
 
-    let stored = stores.placements.get("p-1").await.unwrap().unwrap();
+    let stored = stores
+        .placements
+        .get(&placement_id("p-1"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(stored.status, PlacementStatus::Fulfilled);
     assert_eq!(stored.updated_at, T0 + 5_000);
     assert_eq!(stored.created_at, T0);
@@ -195,7 +219,7 @@ pub async fn given_a_pending_placement_when_fulfilled_then_placement_players_and
         );
     }
     let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
-    assert_eq!(alice.last_placement_id.as_deref(), Some("p-1"));
+    assert_eq!(alice.last_placement_id, Some(placement_id("p-1")));
 
     // The seat survives a reconnect, and a rejoin replaces it within the same game only.
     connect(stores, "alice", T0 + 10_000).await;
@@ -226,13 +250,13 @@ pub async fn given_a_settled_placement_when_the_same_outcome_comes_again_then_no
     connect(stores, "alice", T0).await;
     stores
         .players
-        .begin_placement(&player("alice"), "p-1")
+        .begin_placement(&player("alice"), &placement_id("p-1"))
         .await
         .unwrap();
     stores
         .placements
         .create(&PlacementRecord::pending(
-            "p-1",
+            placement_id("p-1"),
             player("alice"),
             "eu-queue",
             T0,
@@ -245,7 +269,7 @@ pub async fn given_a_settled_placement_when_the_same_outcome_comes_again_then_no
     assert_eq!(pending_messages(stores, "alice").await.len(), 1);
     stores
         .players
-        .begin_placement(&player("alice"), "p-2")
+        .begin_placement(&player("alice"), &placement_id("p-2"))
         .await
         .unwrap();
 
@@ -257,10 +281,15 @@ pub async fn given_a_settled_placement_when_the_same_outcome_comes_again_then_no
         1,
         "a duplicate appends nothing"
     );
-    let stored = stores.placements.get("p-1").await.unwrap().unwrap();
+    let stored = stores
+        .placements
+        .get(&placement_id("p-1"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(stored.updated_at, T0 + 5_000);
     let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
-    assert_eq!(alice.pending_placement_id.as_deref(), Some("p-2"));
+    assert_eq!(alice.pending_placement_id, Some(placement_id("p-2")));
 }
 
 pub async fn given_a_cancelled_placement_when_a_late_fulfilled_event_lands_then_nothing_changes(
@@ -269,13 +298,13 @@ pub async fn given_a_cancelled_placement_when_a_late_fulfilled_event_lands_then_
     connect(stores, "alice", T0).await;
     stores
         .players
-        .begin_placement(&player("alice"), "p-1")
+        .begin_placement(&player("alice"), &placement_id("p-1"))
         .await
         .unwrap();
     stores
         .placements
         .create(&PlacementRecord::pending(
-            "p-1",
+            placement_id("p-1"),
             player("alice"),
             "eu-queue",
             T0,
@@ -290,7 +319,12 @@ pub async fn given_a_cancelled_placement_when_a_late_fulfilled_event_lands_then_
 
     let late = settlement("p-1", PlacementStatus::Fulfilled, &["alice"]);
     assert!(!stores.outcomes.settle(&late).await.unwrap());
-    let stored = stores.placements.get("p-1").await.unwrap().unwrap();
+    let stored = stores
+        .placements
+        .get(&placement_id("p-1"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(stored.status, PlacementStatus::Cancelled);
     assert_eq!(stored.game_session, None);
     let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
@@ -307,7 +341,14 @@ pub async fn given_an_unknown_placement_when_settled_then_nothing_is_written(
     connect(stores, "alice", T0).await;
     let unknown = settlement("p-elsewhere", PlacementStatus::Fulfilled, &["alice"]);
     assert!(!stores.outcomes.settle(&unknown).await.unwrap());
-    assert_eq!(stores.placements.get("p-elsewhere").await.unwrap(), None);
+    assert_eq!(
+        stores
+            .placements
+            .get(&placement_id("p-elsewhere"))
+            .await
+            .unwrap(),
+        None
+    );
     let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
     assert_eq!(alice.game_session, None);
     assert!(pending_messages(stores, "alice").await.is_empty());
@@ -320,7 +361,7 @@ pub async fn given_a_later_pending_placement_when_an_older_one_settles_then_the_
     stores
         .placements
         .create(&PlacementRecord::pending(
-            "p-old",
+            placement_id("p-old"),
             player("alice"),
             "eu-queue",
             T0,
@@ -329,17 +370,17 @@ pub async fn given_a_later_pending_placement_when_an_older_one_settles_then_the_
         .unwrap();
     stores
         .players
-        .begin_placement(&player("alice"), "p-new")
+        .begin_placement(&player("alice"), &placement_id("p-new"))
         .await
         .unwrap();
     let timed_out = settlement("p-old", PlacementStatus::TimedOut, &["alice"]);
     assert!(stores.outcomes.settle(&timed_out).await.unwrap());
     let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
-    assert_eq!(alice.pending_placement_id.as_deref(), Some("p-new"));
+    assert_eq!(alice.pending_placement_id, Some(placement_id("p-new")));
     assert_eq!(
         stores
             .placements
-            .get("p-old")
+            .get(&placement_id("p-old"))
             .await
             .unwrap()
             .unwrap()
@@ -353,7 +394,8 @@ pub async fn given_more_players_than_one_transaction_takes_when_settled_then_eve
 ) {
     let names: Vec<String> = (0..120).map(|i| format!("many{i:03}")).collect();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let mut placement = PlacementRecord::pending("p-big", player("many000"), "eu-queue", T0);
+    let mut placement =
+        PlacementRecord::pending(placement_id("p-big"), player("many000"), "eu-queue", T0);
     placement.player_ids = refs.iter().map(|n| player(n)).collect();
     stores.placements.create(&placement).await.unwrap();
     // Placed players who never connected: their game state waits for their first connect.
@@ -361,7 +403,12 @@ pub async fn given_more_players_than_one_transaction_takes_when_settled_then_eve
     assert!(stores.outcomes.settle(&fulfilled).await.unwrap());
     assert!(!stores.outcomes.settle(&fulfilled).await.unwrap());
 
-    let stored = stores.placements.get("p-big").await.unwrap().unwrap();
+    let stored = stores
+        .placements
+        .get(&placement_id("p-big"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(stored.status, PlacementStatus::Fulfilled);
     assert_eq!(stored.player_sessions.len(), 120);
     for name in &refs {

@@ -6,7 +6,7 @@ use crate::ports::player_store::{
     ConnectOutcome, Liveness, NewConnection, PlacementBegun, PlayerStore,
 };
 
-use crate::testing::fixtures::T0;
+use crate::testing::fixtures::{T0, placement_id};
 
 const HEARTBEAT: EpochMillis = 90_000;
 const GRACE: EpochMillis = 30_000;
@@ -39,21 +39,21 @@ pub async fn given_no_pending_placement_when_beginning_then_pending_and_a_second
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     assert_eq!(
         store
-            .begin_placement(&player("alice"), "p-1")
+            .begin_placement(&player("alice"), &placement_id("p-1"))
             .await
             .unwrap(),
         PlacementBegun::Began
     );
     assert_eq!(
         store
-            .begin_placement(&player("alice"), "p-2")
+            .begin_placement(&player("alice"), &placement_id("p-2"))
             .await
             .unwrap(),
-        PlacementBegun::AlreadyPending("p-1".to_owned())
+        PlacementBegun::AlreadyPending(placement_id("p-1"))
     );
     let record = store.get(&player("alice")).await.unwrap().unwrap();
-    assert_eq!(record.pending_placement_id.as_deref(), Some("p-1"));
-    assert_eq!(record.last_placement_id.as_deref(), Some("p-1"));
+    assert_eq!(record.pending_placement_id, Some(placement_id("p-1")));
+    assert_eq!(record.last_placement_id, Some(placement_id("p-1")));
     assert_eq!(record.game_session, None);
 
     // Game state survives reconnects (a `$connect` writes connection fields only).
@@ -63,32 +63,32 @@ pub async fn given_no_pending_placement_when_beginning_then_pending_and_a_second
         .unwrap();
     let record = store.get(&player("alice")).await.unwrap().unwrap();
     assert_eq!(record.connection_id, conn("c2"));
-    assert_eq!(record.pending_placement_id.as_deref(), Some("p-1"));
+    assert_eq!(record.pending_placement_id, Some(placement_id("p-1")));
 }
 
 pub async fn given_a_pending_placement_then_only_its_own_id_abandons_it(store: &impl PlayerStore) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     store
-        .begin_placement(&player("alice"), "p-1")
+        .begin_placement(&player("alice"), &placement_id("p-1"))
         .await
         .unwrap();
     store
-        .abandon_placement(&player("alice"), "p-0")
+        .abandon_placement(&player("alice"), &placement_id("p-0"))
         .await
         .unwrap();
     let record = store.get(&player("alice")).await.unwrap().unwrap();
-    assert_eq!(record.pending_placement_id.as_deref(), Some("p-1"));
+    assert_eq!(record.pending_placement_id, Some(placement_id("p-1")));
 
     store
-        .abandon_placement(&player("alice"), "p-1")
+        .abandon_placement(&player("alice"), &placement_id("p-1"))
         .await
         .unwrap();
     let record = store.get(&player("alice")).await.unwrap().unwrap();
     assert_eq!(record.pending_placement_id, None);
-    assert_eq!(record.last_placement_id.as_deref(), Some("p-1"));
+    assert_eq!(record.last_placement_id, Some(placement_id("p-1")));
     assert_eq!(
         store
-            .begin_placement(&player("alice"), "p-2")
+            .begin_placement(&player("alice"), &placement_id("p-2"))
             .await
             .unwrap(),
         PlacementBegun::Began
@@ -96,7 +96,7 @@ pub async fn given_a_pending_placement_then_only_its_own_id_abandons_it(store: &
 
     // No item: nothing to abandon, and nothing is created.
     store
-        .abandon_placement(&player("ghost"), "p-1")
+        .abandon_placement(&player("ghost"), &placement_id("p-1"))
         .await
         .unwrap();
     assert_eq!(store.get(&player("ghost")).await.unwrap(), None);
@@ -106,19 +106,25 @@ pub async fn given_game_state_written_before_the_first_connect_then_the_connect_
     store: &impl PlayerStore,
 ) {
     assert_eq!(
-        store.begin_placement(&player("bob"), "p-1").await.unwrap(),
+        store
+            .begin_placement(&player("bob"), &placement_id("p-1"))
+            .await
+            .unwrap(),
         PlacementBegun::Began
     );
     // An item holding game state only is no connection record.
     assert_eq!(store.get(&player("bob")).await.unwrap(), None);
     assert_eq!(
-        store.begin_placement(&player("bob"), "p-2").await.unwrap(),
-        PlacementBegun::AlreadyPending("p-1".to_owned())
+        store
+            .begin_placement(&player("bob"), &placement_id("p-2"))
+            .await
+            .unwrap(),
+        PlacementBegun::AlreadyPending(placement_id("p-1"))
     );
     let outcome = store.connect(&connection("bob", "c1", T0)).await.unwrap();
     assert_eq!(outcome, ConnectOutcome::New);
     let record = store.get(&player("bob")).await.unwrap().unwrap();
-    assert_eq!(record.pending_placement_id.as_deref(), Some("p-1"));
+    assert_eq!(record.pending_placement_id, Some(placement_id("p-1")));
 }
 
 pub async fn given_no_game_session_when_updating_it_then_nothing_is_written(

@@ -5,7 +5,7 @@
 
 use async_trait::async_trait;
 
-use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, Seq};
+use crate::domain::{ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, Seq};
 use crate::ports::message_store::{
     DeliveryHandover, Handover, HandoverOutcome, InboxRead, MessageStore, NewMessage, ReplayFrom,
 };
@@ -75,10 +75,14 @@ impl PlayerStore for Unavailable {
     ) -> Result<Option<PlayerRecord>, StoreError> {
         down()
     }
-    async fn begin_placement(&self, _: &PlayerId, _: &str) -> Result<PlacementBegun, StoreError> {
+    async fn begin_placement(
+        &self,
+        _: &PlayerId,
+        _: &PlacementId,
+    ) -> Result<PlacementBegun, StoreError> {
         down()
     }
-    async fn abandon_placement(&self, _: &PlayerId, _: &str) -> Result<(), StoreError> {
+    async fn abandon_placement(&self, _: &PlayerId, _: &PlacementId) -> Result<(), StoreError> {
         down()
     }
     async fn update_game_session(&self, _: &PlayerId, _: &GameSession) -> Result<bool, StoreError> {
@@ -113,10 +117,10 @@ impl PlacementStore for Unavailable {
     async fn create(&self, _: &PlacementRecord) -> Result<(), StoreError> {
         down()
     }
-    async fn get(&self, _: &str) -> Result<Option<PlacementRecord>, StoreError> {
+    async fn get(&self, _: &PlacementId) -> Result<Option<PlacementRecord>, StoreError> {
         down()
     }
-    async fn mark_failed(&self, _: &str, _: EpochMillis) -> Result<bool, StoreError> {
+    async fn mark_failed(&self, _: &PlacementId, _: EpochMillis) -> Result<bool, StoreError> {
         down()
     }
 }

@@ -27,7 +27,7 @@ use shared::adapters::dynamodb::{
     DynamoPlayerStore, create_messages_table, create_placements_table, create_players_table,
 };
 use shared::config::Config;
-use shared::domain::{MessageId, PlayerId, new_placement_id};
+use shared::domain::{MessageId, PlacementId, PlayerId};
 use shared::ports::{
     Clock, GameLiftError, MessageKind, MessageStore, NewMessage, PlacementRecord, PlacementStore,
     ReplayFrom, SystemClock,
@@ -113,7 +113,7 @@ fn body(route: &str, body: Value) -> String {
 }
 
 /// A GameLift placement event (EventBridge form; the SNS form carries the same JSON).
-fn placement_event(placement_id: &str, outcome: &str, players: &[String]) -> Value {
+fn placement_event(placement_id: &PlacementId, outcome: &str, players: &[String]) -> Value {
     let mut detail = json!({
         "type": outcome,
         "placementId": placement_id,
@@ -420,12 +420,12 @@ async fn main() -> Result<(), lambda_runtime::Error> {
             Some(&body("sessionPlacementRequest", json!({}))),
         )
     };
-    let pending_of = |reply: aws_lambda_events::apigw::ApiGatewayProxyResponse| -> Result<String, lambda_runtime::Error> {
+    let pending_of = |reply: aws_lambda_events::apigw::ApiGatewayProxyResponse| -> Result<PlacementId, lambda_runtime::Error> {
         let frame = shared::testing::events::reply_frame(&reply);
-        Ok(frame["placementId"]
+        let raw = frame["placementId"]
             .as_str()
-            .ok_or_else(|| format!("no placementId in {frame}"))?
-            .to_owned())
+            .ok_or_else(|| format!("no placementId in {frame}"))?;
+        Ok(PlacementId::parse(raw)?)
     };
     bench.reset();
     let alice_placement = pending_of(request.handle(place("alice", "c3")).await?)?;
@@ -474,9 +474,9 @@ async fn main() -> Result<(), lambda_runtime::Error> {
 
     for p in [2usize, 8] {
         let group: Vec<String> = (0..p).map(|i| format!("peer{i}")).collect();
-        let placement_id = new_placement_id(now());
+        let placement_id = PlacementId::new_at(now());
         let mut record = PlacementRecord::pending(
-            &placement_id,
+            placement_id.clone(),
             PlayerId::parse(group[0].clone()).expect("valid id"),
             "default-queue",
             now(),

@@ -183,7 +183,7 @@ impl State {
             placed_player_sessions: placed,
         };
         tracing::info!(
-            placement_id = placement.id,
+            placement_id = %placement.id,
             game_session_arn = arn,
             process_id = game.process_id,
             "simulated placement fulfilled"
@@ -207,7 +207,7 @@ impl State {
         placement.end_millis = Some(end_millis);
         if !matches!(outcome, Outcome::Fulfilled(_)) {
             tracing::info!(
-                placement_id = placement.id,
+                placement_id = %placement.id,
                 outcome = outcome.event_type(),
                 "simulated placement ended"
             );

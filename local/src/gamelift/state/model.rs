@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::Value;
-use shared::domain::PlayerId;
+use shared::domain::{PlacementId, PlayerId};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
@@ -96,7 +96,7 @@ pub struct DesiredPlayer {
 /// `DesiredPlayerSessions`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GroupPlacementRequest {
-    pub placement_id: String,
+    pub placement_id: PlacementId,
     /// A queue name or ARN.
     pub queue: String,
     pub max_players: u32,
@@ -116,7 +116,7 @@ pub(super) struct Server {
 
 pub(super) struct Placement {
     pub(super) seq: u64,
-    pub(super) id: String,
+    pub(super) id: PlacementId,
     pub(super) queue: String,
     pub(super) max_players: u32,
     pub(super) players: Vec<DesiredPlayer>,
@@ -132,7 +132,7 @@ pub(super) struct GameSession {
     pub(super) id: String,
     pub(super) arn: String,
     pub(super) status: GameSessionStatus,
-    pub(super) placement_id: String,
+    pub(super) placement_id: PlacementId,
     pub(super) server: usize,
     pub(super) process_id: String,
     pub(super) max_players: u32,
@@ -163,7 +163,7 @@ pub(crate) struct State {
     pub(super) subscription_id: String,
     pub(super) servers: Vec<Server>,
     pub(super) placements: Vec<Placement>,
-    pub(super) placement_index: HashMap<String, usize>,
+    pub(super) placement_index: HashMap<PlacementId, usize>,
     pub(super) game_sessions: Vec<GameSession>,
     pub(super) game_index: HashMap<String, usize>,
     pub(super) player_sessions: Vec<PlayerSessionRecord>,

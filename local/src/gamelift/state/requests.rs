@@ -3,7 +3,7 @@
 //! and RemovePlayerSession, and TerminateGameSession. Each is checked as GameLift checks
 //! it and refused with the error GameLift would give.
 
-use shared::domain::PlayerId;
+use shared::domain::{PlacementId, PlayerId};
 use shared::ports::gamelift::{GameLiftError, PlayerSession};
 use tokio::time::Instant;
 
@@ -13,8 +13,8 @@ use super::model::{
 };
 use crate::gamelift::events::{Outcome, uuid_v4};
 
-/// GameLift's limits on StartGameSessionPlacement and CreatePlayerSession.
-const MAX_PLACEMENT_ID_LEN: usize = 48;
+/// GameLift's limits on StartGameSessionPlacement and CreatePlayerSession (a
+/// `PlacementId` is 1–48 of `[a-zA-Z0-9-]` by its type).
 const MAX_DESIRED_PLAYER_SESSIONS: usize = 25;
 const MAX_PLAYER_DATA_LEN: usize = 2048;
 const MAX_PLAYERS_PER_GAME: u32 = 200;
@@ -38,7 +38,7 @@ impl State {
         self.next_seq += 1;
         let index = self.placements.len();
         tracing::info!(
-            placement_id = request.placement_id,
+            placement_id = %request.placement_id,
             queue,
             players = request.players.len(),
             "simulated placement PENDING"
@@ -90,7 +90,7 @@ impl State {
     pub(crate) fn stop_placement(
         &mut self,
         now: Instant,
-        placement_id: &str,
+        placement_id: &PlacementId,
         outcome: Outcome,
     ) -> Result<(), GameLiftError> {
         let &p = self
@@ -251,14 +251,6 @@ impl State {
 }
 
 fn validate_placement(request: &GroupPlacementRequest) -> Result<(), GameLiftError> {
-    let id = &request.placement_id;
-    if !(1..=MAX_PLACEMENT_ID_LEN).contains(&id.len())
-        || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-    {
-        return Err(invalid(format!(
-            "PlacementId {id:?} is not 1-{MAX_PLACEMENT_ID_LEN} of [a-zA-Z0-9-]."
-        )));
-    }
     if request.max_players > MAX_PLAYERS_PER_GAME {
         return Err(invalid(format!(
             "MaximumPlayerSessionCount {} is more than {MAX_PLAYERS_PER_GAME}.",

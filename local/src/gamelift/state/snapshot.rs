@@ -1,6 +1,7 @@
 //! Read-only views of everything the simulator holds, for tests and diagnostics.
 
 use serde::Serialize;
+use shared::domain::PlacementId;
 
 use super::model::{GameSessionStatus, PlacementStatus, PlayerSessionStatus, ServerState, State};
 use crate::gamelift::events;
@@ -106,7 +107,7 @@ pub struct ServerView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlacementView {
-    pub placement_id: String,
+    pub placement_id: PlacementId,
     pub queue: String,
     pub status: PlacementStatus,
     pub player_ids: Vec<String>,
@@ -121,7 +122,7 @@ pub struct GameSessionView {
     pub game_session_id: String,
     pub game_session_arn: String,
     pub status: GameSessionStatus,
-    pub placement_id: String,
+    pub placement_id: PlacementId,
     pub process_id: String,
     pub ip_address: String,
     pub dns_name: String,
@@ -146,10 +147,10 @@ impl Snapshot {
         self.servers.iter().map(|server| server.state).collect()
     }
 
-    pub fn placement(&self, placement_id: &str) -> Option<&PlacementView> {
+    pub fn placement(&self, placement_id: &PlacementId) -> Option<&PlacementView> {
         self.placements
             .iter()
-            .find(|placement| placement.placement_id == placement_id)
+            .find(|placement| placement.placement_id == *placement_id)
     }
 
     /// By ARN or id.

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::domain::{EpochMillis, PlacementStatus, PlayerId};
+use crate::domain::{EpochMillis, PlacementId, PlacementStatus, PlayerId};
 use crate::ports::placement_store::{PlacedGameSession, PlacementRecord};
 use crate::ports::player_store::StoreError;
 
@@ -43,8 +43,8 @@ pub(crate) fn n(value: impl ToString) -> AttributeValue {
 }
 
 /// The table key of a placement.
-pub(crate) fn key(placement_id: &str) -> Item {
-    HashMap::from([(attr::PLACEMENT_ID.to_owned(), s(placement_id))])
+pub(crate) fn key(placement_id: &PlacementId) -> Item {
+    HashMap::from([(attr::PLACEMENT_ID.to_owned(), s(placement_id.as_str()))])
 }
 
 /// The attributes of a placement's game session, for an item or an update.
@@ -73,7 +73,10 @@ pub(crate) fn player_sessions_value(sessions: &BTreeMap<PlayerId, String>) -> At
 /// The whole item of a placement.
 pub(crate) fn placement_to_item(placement: &PlacementRecord) -> Item {
     let mut item = HashMap::from([
-        (attr::PLACEMENT_ID.to_owned(), s(&placement.placement_id)),
+        (
+            attr::PLACEMENT_ID.to_owned(),
+            s(placement.placement_id.as_str()),
+        ),
         (
             attr::REQUESTER_ID.to_owned(),
             s(placement.requester_id.as_str()),
@@ -160,6 +163,11 @@ impl<'a> Reader<'a> {
         PlayerId::parse(raw).map_err(|e| self.corrupt(format!("{name}: {e}")))
     }
 
+    fn placement_id(&self) -> Result<PlacementId, StoreError> {
+        let name = attr::PLACEMENT_ID;
+        PlacementId::parse(self.req_s(name)?).map_err(|e| self.corrupt(format!("{name}: {e}")))
+    }
+
     fn player_ids(&self) -> Result<Vec<PlayerId>, StoreError> {
         let name = attr::PLAYER_IDS;
         match self.item.get(name) {
@@ -220,7 +228,7 @@ pub(crate) fn placement_from_item(item: &Item) -> Result<PlacementRecord, StoreE
         ))
     })?;
     Ok(PlacementRecord {
-        placement_id: r.req_s(attr::PLACEMENT_ID)?.to_owned(),
+        placement_id: r.placement_id()?,
         requester_id: r.player(attr::REQUESTER_ID, r.req_s(attr::REQUESTER_ID)?)?,
         player_ids: r.player_ids()?,
         queue: r.req_s(attr::QUEUE)?.to_owned(),
@@ -250,13 +258,15 @@ pub(crate) fn settlement_progress(item: &Item) -> (Option<PlacementStatus>, u64)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::fixtures::placement_id;
 
     fn player(name: &str) -> PlayerId {
         PlayerId::parse(name).unwrap()
     }
 
     fn fulfilled() -> PlacementRecord {
-        let mut placement = PlacementRecord::pending("p-1", player("alice"), "eu-queue", 1_000);
+        let mut placement =
+            PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", 1_000);
         placement.player_ids.push(player("bob"));
         placement.status = PlacementStatus::Fulfilled;
         placement.updated_at = 2_000;
@@ -276,7 +286,8 @@ mod tests {
 
     #[test]
     fn items_round_trip_pending_and_fulfilled() {
-        let pending = PlacementRecord::pending("p-1", player("alice"), "eu-queue", 1_000);
+        let pending =
+            PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", 1_000);
         assert_eq!(
             placement_from_item(&placement_to_item(&pending)).unwrap(),
             pending
@@ -332,6 +343,22 @@ mod tests {
                 }
                 other => panic!("{name}: {other:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn a_stored_placement_id_that_is_not_one_is_corrupt_naming_the_key_and_the_attribute() {
+        let mut item = placement_to_item(&fulfilled());
+        item.insert(attr::PLACEMENT_ID.into(), s("p/1"));
+        match placement_from_item(&item) {
+            Err(StoreError::Corrupt { key, reason }) => {
+                assert_eq!(key, "placementId=p/1");
+                assert_eq!(
+                    reason,
+                    "placementId: placement id contains '/' at position 1; allowed are A-Z a-z 0-9 -"
+                );
+            }
+            other => panic!("{other:?}"),
         }
     }
 

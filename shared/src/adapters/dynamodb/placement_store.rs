@@ -37,7 +37,9 @@ use super::placement_item::{
     player_sessions_value, s, settlement_progress,
 };
 use super::player_item::{game_session_value, pending_placement_value};
-use crate::domain::{EpochMillis, PLAYER_RETENTION_SECONDS, PlacementStatus, PlayerId};
+use crate::domain::{
+    EpochMillis, PLAYER_RETENTION_SECONDS, PlacementId, PlacementStatus, PlayerId,
+};
 use crate::ports::placement_store::{
     PlacementOutcomes, PlacementRecord, PlacementStore, SettledPlayer, Settlement,
 };
@@ -96,7 +98,7 @@ impl PlacementStore for DynamoPlacementStore {
         }
     }
 
-    async fn get(&self, placement_id: &str) -> Result<Option<PlacementRecord>, StoreError> {
+    async fn get(&self, placement_id: &PlacementId) -> Result<Option<PlacementRecord>, StoreError> {
         let output = self
             .client
             .get_item()
@@ -109,7 +111,11 @@ impl PlacementStore for DynamoPlacementStore {
         output.item().map(placement_from_item).transpose()
     }
 
-    async fn mark_failed(&self, placement_id: &str, at: EpochMillis) -> Result<bool, StoreError> {
+    async fn mark_failed(
+        &self,
+        placement_id: &PlacementId,
+        at: EpochMillis,
+    ) -> Result<bool, StoreError> {
         let result = self
             .client
             .update_item()

@@ -10,7 +10,7 @@ use super::player_item::{
     attr, game_session_value, key, pending_placement_of, pending_placement_value, s,
 };
 use super::player_store::DynamoPlayerStore;
-use crate::domain::{GameSession, PlayerId};
+use crate::domain::{GameSession, PlacementId, PlayerId};
 use crate::ports::player_store::{PlacementBegun, StoreError};
 
 /// One pending placement per player; the failed condition returns the item (ALL_OLD),
@@ -30,7 +30,7 @@ impl DynamoPlayerStore {
     pub(super) async fn begin_placement_now(
         &self,
         player: &PlayerId,
-        placement_id: &str,
+        placement_id: &PlacementId,
     ) -> Result<PlacementBegun, StoreError> {
         for _ in 0..BEGIN_PLACEMENT_ATTEMPTS {
             let result = self
@@ -41,7 +41,7 @@ impl DynamoPlayerStore {
                 .update_expression(BEGIN_PLACEMENT_UPDATE)
                 .condition_expression(BEGIN_PLACEMENT_CONDITION)
                 .expression_attribute_values(":pending", pending_placement_value(placement_id))
-                .expression_attribute_values(":placementId", s(placement_id))
+                .expression_attribute_values(":placementId", s(placement_id.as_str()))
                 .return_values_on_condition_check_failure(
                     ReturnValuesOnConditionCheckFailure::AllOld,
                 )
@@ -52,9 +52,13 @@ impl DynamoPlayerStore {
                 Err(err) => err,
             };
             let returned = match err.as_service_error() {
-                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
-                    Some(failed.item().and_then(pending_placement_of))
-                }
+                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => Some(
+                    failed
+                        .item()
+                        .map(pending_placement_of)
+                        .transpose()?
+                        .flatten(),
+                ),
                 _ => None,
             };
             match returned {
@@ -80,7 +84,7 @@ impl DynamoPlayerStore {
     pub(super) async fn abandon_placement_now(
         &self,
         player: &PlayerId,
-        placement_id: &str,
+        placement_id: &PlacementId,
     ) -> Result<(), StoreError> {
         let result = self
             .client
@@ -130,7 +134,7 @@ impl DynamoPlayerStore {
     async fn read_pending_placement(
         &self,
         player: &PlayerId,
-    ) -> Result<Option<String>, StoreError> {
+    ) -> Result<Option<PlacementId>, StoreError> {
         let output = self
             .client
             .get_item()
@@ -141,6 +145,10 @@ impl DynamoPlayerStore {
             .send()
             .await
             .map_err(store_error)?;
-        Ok(output.item().and_then(pending_placement_of))
+        Ok(output
+            .item()
+            .map(pending_placement_of)
+            .transpose()?
+            .flatten())
     }
 }

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
+use crate::domain::{
+    ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
+};
 use crate::ports::player_store::{ExpiredPlayer, PlayerRecord, StoreError};
 
 pub(crate) type Item = HashMap<String, AttributeValue>;
@@ -67,17 +69,15 @@ pub(crate) fn n(value: impl ToString) -> AttributeValue {
 }
 
 /// The `pendingPlacementId` value of a placement (see [`attr::PENDING_PLACEMENT_ID`]).
-pub(crate) fn pending_placement_value(placement_id: &str) -> AttributeValue {
-    AttributeValue::Ss(vec![placement_id.to_owned()])
+pub(crate) fn pending_placement_value(placement_id: &PlacementId) -> AttributeValue {
+    AttributeValue::Ss(vec![placement_id.as_str().to_owned()])
 }
 
-/// The pending placement id in an item (a one-element string set, or a string).
-pub(crate) fn pending_placement_of(item: &Item) -> Option<String> {
-    match item.get(attr::PENDING_PLACEMENT_ID)? {
-        AttributeValue::S(id) => Some(id.clone()),
-        AttributeValue::Ss(ids) => ids.first().cloned(),
-        _ => None,
-    }
+/// The pending placement id in an item (a one-element string set, or a string), e.g.
+/// the old image a failed condition returned; a value that is not one placement id is
+/// [`StoreError::Corrupt`].
+pub(crate) fn pending_placement_of(item: &Item) -> Result<Option<PlacementId>, StoreError> {
+    Reader::new(item).pending_placement_id()
 }
 
 /// The `gameSession` map of a player's item.
@@ -159,14 +159,21 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| self.corrupt(format!("{name} is missing")))
     }
 
-    fn pending_placement_id(&self) -> Result<Option<String>, StoreError> {
+    fn pending_placement_id(&self) -> Result<Option<PlacementId>, StoreError> {
         let name = attr::PENDING_PLACEMENT_ID;
-        match self.item.get(name) {
-            None | Some(AttributeValue::Null(true)) => Ok(None),
-            Some(AttributeValue::S(id)) => Ok(Some(id.clone())),
-            Some(AttributeValue::Ss(ids)) if ids.len() == 1 => Ok(ids.first().cloned()),
-            Some(other) => Err(self.corrupt(format!("{name} is {other:?}, not one placement id"))),
-        }
+        let raw = match self.item.get(name) {
+            None | Some(AttributeValue::Null(true)) => return Ok(None),
+            Some(AttributeValue::S(id)) => id,
+            Some(AttributeValue::Ss(ids)) if ids.len() == 1 => &ids[0],
+            Some(other) => {
+                return Err(self.corrupt(format!("{name} is {other:?}, not one placement id")));
+            }
+        };
+        self.placement_id(name, raw).map(Some)
+    }
+
+    fn placement_id(&self, name: &str, raw: &str) -> Result<PlacementId, StoreError> {
+        PlacementId::parse(raw).map_err(|e| self.corrupt(format!("{name}: {e}")))
     }
 
     fn game_session(&self) -> Result<Option<GameSession>, StoreError> {
@@ -270,7 +277,10 @@ pub(crate) fn record_from_item(item: &Item) -> Result<Option<PlayerRecord>, Stor
         live_from: seq(attr::LIVE_FROM)?,
         acked_seq: seq(attr::ACKED_SEQ)?,
         pending_placement_id: r.pending_placement_id()?,
-        last_placement_id: r.opt_s(attr::LAST_PLACEMENT_ID)?.map(str::to_owned),
+        last_placement_id: r
+            .opt_s(attr::LAST_PLACEMENT_ID)?
+            .map(|raw| r.placement_id(attr::LAST_PLACEMENT_ID, raw))
+            .transpose()?,
         game_session: r.game_session()?,
     }))
 }
@@ -307,6 +317,7 @@ pub(crate) fn sweep_index_key(shard: u32, after: &ExpiredPlayer) -> Item {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::fixtures::placement_id;
 
     fn online_item() -> Item {
         HashMap::from([
@@ -365,19 +376,22 @@ mod tests {
         let mut item = online_item();
         item.insert(
             attr::PENDING_PLACEMENT_ID.into(),
-            pending_placement_value("p-2"),
+            pending_placement_value(&placement_id("p-2")),
         );
         item.insert(attr::LAST_PLACEMENT_ID.into(), s("p-2"));
         item.insert(attr::GAME_SESSION.into(), game_session_value(&session));
         let record = required_record(&item).unwrap();
-        assert_eq!(record.pending_placement_id.as_deref(), Some("p-2"));
-        assert_eq!(record.last_placement_id.as_deref(), Some("p-2"));
+        assert_eq!(record.pending_placement_id, Some(placement_id("p-2")));
+        assert_eq!(record.last_placement_id, Some(placement_id("p-2")));
         assert_eq!(record.game_session, Some(session));
-        assert_eq!(pending_placement_of(&item).as_deref(), Some("p-2"));
+        assert_eq!(
+            pending_placement_of(&item).unwrap(),
+            Some(placement_id("p-2"))
+        );
 
         item.insert(attr::PENDING_PLACEMENT_ID.into(), s("p-1"));
         let record = required_record(&item).unwrap();
-        assert_eq!(record.pending_placement_id.as_deref(), Some("p-1"));
+        assert_eq!(record.pending_placement_id, Some(placement_id("p-1")));
     }
 
     #[test]
@@ -406,6 +420,37 @@ mod tests {
         assert!(matches!(
             record_from_item(&item),
             Err(StoreError::Corrupt { .. })
+        ));
+    }
+
+    #[test]
+    fn a_stored_placement_id_that_is_not_one_is_corrupt_naming_the_key_and_the_attribute() {
+        for (name, value) in [
+            (attr::PENDING_PLACEMENT_ID, s("p/1")),
+            (
+                attr::PENDING_PLACEMENT_ID,
+                AttributeValue::Ss(vec!["x".repeat(49)]),
+            ),
+            (attr::LAST_PLACEMENT_ID, s("")),
+        ] {
+            let mut item = online_item();
+            item.insert(name.into(), value.clone());
+            match record_from_item(&item) {
+                Err(StoreError::Corrupt { key, reason }) => {
+                    assert_eq!(key, "playerId=alice");
+                    assert!(
+                        reason.starts_with(&format!("{name}: placement id")),
+                        "{reason}"
+                    );
+                }
+                other => panic!("{name} = {value:?}: {other:?}"),
+            }
+        }
+        let mut item = online_item();
+        item.insert(attr::PENDING_PLACEMENT_ID.into(), s("p/1"));
+        assert!(matches!(
+            pending_placement_of(&item),
+            Err(StoreError::Corrupt { reason, .. }) if reason.contains("'/' at position 1")
         ));
     }
 

@@ -18,7 +18,9 @@ use super::player_item::{
     NO_PREVIOUS_STATUS, NO_PREVIOUS_SWEEP_AT, attr, expired_from_key, key, n, record_from_item,
     required_record, s, sweep_index_key,
 };
-use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
+use crate::domain::{
+    ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
+};
 use crate::ports::player_store::{
     ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
     PlayerRecord, PlayerStore, StoreError,
@@ -392,7 +394,7 @@ impl PlayerStore for DynamoPlayerStore {
     async fn begin_placement(
         &self,
         player: &PlayerId,
-        placement_id: &str,
+        placement_id: &PlacementId,
     ) -> Result<PlacementBegun, StoreError> {
         self.begin_placement_now(player, placement_id).await
     }
@@ -400,7 +402,7 @@ impl PlayerStore for DynamoPlayerStore {
     async fn abandon_placement(
         &self,
         player: &PlayerId,
-        placement_id: &str,
+        placement_id: &PlacementId,
     ) -> Result<(), StoreError> {
         self.abandon_placement_now(player, placement_id).await
     }

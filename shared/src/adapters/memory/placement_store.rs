@@ -5,7 +5,7 @@ use async_trait::async_trait;
 
 use super::message_store::InMemoryMessageStore;
 use super::player_store::InMemoryPlayerStore;
-use crate::domain::{EpochMillis, PlacementStatus};
+use crate::domain::{EpochMillis, PlacementId, PlacementStatus};
 use crate::ports::message_store::{MessageStore, NewMessage};
 use crate::ports::placement_store::{
     PlacementOutcomes, PlacementRecord, PlacementStore, Settlement,
@@ -16,7 +16,7 @@ use crate::ports::player_store::StoreError;
 /// conditional DynamoDB write.
 #[derive(Default)]
 pub struct InMemoryPlacementStore {
-    items: Mutex<HashMap<String, PlacementRecord>>,
+    items: Mutex<HashMap<PlacementId, PlacementRecord>>,
 }
 
 impl InMemoryPlacementStore {
@@ -24,7 +24,7 @@ impl InMemoryPlacementStore {
         Self::default()
     }
 
-    fn items(&self) -> std::sync::MutexGuard<'_, HashMap<String, PlacementRecord>> {
+    fn items(&self) -> std::sync::MutexGuard<'_, HashMap<PlacementId, PlacementRecord>> {
         // Every update replaces whole values: a poisoned lock is safe to keep using.
         self.items.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -52,11 +52,15 @@ impl PlacementStore for InMemoryPlacementStore {
         Ok(())
     }
 
-    async fn get(&self, placement_id: &str) -> Result<Option<PlacementRecord>, StoreError> {
+    async fn get(&self, placement_id: &PlacementId) -> Result<Option<PlacementRecord>, StoreError> {
         Ok(self.items().get(placement_id).cloned())
     }
 
-    async fn mark_failed(&self, placement_id: &str, at: EpochMillis) -> Result<bool, StoreError> {
+    async fn mark_failed(
+        &self,
+        placement_id: &PlacementId,
+        at: EpochMillis,
+    ) -> Result<bool, StoreError> {
         let mut items = self.items();
         match items.get_mut(placement_id) {
             Some(placement) if placement.status == PlacementStatus::Pending => {

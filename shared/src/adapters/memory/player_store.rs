@@ -3,7 +3,9 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 
-use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
+use crate::domain::{
+    ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
+};
 use crate::ports::player_store::{
     ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
     PlayerRecord, PlayerStore, StoreError,
@@ -20,15 +22,15 @@ struct Item {
 /// holding only that; `get` does not see it, the first `$connect` keeps it).
 #[derive(Clone, Debug, Default)]
 struct GameState {
-    pending_placement_id: Option<String>,
-    last_placement_id: Option<String>,
+    pending_placement_id: Option<PlacementId>,
+    last_placement_id: Option<PlacementId>,
     game_session: Option<GameSession>,
 }
 
 /// The game state of a record or of a game-state-only item, to update either alike.
 struct GameStateMut<'a> {
-    pending_placement_id: &'a mut Option<String>,
-    last_placement_id: &'a mut Option<String>,
+    pending_placement_id: &'a mut Option<PlacementId>,
+    last_placement_id: &'a mut Option<PlacementId>,
     game_session: &'a mut Option<GameSession>,
 }
 
@@ -101,11 +103,11 @@ impl InMemoryPlayerStore {
     pub(crate) fn settle_placement(
         &self,
         player: &PlayerId,
-        placement_id: &str,
+        placement_id: &PlacementId,
         seat: Option<GameSession>,
     ) {
         self.update_game_state(player, true, |state| {
-            if state.pending_placement_id.as_deref() == Some(placement_id) {
+            if state.pending_placement_id.as_ref() == Some(placement_id) {
                 *state.pending_placement_id = None;
             }
             if let Some(seat) = seat {
@@ -308,14 +310,14 @@ impl PlayerStore for InMemoryPlayerStore {
     async fn begin_placement(
         &self,
         player: &PlayerId,
-        placement_id: &str,
+        placement_id: &PlacementId,
     ) -> Result<PlacementBegun, StoreError> {
         let began = self.update_game_state(player, true, |state| {
             if let Some(pending) = state.pending_placement_id.as_ref() {
                 return PlacementBegun::AlreadyPending(pending.clone());
             }
-            *state.pending_placement_id = Some(placement_id.to_owned());
-            *state.last_placement_id = Some(placement_id.to_owned());
+            *state.pending_placement_id = Some(placement_id.clone());
+            *state.last_placement_id = Some(placement_id.clone());
             PlacementBegun::Began
         });
         Ok(began.unwrap_or(PlacementBegun::Began))
@@ -324,10 +326,10 @@ impl PlayerStore for InMemoryPlayerStore {
     async fn abandon_placement(
         &self,
         player: &PlayerId,
-        placement_id: &str,
+        placement_id: &PlacementId,
     ) -> Result<(), StoreError> {
         self.update_game_state(player, false, |state| {
-            if state.pending_placement_id.as_deref() == Some(placement_id) {
+            if state.pending_placement_id.as_ref() == Some(placement_id) {
                 *state.pending_placement_id = None;
             }
         });
