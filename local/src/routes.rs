@@ -8,7 +8,7 @@ use serde_json::Value;
 use shared::config::Config;
 use shared::ports::{
     Clock, ConnectionGateway, DeliveryHandover, EventBus, GameLift, MessageStore,
-    PlacementOutcomes, PlacementStore, PlayerStore, SubscriptionStore,
+    PlacementOutcomes, PlacementStore, PlayerStore, RateLimiter, SubscriptionStore,
 };
 use shared::websocket::RouteHandler;
 
@@ -24,6 +24,8 @@ pub const DEFAULT: &str = "$default";
 pub struct Dependencies {
     pub config: Arc<Config>,
     pub players: Arc<dyn PlayerStore>,
+    /// Per-player rate limits.
+    pub rate_limiter: Arc<dyn RateLimiter>,
     pub messages: Arc<dyn MessageStore>,
     /// `resume`'s hand-over to live delivery.
     pub handover: Arc<dyn DeliveryHandover>,
@@ -105,6 +107,8 @@ impl Routes {
             Arc::new(send_message::SendMessageHandler::new(
                 deps.config.clone(),
                 deps.messages.clone(),
+                deps.players.clone(),
+                deps.rate_limiter.clone(),
                 deps.clock.clone(),
             )),
         );
@@ -124,6 +128,7 @@ impl Routes {
                 session_placement_request::SessionPlacementRequestHandler::new(
                     deps.config.clone(),
                     deps.players.clone(),
+                    deps.rate_limiter.clone(),
                     deps.placements.clone(),
                     deps.gamelift.clone(),
                     deps.clock.clone(),

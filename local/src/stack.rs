@@ -111,6 +111,7 @@ impl LocalStack {
         let dependencies = Dependencies {
             config,
             players: stores.players,
+            rate_limiter: stores.rate_limiter,
             messages: stores.messages,
             handover: stores.handover,
             gateway: Arc::new(LocalConnectionGateway::new(registry.clone())),

@@ -15,8 +15,8 @@ use shared::adapters::memory::{
     InMemoryPlacementStore, InMemoryPlayerStore, InMemorySubscriptionStore,
 };
 use shared::ports::{
-    DeliveryHandover, MessageStore, PlacementOutcomes, PlacementStore, PlayerStore, StoreError,
-    SubscriptionStore,
+    DeliveryHandover, MessageStore, PlacementOutcomes, PlacementStore, PlayerStore, RateLimiter,
+    StoreError, SubscriptionStore,
 };
 
 use crate::settings::Settings;
@@ -26,6 +26,8 @@ use crate::stream::{MemoryStream, MessageStream};
 /// The stores the handlers use.
 pub struct Stores {
     pub players: Arc<dyn PlayerStore>,
+    /// Per-player rate limits, counted on the players' items.
+    pub rate_limiter: Arc<dyn RateLimiter>,
     pub messages: Arc<dyn MessageStore>,
     /// `resume`'s hand-over across the Players and Messages tables.
     pub handover: Arc<dyn DeliveryHandover>,
@@ -61,6 +63,7 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
                     players.clone(),
                     messages.clone(),
                 )),
+                rate_limiter: players.clone(),
                 players,
                 messages,
                 placements,
@@ -75,11 +78,13 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
             create_messages_table(&client, &settings.storage.messages_table).await?;
             create_subscriptions_table(&client, &settings.storage.subscriptions_table).await?;
             create_placements_table(&client, &settings.storage.placements_table).await?;
+            let players = Arc::new(DynamoPlayerStore::new(
+                client.clone(),
+                settings.storage.players_table.clone(),
+            ));
             Ok(Stores {
-                players: Arc::new(DynamoPlayerStore::new(
-                    client.clone(),
-                    settings.storage.players_table.clone(),
-                )),
+                rate_limiter: players.clone(),
+                players,
                 messages: Arc::new(DynamoMessageStore::new(
                     client.clone(),
                     settings.storage.messages_table.clone(),

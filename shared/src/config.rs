@@ -33,6 +33,11 @@ pub const DEFAULT_RECONNECT_GRACE_SECONDS: u64 = 30;
 pub const RECONNECT_GRACE_SECONDS_RANGE: RangeInclusive<u64> = 0..=3_600;
 pub const DEFAULT_PRESENCE_SHARDS: u32 = 4;
 pub const PRESENCE_SHARDS_RANGE: RangeInclusive<u32> = 1..=64;
+/// Per-player limits per minute (0 turns one off).
+pub const DEFAULT_RATE_LIMIT_MESSAGES_PER_MINUTE: u32 = 120;
+pub const DEFAULT_RATE_LIMIT_RECIPIENTS_PER_MINUTE: u32 = 600;
+pub const DEFAULT_RATE_LIMIT_PLACEMENTS_PER_MINUTE: u32 = 10;
+pub const RATE_LIMIT_RANGE: RangeInclusive<u32> = 0..=1_000_000;
 
 /// What a numeric knob accepts, as every problem says it: "a whole number from 1 to 64",
 /// or with a unit, "a whole number of seconds from 1 to 7200".
@@ -173,6 +178,34 @@ pub struct Config {
     pub reconnect_grace: Duration,
     /// Partitions of the `BySweepAt` index.
     pub presence_shards: u32,
+    /// Per-player rate limits.
+    pub rate_limits: RateLimits,
+}
+
+/// Per-player limits per one-minute window (docs/architecture.md#rate-limits); 0 turns
+/// one off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimits {
+    /// `sendMessage` frames (`RATE_LIMIT_MESSAGES_PER_MINUTE`).
+    pub messages_per_minute: u32,
+    /// Recipients over those frames (`RATE_LIMIT_RECIPIENTS_PER_MINUTE`).
+    pub recipients_per_minute: u32,
+    /// `sessionPlacementRequest`s (`RATE_LIMIT_PLACEMENTS_PER_MINUTE`).
+    pub placements_per_minute: u32,
+}
+
+impl RateLimits {
+    pub const DEFAULT: Self = Self {
+        messages_per_minute: DEFAULT_RATE_LIMIT_MESSAGES_PER_MINUTE,
+        recipients_per_minute: DEFAULT_RATE_LIMIT_RECIPIENTS_PER_MINUTE,
+        placements_per_minute: DEFAULT_RATE_LIMIT_PLACEMENTS_PER_MINUTE,
+    };
+    /// No limit at all (load benchmarks).
+    pub const OFF: Self = Self {
+        messages_per_minute: 0,
+        recipients_per_minute: 0,
+        placements_per_minute: 0,
+    };
 }
 
 impl Config {
@@ -233,6 +266,23 @@ impl Config {
                 DEFAULT_PRESENCE_SHARDS,
                 &whole_number(&PRESENCE_SHARDS_RANGE, None),
             ),
+            rate_limits: RateLimits {
+                messages_per_minute: env.parsed_or(
+                    "RATE_LIMIT_MESSAGES_PER_MINUTE",
+                    DEFAULT_RATE_LIMIT_MESSAGES_PER_MINUTE,
+                    &whole_number(&RATE_LIMIT_RANGE, None),
+                ),
+                recipients_per_minute: env.parsed_or(
+                    "RATE_LIMIT_RECIPIENTS_PER_MINUTE",
+                    DEFAULT_RATE_LIMIT_RECIPIENTS_PER_MINUTE,
+                    &whole_number(&RATE_LIMIT_RANGE, None),
+                ),
+                placements_per_minute: env.parsed_or(
+                    "RATE_LIMIT_PLACEMENTS_PER_MINUTE",
+                    DEFAULT_RATE_LIMIT_PLACEMENTS_PER_MINUTE,
+                    &whole_number(&RATE_LIMIT_RANGE, None),
+                ),
+            },
         };
         for problem in config.problems() {
             env.problem(problem);
@@ -255,6 +305,21 @@ impl Config {
                 "PRESENCE_SHARDS",
                 self.presence_shards,
                 PRESENCE_SHARDS_RANGE,
+            ),
+            (
+                "RATE_LIMIT_MESSAGES_PER_MINUTE",
+                self.rate_limits.messages_per_minute,
+                RATE_LIMIT_RANGE,
+            ),
+            (
+                "RATE_LIMIT_RECIPIENTS_PER_MINUTE",
+                self.rate_limits.recipients_per_minute,
+                RATE_LIMIT_RANGE,
+            ),
+            (
+                "RATE_LIMIT_PLACEMENTS_PER_MINUTE",
+                self.rate_limits.placements_per_minute,
+                RATE_LIMIT_RANGE,
             ),
         ] {
             if !range.contains(&value) {
@@ -308,6 +373,7 @@ impl Config {
             heartbeat_timeout: Duration::from_secs(DEFAULT_HEARTBEAT_TIMEOUT_SECONDS),
             reconnect_grace: Duration::from_secs(DEFAULT_RECONNECT_GRACE_SECONDS),
             presence_shards: DEFAULT_PRESENCE_SHARDS,
+            rate_limits: RateLimits::DEFAULT,
         }
     }
 }

@@ -36,6 +36,8 @@ pub enum ErrorCode {
     NotFound,
     Conflict,
     SessionEnded,
+    /// Over a per-player rate limit; the frame carries `retryAfterMs`.
+    RateLimited,
     Unavailable,
     Internal,
 }

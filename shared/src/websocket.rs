@@ -275,6 +275,16 @@ impl RouteError {
         Self::new(ErrorCode::BadRequest, message)
     }
 
+    /// Over a per-player rate limit (`limit` says which, e.g. "5 messages a minute"):
+    /// nothing was done; retry after `retry_after_ms` (also a field of the frame).
+    pub fn rate_limited(limit: &str, retry_after_ms: i64) -> Self {
+        Self::new(
+            ErrorCode::RateLimited,
+            format!("over the limit of {limit}; nothing was done; retry in {retry_after_ms} ms"),
+        )
+        .with_detail("retryAfterMs", retry_after_ms)
+    }
+
     /// A store that failed while serving the request: `unavailable` when retrying may
     /// work (throttling, 5xx, no connection), `internal` for a fault (a corrupt item, a
     /// missing permission). `consequence` tells the client what did (not) happen, e.g.

@@ -1,7 +1,8 @@
 //! Every integration suite, in one test binary (see tests/Cargo.toml for why).
 //!
 //! End to end over real WebSockets against the local stack started in-process on a
-//! random port: `connection_lifecycle`, `management_api`, `messaging`, `placement`, `presence`.
+//! random port: `connection_lifecycle`, `delivery_faults`, `management_api`, `messaging`,
+//! `placement`, `presence`, `rate_limits`.
 //! Adapters against DynamoDB Local, the `*_dynamodb` suites: they need `DYNAMODB_ENDPOINT`
 //! (`scripts/test.sh` starts DynamoDB Local and sets it).
 //!
@@ -20,6 +21,7 @@ mod placement;
 mod placement_store_dynamodb;
 mod player_store_dynamodb;
 mod presence;
+mod rate_limits;
 mod subscription_store_dynamodb;
 mod sweeper_dynamodb;
 mod template_drift;

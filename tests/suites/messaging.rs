@@ -53,11 +53,21 @@ fn assert_message_frame(frame: &Value, from: &str, message: &Value) {
     assert!(frame["sentAt"].is_i64(), "{frame}");
 }
 
+/// Connects `player` once and leaves: the backend knows them, they are offline.
+async fn known_and_offline(stack: &TestStack, player: &str) {
+    let (client, _) = online(stack, player).await;
+    client.close().await;
+    stack
+        .wait_for_status(player, PresenceStatus::Disconnected)
+        .await;
+}
+
 /// The must-show scenario, on whatever stack it is given: alice sends to
 /// [bob, carol, bob]; bob (online) gets one frame within 1 s; alice's ack says queued 2;
-/// carol (never connected) gets it on her first resume, and not on a second one.
+/// carol (offline) gets it on her next resume, and not on a second one.
 /// Returns how long bob's frame took.
 async fn alice_messages_bob_and_carol(stack: &TestStack) -> Duration {
+    known_and_offline(stack, "carol").await;
     let (mut bob, ack) = online(stack, "bob").await;
     assert_eq!(ack["pendingMessages"], 0, "{ack}");
     let mut alice = stack.connect("alice").await;
@@ -116,7 +126,7 @@ async fn alice_messages_bob_and_carol(stack: &TestStack) -> Duration {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn given_bob_online_and_carol_never_connected_when_alice_sends_to_bob_carol_bob_then_bob_gets_one_frame_at_once_and_carol_gets_it_on_resume_once()
+async fn given_bob_online_and_carol_offline_when_alice_sends_to_bob_carol_bob_then_bob_gets_one_frame_at_once_and_carol_gets_it_on_resume_once()
  {
     let stack = TestStack::start().await;
     assert!(
@@ -161,7 +171,8 @@ async fn given_dynamodb_local_when_alice_sends_to_bob_carol_bob_then_bob_gets_on
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn given_bob_online_when_alice_sends_200_messages_one_after_another_then_each_arrives_in_well_under_a_second()
  {
-    let stack = TestStack::start().await;
+    // 200 messages in a few seconds: over the default 120 a minute.
+    let stack = TestStack::start_with(|s| s.rate_limits.rate_limit_messages_per_minute = 0).await;
     let (mut bob, _) = online(&stack, "bob").await;
     let mut alice = stack.connect("alice").await;
 
@@ -282,6 +293,7 @@ async fn given_a_stale_connection_when_a_message_is_sent_then_it_is_kept_and_rep
 async fn given_bad_send_message_input_then_a_precise_error_nothing_is_queued_and_the_socket_stays_open()
  {
     let stack = TestStack::start().await;
+    known_and_offline(&stack, "bob").await;
     let mut alice = stack.connect("alice").await;
     let too_many: Vec<String> = (0..101).map(|i| format!("p{i}")).collect();
     let cases = [
@@ -319,6 +331,11 @@ async fn given_bad_send_message_input_then_a_precise_error_nothing_is_queued_and
             json!({"playerIds": ["bob"]}),
             "bad_request",
             "`message` is required",
+        ),
+        (
+            json!({"playerIds": ["bob", "nobody"], "message": 1}),
+            "not_found",
+            "no player has the id nobody",
         ),
     ];
     for (i, (body, code, says)) in cases.into_iter().enumerate() {
@@ -500,6 +517,7 @@ async fn given_a_transient_failure_for_one_record_then_the_feeder_reinvokes_from
     )
     .await;
     let flaky = flaky.lock().unwrap().clone().unwrap();
+    known_and_offline(&stack, "zed").await;
     let (mut bob, _) = online(&stack, "bob").await;
     let (mut carol, _) = online(&stack, "carol").await;
     let (mut dave, _) = online(&stack, "dave").await;

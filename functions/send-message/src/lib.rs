@@ -2,19 +2,33 @@
 //! id, the same for every recipient) is appended to each recipient's inbox; delivery
 //! happens from the table's stream (`on-message-inserted`) to recipients who are live,
 //! and `resume` replays it to the others (docs/architecture.md#delivery).
+//!
+//! Before anything is stored, two calls at once: the sender's rate limits are spent (one
+//! conditional write on their own item, docs/architecture.md#rate-limits) and the
+//! recipients are looked up (one BatchGetItem). Over a limit: `rate_limited` with
+//! `retryAfterMs`. An id no player has (never connected, or gone for 30 days): `not_found`
+//! naming it, and nothing is stored for anyone, rather than a message kept a day for
+//! nobody.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde_json::json;
+use serde_json::{Value, json};
 use shared::config::Config;
-use shared::domain::MessageId;
-use shared::ports::{Clock, MessageKind, MessageStore, NewMessage};
+use shared::domain::{MessageId, PlayerId};
+use shared::ports::{
+    Bucket, Clock, Exceeded, MessageKind, MessageStore, NewMessage, PlayerStore, Quota,
+    RateLimiter, Spent,
+};
 use shared::protocol::{ClientFrame, ErrorCode, ServerFrame, player_ids_field};
 use shared::websocket::{
     Caller, Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult,
 };
 use tracing::debug;
+
+#[cfg(test)]
+mod tests;
 
 /// The most a message may weigh, serialized (the README's protocol section).
 pub const MAX_MESSAGE_BYTES: usize = 32 * 1024;
@@ -22,6 +36,8 @@ pub const MAX_MESSAGE_BYTES: usize = 32 * 1024;
 pub struct SendMessageHandler {
     config: Arc<Config>,
     messages: Arc<dyn MessageStore>,
+    players: Arc<dyn PlayerStore>,
+    limiter: Arc<dyn RateLimiter>,
     clock: Arc<dyn Clock>,
 }
 
@@ -29,12 +45,23 @@ impl SendMessageHandler {
     pub fn new(
         config: Arc<Config>,
         messages: Arc<dyn MessageStore>,
+        players: Arc<dyn PlayerStore>,
+        limiter: Arc<dyn RateLimiter>,
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
             config,
             messages,
+            players,
+            limiter,
             clock,
+        }
+    }
+
+    fn quota(&self) -> Quota {
+        Quota {
+            calls: self.config.rate_limits.messages_per_minute,
+            units: self.config.rate_limits.recipients_per_minute,
         }
     }
 
@@ -77,6 +104,75 @@ impl SendMessageHandler {
             })
             .collect())
     }
+
+    async fn send(&self, request: &Request) -> Result<Value, RouteError> {
+        let messages = self.build(&request.caller, &request.frame)?;
+        let recipients: Vec<PlayerId> = messages.iter().map(|m| m.recipient_id.clone()).collect();
+        let quota = self.quota();
+        let count = u32::try_from(recipients.len()).unwrap_or(u32::MAX);
+        if quota.units > 0 && count > quota.units {
+            return Err(RouteError::bad_request(format!(
+                "`playerIds` names {count} players; at most {} a minute may be messaged",
+                quota.units
+            )));
+        }
+        let now = self.clock.now_millis();
+        let (spent, known) = tokio::join!(
+            self.limiter.spend(
+                &request.caller.player_id,
+                Bucket::SendMessage,
+                quota,
+                count,
+                now
+            ),
+            self.players.get_many(&recipients),
+        );
+        let nothing_sent = "nothing was sent; retry";
+        if let Spent::Limited {
+            exceeded,
+            retry_after_ms,
+        } = spent.map_err(|e| RouteError::from_store(e, nothing_sent))?
+        {
+            return Err(rate_limited(exceeded, retry_after_ms));
+        }
+        let known: HashSet<PlayerId> = known
+            .map_err(|e| RouteError::from_store(e, nothing_sent))?
+            .into_iter()
+            .map(|record| record.player_id)
+            .collect();
+        let unknown: Vec<&str> = recipients
+            .iter()
+            .filter(|id| !known.contains(*id))
+            .map(PlayerId::as_str)
+            .collect();
+        if !unknown.is_empty() {
+            return Err(RouteError::new(
+                ErrorCode::NotFound,
+                format!(
+                    "no player has the id {}; nothing was sent",
+                    unknown.join(", ")
+                ),
+            )
+            .with_detail("playerIds", unknown));
+        }
+        self.messages.append(&messages).await.map_err(|e| {
+            RouteError::from_store(
+                e,
+                "the message may have reached some recipients but not all; retry",
+            )
+        })?;
+        debug!(player_id = %request.caller.player_id, queued = messages.len(), "message queued");
+        Ok(json!({ "queued": messages.len() }))
+    }
+}
+
+/// The `rate_limited` error: which limit, and when to try again.
+fn rate_limited(exceeded: Exceeded, retry_after_ms: i64) -> RouteError {
+    let what = match exceeded {
+        Exceeded::Calls { limit } => format!("{limit} messages a minute"),
+        Exceeded::Units { limit } => format!("{limit} recipients a minute"),
+    };
+    RouteError::rate_limited(&what, retry_after_ms)
 }
 
 #[async_trait]
@@ -86,205 +182,7 @@ impl RouteHandler for SendMessageHandler {
             Opened::Request(request) => request,
             Opened::Refused(reply) => return Ok(reply),
         };
-        let result = match self.build(&request.caller, &request.frame) {
-            Ok(messages) => self
-                .messages
-                .append(&messages)
-                .await
-                .map(|_| {
-                    debug!(player_id = %request.caller.player_id, queued = messages.len(), "message queued");
-                    json!({ "queued": messages.len() })
-                })
-                .map_err(|e| {
-                    RouteError::from_store(
-                        e,
-                        "the message may have reached some recipients but not all; retry",
-                    )
-                }),
-            Err(refusal) => Err(refusal),
-        };
+        let result = self.send(&request).await;
         Ok(request.respond(result))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::Value;
-    use shared::adapters::memory::InMemoryMessageStore;
-    use shared::ports::ManualClock;
-    use shared::testing::events::{parse_event, reply_frame, route_event};
-
-    use shared::testing::fixtures::T0;
-
-    fn handler(messages: Arc<InMemoryMessageStore>) -> SendMessageHandler {
-        SendMessageHandler::new(
-            Arc::new(Config::for_local("Development")),
-            messages,
-            Arc::new(ManualClock::at(T0)),
-        )
-    }
-
-    async fn send(messages: &Arc<InMemoryMessageStore>, body: Value) -> Value {
-        reply_frame(&send_to(messages.clone(), body).await.unwrap())
-    }
-
-    async fn send_to(messages: Arc<dyn MessageStore>, body: Value) -> RouteResult {
-        let text = json!({"route": "sendMessage", "requestId": "s1", "body": body}).to_string();
-        let event = route_event("sendMessage", "alice", "c1", T0, Some(&text));
-        SendMessageHandler::new(
-            Arc::new(Config::for_local("Development")),
-            messages,
-            Arc::new(ManualClock::at(T0)),
-        )
-        .handle(event)
-        .await
-    }
-
-    #[tokio::test]
-    async fn given_the_store_unavailable_when_sending_then_an_unavailable_error_frame_and_ok() {
-        {
-            let case = "storage down";
-            // Given a store that cannot take the writes
-            let store = Arc::new(shared::testing::unavailable::Unavailable);
-
-            // When alice sends to two players
-            let result = send_to(
-                store,
-                json!({"playerIds": ["bob", "carol"], "message": {"text": "gg"}}),
-            )
-            .await;
-
-            // Then she is told to retry (a protocol reply, not a Lambda fault: retrying
-            // the invocation would not help her, and alarms stay meaningful).
-            let response = result.unwrap_or_else(|e| panic!("{case}: Err({e})"));
-            let frame = reply_frame(&response);
-            assert_eq!(frame["type"], "error", "{case}");
-            assert_eq!(frame["code"], "unavailable", "{case}");
-            assert_eq!(frame["route"], "sendMessage", "{case}");
-            assert_eq!(frame["requestId"], "s1", "{case}");
-            assert!(
-                frame["message"].as_str().unwrap().contains("retry"),
-                "{case}: {frame}"
-            );
-        }
-    }
-
-    #[tokio::test]
-    async fn given_duplicate_recipients_when_sending_then_one_copy_each_with_one_message_id_and_queued_counts_them_once()
-     {
-        let messages = Arc::new(InMemoryMessageStore::new());
-        let ack = send(
-            &messages,
-            json!({"playerIds": ["bob", "carol", "bob"], "message": {"text": "gg"}}),
-        )
-        .await;
-        assert_eq!(
-            ack,
-            json!({"type":"ack","route":"sendMessage","requestId":"s1","queued":2})
-        );
-        let stored = messages.all();
-        let mut recipients: Vec<_> = stored.iter().map(|m| m.recipient_id.to_string()).collect();
-        recipients.sort();
-        assert_eq!(recipients, vec!["bob", "carol"]);
-        assert_eq!(
-            stored[0].message_id, stored[1].message_id,
-            "one message, one id"
-        );
-        for m in &stored {
-            let frame: Value = serde_json::from_str(&m.payload).unwrap();
-            assert_eq!(frame["type"], "message");
-            assert_eq!(frame["from"], "alice");
-            assert_eq!(frame["message"], json!({"text": "gg"}));
-            assert_eq!(frame["sentAt"], T0);
-            assert_eq!(frame["messageId"], m.message_id.as_str());
-            assert_eq!(m.expire_at_secs, T0 / 1000 + 86_400);
-        }
-    }
-
-    #[tokio::test]
-    async fn given_any_json_value_as_the_message_then_it_is_carried_as_is() {
-        let messages = Arc::new(InMemoryMessageStore::new());
-        for value in [json!("hi"), json!(42), json!(null), json!([1, {"a": true}])] {
-            let ack = send(&messages, json!({"playerIds": ["bob"], "message": value})).await;
-            assert_eq!(ack["type"], "ack", "{value}");
-        }
-        assert_eq!(messages.all().len(), 4);
-    }
-
-    #[tokio::test]
-    async fn given_bad_input_then_a_precise_error_and_nothing_written() {
-        let messages = Arc::new(InMemoryMessageStore::new());
-        let too_many: Vec<String> = (0..101).map(|i| format!("p{i}")).collect();
-        for (body, code, says) in [
-            (
-                json!({"message": 1}),
-                "bad_request",
-                "`playerIds` is required",
-            ),
-            (
-                json!({"playerIds": "bob", "message": 1}),
-                "bad_request",
-                "`playerIds` must be an array",
-            ),
-            (
-                json!({"playerIds": [], "message": 1}),
-                "bad_request",
-                "`playerIds` must name at least one",
-            ),
-            (
-                json!({"playerIds": too_many, "message": 1}),
-                "bad_request",
-                "`playerIds` names 101",
-            ),
-            (
-                json!({"playerIds": ["bob", "no/slash"], "message": 1}),
-                "bad_request",
-                "`playerIds[1]`",
-            ),
-            (
-                json!({"playerIds": ["bob"]}),
-                "bad_request",
-                "`message` is required",
-            ),
-            (
-                json!({"playerIds": ["bob"], "message": "x".repeat(MAX_MESSAGE_BYTES)}),
-                "payload_too_large",
-                "`message` is 32770 bytes",
-            ),
-        ] {
-            let frame = send(&messages, body.clone()).await;
-            assert_eq!(frame["code"], code, "{body}");
-            assert!(
-                frame["message"].as_str().unwrap().contains(says),
-                "{body}: {frame}"
-            );
-        }
-        assert!(messages.all().is_empty());
-    }
-
-    #[tokio::test]
-    async fn given_a_message_of_exactly_32_kib_then_it_is_accepted() {
-        let messages = Arc::new(InMemoryMessageStore::new());
-        let ack = send(
-            &messages,
-            json!({"playerIds": ["bob"], "message": "x".repeat(MAX_MESSAGE_BYTES - 2)}),
-        )
-        .await;
-        assert_eq!(ack["queued"], 1);
-    }
-
-    #[tokio::test]
-    async fn the_sample_send_message_event_queues_for_each_distinct_recipient() {
-        let messages = Arc::new(InMemoryMessageStore::new());
-        let raw = serde_json::from_str(include_str!("../../../events/send-message.json")).unwrap();
-        let frame = reply_frame(
-            &handler(messages.clone())
-                .handle(parse_event(raw))
-                .await
-                .unwrap(),
-        );
-        assert_eq!(frame["queued"], 2);
-        assert_eq!(messages.all().len(), 2);
     }
 }

@@ -14,9 +14,12 @@ async fn main() -> Result<(), Error> {
     shared::telemetry::init();
     let config = Arc::new(Config::from_env()?);
     let sdk = aws::sdk_config().await;
+    let (players, limiter) = aws::players_with_limits(&sdk, &config);
     let handler = SendMessageHandler::new(
         config.clone(),
         aws::message_store(&sdk, &config),
+        players,
+        limiter,
         Arc::new(SystemClock),
     );
     let handler = &handler;

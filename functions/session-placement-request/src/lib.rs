@@ -2,7 +2,10 @@
 //! The result is pushed later, as a `placement` message (`on-placement-event`); this
 //! route only acks `{placementId, status: "PENDING"}`. No polling anywhere.
 //!
-//! Round trips on the normal path: 2 DynamoDB writes + 1 GameLift call, in this order:
+//! Round trips on the normal path: 3 DynamoDB writes + 1 GameLift call, in this order:
+//! 0. Players: the request counted against the player's placement rate limit (one
+//!    conditional UpdateItem, docs/architecture.md#rate-limits; none with the limit off);
+//!    over it: `rate_limited` with `retryAfterMs`, nothing else done;
 //! 1. Players: `pendingPlacementId` set only if none is pending (one conditional
 //!    UpdateItem; a conflict names the pending placement from the same write);
 //! 2. Placements: the placement recorded PENDING (one PutItem). It is recorded before
@@ -23,8 +26,8 @@ use serde_json::json;
 use shared::config::Config;
 use shared::domain::{PlacementId, PlayerId};
 use shared::ports::{
-    Clock, GameLift, GameLiftError, PlacementBegun, PlacementRecord, PlacementRequest,
-    PlacementStore, PlayerStore, StoreError,
+    Bucket, Clock, GameLift, GameLiftError, PlacementBegun, PlacementRecord, PlacementRequest,
+    PlacementStore, PlayerStore, Quota, RateLimiter, Spent, StoreError,
 };
 use shared::protocol::ErrorCode;
 use shared::telemetry::ErrorChain;
@@ -44,6 +47,7 @@ pub use body::{
 pub struct SessionPlacementRequestHandler {
     config: Arc<Config>,
     players: Arc<dyn PlayerStore>,
+    limiter: Arc<dyn RateLimiter>,
     placements: Arc<dyn PlacementStore>,
     gamelift: Arc<dyn GameLift>,
     clock: Arc<dyn Clock>,
@@ -53,6 +57,7 @@ impl SessionPlacementRequestHandler {
     pub fn new(
         config: Arc<Config>,
         players: Arc<dyn PlayerStore>,
+        limiter: Arc<dyn RateLimiter>,
         placements: Arc<dyn PlacementStore>,
         gamelift: Arc<dyn GameLift>,
         clock: Arc<dyn Clock>,
@@ -60,6 +65,7 @@ impl SessionPlacementRequestHandler {
         Self {
             config,
             players,
+            limiter,
             placements,
             gamelift,
             clock,
@@ -72,6 +78,7 @@ impl SessionPlacementRequestHandler {
         body: PlacementBody,
         placement_id: &PlacementId,
     ) -> Result<(), RouteError> {
+        self.spend_placement(player).await?;
         match self.players.begin_placement(player, placement_id).await {
             Ok(PlacementBegun::Began) => {}
             Ok(PlacementBegun::AlreadyPending(pending)) => {
@@ -109,6 +116,28 @@ impl SessionPlacementRequestHandler {
                 self.fail(player, placement_id, &refusal).await;
                 Err(gamelift_refusal(player, placement_id, &refusal))
             }
+        }
+    }
+
+    /// Counts the request against `RATE_LIMIT_PLACEMENTS_PER_MINUTE` (one write on the
+    /// player's item; none with the limit off).
+    async fn spend_placement(&self, player: &PlayerId) -> Result<(), RouteError> {
+        let limit = self.config.rate_limits.placements_per_minute;
+        let quota = Quota {
+            calls: limit,
+            units: 0,
+        };
+        let spent = self
+            .limiter
+            .spend(player, Bucket::Placement, quota, 0, self.clock.now_millis())
+            .await
+            .map_err(|e| RouteError::from_store(e, "nothing was placed; retry"))?;
+        match spent {
+            Spent::Allowed => Ok(()),
+            Spent::Limited { retry_after_ms, .. } => Err(RouteError::rate_limited(
+                &format!("{limit} placement requests a minute"),
+                retry_after_ms,
+            )),
         }
     }
 

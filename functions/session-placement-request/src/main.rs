@@ -14,9 +14,11 @@ async fn main() -> Result<(), Error> {
     shared::telemetry::init();
     let config = Arc::new(Config::from_env()?);
     let sdk = aws::sdk_config().await;
+    let (players, limiter) = aws::players_with_limits(&sdk, &config);
     let handler = SessionPlacementRequestHandler::new(
         config.clone(),
-        aws::player_store(&sdk, &config),
+        players,
+        limiter,
         aws::placement_store(&sdk, &config),
         aws::gamelift(&sdk),
         Arc::new(SystemClock),

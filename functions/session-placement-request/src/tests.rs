@@ -18,6 +18,8 @@ struct World {
 fn config() -> Config {
     let mut config = Config::for_local("Development");
     config.game_session_queues = vec!["eu-queue".into(), "us-queue".into()];
+    // Tests make several requests in one (frozen) minute: the limit has its own test.
+    config.rate_limits.placements_per_minute = 0;
     config
 }
 
@@ -43,6 +45,7 @@ async fn world_with(placements: Arc<InMemoryPlacementStore>) -> World {
     let gamelift = Arc::new(FakeGameLift::new());
     let handler = SessionPlacementRequestHandler::new(
         Arc::new(config()),
+        players.clone(),
         players.clone(),
         placements.clone(),
         gamelift.clone(),
@@ -156,6 +159,7 @@ async fn given_the_storage_is_down_then_an_unavailable_frame_and_nothing_is_plac
     let w = world().await;
     let handler = SessionPlacementRequestHandler::new(
         Arc::new(Config::for_local("Development")),
+        Arc::new(shared::testing::unavailable::Unavailable),
         Arc::new(shared::testing::unavailable::Unavailable),
         Arc::new(shared::testing::unavailable::Unavailable),
         w.gamelift.clone(),
@@ -388,6 +392,7 @@ async fn given_the_placement_cannot_be_recorded_then_unavailable_and_nothing_pen
     let handler = SessionPlacementRequestHandler::new(
         Arc::new(config()),
         w.players.clone(),
+        w.players.clone(),
         Arc::new(UnwritablePlacements),
         w.gamelift.clone(),
         Arc::new(ManualClock::at(T0)),
@@ -424,4 +429,47 @@ async fn the_sample_events_run_through_the_handler() {
     assert_eq!(frame["code"], "bad_request");
     assert!(frame["message"].as_str().unwrap().contains("`latencies."));
     assert!(w.gamelift.calls().is_empty());
+}
+
+#[tokio::test]
+async fn given_the_placement_limit_reached_then_rate_limited_before_anything_is_written() {
+    // Given a limit of one placement request a minute, and one made
+    let players = Arc::new(InMemoryPlayerStore::new());
+    let placements = Arc::new(InMemoryPlacementStore::new());
+    players
+        .connect(&shared::testing::fixtures::new_connection(
+            "alice", "c1", T0,
+        ))
+        .await
+        .unwrap();
+    let gamelift = Arc::new(FakeGameLift::new());
+    let mut limited = config();
+    limited.rate_limits.placements_per_minute = 1;
+    let w = World {
+        handler: SessionPlacementRequestHandler::new(
+            Arc::new(limited),
+            players.clone(),
+            players.clone(),
+            placements.clone(),
+            gamelift.clone(),
+            Arc::new(ManualClock::at(T0 + 10_000)),
+        ),
+        players,
+        placements,
+        gamelift,
+    };
+    assert_eq!(request(&w, json!({})).await["type"], "ack");
+    // When alice asks again within the minute
+    let frame = request(&w, json!({})).await;
+    // Then she is told to wait, and GameLift was asked once
+    assert_eq!(frame["code"], "rate_limited", "{frame}");
+    assert_eq!(frame["retryAfterMs"], 50_000, "{frame}");
+    assert!(
+        frame["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 placement requests a minute"),
+        "{frame}"
+    );
+    assert_eq!(w.gamelift.started().len(), 1);
 }

@@ -146,6 +146,29 @@ pub struct PresenceSettings {
     pub presence_shards: u32,
 }
 
+/// Per-player rate limits (0 turns one off).
+#[derive(Clone, Debug, PartialEq, Eq, clap::Args, Serialize)]
+#[command(next_help_heading = "Rate limits")]
+pub struct RateLimitSettings {
+    /// sendMessage frames a player may send per minute.
+    #[arg(long, env = "RATE_LIMIT_MESSAGES_PER_MINUTE",
+          default_value_t = config::DEFAULT_RATE_LIMIT_MESSAGES_PER_MINUTE,
+          value_parser = whole(config::RATE_LIMIT_RANGE))]
+    pub rate_limit_messages_per_minute: u32,
+
+    /// Recipients a player may message per minute, over all their frames.
+    #[arg(long, env = "RATE_LIMIT_RECIPIENTS_PER_MINUTE",
+          default_value_t = config::DEFAULT_RATE_LIMIT_RECIPIENTS_PER_MINUTE,
+          value_parser = whole(config::RATE_LIMIT_RANGE))]
+    pub rate_limit_recipients_per_minute: u32,
+
+    /// sessionPlacementRequests a player may send per minute.
+    #[arg(long, env = "RATE_LIMIT_PLACEMENTS_PER_MINUTE",
+          default_value_t = config::DEFAULT_RATE_LIMIT_PLACEMENTS_PER_MINUTE,
+          value_parser = whole(config::RATE_LIMIT_RANGE))]
+    pub rate_limit_placements_per_minute: u32,
+}
+
 /// Where the state lives: memory, or DynamoDB (Local) and its tables.
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args, Serialize)]
 #[command(next_help_heading = "Storage")]

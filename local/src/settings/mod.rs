@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches, Parser};
 use serde::Serialize;
-use shared::config::{self, Config, ConfigError, EnvReader, queue_names};
+use shared::config::{self, Config, ConfigError, EnvReader, RateLimits, queue_names};
 
 use crate::gamelift::SimulatorSettings;
 use crate::stream::{FeederConfig, PollerConfig, StreamSource};
@@ -63,6 +63,10 @@ pub struct Settings {
     #[command(flatten)]
     #[serde(flatten)]
     pub presence: PresenceSettings,
+
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub rate_limits: RateLimitSettings,
 
     #[command(flatten)]
     #[serde(flatten)]
@@ -256,6 +260,11 @@ impl Settings {
             heartbeat_timeout: Duration::from_secs(presence.heartbeat_timeout_seconds),
             reconnect_grace: Duration::from_secs(presence.reconnect_grace_seconds),
             presence_shards: presence.presence_shards,
+            rate_limits: RateLimits {
+                messages_per_minute: self.rate_limits.rate_limit_messages_per_minute,
+                recipients_per_minute: self.rate_limits.rate_limit_recipients_per_minute,
+                placements_per_minute: self.rate_limits.rate_limit_placements_per_minute,
+            },
         };
         let mut problems = Vec::new();
         if config.game.trim().is_empty() {

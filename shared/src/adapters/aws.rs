@@ -91,6 +91,19 @@ pub fn player_store(sdk: &SdkConfig, config: &Config) -> Arc<dyn PlayerStore> {
     ))
 }
 
+/// The Players table as both the player store and the rate limiter (the windows live on
+/// the players' items): one client, one adapter.
+pub fn players_with_limits(
+    sdk: &SdkConfig,
+    config: &Config,
+) -> (Arc<dyn PlayerStore>, Arc<dyn crate::ports::RateLimiter>) {
+    let players = Arc::new(DynamoPlayerStore::new(
+        aws_sdk_dynamodb::Client::new(sdk),
+        config.players_table.clone(),
+    ));
+    (players.clone(), players)
+}
+
 pub fn message_store(sdk: &SdkConfig, config: &Config) -> Arc<dyn MessageStore> {
     Arc::new(DynamoMessageStore::new(
         aws_sdk_dynamodb::Client::new(sdk),

@@ -16,6 +16,7 @@ use crate::ports::player_store::{
     ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
     PlayerRecord, PlayerStore, StoreError,
 };
+use crate::ports::rate_limit::{Bucket, Quota, RateLimiter, Spent};
 use crate::ports::subscription_store::SubscriptionStore;
 
 /// Every store, unreachable.
@@ -101,6 +102,20 @@ impl MessageStore for Unavailable {
         _: &ReplayFrom,
         _: EpochMillis,
     ) -> Result<InboxRead, StoreError> {
+        down()
+    }
+}
+
+#[async_trait]
+impl RateLimiter for Unavailable {
+    async fn spend(
+        &self,
+        _: &PlayerId,
+        _: Bucket,
+        _: Quota,
+        _: u32,
+        _: EpochMillis,
+    ) -> Result<Spent, StoreError> {
         down()
     }
 }

@@ -230,7 +230,13 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         gateway.clone(),
         clock.clone(),
     );
-    let send = SendMessageHandler::new(config.clone(), messages.clone(), clock.clone());
+    let send = SendMessageHandler::new(
+        config.clone(),
+        messages.clone(),
+        players.clone(),
+        players.clone(),
+        clock.clone(),
+    );
     let deliver = MessageInsertedHandler::new(
         config.clone(),
         players.clone(),
@@ -289,6 +295,16 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         "1 read + 1 query + 1 hand-over transaction",
     );
 
+    // The recipients have connected once (messages go only to known players).
+    for n in [1usize, 25, 100] {
+        for i in 0..n {
+            let name = format!("peer{n}-{i}");
+            connect
+                .handle(route_event("$connect", &name, &name, now(), None))
+                .await?;
+        }
+    }
+    bench.reset();
     for round in ["first message to each inbox", "later messages"] {
         for n in [1usize, 25, 100] {
             let ids: Vec<String> = (0..n).map(|i| format!("peer{n}-{i}")).collect();
@@ -304,13 +320,58 @@ async fn main() -> Result<(), lambda_runtime::Error> {
             ))
             .await?;
             let floor = if round.starts_with("first") {
-                "N queries + N transactions (the epoch item with the message)"
+                "1 rate-limit write (2 in a new minute) + ceil(N / 100) BatchGetItem + N queries + N transactions (the epoch item with the message)"
             } else {
-                "N queries + N conditional writes"
+                "1 rate-limit write + ceil(N / 100) BatchGetItem + N queries + N conditional writes"
             };
             bench.row(&format!("sendMessage to {n}, {round}"), floor);
         }
     }
+
+    // Refusals: over a limit, and an id nobody has.
+    let mut strict = (*config).clone();
+    strict.rate_limits.messages_per_minute = 1;
+    let strict_send = SendMessageHandler::new(
+        Arc::new(strict),
+        messages.clone(),
+        players.clone(),
+        players.clone(),
+        clock.clone(),
+    );
+    let to_peer = || {
+        route_event(
+            "sendMessage",
+            "alice",
+            "c3",
+            now(),
+            Some(&body(
+                "sendMessage",
+                json!({"playerIds": ["peer1-0"], "message": {"hi": 1}}),
+            )),
+        )
+    };
+    strict_send.handle(to_peer()).await?;
+    bench.reset();
+    strict_send.handle(to_peer()).await?;
+    bench.row(
+        "sendMessage over the rate limit (rate_limited)",
+        "1 failed conditional write (its old item says why) + 1 BatchGetItem, nothing stored",
+    );
+    send.handle(route_event(
+        "sendMessage",
+        "alice",
+        "c3",
+        now(),
+        Some(&body(
+            "sendMessage",
+            json!({"playerIds": ["peer1-0", "nobody"], "message": {"hi": 1}}),
+        )),
+    ))
+    .await?;
+    bench.row(
+        "sendMessage to an id nobody has (not_found)",
+        "1 rate-limit write + 1 BatchGetItem, nothing stored",
+    );
 
     // Delivery: 100 recipients live (connected and resumed), one message each.
     for i in 0..100 {
@@ -376,24 +437,30 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         })
         .collect();
     messages.append(&waiting).await?;
+    // She comes back on a new socket (a socket already live replays nothing without a
+    // cursor: everything reached it).
+    connect
+        .handle(route_event("$connect", "alice", "c4", now(), None))
+        .await?;
     bench.reset();
     resume
         .handle(route_event(
             "resume",
             "alice",
-            "c3",
+            "c4",
             now(),
             Some(&body("resume", json!({}))),
         ))
         .await?;
     bench.row(
         "resume, replaying 30 messages",
-        "1 read + ceil((30 - 10) / 100) + 1 queries + 1 hand-over transaction (+31 posts)",
+        "1 read + ceil((30 - 10) / 100) + 1 queries + 1 hand-over transaction (+30 posts, and the taken-over socket told and closed again)",
     );
 
     // Placement: request, conflict, refusal, the four outcomes, a duplicate, rejoin.
     let request = session_placement_request::SessionPlacementRequestHandler::new(
         config.clone(),
+        players.clone(),
         players.clone(),
         placements.clone(),
         gamelift.clone(),
@@ -429,11 +496,14 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     };
     bench.reset();
     let alice_placement = pending_of(request.handle(place("alice", "c3")).await?)?;
-    bench.row("sessionPlacementRequest", "≤ 2 writes + 1 GameLift call");
+    bench.row(
+        "sessionPlacementRequest",
+        "1 rate-limit write (2 in a new minute) + 2 writes + 1 GameLift call",
+    );
     request.handle(place("alice", "c3")).await?;
     bench.row(
         "sessionPlacementRequest while one is pending (conflict)",
-        "1 write (+1 read: is the pending one still going?)",
+        "1 rate-limit write + 1 write (+1 read: is the pending one still going?)",
     );
     let invoke = |event: Value| {
         let on_event = &on_event;

@@ -12,6 +12,9 @@ use crate::ports::player_store::{
 };
 use crate::ports::rate_limit::{self, Bucket, Quota, RateLimiter, Spent};
 
+/// A rate-limit window: its start, and the calls and units counted in it.
+type Window = (EpochMillis, u64, u64);
+
 #[derive(Clone, Debug)]
 struct Item {
     record: PlayerRecord,
@@ -59,9 +62,8 @@ pub struct InMemoryPlayerStore {
     items: Mutex<HashMap<PlayerId, Item>>,
     /// Locked after `items` when both are needed.
     game_only: Mutex<HashMap<PlayerId, GameState>>,
-    /// Rate-limit windows (on the player's item in DynamoDB): start, calls, units.
-    /// Locked after `items`.
-    windows: Mutex<HashMap<(PlayerId, Bucket), (EpochMillis, u64, u64)>>,
+    /// Rate-limit windows (on the player's item in DynamoDB). Locked after `items`.
+    windows: Mutex<HashMap<(PlayerId, Bucket), Window>>,
 }
 
 impl InMemoryPlayerStore {

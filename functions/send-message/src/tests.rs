@@ -1,0 +1,353 @@
+use super::*;
+use shared::adapters::memory::{InMemoryMessageStore, InMemoryPlayerStore};
+use shared::config::RateLimits;
+use shared::ports::ManualClock;
+use shared::testing::events::{parse_event, reply_frame, route_event};
+use shared::testing::fixtures::{T0, new_connection};
+
+/// Alice sends; bob, carol and p0..p119 have connected once (their items exist).
+struct World {
+    messages: Arc<InMemoryMessageStore>,
+    players: Arc<InMemoryPlayerStore>,
+    clock: ManualClock,
+    config: Config,
+}
+
+fn world() -> World {
+    world_with(RateLimits::DEFAULT)
+}
+
+fn world_with(limits: RateLimits) -> World {
+    let players = Arc::new(InMemoryPlayerStore::new());
+    let mut config = Config::for_local("Development");
+    config.rate_limits = limits;
+    World {
+        messages: Arc::new(InMemoryMessageStore::new()),
+        players,
+        clock: ManualClock::at(T0),
+        config,
+    }
+}
+
+impl World {
+    async fn known(&self, names: &[&str]) {
+        for name in names {
+            self.players
+                .connect(&new_connection(name, &format!("c-{name}"), T0 - 60_000))
+                .await
+                .unwrap();
+        }
+    }
+
+    async fn everyone(&self) -> &Self {
+        self.known(&["alice", "bob", "carol"]).await;
+        let many: Vec<String> = (0..120).map(|i| format!("p{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        self.known(&many).await;
+        self
+    }
+
+    fn handler_on(&self, messages: Arc<dyn MessageStore>) -> SendMessageHandler {
+        SendMessageHandler::new(
+            Arc::new(self.config.clone()),
+            messages,
+            self.players.clone(),
+            self.players.clone(),
+            Arc::new(self.clock.clone()),
+        )
+    }
+
+    fn handler(&self) -> SendMessageHandler {
+        self.handler_on(self.messages.clone())
+    }
+
+    async fn send_as(&self, sender: &str, body: Value) -> Value {
+        let text = json!({"route": "sendMessage", "requestId": "s1", "body": body}).to_string();
+        let event = route_event("sendMessage", sender, "c1", T0, Some(&text));
+        reply_frame(&self.handler().handle(event).await.unwrap())
+    }
+
+    async fn send(&self, body: Value) -> Value {
+        self.send_as("alice", body).await
+    }
+}
+
+async fn send_to(messages: Arc<dyn MessageStore>, body: Value) -> RouteResult {
+    let w = world();
+    w.everyone().await;
+    let text = json!({"route": "sendMessage", "requestId": "s1", "body": body}).to_string();
+    let event = route_event("sendMessage", "alice", "c1", T0, Some(&text));
+    w.handler_on(messages).handle(event).await
+}
+
+#[tokio::test]
+async fn given_the_store_unavailable_when_sending_then_an_unavailable_error_frame_and_ok() {
+    {
+        let case = "storage down";
+        // Given a store that cannot take the writes
+        let store = Arc::new(shared::testing::unavailable::Unavailable);
+
+        // When alice sends to two players
+        let result = send_to(
+            store,
+            json!({"playerIds": ["bob", "carol"], "message": {"text": "gg"}}),
+        )
+        .await;
+
+        // Then she is told to retry (a protocol reply, not a Lambda fault: retrying
+        // the invocation would not help her, and alarms stay meaningful).
+        let response = result.unwrap_or_else(|e| panic!("{case}: Err({e})"));
+        let frame = reply_frame(&response);
+        assert_eq!(frame["type"], "error", "{case}");
+        assert_eq!(frame["code"], "unavailable", "{case}");
+        assert_eq!(frame["route"], "sendMessage", "{case}");
+        assert_eq!(frame["requestId"], "s1", "{case}");
+        assert!(
+            frame["message"].as_str().unwrap().contains("retry"),
+            "{case}: {frame}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn given_duplicate_recipients_when_sending_then_one_copy_each_with_one_message_id_and_queued_counts_them_once()
+ {
+    let w = world();
+    w.everyone().await;
+    let messages = &w.messages;
+    let ack = w
+        .send(json!({"playerIds": ["bob", "carol", "bob"], "message": {"text": "gg"}}))
+        .await;
+    assert_eq!(
+        ack,
+        json!({"type":"ack","route":"sendMessage","requestId":"s1","queued":2})
+    );
+    let stored = messages.all();
+    let mut recipients: Vec<_> = stored.iter().map(|m| m.recipient_id.to_string()).collect();
+    recipients.sort();
+    assert_eq!(recipients, vec!["bob", "carol"]);
+    assert_eq!(
+        stored[0].message_id, stored[1].message_id,
+        "one message, one id"
+    );
+    for m in &stored {
+        let frame: Value = serde_json::from_str(&m.payload).unwrap();
+        assert_eq!(frame["type"], "message");
+        assert_eq!(frame["from"], "alice");
+        assert_eq!(frame["message"], json!({"text": "gg"}));
+        assert_eq!(frame["sentAt"], T0);
+        assert_eq!(frame["messageId"], m.message_id.as_str());
+        assert_eq!(m.expire_at_secs, T0 / 1000 + 86_400);
+    }
+}
+
+#[tokio::test]
+async fn given_any_json_value_as_the_message_then_it_is_carried_as_is() {
+    let w = world();
+    w.everyone().await;
+    let messages = &w.messages;
+    for value in [json!("hi"), json!(42), json!(null), json!([1, {"a": true}])] {
+        let ack = w
+            .send(json!({"playerIds": ["bob"], "message": value}))
+            .await;
+        assert_eq!(ack["type"], "ack", "{value}");
+    }
+    assert_eq!(messages.all().len(), 4);
+}
+
+#[tokio::test]
+async fn given_bad_input_then_a_precise_error_and_nothing_written() {
+    let w = world();
+    w.everyone().await;
+    let messages = &w.messages;
+    let too_many: Vec<String> = (0..101).map(|i| format!("p{i}")).collect();
+    for (body, code, says) in [
+        (
+            json!({"message": 1}),
+            "bad_request",
+            "`playerIds` is required",
+        ),
+        (
+            json!({"playerIds": "bob", "message": 1}),
+            "bad_request",
+            "`playerIds` must be an array",
+        ),
+        (
+            json!({"playerIds": [], "message": 1}),
+            "bad_request",
+            "`playerIds` must name at least one",
+        ),
+        (
+            json!({"playerIds": too_many, "message": 1}),
+            "bad_request",
+            "`playerIds` names 101",
+        ),
+        (
+            json!({"playerIds": ["bob", "no/slash"], "message": 1}),
+            "bad_request",
+            "`playerIds[1]`",
+        ),
+        (
+            json!({"playerIds": ["bob"]}),
+            "bad_request",
+            "`message` is required",
+        ),
+        (
+            json!({"playerIds": ["bob"], "message": "x".repeat(MAX_MESSAGE_BYTES)}),
+            "payload_too_large",
+            "`message` is 32770 bytes",
+        ),
+    ] {
+        let frame = w.send(body.clone()).await;
+        assert_eq!(frame["code"], code, "{body}");
+        assert!(
+            frame["message"].as_str().unwrap().contains(says),
+            "{body}: {frame}"
+        );
+    }
+    assert!(messages.all().is_empty());
+}
+
+#[tokio::test]
+async fn given_a_message_of_exactly_32_kib_then_it_is_accepted() {
+    let w = world();
+    w.everyone().await;
+    let ack = w
+        .send(json!({"playerIds": ["bob"], "message": "x".repeat(MAX_MESSAGE_BYTES - 2)}))
+        .await;
+    assert_eq!(ack["queued"], 1);
+}
+
+#[tokio::test]
+async fn the_sample_send_message_event_queues_for_each_distinct_recipient() {
+    let w = world();
+    w.everyone().await;
+    let raw = serde_json::from_str(include_str!("../../../events/send-message.json")).unwrap();
+    let frame = reply_frame(&w.handler().handle(parse_event(raw)).await.unwrap());
+    assert_eq!(frame["queued"], 2);
+    assert_eq!(w.messages.all().len(), 2);
+}
+
+#[tokio::test]
+async fn given_an_id_no_player_has_then_not_found_names_it_and_nothing_is_stored_for_anyone() {
+    let w = world();
+    w.everyone().await;
+    let frame = w
+        .send(json!({"playerIds": ["bob", "nobody", "carol", "ghost"], "message": 1}))
+        .await;
+    assert_eq!(frame["code"], "not_found", "{frame}");
+    assert_eq!(frame["playerIds"], json!(["nobody", "ghost"]), "{frame}");
+    assert!(
+        frame["message"]
+            .as_str()
+            .unwrap()
+            .contains("nothing was sent"),
+        "{frame}"
+    );
+    assert!(w.messages.all().is_empty());
+}
+
+#[tokio::test]
+async fn given_a_sender_over_the_message_limit_then_rate_limited_with_retry_after_and_others_unaffected()
+ {
+    // Given a limit of 3 messages a minute
+    let w = world_with(RateLimits {
+        messages_per_minute: 3,
+        ..RateLimits::DEFAULT
+    });
+    w.everyone().await;
+    w.clock.set(T0 + 15_000);
+    for _ in 0..3 {
+        assert_eq!(
+            w.send(json!({"playerIds": ["bob"], "message": 1})).await["type"],
+            "ack"
+        );
+    }
+    // When alice sends a fourth within the minute
+    let frame = w.send(json!({"playerIds": ["bob"], "message": 1})).await;
+    // Then she is told to wait until the window ends, and nothing was stored
+    assert_eq!(frame["code"], "rate_limited", "{frame}");
+    assert_eq!(frame["retryAfterMs"], 45_000, "{frame}");
+    assert_eq!(frame["route"], "sendMessage", "{frame}");
+    assert!(
+        frame["message"]
+            .as_str()
+            .unwrap()
+            .contains("3 messages a minute"),
+        "{frame}"
+    );
+    assert_eq!(w.messages.all().len(), 3);
+    // And bob, who sent nothing, still can
+    assert_eq!(
+        w.send_as("bob", json!({"playerIds": ["alice"], "message": 1}))
+            .await["type"],
+        "ack"
+    );
+    // And the next minute alice can again
+    w.clock.set(T0 + 60_000);
+    assert_eq!(
+        w.send(json!({"playerIds": ["bob"], "message": 1})).await["type"],
+        "ack"
+    );
+}
+
+#[tokio::test]
+async fn given_a_burst_of_100_recipient_messages_then_the_recipient_limit_caps_it() {
+    // Given the default limits: 120 messages, 600 recipients a minute
+    let w = world();
+    w.everyone().await;
+    let hundred: Vec<String> = (0..100).map(|i| format!("p{i}")).collect();
+    let mut acked = 0;
+    let mut refused = None;
+    for _ in 0..10 {
+        let frame = w.send(json!({"playerIds": hundred, "message": 1})).await;
+        if frame["type"] == "ack" {
+            acked += 1;
+        } else {
+            refused = Some(frame);
+            break;
+        }
+    }
+    assert_eq!(acked, 6, "600 recipients a minute");
+    let refused = refused.unwrap();
+    assert_eq!(refused["code"], "rate_limited", "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("600 recipients a minute"),
+        "{refused}"
+    );
+    assert_eq!(w.messages.all().len(), 600);
+}
+
+#[tokio::test]
+async fn given_more_recipients_than_a_minute_allows_then_bad_request_not_a_wait() {
+    let w = world_with(RateLimits {
+        recipients_per_minute: 50,
+        ..RateLimits::DEFAULT
+    });
+    w.everyone().await;
+    let many: Vec<String> = (0..51).map(|i| format!("p{i}")).collect();
+    let frame = w.send(json!({"playerIds": many, "message": 1})).await;
+    assert_eq!(frame["code"], "bad_request", "{frame}");
+    assert!(
+        frame["message"]
+            .as_str()
+            .unwrap()
+            .contains("at most 50 a minute"),
+        "{frame}"
+    );
+}
+
+#[tokio::test]
+async fn given_the_limits_off_then_a_sender_is_never_limited() {
+    let w = world_with(RateLimits::OFF);
+    w.everyone().await;
+    for _ in 0..200 {
+        assert_eq!(
+            w.send(json!({"playerIds": ["bob"], "message": 1})).await["type"],
+            "ack"
+        );
+    }
+}
