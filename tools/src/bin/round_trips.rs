@@ -520,7 +520,10 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         &alice,
     ))
     .await?;
-    bench.row("placement event: FULFILLED, 1 player", "1 transaction");
+    bench.row(
+        "placement event: FULFILLED, 1 player",
+        "1 inbox head query per player + 1 transaction",
+    );
     invoke(placement_event(
         &alice_placement,
         "PlacementFulfilled",
@@ -529,7 +532,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     .await?;
     bench.row(
         "placement event: the same FULFILLED again (duplicate)",
-        "1 transaction, cancelled by its condition",
+        "1 query + 1 transaction, cancelled by its condition",
     );
     rejoin
         .handle(route_event(
@@ -560,7 +563,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         invoke(placement_event(&placement_id, "PlacementFulfilled", &group)).await?;
         bench.row(
             &format!("placement event: FULFILLED, {p} players"),
-            "1 transaction of 1 + 2P items",
+            "P inbox head queries + 1 transaction of 1 + 2P items",
         );
     }
 
@@ -579,7 +582,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     invoke(placement_event(&bob_placement, "PlacementCancelled", &[])).await?;
     bench.row(
         "placement event: CANCELLED (TIMED_OUT, FAILED alike), 1 player",
-        "1 read (the event names no players) + 1 transaction",
+        "1 read (the event names no players) + 1 query + 1 transaction",
     );
 
     gamelift.fail_next_start(GameLiftError::InvalidRequest {
