@@ -288,7 +288,8 @@ fn read_jwt(env: &mut EnvReader<'_>, runtime: Runtime) -> JwtConfig {
         Runtime::Lambda => ("JWT_HS256_SECRET_PARAMETER", parameter.is_some()),
         Runtime::LocalStack => ("JWT_HS256_SECRET", secret.is_some()),
     };
-    if runtime == Runtime::Lambda && secret.is_some() {
+    let secret_in_lambda = runtime == Runtime::Lambda && secret.is_some();
+    if secret_in_lambda {
         // Only its presence is named: the value never reaches a log.
         env.problem(
             "JWT_HS256_SECRET is set, but the deployed authorizer reads the HS256 secret \
@@ -305,9 +306,12 @@ fn read_jwt(env: &mut EnvReader<'_>, runtime: Runtime) -> JwtConfig {
             KeyConfig::Hs256Secret(Vec::new())
         }
         (false, None) => {
-            env.problem(format!(
-                "AUTH_MODE=jwt needs one of JWKS_URL or {secret_name}"
-            ));
+            // A secret in the Lambda's environment was just refused, saying what to use.
+            if !secret_in_lambda {
+                env.problem(format!(
+                    "AUTH_MODE=jwt needs one of JWKS_URL or {secret_name}"
+                ));
+            }
             KeyConfig::Hs256Secret(Vec::new())
         }
         (true, None) => match (secret, parameter) {
@@ -471,6 +475,7 @@ mod tests {
         ]))
         .unwrap_err();
         let text = err.to_string();
+        assert_eq!(err.problems.len(), 1, "{text}");
         assert!(text.contains("JWT_HS256_SECRET is set"), "{text}");
         assert!(text.contains("JWT_HS256_SECRET_PARAMETER"), "{text}");
         assert!(!text.contains(SECRET), "the secret leaked: {text}");

@@ -5,7 +5,7 @@
 //! error naming the parameter and the cause; the authorizer never runs with an empty
 //! or missing key. The value never reaches a log.
 
-use aws_sdk_ssm::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_ssm::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_ssm::operation::get_parameter::GetParameterError;
 use aws_sdk_ssm::types::ParameterType;
 
@@ -131,10 +131,13 @@ fn classify(error: SdkError<GetParameterError>) -> SecretProblem {
     let service = match error {
         SdkError::ServiceError(context) => context.into_err(),
         SdkError::TimeoutError(_) => return SecretProblem::Unavailable("timed out".to_owned()),
-        SdkError::DispatchFailure(failure) => {
-            return SecretProblem::Unavailable(format!("the request was not sent: {failure:?}"));
+        unsent @ SdkError::DispatchFailure(_) => {
+            return SecretProblem::Unavailable(format!(
+                "the request was not sent: {}",
+                DisplayErrorContext(&unsent)
+            ));
         }
-        other => return SecretProblem::Other(format!("{other}")),
+        other => return SecretProblem::Other(DisplayErrorContext(&other).to_string()),
     };
     let code = service.code().unwrap_or("unknown error").to_owned();
     let message: String = service
