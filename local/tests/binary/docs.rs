@@ -21,7 +21,7 @@ use serde_json::Value;
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 const FILES: [&str; 2] = ["README.md", "docs/deploy.md"];
 /// The README's first lines, kept exactly (the one block that carries no marker).
-const README_HEAD: &str = "# GameLift Sockets\n\n```sh\ncargo run -p local          # the whole backend on your laptop: ws://127.0.0.1:3001/Development\nscripts/test.sh             # every test: installs pinned DynamoDB Local, cfn-lint, SAM CLI; cargo tests, template lints and rules\n```\n";
+const README_HEAD: &str = "# GameLift Sockets\n\n```sh\ncargo run -p local          # the whole backend on your laptop: ws://127.0.0.1:3001/Development\nscripts/test.sh             # every test: installs pinned DynamoDB Local, cfn-lint, SAM CLI, checkov; cargo tests, template lints, rules and checkov\n```\n";
 
 /// A marked block: its file, its marker's name, its text.
 #[derive(Clone, Debug)]
