@@ -188,7 +188,6 @@ pub async fn upgrade(
         source_ip: peer.ip().to_string(),
         user_agent,
         authorizer: serde_json::Map::new(),
-        message_context: std::sync::OnceLock::new(),
     };
 
     // The authorizer and `$connect` run in their own task: if the client gives up
