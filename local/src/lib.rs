@@ -17,7 +17,8 @@
 //! file, like `sam local invoke`), [`management`] (the `@connections` API), [`auth`] (the
 //! `$connect` authorizer), [`storage`], [`stream`] (the Messages stream feeding
 //! `on-message-inserted`, in memory or from DynamoDB Streams), [`gamelift`] (the GameLift simulator) and [`placement_events`]
-//! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown).
+//! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown),
+//! [`template`] (template.yaml as JSON).
 
 pub mod auth;
 pub mod banner;
@@ -32,6 +33,7 @@ pub mod settings;
 pub mod stack;
 pub mod storage;
 pub mod stream;
+pub mod template;
 pub mod time;
 
 pub use gateway::registry::{ConnectionRegistry, LocalConnectionGateway};
