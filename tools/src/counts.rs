@@ -36,6 +36,9 @@ pub struct Measured {
     pub dynamodb: String,
     /// The log filter the handlers ran under (the deployed default: `info`).
     pub log_level: String,
+    /// The functions' X-Ray tracing as template.yaml deploys it by default (`Active` or
+    /// `PassThrough`).
+    pub lambda_tracing: String,
     /// What the counts mean, for a reader of the file.
     pub notes: Vec<String>,
 }
@@ -70,6 +73,8 @@ pub struct Operation {
     pub replies: u64,
     /// Bytes the handlers logged at the default level, as Lambda writes them (JSON lines).
     pub log_bytes: u64,
+    /// Lines (log events) in those bytes.
+    pub log_lines: u64,
 }
 
 impl Operation {

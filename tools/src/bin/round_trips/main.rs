@@ -32,13 +32,26 @@ use tools::counts::{Measured, Operation, OperationCounts, REGENERATE};
 
 mod scenarios;
 
-/// Counts the bytes the handlers log (the JSON lines Lambda would ship to CloudWatch).
+/// Counts the bytes and lines the handlers log (the JSON lines Lambda would ship to
+/// CloudWatch).
 #[derive(Clone, Default)]
-struct LogMeter(Arc<AtomicU64>);
+struct LogMeter {
+    bytes: Arc<AtomicU64>,
+    lines: Arc<AtomicU64>,
+}
+
+impl LogMeter {
+    fn reset(&self) {
+        self.bytes.store(0, Ordering::Relaxed);
+        self.lines.store(0, Ordering::Relaxed);
+    }
+}
 
 impl std::io::Write for LogMeter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.fetch_add(buf.len() as u64, Ordering::Relaxed);
+        self.bytes.fetch_add(buf.len() as u64, Ordering::Relaxed);
+        let lines = buf.iter().filter(|b| **b == b'\n').count() as u64;
+        self.lines.fetch_add(lines, Ordering::Relaxed);
         Ok(buf.len())
     }
 
@@ -70,7 +83,7 @@ impl Bench {
         self.gateway_seen = self.gateway.calls().len();
         self.gamelift_seen = self.gamelift.calls().len();
         self.bus_seen = self.bus.published().len();
-        self.logs.0.store(0, Ordering::Relaxed);
+        self.logs.reset();
         self.invocations = 0;
         self.lambda_ms = 0.0;
         self.replies = 0;
@@ -141,7 +154,8 @@ impl Bench {
             gamelift_calls,
             events_published: (published - self.bus_seen) as u64,
             replies: self.replies,
-            log_bytes: self.logs.0.load(Ordering::Relaxed),
+            log_bytes: self.logs.bytes.load(Ordering::Relaxed),
+            log_lines: self.logs.lines.load(Ordering::Relaxed),
         };
         self.bus_seen = published;
         self.rows
@@ -251,6 +265,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     };
     let world = scenarios::World::create(&client, &bench).await?;
     world.run(&mut bench).await?;
+    access_log_line(&mut bench)?;
 
     bench.print_table(&endpoint);
     if let Some(path) = write {
@@ -261,6 +276,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
                 tree: tree(),
                 dynamodb: "DynamoDB Local, as scripts/dynamodb-local.sh runs it".to_owned(),
                 log_level: "info".to_owned(),
+                lambda_tracing: template_tracing()?,
                 notes: vec![
                     "Units are what DynamoDB Local reported with ReturnConsumedCapacity=INDEXES, with two corrections to what DynamoDB bills: a TransactWriteItems item is 2 write units (Local reports 1), and a Query that finds nothing is the minimum read, 0.5 or 1 when strongly consistent (Local reports 0).".to_owned(),
                     "A write refused by its condition reports no units; it is counted in failed_conditions (DynamoDB bills it as a write of the item).".to_owned(),
@@ -279,6 +295,76 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         println!("\nwrote {} operations to {path}", counts.operations.len());
     }
     Ok(())
+}
+
+/// `Globals.Function.Tracing` of template.yaml, a parameter's default when it is one.
+fn template_tracing() -> Result<String, lambda_runtime::Error> {
+    let template = local::template::parse(local::template::TEMPLATE_YAML)?;
+    let tracing = &template["Globals"]["Function"]["Tracing"];
+    let value = match tracing["Ref"].as_str() {
+        Some(parameter) => &template["Parameters"][parameter]["Default"],
+        None => tracing,
+    };
+    Ok(value.as_str().unwrap_or("PassThrough").to_owned())
+}
+
+/// The stage's access log line (template.yaml, `AccessLogSettings.Format`) as API
+/// Gateway writes it for one heartbeat: every `$context` variable replaced by a value of
+/// the length it has there. One such line is written per message, connect and
+/// disconnect.
+fn access_log_line(bench: &mut Bench) -> Result<(), lambda_runtime::Error> {
+    let template = local::template::parse(local::template::TEMPLATE_YAML)?;
+    let stage = template["Resources"]
+        .as_object()
+        .and_then(|resources| {
+            resources
+                .values()
+                .find(|r| r["Type"] == "AWS::ApiGatewayV2::Stage")
+        })
+        .ok_or("template.yaml has no AWS::ApiGatewayV2::Stage")?;
+    let format = &stage["Properties"]["AccessLogSettings"]["Format"];
+    let line = match format.as_str() {
+        Some(format) => render_access_log(format),
+        // No access logs (or a format this does not read): nothing written.
+        None => String::new(),
+    };
+    bench.reset();
+    if !line.is_empty() {
+        bench
+            .logs
+            .bytes
+            .store(line.len() as u64 + 1, Ordering::Relaxed);
+        bench.logs.lines.store(1, Ordering::Relaxed);
+    }
+    bench.row(
+        "access_log_line",
+        "API Gateway access log line (one per message, connect and disconnect)",
+        "as short as still useful",
+    );
+    Ok(())
+}
+
+/// `format` with each `$context.…` variable replaced by a value as long as a heartbeat's.
+fn render_access_log(format: &str) -> String {
+    const VALUES: [(&str, &str); 12] = [
+        ("$context.requestTimeEpoch", "1795323600123"),
+        ("$context.requestId", "Kx8bNFq-IAMFZ3g="),
+        ("$context.eventType", "MESSAGE"),
+        ("$context.routeKey", "heartbeat"),
+        ("$context.connectionId", "L0SMzdjYvHcCKvg="),
+        ("$context.status", "200"),
+        ("$context.authorizer.principalId", "player-00000042"),
+        ("$context.identity.sourceIp", "203.0.113.10"),
+        ("$context.integrationLatency", "12"),
+        ("$context.error.message", ""),
+        ("$context.integration.error", ""),
+        ("$context.integrationStatus", "200"),
+    ];
+    let mut line = format.to_owned();
+    for (variable, value) in VALUES {
+        line = line.replace(variable, value);
+    }
+    line
 }
 
 /// `{"route": route, "body": body}` as a frame's text.

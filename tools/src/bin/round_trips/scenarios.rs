@@ -682,9 +682,20 @@ impl World {
             )
             .await?;
         bench.row(
+            "presence_event_10_watchers_first",
+            "presence event, 10 watchers, first message to each inbox",
+            "1 query + 10 appends (each starts its inbox: a two-item transaction)",
+        );
+        bench
+            .invoke(
+                self.on_presence
+                    .handle(lambda_event(presence_bus_event("star")?)),
+            )
+            .await?;
+        bench.row(
             "presence_event_10_watchers",
-            "presence event, 10 watchers",
-            "1 query + 10 appends",
+            "presence event, 10 watchers, later messages",
+            "1 query + 10 appends (a query and a conditional write each)",
         );
         self.sweeps(bench).await
     }
@@ -736,14 +747,38 @@ impl World {
             "presence-timeout run, 100 players online and heartbeating",
             "1 query per shard",
         );
+        // Their sessions end: each closes, and the sweeper retires it after the grace.
+        let disconnect = DisconnectHandler::new(config.clone(), players.clone(), clock());
+        for i in 0..100 {
+            let name = format!("swept{i}");
+            disconnect
+                .handle(route_event("$disconnect", &name, &name, now(), None))
+                .await?;
+        }
+        let after_grace = now() + config.reconnect_grace.as_millis() as i64 + 1_000;
+        bench.reset();
+        bench
+            .invoke(async { Ok::<_, Error>(sweeper.sweep_once(after_grace).await) })
+            .await?;
+        bench.row(
+            "sweep_100_grace_over",
+            "presence-timeout run, 100 sessions ended (closed, grace over)",
+            "1 query per shard + 1 write per player (+ 1 PutEvents per 10)",
+        );
+        for i in 0..100 {
+            let name = format!("silent{i}");
+            connect
+                .handle(route_event("$connect", &name, &name, now(), None))
+                .await?;
+        }
         let later = now() + config.heartbeat_timeout.as_millis() as i64 + 1_000;
         bench.reset();
         bench
             .invoke(async { Ok::<_, Error>(sweeper.sweep_once(later).await) })
             .await?;
         bench.row(
-            "sweep_100_expired",
-            "presence-timeout run, 100 players silent past the timeout",
+            "sweep_100_silent",
+            "presence-timeout run, 100 players silent past the timeout (zombies)",
             "1 query per shard + 1 write per player (+ close, + 1 PutEvents per 10)",
         );
         Ok(())
