@@ -113,6 +113,14 @@ impl Bench {
         Ok(response)
     }
 
+    /// Runs a route API Gateway serves without a function (no invocation); a frame it
+    /// answers with is a reply.
+    pub async fn integration(&mut self, answer: impl Future<Output = Option<String>>) {
+        if answer.await.is_some() {
+            self.replies += 1;
+        }
+    }
+
     /// Records what happened since the last row as operation `id`.
     pub fn row(&mut self, id: &str, label: &str, target: &str) {
         let (dynamodb_calls, capacity) = self.counter.take_all();

@@ -9,7 +9,8 @@ use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
 use aws_lambda_events::eventbridge::EventBridgeEvent;
 use connect::ConnectHandler;
 use disconnect::DisconnectHandler;
-use heartbeat::HeartbeatHandler;
+use local::integration::dynamodb::DynamoDbUpdateItem;
+use local::integration::{Integration, IntegrationRequest, UpdateItemIntegration};
 use on_message_inserted::{MessageInsertedHandler, StreamBatch};
 use on_presence_event::PresenceEventHandler;
 use presence_timeout::PresenceTimeoutHandler;
@@ -43,7 +44,8 @@ pub struct World {
     outcomes: Arc<DynamoPlacementOutcomes>,
     connect: ConnectHandler,
     disconnect: DisconnectHandler,
-    heartbeat: HeartbeatHandler,
+    /// The heartbeat route: API Gateway's DynamoDB integration, from template.yaml.
+    heartbeat: UpdateItemIntegration,
     resume: ResumeHandler,
     send: SendMessageHandler,
     deliver: MessageInsertedHandler,
@@ -156,12 +158,18 @@ impl World {
                 bench.bus.clone(),
             ),
             disconnect: DisconnectHandler::new(config.clone(), players.clone(), clock()),
-            heartbeat: HeartbeatHandler::new(
-                config.clone(),
-                players.clone(),
-                gateway.clone(),
-                clock(),
-            ),
+            heartbeat: UpdateItemIntegration::from_template(
+                &local::template::parse(local::template::TEMPLATE_YAML)?,
+                "heartbeat",
+                &[
+                    ("PlayersTable", config.players_table.as_str()),
+                    (
+                        "HeartbeatTimeoutSeconds",
+                        config.heartbeat_timeout.as_secs().to_string().as_str(),
+                    ),
+                ],
+                Arc::new(DynamoDbUpdateItem::new(client.clone())),
+            )?,
             resume: ResumeHandler::new(
                 players.clone(),
                 messages.clone(),
@@ -258,28 +266,42 @@ impl World {
             "$connect, takeover",
             "1 write (+1 DeleteConnection)",
         );
+        let request = IntegrationRequest {
+            connection_id: "c2".into(),
+            route_key: "heartbeat".into(),
+            stage: "Development".into(),
+            domain_name: "abcdef1234.execute-api.us-east-1.amazonaws.com".into(),
+            api_id: "abcdef1234".into(),
+            request_id: "Kx8bNFq-IAMFZ3g=".into(),
+            message_id: "Kx8cDdf1IAMCJzQ=".into(),
+            request_time_epoch: now(),
+            connected_at: now(),
+            authorizer: serde_json::Map::from_iter([("playerId".to_owned(), json!("alice"))]),
+        };
         let heartbeat = |frame: Value| {
-            self.heartbeat.handle(route_event(
-                "heartbeat",
-                "alice",
-                "c2",
-                now(),
-                Some(&frame.to_string()),
-            ))
+            let request = IntegrationRequest {
+                request_time_epoch: now(),
+                ..request.clone()
+            };
+            async move { self.heartbeat.handle(&frame.to_string(), &request).await }
         };
         bench
-            .route(heartbeat(json!({"route": "heartbeat"})))
-            .await?;
-        bench.row("heartbeat", "heartbeat", "1 write");
+            .integration(heartbeat(json!({"route": "heartbeat"})))
+            .await;
+        bench.row(
+            "heartbeat",
+            "heartbeat (API Gateway's DynamoDB integration, no Lambda)",
+            "1 write, no reply",
+        );
         bench
-            .route(heartbeat(
+            .integration(heartbeat(
                 json!({"route": "heartbeat", "requestId": "h-1", "body": {"cursor": 42}}),
             ))
-            .await?;
+            .await;
         bench.row(
             "heartbeat_with_cursor",
             "heartbeat with a cursor and a requestId",
-            "1 write (the same one)",
+            "1 write (the same one), the ack",
         );
         bench
             .route(
