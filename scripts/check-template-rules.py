@@ -1,7 +1,8 @@
 """Evaluates template.yaml's `Rules` for sets of parameter values, as CloudFormation does
 before it creates or updates the stack, and checks each set is refused (or accepted) by
 the rules named. cfn-lint and `sam validate` check the rules' syntax, not what they
-decide: this is the test that AuthMode=header cannot reach Production.
+decide: this is the test that AuthMode=header cannot reach Production, nor any stage
+unless AllowUnauthenticated=true says so.
 
 Run by scripts/test.sh with the virtualenv's Python (cfn-lint's YAML loader reads the
 short-form intrinsics):  .tools/venv/bin/python scripts/check-template-rules.py
@@ -19,23 +20,41 @@ JWT = {"AuthMode": "jwt", "JwksUrl": "https://id.example/jwks.json",
        "JwtIssuer": "https://id.example", "JwtAudience": "game"}
 QUEUE = {"GameSessionQueues": "eu-queue"}
 FLEET = "arn:aws:gamelift:eu-west-1:111122223333:fleet/fleet-2222bbbb-33cc-44dd-55ee-6666ffff77aa"
+HEADER = {"AuthMode": "header", "AllowUnauthenticated": "true"}
+SECRET_PARAMETER = {"AuthMode": "jwt", "JwtHs256SecretParameter": "/game/Production/jwt-secret",
+                    "JwtIssuer": "https://id.example", "JwtAudience": "game"}
 CASES = [
-    ("header mode is refused in Production",
-     {"Stage": "Production", "AuthMode": "header", **QUEUE}, {"HeaderAuthNotInProduction"}),
+    ("header mode is refused in Production, even allowed",
+     {"Stage": "Production", **HEADER, **QUEUE}, {"HeaderAuthNotInProduction"}),
+    ("header mode is refused in Production, not allowed either",
+     {"Stage": "Production", "AuthMode": "header", **QUEUE},
+     {"HeaderAuthNotInProduction", "HeaderAuthOnlyOnPurpose"}),
     ("JWT mode is accepted in Production",
      {"Stage": "Production", **JWT, **QUEUE}, set()),
-    ("header mode is accepted in Development",
-     {"Stage": "Development", "AuthMode": "header", **QUEUE}, set()),
-    ("header mode is accepted in Staging",
-     {"Stage": "Staging", "AuthMode": "header", **QUEUE}, set()),
+    ("JWT mode with an HS256 secret in Parameter Store is accepted in Production",
+     {"Stage": "Production", **SECRET_PARAMETER, **QUEUE}, set()),
+    ("header mode is accepted in Development with AllowUnauthenticated=true",
+     {"Stage": "Development", **HEADER, **QUEUE}, set()),
+    ("header mode is accepted in Staging with AllowUnauthenticated=true",
+     {"Stage": "Staging", **HEADER, **QUEUE}, set()),
+    ("header mode is refused in Development without AllowUnauthenticated (its default)",
+     {"Stage": "Development", "AuthMode": "header", **QUEUE}, {"HeaderAuthOnlyOnPurpose"}),
+    ("header mode is refused in Staging with AllowUnauthenticated=false",
+     {"Stage": "Staging", "AuthMode": "header", "AllowUnauthenticated": "false", **QUEUE},
+     {"HeaderAuthOnlyOnPurpose"}),
+    ("AllowUnauthenticated=true changes nothing in JWT mode",
+     {"Stage": "Production", **JWT, "AllowUnauthenticated": "true", **QUEUE}, set()),
     ("JWT mode without a key, issuer or audience is refused",
      {"Stage": "Development", "AuthMode": "jwt", **QUEUE}, {"JwtNeedsAKey"}),
+    ("JWT mode with both a JWKS and a secret parameter is refused",
+     {"Stage": "Development", **JWT, "JwtHs256SecretParameter": "jwt-secret", **QUEUE},
+     {"JwtNeedsAKey"}),
     ("no queue and no fleet is refused",
-     {"Stage": "Development", "AuthMode": "header"}, {"AGameSessionQueueIsNeeded"}),
+     {"Stage": "Development", **HEADER}, {"AGameSessionQueueIsNeeded"}),
     ("a fleet alone is enough (the stack creates the queue)",
-     {"Stage": "Development", "AuthMode": "header", "FleetArns": FLEET}, set()),
+     {"Stage": "Development", **HEADER, "FleetArns": FLEET}, set()),
     ("samconfig.toml's placeholder queue is refused",
-     {"Stage": "Development", "AuthMode": "header", "GameSessionQueues": "REPLACE-ME"},
+     {"Stage": "Development", **HEADER, "GameSessionQueues": "REPLACE-ME"},
      {"NoPlaceholderLeft"}),
     ("samconfig.toml's placeholder issuer and audience are refused",
      {"Stage": "Production", **JWT, **QUEUE, "JwtIssuer": "REPLACE-ME", "JwtAudience": "REPLACE-ME"},
@@ -45,10 +64,12 @@ CASES = [
 # (parameter, value, accepted?): the parameters' AllowedPattern, which CloudFormation checks
 # before the rules (Java regular expressions; these patterns mean the same in Python's).
 PATTERNS = [
-    ("JwtHs256Secret", "", True),
-    ("JwtHs256Secret", "0123456789abcdef0123456789abcdef", True),
-    ("JwtHs256Secret", "the-secret", False),  # the 10-byte example the guide once had
-    ("JwtHs256Secret", "x" * 31, False),
+    ("JwtHs256SecretParameter", "", True),
+    ("JwtHs256SecretParameter", "jwt-secret", True),
+    ("JwtHs256SecretParameter", "/gamelift-sockets/Production/jwt_hs256.secret", True),
+    ("JwtHs256SecretParameter", "gamelift-sockets/jwt-secret", False),  # a path without its /
+    ("JwtHs256SecretParameter", "arn:aws:ssm:eu-west-1:111122223333:parameter/jwt", False),
+    ("JwtHs256SecretParameter", "/a//b", False),
     ("GameSessionQueues", "my-queue,other-queue", True),
 ]
 

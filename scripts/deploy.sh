@@ -53,7 +53,7 @@ if ((guided == 0)); then
   Deploying them would create a stack that points at no real GameLift queue (or identity
   provider). Either run scripts/deploy.sh (guided: it asks for every value and can save
   them), or replace those values in samconfig.toml, or pass them:
-    scripts/deploy.sh --no-guided --parameter-overrides \"Stage=Development AuthMode=header GameSessionQueues=<your queue>\""
+    scripts/deploy.sh --no-guided --parameter-overrides \"Stage=Development AuthMode=header AllowUnauthenticated=true GameSessionQueues=<your queue>\""
     fi
 fi
 

@@ -635,7 +635,7 @@ fn authorizer_reads(base: &HashMap<String, String>) -> BTreeSet<String> {
             asked.borrow_mut().insert(name.to_owned());
             vars.get(name).cloned()
         });
-        let _ = authorizer::AuthConfig::from_reader(reader, authorizer::AuthMode::Jwt);
+        let _ = authorizer::AuthConfig::from_reader(reader, authorizer::Runtime::Lambda);
     }
     asked.into_inner()
 }

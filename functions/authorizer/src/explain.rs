@@ -17,7 +17,9 @@ pub(crate) struct Expected {
     pub issuer: String,
     pub audience: String,
     pub leeway_seconds: u64,
-    /// true: HS256 with JWT_HS256_SECRET; false: RS256/ES256 from JWKS_URL.
+    /// JWT_MAX_LIFETIME_SECONDS, if set.
+    pub max_lifetime_seconds: Option<u64>,
+    /// true: HS256 with the shared secret; false: RS256/ES256 from JWKS_URL.
     pub hs256: bool,
 }
 
@@ -66,6 +68,12 @@ pub(crate) fn jwt_mode(
                  ?{TOKEN_QUERY_PARAM}=<JWT> or an Authorization: Bearer <JWT> header"
             );
         }
+        DenyReason::KeysUnavailable if expected.hs256 => {
+            return "the HS256 secret was not read from Parameter Store \
+                    (JWT_HS256_SECRET_PARAMETER), so no token can be checked: the \
+                    authorizer reads it at start-up, and its start-up log says why it could not"
+                .to_owned();
+        }
         DenyReason::KeysUnavailable => {
             return "the signing keys could not be fetched from JWKS_URL, so no token can be \
                     checked: make sure the URL is right and reachable from the authorizer"
@@ -74,7 +82,8 @@ pub(crate) fn jwt_mode(
         DenyReason::InvalidCredentials(why) => why,
     };
     let keys = if expected.hs256 {
-        "HS256 signed with JWT_HS256_SECRET (the same bytes, at least 32)"
+        "HS256 signed with the shared secret (JWT_HS256_SECRET_PARAMETER's value deployed, \
+         JWT_HS256_SECRET locally: the same bytes, at least 32)"
     } else {
         "RS256 or ES256 signed by a key published at JWKS_URL"
     };
@@ -82,6 +91,7 @@ pub(crate) fn jwt_mode(
         issuer,
         audience,
         leeway_seconds,
+        max_lifetime_seconds,
         ..
     } = expected;
     match why {
@@ -117,6 +127,19 @@ pub(crate) fn jwt_mode(
             "the token's nbf claim is in the future (beyond the {leeway_seconds} s leeway): \
              check the clock of whatever minted it"
         ),
+        CredentialError::IssuedInTheFuture => format!(
+            "the token's iat claim is in the future (beyond the {leeway_seconds} s leeway): \
+             check the clock of whatever minted it"
+        ),
+        CredentialError::LifetimeTooLong => format!(
+            "the token's exp is more than JWT_MAX_LIFETIME_SECONDS={} s after its iat claim \
+             (it lives too long): mint shorter-lived tokens",
+            max_lifetime_seconds.unwrap_or_default()
+        ),
+        CredentialError::CriticalExtension(names) => format!(
+            "the token's crit header names extensions ({names}) that this stack does not \
+             understand, so it must refuse the token (RFC 7515 4.1.11): mint it without crit"
+        ),
         CredentialError::WrongIssuer => format!(
             "the token's iss claim is not {issuer:?} (JWT_ISSUER): mint it with exactly that \
              issuer, trailing slash included"
@@ -125,12 +148,17 @@ pub(crate) fn jwt_mode(
             "the token's aud claim does not contain {audience:?} (JWT_AUDIENCE): mint it for \
              that audience"
         ),
+        CredentialError::MissingClaim(claim) if claim == "iat" => format!(
+            "the token has no iat claim, which JWT_MAX_LIFETIME_SECONDS={} requires: mint it \
+             with iat (when it was issued)",
+            max_lifetime_seconds.unwrap_or_default()
+        ),
         CredentialError::MissingClaim(claim) => format!(
             "the token has no {claim} claim: a token needs sub (the player id), iss, aud and exp"
         ),
         CredentialError::MalformedClaim(claim) => format!(
             "the token's {claim} claim is malformed: sub, iss and aud are strings (aud may be \
-             a list), exp and nbf are numbers of seconds since the epoch"
+             a list), exp, nbf and iat are whole numbers of seconds since the epoch"
         ),
         CredentialError::InvalidPlayerId(why) => {
             format!("the token's sub claim is not a valid player id ({why}): {PLAYER_ID_RULE}")

@@ -1,11 +1,13 @@
 //! The `$connect` REQUEST authorizer.
 //!
 //! `AUTH_MODE=jwt` (default): the token comes from `?token=` or `Authorization: Bearer`;
-//! it must be signed with an accepted algorithm (HS256 with the configured secret, or
-//! RS256/ES256 with a key from the JWKS), be within `exp`/`nbf` (with leeway), and
-//! carry the configured `iss` and `aud`; the player id is its `sub`.
-//! `AUTH_MODE=header` (development only): the player id comes from `?playerId=` or
-//! `X-Player-Id`.
+//! it must be signed with an accepted algorithm (HS256 with the configured secret, read
+//! from Parameter Store when deployed, or RS256/ES256 with a key from the JWKS), name no
+//! `crit` extension, be within `exp`/`nbf` and not issued in the future (`iat`, with
+//! leeway), live no longer than `JWT_MAX_LIFETIME_SECONDS` if set, and carry the
+//! configured `iss` and `aud`; the player id is its `sub`.
+//! `AUTH_MODE=header` (development only, with `ALLOW_UNAUTHENTICATED=true`): the player
+//! id comes from `?playerId=` or `X-Player-Id`.
 //!
 //! Every failure is a Deny, never an `Err`: a bad token, a missing one, or a JWKS
 //! endpoint that is down. The local stack's gateway calls [`Authorizer::authorize`]
@@ -16,6 +18,7 @@ mod explain;
 pub mod jwks;
 mod jwt;
 pub mod policy;
+pub mod secret;
 
 use std::sync::Arc;
 
@@ -25,7 +28,7 @@ use aws_lambda_events::apigw::{
 use lambda_runtime::LambdaEvent;
 use shared::domain::{PlayerId, PlayerIdError};
 
-pub use config::{AuthConfig, AuthMode, JwtConfig, KeyConfig};
+pub use config::{AuthConfig, AuthMode, JwtConfig, KeyConfig, Runtime};
 pub use explain::PLAYER_ID_RULE;
 pub use jwks::{HttpJwksFetcher, JwksCachePolicy, JwksError, JwksFetcher, StaticJwks};
 
@@ -55,8 +58,9 @@ pub enum DenyReason {
     /// Credentials were sent and are not acceptable. HTTP 403.
     #[error("invalid credentials: {0}")]
     InvalidCredentials(CredentialError),
-    /// The JWKS has never been fetched successfully, so no token can be checked.
-    /// HTTP 403, as API Gateway answers any Deny.
+    /// The JWKS has never been fetched successfully (or the HS256 secret was never read
+    /// from Parameter Store), so no token can be checked. HTTP 403, as API Gateway
+    /// answers any Deny.
     #[error("the signing keys are unavailable")]
     KeysUnavailable,
 }
@@ -106,6 +110,12 @@ pub enum CredentialError {
     Expired,
     #[error("the token is not valid yet (nbf)")]
     NotYetValid,
+    #[error("the token was issued in the future (iat)")]
+    IssuedInTheFuture,
+    #[error("the token lives longer than the maximum lifetime (exp - iat)")]
+    LifetimeTooLong,
+    #[error("the token's crit header names extensions that are not understood ({0})")]
+    CriticalExtension(String),
     #[error("the token's issuer is not the configured one")]
     WrongIssuer,
     #[error("the token's audience does not include the configured one")]
@@ -149,7 +159,8 @@ impl Authorizer {
                     issuer: jwt.issuer.clone(),
                     audience: jwt.audience.clone(),
                     leeway_seconds: jwt.leeway.as_secs(),
-                    hs256: matches!(jwt.keys, KeyConfig::Hs256Secret(_)),
+                    max_lifetime_seconds: jwt.max_lifetime.map(|max| max.as_secs()),
+                    hs256: jwt.keys.is_hs256(),
                 },
             ),
         };
@@ -157,7 +168,9 @@ impl Authorizer {
     }
 
     /// Production wiring: in JWT mode with `JWKS_URL`, keys are fetched over HTTPS by
-    /// [`HttpJwksFetcher`]. Fails only if that client cannot be built.
+    /// [`HttpJwksFetcher`]. Fails only if that client cannot be built. An HS256 secret in
+    /// Parameter Store must have been read first ([`secret::resolve`]): unread, every
+    /// token is refused.
     pub fn from_config(config: AuthConfig) -> Result<Self, JwksError> {
         let keys: Arc<dyn JwksFetcher> = match &config {
             AuthConfig::Jwt(JwtConfig {

@@ -21,6 +21,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
+use aws_lambda_events::event::dynamodb::EventRecord;
 use aws_lambda_events::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 use futures_util::stream::{self, StreamExt};
 use lambda_runtime::LambdaEvent;
@@ -41,12 +42,46 @@ mod tests;
 /// How many recipients are posted to at once.
 pub const DELIVERY_CONCURRENCY: usize = 64;
 
-/// The stream event, with records kept raw so one malformed record is skipped instead
-/// of failing (and endlessly retrying) the whole batch.
-#[derive(Debug, Deserialize)]
+/// The stream event. Each record is parsed on its own, so that one malformed record is
+/// skipped instead of failing (and endlessly retrying) the whole batch.
+#[derive(Debug)]
 pub struct StreamBatch {
-    #[serde(rename = "Records", default)]
-    pub records: Vec<Value>,
+    pub records: Vec<BatchRecord>,
+}
+
+/// One record of a [`StreamBatch`]: Lambda's record, or why it did not parse.
+#[derive(Debug, Clone)]
+pub enum BatchRecord {
+    Record(Box<EventRecord>),
+    Malformed(String),
+}
+
+impl BatchRecord {
+    /// A record in Lambda's JSON shape, parsed.
+    pub fn from_json(value: Value) -> Self {
+        match serde_json::from_value::<EventRecord>(value) {
+            Ok(record) => Self::Record(Box::new(record)),
+            Err(error) => Self::Malformed(ErrorChain(&error).to_string()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for StreamBatch {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Raw {
+            #[serde(rename = "Records", default)]
+            records: Vec<Value>,
+        }
+        let raw = Raw::deserialize(deserializer)?;
+        Ok(Self {
+            records: raw
+                .records
+                .into_iter()
+                .map(BatchRecord::from_json)
+                .collect(),
+        })
+    }
 }
 
 /// One record that parsed.
@@ -250,14 +285,14 @@ impl MessageInsertedHandler {
 }
 
 /// INSERT records that map to a message; anything else is logged and skipped.
-fn parse_records(raw: Vec<Value>) -> Vec<Inserted> {
+fn parse_records(raw: Vec<BatchRecord>) -> Vec<Inserted> {
     raw.into_iter()
         .enumerate()
-        .filter_map(|(i, value)| {
-            let record: aws_lambda_events::event::dynamodb::EventRecord = match serde_json::from_value(value) {
-                Ok(record) => record,
-                Err(error) => {
-                    warn!(record = i, error = %ErrorChain(&error), "skipping a malformed stream record");
+        .filter_map(|(i, record)| {
+            let record = match record {
+                BatchRecord::Record(record) => record,
+                BatchRecord::Malformed(error) => {
+                    warn!(record = i, error, "skipping a malformed stream record");
                     return None;
                 }
             };

@@ -237,7 +237,7 @@ pub async fn upgrade(
             });
         }
     };
-    ws.read_buffer_size(4 * 1024)
+    ws.read_buffer_size(1024)
         .max_frame_size(MAX_FRAME_BYTES)
         .max_message_size(MAX_MESSAGE_BYTES)
         .on_failed_upgrade(on_failure)

@@ -104,7 +104,8 @@ pub struct AuthSettings {
     #[arg(long, env = "JWT_AUDIENCE")]
     pub jwt_audience: Option<String>,
 
-    /// Shared secret for HS256 tokens (AUTH_MODE=jwt; or JWKS_URL).
+    /// Shared secret for HS256 tokens (AUTH_MODE=jwt; or JWKS_URL). Local stack only:
+    /// deployed, the secret is a SecureString in Parameter Store.
     #[arg(long, env = "JWT_HS256_SECRET", hide_env_values = true)]
     pub jwt_hs256_secret: Option<String>,
 
@@ -112,11 +113,17 @@ pub struct AuthSettings {
     #[arg(long, env = "JWKS_URL")]
     pub jwks_url: Option<String>,
 
-    /// Clock skew tolerated on a token's exp and nbf (AUTH_MODE=jwt).
+    /// Clock skew tolerated on a token's exp, nbf and iat (AUTH_MODE=jwt).
     #[arg(long, env = "JWT_LEEWAY_SECONDS",
           default_value_t = authorizer::config::DEFAULT_LEEWAY.as_secs(),
           value_parser = seconds(0..=authorizer::config::MAX_LEEWAY_SECONDS))]
     pub jwt_leeway_seconds: u64,
+
+    /// Longest token lifetime accepted, exp - iat; a token without iat is then refused
+    /// (AUTH_MODE=jwt; 0: no limit).
+    #[arg(long, env = "JWT_MAX_LIFETIME_SECONDS", default_value_t = 0,
+          value_parser = seconds(authorizer::config::MAX_LIFETIME_SECONDS_RANGE))]
+    pub jwt_max_lifetime_seconds: u64,
 }
 
 /// Presence: when a player counts as gone, and the sweeper that finds them.

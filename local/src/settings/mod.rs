@@ -223,22 +223,28 @@ impl Settings {
     }
 
     /// The authorizer's configuration, read by the authorizer's own reader from these
-    /// settings (so the same checks apply as in Lambda).
+    /// settings (so the same checks apply as in Lambda), as the local stack runs it:
+    /// header mode by default, and the HS256 secret in-process (`JWT_HS256_SECRET`).
     pub fn auth_config(&self) -> Result<authorizer::AuthConfig, ConfigError> {
         let auth = &self.auth;
         let lookup = |name: &str| -> Option<String> {
             match name {
                 "AUTH_MODE" => Some(auth.auth_mode.as_str().to_owned()),
+                // Header mode is the local stack's purpose, so it opts in itself (a
+                // deployed stack says AllowUnauthenticated=true); STAGE=Production still
+                // refuses it.
+                "ALLOW_UNAUTHENTICATED" => Some("true".to_owned()),
                 "STAGE" => Some(self.stage.clone()),
                 "JWT_ISSUER" => auth.jwt_issuer.clone(),
                 "JWT_AUDIENCE" => auth.jwt_audience.clone(),
                 "JWT_HS256_SECRET" => auth.jwt_hs256_secret.clone(),
                 "JWKS_URL" => auth.jwks_url.clone(),
                 "JWT_LEEWAY_SECONDS" => Some(auth.jwt_leeway_seconds.to_string()),
+                "JWT_MAX_LIFETIME_SECONDS" => Some(auth.jwt_max_lifetime_seconds.to_string()),
                 _ => None,
             }
         };
-        authorizer::AuthConfig::from_reader(EnvReader::new(lookup), authorizer::AuthMode::Header)
+        authorizer::AuthConfig::from_reader(EnvReader::new(lookup), authorizer::Runtime::LocalStack)
     }
 
     /// The `Config` the route handlers get, checked by `shared::config`.

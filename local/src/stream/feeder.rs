@@ -38,7 +38,7 @@ use async_trait::async_trait;
 use aws_lambda_events::streams::DynamoDbEventResponse;
 use futures_util::FutureExt;
 use lambda_runtime::{Context, LambdaEvent};
-use on_message_inserted::{MessageInsertedHandler, StreamBatch};
+use on_message_inserted::{BatchRecord, MessageInsertedHandler, StreamBatch};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
@@ -381,11 +381,11 @@ impl Partition {
     /// One invocation with the first `size` pending records.
     async fn invoke(&self, size: usize) -> Outcome {
         StreamStats::add(&self.stats.invocations, 1);
-        let records: Vec<Value> = self
+        let records: Vec<BatchRecord> = self
             .pending
             .iter()
             .take(size)
-            .map(StreamRecord::to_value)
+            .map(StreamRecord::to_record)
             .collect();
         let request_id = ids::new_id();
         let mut context = Context::default();
@@ -469,7 +469,13 @@ mod tests {
     fn record(n: u64) -> StreamRecord {
         StreamRecord::from_json(
             n.to_string(),
-            json!({ "dynamodb": { "SequenceNumber": n.to_string() } }),
+            // The fields every Lambda stream record carries; the tests only read the number.
+            json!({
+                "eventID": n.to_string(),
+                "eventName": "INSERT",
+                "awsRegion": "local",
+                "dynamodb": { "SequenceNumber": n.to_string(), "SizeBytes": 1 },
+            }),
         )
     }
 
@@ -526,7 +532,10 @@ mod tests {
                 .payload
                 .records
                 .iter()
-                .map(|r| r["dynamodb"]["SequenceNumber"].as_str().unwrap().to_owned())
+                .map(|r| match r {
+                    BatchRecord::Record(record) => record.change.sequence_number.clone().unwrap(),
+                    BatchRecord::Malformed(error) => panic!("{error}"),
+                })
                 .collect();
             let first = {
                 let mut seen = self.seen.lock().unwrap();

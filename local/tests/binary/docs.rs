@@ -20,7 +20,6 @@ use serde_json::Value;
 
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 const FILES: [&str; 2] = ["README.md", "docs/deploy.md"];
-/// The README's first lines, kept exactly (the one block that carries no marker).
 /// The README's opening: the title, then a block whose first two lines are the two
 /// commands a newcomer needs (their comments may change).
 const README_HEAD: [&str; 4] = ["# GameLift Sockets", "", "```sh", "cargo run -p local "];

@@ -1089,3 +1089,255 @@ async fn given_jwt_mode_when_refused_then_the_explanation_names_the_claim_but_ne
     let why = explained(&authorizer, connect_request(&[], &[])).await;
     assert!(why.starts_with("no token: "), "{why}");
 }
+
+// ---- Token hygiene: crit, iat, maximum lifetime ------------------------------------
+
+fn hs256_with_header(header: jsonwebtoken::Header, claims: &Value) -> String {
+    jsonwebtoken::encode(&header, claims, &EncodingKey::from_secret(SECRET)).expect("sign")
+}
+
+fn crit_header(names: &[&str]) -> jsonwebtoken::Header {
+    let mut header = jsonwebtoken::Header::new(Algorithm::HS256);
+    header.crit = Some(names.iter().map(|n| (*n).to_owned()).collect());
+    header
+}
+
+fn lifetime_authorizer(max_seconds: u64) -> Authorizer {
+    Authorizer::new(
+        AuthConfig::hs256(ISSUER, AUDIENCE, SECRET)
+            .with_max_lifetime(Some(Duration::from_secs(max_seconds))),
+        Arc::new(StaticJwks::empty()),
+    )
+}
+
+#[tokio::test]
+async fn given_a_validly_signed_token_whose_crit_names_an_extension_when_authorized_then_denied() {
+    for names in [vec!["exp-ext"], vec!["b64", "urn:example:x"], vec![]] {
+        let token = hs256_with_header(crit_header(&names), &claims("alice"));
+        let decision = hs256_authorizer().authorize(&with_token(&token)).await;
+        let shown = match names.join(", ") {
+            none if none.is_empty() => "an empty list".to_owned(),
+            some => some,
+        };
+        assert_eq!(
+            decision,
+            invalid(CredentialError::CriticalExtension(shown)),
+            "{names:?}"
+        );
+    }
+    // Also in JWKS mode, before any key is fetched.
+    let keys = FakeJwks::serving(published_keys());
+    let mut header = crit_header(&["exp-ext"]);
+    header.alg = Algorithm::ES256;
+    header.kid = Some(EC_KID.into());
+    let token = jsonwebtoken::encode(&header, &claims("alice"), &EC.encoding).expect("sign");
+    assert_eq!(
+        jwks_authorizer(keys.clone())
+            .authorize(&with_token(&token))
+            .await,
+        invalid(CredentialError::CriticalExtension("exp-ext".into()))
+    );
+    assert_eq!(keys.calls(), 0);
+}
+
+#[tokio::test]
+async fn given_crit_with_an_extension_parameter_jsonwebtoken_cannot_read_when_authorized_then_denied_for_crit()
+ {
+    // RFC 7797's unencoded payload: `"b64": false` is not a string header parameter.
+    let token = forged(
+        &json!({ "alg": "HS256", "crit": ["b64"], "b64": false }),
+        &claims("alice"),
+        "c2ln",
+    );
+    assert_eq!(
+        hs256_authorizer().authorize(&with_token(&token)).await,
+        invalid(CredentialError::CriticalExtension("b64".into()))
+    );
+}
+
+#[tokio::test]
+async fn given_a_crit_list_of_long_names_when_denied_then_only_short_printable_names_are_kept() {
+    let long = "x".repeat(40);
+    let token = hs256_with_header(crit_header(&[&long, "a b", "c", "d"]), &claims("alice"));
+    assert_eq!(
+        hs256_authorizer().authorize(&with_token(&token)).await,
+        invalid(CredentialError::CriticalExtension(format!(
+            "{}, ab, c, ...",
+            "x".repeat(16)
+        )))
+    );
+}
+
+#[tokio::test]
+async fn given_a_token_issued_in_the_future_beyond_the_leeway_when_authorized_then_denied() {
+    let token = hs256(&claims_with(
+        "alice",
+        json!({ "iat": now() + 120, "exp": now() + 600 }),
+    ));
+    assert_eq!(
+        hs256_authorizer().authorize(&with_token(&token)).await,
+        invalid(CredentialError::IssuedInTheFuture)
+    );
+    let within = hs256(&claims_with("alice", json!({ "iat": now() + 10 })));
+    assert_eq!(
+        hs256_authorizer().authorize(&with_token(&within)).await,
+        Decision::Allow(player("alice")),
+        "within the 30 s leeway"
+    );
+    let keys = FakeJwks::serving(published_keys());
+    let rs = rs256(&claims_with(
+        "alice",
+        json!({ "iat": now() + 3600, "exp": now() + 7200 }),
+    ));
+    assert_eq!(
+        jwks_authorizer(keys).authorize(&with_token(&rs)).await,
+        invalid(CredentialError::IssuedInTheFuture)
+    );
+}
+
+#[tokio::test]
+async fn given_a_malformed_iat_when_authorized_then_denied_naming_it() {
+    for iat in [json!("yesterday"), json!(-5), json!(1.5)] {
+        let token = hs256(&claims_with("alice", json!({ "iat": iat })));
+        assert_eq!(
+            hs256_authorizer().authorize(&with_token(&token)).await,
+            invalid(CredentialError::MalformedClaim("iat".into())),
+            "{iat}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn given_no_max_lifetime_when_a_token_has_no_iat_or_lives_a_year_then_allowed() {
+    let no_iat = hs256(&claims_with("alice", json!({ "iat": null })));
+    let year = hs256(&claims_with("alice", json!({ "exp": now() + 31_536_000 })));
+    for token in [no_iat, year] {
+        assert_eq!(
+            hs256_authorizer().authorize(&with_token(&token)).await,
+            Decision::Allow(player("alice"))
+        );
+    }
+}
+
+#[tokio::test]
+async fn given_a_max_lifetime_when_exp_minus_iat_exceeds_it_then_denied_and_at_it_allowed() {
+    let authorizer = lifetime_authorizer(3600);
+    let issued = now() - 60;
+    let at_limit = hs256(&claims_with(
+        "alice",
+        json!({ "iat": issued, "exp": issued + 3600 }),
+    ));
+    assert_eq!(
+        authorizer.authorize(&with_token(&at_limit)).await,
+        Decision::Allow(player("alice"))
+    );
+    let over = hs256(&claims_with(
+        "alice",
+        json!({ "iat": issued, "exp": issued + 3601 }),
+    ));
+    assert_eq!(
+        authorizer.authorize(&with_token(&over)).await,
+        invalid(CredentialError::LifetimeTooLong)
+    );
+}
+
+#[tokio::test]
+async fn given_a_max_lifetime_when_a_token_has_no_iat_then_denied_as_missing_iat() {
+    let token = hs256(&claims_with("alice", json!({ "iat": null })));
+    assert_eq!(
+        lifetime_authorizer(3600)
+            .authorize(&with_token(&token))
+            .await,
+        invalid(CredentialError::MissingClaim("iat".into()))
+    );
+}
+
+#[tokio::test]
+async fn given_hygiene_refusals_when_explained_then_each_names_its_claim_or_header_and_never_the_token()
+ {
+    let issued = now();
+    let cases = [
+        (
+            hs256_authorizer(),
+            hs256_with_header(crit_header(&["exp-ext"]), &claims("alice")),
+            "the token's crit header names extensions (exp-ext) that this stack does not understand",
+        ),
+        (
+            hs256_authorizer(),
+            hs256(&claims_with(
+                "alice",
+                json!({ "iat": issued + 3600, "exp": issued + 7200 }),
+            )),
+            "the token's iat claim is in the future (beyond the 30 s leeway)",
+        ),
+        (
+            lifetime_authorizer(600),
+            hs256(&claims_with(
+                "alice",
+                json!({ "iat": issued, "exp": issued + 601 }),
+            )),
+            "the token's exp is more than JWT_MAX_LIFETIME_SECONDS=600 s after its iat claim",
+        ),
+        (
+            lifetime_authorizer(600),
+            hs256(&claims_with("alice", json!({ "iat": null }))),
+            "the token has no iat claim, which JWT_MAX_LIFETIME_SECONDS=600 requires",
+        ),
+        (
+            hs256_authorizer(),
+            hs256(&claims_with("alice", json!({ "iat": "now" }))),
+            "the token's iat claim is malformed",
+        ),
+    ];
+    for (authorizer, token, expected) in cases {
+        let why = explained(&authorizer, with_token(&token)).await;
+        assert!(why.starts_with(expected), "{why}");
+        assert!(!why.contains(&token), "the token leaked: {why}");
+        assert!(
+            !why.contains(std::str::from_utf8(SECRET).unwrap()),
+            "the secret leaked: {why}"
+        );
+    }
+}
+
+// ---- An HS256 secret that was never read -------------------------------------------
+
+#[tokio::test]
+async fn given_an_unread_parameter_or_an_empty_secret_when_a_token_arrives_then_never_allowed() {
+    let unread = Authorizer::new(
+        AuthConfig::Jwt(JwtConfig {
+            keys: KeyConfig::Hs256Parameter {
+                name: "/game/jwt".into(),
+            },
+            ..match AuthConfig::hs256(ISSUER, AUDIENCE, SECRET) {
+                AuthConfig::Jwt(jwt) => jwt,
+                AuthConfig::Header => unreachable!(),
+            }
+        }),
+        Arc::new(StaticJwks::empty()),
+    );
+    let token = hs256(&claims("alice"));
+    assert_eq!(
+        unread.authorize(&with_token(&token)).await,
+        Decision::Deny(DenyReason::KeysUnavailable)
+    );
+    let why = unread.explain(&with_token(&token), &DenyReason::KeysUnavailable);
+    assert!(why.contains("JWT_HS256_SECRET_PARAMETER"), "{why}");
+
+    // A token signed with the empty key would verify against an empty key: no such key
+    // is ever built.
+    let empty = Authorizer::new(
+        AuthConfig::hs256(ISSUER, AUDIENCE, ""),
+        Arc::new(StaticJwks::empty()),
+    );
+    let forged_with_empty_key = sign(
+        Algorithm::HS256,
+        None,
+        &claims("mallory"),
+        &EncodingKey::from_secret(b""),
+    );
+    assert_eq!(
+        empty.authorize(&with_token(&forged_with_empty_key)).await,
+        Decision::Deny(DenyReason::KeysUnavailable)
+    );
+}

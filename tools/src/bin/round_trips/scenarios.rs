@@ -568,7 +568,7 @@ impl World {
         bench.row(
             "placement_fulfilled_1",
             "placement event: FULFILLED, 1 player",
-            "1 transaction",
+            "1 inbox head query per player + 1 transaction",
         );
         bench
             .invoke(on_event.handle(lambda_event(fulfilled)))
@@ -576,7 +576,7 @@ impl World {
         bench.row(
             "placement_duplicate",
             "placement event: the same FULFILLED again (duplicate)",
-            "1 transaction, cancelled by its condition",
+            "1 query + 1 transaction, cancelled by its condition",
         );
         bench
             .route(rejoin.handle(route_event(
@@ -610,7 +610,7 @@ impl World {
             bench.row(
                 &format!("placement_fulfilled_{p}"),
                 &format!("placement event: FULFILLED, {p} players"),
-                "1 transaction of 1 + 2P items",
+                "P inbox head queries + 1 transaction of 1 + 2P items",
             );
         }
 
@@ -637,7 +637,7 @@ impl World {
         bench.row(
             "placement_cancelled_1",
             "placement event: CANCELLED (TIMED_OUT, FAILED alike), 1 player",
-            "1 read (the event names no players) + 1 transaction",
+            "1 read (the event names no players) + 1 query + 1 transaction",
         );
 
         gamelift.fail_next_start(GameLiftError::InvalidRequest {
