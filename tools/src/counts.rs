@@ -39,6 +39,10 @@ pub struct Measured {
     /// The functions' X-Ray tracing as template.yaml deploys it by default (`Active` or
     /// `PassThrough`).
     pub lambda_tracing: String,
+    /// Whether the stage writes access logs as template.yaml deploys it by default
+    /// (`Enabled` or `Disabled`; files from before the setting existed had them on).
+    #[serde(default = "access_logs_enabled")]
+    pub access_logs: String,
     /// What the counts mean, for a reader of the file.
     pub notes: Vec<String>,
 }
@@ -90,4 +94,8 @@ impl Operation {
     pub fn dynamodb_total(&self) -> u64 {
         self.dynamodb_calls.values().sum()
     }
+}
+
+fn access_logs_enabled() -> String {
+    "Enabled".to_owned()
 }

@@ -124,9 +124,15 @@ impl<'a> Measured<'a> {
         Ok(work)
     }
 
-    /// One line of the stage's access log.
+    /// One line of the stage's access log, or nothing when the tree's stage writes none
+    /// by default (`AccessLogs`).
     pub fn access_log_line(&self) -> Result<Work, String> {
-        self.work("access_log_line")
+        let line = self.work("access_log_line")?;
+        Ok(if self.counts.measured.access_logs == "Disabled" {
+            Work::default()
+        } else {
+            line
+        })
     }
 
     /// Whether the tree's functions trace with X-Ray (`Tracing: Active`).

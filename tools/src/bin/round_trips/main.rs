@@ -285,6 +285,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
                 dynamodb: "DynamoDB Local, as scripts/dynamodb-local.sh runs it".to_owned(),
                 log_level: "info".to_owned(),
                 lambda_tracing: template_tracing()?,
+                access_logs: template_access_logs()?,
                 notes: vec![
                     "Units are what DynamoDB Local reported with ReturnConsumedCapacity=INDEXES, with two corrections to what DynamoDB bills: a TransactWriteItems item is 2 write units (Local reports 1), and a Query that finds nothing is the minimum read, 0.5 or 1 when strongly consistent (Local reports 0).".to_owned(),
                     "A write refused by its condition reports no units; it is counted in failed_conditions (DynamoDB bills it as a write of the item).".to_owned(),
@@ -316,7 +317,17 @@ fn template_tracing() -> Result<String, lambda_runtime::Error> {
     Ok(value.as_str().unwrap_or("PassThrough").to_owned())
 }
 
-/// The stage's access log line (template.yaml, `AccessLogSettings.Format`) as API
+/// The `AccessLogs` parameter's default: whether the stage writes access logs.
+fn template_access_logs() -> Result<String, lambda_runtime::Error> {
+    let template = local::template::parse(local::template::TEMPLATE_YAML)?;
+    Ok(template["Parameters"]["AccessLogs"]["Default"]
+        .as_str()
+        .unwrap_or("Enabled")
+        .to_owned())
+}
+
+/// The stage's access log line (template.yaml, `AccessLogSettings.Format`, the settings
+/// of `AccessLogs=Enabled` when they depend on it) as API
 /// Gateway writes it for one heartbeat: every `$context` variable replaced by a value of
 /// the length it has there. One such line is written per message, connect and
 /// disconnect.
@@ -330,7 +341,10 @@ fn access_log_line(bench: &mut Bench) -> Result<(), lambda_runtime::Error> {
                 .find(|r| r["Type"] == "AWS::ApiGatewayV2::Stage")
         })
         .ok_or("template.yaml has no AWS::ApiGatewayV2::Stage")?;
-    let format = &stage["Properties"]["AccessLogSettings"]["Format"];
+    let settings = &stage["Properties"]["AccessLogSettings"];
+    // `!If [WritesAccessLogs, {…}, !Ref AWS::NoValue]`: the line written when enabled.
+    let settings = settings["Fn::If"].get(1).unwrap_or(settings);
+    let format = &settings["Format"];
     let line = match format.as_str() {
         Some(format) => render_access_log(format),
         // No access logs (or a format this does not read): nothing written.
@@ -346,7 +360,7 @@ fn access_log_line(bench: &mut Bench) -> Result<(), lambda_runtime::Error> {
     }
     bench.row(
         "access_log_line",
-        "API Gateway access log line (one per message, connect and disconnect)",
+        "API Gateway access log line (one per message, connect and disconnect, with AccessLogs=Enabled)",
         "as short as still useful",
     );
     Ok(())
