@@ -166,6 +166,7 @@ pub fn assumptions() -> Vec<&'static str> {
         "Seed messaging: one Lambda per message, one PutItem per recipient, one PostToConnection per recipient, the ack; same API Gateway WebSocket.",
         "Seed connections and placement are this project's before the change (the seeds only redesign presence and messaging).",
         "X-Ray, when on, samples each function by the default rule: the first request each second and 5 % of the rest.",
+        "A heartbeat without a requestId gets no frame back: its integration response renders nothing, which API Gateway is assumed to send as no message (docs/architecture.md, the heartbeat route); --acked-heartbeats prices the share that asks for an ack.",
     ]
 }
 
