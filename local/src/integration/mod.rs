@@ -217,7 +217,7 @@ impl Integration for UpdateItemIntegration {
                 if status >= 500 {
                     // What API Gateway's execution log would say; the client is told
                     // `unavailable` by the integration response.
-                    tracing::warn!(route = %request.route_key, connection_id = %request.connection_id, status, error = %body["message"].as_str().unwrap_or_default(), "the route's DynamoDB integration failed");
+                    tracing::warn!(route = ?request.route_key, connection_id = ?request.connection_id, status, error = %body["message"].as_str().unwrap_or_default(), "the route's DynamoDB integration failed");
                 }
                 (status, body)
             }
