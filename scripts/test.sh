@@ -6,8 +6,9 @@
 #      dependency (scripts/check-unused-deps.py), no production source file over 500
 #      lines (scripts/check-file-sizes.py); then cargo test --workspace --locked
 #      (extra arguments are passed on to cargo test: scripts/test.sh -p shared --lib),
-#      cfn-lint, sam validate --lint, the template's Rules evaluated for chosen
-#      parameters (scripts/check-template-rules.py), and checkov's security checks on the
+#      cfn-lint, sam validate --lint, the heartbeat route's mapping templates rendered by
+#      a real Velocity engine (scripts/check-mapping-templates.py), the template's Rules
+#      evaluated for chosen parameters (scripts/check-template-rules.py), and checkov's security checks on the
 #      template (no finding: the ones that do not fit are skipped in the template, with why),
 #   4. stops DynamoDB Local, whatever happened (failure, Ctrl-C).
 # Needs: cargo, Java 17+, Node.js (npm), Python 3.9+. Exit status is non-zero if any
@@ -87,6 +88,7 @@ for component in clippy rustfmt; do
 done
 install_dynamodb_local
 install_lint_tools
+install_template_tools
 
 section "DynamoDB Local"
 port="$(free_port)"
@@ -105,6 +107,7 @@ selects_packages "$@" || cargo_args+=(--workspace)
 run_step "cargo ${cargo_args[*]} $*" cargo "${cargo_args[@]}" "$@"
 run_step "cfn-lint template.yaml" "$VENV_DIR/bin/cfn-lint" template.yaml
 run_step "sam validate --lint" sam_offline validate --lint --template-file template.yaml
+run_step "mapping templates (Velocity)" "$VENV_DIR/bin/python" scripts/check-mapping-templates.py
 run_step "template rules (what they refuse)" "$VENV_DIR/bin/python" scripts/check-template-rules.py
 run_step "checkov template.yaml" checkov_template
 

@@ -20,12 +20,11 @@ use crate::stack::{LocalStack, StartError};
 
 /// Every function of template.yaml, by its binary name (`Metadata: BuildProperties:
 /// Binary`), with the route keys of the WebSocket routes among them.
-pub const FUNCTIONS: [&str; 15] = [
+pub const FUNCTIONS: [&str; 14] = [
     "authorizer",
     "connect",
     "disconnect",
     "default",
-    "heartbeat",
     "resume",
     "send-message",
     "on-message-inserted",

@@ -17,12 +17,15 @@
 //! file, like `sam local invoke`), [`management`] (the `@connections` API), [`auth`] (the
 //! `$connect` authorizer), [`storage`], [`stream`] (the Messages stream feeding
 //! `on-message-inserted`, in memory or from DynamoDB Streams), [`gamelift`] (the GameLift simulator) and [`placement_events`]
-//! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown).
+//! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown),
+//! [`template`] (template.yaml as JSON), [`integration`] (routes API Gateway serves
+//! without a function: the heartbeat's DynamoDB integration, from its mapping templates).
 
 pub mod auth;
 pub mod banner;
 pub mod gamelift;
 pub mod gateway;
+pub mod integration;
 pub mod invoke;
 pub mod invoke_once;
 pub mod management;
@@ -32,6 +35,7 @@ pub mod settings;
 pub mod stack;
 pub mod storage;
 pub mod stream;
+pub mod template;
 pub mod time;
 
 pub use gateway::registry::{ConnectionRegistry, LocalConnectionGateway};

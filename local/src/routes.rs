@@ -1,5 +1,6 @@
-//! The route table: route key → the real handler, wired in one place ([`Routes::wire`]);
-//! the Messages stream's consumer is wired next to them in [`Routes::wire_stream`].
+//! The route table: route key → the real handler, or (the heartbeat) the integration
+//! API Gateway runs without one, wired in one place ([`Routes::wire`]); the Messages
+//! stream's consumer is wired next to them in [`Routes::wire_stream`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,6 +13,8 @@ use shared::ports::{
 };
 use shared::websocket::RouteHandler;
 
+use crate::integration::dynamodb::UpdateItem;
+use crate::integration::{Integration, UpdateItemIntegration};
 use crate::stream::StreamHandler;
 
 pub const CONNECT: &str = "$connect";
@@ -39,6 +42,8 @@ pub struct Dependencies {
     pub placement_outcomes: Arc<dyn PlacementOutcomes>,
     /// The GameLift simulator, behind the same port as the SDK adapter.
     pub gamelift: Arc<dyn GameLift>,
+    /// What API Gateway's DynamoDB integration (the heartbeat route) calls.
+    pub update_item: Arc<dyn UpdateItem>,
 }
 
 /// One route: its key, the function name it stands for (logs, context ARN), its handler.
@@ -49,15 +54,37 @@ pub struct Route {
     pub handler: Arc<dyn RouteHandler>,
 }
 
+/// What a frame is routed to.
+#[derive(Clone, Copy)]
+pub enum Selected<'a> {
+    /// A route with a Lambda function.
+    Function(&'a Route),
+    /// A route API Gateway serves with an integration of its own (no function).
+    Integration(&'a str, &'a Arc<dyn Integration>),
+}
+
+impl Selected<'_> {
+    pub fn key(&self) -> &str {
+        match self {
+            Selected::Function(route) => &route.key,
+            Selected::Integration(key, _) => key,
+        }
+    }
+}
+
 /// The route table of the WebSocket API.
 #[derive(Clone, Default)]
 pub struct Routes {
     routes: HashMap<String, Route>,
+    integrations: HashMap<String, Arc<dyn Integration>>,
 }
 
 impl Routes {
-    /// Every route of the deployed API (template.yaml), with the real handlers.
-    pub fn wire(deps: &Dependencies) -> Self {
+    /// Every route of the deployed API (template.yaml), with the real handlers; the
+    /// heartbeat route as template.yaml integrates it (a DynamoDB UpdateItem from its
+    /// mapping templates, no handler). Fails only if the compiled-in template does not
+    /// hold that integration as this code reads it.
+    pub fn wire(deps: &Dependencies) -> Result<Self, String> {
         let mut routes = Self::default();
         routes.insert(
             CONNECT,
@@ -91,16 +118,18 @@ impl Routes {
                 deps.clock.clone(),
             )),
         );
-        routes.insert(
+        let template = crate::template::parse(crate::template::TEMPLATE_YAML)?;
+        let timeout = deps.config.heartbeat_timeout.as_secs().to_string();
+        let heartbeat = UpdateItemIntegration::from_template(
+            &template,
             "heartbeat",
-            "heartbeat",
-            Arc::new(heartbeat::HeartbeatHandler::new(
-                deps.config.clone(),
-                deps.players.clone(),
-                deps.gateway.clone(),
-                deps.clock.clone(),
-            )),
-        );
+            &[
+                ("PlayersTable", deps.config.players_table.as_str()),
+                ("HeartbeatTimeoutSeconds", timeout.as_str()),
+            ],
+            deps.update_item.clone(),
+        )?;
+        routes.insert_integration("heartbeat", Arc::new(heartbeat));
         routes.insert(
             "sendMessage",
             "send-message",
@@ -152,7 +181,7 @@ impl Routes {
                 deps.gamelift.clone(),
             )),
         );
-        routes
+        Ok(routes)
     }
 
     /// The consumer of the Messages stream (DynamoDB stream → `on-message-inserted`).
@@ -217,8 +246,26 @@ impl Routes {
         self
     }
 
+    /// Adds (or replaces) a route served by an integration instead of a function.
+    pub fn insert_integration(
+        &mut self,
+        key: impl Into<String>,
+        integration: Arc<dyn Integration>,
+    ) -> &mut Self {
+        let key = key.into();
+        self.routes.remove(&key);
+        self.integrations.insert(key, integration);
+        self
+    }
+
+    /// The route `key` if a function serves it.
     pub fn get(&self, key: &str) -> Option<&Route> {
         self.routes.get(key)
+    }
+
+    /// The integration serving route `key`, if it is not a function.
+    pub fn integration(&self, key: &str) -> Option<&Arc<dyn Integration>> {
+        self.integrations.get(key)
     }
 
     /// The (first, by route key) route served by `function` (its binary name).
@@ -229,9 +276,14 @@ impl Routes {
             .find(|route| route.function == function)
     }
 
-    /// Route keys, sorted.
+    /// Route keys (functions' and integrations'), sorted.
     pub fn keys(&self) -> Vec<&str> {
-        let mut keys: Vec<&str> = self.routes.keys().map(String::as_str).collect();
+        let mut keys: Vec<&str> = self
+            .routes
+            .keys()
+            .chain(self.integrations.keys())
+            .map(String::as_str)
+            .collect();
         keys.sort_unstable();
         keys
     }
@@ -240,11 +292,19 @@ impl Routes {
     /// object whose `route` is a string naming a custom route goes there; anything else
     /// (binary, not JSON, no such route) goes to `$default`. `None`: no route matched
     /// and there is no `$default`.
-    pub fn select(&self, text: Option<&str>) -> Option<&Route> {
-        text.and_then(selected_key)
-            .filter(|key| !matches!(key.as_str(), CONNECT | DISCONNECT | DEFAULT))
-            .and_then(|key| self.routes.get(&key))
-            .or_else(|| self.routes.get(DEFAULT))
+    pub fn select(&self, text: Option<&str>) -> Option<Selected<'_>> {
+        let key = text
+            .and_then(selected_key)
+            .filter(|key| !matches!(key.as_str(), CONNECT | DISCONNECT | DEFAULT));
+        if let Some(key) = key {
+            if let Some((key, integration)) = self.integrations.get_key_value(&key) {
+                return Some(Selected::Integration(key, integration));
+            }
+            if let Some(route) = self.routes.get(&key) {
+                return Some(Selected::Function(route));
+            }
+        }
+        self.routes.get(DEFAULT).map(Selected::Function)
     }
 }
 
@@ -284,7 +344,7 @@ mod tests {
     #[test]
     fn selection_follows_request_body_route() {
         let routes = table();
-        let key = |text: Option<&str>| routes.select(text).map(|r| r.key.clone());
+        let key = |text: Option<&str>| routes.select(text).map(|r| r.key().to_owned());
         assert_eq!(
             key(Some(r#"{"route":"heartbeat"}"#)).as_deref(),
             Some("heartbeat")

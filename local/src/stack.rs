@@ -39,6 +39,8 @@ pub enum StartError {
 
     #[error("cannot build the authorizer: {0}")]
     Authorizer(String),
+    #[error("cannot read the heartbeat route's integration from template.yaml: {0}")]
+    Template(String),
     #[error("cannot open the store")]
     Storage(#[from] StoreError),
     #[error("cannot consume the Messages stream")]
@@ -121,13 +123,14 @@ impl LocalStack {
             placements: stores.placements,
             placement_outcomes: stores.placement_outcomes,
             gamelift: simulator.clone(),
+            update_item: stores.update_item,
         };
         spawn_presence(
             &dependencies,
             presence_events,
             settings.presence.sweep_interval_seconds,
         );
-        let routes = Routes::wire(&dependencies);
+        let routes = Routes::wire(&dependencies).map_err(StartError::Template)?;
         let stream_handler = Routes::wire_stream(&dependencies);
         Ok(Self {
             settings,

@@ -19,6 +19,7 @@ use shared::ports::{
     StoreError, SubscriptionStore,
 };
 
+use crate::integration::dynamodb::{DynamoDbUpdateItem, MemoryUpdateItem, UpdateItem};
 use crate::settings::Settings;
 use crate::stream::record::local_stream_arn;
 use crate::stream::{MemoryStream, MessageStream};
@@ -39,6 +40,8 @@ pub struct Stores {
     pub description: String,
     /// The Messages table's stream, not consumed yet.
     pub stream: MessageStream,
+    /// What API Gateway's DynamoDB integration (the heartbeat route) calls.
+    pub update_item: Arc<dyn UpdateItem>,
 }
 
 /// Builds the stores the settings ask for.
@@ -64,6 +67,10 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
                     messages.clone(),
                 )),
                 rate_limiter: players.clone(),
+                update_item: Arc::new(MemoryUpdateItem::new(
+                    settings.storage.players_table.clone(),
+                    players.clone(),
+                )),
                 players,
                 messages,
                 placements,
@@ -84,6 +91,7 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
             ));
             Ok(Stores {
                 rate_limiter: players.clone(),
+                update_item: Arc::new(DynamoDbUpdateItem::new(client.clone())),
                 players,
                 messages: Arc::new(DynamoMessageStore::new(
                     client.clone(),

@@ -176,7 +176,7 @@ pub struct Config {
     pub heartbeat_timeout: Duration,
     /// A disconnected player may resume within this.
     pub reconnect_grace: Duration,
-    /// Partitions of the `BySweepAt` index.
+    /// Partitions of the `BySweepShard` index.
     pub presence_shards: u32,
     /// Per-player rate limits.
     pub rate_limits: RateLimits,

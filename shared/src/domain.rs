@@ -55,7 +55,7 @@ impl PlayerId {
         &self.0
     }
 
-    /// The `BySweepAt` index partition this player lives in. A stable hash (FNV-1a),
+    /// The `BySweepShard` index partition this player lives in. A stable hash (FNV-1a),
     /// so every process and every release agrees on it.
     pub fn sweep_shard(&self, shards: u32) -> u32 {
         let hash = self.0.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {

@@ -37,21 +37,39 @@ fn init_with(stderr: bool) {
     } else {
         BoxMakeWriter::new(std::io::stdout)
     };
-    let builder = tracing_subscriber::fmt()
+    // `try_init`: a second call (tests, the local stack embedding handlers) is harmless.
+    if std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some() {
+        init_lambda_json(&level, writer);
+        return;
+    }
+    let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(colour)
-        .with_writer(writer);
-    // `try_init`: a second call (tests, the local stack embedding handlers) is harmless.
-    let _ = if std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some() {
-        builder
-            .json()
-            .flatten_event(true)
-            .with_current_span(false)
-            .without_time() // CloudWatch stamps every line already.
-            .try_init()
-    } else {
-        builder.compact().try_init()
-    };
+        .with_writer(writer)
+        .compact()
+        .try_init();
+}
+
+/// The log lines a function writes in Lambda: one JSON object per event, its fields
+/// flattened, no timestamp (CloudWatch stamps every line already), to `writer`. The
+/// round-trip benchmark installs it with a byte-counting writer to measure what each
+/// operation logs.
+///
+/// `level` is an `EnvFilter` directive (`info`, `debug`, `send_message=debug`, ...).
+pub fn init_lambda_json<W>(level: &str, writer: W)
+where
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
+{
+    let filter = EnvFilter::try_new(level).unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(writer)
+        .json()
+        .flatten_event(true)
+        .with_current_span(false)
+        .without_time()
+        .try_init();
 }
 
 /// An error and every cause under it, on one line: `outer: cause: root cause`. Log it

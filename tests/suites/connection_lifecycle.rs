@@ -18,9 +18,13 @@ fn assert_error(frame: &Value, code: &str) {
 }
 
 async fn assert_heartbeat_works(client: &mut tests::stack::Client) {
-    let ack = client.request("heartbeat", json!({})).await;
+    client
+        .send_json(json!({"route": "heartbeat", "requestId": "hb"}))
+        .await;
+    let ack = client.next_frame().await;
     assert_eq!(ack["type"], "ack", "{ack}");
     assert_eq!(ack["route"], "heartbeat", "{ack}");
+    assert_eq!(ack["requestId"], "hb", "{ack}");
 }
 
 #[tokio::test]
@@ -38,16 +42,104 @@ async fn given_a_player_id_when_resume_is_sent_then_the_ack_names_the_player_and
 }
 
 #[tokio::test]
-async fn given_a_connection_when_heartbeat_is_sent_then_the_ack_has_the_server_time() {
+async fn given_a_heartbeat_without_a_request_id_then_no_reply_and_with_one_an_ack_with_the_server_time()
+ {
     let stack = TestStack::start().await;
     let mut alice = stack.connect("alice").await;
 
-    let ack = alice.request("heartbeat", json!({})).await;
+    // The heartbeat route is API Gateway's DynamoDB integration: only a frame with a
+    // requestId is answered.
+    alice.send_json(json!({"route": "heartbeat"})).await;
+    alice.expect_no_frame(Duration::from_millis(300)).await;
+    alice
+        .send_json(json!({"route": "heartbeat", "requestId": "h1", "body": {"cursor": 7}}))
+        .await;
+    let ack = alice.next_frame().await;
 
-    assert_eq!(ack["type"], "ack", "{ack}");
-    assert_eq!(ack["route"], "heartbeat");
+    // Exactly these fields, whatever order the JSON object keeps them in.
+    assert_eq!(
+        ack.as_object().map(|o| {
+            let mut keys = o.keys().cloned().collect::<Vec<_>>();
+            keys.sort();
+            keys
+        }),
+        Some(vec![
+            "requestId".to_owned(),
+            "route".to_owned(),
+            "serverTime".to_owned(),
+            "type".to_owned()
+        ]),
+        "{ack}"
+    );
+    assert_eq!(
+        (
+            ack["type"].as_str(),
+            ack["route"].as_str(),
+            ack["requestId"].as_str()
+        ),
+        (Some("ack"), Some("heartbeat"), Some("h1"))
+    );
     assert!(ack["serverTime"].is_number(), "{ack}");
+    let record = stack
+        .stack()
+        .players()
+        .get(&shared::domain::PlayerId::parse("alice").unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        record.acked_seq.map(|s| s.get()),
+        Some(7),
+        "the cursor is kept"
+    );
     stack.shutdown().await;
+}
+
+#[tokio::test]
+async fn given_a_heartbeat_from_a_socket_that_is_no_longer_current_then_session_replaced_and_nothing_recorded()
+ {
+    let stack = TestStack::start().await;
+    let mut stale = stack.connect("alice").await;
+    // A later connection of alice's holds the record (as when two sockets opened at
+    // once and this one lost), and this socket was never closed.
+    let players = stack.stack().players();
+    let alice = shared::domain::PlayerId::parse("alice").unwrap();
+    let before = players.get(&alice).await.unwrap().unwrap();
+    players
+        .connect(&shared::ports::NewConnection {
+            player_id: alice.clone(),
+            connection_id: shared::domain::ConnectionId::parse("newer").unwrap(),
+            endpoint: stack.management_endpoint(),
+            connected_at: before.connected_at + 1,
+            now: before.connected_at + 1,
+            heartbeat_deadline: before.connected_at + 90_000,
+            sweep_shard: 0,
+            expire_at_secs: 0,
+        })
+        .await
+        .unwrap();
+
+    // Without a requestId too: the integration response answers every refusal.
+    stale.send_json(json!({"route": "heartbeat"})).await;
+    let reply = stale.next_frame().await;
+
+    assert_eq!(reply, json!({"type": "session_replaced"}));
+    let after = players.get(&alice).await.unwrap().unwrap();
+    assert_eq!(after.last_seen, before.connected_at + 1, "nothing recorded");
+    // Told, not closed (API Gateway's integration cannot close a socket): the client
+    // closes it, as session_replaced says.
+    assert_heartbeat_replaced(&mut stale).await;
+    stack.shutdown().await;
+}
+
+async fn assert_heartbeat_replaced(client: &mut tests::stack::Client) {
+    client
+        .send_json(json!({"route": "heartbeat", "requestId": "again"}))
+        .await;
+    assert_eq!(
+        client.next_frame().await,
+        json!({"type": "session_replaced"})
+    );
 }
 
 #[tokio::test]
@@ -115,6 +207,16 @@ async fn given_each_kind_of_malformed_frame_when_sent_then_bad_request_and_the_s
         let reply = alice.next_frame().await;
         assert_error(&reply, "bad_request");
     }
+    // A heartbeat whose cursor is not a whole number is refused too (by DynamoDB, before
+    // anything is written: the template adds a value no expression uses), without the
+    // requestId, which the integration response cannot see.
+    alice
+        .send_json(json!({"route": "heartbeat", "requestId": "c", "body": {"cursor": "x"}}))
+        .await;
+    let reply = alice.next_frame().await;
+    assert_error(&reply, "bad_request");
+    assert_eq!(reply["route"], "heartbeat", "{reply}");
+    assert_eq!(reply.get("requestId"), None, "{reply}");
     assert_heartbeat_works(&mut alice).await;
     stack.shutdown().await;
 }
@@ -315,10 +417,13 @@ async fn given_a_frame_over_32_kib_when_sent_then_the_socket_closes_with_1009() 
     stack.shutdown().await;
 }
 
-/// `{"route":"heartbeat","body":{"pad":"xxx…"}}` of about `size` bytes, cut into frames
-/// of at most 30 KiB.
+/// `{"route":"heartbeat","requestId":"big","body":{"pad":"xxx…"}}` of about `size`
+/// bytes, cut into frames of at most 30 KiB.
 fn fragmented_heartbeat(size: usize) -> Vec<Frame> {
-    fragmented(&json!({"route": "heartbeat", "body": {"pad": "x".repeat(size)}}).to_string())
+    fragmented(
+        &json!({"route": "heartbeat", "requestId": "big", "body": {"pad": "x".repeat(size)}})
+            .to_string(),
+    )
 }
 
 #[tokio::test]
@@ -734,8 +839,7 @@ mod fidelity {
             assert_eq!(frame["connectionId"], id.as_str());
             assert!(frame["requestId"].is_string(), "{frame}");
         }
-        let ack = alice.request("heartbeat", json!({})).await;
-        assert_eq!(ack["type"], "ack");
+        super::assert_heartbeat_works(&mut alice).await;
         rec.stack.shutdown().await;
     }
 

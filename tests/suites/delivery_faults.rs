@@ -489,7 +489,10 @@ async fn double_opens(stack: &TestStack, players: usize) {
             "{name}: the closed one was told why: {loser:?}"
         );
         // The one left open is the player's current connection, and answers.
-        let ack = winner.request("heartbeat", json!({})).await;
+        winner
+            .send_json(json!({"route": "heartbeat", "requestId": "hb"}))
+            .await;
+        let ack = winner.next_frame().await;
         assert_eq!(ack["type"], "ack", "{name}: {ack}");
         let current = stack.connection_id(&name).await;
         assert!(

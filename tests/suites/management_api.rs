@@ -56,7 +56,9 @@ async fn given_a_connected_client_when_described_then_connected_at_and_source_ip
     let id = connection_of(&stack, "alice").await;
     let before = shared::ports::SystemClock;
     let now = shared::ports::Clock::now_millis(&before);
-    alice.send_json(json!({"route": "heartbeat"})).await;
+    alice
+        .send_json(json!({"route": "heartbeat", "requestId": "hb"}))
+        .await;
     alice.next_frame().await;
 
     let info = gateway()

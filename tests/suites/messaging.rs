@@ -453,9 +453,15 @@ impl StreamHandler for Recorded {
             .payload
             .records
             .iter()
+            .filter_map(|r| match r {
+                on_message_inserted::BatchRecord::Record(record) => {
+                    serde_json::to_value(record.as_ref()).ok()
+                }
+                on_message_inserted::BatchRecord::Malformed(_) => None,
+            })
             .map(|r| {
                 let seq = r["dynamodb"]["SequenceNumber"].as_str().unwrap_or_default();
-                (seq.to_owned(), recipient(r))
+                (seq.to_owned(), recipient(&r))
             })
             .collect();
         let first = self.invocations.lock().unwrap().is_empty();

@@ -160,10 +160,7 @@ mod dynamodb_specific {
         };
         assert_eq!(index.index_name(), Some(SWEEP_INDEX));
         let keys = key_pairs(index.key_schema());
-        assert_eq!(
-            keys,
-            vec![("sweepShard", KeyType::Hash), ("sweepAt", KeyType::Range)]
-        );
+        assert_eq!(keys, vec![("sweepShard", KeyType::Hash)]);
         assert_eq!(
             index.projection().and_then(|p| p.projection_type()),
             Some(&ProjectionType::KeysOnly)

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use shared::domain::PresenceStatus;
+use shared::ports::Clock;
 use tests::stack::{Client, Received, TestStack};
 use tokio::time::Instant;
 
@@ -150,7 +151,10 @@ async fn given_alice_stops_heartbeating_then_her_socket_is_closed_and_bob_gets_o
 
     // alice's last heartbeat; her socket stays open but silent from here on.
     let last_heartbeat = Instant::now();
-    let ack = alice.request("heartbeat", json!({})).await;
+    alice
+        .send_json(json!({"route": "heartbeat", "requestId": "last"}))
+        .await;
+    let ack = alice.next_frame().await;
     assert_eq!(ack["route"], "heartbeat");
     let deadline = last_heartbeat + HEARTBEAT_TIMEOUT + SLACK;
     let ((offline, others), (why, close)) = tokio::join!(
@@ -211,7 +215,10 @@ async fn given_carol_heartbeats_every_second_for_twice_the_timeout_then_she_stay
     assert_eq!(to_carol, Vec::<Value>::new());
     stack.wait_for_status("carol", PresenceStatus::Online).await;
     assert_eq!(stack.connection_id("carol").await, connection);
-    let ack = carol.request("heartbeat", json!({})).await;
+    carol
+        .send_json(json!({"route": "heartbeat", "requestId": "still"}))
+        .await;
+    let ack = carol.next_frame().await;
     assert_eq!(
         ack["route"], "heartbeat",
         "her socket still serves requests"
@@ -234,4 +241,192 @@ async fn given_bob_unsubscribes_then_no_more_frames_about_alice() {
         .request("subscribePresence", json!({"playerIds": []}))
         .await;
     assert_eq!(bad["code"], "bad_request");
+}
+
+/// Where the clocked stacks keep their players.
+#[derive(Clone, Copy, Debug)]
+enum Store {
+    Memory,
+    DynamoDbLocal,
+}
+
+/// A stack on a manual clock (the gateway's `requestTimeEpoch`, the integration's
+/// `UpdateItem`, the handlers and the sweeper all read it) whose background sweeper never
+/// runs: the test moves time and sweeps when it says. `None` when the store is DynamoDB
+/// Local and `DYNAMODB_ENDPOINT` is not set.
+async fn clocked_stack(clock: &shared::ports::ManualClock, store: Store) -> Option<TestStack> {
+    let endpoint = match store {
+        Store::Memory => None,
+        Store::DynamoDbLocal => match tests::dynamodb::endpoint() {
+            Some(endpoint) => Some(endpoint),
+            None => {
+                eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
+                return None;
+            }
+        },
+    };
+    let stack = TestStack::start_with_clock(
+        |s| {
+            s.presence.heartbeat_timeout_seconds = HEARTBEAT_TIMEOUT.as_secs();
+            s.presence.reconnect_grace_seconds = RECONNECT_GRACE.as_secs();
+            s.presence.sweep_interval_seconds = 3_600;
+            if let Some(endpoint) = endpoint {
+                s.storage.dynamodb_endpoint = Some(endpoint);
+                s.storage.players_table = tests::dynamodb::unique_table_name("e2e-players");
+                s.storage.messages_table = tests::dynamodb::unique_table_name("e2e-messages");
+                s.storage.subscriptions_table =
+                    tests::dynamodb::unique_table_name("e2e-subscriptions");
+            }
+        },
+        clock.clone(),
+    )
+    .await;
+    Some(stack)
+}
+
+/// Sends a heartbeat without a requestId (no reply comes) and waits until the store has
+/// it, as of the clock's now: a deadline of the timeout from now.
+async fn heartbeat_recorded(stack: &TestStack, client: &mut Client, player: &str, now: i64) {
+    client.send_json(json!({"route": "heartbeat"})).await;
+    let id = shared::domain::PlayerId::parse(player).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let record = stack.stack().players().get(&id).await.unwrap().unwrap();
+        if record.last_seen == now {
+            assert_eq!(
+                record.sweep_at,
+                Some(now + HEARTBEAT_TIMEOUT.as_millis() as i64)
+            );
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the heartbeat at {now} was not recorded: {record:?}"
+        );
+        tokio::task::yield_now().await;
+    }
+}
+
+/// The sweeper's period, on the stack's clock.
+const SWEEP_EVERY_MS: i64 = SWEEP_INTERVAL.as_millis() as i64;
+
+async fn only_heartbeats_for_three_timeouts(store: Store) {
+    let clock = shared::ports::ManualClock::at(shared::ports::SystemClock.now_millis());
+    let Some(stack) = clocked_stack(&clock, store).await else {
+        return;
+    };
+    let mut dave = stack.online("dave").await.0;
+    let sweeper = local::Routes::wire_presence_timeout(stack.stack().dependencies());
+    let started = clock.now_millis();
+
+    // Every sweep period: a heartbeat every other one (twice per timeout, no requestId,
+    // nothing else on the socket), a sweep at each, for three timeouts of the clock.
+    let mut step = 0;
+    while clock.now_millis() < started + 3 * HEARTBEAT_TIMEOUT.as_millis() as i64 {
+        clock.advance(SWEEP_EVERY_MS);
+        step += 1;
+        let now = clock.now_millis();
+        if step % 2 == 1 {
+            heartbeat_recorded(&stack, &mut dave, "dave", now).await;
+        }
+        let summary = sweeper.sweep_once(now).await;
+        assert_eq!(
+            summary.swept,
+            0,
+            "{store:?}, sweep at +{} ms: {summary:?}",
+            now - started
+        );
+        assert_eq!(
+            stack
+                .stack()
+                .players()
+                .get(&shared::domain::PlayerId::parse("dave").unwrap())
+                .await
+                .unwrap()
+                .unwrap()
+                .status,
+            PresenceStatus::Online,
+            "{store:?}"
+        );
+    }
+    // Nothing was sent to him: no acks (no requestId), no disconnect.
+    dave.expect_no_frame(Duration::from_millis(100)).await;
+    stack.shutdown().await;
+}
+
+#[tokio::test]
+async fn given_dave_only_heartbeats_without_request_ids_for_three_timeouts_then_every_sweep_leaves_him_online()
+ {
+    only_heartbeats_for_three_timeouts(Store::Memory).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn given_dynamodb_local_when_dave_only_heartbeats_for_three_timeouts_then_every_sweep_leaves_him_online()
+ {
+    only_heartbeats_for_three_timeouts(Store::DynamoDbLocal).await;
+}
+
+async fn goes_silent(store: Store) {
+    let clock = shared::ports::ManualClock::at(shared::ports::SystemClock.now_millis());
+    let Some(stack) = clocked_stack(&clock, store).await else {
+        return;
+    };
+    let mut erin = stack.online("erin").await.0;
+    let sweeper = local::Routes::wire_presence_timeout(stack.stack().dependencies());
+    clock.advance(SWEEP_EVERY_MS / 2);
+    let last = clock.now_millis();
+    heartbeat_recorded(&stack, &mut erin, "erin", last).await;
+    let erin_id = shared::domain::PlayerId::parse("erin").unwrap();
+
+    // Silent from here: a sweep every period; every one up to her deadline leaves her
+    // online, the first one past it takes her offline.
+    let deadline = last + HEARTBEAT_TIMEOUT.as_millis() as i64;
+    let offline_at = loop {
+        clock.advance(SWEEP_EVERY_MS);
+        let now = clock.now_millis();
+        let summary = sweeper.sweep_once(now).await;
+        if now <= deadline {
+            assert_eq!(
+                summary.swept, 0,
+                "{store:?}, sweep at {now} (deadline {deadline})"
+            );
+            continue;
+        }
+        assert_eq!(
+            summary.swept, 1,
+            "{store:?}, first sweep past the deadline: {summary:?}"
+        );
+        break now;
+    };
+
+    // Within the timeout plus one sweep of her last heartbeat, and told why.
+    assert!(
+        offline_at <= deadline + SWEEP_EVERY_MS,
+        "{store:?}: offline at +{} ms",
+        offline_at - last
+    );
+    let record = stack
+        .stack()
+        .players()
+        .get(&erin_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(record.status, PresenceStatus::Offline, "{store:?}");
+    assert_eq!(
+        erin.next_frame().await,
+        json!({"type": "disconnected", "reason": "heartbeat_timeout"})
+    );
+    stack.shutdown().await;
+}
+
+#[tokio::test]
+async fn given_erin_goes_silent_then_the_first_sweep_after_her_timeout_takes_her_offline() {
+    goes_silent(Store::Memory).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn given_dynamodb_local_when_erin_goes_silent_then_the_first_sweep_after_her_timeout_takes_her_offline()
+ {
+    goes_silent(Store::DynamoDbLocal).await;
 }

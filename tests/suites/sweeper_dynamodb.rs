@@ -1,6 +1,6 @@
 //! The presence sweeper (`presence-timeout`) on the DynamoDB Players table, against
 //! DynamoDB Local (`scripts/test.sh` starts it and sets `DYNAMODB_ENDPOINT`): the
-//! `BySweepAt` index, the conditional `mark_offline` racing a heartbeat, and the round
+//! `BySweepShard` index, the conditional `mark_offline` racing a heartbeat, and the round
 //! trips a sweep costs.
 
 use std::sync::Arc;
@@ -162,10 +162,20 @@ async fn given_zombies_players_past_grace_and_live_players_when_sweeping_then_on
         ]
     );
     assert_eq!(w.disconnected(), vec!["gone", "zombie"]);
-    // One Query per shard (nothing pages), one UpdateItem per expired player.
+    // One Query per shard (nothing pages), one BatchGetItem per shard that tracks
+    // someone (their sweepAt), one UpdateItem per expired player.
+    let tracked_shards: std::collections::BTreeSet<u32> = ["zombie", "gone", "resting", "alive"]
+        .iter()
+        .map(|name| p(name).sweep_shard(4))
+        .collect();
     assert_eq!(calls.get("Query"), Some(&4), "{calls:?}");
+    assert_eq!(
+        calls.get("BatchGetItem"),
+        Some(&(tracked_shards.len() as u64)),
+        "{calls:?}"
+    );
     assert_eq!(calls.get("UpdateItem"), Some(&2), "{calls:?}");
-    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls.len(), 3, "{calls:?}");
     // Offline players left the sparse index: the next sweep finds nothing.
     assert_eq!(
         w.sweeper(gateway).sweep_once(T0 + 1).await,

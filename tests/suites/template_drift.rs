@@ -44,14 +44,26 @@ fn assert_no_problems(headline: &str, problems: &[String]) {
 
 // --- Routes ------------------------------------------------------------------------------------
 
-/// One `AWS::ApiGatewayV2::Route` of the template, followed to its function.
+/// One `AWS::ApiGatewayV2::Route` of the template, followed to its function, or to the
+/// AWS action its integration calls itself.
 struct TemplateRoute {
     resource: String,
     key: String,
-    /// The logical id of the function its integration invokes.
-    function: String,
-    /// That function's binary (`BuildProperties.Binary`).
+    /// Its integration's logical id.
+    integration: String,
+    /// The logical id of the function its integration invokes (`None`: an `AWS`
+    /// integration, no function).
+    function: Option<String>,
+    /// That function's binary (`BuildProperties.Binary`), or `integration:<action>`.
     binary: String,
+}
+
+/// `dynamodb:UpdateItem` from `arn:${AWS::Partition}:apigateway:${AWS::Region}:dynamodb:action/UpdateItem`.
+fn aws_action(uri: &Value) -> Option<String> {
+    let uri = uri["Fn::Sub"].as_str()?;
+    let (_, rest) = uri.split_once(":apigateway:${AWS::Region}:")?;
+    let (service, action) = rest.split_once(":action/")?;
+    Some(format!("{service}:{action}"))
 }
 
 fn template_routes(template: &Template) -> Vec<TemplateRoute> {
@@ -69,16 +81,29 @@ fn template_routes(template: &Template) -> Vec<TemplateRoute> {
                 INTEGRATION,
                 &format!("route {id}'s Target"),
             );
+            let integration_properties = template.properties(&integration);
+            if integration_properties["IntegrationType"] == "AWS" {
+                let action = aws_action(&integration_properties["IntegrationUri"])
+                    .unwrap_or_else(|| panic!("{integration} calls no AWS action"));
+                return TemplateRoute {
+                    resource: id.to_owned(),
+                    key,
+                    integration,
+                    function: None,
+                    binary: format!("integration:{action}"),
+                };
+            }
             let function = template.referenced(
-                &template.properties(&integration)["IntegrationUri"],
+                &integration_properties["IntegrationUri"],
                 FUNCTION,
                 &format!("integration {integration}'s IntegrationUri"),
             );
             TemplateRoute {
                 resource: id.to_owned(),
                 key,
+                integration,
                 binary: template.function_binary(&function).to_owned(),
-                function,
+                function: Some(function),
             }
         })
         .collect()
@@ -107,14 +132,18 @@ async fn local_stack() -> LocalStack {
         .unwrap_or_else(|e| panic!("the local stack did not build: {e}"))
 }
 
-/// Route key → function name, as `Routes::wire` wires them.
+/// Route key → function name (or `integration:<action>`), as `Routes::wire` wires them.
 fn local_route_functions(routes: &Routes) -> BTreeMap<String, String> {
     routes
         .keys()
         .into_iter()
         .map(|key| {
-            let route = routes.get(key).expect("a listed key has a route");
-            (key.to_owned(), route.function.clone())
+            let target = match (routes.get(key), routes.integration(key)) {
+                (Some(route), _) => route.function.clone(),
+                (None, Some(integration)) => format!("integration:{}", integration.action()),
+                (None, None) => panic!("a listed key has no route"),
+            };
+            (key.to_owned(), target)
         })
         .collect()
 }
@@ -221,7 +250,7 @@ async fn given_a_frame_when_api_gateway_selects_its_route_then_it_reads_request_
         let selected = |frame: Value| {
             routes
                 .select(Some(&frame.to_string()))
-                .map(|route| route.key.clone())
+                .map(|route| route.key().to_owned())
         };
         assert_eq!(
             selected(json!({ "route": key })).as_deref(),
@@ -254,12 +283,18 @@ fn given_a_frame_route_when_its_function_replies_then_the_template_sends_the_rep
     let mut problems = Vec::new();
     for route in template_routes(&template) {
         let properties = template.properties(&route.resource);
-        let integration = template.referenced(&properties["Target"], INTEGRATION, "Target");
-        let integration_type = &template.properties(&integration)["IntegrationType"];
-        if integration_type != "AWS_PROXY" {
+        let integration = &route.integration;
+        let integration_type = &template.properties(integration)["IntegrationType"];
+        let expected = if route.function.is_some() {
+            "AWS_PROXY"
+        } else {
+            "AWS"
+        };
+        if integration_type != expected {
             problems.push(format!(
-                "route {:?}'s integration {integration} is {integration_type}, not AWS_PROXY \
-                 (the functions return proxy responses)",
+                "route {:?}'s integration {integration} is {integration_type}, not {expected} \
+                 (functions return proxy responses; an AWS integration answers from its \
+                 integration responses)",
                 route.key
             ));
         }
@@ -282,6 +317,107 @@ fn given_a_frame_route_when_its_function_replies_then_the_template_sends_the_rep
     }
     assert_no_problems(
         "template.yaml would not send back replies the local stack sends",
+        &problems,
+    );
+}
+
+#[test]
+fn given_a_route_api_gateway_serves_itself_when_deployed_then_it_may_only_update_the_players_table()
+{
+    // The heartbeat route has no function: API Gateway calls DynamoDB with a role of its
+    // own. That role must allow nothing but UpdateItem on the Players table, every
+    // status must have an integration response, and the request template must name only
+    // the two values the local stack substitutes.
+    let template = Template::load();
+    let mut problems = Vec::new();
+    let mut seen = 0;
+    for route in template_routes(&template) {
+        if route.function.is_some() {
+            continue;
+        }
+        seen += 1;
+        let integration = template.properties(&route.integration);
+        if route.binary != "integration:dynamodb:UpdateItem" {
+            problems.push(format!("route {:?} calls {}", route.key, route.binary));
+        }
+        if integration["IntegrationMethod"] != "POST" {
+            problems.push(format!("{} is not a POST", route.integration));
+        }
+        let role = template.referenced(
+            &integration["CredentialsArn"],
+            "AWS::IAM::Role",
+            &format!("{}'s CredentialsArn", route.integration),
+        );
+        let role_properties = template.properties(&role);
+        let trust = &role_properties["AssumeRolePolicyDocument"]["Statement"];
+        if trust.as_array().map(Vec::len) != Some(1)
+            || trust[0]["Principal"]["Service"] != "apigateway.amazonaws.com"
+        {
+            problems.push(format!(
+                "{role} is not assumed by API Gateway alone: {trust}"
+            ));
+        }
+        let statements: Vec<&Value> = role_properties["Policies"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|policy| {
+                policy["PolicyDocument"]["Statement"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+            })
+            .collect();
+        let least = statements.len() == 1
+            && statements[0]["Effect"] == "Allow"
+            && statements[0]["Action"] == "dynamodb:UpdateItem"
+            && statements[0]["Resource"] == json!({"Fn::GetAtt": "PlayersTable.Arn"});
+        if !least || role_properties.get("ManagedPolicyArns").is_some() {
+            problems.push(format!(
+                "{role} may do more than UpdateItem on the Players table: {statements:?}"
+            ));
+        }
+        let request = &integration["RequestTemplates"]["$default"]["Fn::Sub"];
+        let names = cfn::references(&json!({"Fn::Sub": request}));
+        let expected: BTreeSet<String> = ["PlayersTable", "HeartbeatTimeoutSeconds"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        if names != expected {
+            problems.push(format!(
+                "{}'s request template names {names:?}, not {expected:?}",
+                route.integration
+            ));
+        }
+        let keys: BTreeSet<String> = template
+            .of_type("AWS::ApiGatewayV2::IntegrationResponse")
+            .into_iter()
+            .filter(|(_, r)| {
+                ref_name(&r["Properties"]["IntegrationId"]) == Some(route.integration.as_str())
+            })
+            .filter_map(|(_, r)| {
+                r["Properties"]["IntegrationResponseKey"]
+                    .as_str()
+                    .map(str::to_owned)
+            })
+            .collect();
+        let wanted: BTreeSet<String> = ["/2\\d\\d/", "/4\\d\\d/", "$default"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        if keys != wanted {
+            problems.push(format!(
+                "{}'s integration responses are {keys:?}, not {wanted:?}",
+                route.integration
+            ));
+        }
+    }
+    assert_eq!(
+        seen, 1,
+        "one route (heartbeat) is served without a function"
+    );
+    assert_no_problems(
+        "a route API Gateway serves itself could do more than record a heartbeat",
         &problems,
     );
 }
@@ -356,6 +492,7 @@ fn given_the_stage_when_deployed_then_its_deployment_waits_for_every_route_and_r
         .of_type(ROUTE)
         .into_iter()
         .chain(template.of_type(ROUTE_RESPONSE))
+        .chain(template.of_type("AWS::ApiGatewayV2::IntegrationResponse"))
     {
         if !depends_on.contains(id) {
             problems.push(format!(
@@ -389,7 +526,7 @@ fn given_a_route_or_the_authorizer_when_api_gateway_invokes_its_function_then_a_
         .collect();
     let mut invoked: BTreeSet<String> = template_routes(&template)
         .into_iter()
-        .map(|route| route.function)
+        .filter_map(|route| route.function)
         .collect();
     for (authorizer, resource) in template.of_type("AWS::ApiGatewayV2::Authorizer") {
         invoked.insert(template.referenced(

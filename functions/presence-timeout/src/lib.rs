@@ -2,9 +2,10 @@
 //! what guarantees presence converges, since `$disconnect` is best-effort
 //! (docs/architecture.md#where-each-guarantee-is-enforced).
 //!
-//! For each shard of the sparse `BySweepAt` index, it pages through the players whose
-//! `sweepAt` has passed (a heartbeat deadline, or the end of a grace period) and for
-//! each, concurrently up to a bound:
+//! For each shard of the sparse `BySweepShard` index, it pages through every tracked
+//! player (online or disconnected: a page of keys, then their `sweepAt` in one batched
+//! read), keeps those whose `sweepAt` has passed (a heartbeat deadline, or the end of a
+//! grace period) and for each, concurrently up to a bound:
 //! - marks them offline with a conditional write (only if `sweepAt` is still old: a
 //!   heartbeat or reconnect that landed meanwhile wins, and the player is left alone);
 //! - if they were still `online` (a zombie: the socket is open but silent), closes the
@@ -14,8 +15,9 @@
 //! Shards are read round-robin, a page each, so a backlog in one does not starve the
 //! others. A margin before the invocation's deadline the sweep starts no new player
 //! (nor page): the work in flight finishes, the players not reached stay in the index
-//! for the next run. Round trips: one Query per page of 100 players, one
-//! UpdateItem per player, one DeleteConnection per zombie, one PutEvents per 10 players.
+//! for the next run. Round trips: one Query and one BatchGetItem per page of 100
+//! tracked players, one UpdateItem per expired player, one DeleteConnection per zombie,
+//! one PutEvents per 10 players.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -29,7 +31,7 @@ use lambda_runtime::LambdaEvent;
 use serde::Serialize;
 use serde_json::Value;
 use shared::config::Config;
-use shared::domain::{EpochMillis, PresenceStatus};
+use shared::domain::{EpochMillis, PlayerId, PresenceStatus};
 use shared::ports::{
     Clock, ConnectionGateway, EventBus, ExpiredPlayer, GatewayError, PlayerStore, PresenceEvent,
 };
@@ -38,7 +40,7 @@ use shared::telemetry::ErrorChain;
 use tokio::sync::mpsc;
 use tracing::{error, info, warn};
 
-/// Players per `BySweepAt` page.
+/// Tracked players per page (at most 100: one BatchGetItem).
 pub const PAGE_SIZE: u32 = 100;
 /// Players being marked offline (and zombie sockets being closed) at once.
 pub const DEFAULT_CONCURRENCY: usize = 32;
@@ -210,7 +212,7 @@ impl PresenceTimeoutHandler {
         failed: &'a AtomicUsize,
     ) -> impl futures_util::Stream<Item = ExpiredPlayer> + 'a {
         let out_of_time = move || self.out_of_time(stop_at, stopped_early);
-        let cursors: VecDeque<(u32, Option<ExpiredPlayer>)> = (0..self.config.presence_shards)
+        let cursors: VecDeque<(u32, Option<PlayerId>)> = (0..self.config.presence_shards)
             .map(|s| (s, None))
             .collect();
         stream::unfold(cursors, move |mut cursors| async move {

@@ -17,8 +17,9 @@ use tokio::time::{Instant, sleep, timeout};
 use super::events::{self, ConnectionFacts, Invocation};
 use super::registry::{ConnectionMeta, Outbound, Queued};
 use super::{Gateway, TrackerGuard, gateway_error_frame, ids, shutting_down};
+use crate::integration::IntegrationRequest;
 use crate::invoke::{InvokeError, invoke};
-use crate::routes::DISCONNECT;
+use crate::routes::{DISCONNECT, Selected};
 
 /// How long to wait for the client's side of a closing handshake.
 const CLOSE_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(1);
@@ -241,9 +242,30 @@ async fn handle(gateway: &Gateway, facts: &ConnectionFacts, message: Inbound) ->
             &call.request_id,
         )))
     };
-    let Some(route) = gateway.routes.select(text) else {
+    let route = match gateway.routes.select(text) {
+        Some(Selected::Function(route)) => route,
+        // A route API Gateway serves itself (the heartbeat's DynamoDB integration): no
+        // function, the integration's response (if any) is the reply.
+        Some(Selected::Integration(key, integration)) => {
+            let request = IntegrationRequest {
+                connection_id: facts.connection_id.clone(),
+                route_key: key.to_owned(),
+                stage: facts.stage.clone(),
+                domain_name: facts.domain_name.clone(),
+                api_id: events::API_ID.to_owned(),
+                request_id: call.request_id.clone(),
+                message_id: ids::new_id(),
+                request_time_epoch: call.at,
+                connected_at: facts.connected_at,
+                authorizer: facts.authorizer.clone(),
+            };
+            return integration
+                .handle(text.unwrap_or_default(), &request)
+                .await
+                .map(Outbound::Text);
+        }
         // No matching route and no `$default`.
-        return error("Forbidden");
+        None => return error("Forbidden"),
     };
     let message_id = ids::new_id();
     let event = match events::message_event(facts, &route.key, &message_id, &call, &body, is_base64)

@@ -147,7 +147,7 @@ pub struct PresenceSettings {
           value_parser = seconds(SWEEP_INTERVAL_SECONDS_RANGE))]
     pub sweep_interval_seconds: u64,
 
-    /// Partitions of the BySweepAt index.
+    /// Partitions of the BySweepShard index.
     #[arg(long, env = "PRESENCE_SHARDS", default_value_t = config::DEFAULT_PRESENCE_SHARDS,
           value_parser = whole(config::PRESENCE_SHARDS_RANGE))]
     pub presence_shards: u32,

@@ -33,7 +33,6 @@ fn function_for(event: &Value) -> Result<&'static str, String> {
             "$connect" => "connect",
             "$disconnect" => "disconnect",
             "$default" => "default",
-            "heartbeat" => "heartbeat",
             "resume" => "resume",
             "sendMessage" => "send-message",
             "sessionPlacementRequest" => "session-placement-request",
@@ -176,22 +175,22 @@ fn given_the_jwt_sample_event_and_its_settings_when_invoked_then_the_authorizer_
 fn given_bad_arguments_when_invoked_then_it_exits_non_zero_saying_what_is_wrong() {
     let cases: [(&[&str], i32, &str); 5] = [
         (
-            &["dance", "events/heartbeat.json"],
+            &["dance", "events/resume.json"],
             2,
             "no function \"dance\"; the functions (template.yaml's binary names) are: authorizer, connect,",
         ),
         (
-            &["heartbeat"],
+            &["resume"],
             2,
             "usage: local invoke <function> <event.json>",
         ),
         (
-            &["heartbeat", "events/nope.json"],
+            &["resume", "events/nope.json"],
             1,
             "cannot read the event file events/nope.json",
         ),
         (
-            &["heartbeat", "Cargo.toml"],
+            &["resume", "Cargo.toml"],
             1,
             "the event file Cargo.toml is not JSON",
         ),

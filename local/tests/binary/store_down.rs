@@ -159,11 +159,15 @@ async fn given_dynamodb_goes_down_mid_run_then_every_route_answers_unavailable_w
         let reply = &replies[*route];
         assert_eq!(reply["type"], "error", "{route}: {reply}");
         assert_eq!(reply["code"], "unavailable", "{route}: {reply}");
-        assert_eq!(
-            reply["requestId"],
-            format!("req-{route}"),
-            "{route}: {reply}"
-        );
+        // The heartbeat's answer comes from API Gateway's integration response, which
+        // sees DynamoDB's answer, not the frame: it cannot name the request
+        // (docs/architecture.md, the heartbeat route).
+        let request_id = if *route == "heartbeat" {
+            Value::Null
+        } else {
+            json!(format!("req-{route}"))
+        };
+        assert_eq!(reply["requestId"], request_id, "{route}: {reply}");
         assert!(
             reply["message"].as_str().is_some_and(|m| !m.is_empty()),
             "{route}: {reply}"

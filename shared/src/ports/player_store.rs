@@ -90,8 +90,9 @@ pub struct PlayerRecord {
     pub connected_at: EpochMillis,
     pub last_seen: EpochMillis,
     pub status: PresenceStatus,
-    /// Present only while online or disconnected (the sparse `BySweepAt` index):
-    /// the heartbeat deadline, or the end of the grace period.
+    /// Present only while online or disconnected (as is `sweepShard`, which puts the
+    /// player in the sparse `BySweepShard` index): the heartbeat deadline, or the end of
+    /// the grace period.
     pub sweep_at: Option<EpochMillis>,
     /// What the record this connection replaced said, copied by the same `$connect`
     /// write: `resume` tells a resumed session and a takeover from them, closes a
@@ -200,11 +201,13 @@ pub struct ExpiredPlayer {
     pub sweep_at: EpochMillis,
 }
 
-/// A page of `BySweepAt` results; pass `next` back to continue.
+/// One page of a shard's tracked players, with those among them whose deadline has
+/// passed; pass `next` back to continue.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExpiredPage {
     pub players: Vec<ExpiredPlayer>,
-    pub next: Option<ExpiredPlayer>,
+    /// The last player the page read: where the next page starts.
+    pub next: Option<PlayerId>,
 }
 
 #[async_trait]
@@ -242,13 +245,18 @@ pub trait PlayerStore: Send + Sync {
     /// per 100 players, retrying what the store could not process.
     async fn get_many(&self, players: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError>;
 
-    /// Players of `shard` whose `sweepAt` is before `now`, oldest first.
+    /// Reads up to `limit` of `shard`'s tracked players (online or disconnected), in
+    /// the store's order after `after` (by player id in memory, the index's in
+    /// DynamoDB), and returns those whose `sweepAt` is before `now`
+    /// (maybe none) with the cursor of the next page, if there is one. A heartbeat moves
+    /// `sweepAt` without moving the player in the index: the sweeper reads every tracked
+    /// player each run (docs/architecture.md, Players).
     async fn expired(
         &self,
         shard: u32,
         now: EpochMillis,
         limit: u32,
-        after: Option<&ExpiredPlayer>,
+        after: Option<&PlayerId>,
     ) -> Result<ExpiredPage, StoreError>;
 
     /// Marks the player offline, only if their `sweepAt` is still before `now` (a

@@ -420,13 +420,12 @@ fn players_in_shard(shard: u32, count: usize) -> Vec<String> {
         .collect()
 }
 
-pub async fn given_players_due_when_listing_expired_then_only_due_players_of_the_shard_in_order(
+pub async fn given_players_due_when_listing_expired_then_only_due_players_of_the_shard_page_by_page(
     store: &impl PlayerStore,
 ) {
     let shard = 1;
     let mine = players_in_shard(shard, 4);
     let other = players_in_shard(2, 1);
-    // Connected at T0+3, T0+2, T0+1, T0+0: deadlines in reverse order of the list.
     for (i, p) in mine.iter().enumerate() {
         let at = T0 + 3 - i as i64;
         store
@@ -438,7 +437,7 @@ pub async fn given_players_due_when_listing_expired_then_only_due_players_of_the
         .connect(&connection(&other[0], "c-other", T0))
         .await
         .unwrap();
-    // mine[0] heartbeats: no longer due.
+    // mine[0] heartbeats: no longer due, though still tracked (still in the index).
     store
         .heartbeat(
             &player(&mine[0]),
@@ -450,23 +449,28 @@ pub async fn given_players_due_when_listing_expired_then_only_due_players_of_the
         .await
         .unwrap();
 
+    // Pages of 2 tracked players: every one of the shard's 4 is read once, the due ones
+    // returned, and the last page says there is no more.
     let now = T0 + HEARTBEAT + 100;
-    let first = store.expired(shard, now, 2, None).await.unwrap();
-    let ids: Vec<_> = first
-        .players
-        .iter()
-        .map(|p| p.player_id.to_string())
-        .collect();
-    assert_eq!(ids, vec![mine[3].clone(), mine[2].clone()], "oldest first");
-    let next = first.next.expect("a second page");
-    let second = store.expired(shard, now, 2, Some(&next)).await.unwrap();
-    let ids: Vec<_> = second
-        .players
-        .iter()
-        .map(|p| p.player_id.to_string())
-        .collect();
-    assert_eq!(ids, vec![mine[1].clone()]);
-    assert_eq!(second.next, None);
+    let mut due = Vec::new();
+    let mut after = None;
+    let mut pages = 0;
+    loop {
+        let page = store.expired(shard, now, 2, after.as_ref()).await.unwrap();
+        pages += 1;
+        assert!(page.players.len() <= 2, "a page reads at most its limit");
+        due.extend(page.players.into_iter().map(|p| p.player_id.to_string()));
+        match page.next {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+        assert!(pages < 10, "paging never ends");
+    }
+    due.sort();
+    let mut expected = vec![mine[1].clone(), mine[2].clone(), mine[3].clone()];
+    expected.sort();
+    assert_eq!(due, expected);
+    assert!((2..=3).contains(&pages), "{pages} pages for 4 players by 2");
 
     assert!(
         store
@@ -648,7 +652,7 @@ macro_rules! player_store_contract_tests {
             given_a_takeover_when_the_old_disconnect_lands_late_then_the_new_connection_is_untouched,
             given_the_current_connection_when_disconnecting_then_disconnected_with_grace,
             given_a_heartbeat_then_only_the_current_online_connection_is_refreshed,
-            given_players_due_when_listing_expired_then_only_due_players_of_the_shard_in_order,
+            given_players_due_when_listing_expired_then_only_due_players_of_the_shard_page_by_page,
             given_an_expired_player_when_marking_offline_then_it_leaves_the_index,
             given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_wins,
             given_a_reconnect_that_lands_while_the_sweeper_acts_then_the_reconnect_wins,

@@ -13,8 +13,8 @@ use crate::ports::placement_store::{
     PlacementOutcomes, PlacementRecord, PlacementStore, Settlement,
 };
 use crate::ports::player_store::{
-    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
-    PlayerRecord, PlayerStore, StoreError,
+    ConnectOutcome, ExpiredPage, Liveness, NewConnection, PlacementBegun, PlayerRecord,
+    PlayerStore, StoreError,
 };
 use crate::ports::rate_limit::{Bucket, Quota, RateLimiter, Spent};
 use crate::ports::subscription_store::SubscriptionStore;
@@ -65,7 +65,7 @@ impl PlayerStore for Unavailable {
         _: u32,
         _: EpochMillis,
         _: u32,
-        _: Option<&ExpiredPlayer>,
+        _: Option<&PlayerId>,
     ) -> Result<ExpiredPage, StoreError> {
         down()
     }

@@ -1,16 +1,13 @@
 //! `template.yaml` as JSON, with CloudFormation's short-form tags kept: `!Ref X` becomes
 //! `{"Ref": "X"}`, `!GetAtt A.B` `{"Fn::GetAtt": "A.B"}`, `!Sub s` `{"Fn::Sub": s}`, `!If
 //! [...]` `{"Fn::If": [...]}` (the long form CloudFormation itself uses), so a test can
-//! tell a reference from a plain string. yaml-rust2's event parser does the YAML; this
-//! only builds the tree.
+//! tell a reference from a plain string. The loader is the local stack's
+//! (`local::template::parse`); this adds ways to walk the tree.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use serde_json::{Map, Number, Value};
-use yaml_rust2::Yaml;
-use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser, Tag};
-use yaml_rust2::scanner::{Marker, TScalarStyle};
+use serde_json::{Map, Value};
 
 /// The repository's `template.yaml`.
 pub fn template_path() -> PathBuf {
@@ -33,17 +30,7 @@ impl Template {
     }
 
     pub fn parse(text: &str) -> Result<Self, String> {
-        let mut builder = Builder::default();
-        Parser::new_from_str(text)
-            .load(&mut builder, false)
-            .map_err(|e| e.to_string())?;
-        if let Some(error) = builder.error {
-            return Err(error);
-        }
-        builder
-            .document
-            .map(|root| Self { root })
-            .ok_or_else(|| "the file holds no YAML document".to_owned())
+        local::template::parse(text).map(|root| Self { root })
     }
 
     pub fn root(&self) -> &Value {
@@ -203,129 +190,6 @@ pub fn strings(value: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-// --- YAML events → JSON ---------------------------------------------------------------------
-
-enum Node {
-    Sequence {
-        items: Vec<Value>,
-        tag: Option<Tag>,
-    },
-    Mapping {
-        entries: Map<String, Value>,
-        key: Option<String>,
-        tag: Option<Tag>,
-    },
-}
-
-#[derive(Default)]
-struct Builder {
-    stack: Vec<Node>,
-    document: Option<Value>,
-    error: Option<String>,
-}
-
-impl Builder {
-    fn add(&mut self, value: Value, mark: Marker) {
-        match self.stack.last_mut() {
-            None => self.document = Some(value),
-            Some(Node::Sequence { items, .. }) => items.push(value),
-            Some(Node::Mapping { entries, key, .. }) => match key.take() {
-                None => {
-                    *key = Some(match value {
-                        Value::String(text) => text,
-                        other => other.to_string(),
-                    });
-                }
-                Some(name) => {
-                    if let Some(_previous) = entries.insert(name.clone(), value) {
-                        self.fail(format!("duplicate key {name:?}"), mark);
-                    }
-                }
-            },
-        }
-    }
-
-    fn fail(&mut self, message: String, mark: Marker) {
-        self.error.get_or_insert_with(|| {
-            format!(
-                "{message} at line {}, column {}",
-                mark.line(),
-                mark.col() + 1
-            )
-        });
-    }
-}
-
-impl MarkedEventReceiver for Builder {
-    fn on_event(&mut self, event: Event, mark: Marker) {
-        match event {
-            Event::Scalar(text, style, _anchor, tag) => {
-                let value = if style == TScalarStyle::Plain && tag.is_none() {
-                    plain_scalar(&text)
-                } else {
-                    Value::String(text)
-                };
-                self.add(intrinsic(tag, value), mark);
-            }
-            Event::SequenceStart(_anchor, tag) => self.stack.push(Node::Sequence {
-                items: Vec::new(),
-                tag,
-            }),
-            Event::MappingStart(_anchor, tag) => self.stack.push(Node::Mapping {
-                entries: Map::new(),
-                key: None,
-                tag,
-            }),
-            Event::SequenceEnd | Event::MappingEnd => {
-                let value = match self.stack.pop() {
-                    Some(Node::Sequence { items, tag }) => intrinsic(tag, Value::Array(items)),
-                    Some(Node::Mapping { entries, tag, .. }) => {
-                        intrinsic(tag, Value::Object(entries))
-                    }
-                    None => return self.fail("unbalanced YAML events".into(), mark),
-                };
-                self.add(value, mark);
-            }
-            Event::Alias(_) => self.fail("YAML aliases are not used in templates".into(), mark),
-            Event::Nothing
-            | Event::StreamStart
-            | Event::StreamEnd
-            | Event::DocumentStart
-            | Event::DocumentEnd => {}
-        }
-    }
-}
-
-/// `!Ref` → `{"Ref": v}`, `!Condition` → `{"Condition": v}`, any other `!Name` →
-/// `{"Fn::Name": v}`; untagged (or `!!` core-tagged) values are left as they are.
-fn intrinsic(tag: Option<Tag>, value: Value) -> Value {
-    match tag {
-        Some(Tag { handle, suffix }) if handle == "!" => {
-            let function = match suffix.as_str() {
-                "Ref" | "Condition" => suffix,
-                _ => format!("Fn::{suffix}"),
-            };
-            Value::Object(Map::from_iter([(function, value)]))
-        }
-        _ => value,
-    }
-}
-
-/// A plain scalar as YAML 1.2 reads it: null, a boolean, a number or a string.
-fn plain_scalar(text: &str) -> Value {
-    match Yaml::from_str(text) {
-        Yaml::Null => Value::Null,
-        Yaml::Boolean(b) => Value::Bool(b),
-        Yaml::Integer(i) => Value::Number(i.into()),
-        Yaml::Real(real) => real
-            .parse::<f64>()
-            .ok()
-            .and_then(Number::from_f64)
-            .map_or_else(|| Value::String(text.to_owned()), Value::Number),
-        _ => Value::String(text.to_owned()),
-    }
 }
 
 #[test]

@@ -10,10 +10,10 @@
 //! - peak RSS = `VmHWM` of `/proc/<pid>/status` read after the response, before the kill.
 //!
 //! ```sh
-//! cargo build --release -p authorizer -p connect -p disconnect -p default -p heartbeat \
+//! cargo build --release -p authorizer -p connect -p disconnect -p default \
 //!     -p resume -p send-message -p on-message-inserted
 //! cargo run --release -p tools --bin coldstart              # every function binary found
-//! cargo run --release -p tools --bin coldstart -- -n 50 heartbeat resume
+//! cargo run --release -p tools --bin coldstart -- -n 50 connect resume
 //! cargo run --release -p tools --bin coldstart -- --dynamodb-endpoint http://127.0.0.1:8000
 //! cargo run --release -p tools --bin coldstart -- --authorizer-ssm authorizer
 //! ```
@@ -52,7 +52,6 @@ const FUNCTIONS: &[(&str, &str)] = &[
     ("connect", "connect.json"),
     ("disconnect", "disconnect.json"),
     ("default", "default-not-json.json"),
-    ("heartbeat", "heartbeat.json"),
     ("resume", "resume.json"),
     ("send-message", "send-message.json"),
     ("on-message-inserted", "stream-insert-single.json"),
@@ -106,7 +105,7 @@ struct Args {
     /// Another variable for the functions (repeatable; overrides the defaults).
     #[arg(long = "env", value_name = "NAME=VALUE")]
     extra_env: Vec<String>,
-    /// Another event for a binary (repeatable): `heartbeat=path/to/event.json`.
+    /// Another event for a binary (repeatable): `resume=path/to/event.json`.
     #[arg(long = "event", value_name = "BINARY=FILE")]
     event_overrides: Vec<String>,
     /// Run the authorizer in JWT mode with its HS256 secret in Parameter Store (the

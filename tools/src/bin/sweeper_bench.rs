@@ -38,7 +38,7 @@ struct Args {
     /// Expired players to write and sweep.
     #[arg(long, default_value_t = 10_000)]
     players: usize,
-    /// Partitions of the BySweepAt index (PRESENCE_SHARDS).
+    /// Partitions of the BySweepShard index (PRESENCE_SHARDS).
     #[arg(long, default_value_t = 4)]
     shards: u32,
     /// Players the sweeper marks offline at once.

@@ -1,6 +1,6 @@
 //! The Players item (docs/architecture.md#players) and its mapping to [`PlayerRecord`]:
 //! attribute names, the values written for the optional "previous" fields, and parsing
-//! of what DynamoDB returns (GetItem, ALL_OLD images, `BySweepAt` keys).
+//! of what DynamoDB returns (GetItem, ALL_OLD images, `BySweepShard` keys).
 
 use std::collections::HashMap;
 
@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::domain::{
     ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
 };
-use crate::ports::player_store::{ExpiredPlayer, PlayerRecord, StoreError};
+use crate::ports::player_store::{PlayerRecord, StoreError};
 
 pub(crate) type Item = HashMap<String, AttributeValue>;
 
@@ -296,21 +296,23 @@ pub(crate) fn required_record(item: &Item) -> Result<PlayerRecord, StoreError> {
     })
 }
 
-/// A `BySweepAt` key (KEYS_ONLY: `playerId`, `sweepShard`, `sweepAt`).
-pub(crate) fn expired_from_key(item: &Item) -> Result<ExpiredPlayer, StoreError> {
+/// A tracked player as the sweeper reads it (`playerId` and `sweepAt`; `None` when the
+/// item has no `sweepAt` any more, i.e. it was swept meanwhile).
+pub(crate) fn sweep_deadline(item: &Item) -> Result<(PlayerId, Option<EpochMillis>), StoreError> {
     let r = Reader::new(item);
-    Ok(ExpiredPlayer {
-        player_id: r.player_id()?,
-        sweep_at: r.req_n(attr::SWEEP_AT)?,
-    })
+    Ok((r.player_id()?, r.opt_n(attr::SWEEP_AT)?))
 }
 
-/// The `ExclusiveStartKey` that continues a `BySweepAt` query after `after`.
-pub(crate) fn sweep_index_key(shard: u32, after: &ExpiredPlayer) -> Item {
+/// The player an index key names.
+pub(crate) fn player_of_key(item: &Item) -> Result<PlayerId, StoreError> {
+    Reader::new(item).player_id()
+}
+
+/// The `ExclusiveStartKey` that continues a `BySweepShard` query after `after`.
+pub(crate) fn sweep_index_key(shard: u32, after: &PlayerId) -> Item {
     HashMap::from([
-        (attr::PLAYER_ID.to_owned(), s(after.player_id.as_str())),
+        (attr::PLAYER_ID.to_owned(), s(after.as_str())),
         (attr::SWEEP_SHARD.to_owned(), n(shard)),
-        (attr::SWEEP_AT.to_owned(), n(after.sweep_at)),
     ])
 }
 
@@ -507,13 +509,11 @@ mod tests {
 
     #[test]
     fn sweep_index_keys_round_trip() {
-        let after = ExpiredPlayer {
-            player_id: PlayerId::parse("bob").unwrap(),
-            sweep_at: 123,
-        };
-        assert_eq!(
-            expired_from_key(&sweep_index_key(3, &after)).unwrap(),
-            after
-        );
+        let after = PlayerId::parse("bob").unwrap();
+        assert_eq!(player_of_key(&sweep_index_key(3, &after)).unwrap(), after);
+        let mut item = sweep_index_key(3, &after);
+        assert_eq!(sweep_deadline(&item).unwrap(), (after.clone(), None));
+        item.insert(attr::SWEEP_AT.to_owned(), n(123));
+        assert_eq!(sweep_deadline(&item).unwrap(), (after, Some(123)));
     }
 }

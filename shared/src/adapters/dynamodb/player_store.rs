@@ -15,8 +15,8 @@ use aws_sdk_dynamodb::types::{
 use super::batch::RetryPolicy;
 use super::error::{Failure, classify, store_error};
 use super::player_item::{
-    NO_PREVIOUS_STATUS, NO_PREVIOUS_SWEEP_AT, attr, expired_from_key, key, n, record_from_item,
-    required_record, s, sweep_index_key,
+    NO_PREVIOUS_STATUS, NO_PREVIOUS_SWEEP_AT, attr, key, n, player_of_key, record_from_item,
+    required_record, s, sweep_deadline, sweep_index_key,
 };
 use crate::domain::{
     ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
@@ -26,8 +26,11 @@ use crate::ports::player_store::{
     PlayerRecord, PlayerStore, StoreError,
 };
 
-/// The sparse index of players the sweeper may need to act on (KEYS_ONLY).
-pub const SWEEP_INDEX: &str = "BySweepAt";
+/// The sparse index of the players the sweeper tracks (online or disconnected), by
+/// shard (KEYS_ONLY). `sweepAt` is deliberately not in it: a heartbeat moves `sweepAt`,
+/// and moving an index key costs two index writes on every heartbeat; reading every
+/// tracked player's item once a sweep costs far less (docs/cost.md).
+pub const SWEEP_INDEX: &str = "BySweepShard";
 
 /// `$connect`: overwrite the connection unless a later connection already holds the
 /// record, copying the replaced status and `sweepAt` in the same write (the right-hand
@@ -56,7 +59,9 @@ const HEARTBEAT_WITH_CURSOR_UPDATE: &str =
 const MARK_OFFLINE_UPDATE: &str = "SET #status = :offline REMOVE sweepShard, sweepAt";
 const MARK_OFFLINE_CONDITION: &str = "sweepAt < :now";
 
-const EXPIRED_KEY_CONDITION: &str = "sweepShard = :shard AND sweepAt < :now";
+const TRACKED_KEY_CONDITION: &str = "sweepShard = :shard";
+/// What the sweeper reads of a tracked player's item.
+const SWEEP_PROJECTION: &str = "playerId, sweepAt";
 
 /// BatchGetItem takes at most 100 keys.
 const BATCH_GET_LIMIT: usize = 100;
@@ -98,6 +103,62 @@ impl DynamoPlayerStore {
 
     pub fn table(&self) -> &str {
         &self.table
+    }
+
+    /// The items of `keys` (at most 100) in one BatchGetItem, asking again (after a
+    /// backoff) for the keys DynamoDB left unprocessed; never a partial answer (a missing
+    /// record would read as "offline"): `Unavailable` when keys are still left.
+    async fn batch_get(
+        &self,
+        mut keys: Vec<HashMap<String, AttributeValue>>,
+        consistent: bool,
+        projection: Option<&str>,
+    ) -> Result<Vec<HashMap<String, AttributeValue>>, StoreError> {
+        let requested = keys.len();
+        let mut items = Vec::with_capacity(requested);
+        for retry in 0..=BATCH_GET_RETRY.retries {
+            if retry > 0 {
+                tokio::time::sleep(BATCH_GET_RETRY.delay(retry)).await;
+            }
+            let request = KeysAndAttributes::builder()
+                .set_keys(Some(std::mem::take(&mut keys)))
+                .consistent_read(consistent)
+                .set_projection_expression(projection.map(str::to_owned))
+                .build()
+                .map_err(|e| StoreError::Other(Box::new(e)))?;
+            let mut output = self
+                .client
+                .batch_get_item()
+                .request_items(&self.table, request)
+                .send()
+                .await
+                .map_err(store_error)?;
+            items.extend(
+                output
+                    .responses
+                    .as_mut()
+                    .and_then(|r| r.remove(&self.table))
+                    .unwrap_or_default(),
+            );
+            keys = output
+                .unprocessed_keys
+                .and_then(|mut u| u.remove(&self.table))
+                .map(|k| k.keys)
+                .unwrap_or_default();
+            if keys.is_empty() {
+                return Ok(items);
+            }
+        }
+        tracing::warn!(
+            unprocessed = keys.len(),
+            attempts = BATCH_GET_RETRY.retries + 1,
+            "BatchGetItem left keys unprocessed after every retry"
+        );
+        Err(StoreError::Unavailable(Box::new(UnprocessedReads {
+            unprocessed: keys.len(),
+            requested,
+            attempts: BATCH_GET_RETRY.retries + 1,
+        })))
     }
 
     /// A conditional write on the player's current online connection; `Ok(false)` when
@@ -273,53 +334,9 @@ impl PlayerStore for DynamoPlayerStore {
         let unique: Vec<&PlayerId> = players.iter().filter(|p| seen.insert(*p)).collect();
         let mut records = Vec::with_capacity(unique.len());
         for chunk in unique.chunks(BATCH_GET_LIMIT) {
-            let mut keys: Vec<HashMap<String, AttributeValue>> =
-                chunk.iter().map(|p| key(p)).collect();
-            for retry in 0..=BATCH_GET_RETRY.retries {
-                if retry > 0 {
-                    tokio::time::sleep(BATCH_GET_RETRY.delay(retry)).await;
-                }
-                let request = KeysAndAttributes::builder()
-                    .set_keys(Some(std::mem::take(&mut keys)))
-                    .consistent_read(true)
-                    .build()
-                    .map_err(|e| StoreError::Other(Box::new(e)))?;
-                let mut output = self
-                    .client
-                    .batch_get_item()
-                    .request_items(&self.table, request)
-                    .send()
-                    .await
-                    .map_err(store_error)?;
-                for item in output
-                    .responses
-                    .as_mut()
-                    .and_then(|r| r.remove(&self.table))
-                    .unwrap_or_default()
-                {
-                    records.extend(record_from_item(&item)?);
-                }
-                keys = output
-                    .unprocessed_keys
-                    .and_then(|mut u| u.remove(&self.table))
-                    .map(|k| k.keys)
-                    .unwrap_or_default();
-                if keys.is_empty() {
-                    break;
-                }
-            }
-            if !keys.is_empty() {
-                // Never a partial answer: a missing record would read as "offline".
-                tracing::warn!(
-                    unprocessed = keys.len(),
-                    attempts = BATCH_GET_RETRY.retries + 1,
-                    "BatchGetItem left keys unprocessed after every retry"
-                );
-                return Err(StoreError::Unavailable(Box::new(UnprocessedReads {
-                    unprocessed: keys.len(),
-                    requested: chunk.len(),
-                    attempts: BATCH_GET_RETRY.retries + 1,
-                })));
+            let keys = chunk.iter().map(|p| key(p)).collect();
+            for item in self.batch_get(keys, true, None).await? {
+                records.extend(record_from_item(&item)?);
             }
         }
         Ok(records)
@@ -330,30 +347,45 @@ impl PlayerStore for DynamoPlayerStore {
         shard: u32,
         now: EpochMillis,
         limit: u32,
-        after: Option<&ExpiredPlayer>,
+        after: Option<&PlayerId>,
     ) -> Result<ExpiredPage, StoreError> {
+        let limit = limit.clamp(1, BATCH_GET_LIMIT as u32);
         let output = self
             .client
             .query()
             .table_name(&self.table)
             .index_name(SWEEP_INDEX)
-            .key_condition_expression(EXPIRED_KEY_CONDITION)
+            .key_condition_expression(TRACKED_KEY_CONDITION)
             .expression_attribute_values(":shard", n(shard))
-            .expression_attribute_values(":now", n(now))
-            .limit(i32::try_from(limit.max(1)).unwrap_or(i32::MAX))
+            .limit(i32::try_from(limit).unwrap_or(i32::MAX))
             .set_exclusive_start_key(after.map(|after| sweep_index_key(shard, after)))
             .send()
             .await
             .map_err(store_error)?;
-        let players = output
+        let keys: Vec<HashMap<String, AttributeValue>> = output
             .items()
             .iter()
-            .map(expired_from_key)
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|index_key| player_of_key(index_key).map(|player| key(&player)))
+            .collect::<Result<_, _>>()?;
         let next = match output.last_evaluated_key() {
-            Some(last) if !last.is_empty() => Some(expired_from_key(last)?),
+            Some(last) if !last.is_empty() => Some(player_of_key(last)?),
             _ => None,
         };
+        // Eventually consistent: a stale `sweepAt` only makes a player look due, and
+        // `mark_offline` checks the item itself before it acts.
+        let mut players = Vec::new();
+        if !keys.is_empty() {
+            for item in self.batch_get(keys, false, Some(SWEEP_PROJECTION)).await? {
+                match sweep_deadline(&item)? {
+                    (player_id, Some(sweep_at)) if sweep_at < now => players.push(ExpiredPlayer {
+                        player_id,
+                        sweep_at,
+                    }),
+                    _ => {}
+                }
+            }
+        }
+        players.sort_by_key(|p| p.sweep_at);
         Ok(ExpiredPage { players, next })
     }
 

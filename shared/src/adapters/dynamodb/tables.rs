@@ -44,7 +44,7 @@ pub async fn client_for_endpoint(endpoint: &str) -> Client {
 }
 
 /// Creates the Players table as the SAM template defines it (on-demand, PK `playerId`,
-/// KEYS_ONLY GSI `BySweepAt` on `sweepShard` + `sweepAt`, TTL on `expireAt`), waits
+/// KEYS_ONLY GSI `BySweepShard` on `sweepShard`, TTL on `expireAt`), waits
 /// until it is ACTIVE, and enables TTL. Idempotent: an existing table is left as it is
 /// (only TTL is enabled on it if it was not).
 pub async fn create_players_table(client: &Client, name: &str) -> Result<(), StoreError> {
@@ -54,13 +54,11 @@ pub async fn create_players_table(client: &Client, name: &str) -> Result<(), Sto
         .billing_mode(BillingMode::PayPerRequest)
         .attribute_definitions(attribute(attr::PLAYER_ID, ScalarAttributeType::S)?)
         .attribute_definitions(attribute(attr::SWEEP_SHARD, ScalarAttributeType::N)?)
-        .attribute_definitions(attribute(attr::SWEEP_AT, ScalarAttributeType::N)?)
         .key_schema(key_element(attr::PLAYER_ID, KeyType::Hash)?)
         .global_secondary_indexes(
             GlobalSecondaryIndex::builder()
                 .index_name(SWEEP_INDEX)
                 .key_schema(key_element(attr::SWEEP_SHARD, KeyType::Hash)?)
-                .key_schema(key_element(attr::SWEEP_AT, KeyType::Range)?)
                 .projection(
                     Projection::builder()
                         .projection_type(ProjectionType::KeysOnly)

@@ -266,27 +266,30 @@ impl PlayerStore for InMemoryPlayerStore {
         shard: u32,
         now: EpochMillis,
         limit: u32,
-        after: Option<&ExpiredPlayer>,
+        after: Option<&PlayerId>,
     ) -> Result<ExpiredPage, StoreError> {
-        let key = |p: &ExpiredPlayer| (p.sweep_at, p.player_id.clone());
-        let mut due: Vec<ExpiredPlayer> = self
-            .items()
+        let items = self.items();
+        let mut tracked: Vec<(&PlayerId, Option<EpochMillis>)> = items
             .values()
             .filter(|item| item.sweep_shard == Some(shard))
-            .filter_map(|item| {
-                let sweep_at = item.record.sweep_at?;
+            .map(|item| (&item.record.player_id, item.record.sweep_at))
+            .filter(|(id, _)| after.is_none_or(|a| *id > a))
+            .collect();
+        tracked.sort_by(|a, b| a.0.cmp(b.0));
+        let limit = limit.max(1) as usize;
+        let next = (tracked.len() > limit).then(|| tracked[limit - 1].0.clone());
+        tracked.truncate(limit);
+        let players = tracked
+            .into_iter()
+            .filter_map(|(id, sweep_at)| {
+                let sweep_at = sweep_at?;
                 (sweep_at < now).then(|| ExpiredPlayer {
-                    player_id: item.record.player_id.clone(),
+                    player_id: id.clone(),
                     sweep_at,
                 })
             })
-            .filter(|p| after.is_none_or(|a| key(p) > key(a)))
             .collect();
-        due.sort_by_key(key);
-        let limit = limit.max(1) as usize;
-        let next = (due.len() > limit).then(|| due[limit - 1].clone());
-        due.truncate(limit);
-        Ok(ExpiredPage { players: due, next })
+        Ok(ExpiredPage { players, next })
     }
 
     async fn mark_offline(

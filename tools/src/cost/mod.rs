@@ -1,0 +1,174 @@
+//! The cost model (docs/cost.md): a month of a scenario, priced three ways.
+//!
+//! - (a) the seed designs: presence on AppSync with a Lambda per heartbeat, an
+//!   ElastiCache node and the NAT gateway its VPC needs; messaging as one Lambda that
+//!   writes each recipient's copy with its own PutItem and posts it;
+//! - (b) this project before the heartbeat left Lambda (`operation-counts-before.json`);
+//! - (c) this project now (`operation-counts.json`).
+//!
+//! Every per-operation figure of (b) and (c) is a measured count (`tools::counts`); the
+//! seed designs reuse those measurements where they do the same work (a Lambda that
+//! writes one item takes what this project's heartbeat Lambda took) and are otherwise
+//! priced from their definition. What is assumed is listed in [`assumptions`].
+
+pub mod designs;
+pub mod prices;
+pub mod render;
+pub mod usage;
+
+pub use designs::{Design, Priced, price_all};
+pub use prices::Prices;
+pub use usage::{Bill, Feature, Line, Work};
+
+/// AWS prices a month as 730 hours.
+pub const HOURS_PER_MONTH: f64 = 730.0;
+pub const MINUTES_PER_MONTH: f64 = HOURS_PER_MONTH * 60.0;
+pub const SECONDS_PER_MONTH: f64 = MINUTES_PER_MONTH * 60.0;
+
+/// The knobs of a scenario (`cost --help`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// Concurrent players, all month.
+    pub ccu: f64,
+    /// Seconds between a client's heartbeats.
+    pub heartbeat_seconds: f64,
+    /// `sendMessage` frames per player per minute.
+    pub messages_per_player_minute: f64,
+    /// Recipients per `sendMessage`.
+    pub recipients_per_message: f64,
+    /// Placement requests per player per hour.
+    pub placements_per_player_hour: f64,
+    /// Players each player watches (and, on average, is watched by).
+    pub subscriptions_per_player: f64,
+    /// Minutes a session lasts, connect to disconnect.
+    pub session_minutes: f64,
+    /// Memory of every Lambda function, MB (the template's is 128).
+    pub lambda_memory_mb: f64,
+    /// The share of heartbeats that carry a `requestId` (and so get a reply).
+    pub acked_heartbeats: f64,
+    /// Minutes between sweeps (the schedule is one minute).
+    pub sweep_minutes: f64,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Self {
+            ccu: 1000.0,
+            heartbeat_seconds: 30.0,
+            messages_per_player_minute: 0.2,
+            recipients_per_message: 1.0,
+            placements_per_player_hour: 1.0,
+            subscriptions_per_player: 5.0,
+            session_minutes: 60.0,
+            lambda_memory_mb: 128.0,
+            acked_heartbeats: 0.0,
+            sweep_minutes: 1.0,
+        }
+    }
+}
+
+impl Scenario {
+    /// Checks that every knob is in range.
+    pub fn validate(&self) -> Result<(), String> {
+        let positive = [
+            ("ccu", self.ccu),
+            ("heartbeat-seconds", self.heartbeat_seconds),
+            ("recipients-per-message", self.recipients_per_message),
+            ("session-minutes", self.session_minutes),
+            ("lambda-memory", self.lambda_memory_mb),
+            ("sweep-minutes", self.sweep_minutes),
+        ];
+        for (name, value) in positive {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(format!("--{name} must be above 0 (it is {value})"));
+            }
+        }
+        let non_negative = [
+            (
+                "messages-per-player-minute",
+                self.messages_per_player_minute,
+            ),
+            (
+                "placements-per-player-hour",
+                self.placements_per_player_hour,
+            ),
+            ("subscriptions-per-player", self.subscriptions_per_player),
+        ];
+        for (name, value) in non_negative {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(format!("--{name} must be 0 or more (it is {value})"));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.acked_heartbeats) {
+            return Err(format!(
+                "--acked-heartbeats is a share, 0 to 1 (it is {})",
+                self.acked_heartbeats
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn player_minutes(&self) -> f64 {
+        self.ccu * MINUTES_PER_MONTH
+    }
+
+    pub fn heartbeats(&self) -> f64 {
+        self.player_minutes() * 60.0 / self.heartbeat_seconds
+    }
+
+    pub fn messages(&self) -> f64 {
+        self.player_minutes() * self.messages_per_player_minute
+    }
+
+    /// Delivered messages: each message once per recipient.
+    pub fn deliveries(&self) -> f64 {
+        self.messages() * self.recipients_per_message
+    }
+
+    pub fn placements(&self) -> f64 {
+        self.ccu * HOURS_PER_MONTH * self.placements_per_player_hour
+    }
+
+    /// Sessions started (and ended) in the month.
+    pub fn sessions(&self) -> f64 {
+        self.player_minutes() / self.session_minutes
+    }
+
+    /// Presence changes: each session goes online once and offline once.
+    pub fn presence_changes(&self) -> f64 {
+        2.0 * self.sessions()
+    }
+
+    /// Presence frames: each change told to every watcher.
+    pub fn presence_frames(&self) -> f64 {
+        self.presence_changes() * self.subscriptions_per_player
+    }
+
+    pub fn sweeps(&self) -> f64 {
+        MINUTES_PER_MONTH / self.sweep_minutes
+    }
+
+    pub fn memory_gb(&self) -> f64 {
+        self.lambda_memory_mb / 1024.0
+    }
+}
+
+/// What the model assumes beyond the measured counts and the prices (docs/cost.md).
+pub fn assumptions() -> Vec<&'static str> {
+    vec![
+        "A month is 730 hours; every player is connected all of it, in sessions of --session-minutes.",
+        "No free tier, no savings plans, no data transfer out (the same for every design), no storage.",
+        "Each delivered message, placement result and presence frame is its own on-message-inserted invocation (the stream batches more under load).",
+        "Messages and presence frames go to inboxes that already hold one (the append is a query and a conditional write; an inbox's first message is a two-item transaction instead, measured apart). Expired frames linger until DynamoDB's TTL deletes them, so a watcher's inbox is rarely empty.",
+        "Seed presence: one AppSync mutation per heartbeat, resolved by a Lambda in the VPC that writes ElastiCache; a change is one mutation from a Lambda (through the NAT gateway, 2 KB) and one real-time update per watcher; a session subscribes once (one real-time operation) and reads its friends' presence once (one query).",
+        "Seed Lambdas take as long, and log as much from their code, as this project's measured Lambda doing the same work; they keep Lambda's default logging, whose START, END and REPORT lines are measured from their format (SEED_PLATFORM_LINES); they are not traced.",
+        "The seed's client keeps two sockets: AppSync for presence and the API Gateway WebSocket for the rest, which it must use at least every 9 minutes (API Gateway closes a socket idle for 10): one more frame per 9 minutes per player, with its integration (a mock, free).",
+        "Seed messaging: one Lambda per message, one PutItem per recipient, one PostToConnection per recipient, the ack; same API Gateway WebSocket.",
+        "Seed connections and placement are this project's before the change (the seeds only redesign presence and messaging).",
+        "X-Ray, when on, samples each function by the default rule: the first request each second and 5 % of the rest.",
+        "A heartbeat without a requestId gets no frame back: its integration response renders nothing, which API Gateway is assumed to send as no message (docs/architecture.md, the heartbeat route); --acked-heartbeats prices the share that asks for an ack.",
+    ]
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,132 @@
+//! The monthly cost table `cost` prints: one row per feature and billed line, the three
+//! designs side by side; its last line is the presence ratio.
+
+use std::fmt::Write;
+
+use super::designs::{Priced, floor_per_delivery, presence_ratio};
+use super::{Feature, Line, Prices, Scenario};
+
+fn money(usd: f64) -> String {
+    if usd == 0.0 {
+        "-".to_owned()
+    } else if usd < 0.01 {
+        "<0.01".to_owned()
+    } else {
+        format!("{usd:.2}")
+    }
+}
+
+/// The whole table, ending with `presence ratio to seed: R`.
+pub fn table(scenario: &Scenario, prices: &Prices, priced: &[Priced; 3]) -> Result<String, String> {
+    let s = scenario;
+    let mut out = String::new();
+    let w = &mut out;
+    let _ = writeln!(
+        w,
+        "Monthly cost, {} {}, {} (USD; month = 730 h)",
+        prices.region, prices.terms, prices.taken
+    );
+    let _ = writeln!(
+        w,
+        "Scenario: {} concurrent players; heartbeat every {} s ({} with a requestId); {} messages per player-minute to {} recipient(s); {} placements per player-hour; {} presence subscriptions per player; {}-minute sessions; Lambda {} MB arm64",
+        s.ccu,
+        s.heartbeat_seconds,
+        format_share(s.acked_heartbeats),
+        s.messages_per_player_minute,
+        s.recipients_per_message,
+        s.placements_per_player_hour,
+        s.subscriptions_per_player,
+        s.session_minutes,
+        s.lambda_memory_mb
+    );
+    let _ = writeln!(
+        w,
+        "Per month: {:.0} heartbeats, {:.0} messages ({:.0} deliveries), {:.0} placements, {:.0} sessions, {:.0} presence frames",
+        s.heartbeats(),
+        s.messages(),
+        s.deliveries(),
+        s.placements(),
+        s.sessions(),
+        s.presence_frames()
+    );
+    let _ = writeln!(w);
+    let header = format!(
+        "{:<12} {:<40} {:>12} {:>12} {:>12}",
+        "feature",
+        "line",
+        priced[0].design.label(),
+        priced[1].design.label(),
+        priced[2].design.label()
+    );
+    let _ = writeln!(w, "{header}");
+    let _ = writeln!(w, "{}", "-".repeat(header.len()));
+    for feature in Feature::ALL {
+        for line in Line::ALL {
+            let costs: Vec<f64> = priced.iter().map(|p| p.cost(feature, line)).collect();
+            if costs.iter().all(|c| *c == 0.0) {
+                continue;
+            }
+            let _ = writeln!(
+                w,
+                "{:<12} {:<40} {:>12} {:>12} {:>12}",
+                feature.to_string(),
+                line.name(),
+                money(costs[0]),
+                money(costs[1]),
+                money(costs[2])
+            );
+        }
+        let _ = writeln!(
+            w,
+            "{:<12} {:<40} {:>12} {:>12} {:>12}",
+            feature.to_string(),
+            "total",
+            money(priced[0].feature_total(feature)),
+            money(priced[1].feature_total(feature)),
+            money(priced[2].feature_total(feature))
+        );
+        let _ = writeln!(w);
+    }
+    let _ = writeln!(
+        w,
+        "{:<53} {:>12} {:>12} {:>12}",
+        "all features",
+        money(priced[0].total()),
+        money(priced[1].total()),
+        money(priced[2].total())
+    );
+    let deliveries = s.deliveries();
+    if deliveries > 0.0 {
+        let floor = floor_per_delivery(s, prices)?;
+        let per: Vec<f64> = priced
+            .iter()
+            .map(|p| p.feature_total(Feature::Messaging) / deliveries)
+            .collect();
+        let _ = writeln!(
+            w,
+            "{:<53} {:>12} {:>12} {:>12}",
+            "messaging per delivered message (USD per million)",
+            format!("{:.2}", per[0] * 1e6),
+            format!("{:.2}", per[1] * 1e6),
+            format!("{:.2}", per[2] * 1e6)
+        );
+        let _ = writeln!(
+            w,
+            "{:<53} {:>12} {:>12} {:>12}",
+            format!(
+                "  times the floor ({:.2} per million: API Gateway in + out)",
+                floor * 1e6
+            ),
+            format!("{:.2}x", per[0] / floor),
+            format!("{:.2}x", per[1] / floor),
+            format!("{:.2}x", per[2] / floor)
+        );
+    }
+    let _ = writeln!(w);
+    let _ = write!(w, "presence ratio to seed: {:.2}", presence_ratio(priced));
+    Ok(out)
+}
+
+fn format_share(share: f64) -> String {
+    format!("{:.0} %", share * 100.0)
+}

@@ -1,0 +1,301 @@
+use std::collections::BTreeMap;
+
+use super::designs::{Measured, floor_per_delivery, ours, presence_ratio};
+use super::*;
+use crate::counts::{Operation, OperationCounts};
+
+fn approx(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+macro_rules! assert_approx {
+    ($a:expr, $b:expr) => {
+        assert!(
+            approx($a, $b),
+            "{} = {} but expected {}",
+            stringify!($a),
+            $a,
+            $b
+        )
+    };
+}
+
+fn op(invocations: u32, ms: f64) -> Operation {
+    Operation {
+        label: "op".into(),
+        lambda_invocations: invocations,
+        lambda_ms: ms,
+        ..Operation::default()
+    }
+}
+
+/// Every operation the model reads, each one invocation of 1 ms and nothing else, but
+/// `changes` applied.
+fn counts(changes: impl FnOnce(&mut BTreeMap<String, Operation>)) -> OperationCounts {
+    let ids = [
+        "authorizer",
+        "connect_new_session",
+        "resume_nothing_pending",
+        "disconnect",
+        "heartbeat",
+        "heartbeat_with_cursor",
+        "sweep_empty",
+        "sweep_100_online",
+        "sweep_100_grace_over",
+        "presence_event_no_watchers",
+        "presence_event_10_watchers",
+        "deliver_1",
+        "subscribe_presence_10",
+        "send_message_1",
+        "send_message_25",
+        "send_message_100",
+        "session_placement_request",
+        "placement_fulfilled_1",
+    ];
+    let mut operations: BTreeMap<String, Operation> =
+        ids.iter().map(|id| (id.to_string(), op(1, 1.0))).collect();
+    operations.insert("access_log_line".into(), op(0, 0.0));
+    changes(&mut operations);
+    let mut counts = OperationCounts {
+        operations,
+        ..OperationCounts::default()
+    };
+    counts.measured.lambda_tracing = "PassThrough".into();
+    counts
+}
+
+/// Every price 1 USD per unit.
+fn unit_prices() -> Prices {
+    let prices: BTreeMap<String, serde_json::Value> = Line::ALL
+        .iter()
+        .map(|line| {
+            (
+                line.price_key().to_owned(),
+                serde_json::json!({"usd": 1.0, "per": 1.0, "unit": "u",
+                                   "source": "https://example.com", "confirmed": "aws-page"}),
+            )
+        })
+        .collect();
+    let text = serde_json::json!({"region": "r", "currency": "USD", "terms": "t",
+                                  "taken": "d", "prices": prices});
+    Prices::parse(&text.to_string()).unwrap()
+}
+
+#[test]
+fn a_scenario_counts_a_730_hour_month() {
+    let s = Scenario::default();
+    assert_approx!(s.player_minutes(), 1000.0 * 43_800.0);
+    assert_approx!(s.heartbeats(), 87_600_000.0);
+    assert_approx!(s.messages(), 8_760_000.0);
+    assert_approx!(s.deliveries(), 8_760_000.0);
+    assert_approx!(s.placements(), 730_000.0);
+    assert_approx!(s.sessions(), 730_000.0);
+    assert_approx!(s.presence_changes(), 1_460_000.0);
+    assert_approx!(s.presence_frames(), 7_300_000.0);
+    assert_approx!(s.sweeps(), 43_800.0);
+    assert_approx!(s.memory_gb(), 0.125);
+}
+
+#[test]
+fn a_scenario_out_of_range_is_refused_naming_the_knob() {
+    let mut s = Scenario {
+        heartbeat_seconds: 0.0,
+        ..Scenario::default()
+    };
+    assert!(s.validate().unwrap_err().contains("--heartbeat-seconds"));
+    s.heartbeat_seconds = 30.0;
+    s.acked_heartbeats = 1.5;
+    assert!(s.validate().unwrap_err().contains("--acked-heartbeats"));
+    s.acked_heartbeats = 0.0;
+    s.messages_per_player_minute = -1.0;
+    assert!(
+        s.validate()
+            .unwrap_err()
+            .contains("--messages-per-player-minute")
+    );
+}
+
+#[test]
+fn an_operation_bills_rounded_milliseconds_refused_writes_and_every_outbound_frame() {
+    let mut measured = op(2, 2.3);
+    measured.write_units = 1.0;
+    measured.index_write_units = 2.0;
+    measured.failed_conditions = 1;
+    measured.replies = 1;
+    measured
+        .management_calls
+        .insert("PostToConnection".into(), 3);
+    measured
+        .management_calls
+        .insert("DeleteConnection".into(), 1);
+    let work = Work::of(&measured);
+    // 1.15 ms per invocation, billed 2 ms each.
+    assert_approx!(work.lambda_ms, 4.0);
+    assert_approx!(work.write_units, 4.0);
+    assert_approx!(work.outbound_messages, 4.0);
+    assert_approx!(Work::of(&op(0, 0.0)).lambda_ms, 0.0);
+    assert_approx!(Work::of(&op(1, 0.2)).lambda_ms, 1.0);
+}
+
+#[test]
+fn a_difference_of_work_never_goes_below_zero_and_scales() {
+    let a = Work {
+        read_units: 3.0,
+        write_units: 1.0,
+        ..Work::default()
+    };
+    let b = Work {
+        read_units: 1.0,
+        write_units: 2.0,
+        ..Work::default()
+    };
+    let d = a.minus(&b).times(0.5);
+    assert_approx!(d.read_units, 1.0);
+    assert_approx!(d.write_units, 0.0);
+    assert_approx!(a.plus(&b).read_units, 4.0);
+}
+
+#[test]
+fn x_ray_keeps_one_trace_a_second_and_five_percent_of_the_rest_per_function() {
+    let mut bill = Bill::default();
+    let work = Work {
+        lambda_invocations: 1.0,
+        ..Work::default()
+    };
+    // 10 invocations a second for 100 s, 70 % for presence and 30 % for messaging.
+    bill.add_work(Feature::Presence, "f", &work, 700.0, 0.125);
+    bill.add_work(Feature::Messaging, "f", &work, 300.0, 0.125);
+    // 2 a second of another function.
+    bill.add_work(Feature::Presence, "g", &work, 200.0, 0.125);
+    bill.add_xray_default_sampling(100.0);
+    let f = 100.0 * (1.0 + 0.05 * 9.0);
+    let g = 100.0 * (1.0 + 0.05 * 1.0);
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::XRayTraces),
+        0.7 * f + g
+    );
+    assert_approx!(bill.quantity(Feature::Messaging, Line::XRayTraces), 0.3 * f);
+}
+
+#[test]
+fn send_message_grows_linearly_with_recipients_between_the_measured_sizes() {
+    let counts = counts(|ops| {
+        ops.get_mut("send_message_1").unwrap().write_units = 2.0;
+        ops.get_mut("send_message_25").unwrap().write_units = 26.0;
+        ops.get_mut("send_message_100").unwrap().write_units = 101.0;
+    });
+    let measured = Measured::new(&counts);
+    assert_approx!(measured.send_message(13.0).unwrap().write_units, 14.0);
+    assert_approx!(measured.send_message(50.0).unwrap().write_units, 51.0);
+    assert_approx!(measured.send_message(50.0).unwrap().lambda_invocations, 1.0);
+}
+
+#[test]
+fn a_missing_operation_row_is_named_with_how_to_regenerate_the_counts() {
+    let mut counts = counts(|_| {});
+    counts.operations.remove("heartbeat");
+    let error = ours(&Scenario::default(), &Measured::new(&counts)).unwrap_err();
+    assert!(
+        error.contains("\"heartbeat\"") && error.contains("round_trips"),
+        "{error}"
+    );
+}
+
+#[test]
+fn heartbeats_cost_their_frame_their_write_and_a_reply_only_when_acked() {
+    // One player heartbeating every minute: 43,800 heartbeats a month.
+    let scenario = Scenario {
+        ccu: 1.0,
+        heartbeat_seconds: 60.0,
+        messages_per_player_minute: 0.0,
+        placements_per_player_hour: 0.0,
+        subscriptions_per_player: 0.0,
+        acked_heartbeats: 0.25,
+        ..Scenario::default()
+    };
+    let counts = counts(|ops| {
+        for id in ["heartbeat", "heartbeat_with_cursor"] {
+            let heartbeat = ops.get_mut(id).unwrap();
+            heartbeat.lambda_invocations = 0;
+            heartbeat.write_units = 1.0;
+        }
+        ops.get_mut("heartbeat_with_cursor").unwrap().replies = 1;
+        ops.get_mut("access_log_line").unwrap().log_bytes = 200;
+    });
+    let bill = ours(&scenario, &Measured::new(&counts)).unwrap();
+    let n = 43_800.0;
+    // The frame in, a quarter of them acked; the 4 sessions' other frames (resume,
+    // subscribe) and replies come on top.
+    let sessions = scenario.sessions();
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::ApiGatewayMessages),
+        n * 1.25 + sessions
+    );
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::DynamoDbWrites),
+        n * 1.0
+    );
+    // No heartbeat invocation: only the sweeper's, the fan-out's and the subscribe's.
+    let other_invocations = scenario.sweeps() * (1.0) + sessions * 3.0;
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::LambdaRequests),
+        other_invocations
+    );
+    // 200 bytes of access log per frame.
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::CloudWatchLogsGb),
+        (n + sessions) * 200.0 / 1e9
+    );
+    assert_approx!(bill.quantity(Feature::Presence, Line::XRayTraces), 0.0);
+}
+
+#[test]
+fn the_priced_table_ends_with_the_presence_ratio_and_the_floor_is_api_gateway_in_and_out() {
+    let counts = counts(|ops| {
+        ops.get_mut("heartbeat").unwrap().write_units = 1.0;
+    });
+    let prices = unit_prices();
+    let scenario = Scenario {
+        recipients_per_message: 4.0,
+        ..Scenario::default()
+    };
+    let priced = price_all(&scenario, &prices, &counts, &counts).unwrap();
+    assert_approx!(floor_per_delivery(&scenario, &prices).unwrap(), 1.25);
+    let ratio = presence_ratio(&priced);
+    assert_approx!(
+        ratio,
+        priced[2].feature_total(Feature::Presence) / priced[0].feature_total(Feature::Presence)
+    );
+    let table = render::table(&scenario, &prices, &priced).unwrap();
+    let last = table.lines().last().unwrap();
+    assert_eq!(last, format!("presence ratio to seed: {ratio:.2}"));
+    // Every price is 1 a unit: a line's cost is its quantity.
+    assert_approx!(
+        priced[1].cost(Feature::Presence, Line::DynamoDbWrites),
+        priced[1]
+            .bill
+            .quantity(Feature::Presence, Line::DynamoDbWrites)
+    );
+    assert_approx!(
+        priced[0].cost(Feature::Presence, Line::ElastiCacheNodeHours),
+        HOURS_PER_MONTH
+    );
+}
+
+#[test]
+fn the_bundled_counts_have_every_row_the_model_reads() {
+    let before: OperationCounts =
+        serde_json::from_str(include_str!("../../data/operation-counts-before.json")).unwrap();
+    let after: OperationCounts =
+        serde_json::from_str(include_str!("../../data/operation-counts.json")).unwrap();
+    let prices = Prices::parse(prices::BUNDLED).unwrap();
+    for ccu in [1_000.0, 10_000.0, 100_000.0] {
+        let scenario = Scenario {
+            ccu,
+            ..Scenario::default()
+        };
+        let priced = price_all(&scenario, &prices, &before, &after).unwrap();
+        let ratio = presence_ratio(&priced);
+        assert!(ratio.is_finite() && ratio > 0.0, "{ratio}");
+    }
+}
