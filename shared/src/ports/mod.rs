@@ -6,6 +6,7 @@ pub mod connection_gateway;
 pub mod event_bus;
 pub mod gamelift;
 pub mod message_store;
+pub mod party_store;
 pub mod placement_store;
 pub mod player_store;
 pub mod rate_limit;
@@ -18,6 +19,10 @@ pub use gamelift::{GameLift, GameLiftError, PlacementRequest, PlayerSession};
 pub use message_store::{
     DeliveryHandover, Handover, HandoverOutcome, InboxRead, MessageKind, MessageStore, NewMessage,
     ReplayFrom, StoredMessage,
+};
+pub use party_store::{
+    Committed, InvitationWrite, OfflinePage, OfflineParty, PartyCommit, PartyCondition,
+    PartyPlacementBegun, PartyStore, PartyWrite,
 };
 pub use placement_store::{
     PLACEMENT_RETENTION_SECONDS, PlacedGameSession, PlacementOutcomes, PlacementRecord,
