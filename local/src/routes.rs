@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use shared::config::Config;
 use shared::ports::{
-    Clock, ConnectionGateway, DeliveryHandover, EventBus, GameLift, MessageStore,
+    Clock, ConnectionGateway, DeliveryHandover, EventBus, GameLift, MessageStore, PartyStore,
     PlacementOutcomes, PlacementStore, PlayerStore, RateLimiter, SubscriptionStore,
 };
 use shared::websocket::RouteHandler;
@@ -37,6 +37,8 @@ pub struct Dependencies {
     pub placements: Arc<dyn PlacementStore>,
     /// What `on-placement-event` settles outcomes with.
     pub placement_outcomes: Arc<dyn PlacementOutcomes>,
+    /// Parties (their changes also write Players and Messages).
+    pub parties: Arc<dyn PartyStore>,
     /// The GameLift simulator, behind the same port as the SDK adapter.
     pub gamelift: Arc<dyn GameLift>,
 }
@@ -109,6 +111,7 @@ impl Routes {
                 deps.messages.clone(),
                 deps.players.clone(),
                 deps.rate_limiter.clone(),
+                deps.parties.clone(),
                 deps.clock.clone(),
             )),
         );
@@ -121,20 +124,30 @@ impl Routes {
         for key in ["subscribePresence", "unsubscribePresence"] {
             routes.insert(key, "subscribe-presence", presence.clone());
         }
-        routes.insert(
-            "sessionPlacementRequest",
-            "session-placement-request",
-            Arc::new(
-                session_placement_request::SessionPlacementRequestHandler::new(
-                    deps.config.clone(),
-                    deps.players.clone(),
-                    deps.rate_limiter.clone(),
-                    deps.placements.clone(),
-                    deps.gamelift.clone(),
-                    deps.clock.clone(),
-                ),
+        let placement: Arc<dyn RouteHandler> = Arc::new(
+            session_placement_request::SessionPlacementRequestHandler::new(
+                deps.config.clone(),
+                deps.players.clone(),
+                deps.rate_limiter.clone(),
+                deps.placements.clone(),
+                deps.parties.clone(),
+                deps.gamelift.clone(),
+                deps.clock.clone(),
             ),
         );
+        for key in ["sessionPlacementRequest", "setPlacementLatencies"] {
+            routes.insert(key, "session-placement-request", placement.clone());
+        }
+        let party: Arc<dyn RouteHandler> = Arc::new(party::PartyHandler::new(
+            deps.config.clone(),
+            deps.players.clone(),
+            deps.rate_limiter.clone(),
+            deps.parties.clone(),
+            deps.clock.clone(),
+        ));
+        for key in party::ROUTES {
+            routes.insert(key, "party", party.clone());
+        }
         routes.insert(
             "cancelPlacement",
             "cancel-placement",

@@ -120,6 +120,7 @@ impl LocalStack {
             subscriptions: stores.subscriptions,
             placements: stores.placements,
             placement_outcomes: stores.placement_outcomes,
+            parties: stores.parties,
             gamelift: simulator.clone(),
         };
         spawn_presence(

@@ -17,6 +17,7 @@ mod delivery_faults;
 mod management_api;
 mod message_store_dynamodb;
 mod messaging;
+mod party_store_dynamodb;
 mod placement;
 mod placement_store_dynamodb;
 mod player_store_dynamodb;

@@ -143,6 +143,18 @@ pub fn placement_outcomes(
     ))
 }
 
+/// The Parties table, whose changes also write Players (party links) and Messages
+/// (every member's push) in one transaction.
+pub fn party_store(sdk: &SdkConfig, config: &Config) -> Arc<dyn crate::ports::PartyStore> {
+    Arc::new(crate::adapters::dynamodb::DynamoPartyStore::new(
+        aws_sdk_dynamodb::Client::new(sdk),
+        config.parties_table.clone(),
+        config.players_table.clone(),
+        config.messages_table.clone(),
+        config.presence_shards,
+    ))
+}
+
 pub fn connection_gateway(sdk: &SdkConfig) -> Arc<dyn ConnectionGateway> {
     Arc::new(ApiGatewayManagementGateway::new(sdk.clone()))
 }

@@ -15,7 +15,7 @@ pub mod subscription_store;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use connection_gateway::{ConnectionGateway, ConnectionInfo, GatewayError};
 pub use event_bus::{EventBus, EventBusError, PresenceChange, PresenceEvent};
-pub use gamelift::{GameLift, GameLiftError, PlacementRequest, PlayerSession};
+pub use gamelift::{GameLift, GameLiftError, PlacementPlayer, PlacementRequest, PlayerSession};
 pub use message_store::{
     DeliveryHandover, Handover, HandoverOutcome, InboxRead, MessageKind, MessageStore, NewMessage,
     ReplayFrom, StoredMessage,

@@ -23,8 +23,9 @@ use resume::ResumeHandler;
 use send_message::SendMessageHandler;
 use serde_json::{Value, json};
 use shared::adapters::dynamodb::{
-    DynamoDeliveryHandover, DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore,
-    DynamoPlayerStore, create_messages_table, create_placements_table, create_players_table,
+    DynamoDeliveryHandover, DynamoMessageStore, DynamoPartyStore, DynamoPlacementOutcomes,
+    DynamoPlacementStore, DynamoPlayerStore, create_messages_table, create_parties_table,
+    create_placements_table, create_players_table,
 };
 use shared::config::Config;
 use shared::domain::{MessageId, PlacementId, PlayerId};
@@ -169,9 +170,11 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     config.players_table = format!("rt-players-{suffix}");
     config.messages_table = format!("rt-messages-{suffix}");
     config.placements_table = format!("rt-placements-{suffix}");
+    config.parties_table = format!("rt-parties-{suffix}");
     create_players_table(&client, &config.players_table).await?;
     create_messages_table(&client, &config.messages_table).await?;
     create_placements_table(&client, &config.placements_table).await?;
+    create_parties_table(&client, &config.parties_table).await?;
     let config = Arc::new(config);
     let players = Arc::new(DynamoPlayerStore::new(
         client.clone(),
@@ -190,6 +193,13 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         config.placements_table.clone(),
         config.players_table.clone(),
         config.messages_table.clone(),
+    ));
+    let parties: Arc<DynamoPartyStore> = Arc::new(DynamoPartyStore::new(
+        client.clone(),
+        config.parties_table.clone(),
+        config.players_table.clone(),
+        config.messages_table.clone(),
+        config.presence_shards,
     ));
     let gateway = Arc::new(RecordingGateway::new());
     let gamelift = Arc::new(FakeGameLift::new());
@@ -235,6 +245,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         messages.clone(),
         players.clone(),
         players.clone(),
+        parties.clone(),
         clock.clone(),
     );
     let deliver = MessageInsertedHandler::new(
@@ -336,6 +347,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         messages.clone(),
         players.clone(),
         players.clone(),
+        parties.clone(),
         clock.clone(),
     );
     let to_peer = || {
@@ -463,6 +475,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         players.clone(),
         players.clone(),
         placements.clone(),
+        parties.clone(),
         gamelift.clone(),
         clock.clone(),
     );
