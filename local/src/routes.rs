@@ -43,6 +43,17 @@ pub struct Dependencies {
     pub gamelift: Arc<dyn GameLift>,
 }
 
+impl Dependencies {
+    /// Party changes and their pushes, as the handlers that make them get them.
+    pub fn party_changes(&self) -> shared::party::Parties {
+        shared::party::Parties::new(
+            self.parties.clone(),
+            self.clock.clone(),
+            i64::try_from(self.config.message_ttl.as_secs()).unwrap_or(i64::MAX),
+        )
+    }
+}
+
 /// One route: its key, the function name it stands for (logs, context ARN), its handler.
 #[derive(Clone)]
 pub struct Route {
@@ -89,6 +100,7 @@ impl Routes {
                 deps.players.clone(),
                 deps.messages.clone(),
                 deps.handover.clone(),
+                deps.party_changes(),
                 deps.gateway.clone(),
                 deps.clock.clone(),
             )),
@@ -207,6 +219,7 @@ impl Routes {
             deps.players.clone(),
             deps.gateway.clone(),
             deps.events.clone(),
+            deps.party_changes(),
             deps.clock.clone(),
         )
     }

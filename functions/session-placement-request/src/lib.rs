@@ -302,7 +302,8 @@ impl RouteHandler for SessionPlacementRequestHandler {
             Opened::Request(request) => request,
             Opened::Refused(reply) => return Ok(reply),
         };
-        if request.frame.route == latencies::ROUTE {
+        let route = event.payload.request_context.route_key.as_deref();
+        if route.unwrap_or(&request.frame.route) == latencies::ROUTE {
             let result = self.set_latencies(&request).await;
             return Ok(request.respond(result));
         }

@@ -484,3 +484,5 @@ async fn given_the_placement_limit_reached_then_rate_limited_before_anything_is_
     );
     assert_eq!(w.gamelift.started().len(), 1);
 }
+
+mod party;

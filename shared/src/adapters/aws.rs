@@ -155,6 +155,15 @@ pub fn party_store(sdk: &SdkConfig, config: &Config) -> Arc<dyn crate::ports::Pa
     ))
 }
 
+/// Party changes and their pushes on the Parties table, on the system clock.
+pub fn parties(sdk: &SdkConfig, config: &Config) -> crate::party::Parties {
+    crate::party::Parties::new(
+        party_store(sdk, config),
+        Arc::new(crate::ports::SystemClock),
+        i64::try_from(config.message_ttl.as_secs()).unwrap_or(i64::MAX),
+    )
+}
+
 pub fn connection_gateway(sdk: &SdkConfig) -> Arc<dyn ConnectionGateway> {
     Arc::new(ApiGatewayManagementGateway::new(sdk.clone()))
 }

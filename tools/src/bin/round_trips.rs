@@ -237,6 +237,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         players.clone(),
         messages.clone(),
         handover,
+        shared::party::Parties::new(parties.clone(), clock.clone(), 86_400),
         gateway.clone(),
         clock.clone(),
     );
