@@ -5,7 +5,8 @@
 //!     cargo run -p tools --bin round_trips -- http://127.0.0.1:8000
 //!
 //! (or set DYNAMODB_ENDPOINT). Management API calls go to a recording gateway and
-//! GameLift calls to a scripted fake; both are counted too.
+//! GameLift calls to a scripted fake; both are counted too. The party rows run on tables
+//! of their own, so that their sweeps find only the party's members.
 
 #![allow(clippy::expect_used)] // A benchmark tool: fixed, valid player ids.
 
@@ -608,11 +609,288 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         "4 writes (pending, record, FAILED, cleared) + 1 GameLift call",
     );
 
+    party_rows(&mut bench, &client, &config, &endpoint).await?;
+
     println!("DynamoDB round trips per operation (endpoint {endpoint})\n");
     println!("| operation | DynamoDB calls | management API / GameLift calls | target |");
     println!("|---|---|---|---|");
     for (operation, calls, target) in &bench.rows {
         println!("| {operation} | {calls} | {target} |");
     }
+    Ok(())
+}
+
+/// The party operations (docs/architecture.md#parties), on tables of their own so that a
+/// sweep finds only the party's members: a party of three (alice, bob, carol; dave and
+/// erin on their own).
+async fn party_rows(
+    bench: &mut Bench,
+    client: &aws_sdk_dynamodb::Client,
+    base: &Config,
+    endpoint: &str,
+) -> Result<(), lambda_runtime::Error> {
+    let suffix = SystemClock.now_millis();
+    let mut config = base.clone();
+    config.heartbeat_timeout = std::time::Duration::from_secs(7_200);
+    config.players_table = format!("rt-party-players-{suffix}");
+    config.messages_table = format!("rt-party-messages-{suffix}");
+    config.placements_table = format!("rt-party-placements-{suffix}");
+    config.parties_table = format!("rt-party-parties-{suffix}");
+    create_players_table(client, &config.players_table).await?;
+    create_messages_table(client, &config.messages_table).await?;
+    create_placements_table(client, &config.placements_table).await?;
+    create_parties_table(client, &config.parties_table).await?;
+    let config = Arc::new(config);
+    let players = Arc::new(DynamoPlayerStore::new(
+        client.clone(),
+        config.players_table.clone(),
+    ));
+    let messages = Arc::new(DynamoMessageStore::new(
+        client.clone(),
+        config.messages_table.clone(),
+    ));
+    let store: Arc<DynamoPartyStore> = Arc::new(DynamoPartyStore::new(
+        client.clone(),
+        config.parties_table.clone(),
+        config.players_table.clone(),
+        config.messages_table.clone(),
+        config.presence_shards,
+    ));
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let parties = || shared::party::Parties::new(store.clone(), clock.clone(), 86_400);
+    let connect = ConnectHandler::new(
+        config.clone(),
+        players.clone(),
+        bench.gateway.clone(),
+        clock.clone(),
+        Arc::new(shared::adapters::memory::InProcessEventBus::new()),
+    );
+    let party = party::PartyHandler::new(
+        config.clone(),
+        players.clone(),
+        players.clone(),
+        store.clone(),
+        clock.clone(),
+    );
+    let send = SendMessageHandler::new(
+        config.clone(),
+        messages.clone(),
+        players.clone(),
+        players.clone(),
+        store.clone(),
+        clock.clone(),
+    );
+    let resume = ResumeHandler::new(
+        players.clone(),
+        messages.clone(),
+        Arc::new(DynamoDeliveryHandover::new(
+            client.clone(),
+            config.players_table.clone(),
+            config.messages_table.clone(),
+        )),
+        parties(),
+        bench.gateway.clone(),
+        clock.clone(),
+    );
+    let request = session_placement_request::SessionPlacementRequestHandler::new(
+        config.clone(),
+        players.clone(),
+        players.clone(),
+        Arc::new(DynamoPlacementStore::new(
+            client.clone(),
+            config.placements_table.clone(),
+        )),
+        store.clone(),
+        bench.gamelift.clone(),
+        clock.clone(),
+    );
+    let now = || SystemClock.now_millis();
+    for name in ["alice", "bob", "carol", "dave", "erin"] {
+        connect
+            .handle(route_event(
+                "$connect",
+                name,
+                &format!("c-{name}"),
+                now(),
+                None,
+            ))
+            .await?;
+        // Every inbox has had a message: the rows show the usual append, not an epoch's.
+        messages
+            .append(&[NewMessage {
+                message_id: MessageId::generate(now()),
+                recipient_id: PlayerId::parse(name).expect("valid id"),
+                sender_id: "system".into(),
+                kind: MessageKind::Chat,
+                payload: json!({"type": "message"}).to_string(),
+                created_at: now(),
+                expire_at_secs: now() / 1000 + 3600,
+            }])
+            .await?;
+    }
+    let ask = |player: &str, route: &str, body_json: Value| {
+        route_event(
+            route,
+            player,
+            &format!("c-{player}"),
+            now(),
+            Some(&body(route, body_json)),
+        )
+    };
+    let frame = |reply: aws_lambda_events::apigw::ApiGatewayProxyResponse| {
+        shared::testing::events::reply_frame(&reply)
+    };
+    bench.reset();
+
+    let created = frame(party.handle(ask("alice", "createParty", json!({}))).await?);
+    let party_id = created["party"]["partyId"]
+        .as_str()
+        .ok_or_else(|| format!("no party in {created}"))?
+        .to_owned();
+    bench.row(
+        "createParty",
+        "1 query + 1 transaction (party, link, 1 push)",
+    );
+    party
+        .handle(ask("alice", "inviteToParty", json!({"playerId": "bob"})))
+        .await?;
+    bench.row(
+        "inviteToParty",
+        "1 rate-limit write (2 in a new minute) ‖ 1 read (the caller's party) + 1 read (the party) + 1 query + 1 transaction (party checked, invitation, invitee checked, 1 push)",
+    );
+    party
+        .handle(ask("bob", "joinParty", json!({"partyId": party_id})))
+        .await?;
+    bench.row(
+        "joinParty, the 2nd member",
+        "1 read (party + invitation) + N queries + 1 transaction (party, invitation, link, N pushes)",
+    );
+    party
+        .handle(ask("alice", "inviteToParty", json!({"playerId": "carol"})))
+        .await?;
+    party
+        .handle(ask("alice", "inviteToParty", json!({"playerId": "dave"})))
+        .await?;
+    bench.reset();
+    party
+        .handle(ask("carol", "joinParty", json!({"partyId": party_id})))
+        .await?;
+    bench.row(
+        "joinParty, the 3rd member",
+        "1 read (party + invitation) + N queries + 1 transaction (party, invitation, link, N pushes)",
+    );
+    party
+        .handle(ask(
+            "dave",
+            "declinePartyInvite",
+            json!({"partyId": party_id}),
+        ))
+        .await?;
+    bench.row(
+        "declinePartyInvite",
+        "1 read (party + invitation) + 1 query + 1 transaction (invitation, 1 push to the inviter)",
+    );
+    party
+        .handle(ask("erin", "joinParty", json!({"partyId": party_id})))
+        .await?;
+    bench.row(
+        "joinParty without an invitation (not_found)",
+        "1 read, nothing written",
+    );
+    send.handle(ask(
+        "bob",
+        "sendMessage",
+        json!({"partyId": party_id, "message": {"text": "gg"}}),
+    ))
+    .await?;
+    bench.row(
+        "sendMessage to a party of 3 (2 recipients)",
+        "1 read (the party) + 1 rate-limit write + N-1 queries + N-1 conditional writes",
+    );
+    request
+        .handle(ask(
+            "bob",
+            "setPlacementLatencies",
+            json!({"latencies": {"eu-west-1": 30}}),
+        ))
+        .await?;
+    bench.row("setPlacementLatencies", "1 write");
+    request
+        .handle(ask("bob", "sessionPlacementRequest", json!({})))
+        .await?;
+    bench.row(
+        "sessionPlacementRequest by a member (forbidden)",
+        "1 rate-limit write (2 in a new minute) + 1 failed write (its old item names the party) + 1 read (the party)",
+    );
+    request
+        .handle(ask("alice", "sessionPlacementRequest", json!({})))
+        .await?;
+    bench.row(
+        "sessionPlacementRequest by the leader of 3",
+        "1 rate-limit write (2 in a new minute) + 1 failed write (names the party) + 1 read (the party) + 1 BatchGetItem (latencies) + 1 transaction (party checked, N pending) + 1 write (the record) + 1 GameLift call",
+    );
+    resume.handle(ask("carol", "resume", json!({}))).await?;
+    bench.row(
+        "resume, a party member online",
+        "resume's (1 read + 1 query + 1 hand-over transaction) + 1 read (the party)",
+    );
+    party
+        .handle(ask(
+            "alice",
+            "promotePartyLeader",
+            json!({"playerId": "bob"}),
+        ))
+        .await?;
+    bench.row(
+        "promotePartyLeader, party of 3",
+        "1 read (the caller's party) + 1 read (the party) + N queries + 1 transaction (party, N pushes)",
+    );
+    party
+        .handle(ask("bob", "kickFromParty", json!({"playerId": "carol"})))
+        .await?;
+    bench.row(
+        "kickFromParty, party of 3",
+        "1 read + 1 read + N queries + 1 transaction (party, link removed, N pushes)",
+    );
+    party.handle(ask("bob", "leaveParty", json!({}))).await?;
+    bench.row(
+        "leaveParty, the leader (hand-over)",
+        "1 read + 1 read + N queries + 1 transaction (party, link removed, N pushes)",
+    );
+
+    // The sweeper: alice (leading alice and erin) drops and is taken offline, her party
+    // told; then she stays away too long and is removed. Nobody else times out (a
+    // two-hour heartbeat timeout in this section).
+    party
+        .handle(ask("alice", "inviteToParty", json!({"playerId": "erin"})))
+        .await?;
+    party
+        .handle(ask("erin", "joinParty", json!({"partyId": party_id})))
+        .await?;
+    DisconnectHandler::new(config.clone(), players.clone(), clock.clone())
+        .handle(route_event("$disconnect", "alice", "c-alice", now(), None))
+        .await?;
+    let sweeper = presence_timeout::PresenceTimeoutHandler::new(
+        config.clone(),
+        players.clone(),
+        bench.gateway.clone(),
+        Arc::new(shared::adapters::memory::InProcessEventBus::new()),
+        parties(),
+        clock.clone(),
+    );
+    let past_grace = now() + i64::try_from(config.reconnect_grace.as_millis()).unwrap_or(0) + 1;
+    let offline = i64::try_from(config.parties.offline.as_millis()).unwrap_or(0);
+    bench.reset();
+    sweeper.sweep_once(past_grace).await;
+    bench.row(
+        "sweep: a member of a party of 2 taken offline",
+        "per shard 1 query (players) + 1 query (parties); 1 write (offline) + 1 read (the party) + N queries + 1 transaction (presence, N pushes)",
+    );
+    sweeper.sweep_once(past_grace + offline).await;
+    bench.row(
+        "sweep: that member removed after PARTY_OFFLINE_SECONDS",
+        "per shard 1 query (players) + 1 query (parties); 1 read (the party) + N queries + 1 transaction (party, link removed, N pushes) + 1 read (nobody else due)",
+    );
+    let _ = endpoint;
     Ok(())
 }
