@@ -196,7 +196,7 @@ pub struct Config {
     pub parties: PartySettings,
 }
 
-/// How parties behave (docs/architecture.md#parties).
+/// How parties behave (docs/architecture.md#playing-in-parties).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PartySettings {
     /// The most members a party may have (`PARTY_MAX_SIZE`, 2–10); `createParty` may ask

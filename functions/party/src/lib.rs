@@ -1,4 +1,4 @@
-//! The party routes (docs/architecture.md#parties): `createParty`, `inviteToParty`,
+//! The party routes (docs/architecture.md#playing-in-parties): `createParty`, `inviteToParty`,
 //! `joinParty`, `declinePartyInvite`, `leaveParty`, `kickFromParty` and
 //! `promotePartyLeader`, one function for all seven; `requestContext.routeKey` says
 //! which.

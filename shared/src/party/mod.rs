@@ -1,4 +1,4 @@
-//! Parties (docs/architecture.md#parties): players who play together, kept together
+//! Parties (docs/architecture.md#playing-in-parties): players who play together, kept together
 //! across drops and placed together. The state and its view ([`model`]), the changes
 //! and refusals as pure functions ([`change`]), and committing changes with their
 //! pushes ([`service`]).

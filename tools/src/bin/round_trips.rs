@@ -620,7 +620,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     Ok(())
 }
 
-/// The party operations (docs/architecture.md#parties), on tables of their own so that a
+/// The party operations (docs/architecture.md#playing-in-parties), on tables of their own so that a
 /// sweep finds only the party's members: a party of three (alice, bob, carol; dave and
 /// erin on their own).
 async fn party_rows(
