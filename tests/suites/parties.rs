@@ -476,6 +476,62 @@ async fn given_dynamodb_local_and_two_joins_racing_for_the_last_seat_then_exactl
     stack.shutdown().await;
 }
 
+/// carol leaves while alice promotes bob, at the same instant: both changes land, one
+/// after the other, and every member sees consecutive versions.
+async fn two_members_act_at_once(stack: &TestStack) {
+    let (mut alice, _) = Player::online(stack, "alice").await;
+    let (mut bob, _) = Player::online(stack, "bob").await;
+    let (mut carol, _) = Player::online(stack, "carol").await;
+    let id = party_id(&alice.ok("createParty", json!({})).await);
+    for player in [&mut bob, &mut carol] {
+        alice
+            .ok("inviteToParty", json!({"playerId": player.name}))
+            .await;
+        player.ok("joinParty", json!({"partyId": id})).await;
+    }
+    tokio::join!(
+        carol
+            .client
+            .send_json(json!({"route": "leaveParty", "body": {}})),
+        alice
+            .client
+            .send_json(json!({"route": "promotePartyLeader", "body": {"playerId": "bob"}})),
+    );
+    let (left, promoted) =
+        tokio::join!(carol.reply("leaveParty"), alice.reply("promotePartyLeader"));
+    assert_eq!(left["type"], "ack", "{left}");
+    assert_eq!(promoted["type"], "ack", "{promoted}");
+    let mut versions = Vec::new();
+    while versions.last() != Some(&5) {
+        let frame = bob.push().await;
+        if frame["type"] == "party" {
+            versions.push(frame["party"]["version"].as_u64().unwrap());
+            if versions.len() == 4 {
+                assert_eq!(frame["party"]["leaderId"], "bob", "{frame}");
+                assert_eq!(members(&frame["party"]), ["alice", "bob"], "{frame}");
+            }
+        }
+    }
+    assert_eq!(versions, [2, 3, 4, 5], "joined, joined, then both changes");
+}
+
+#[tokio::test]
+async fn given_two_members_acting_at_the_same_instant_then_both_changes_land_in_consecutive_versions()
+ {
+    let stack = stack(Storage::Memory, None, |_| {}).await.unwrap();
+    two_members_act_at_once(&stack).await;
+    stack.shutdown().await;
+}
+
+#[tokio::test]
+async fn given_dynamodb_local_and_two_members_acting_at_the_same_instant_then_both_changes_land() {
+    let Some(stack) = stack(Storage::DynamoDb, None, |_| {}).await else {
+        return;
+    };
+    two_members_act_at_once(&stack).await;
+    stack.shutdown().await;
+}
+
 // --- Placement ----------------------------------------------------------------------------
 
 async fn the_leader_places_a_party_of_three(stack: &TestStack) {

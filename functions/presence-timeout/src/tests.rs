@@ -507,7 +507,7 @@ mod parties {
             for name in names {
                 self.connect(name, at).await;
             }
-            let created = Party::create(PartyId::parse("party-1").unwrap(), &p(names[0]), 8, at);
+            let created = Party::create(PartyId::parse("party-1").unwrap(), &p(names[0]), 10, at);
             let commit = self.service().commit_of(&created, at);
             assert_eq!(self.parties.commit(&commit).await.unwrap(), Committed::Done);
             let mut state = created.after;
@@ -648,5 +648,35 @@ mod parties {
         let summary = w.handler().sweep_once(T0 + OFFLINE).await;
         assert_eq!(summary.removed_from_parties, 0);
         assert_eq!(w.party().await.unwrap().members.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn given_every_member_of_a_party_swept_in_one_run_then_each_is_offline_in_it_and_nothing_fails()
+     {
+        let names = ["m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"];
+        let w = World::new(4);
+        w.party_of(&names, T0 - 1_000).await;
+        for name in names {
+            w.disconnect(name, T0 - GRACE - 10).await;
+        }
+        let summary = w.handler().sweep_once(T0).await;
+        assert_eq!(summary.swept, 10);
+        assert_eq!(
+            summary.failed, 0,
+            "every party change lands, one after another"
+        );
+        let party = w.party().await.unwrap();
+        assert!(
+            party
+                .members
+                .iter()
+                .all(|m| m.presence != shared::party::MemberPresence::Online),
+            "{party:?}"
+        );
+        assert_eq!(
+            party.version,
+            10 + 10,
+            "10 joins (the first a creation), 10 changes"
+        );
     }
 }

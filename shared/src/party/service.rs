@@ -4,6 +4,7 @@
 //! is computed again from the party read anew.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::domain::{EpochMillis, MessageId, PlayerId};
 use crate::ports::{
@@ -14,8 +15,10 @@ use crate::protocol::ServerFrame;
 
 use super::{Change, ChangeKind, Invitation, MemberPresence, Party, PartyId, PartyRefusal};
 
-/// How many times a change is computed again when another one came first.
-pub const CHANGE_ATTEMPTS: u32 = 5;
+/// How many times a change is computed again when another one came first: each round
+/// of a race lets one change through, and a party has at most 10 members (and the
+/// sweeper) to race.
+pub const CHANGE_ATTEMPTS: u32 = 12;
 
 /// `senderId` of party messages.
 pub const SYSTEM_SENDER: &str = "system";
@@ -185,7 +188,7 @@ impl Parties {
             };
             match self.store.commit(&self.commit_of(&change, now)).await? {
                 Committed::Done => return Ok(Some(change)),
-                Committed::PartyMoved => continue,
+                Committed::PartyMoved => lost_a_race().await,
                 Committed::InvitationGone => {
                     return Err(PartyRefusal::NoInvitation(party_id.clone()).into());
                 }
@@ -222,9 +225,15 @@ impl Parties {
             };
             match self.store.commit(&self.commit_of(&change, now)).await? {
                 Committed::Done => return Ok(Some(change.after)),
-                _ => continue,
+                _ => lost_a_race().await,
             }
         }
         Err(PartyRefusal::Contended.into())
     }
+}
+
+/// A few jittered milliseconds after losing a race for a party's version, so that the
+/// members still racing spread out.
+async fn lost_a_race() {
+    tokio::time::sleep(Duration::from_millis(fastrand::u64(1..=10))).await;
 }
