@@ -20,7 +20,7 @@ use crate::stack::{LocalStack, StartError};
 
 /// Every function of template.yaml, by its binary name (`Metadata: BuildProperties:
 /// Binary`), with the route keys of the WebSocket routes among them.
-pub const FUNCTIONS: [&str; 14] = [
+pub const FUNCTIONS: [&str; 15] = [
     "authorizer",
     "connect",
     "disconnect",
@@ -35,6 +35,7 @@ pub const FUNCTIONS: [&str; 14] = [
     "presence-timeout",
     "subscribe-presence",
     "on-presence-event",
+    "party",
 ];
 
 /// Why nothing (or a failure) was printed.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use shared::config::Config;
 use shared::ports::{
-    Clock, ConnectionGateway, DeliveryHandover, EventBus, GameLift, MessageStore,
+    Clock, ConnectionGateway, DeliveryHandover, EventBus, GameLift, MessageStore, PartyStore,
     PlacementOutcomes, PlacementStore, PlayerStore, RateLimiter, SubscriptionStore,
 };
 use shared::websocket::RouteHandler;
@@ -40,10 +40,23 @@ pub struct Dependencies {
     pub placements: Arc<dyn PlacementStore>,
     /// What `on-placement-event` settles outcomes with.
     pub placement_outcomes: Arc<dyn PlacementOutcomes>,
+    /// Parties (their changes also write Players and Messages).
+    pub parties: Arc<dyn PartyStore>,
     /// The GameLift simulator, behind the same port as the SDK adapter.
     pub gamelift: Arc<dyn GameLift>,
     /// What API Gateway's DynamoDB integration (the heartbeat route) calls.
     pub update_item: Arc<dyn UpdateItem>,
+}
+
+impl Dependencies {
+    /// Party changes and their pushes, as the handlers that make them get them.
+    pub fn party_changes(&self) -> shared::party::Parties {
+        shared::party::Parties::new(
+            self.parties.clone(),
+            self.clock.clone(),
+            i64::try_from(self.config.message_ttl.as_secs()).unwrap_or(i64::MAX),
+        )
+    }
 }
 
 /// One route: its key, the function name it stands for (logs, context ARN), its handler.
@@ -114,6 +127,7 @@ impl Routes {
                 deps.players.clone(),
                 deps.messages.clone(),
                 deps.handover.clone(),
+                deps.party_changes(),
                 deps.gateway.clone(),
                 deps.clock.clone(),
             )),
@@ -138,6 +152,7 @@ impl Routes {
                 deps.messages.clone(),
                 deps.players.clone(),
                 deps.rate_limiter.clone(),
+                deps.parties.clone(),
                 deps.clock.clone(),
             )),
         );
@@ -150,20 +165,30 @@ impl Routes {
         for key in ["subscribePresence", "unsubscribePresence"] {
             routes.insert(key, "subscribe-presence", presence.clone());
         }
-        routes.insert(
-            "sessionPlacementRequest",
-            "session-placement-request",
-            Arc::new(
-                session_placement_request::SessionPlacementRequestHandler::new(
-                    deps.config.clone(),
-                    deps.players.clone(),
-                    deps.rate_limiter.clone(),
-                    deps.placements.clone(),
-                    deps.gamelift.clone(),
-                    deps.clock.clone(),
-                ),
+        let placement: Arc<dyn RouteHandler> = Arc::new(
+            session_placement_request::SessionPlacementRequestHandler::new(
+                deps.config.clone(),
+                deps.players.clone(),
+                deps.rate_limiter.clone(),
+                deps.placements.clone(),
+                deps.parties.clone(),
+                deps.gamelift.clone(),
+                deps.clock.clone(),
             ),
         );
+        for key in ["sessionPlacementRequest", "setPlacementLatencies"] {
+            routes.insert(key, "session-placement-request", placement.clone());
+        }
+        let party: Arc<dyn RouteHandler> = Arc::new(party::PartyHandler::new(
+            deps.config.clone(),
+            deps.players.clone(),
+            deps.rate_limiter.clone(),
+            deps.parties.clone(),
+            deps.clock.clone(),
+        ));
+        for key in party::ROUTES {
+            routes.insert(key, "party", party.clone());
+        }
         routes.insert(
             "cancelPlacement",
             "cancel-placement",
@@ -223,6 +248,7 @@ impl Routes {
             deps.players.clone(),
             deps.gateway.clone(),
             deps.events.clone(),
+            deps.party_changes(),
             deps.clock.clone(),
         )
     }

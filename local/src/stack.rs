@@ -122,6 +122,7 @@ impl LocalStack {
             subscriptions: stores.subscriptions,
             placements: stores.placements,
             placement_outcomes: stores.placement_outcomes,
+            parties: stores.parties,
             gamelift: simulator.clone(),
             update_item: stores.update_item,
         };

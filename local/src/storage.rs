@@ -6,17 +6,18 @@
 use std::sync::Arc;
 
 use shared::adapters::dynamodb::{
-    DynamoDeliveryHandover, DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore,
-    DynamoPlayerStore, DynamoSubscriptionStore, client_for_endpoint, create_messages_table,
-    create_placements_table, create_players_table, create_subscriptions_table,
+    DynamoDeliveryHandover, DynamoMessageStore, DynamoPartyStore, DynamoPlacementOutcomes,
+    DynamoPlacementStore, DynamoPlayerStore, DynamoSubscriptionStore, client_for_endpoint,
+    create_messages_table, create_parties_table, create_placements_table, create_players_table,
+    create_subscriptions_table,
 };
 use shared::adapters::memory::{
-    InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPlacementOutcomes,
+    InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementOutcomes,
     InMemoryPlacementStore, InMemoryPlayerStore, InMemorySubscriptionStore,
 };
 use shared::ports::{
-    DeliveryHandover, MessageStore, PlacementOutcomes, PlacementStore, PlayerStore, RateLimiter,
-    StoreError, SubscriptionStore,
+    DeliveryHandover, MessageStore, PartyStore, PlacementOutcomes, PlacementStore, PlayerStore,
+    RateLimiter, StoreError, SubscriptionStore,
 };
 
 use crate::integration::dynamodb::{DynamoDbUpdateItem, MemoryUpdateItem, UpdateItem};
@@ -36,6 +37,8 @@ pub struct Stores {
     pub placements: Arc<dyn PlacementStore>,
     /// Settles placement outcomes across the Placements, Players and Messages tables.
     pub placement_outcomes: Arc<dyn PlacementOutcomes>,
+    /// Parties, whose changes also write Players and Messages.
+    pub parties: Arc<dyn PartyStore>,
     /// Human-readable: "in memory" or the endpoint.
     pub description: String,
     /// The Messages table's stream, not consumed yet.
@@ -57,6 +60,11 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
             let messages = Arc::new(InMemoryMessageStore::with_observer(observer));
             let placements = Arc::new(InMemoryPlacementStore::new());
             Ok(Stores {
+                parties: Arc::new(InMemoryPartyStore::new(
+                    players.clone(),
+                    messages.clone(),
+                    settings.presence.presence_shards,
+                )),
                 placement_outcomes: Arc::new(InMemoryPlacementOutcomes::new(
                     placements.clone(),
                     players.clone(),
@@ -85,11 +93,19 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
             create_messages_table(&client, &settings.storage.messages_table).await?;
             create_subscriptions_table(&client, &settings.storage.subscriptions_table).await?;
             create_placements_table(&client, &settings.storage.placements_table).await?;
+            create_parties_table(&client, &settings.storage.parties_table).await?;
             let players = Arc::new(DynamoPlayerStore::new(
                 client.clone(),
                 settings.storage.players_table.clone(),
             ));
             Ok(Stores {
+                parties: Arc::new(DynamoPartyStore::new(
+                    client.clone(),
+                    settings.storage.parties_table.clone(),
+                    settings.storage.players_table.clone(),
+                    settings.storage.messages_table.clone(),
+                    settings.presence.presence_shards,
+                )),
                 rate_limiter: players.clone(),
                 update_item: Arc::new(DynamoDbUpdateItem::new(client.clone())),
                 players,

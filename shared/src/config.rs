@@ -18,6 +18,7 @@ pub const DEFAULT_PLAYERS_TABLE: &str = "Players";
 pub const DEFAULT_MESSAGES_TABLE: &str = "Messages";
 pub const DEFAULT_PLACEMENTS_TABLE: &str = "Placements";
 pub const DEFAULT_SUBSCRIPTIONS_TABLE: &str = "PresenceSubscriptions";
+pub const DEFAULT_PARTIES_TABLE: &str = "Parties";
 /// The local stack's one queue (a deployed stack names its own: no default there).
 pub const DEFAULT_GAME_SESSION_QUEUES: &str = "default-queue";
 pub const DEFAULT_MAX_PLAYERS_PER_SESSION: u32 = 8;
@@ -37,7 +38,16 @@ pub const PRESENCE_SHARDS_RANGE: RangeInclusive<u32> = 1..=64;
 pub const DEFAULT_RATE_LIMIT_MESSAGES_PER_MINUTE: u32 = 120;
 pub const DEFAULT_RATE_LIMIT_RECIPIENTS_PER_MINUTE: u32 = 600;
 pub const DEFAULT_RATE_LIMIT_PLACEMENTS_PER_MINUTE: u32 = 10;
+pub const DEFAULT_RATE_LIMIT_PARTY_INVITES_PER_MINUTE: u32 = 30;
 pub const RATE_LIMIT_RANGE: RangeInclusive<u32> = 0..=1_000_000;
+/// Parties: the largest a party may be, at most 10 so that a party fits one FlexMatch
+/// ticket (and a party's change, one transaction).
+pub const DEFAULT_PARTY_MAX_SIZE: u32 = 8;
+pub const PARTY_MAX_SIZE_RANGE: RangeInclusive<u32> = 2..=10;
+pub const DEFAULT_PARTY_INVITE_TTL_SECONDS: u64 = 300;
+pub const PARTY_INVITE_TTL_SECONDS_RANGE: RangeInclusive<u64> = 10..=86_400;
+pub const DEFAULT_PARTY_OFFLINE_SECONDS: u64 = 120;
+pub const PARTY_OFFLINE_SECONDS_RANGE: RangeInclusive<u64> = 0..=86_400;
 
 /// What a numeric knob accepts, as every problem says it: "a whole number from 1 to 64",
 /// or with a unit, "a whole number of seconds from 1 to 7200".
@@ -180,6 +190,34 @@ pub struct Config {
     pub presence_shards: u32,
     /// Per-player rate limits.
     pub rate_limits: RateLimits,
+    /// The Parties table.
+    pub parties_table: String,
+    /// How parties behave.
+    pub parties: PartySettings,
+}
+
+/// How parties behave (docs/architecture.md#playing-in-parties).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartySettings {
+    /// The most members a party may have (`PARTY_MAX_SIZE`, 2–10); `createParty` may ask
+    /// for fewer.
+    pub max_size: u32,
+    /// An invitation can be taken up this long (`PARTY_INVITE_TTL_SECONDS`).
+    pub invite_ttl: Duration,
+    /// An offline member stays a member this long after the sweeper took them offline
+    /// (`PARTY_OFFLINE_SECONDS`).
+    pub offline: Duration,
+    /// Only the leader may invite (`PARTY_INVITE_LEADER_ONLY`); otherwise any member may.
+    pub invite_leader_only: bool,
+}
+
+impl PartySettings {
+    pub const DEFAULT: Self = Self {
+        max_size: DEFAULT_PARTY_MAX_SIZE,
+        invite_ttl: Duration::from_secs(DEFAULT_PARTY_INVITE_TTL_SECONDS),
+        offline: Duration::from_secs(DEFAULT_PARTY_OFFLINE_SECONDS),
+        invite_leader_only: false,
+    };
 }
 
 /// Per-player limits per one-minute window (docs/architecture.md#rate-limits); 0 turns
@@ -192,6 +230,9 @@ pub struct RateLimits {
     pub recipients_per_minute: u32,
     /// `sessionPlacementRequest`s (`RATE_LIMIT_PLACEMENTS_PER_MINUTE`).
     pub placements_per_minute: u32,
+    /// `inviteToParty` requests (`RATE_LIMIT_PARTY_INVITES_PER_MINUTE`): invitations are
+    /// the one party route that writes to other players' inboxes.
+    pub party_invites_per_minute: u32,
 }
 
 impl RateLimits {
@@ -199,12 +240,14 @@ impl RateLimits {
         messages_per_minute: DEFAULT_RATE_LIMIT_MESSAGES_PER_MINUTE,
         recipients_per_minute: DEFAULT_RATE_LIMIT_RECIPIENTS_PER_MINUTE,
         placements_per_minute: DEFAULT_RATE_LIMIT_PLACEMENTS_PER_MINUTE,
+        party_invites_per_minute: DEFAULT_RATE_LIMIT_PARTY_INVITES_PER_MINUTE,
     };
     /// No limit at all (load benchmarks).
     pub const OFF: Self = Self {
         messages_per_minute: 0,
         recipients_per_minute: 0,
         placements_per_minute: 0,
+        party_invites_per_minute: 0,
     };
 }
 
@@ -282,6 +325,36 @@ impl Config {
                     DEFAULT_RATE_LIMIT_PLACEMENTS_PER_MINUTE,
                     &whole_number(&RATE_LIMIT_RANGE, None),
                 ),
+                party_invites_per_minute: env.parsed_or(
+                    "RATE_LIMIT_PARTY_INVITES_PER_MINUTE",
+                    DEFAULT_RATE_LIMIT_PARTY_INVITES_PER_MINUTE,
+                    &whole_number(&RATE_LIMIT_RANGE, None),
+                ),
+            },
+            parties_table: env.required("PARTIES_TABLE"),
+            parties: PartySettings {
+                max_size: env.parsed_or(
+                    "PARTY_MAX_SIZE",
+                    DEFAULT_PARTY_MAX_SIZE,
+                    &whole_number(&PARTY_MAX_SIZE_RANGE, None),
+                ),
+                invite_ttl: seconds(
+                    &mut env,
+                    "PARTY_INVITE_TTL_SECONDS",
+                    DEFAULT_PARTY_INVITE_TTL_SECONDS,
+                    &PARTY_INVITE_TTL_SECONDS_RANGE,
+                ),
+                offline: seconds(
+                    &mut env,
+                    "PARTY_OFFLINE_SECONDS",
+                    DEFAULT_PARTY_OFFLINE_SECONDS,
+                    &PARTY_OFFLINE_SECONDS_RANGE,
+                ),
+                invite_leader_only: env.parsed_or(
+                    "PARTY_INVITE_LEADER_ONLY",
+                    false,
+                    "true or false",
+                ),
             },
         };
         for problem in config.problems() {
@@ -321,6 +394,16 @@ impl Config {
                 self.rate_limits.placements_per_minute,
                 RATE_LIMIT_RANGE,
             ),
+            (
+                "RATE_LIMIT_PARTY_INVITES_PER_MINUTE",
+                self.rate_limits.party_invites_per_minute,
+                RATE_LIMIT_RANGE,
+            ),
+            (
+                "PARTY_MAX_SIZE",
+                self.parties.max_size,
+                PARTY_MAX_SIZE_RANGE,
+            ),
         ] {
             if !range.contains(&value) {
                 problems.push(format!(
@@ -344,6 +427,16 @@ impl Config {
                 "RECONNECT_GRACE_SECONDS",
                 self.reconnect_grace,
                 RECONNECT_GRACE_SECONDS_RANGE,
+            ),
+            (
+                "PARTY_INVITE_TTL_SECONDS",
+                self.parties.invite_ttl,
+                PARTY_INVITE_TTL_SECONDS_RANGE,
+            ),
+            (
+                "PARTY_OFFLINE_SECONDS",
+                self.parties.offline,
+                PARTY_OFFLINE_SECONDS_RANGE,
             ),
         ] {
             let secs = value.as_secs();
@@ -374,6 +467,8 @@ impl Config {
             reconnect_grace: Duration::from_secs(DEFAULT_RECONNECT_GRACE_SECONDS),
             presence_shards: DEFAULT_PRESENCE_SHARDS,
             rate_limits: RateLimits::DEFAULT,
+            parties_table: DEFAULT_PARTIES_TABLE.into(),
+            parties: PartySettings::DEFAULT,
         }
     }
 }
@@ -413,6 +508,7 @@ mod tests {
             ("GAME_SESSION_QUEUES", "chess-eu"),
             ("SUBSCRIPTIONS_TABLE", "chess-subscriptions"),
             ("PRESENCE_EVENT_BUS", "chess-presence"),
+            ("PARTIES_TABLE", "chess-parties"),
         ]))
         .expect("valid");
         assert_eq!(config.heartbeat_timeout, Duration::from_secs(90));
@@ -420,6 +516,8 @@ mod tests {
         assert_eq!(config.presence_shards, 4);
         assert_eq!(config.game_session_queues, vec!["chess-eu".to_string()]);
         assert_eq!(config.max_players_per_session, 8);
+        assert_eq!(config.parties, PartySettings::DEFAULT);
+        assert_eq!(config.parties_table, "chess-parties");
     }
 
     #[test]
@@ -439,12 +537,13 @@ mod tests {
             "PRESENCE_EVENT_BUS is not set",
             "PLACEMENTS_TABLE is not set",
             "GAME_SESSION_QUEUES is not set",
+            "PARTIES_TABLE is not set",
             "HEARTBEAT_TIMEOUT_SECONDS=\"soon\"",
             "PRESENCE_SHARDS=0",
         ] {
             assert!(text.contains(expected), "missing {expected:?} in {text}");
         }
-        assert_eq!(err.problems.len(), 9);
+        assert_eq!(err.problems.len(), 10);
     }
 
     #[test]
@@ -457,6 +556,7 @@ mod tests {
             ("SUBSCRIPTIONS_TABLE", "s"),
             ("PRESENCE_EVENT_BUS", "b"),
             ("PLACEMENTS_TABLE", "pl"),
+            ("PARTIES_TABLE", "pa"),
             ("GAME_SESSION_QUEUES", " eu-queue, ,us-queue,eu-queue "),
             ("MAX_PLAYERS_PER_SESSION", "200"),
         ]);
@@ -491,6 +591,7 @@ mod tests {
             ("GAME_SESSION_QUEUES", "q"),
             ("SUBSCRIPTIONS_TABLE", "s"),
             ("PRESENCE_EVENT_BUS", "b"),
+            ("PARTIES_TABLE", "pa"),
         ]))
         .unwrap_err();
         assert_eq!(err.problems, vec!["GAME is not set".to_string()]);
@@ -508,6 +609,11 @@ mod tests {
             message_ttl: Duration::from_secs(59),
             heartbeat_timeout: Duration::from_secs(7_201),
             reconnect_grace: Duration::from_secs(3_601),
+            parties: PartySettings {
+                max_size: 11,
+                offline: Duration::from_secs(86_401),
+                ..PartySettings::DEFAULT
+            },
             ..Config::for_local("Development")
         };
         assert_eq!(
@@ -515,9 +621,11 @@ mod tests {
             [
                 "MAX_PLAYERS_PER_SESSION=0 is not a whole number from 1 to 200",
                 "PRESENCE_SHARDS=65 is not a whole number from 1 to 64",
+                "PARTY_MAX_SIZE=11 is not a whole number from 2 to 10",
                 "MESSAGE_TTL_SECONDS=59 is not a whole number of seconds from 60 to 1209600",
                 "HEARTBEAT_TIMEOUT_SECONDS=7201 is not a whole number of seconds from 1 to 7200",
                 "RECONNECT_GRACE_SECONDS=3601 is not a whole number of seconds from 0 to 3600",
+                "PARTY_OFFLINE_SECONDS=86401 is not a whole number of seconds from 0 to 86400",
             ]
         );
     }

@@ -58,14 +58,21 @@ impl PlayerId {
     /// The `BySweepShard` index partition this player lives in. A stable hash (FNV-1a),
     /// so every process and every release agrees on it.
     pub fn sweep_shard(&self, shards: u32) -> u32 {
-        let hash = self.0.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-        });
-        (hash % u64::from(shards.max(1))) as u32
+        stable_shard(&self.0, shards)
     }
 }
 
-fn is_allowed(c: char) -> bool {
+/// `key`'s partition among `shards` (at least one): FNV-1a, stable across processes
+/// and releases.
+pub(crate) fn stable_shard(key: &str, shards: u32) -> u32 {
+    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    (hash % u64::from(shards.max(1))) as u32
+}
+
+/// The characters of a player id (and of a party id): `A-Z a-z 0-9 . _ : @ -`.
+pub(crate) fn is_allowed(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '@' | '-')
 }
 

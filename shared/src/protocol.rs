@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::domain::{EpochMillis, GameSession, PlacementId, PlacementStatus};
+use crate::domain::{EpochMillis, GameSession, PlacementId, PlacementStatus, PlayerId};
+use crate::party::{ChangeKind, PartyId, PartyView};
 
 /// `requestId` is echoed back; it is bounded so a client cannot make us echo megabytes.
 pub const MAX_REQUEST_ID_LEN: usize = 64;
@@ -24,6 +25,14 @@ pub const ROUTES: &[&str] = &[
     "rejoinSession",
     "subscribePresence",
     "unsubscribePresence",
+    "setPlacementLatencies",
+    "createParty",
+    "inviteToParty",
+    "joinParty",
+    "declinePartyInvite",
+    "leaveParty",
+    "kickFromParty",
+    "promotePartyLeader",
 ];
 
 /// Error codes of `error` frames.
@@ -35,6 +44,9 @@ pub enum ErrorCode {
     PayloadTooLarge,
     NotFound,
     Conflict,
+    /// The request is valid, but the caller may not do it (e.g. only a party's leader
+    /// may kick).
+    Forbidden,
     SessionEnded,
     /// Over a per-player rate limit; the frame carries `retryAfterMs`.
     RateLimited,
@@ -203,10 +215,13 @@ pub enum ServerFrame {
         #[serde(flatten)]
         details: Map<String, Value>,
     },
-    /// A message from another player (or the system).
+    /// A message from another player (or the system); `partyId` when it was sent to
+    /// the party.
     Message {
         message_id: String,
         from: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        party_id: Option<PartyId>,
         message: Value,
         sent_at: EpochMillis,
     },
@@ -223,6 +238,25 @@ pub enum ServerFrame {
         player_id: String,
         status: String,
         at: EpochMillis,
+    },
+    /// A party you are (or were) in changed: its state after the change, which change,
+    /// and whom it was about. `party.version` grows by one per change.
+    Party {
+        party: PartyView,
+        change: ChangeKind,
+        player_id: PlayerId,
+    },
+    /// You are invited to a party until `expiresAt` (ms): `joinParty` or
+    /// `declinePartyInvite`.
+    PartyInvite {
+        party_id: PartyId,
+        from: PlayerId,
+        expires_at: EpochMillis,
+    },
+    /// A player declined your invitation to a party.
+    PartyInviteDeclined {
+        party_id: PartyId,
+        player_id: PlayerId,
     },
     /// The same player connected elsewhere; this socket closes next. Do not reconnect.
     SessionReplaced,
@@ -388,6 +422,7 @@ mod tests {
         let message = ServerFrame::Message {
             message_id: "m1".into(),
             from: "alice".into(),
+            party_id: None,
             message: json!({"hi": true}),
             sent_at: 7,
         };
@@ -469,10 +504,7 @@ pub const MAX_PLAYER_IDS: usize = 100;
 
 /// Reads `body[field]` as 1..=`MAX_PLAYER_IDS` distinct player ids (duplicates
 /// dropped, first occurrence kept), or says precisely what is wrong.
-pub fn player_ids_field(
-    body: &Map<String, Value>,
-    field: &str,
-) -> Result<Vec<crate::domain::PlayerId>, String> {
+pub fn player_ids_field(body: &Map<String, Value>, field: &str) -> Result<Vec<PlayerId>, String> {
     let items = match body.get(field) {
         None | Some(Value::Null) => return Err(format!("`{field}` is required")),
         Some(Value::Array(items)) => items,
@@ -486,7 +518,7 @@ pub fn player_ids_field(
     if items.is_empty() {
         return Err(format!("`{field}` must name at least one player"));
     }
-    let mut ids: Vec<crate::domain::PlayerId> = Vec::with_capacity(items.len().min(MAX_PLAYER_IDS));
+    let mut ids: Vec<PlayerId> = Vec::with_capacity(items.len().min(MAX_PLAYER_IDS));
     let mut seen = std::collections::HashSet::new();
     for (i, item) in items.iter().enumerate() {
         let Value::String(raw) = item else {
@@ -495,7 +527,7 @@ pub fn player_ids_field(
                 json_kind(item)
             ));
         };
-        let id = crate::domain::PlayerId::parse(raw.as_str())
+        let id = PlayerId::parse(raw.as_str())
             .map_err(|e| format!("`{field}[{i}]` is not a valid player id: {e}"))?;
         if seen.insert(id.clone()) {
             ids.push(id);

@@ -2,7 +2,7 @@
 //!
 //! End to end over real WebSockets against the local stack started in-process on a
 //! random port: `connection_lifecycle`, `delivery_faults`, `management_api`, `messaging`,
-//! `placement`, `presence`, `rate_limits`.
+//! `parties`, `placement`, `presence`, `rate_limits`.
 //! Adapters against DynamoDB Local, the `*_dynamodb` suites: they need `DYNAMODB_ENDPOINT`
 //! (`scripts/test.sh` starts DynamoDB Local and sets it).
 //!
@@ -17,6 +17,8 @@ mod delivery_faults;
 mod management_api;
 mod message_store_dynamodb;
 mod messaging;
+mod parties;
+mod party_store_dynamodb;
 mod placement;
 mod placement_store_dynamodb;
 mod player_store_dynamodb;

@@ -7,17 +7,20 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use presence_timeout::{PresenceTimeoutHandler, SweepSummary};
-use shared::adapters::dynamodb::DynamoPlayerStore;
+use shared::adapters::dynamodb::{DynamoPartyStore, DynamoPlayerStore};
 use shared::adapters::memory::InProcessEventBus;
 use shared::config::Config;
 use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
+use shared::party::Parties;
 use shared::ports::{
     ConnectionGateway, ConnectionInfo, GatewayError, ManualClock, NewConnection, PlayerStore,
     PresenceChange,
 };
 use shared::testing::call_counter::CallCounter;
 use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
-use tests::dynamodb::{dynamodb_local, fresh_players_table};
+use tests::dynamodb::{
+    dynamodb_local, fresh_messages_table, fresh_parties_table, fresh_players_table,
+};
 
 const T0: i64 = 1_795_323_600_000;
 const HEARTBEAT: i64 = 90_000;
@@ -35,6 +38,8 @@ fn conn(player: &str) -> ConnectionId {
 struct World {
     config: Arc<Config>,
     players: Arc<DynamoPlayerStore>,
+    /// On a client of its own: the counts here are the players' side of a sweep.
+    parties: Arc<DynamoPartyStore>,
     counter: CallCounter,
     bus: Arc<InProcessEventBus>,
 }
@@ -54,8 +59,16 @@ impl World {
         );
         let mut config = Config::for_local("Development");
         config.presence_shards = shards;
+        let parties = Arc::new(DynamoPartyStore::new(
+            client.clone(),
+            fresh_parties_table(&client).await,
+            table.clone(),
+            fresh_messages_table(&client).await,
+            shards,
+        ));
         Self {
             config: Arc::new(config),
+            parties,
             players: Arc::new(DynamoPlayerStore::new(counted, table)),
             counter,
             bus: Arc::new(InProcessEventBus::new()),
@@ -68,6 +81,7 @@ impl World {
             self.players.clone(),
             gateway,
             self.bus.clone(),
+            Parties::new(self.parties.clone(), Arc::new(ManualClock::at(T0)), 86_400),
             Arc::new(ManualClock::at(T0)),
         )
     }
@@ -139,6 +153,7 @@ async fn given_zombies_players_past_grace_and_live_players_when_sweeping_then_on
         SweepSummary {
             swept: 2,
             zombies_closed: 1,
+            removed_from_parties: 0,
             stopped_early: false,
             failed: 0
         }

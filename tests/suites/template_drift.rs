@@ -699,7 +699,7 @@ fn given_a_functions_own_environment_when_it_starts_then_its_reader_reads_every_
     );
 }
 
-/// The four tables: the template's resource, the variable that names it, what
+/// The five tables: the template's resource, the variable that names it, what
 /// `shared::config` reads that variable into, and what creates it on DynamoDB Local.
 #[derive(Clone, Copy, Debug)]
 enum TableKind {
@@ -707,14 +707,16 @@ enum TableKind {
     Messages,
     Placements,
     Subscriptions,
+    Parties,
 }
 
 impl TableKind {
-    const ALL: [Self; 4] = [
+    const ALL: [Self; 5] = [
         Self::Players,
         Self::Messages,
         Self::Placements,
         Self::Subscriptions,
+        Self::Parties,
     ];
 
     fn resource(self) -> &'static str {
@@ -723,6 +725,7 @@ impl TableKind {
             Self::Messages => "MessagesTable",
             Self::Placements => "PlacementsTable",
             Self::Subscriptions => "PresenceSubscriptionsTable",
+            Self::Parties => "PartiesTable",
         }
     }
 
@@ -732,6 +735,7 @@ impl TableKind {
             Self::Messages => "MESSAGES_TABLE",
             Self::Placements => "PLACEMENTS_TABLE",
             Self::Subscriptions => "SUBSCRIPTIONS_TABLE",
+            Self::Parties => "PARTIES_TABLE",
         }
     }
 
@@ -741,6 +745,7 @@ impl TableKind {
             Self::Messages => &config.messages_table,
             Self::Placements => &config.placements_table,
             Self::Subscriptions => &config.subscriptions_table,
+            Self::Parties => &config.parties_table,
         }
     }
 
@@ -750,19 +755,21 @@ impl TableKind {
             Self::Messages => "create_messages_table",
             Self::Placements => "create_placements_table",
             Self::Subscriptions => "create_subscriptions_table",
+            Self::Parties => "create_parties_table",
         }
     }
 
     async fn create(self, client: &aws_sdk_dynamodb::Client, name: &str) {
         use shared::adapters::dynamodb::{
-            create_messages_table, create_placements_table, create_players_table,
-            create_subscriptions_table,
+            create_messages_table, create_parties_table, create_placements_table,
+            create_players_table, create_subscriptions_table,
         };
         let created = match self {
             Self::Players => create_players_table(client, name).await,
             Self::Messages => create_messages_table(client, name).await,
             Self::Placements => create_placements_table(client, name).await,
             Self::Subscriptions => create_subscriptions_table(client, name).await,
+            Self::Parties => create_parties_table(client, name).await,
         };
         if let Err(error) = created {
             panic!(
@@ -1032,7 +1039,7 @@ async fn assert_table_is_the_templates(kind: TableKind) {
 }
 
 #[test]
-fn given_the_template_tables_when_listed_then_they_are_the_four_the_code_creates() {
+fn given_the_template_tables_when_listed_then_they_are_the_five_the_code_creates() {
     let template = Template::load();
     let declared: BTreeSet<&str> = template
         .of_type(TABLE)
@@ -1065,6 +1072,11 @@ async fn given_the_placements_table_when_created_for_dynamodb_local_then_it_is_t
 #[tokio::test]
 async fn given_the_subscriptions_table_when_created_for_dynamodb_local_then_it_is_the_templates() {
     assert_table_is_the_templates(TableKind::Subscriptions).await;
+}
+
+#[tokio::test]
+async fn given_the_parties_table_when_created_for_dynamodb_local_then_it_is_the_templates() {
+    assert_table_is_the_templates(TableKind::Parties).await;
 }
 
 // --- The Messages stream -----------------------------------------------------------------------

@@ -105,6 +105,22 @@ pub async fn fresh_placements_table(client: &Client) -> String {
     name
 }
 
+/// Creates a Parties table (as the SAM template defines it: PK `partyId`, SK `sk`, GSI
+/// `ByOfflineSince`, TTL) under a name no other test uses, and returns the name.
+///
+/// # Panics
+/// When DynamoDB Local refuses or cannot be reached.
+pub async fn fresh_parties_table(client: &Client) -> String {
+    let name = unique_table_name("parties");
+    if let Err(err) = shared::adapters::dynamodb::create_parties_table(client, &name).await {
+        panic!(
+            "creating table {name} on DynamoDB Local failed: {}",
+            error_chain(&err)
+        );
+    }
+    name
+}
+
 /// Describes `table` and checks what every table of the template has: ACTIVE,
 /// on-demand billing, TTL on `expireAt`. Returns the description for the table's own
 /// checks (keys, indexes, stream).

@@ -10,7 +10,11 @@
 //!   heartbeat or reconnect that landed meanwhile wins, and the player is left alone);
 //! - if they were still `online` (a zombie: the socket is open but silent), closes the
 //!   socket;
-//! - publishes `presence.disconnected` (10 per PutEvents call, while the sweep goes on).
+//! - publishes `presence.disconnected` (10 per PutEvents call, while the sweep goes on);
+//! - for a party member, marks them offline in the party (`party.rs`).
+//!
+//! Then it removes from their parties the members offline for `PARTY_OFFLINE_SECONDS`
+//! (`party.rs`).
 //!
 //! Shards are read round-robin, a page each, so a backlog in one does not starve the
 //! others. A margin before the invocation's deadline the sweep starts no new player
@@ -32,6 +36,7 @@ use serde::Serialize;
 use serde_json::Value;
 use shared::config::Config;
 use shared::domain::{EpochMillis, PlayerId, PresenceStatus};
+use shared::party::Parties;
 use shared::ports::{
     Clock, ConnectionGateway, EventBus, ExpiredPlayer, GatewayError, PlayerStore, PresenceEvent,
 };
@@ -59,6 +64,8 @@ pub struct SweepSummary {
     pub swept: usize,
     /// Of those, zombies whose socket was closed (or found closed already).
     pub zombies_closed: usize,
+    /// Party members removed for having been offline `PARTY_OFFLINE_SECONDS`.
+    pub removed_from_parties: usize,
     /// True when the deadline stopped the sweep with players (or pages) left for the
     /// next run.
     pub stopped_early: bool,
@@ -77,6 +84,8 @@ enum Retired {
     Offline {
         event: PresenceEvent,
         closed: bool,
+        /// Their party could not be told (counted as a failure).
+        party_failed: bool,
     },
     /// A heartbeat or reconnect won the race (or another sweep got there first).
     StillHere,
@@ -90,6 +99,7 @@ pub struct PresenceTimeoutHandler {
     players: Arc<dyn PlayerStore>,
     gateway: Arc<dyn ConnectionGateway>,
     events: Arc<dyn EventBus>,
+    parties: Parties,
     clock: Arc<dyn Clock>,
     deadline_margin: Duration,
     concurrency: usize,
@@ -101,6 +111,7 @@ impl PresenceTimeoutHandler {
         players: Arc<dyn PlayerStore>,
         gateway: Arc<dyn ConnectionGateway>,
         events: Arc<dyn EventBus>,
+        parties: Parties,
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
@@ -108,6 +119,7 @@ impl PresenceTimeoutHandler {
             players,
             gateway,
             events,
+            parties,
             clock,
             deadline_margin: DEFAULT_DEADLINE_MARGIN,
             concurrency: DEFAULT_CONCURRENCY,
@@ -165,9 +177,16 @@ impl PresenceTimeoutHandler {
             let mut retired = std::pin::pin!(retired);
             while let Some(outcome) = retired.next().await {
                 match outcome {
-                    Retired::Offline { event, closed: c } => {
+                    Retired::Offline {
+                        event,
+                        closed: c,
+                        party_failed,
+                    } => {
                         swept += 1;
                         closed += usize::from(c);
+                        if party_failed {
+                            failed.fetch_add(1, Ordering::Relaxed);
+                        }
                         // The receiver lives until this sender is dropped.
                         let _ = events_tx.send(event);
                     }
@@ -182,9 +201,13 @@ impl PresenceTimeoutHandler {
         };
         let ((swept, zombies_closed), unpublished) =
             futures_util::future::join(sweeping, self.publish_all(events_rx)).await;
+        let removed_from_parties = self
+            .remove_long_offline(now, stop_at, &stopped_early, &failed)
+            .await;
         let summary = SweepSummary {
             swept,
             zombies_closed,
+            removed_from_parties,
             stopped_early: stopped_early.load(Ordering::Relaxed),
             failed: failed.load(Ordering::Relaxed) + unpublished,
         };
@@ -192,6 +215,7 @@ impl PresenceTimeoutHandler {
             info!(
                 swept = summary.swept,
                 zombies_closed = summary.zombies_closed,
+                removed_from_parties = summary.removed_from_parties,
                 stopped_early = summary.stopped_early,
                 failed = summary.failed,
                 "presence sweep"
@@ -295,9 +319,11 @@ impl PresenceTimeoutHandler {
                 }
             }
         }
+        let party_failed = !self.mark_party_offline(&old, now).await;
         Retired::Offline {
             event: PresenceEvent::disconnected(old.player_id, now),
             closed,
+            party_failed,
         }
     }
 
@@ -326,6 +352,8 @@ impl PresenceTimeoutHandler {
         }
     }
 }
+
+mod party;
 
 #[cfg(test)]
 mod tests;

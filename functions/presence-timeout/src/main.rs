@@ -18,6 +18,7 @@ async fn main() -> Result<(), Error> {
         aws::player_store(&sdk, &config),
         aws::connection_gateway(&sdk),
         aws::event_bus(&sdk, &config),
+        aws::parties(&sdk, &config),
         Arc::new(SystemClock),
     );
     let handler = &handler;

@@ -2,11 +2,15 @@ use std::sync::atomic::AtomicI64;
 
 use async_trait::async_trait;
 use serde_json::json;
-use shared::adapters::memory::{InMemoryPlayerStore, InProcessEventBus};
+use shared::adapters::memory::{
+    InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore, InProcessEventBus,
+};
 use shared::domain::{ConnectionId, PlayerId};
 use shared::ports::{ConnectionInfo, ManualClock, NewConnection, PresenceChange};
 use shared::testing::events::parse_event;
 use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
+
+use shared::party::Parties;
 
 use super::*;
 
@@ -29,6 +33,8 @@ fn endpoint() -> String {
 struct World {
     config: Arc<Config>,
     players: Arc<InMemoryPlayerStore>,
+    messages: Arc<InMemoryMessageStore>,
+    parties: Arc<InMemoryPartyStore>,
     gateway: Arc<RecordingGateway>,
     bus: Arc<InProcessEventBus>,
     clock: ManualClock,
@@ -38,9 +44,17 @@ impl World {
     fn new(shards: u32) -> Self {
         let mut config = Config::for_local("Development");
         config.presence_shards = shards;
+        let players = Arc::new(InMemoryPlayerStore::new());
+        let messages = Arc::new(InMemoryMessageStore::new());
         Self {
             config: Arc::new(config),
-            players: Arc::new(InMemoryPlayerStore::new()),
+            parties: Arc::new(InMemoryPartyStore::new(
+                players.clone(),
+                messages.clone(),
+                shards,
+            )),
+            players,
+            messages,
             gateway: Arc::new(RecordingGateway::new()),
             bus: Arc::new(InProcessEventBus::new()),
             clock: ManualClock::at(T0),
@@ -57,6 +71,7 @@ impl World {
             self.players.clone(),
             gateway,
             self.bus.clone(),
+            Parties::new(self.parties.clone(), Arc::new(self.clock.clone()), 86_400),
             Arc::new(self.clock.clone()),
         )
     }
@@ -119,6 +134,7 @@ async fn given_alice_online_without_a_heartbeat_when_sweeping_then_she_goes_offl
         SweepSummary {
             swept: 1,
             zombies_closed: 1,
+            removed_from_parties: 0,
             stopped_early: false,
             failed: 0
         }
@@ -357,6 +373,7 @@ async fn given_the_deadline_near_mid_page_when_sweeping_then_no_new_player_is_st
         SweepSummary {
             swept: 11,
             zombies_closed: 11,
+            removed_from_parties: 0,
             stopped_early: true,
             failed: 0
         }
@@ -463,8 +480,203 @@ async fn the_sample_schedule_event_sweeps_and_returns_the_summary() {
     let summary = w.handler().handle(scheduled(0)).await.unwrap();
     assert_eq!(
         serde_json::to_value(summary).unwrap(),
-        json!({"swept": 2, "zombiesClosed": 1, "stoppedEarly": false, "failed": 0})
+        json!({"swept": 2, "zombiesClosed": 1, "removedFromParties": 0, "stoppedEarly": false,
+               "failed": 0})
     );
     assert_eq!(w.disconnected(), vec!["alice", "bob"]);
     assert_eq!(w.status("carol").await, PresenceStatus::Online);
+}
+
+mod parties {
+    use super::*;
+    use shared::party::{Invitation, Party, PartyId};
+    use shared::ports::{
+        Committed, InvitationWrite, MessageStore, PartyCommit, PartyCondition, PartyStore,
+        ReplayFrom,
+    };
+
+    const OFFLINE: i64 = 120_000;
+
+    impl World {
+        fn service(&self) -> Parties {
+            Parties::new(self.parties.clone(), Arc::new(self.clock.clone()), 86_400)
+        }
+
+        /// A party led by `names[0]`, everyone connected at `at`.
+        async fn party_of(&self, names: &[&str], at: i64) -> Party {
+            for name in names {
+                self.connect(name, at).await;
+            }
+            let created = Party::create(PartyId::parse("party-1").unwrap(), &p(names[0]), 10, at);
+            let commit = self.service().commit_of(&created, at);
+            assert_eq!(self.parties.commit(&commit).await.unwrap(), Committed::Done);
+            let mut state = created.after;
+            for name in &names[1..] {
+                let invitation = Invitation {
+                    party_id: state.party_id.clone(),
+                    invitee: p(name),
+                    from: p(names[0]),
+                    expires_at: at + 60_000,
+                };
+                let mut invite = PartyCommit::on(
+                    state.party_id.clone(),
+                    PartyCondition::AtVersion(state.version),
+                    at,
+                );
+                invite.invitation = Some(InvitationWrite::Put(invitation.clone()));
+                self.parties.commit(&invite).await.unwrap();
+                let joined = state.join(&p(name), Some(&invitation), at).unwrap();
+                let commit = self.service().commit_of(&joined, at);
+                assert_eq!(self.parties.commit(&commit).await.unwrap(), Committed::Done);
+                state = joined.after;
+            }
+            state
+        }
+
+        async fn party(&self) -> Option<Party> {
+            self.parties
+                .get(&PartyId::parse("party-1").unwrap())
+                .await
+                .unwrap()
+        }
+
+        /// The last party frame in `name`'s inbox.
+        async fn last_party_frame(&self, name: &str) -> Value {
+            let inbox = self
+                .messages
+                .read(&p(name), &ReplayFrom::EVERYTHING, T0 + 10 * OFFLINE)
+                .await
+                .unwrap();
+            let last = inbox.messages.last().expect("a frame");
+            serde_json::from_str(&last.payload).unwrap()
+        }
+    }
+
+    #[tokio::test]
+    async fn given_a_party_member_swept_offline_then_the_party_shows_them_offline_and_every_member_is_told()
+     {
+        let w = World::new(4);
+        w.party_of(&["alice", "bob"], T0 - 1_000).await;
+        w.disconnect("bob", T0 - GRACE - 10).await;
+        let summary = w.handler().sweep_once(T0).await;
+        assert_eq!(summary.swept, 1);
+        assert_eq!(summary.removed_from_parties, 0);
+        assert_eq!(summary.failed, 0);
+        let party = w.party().await.unwrap();
+        assert_eq!(party.members.len(), 2, "still a member");
+        assert_eq!(party.offline_since(), Some(T0));
+        for name in ["alice", "bob"] {
+            let frame = w.last_party_frame(name).await;
+            assert_eq!(frame["change"], "presence", "{name}");
+            assert_eq!(frame["playerId"], "bob", "{name}");
+            assert_eq!(
+                frame["party"]["members"][1]["presence"], "offline",
+                "{name}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn given_a_member_offline_past_the_party_limit_when_sweeping_then_they_are_removed_and_the_others_told_left()
+     {
+        let w = World::new(4);
+        w.party_of(&["alice", "bob", "carol"], T0 - 1_000).await;
+        // alice, the leader, drops and is swept offline at T0.
+        w.disconnect("alice", T0 - GRACE - 10).await;
+        w.handler().sweep_once(T0).await;
+        // bob and carol keep their sockets alive (a reconnect moves the deadline too).
+        for name in ["bob", "carol"] {
+            w.connect(name, T0 + OFFLINE - 10).await;
+        }
+        // Not yet: one millisecond short of PARTY_OFFLINE_SECONDS.
+        let early = w.handler().sweep_once(T0 + OFFLINE - 1).await;
+        assert_eq!(early.removed_from_parties, 0);
+        assert_eq!(w.party().await.unwrap().members.len(), 3);
+
+        let summary = w.handler().sweep_once(T0 + OFFLINE).await;
+        assert_eq!(summary.removed_from_parties, 1);
+        let party = w.party().await.unwrap();
+        assert_eq!(
+            party.member_ids().map(PlayerId::as_str).collect::<Vec<_>>(),
+            ["bob", "carol"]
+        );
+        assert_eq!(
+            party.leader_id,
+            p("bob"),
+            "the longest-standing member leads"
+        );
+        assert_eq!(party.offline_since(), None);
+        let frame = w.last_party_frame("carol").await;
+        assert_eq!(frame["change"], "left");
+        assert_eq!(frame["playerId"], "alice");
+        let alice = w.players.get(&p("alice")).await.unwrap().unwrap();
+        assert_eq!(alice.party_id, None, "her link goes with her");
+        // Nothing left for the next sweep.
+        let again = w.handler().sweep_once(T0 + OFFLINE + 1).await;
+        assert_eq!(again.removed_from_parties, 0);
+    }
+
+    #[tokio::test]
+    async fn given_every_member_offline_past_the_limit_then_the_party_is_disbanded() {
+        let w = World::new(1);
+        w.party_of(&["alice", "bob"], T0 - 1_000).await;
+        w.disconnect("alice", T0 - GRACE - 10).await;
+        w.disconnect("bob", T0 - GRACE - 10).await;
+        w.handler().sweep_once(T0).await;
+        let summary = w.handler().sweep_once(T0 + OFFLINE).await;
+        assert_eq!(summary.removed_from_parties, 2);
+        assert_eq!(w.party().await, None);
+        assert_eq!(w.last_party_frame("bob").await["change"], "disbanded");
+    }
+
+    #[tokio::test]
+    async fn given_a_member_back_online_before_the_limit_when_sweeping_then_they_stay() {
+        let w = World::new(4);
+        w.party_of(&["alice", "bob"], T0 - 1_000).await;
+        w.disconnect("bob", T0 - GRACE - 10).await;
+        w.handler().sweep_once(T0).await;
+        // bob resumes (what `resume` does for a party member the sweeper took offline).
+        w.connect("bob", T0 + 10).await;
+        w.service()
+            .set_presence(
+                &PartyId::parse("party-1").unwrap(),
+                &p("bob"),
+                shared::party::MemberPresence::Online,
+            )
+            .await
+            .unwrap();
+        let summary = w.handler().sweep_once(T0 + OFFLINE).await;
+        assert_eq!(summary.removed_from_parties, 0);
+        assert_eq!(w.party().await.unwrap().members.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn given_every_member_of_a_party_swept_in_one_run_then_each_is_offline_in_it_and_nothing_fails()
+     {
+        let names = ["m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"];
+        let w = World::new(4);
+        w.party_of(&names, T0 - 1_000).await;
+        for name in names {
+            w.disconnect(name, T0 - GRACE - 10).await;
+        }
+        let summary = w.handler().sweep_once(T0).await;
+        assert_eq!(summary.swept, 10);
+        assert_eq!(
+            summary.failed, 0,
+            "every party change lands, one after another"
+        );
+        let party = w.party().await.unwrap();
+        assert!(
+            party
+                .members
+                .iter()
+                .all(|m| m.presence != shared::party::MemberPresence::Online),
+            "{party:?}"
+        );
+        assert_eq!(
+            party.version,
+            10 + 10,
+            "10 joins (the first a creation), 10 changes"
+        );
+    }
 }

@@ -7,7 +7,10 @@
 //! 1. one GetItem: is this connection the player's current one? (If not, it was
 //!    replaced or given up: it is told so and closed.) If it took over a connection
 //!    that was still online, that one is closed again here, in case it was still
-//!    opening when `$connect` tried.
+//!    opening when `$connect` tried. For a party member, one GetItem of the party, for
+//!    the ack; one the sweeper took offline is back (`presence`: one Query per member
+//!    and one transaction, pushed to every member like any party change, this one's
+//!    push included in the replay below).
 //! 2. one Query of the inbox, newest first, down to the cursor (or, for a client that
 //!    sends none, down to what it last acknowledged and the old connection's last sign
 //!    of life);
@@ -30,6 +33,7 @@ use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::Value;
 use shared::domain::{EpochMillis, Seq};
+use shared::party::{MemberPresence, Parties, PartyError, PartyView};
 use shared::ports::{
     Clock, ConnectionGateway, DeliveryHandover, Handover, HandoverOutcome, Liveness, MessageKind,
     MessageStore, PlayerRecord, PlayerStore, ReplayFrom, StoredMessage,
@@ -57,6 +61,7 @@ pub struct ResumeHandler {
     players: Arc<dyn PlayerStore>,
     messages: Arc<dyn MessageStore>,
     handover: Arc<dyn DeliveryHandover>,
+    parties: Parties,
     gateway: Arc<dyn ConnectionGateway>,
     clock: Arc<dyn Clock>,
 }
@@ -75,6 +80,8 @@ pub struct ResumeResult {
     pub cursor: Option<Seq>,
     pub placement: Option<Value>,
     pub game_session: Option<Value>,
+    /// The party the player is in (`null`: none).
+    pub party: Option<PartyView>,
 }
 
 /// Why a resume stopped early.
@@ -96,6 +103,7 @@ impl ResumeHandler {
         players: Arc<dyn PlayerStore>,
         messages: Arc<dyn MessageStore>,
         handover: Arc<dyn DeliveryHandover>,
+        parties: Parties,
         gateway: Arc<dyn ConnectionGateway>,
         clock: Arc<dyn Clock>,
     ) -> Self {
@@ -103,9 +111,32 @@ impl ResumeHandler {
             players,
             messages,
             handover,
+            parties,
             gateway,
             clock,
         }
+    }
+
+    /// The player's party for the ack; a member the sweeper took offline is online
+    /// again (every member is told). `None` when the player is in no party.
+    async fn party(&self, record: &PlayerRecord) -> Result<Option<PartyView>, RouteError> {
+        let Some(party_id) = &record.party_id else {
+            return Ok(None);
+        };
+        let party = self
+            .parties
+            .set_presence(party_id, &record.player_id, MemberPresence::Online)
+            .await
+            .map_err(|error| match error {
+                PartyError::Store(err) => {
+                    RouteError::from_store(err, "nothing was replayed; send resume again")
+                }
+                PartyError::Refused(refusal) => RouteError::new(
+                    shared::protocol::ErrorCode::Unavailable,
+                    format!("{refusal}; send resume again"),
+                ),
+            })?;
+        Ok(party.map(|party| party.view()))
     }
 
     /// Replays and hands over; the ack to reply with, or `None` when this socket was
@@ -128,6 +159,8 @@ impl ResumeHandler {
         if record.took_over() {
             self.close_replaced(&record).await;
         }
+        // Before the inbox is read: a presence change's own push is then in the replay.
+        let party = self.party(&record).await?;
 
         let now = self.clock.now_millis();
         // Already live and no cursor: everything since the hand-over was posted to this
@@ -153,6 +186,7 @@ impl ResumeHandler {
                         .game_session
                         .as_ref()
                         .and_then(|session| serde_json::to_value(session).ok()),
+                    party: party.clone(),
                 },
             )
         };

@@ -18,6 +18,7 @@ async fn main() -> Result<(), Error> {
         aws::player_store(&sdk, &config),
         aws::message_store(&sdk, &config),
         aws::delivery_handover(&sdk, &config),
+        aws::parties(&sdk, &config),
         aws::connection_gateway(&sdk),
         Arc::new(SystemClock),
     );

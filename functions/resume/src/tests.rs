@@ -2,9 +2,10 @@ use std::sync::Mutex;
 
 use serde_json::json;
 use shared::adapters::memory::{
-    InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPlayerStore,
+    InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore,
 };
 use shared::domain::{MessageId, PresenceStatus};
+use shared::party::Parties;
 use shared::ports::{ManualClock, NewMessage, StoreError};
 use shared::testing::events::{parse_event, reply_frame, route_event};
 use shared::testing::fixtures::{T0, connection_of, new_connection, player};
@@ -19,6 +20,7 @@ struct World {
     replies: Mutex<Vec<(String, usize, Value)>>,
     players: Arc<InMemoryPlayerStore>,
     messages: Arc<InMemoryMessageStore>,
+    parties: Arc<InMemoryPartyStore>,
     gateway: Arc<RecordingGateway>,
     clock: ManualClock,
     handler: ResumeHandler,
@@ -29,6 +31,11 @@ fn world() -> World {
     let messages = Arc::new(InMemoryMessageStore::new());
     let gateway = Arc::new(RecordingGateway::new());
     let clock = ManualClock::at(T0);
+    let parties = Arc::new(InMemoryPartyStore::new(
+        players.clone(),
+        messages.clone(),
+        4,
+    ));
     let handler = ResumeHandler::new(
         players.clone(),
         messages.clone(),
@@ -36,6 +43,7 @@ fn world() -> World {
             players.clone(),
             messages.clone(),
         )),
+        Parties::new(parties.clone(), Arc::new(clock.clone()), 86_400),
         gateway.clone(),
         Arc::new(clock.clone()),
     );
@@ -43,6 +51,7 @@ fn world() -> World {
         replies: Mutex::default(),
         players,
         messages,
+        parties,
         gateway,
         clock,
         handler,
@@ -159,7 +168,7 @@ async fn given_nothing_waiting_when_resuming_then_the_ack_is_the_reply_and_the_c
         vec![
             json!({"type": "ack", "route": "resume", "requestId": "r1", "playerId": "alice",
                     "resumed": false, "pendingMessages": 0, "cursor": null,
-                    "placement": null, "gameSession": null})
+                    "placement": null, "gameSession": null, "party": null})
         ]
     );
     let record = w.record("alice").await;
@@ -435,6 +444,7 @@ async fn given_a_message_that_arrives_during_the_replay_then_it_is_replayed_too_
             messages: w.messages.clone(),
             arrivals: Mutex::new(vec![chat("bob", 2, T0 + 6)]),
         }),
+        Parties::new(w.parties.clone(), Arc::new(w.clock.clone()), 86_400),
         w.gateway.clone(),
         Arc::new(w.clock.clone()),
     );
@@ -462,6 +472,7 @@ async fn given_the_storage_is_down_then_the_reply_is_an_unavailable_frame_with_r
         Arc::new(Unavailable),
         Arc::new(Unavailable),
         Arc::new(Unavailable),
+        Parties::new(Arc::new(Unavailable), Arc::new(ManualClock::at(T0)), 86_400),
         gateway.clone(),
         Arc::new(ManualClock::at(T0)),
     );
@@ -487,6 +498,7 @@ async fn given_the_hand_over_fails_after_the_replay_then_the_client_is_told_to_r
         w.players.clone(),
         w.messages.clone(),
         Arc::new(Unavailable),
+        Parties::new(w.parties.clone(), Arc::new(w.clock.clone()), 86_400),
         w.gateway.clone(),
         Arc::new(w.clock.clone()),
     );
@@ -538,4 +550,127 @@ fn only_the_latest_presence_change_of_each_player_survives_and_order_is_kept() {
     ]);
     let seqs: Vec<u64> = kept.iter().map(|m| m.seq.get()).collect();
     assert_eq!(seqs, vec![2, 3]);
+}
+
+mod parties {
+    use super::*;
+    use shared::party::{Invitation, MemberPresence, Party, PartyId};
+    use shared::ports::{
+        Committed, InvitationWrite, PartyCommit, PartyCondition, PartyStore, ReplayFrom,
+    };
+
+    /// alice leads a party with bob; both connected at T0. The party, as stored.
+    async fn party(w: &World) -> Party {
+        w.connect("alice", "c-alice", T0).await;
+        w.connect("bob", "c-bob", T0).await;
+        let service = Parties::new(w.parties.clone(), Arc::new(w.clock.clone()), 86_400);
+        let created = Party::create(PartyId::parse("party-1").unwrap(), &player("alice"), 4, T0);
+        let store = w.parties.clone();
+        assert_eq!(
+            store
+                .commit(&service.commit_of(&created, T0))
+                .await
+                .unwrap(),
+            Committed::Done
+        );
+        let invitation = Invitation {
+            party_id: created.after.party_id.clone(),
+            invitee: player("bob"),
+            from: player("alice"),
+            expires_at: T0 + 60_000,
+        };
+        let mut invite = PartyCommit::on(
+            created.after.party_id.clone(),
+            PartyCondition::AtVersion(1),
+            T0,
+        );
+        invite.invitation = Some(InvitationWrite::Put(invitation.clone()));
+        store.commit(&invite).await.unwrap();
+        let joined = created
+            .after
+            .join(&player("bob"), Some(&invitation), T0)
+            .unwrap();
+        store.commit(&service.commit_of(&joined, T0)).await.unwrap();
+        joined.after
+    }
+
+    fn party_frames(frames: &[Value]) -> Vec<&Value> {
+        frames.iter().filter(|f| f["type"] == "party").collect()
+    }
+
+    #[tokio::test]
+    async fn given_a_party_member_when_resuming_then_the_ack_carries_the_party_and_nothing_changes()
+    {
+        let w = world();
+        let party = party(&w).await;
+        w.resume("bob", json!({})).await.unwrap();
+        let ack = w.seen("c-bob").pop().unwrap();
+        assert_eq!(ack["type"], "ack");
+        assert_eq!(ack["party"], serde_json::to_value(party.view()).unwrap());
+        let stored = w.parties.get(&party.party_id).await.unwrap().unwrap();
+        assert_eq!(
+            stored.version, party.version,
+            "an online member changes nothing"
+        );
+    }
+
+    #[tokio::test]
+    async fn given_a_member_the_sweeper_took_offline_when_resuming_then_presence_online_reaches_every_member()
+     {
+        let w = world();
+        let party = party(&w).await;
+        let offline = party
+            .set_presence(&player("bob"), MemberPresence::Offline { since: T0 })
+            .unwrap();
+        let service = Parties::new(w.parties.clone(), Arc::new(w.clock.clone()), 86_400);
+        w.parties
+            .commit(&service.commit_of(&offline, T0))
+            .await
+            .unwrap();
+
+        w.resume("bob", json!({})).await.unwrap();
+        let seen = w.seen("c-bob");
+        let ack = seen.last().unwrap();
+        assert_eq!(ack["party"]["version"], party.version + 2);
+        assert_eq!(ack["party"]["members"][1]["presence"], "online");
+        let replayed = party_frames(&seen);
+        let last = replayed.last().unwrap();
+        assert_eq!(
+            last["change"], "presence",
+            "replayed before the ack: {seen:?}"
+        );
+        assert_eq!(last["party"], ack["party"]);
+        let alice = w
+            .messages
+            .read(&player("alice"), &ReplayFrom::EVERYTHING, T0)
+            .await
+            .unwrap();
+        let told: Value = serde_json::from_str(&alice.messages.last().unwrap().payload).unwrap();
+        assert_eq!(told["change"], "presence");
+        assert_eq!(told["playerId"], "bob");
+    }
+
+    #[tokio::test]
+    async fn given_a_link_to_a_party_that_is_gone_when_resuming_then_party_is_null() {
+        let w = world();
+        let party = party(&w).await;
+        let service = Parties::new(w.parties.clone(), Arc::new(w.clock.clone()), 86_400);
+        // alice leaves; bob's link stays but he is removed behind the handler's back.
+        let left = party.leave(&player("alice")).unwrap();
+        w.parties
+            .commit(&service.commit_of(&left, T0))
+            .await
+            .unwrap();
+        let mut gone = PartyCommit::on(
+            party.party_id.clone(),
+            PartyCondition::AtVersion(left.after.version),
+            T0,
+        );
+        gone.write = Some(shared::ports::PartyWrite::Delete);
+        w.parties.commit(&gone).await.unwrap();
+        w.resume("bob", json!({})).await.unwrap();
+        let ack = w.seen("c-bob").pop().unwrap();
+        assert_eq!(ack["type"], "ack");
+        assert_eq!(ack["party"], Value::Null);
+    }
 }

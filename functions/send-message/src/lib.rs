@@ -1,14 +1,18 @@
-//! `sendMessage`: a player sends any JSON value to up to 100 players. The message (one
-//! id, the same for every recipient) is appended to each recipient's inbox; delivery
-//! happens from the table's stream (`on-message-inserted`) to recipients who are live,
-//! and `resume` replays it to the others (docs/architecture.md#delivery).
+//! `sendMessage`: a player sends any JSON value to up to 100 players, or to their party.
+//! The message (one id, the same for every recipient) is appended to each recipient's
+//! inbox; delivery happens from the table's stream (`on-message-inserted`) to recipients
+//! who are live, and `resume` replays it to the others (docs/architecture.md#delivery).
 //!
-//! Before anything is stored, two calls at once: the sender's rate limits are spent (one
-//! conditional write on their own item, docs/architecture.md#rate-limits) and the
-//! recipients are looked up (one BatchGetItem). Over a limit: `rate_limited` with
-//! `retryAfterMs`. An id no player has (never connected, or gone for 30 days): `not_found`
-//! naming it, and nothing is stored for anyone, rather than a message kept a day for
-//! nobody.
+//! To players (`playerIds`), before anything is stored, two calls at once: the sender's
+//! rate limits are spent (one conditional write on their own item,
+//! docs/architecture.md#rate-limits) and the recipients are looked up (one
+//! BatchGetItem). Over a limit: `rate_limited` with `retryAfterMs`. An id no player has
+//! (never connected, or gone for 30 days): `not_found` naming it, and nothing is stored
+//! for anyone, rather than a message kept a day for nobody.
+//!
+//! To a party (`partyId`): the party is read (one GetItem; `forbidden` unless the sender
+//! is a member), the limits are spent for its other members, and each gets the message
+//! with `"partyId"`.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -17,11 +21,12 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlayerId};
+use shared::party::{PartyId, PartyRefusal};
 use shared::ports::{
-    Bucket, Clock, Exceeded, MessageKind, MessageStore, NewMessage, PlayerStore, Quota,
+    Bucket, Clock, Exceeded, MessageKind, MessageStore, NewMessage, PartyStore, PlayerStore, Quota,
     RateLimiter, Spent,
 };
-use shared::protocol::{ClientFrame, ErrorCode, ServerFrame, player_ids_field};
+use shared::protocol::{ClientFrame, ErrorCode, ServerFrame, json_kind, player_ids_field};
 use shared::websocket::{
     Caller, Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult,
 };
@@ -38,7 +43,14 @@ pub struct SendMessageHandler {
     messages: Arc<dyn MessageStore>,
     players: Arc<dyn PlayerStore>,
     limiter: Arc<dyn RateLimiter>,
+    parties: Arc<dyn PartyStore>,
     clock: Arc<dyn Clock>,
+}
+
+/// Who a message goes to.
+enum Audience {
+    Players(Vec<PlayerId>),
+    Party(PartyId),
 }
 
 impl SendMessageHandler {
@@ -47,6 +59,7 @@ impl SendMessageHandler {
         messages: Arc<dyn MessageStore>,
         players: Arc<dyn PlayerStore>,
         limiter: Arc<dyn RateLimiter>,
+        parties: Arc<dyn PartyStore>,
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
@@ -54,6 +67,7 @@ impl SendMessageHandler {
             messages,
             players,
             limiter,
+            parties,
             clock,
         }
     }
@@ -65,9 +79,33 @@ impl SendMessageHandler {
         }
     }
 
-    fn build(&self, caller: &Caller, frame: &ClientFrame) -> Result<Vec<NewMessage>, RouteError> {
-        let recipients =
-            player_ids_field(&frame.body, "playerIds").map_err(RouteError::bad_request)?;
+    /// `playerIds` or `partyId`, not both.
+    fn audience(frame: &ClientFrame) -> Result<Audience, RouteError> {
+        match frame.body.get("partyId") {
+            None | Some(Value::Null) => player_ids_field(&frame.body, "playerIds")
+                .map(Audience::Players)
+                .map_err(RouteError::bad_request),
+            Some(_) if frame.body.get("playerIds").is_some_and(|v| !v.is_null()) => Err(
+                RouteError::bad_request("give `playerIds` or `partyId`, not both"),
+            ),
+            Some(Value::String(raw)) => PartyId::parse(raw.as_str())
+                .map(Audience::Party)
+                .map_err(|e| RouteError::bad_request(format!("`partyId` is not a party id: {e}"))),
+            Some(other) => Err(RouteError::bad_request(format!(
+                "`partyId` must be a string, got {}",
+                json_kind(other)
+            ))),
+        }
+    }
+
+    /// One message per recipient, sharing one id; `party` is the party it was sent to.
+    fn build(
+        &self,
+        caller: &Caller,
+        frame: &ClientFrame,
+        recipients: Vec<PlayerId>,
+        party: Option<&PartyId>,
+    ) -> Result<Vec<NewMessage>, RouteError> {
         let message = match frame.body.get("message") {
             None => {
                 return Err(RouteError::bad_request("`message` is required"));
@@ -87,6 +125,7 @@ impl SendMessageHandler {
         let payload = ServerFrame::Message {
             message_id: message_id.to_string(),
             from: caller.player_id.to_string(),
+            party_id: party.cloned(),
             message: message.clone(),
             sent_at: now,
         }
@@ -106,7 +145,88 @@ impl SendMessageHandler {
     }
 
     async fn send(&self, request: &Request) -> Result<Value, RouteError> {
-        let messages = self.build(&request.caller, &request.frame)?;
+        match Self::audience(&request.frame)? {
+            Audience::Players(recipients) => {
+                let messages = self.build(&request.caller, &request.frame, recipients, None)?;
+                self.send_to_players(request, messages).await
+            }
+            Audience::Party(party) => self.send_to_party(request, &party).await,
+        }
+    }
+
+    /// To the other members of `party_id`, of which the sender must be one.
+    async fn send_to_party(
+        &self,
+        request: &Request,
+        party_id: &PartyId,
+    ) -> Result<Value, RouteError> {
+        let sender = &request.caller.player_id;
+        // The message is checked before anything is read.
+        self.build(&request.caller, &request.frame, Vec::new(), Some(party_id))?;
+        let party = self
+            .parties
+            .get(party_id)
+            .await
+            .map_err(|e| RouteError::from_store(e, "nothing was sent; retry"))?;
+        let refusal = match &party {
+            None => Some(PartyRefusal::NoSuchParty(party_id.clone())),
+            Some(party) if !party.is_member(sender) => {
+                Some(PartyRefusal::NotYourParty(party_id.clone()))
+            }
+            Some(_) => None,
+        };
+        if let Some(refusal) = refusal {
+            return Err(RouteError::new(refusal.code(), refusal.to_string()));
+        }
+        let recipients: Vec<PlayerId> = party
+            .iter()
+            .flat_map(|p| p.member_ids())
+            .filter(|member| *member != sender)
+            .cloned()
+            .collect();
+        let messages = self.build(&request.caller, &request.frame, recipients, Some(party_id))?;
+        let count = u32::try_from(messages.len()).unwrap_or(u32::MAX);
+        let spent = self
+            .limiter
+            .spend(
+                sender,
+                Bucket::SendMessage,
+                self.quota(),
+                count,
+                self.clock.now_millis(),
+            )
+            .await
+            .map_err(|e| RouteError::from_store(e, "nothing was sent; retry"))?;
+        if let Spent::Limited {
+            exceeded,
+            retry_after_ms,
+        } = spent
+        {
+            return Err(rate_limited(exceeded, retry_after_ms));
+        }
+        self.append(request, &messages).await
+    }
+
+    async fn append(
+        &self,
+        request: &Request,
+        messages: &[NewMessage],
+    ) -> Result<Value, RouteError> {
+        self.messages.append(messages).await.map_err(|e| {
+            RouteError::from_store(
+                e,
+                "the message may have reached some recipients but not all; retry",
+            )
+        })?;
+        debug!(player_id = %request.caller.player_id, queued = messages.len(), "message queued");
+        Ok(json!({ "queued": messages.len() }))
+    }
+
+    async fn send_to_players(
+        &self,
+        request: &Request,
+        messages: Vec<NewMessage>,
+    ) -> Result<Value, RouteError> {
         let recipients: Vec<PlayerId> = messages.iter().map(|m| m.recipient_id.clone()).collect();
         let quota = self.quota();
         let count = u32::try_from(recipients.len()).unwrap_or(u32::MAX);
@@ -155,14 +275,7 @@ impl SendMessageHandler {
             )
             .with_detail("playerIds", unknown));
         }
-        self.messages.append(&messages).await.map_err(|e| {
-            RouteError::from_store(
-                e,
-                "the message may have reached some recipients but not all; retry",
-            )
-        })?;
-        debug!(player_id = %request.caller.player_id, queued = messages.len(), "message queued");
-        Ok(json!({ "queued": messages.len() }))
+        self.append(request, &messages).await
     }
 }
 

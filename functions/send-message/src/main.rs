@@ -20,6 +20,7 @@ async fn main() -> Result<(), Error> {
         aws::message_store(&sdk, &config),
         players,
         limiter,
+        aws::party_store(&sdk, &config),
         Arc::new(SystemClock),
     );
     let handler = &handler;

@@ -1,5 +1,5 @@
 use super::*;
-use shared::adapters::memory::{InMemoryMessageStore, InMemoryPlayerStore};
+use shared::adapters::memory::{InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore};
 use shared::config::RateLimits;
 use shared::ports::ManualClock;
 use shared::testing::events::{parse_event, reply_frame, route_event};
@@ -9,6 +9,7 @@ use shared::testing::fixtures::{T0, new_connection};
 struct World {
     messages: Arc<InMemoryMessageStore>,
     players: Arc<InMemoryPlayerStore>,
+    parties: Arc<InMemoryPartyStore>,
     clock: ManualClock,
     config: Config,
 }
@@ -21,8 +22,14 @@ fn world_with(limits: RateLimits) -> World {
     let players = Arc::new(InMemoryPlayerStore::new());
     let mut config = Config::for_local("Development");
     config.rate_limits = limits;
+    let messages = Arc::new(InMemoryMessageStore::new());
     World {
-        messages: Arc::new(InMemoryMessageStore::new()),
+        parties: Arc::new(InMemoryPartyStore::new(
+            players.clone(),
+            messages.clone(),
+            4,
+        )),
+        messages,
         players,
         clock: ManualClock::at(T0),
         config,
@@ -53,6 +60,7 @@ impl World {
             messages,
             self.players.clone(),
             self.players.clone(),
+            self.parties.clone(),
             Arc::new(self.clock.clone()),
         )
     }
@@ -349,5 +357,124 @@ async fn given_the_limits_off_then_a_sender_is_never_limited() {
             w.send(json!({"playerIds": ["bob"], "message": 1})).await["type"],
             "ack"
         );
+    }
+}
+
+mod party_chat {
+    use super::*;
+    use shared::party::{Invitation, Parties, Party, PartyId};
+    use shared::ports::{
+        Committed, InvitationWrite, PartyCommit, PartyCondition, PartyStore, ReplayFrom,
+    };
+    use shared::testing::fixtures::player;
+
+    /// alice leads a party of alice, bob and carol; its id.
+    async fn party(w: &World) -> PartyId {
+        let service = Parties::new(w.parties.clone(), Arc::new(w.clock.clone()), 86_400);
+        let change = Party::create(PartyId::parse("party-1").unwrap(), &player("alice"), 8, T0);
+        let store = w.parties.clone();
+        assert_eq!(
+            store.commit(&service.commit_of(&change, T0)).await.unwrap(),
+            Committed::Done
+        );
+        let mut state = change.after;
+        for name in ["bob", "carol"] {
+            let invitation = Invitation {
+                party_id: state.party_id.clone(),
+                invitee: player(name),
+                from: player("alice"),
+                expires_at: T0 + 60_000,
+            };
+            let mut invite = PartyCommit::on(
+                state.party_id.clone(),
+                PartyCondition::AtVersion(state.version),
+                T0,
+            );
+            invite.invitation = Some(InvitationWrite::Put(invitation.clone()));
+            store.commit(&invite).await.unwrap();
+            let joined = state.join(&player(name), Some(&invitation), T0).unwrap();
+            store.commit(&service.commit_of(&joined, T0)).await.unwrap();
+            state = joined.after;
+        }
+        state.party_id
+    }
+
+    async fn chat_frames(w: &World, name: &str) -> Vec<Value> {
+        w.messages
+            .read(&player(name), &ReplayFrom::EVERYTHING, T0)
+            .await
+            .unwrap()
+            .messages
+            .into_iter()
+            .filter(|m| m.kind == MessageKind::Chat)
+            .map(|m| serde_json::from_str(&m.payload).unwrap())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn given_a_member_when_sending_to_the_party_then_every_other_member_gets_it_with_the_party_id()
+     {
+        let w = world();
+        w.everyone().await;
+        let party_id = party(&w).await;
+        let ack = w
+            .send_as(
+                "bob",
+                json!({"partyId": party_id, "message": {"text": "gg"}}),
+            )
+            .await;
+        assert_eq!(ack["type"], "ack", "{ack}");
+        assert_eq!(ack["queued"], 2);
+        for name in ["alice", "carol"] {
+            let frames = chat_frames(&w, name).await;
+            assert_eq!(frames.len(), 1, "{name}");
+            assert_eq!(frames[0]["partyId"], "party-1");
+            assert_eq!(frames[0]["from"], "bob");
+            assert_eq!(frames[0]["message"], json!({"text": "gg"}));
+        }
+        assert!(chat_frames(&w, "bob").await.is_empty(), "not to the sender");
+    }
+
+    #[tokio::test]
+    async fn given_a_player_outside_the_party_when_sending_to_it_then_forbidden_and_nothing_sent() {
+        let w = world();
+        w.everyone().await;
+        let party_id = party(&w).await;
+        let reply = w
+            .send_as("p1", json!({"partyId": party_id, "message": "hi"}))
+            .await;
+        assert_eq!(reply["code"], "forbidden", "{reply}");
+        assert!(chat_frames(&w, "alice").await.is_empty());
+        let reply = w
+            .send_as("p1", json!({"partyId": "no-such-party", "message": "hi"}))
+            .await;
+        assert_eq!(reply["code"], "not_found", "{reply}");
+    }
+
+    #[tokio::test]
+    async fn given_bad_party_chat_input_then_bad_request_names_the_field() {
+        let w = world();
+        w.everyone().await;
+        party(&w).await;
+        for (body, says) in [
+            (
+                json!({"partyId": "party-1", "playerIds": ["bob"], "message": 1}),
+                "not both",
+            ),
+            (
+                json!({"partyId": 7, "message": 1}),
+                "`partyId` must be a string",
+            ),
+            (
+                json!({"partyId": "a/b", "message": 1}),
+                "`partyId` is not a party id",
+            ),
+            (json!({"partyId": "party-1"}), "`message` is required"),
+        ] {
+            let reply = w.send_as("alice", body.clone()).await;
+            assert_eq!(reply["code"], "bad_request", "{body}: {reply}");
+            let message = reply["message"].as_str().unwrap();
+            assert!(message.contains(says), "{body}: {message}");
+        }
     }
 }

@@ -35,7 +35,8 @@ impl PlacementBody {
     }
 }
 
-fn latencies(value: Option<&Value>) -> Result<Vec<(String, u32)>, RouteError> {
+/// `latencies`: region → milliseconds, rounded, in region order (empty when absent).
+pub(crate) fn latencies(value: Option<&Value>) -> Result<Vec<(String, u32)>, RouteError> {
     let entries = match value {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Object(entries)) => entries,

@@ -1,13 +1,17 @@
-//! `sessionPlacementRequest`: asks a GameLift queue for a game session for the caller.
-//! The result is pushed later, as a `placement` message (`on-placement-event`); this
-//! route only acks `{placementId, status: "PENDING"}`. No polling anywhere.
+//! `sessionPlacementRequest`: asks a GameLift queue for a game session for the caller,
+//! or, for a party's leader, for the whole party in one game (`party.rs`). The result is
+//! pushed later, as a `placement` message per player (`on-placement-event`); this route
+//! only acks `{placementId, status: "PENDING"}`. No polling anywhere. The function also
+//! serves `setPlacementLatencies` (`latencies.rs`): a member's latencies for their
+//! party's placements.
 //!
 //! Round trips on the normal path: 3 DynamoDB writes + 1 GameLift call, in this order:
 //! 0. Players: the request counted against the player's placement rate limit (one
 //!    conditional UpdateItem, docs/architecture.md#rate-limits; none with the limit off);
 //!    over it: `rate_limited` with `retryAfterMs`, nothing else done;
-//! 1. Players: `pendingPlacementId` set only if none is pending (one conditional
-//!    UpdateItem; a conflict names the pending placement from the same write);
+//! 1. Players: `pendingPlacementId` set only if none is pending and the player is in no
+//!    party (one conditional UpdateItem; a conflict names the pending placement, or the
+//!    party, from the same write: a party member goes on in `party.rs`);
 //! 2. Placements: the placement recorded PENDING (one PutItem). It is recorded before
 //!    GameLift is asked because the result event may arrive before this handler
 //!    returns, and settles only a PENDING record;
@@ -26,8 +30,8 @@ use serde_json::json;
 use shared::config::Config;
 use shared::domain::{PlacementId, PlayerId};
 use shared::ports::{
-    Bucket, Clock, GameLift, GameLiftError, PlacementBegun, PlacementRecord, PlacementRequest,
-    PlacementStore, PlayerStore, Quota, RateLimiter, Spent, StoreError,
+    Bucket, Clock, GameLift, GameLiftError, PartyStore, PlacementBegun, PlacementRecord,
+    PlacementRequest, PlacementStore, PlayerStore, Quota, RateLimiter, Spent, StoreError,
 };
 use shared::protocol::ErrorCode;
 use shared::telemetry::ErrorChain;
@@ -39,6 +43,8 @@ use tracing::{error, info, warn};
 pub const UNRECORDED_PLACEMENT_STALE_AFTER_MS: i64 = 60_000;
 
 mod body;
+mod latencies;
+mod party;
 
 pub use body::{
     MAX_LATENCY_MS, MAX_LATENCY_REGIONS, MAX_PLAYER_DATA_CHARS, MAX_REGION_LEN, PlacementBody,
@@ -49,6 +55,7 @@ pub struct SessionPlacementRequestHandler {
     players: Arc<dyn PlayerStore>,
     limiter: Arc<dyn RateLimiter>,
     placements: Arc<dyn PlacementStore>,
+    parties: Arc<dyn PartyStore>,
     gamelift: Arc<dyn GameLift>,
     clock: Arc<dyn Clock>,
 }
@@ -59,6 +66,7 @@ impl SessionPlacementRequestHandler {
         players: Arc<dyn PlayerStore>,
         limiter: Arc<dyn RateLimiter>,
         placements: Arc<dyn PlacementStore>,
+        parties: Arc<dyn PartyStore>,
         gamelift: Arc<dyn GameLift>,
         clock: Arc<dyn Clock>,
     ) -> Self {
@@ -67,6 +75,7 @@ impl SessionPlacementRequestHandler {
             players,
             limiter,
             placements,
+            parties,
             gamelift,
             clock,
         }
@@ -79,27 +88,23 @@ impl SessionPlacementRequestHandler {
         placement_id: &PlacementId,
     ) -> Result<(), RouteError> {
         self.spend_placement(player).await?;
-        match self.players.begin_placement(player, placement_id).await {
-            Ok(PlacementBegun::Began) => {}
-            Ok(PlacementBegun::AlreadyPending(pending)) => {
-                // Only a placement that is still going blocks a new one: one left behind
-                // by a fault is cleared, and the request goes on.
-                if !self.clear_if_stale(player, &pending).await? {
-                    return Err(conflict(&pending));
-                }
-                match self.players.begin_placement(player, placement_id).await {
-                    Ok(PlacementBegun::Began) => {}
-                    Ok(PlacementBegun::AlreadyPending(pending)) => return Err(conflict(&pending)),
-                    Err(err) => return Err(store_refusal(err)),
-                }
+        // Everyone placed: the caller, or their whole party (the caller leading it).
+        let party = match self.begin_solo(player, placement_id).await? {
+            None => Vec::new(),
+            Some(party_id) => {
+                self.begin_party(player, &party_id, &body, placement_id)
+                    .await?
             }
-            Err(err) => return Err(store_refusal(err)),
-        }
+        };
+        let placed: Vec<PlayerId> = std::iter::once(player.clone())
+            .chain(party.iter().map(|member| member.player_id.clone()))
+            .collect();
         let now = self.clock.now_millis();
-        let record =
+        let mut record =
             PlacementRecord::pending(placement_id.clone(), player.clone(), &body.queue, now);
+        record.player_ids = placed.clone();
         if let Err(err) = self.placements.create(&record).await {
-            self.abandon(player, placement_id).await;
+            self.abandon_all(&placed, placement_id).await;
             return Err(store_refusal(err));
         }
         let request = PlacementRequest {
@@ -109,13 +114,41 @@ impl SessionPlacementRequestHandler {
             player_id: player.clone(),
             player_data: body.player_data,
             latencies: body.latencies,
+            party,
         };
         match self.gamelift.start_placement(&request).await {
             Ok(()) => Ok(()),
             Err(refusal) => {
-                self.fail(player, placement_id, &refusal).await;
+                self.fail(&placed, placement_id, &refusal).await;
                 Err(gamelift_refusal(player, placement_id, &refusal))
             }
+        }
+    }
+
+    /// Makes the placement the caller's pending one. `Some(party)` when the caller is in
+    /// a party: nothing was written, and the party's placement goes on from there.
+    async fn begin_solo(
+        &self,
+        player: &PlayerId,
+        placement_id: &PlacementId,
+    ) -> Result<Option<shared::party::PartyId>, RouteError> {
+        match self.players.begin_placement(player, placement_id).await {
+            Ok(PlacementBegun::Began) => Ok(None),
+            Ok(PlacementBegun::InParty(party)) => Ok(Some(party)),
+            Ok(PlacementBegun::AlreadyPending(pending)) => {
+                // Only a placement that is still going blocks a new one: one left behind
+                // by a fault is cleared, and the request goes on.
+                if !self.clear_if_stale(player, &pending).await? {
+                    return Err(conflict(&pending));
+                }
+                match self.players.begin_placement(player, placement_id).await {
+                    Ok(PlacementBegun::Began) => Ok(None),
+                    Ok(PlacementBegun::InParty(party)) => Ok(Some(party)),
+                    Ok(PlacementBegun::AlreadyPending(pending)) => Err(conflict(&pending)),
+                    Err(err) => Err(store_refusal(err)),
+                }
+            }
+            Err(err) => Err(store_refusal(err)),
         }
     }
 
@@ -189,37 +222,40 @@ impl SessionPlacementRequestHandler {
     /// a placement GameLift did start: it is stopped, best effort, so that no game
     /// session is created for a player who was told nothing was placed. A throttle or a
     /// refused connection did nothing: no extra call then (least of all under throttling).
-    async fn fail(&self, player: &PlayerId, placement_id: &PlacementId, refusal: &GameLiftError) {
+    async fn fail(&self, placed: &[PlayerId], placement_id: &PlacementId, refusal: &GameLiftError) {
         let now = self.clock.now_millis();
         if let Err(err) = self.placements.mark_failed(placement_id, now).await {
-            warn!(player_id = %player, placement_id = %placement_id, error = %ErrorChain(&err), "could not mark a refused placement FAILED");
+            warn!(placement_id = %placement_id, error = %ErrorChain(&err), "could not mark a refused placement FAILED");
         }
-        self.abandon(player, placement_id).await;
+        self.abandon_all(placed, placement_id).await;
         if matches!(
             refusal,
             GameLiftError::OutcomeUnknown(_) | GameLiftError::Other(_)
         ) {
             match self.gamelift.stop_placement(placement_id).await {
                 Ok(()) => {
-                    warn!(player_id = %player, placement_id = %placement_id, "GameLift had started the placement after all; stopped it");
+                    warn!(placement_id = %placement_id, "GameLift had started the placement after all; stopped it");
                 }
                 // NotFound: it was never started, the usual case.
                 Err(GameLiftError::NotFound { .. } | GameLiftError::InvalidRequest { .. }) => {}
                 Err(err) => {
-                    warn!(player_id = %player, placement_id = %placement_id, error = %ErrorChain(&err), "could not make sure the failed placement is stopped");
+                    warn!(placement_id = %placement_id, error = %ErrorChain(&err), "could not make sure the failed placement is stopped");
                 }
             }
         }
     }
 
-    async fn abandon(&self, player: &PlayerId, placement_id: &PlacementId) {
-        if let Err(err) = self.players.abandon_placement(player, placement_id).await {
-            error!(player_id = %player, placement_id = %placement_id, error = %ErrorChain(&err), "could not clear the pending placement; the player cannot place again until it is cleared");
+    /// Clears the placement from every player placed (each only if it is still theirs).
+    async fn abandon_all(&self, placed: &[PlayerId], placement_id: &PlacementId) {
+        for player in placed {
+            if let Err(err) = self.players.abandon_placement(player, placement_id).await {
+                error!(player_id = %player, placement_id = %placement_id, error = %ErrorChain(&err), "could not clear the pending placement; the player cannot place again until it is cleared");
+            }
         }
     }
 }
 
-fn store_refusal(err: StoreError) -> RouteError {
+pub(crate) fn store_refusal(err: StoreError) -> RouteError {
     RouteError::from_store(
         err,
         "the placement could not be recorded; nothing was placed; retry",
@@ -266,6 +302,11 @@ impl RouteHandler for SessionPlacementRequestHandler {
             Opened::Request(request) => request,
             Opened::Refused(reply) => return Ok(reply),
         };
+        let route = event.payload.request_context.route_key.as_deref();
+        if route.unwrap_or(&request.frame.route) == latencies::ROUTE {
+            let result = self.set_latencies(&request).await;
+            return Ok(request.respond(result));
+        }
         let player = &request.caller.player_id;
         let body = match PlacementBody::parse(&request.frame.body, &self.config.game_session_queues)
         {

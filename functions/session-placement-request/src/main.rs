@@ -20,6 +20,7 @@ async fn main() -> Result<(), Error> {
         players,
         limiter,
         aws::placement_store(&sdk, &config),
+        aws::party_store(&sdk, &config),
         aws::gamelift(&sdk),
         Arc::new(SystemClock),
     );

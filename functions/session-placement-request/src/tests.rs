@@ -1,6 +1,8 @@
 use super::*;
 use serde_json::{Map, Value};
-use shared::adapters::memory::{InMemoryPlacementStore, InMemoryPlayerStore};
+use shared::adapters::memory::{
+    InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementStore, InMemoryPlayerStore,
+};
 use shared::domain::{ConnectionId, EpochMillis, PlacementStatus};
 use shared::ports::{ManualClock, NewConnection};
 use shared::testing::events::{parse_event, reply_frame, route_event};
@@ -48,6 +50,11 @@ async fn world_with(placements: Arc<InMemoryPlacementStore>) -> World {
         players.clone(),
         players.clone(),
         placements.clone(),
+        Arc::new(InMemoryPartyStore::new(
+            players.clone(),
+            Arc::new(InMemoryMessageStore::new()),
+            4,
+        )),
         gamelift.clone(),
         Arc::new(ManualClock::at(T0)),
     );
@@ -111,6 +118,7 @@ async fn given_a_valid_request_then_ack_pending_with_the_placement_recorded_and_
             player_id: PlayerId::parse("alice").unwrap(),
             player_data: Some("{\"deck\":7}".into()),
             latencies: vec![("eu-west-1".into(), 13), ("us-east-1".into(), 40)],
+            party: Vec::new(),
         }]
     );
 }
@@ -159,6 +167,7 @@ async fn given_the_storage_is_down_then_an_unavailable_frame_and_nothing_is_plac
     let w = world().await;
     let handler = SessionPlacementRequestHandler::new(
         Arc::new(Config::for_local("Development")),
+        Arc::new(shared::testing::unavailable::Unavailable),
         Arc::new(shared::testing::unavailable::Unavailable),
         Arc::new(shared::testing::unavailable::Unavailable),
         Arc::new(shared::testing::unavailable::Unavailable),
@@ -394,6 +403,7 @@ async fn given_the_placement_cannot_be_recorded_then_unavailable_and_nothing_pen
         w.players.clone(),
         w.players.clone(),
         Arc::new(UnwritablePlacements),
+        Arc::new(shared::testing::unavailable::Unavailable),
         w.gamelift.clone(),
         Arc::new(ManualClock::at(T0)),
     );
@@ -451,6 +461,7 @@ async fn given_the_placement_limit_reached_then_rate_limited_before_anything_is_
             players.clone(),
             players.clone(),
             placements.clone(),
+            Arc::new(shared::testing::unavailable::Unavailable),
             gamelift.clone(),
             Arc::new(ManualClock::at(T0 + 10_000)),
         ),
@@ -473,3 +484,5 @@ async fn given_the_placement_limit_reached_then_rate_limited_before_anything_is_
     );
     assert_eq!(w.gamelift.started().len(), 1);
 }
+
+mod party;

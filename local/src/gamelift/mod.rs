@@ -228,7 +228,8 @@ async fn drive(simulator: Weak<Simulator>, wake: Arc<Notify>) {
 #[async_trait]
 impl GameLift for Simulator {
     async fn start_placement(&self, request: &PlacementRequest) -> Result<(), GameLiftError> {
-        for (region, _) in &request.latencies {
+        let players = request.players();
+        for (region, _) in players.iter().flat_map(|(_, latencies)| latencies.iter()) {
             if region.is_empty() || region.len() > 64 {
                 return Err(GameLiftError::InvalidRequest {
                     message: format!("RegionIdentifier {region:?} is not 1-64 characters."),
@@ -240,10 +241,16 @@ impl GameLift for Simulator {
             placement_id: request.placement_id.clone(),
             queue: request.queue.clone(),
             max_players: request.max_players,
-            players: vec![DesiredPlayer {
-                player_id: request.player_id.clone(),
-                player_data: request.player_data.clone(),
-            }],
+            players: players
+                .into_iter()
+                .map(|(player_id, _)| DesiredPlayer {
+                    player_id: player_id.clone(),
+                    // The requester's data; members send none.
+                    player_data: (*player_id == request.player_id)
+                        .then(|| request.player_data.clone())
+                        .flatten(),
+                })
+                .collect(),
         })
     }
 

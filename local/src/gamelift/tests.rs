@@ -24,6 +24,7 @@ fn request(id: &str, player_id: &str) -> PlacementRequest {
         player_id: player(player_id),
         player_data: None,
         latencies: vec![("local".into(), 20)],
+        party: Vec::new(),
     }
 }
 

@@ -174,6 +174,39 @@ pub struct RateLimitSettings {
           default_value_t = config::DEFAULT_RATE_LIMIT_PLACEMENTS_PER_MINUTE,
           value_parser = whole(config::RATE_LIMIT_RANGE))]
     pub rate_limit_placements_per_minute: u32,
+
+    /// inviteToParty requests a player may send per minute.
+    #[arg(long, env = "RATE_LIMIT_PARTY_INVITES_PER_MINUTE",
+          default_value_t = config::DEFAULT_RATE_LIMIT_PARTY_INVITES_PER_MINUTE,
+          value_parser = whole(config::RATE_LIMIT_RANGE))]
+    pub rate_limit_party_invites_per_minute: u32,
+}
+
+/// Parties: their size, invitations, and how long an offline member stays in one.
+#[derive(Clone, Debug, PartialEq, Eq, clap::Args, Serialize)]
+#[command(next_help_heading = "Parties")]
+pub struct PartyKnobs {
+    /// The most members a party may have (2-10; createParty may ask for fewer).
+    #[arg(long, env = "PARTY_MAX_SIZE", default_value_t = config::DEFAULT_PARTY_MAX_SIZE,
+          value_parser = whole(config::PARTY_MAX_SIZE_RANGE))]
+    pub party_max_size: u32,
+
+    /// How long an invitation to a party can be taken up.
+    #[arg(long, env = "PARTY_INVITE_TTL_SECONDS",
+          default_value_t = config::DEFAULT_PARTY_INVITE_TTL_SECONDS,
+          value_parser = seconds(config::PARTY_INVITE_TTL_SECONDS_RANGE))]
+    pub party_invite_ttl_seconds: u64,
+
+    /// How long a member the sweeper took offline stays in their party.
+    #[arg(long, env = "PARTY_OFFLINE_SECONDS",
+          default_value_t = config::DEFAULT_PARTY_OFFLINE_SECONDS,
+          value_parser = seconds(config::PARTY_OFFLINE_SECONDS_RANGE))]
+    pub party_offline_seconds: u64,
+
+    /// Only a party's leader may invite (true), or any member (false).
+    #[arg(long, env = "PARTY_INVITE_LEADER_ONLY", default_value_t = false,
+          action = clap::ArgAction::Set)]
+    pub party_invite_leader_only: bool,
 }
 
 /// Where the state lives: memory, or DynamoDB (Local) and its tables.
@@ -200,6 +233,10 @@ pub struct StorageSettings {
     /// Presence subscriptions table name (with --dynamodb-endpoint).
     #[arg(long, env = "SUBSCRIPTIONS_TABLE", default_value = config::DEFAULT_SUBSCRIPTIONS_TABLE)]
     pub subscriptions_table: String,
+
+    /// Parties table name (with --dynamodb-endpoint).
+    #[arg(long, env = "PARTIES_TABLE", default_value = config::DEFAULT_PARTIES_TABLE)]
+    pub parties_table: String,
 
     /// Undelivered messages are kept this long.
     #[arg(long, env = "MESSAGE_TTL_SECONDS", default_value_t = config::DEFAULT_MESSAGE_TTL_SECONDS,

@@ -20,7 +20,9 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches, Parser};
 use serde::Serialize;
-use shared::config::{self, Config, ConfigError, EnvReader, RateLimits, queue_names};
+use shared::config::{
+    self, Config, ConfigError, EnvReader, PartySettings, RateLimits, queue_names,
+};
 
 use crate::gamelift::SimulatorSettings;
 use crate::stream::{FeederConfig, PollerConfig, StreamSource};
@@ -75,6 +77,10 @@ pub struct Settings {
     #[command(flatten)]
     #[serde(flatten)]
     pub placement: PlacementSettings,
+
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub parties: PartyKnobs,
 
     #[command(flatten)]
     #[serde(flatten)]
@@ -212,13 +218,14 @@ impl Settings {
         }
     }
 
-    fn tables(&self) -> [(&'static str, &String); 4] {
+    fn tables(&self) -> [(&'static str, &String); 5] {
         let storage = &self.storage;
         [
             ("PLAYERS_TABLE", &storage.players_table),
             ("MESSAGES_TABLE", &storage.messages_table),
             ("PLACEMENTS_TABLE", &storage.placements_table),
             ("SUBSCRIPTIONS_TABLE", &storage.subscriptions_table),
+            ("PARTIES_TABLE", &storage.parties_table),
         ]
     }
 
@@ -270,6 +277,14 @@ impl Settings {
                 messages_per_minute: self.rate_limits.rate_limit_messages_per_minute,
                 recipients_per_minute: self.rate_limits.rate_limit_recipients_per_minute,
                 placements_per_minute: self.rate_limits.rate_limit_placements_per_minute,
+                party_invites_per_minute: self.rate_limits.rate_limit_party_invites_per_minute,
+            },
+            parties_table: storage.parties_table.clone(),
+            parties: PartySettings {
+                max_size: self.parties.party_max_size,
+                invite_ttl: Duration::from_secs(self.parties.party_invite_ttl_seconds),
+                offline: Duration::from_secs(self.parties.party_offline_seconds),
+                invite_leader_only: self.parties.party_invite_leader_only,
             },
         };
         let mut problems = Vec::new();

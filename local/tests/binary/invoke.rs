@@ -35,10 +35,12 @@ fn function_for(event: &Value) -> Result<&'static str, String> {
             "$default" => "default",
             "resume" => "resume",
             "sendMessage" => "send-message",
-            "sessionPlacementRequest" => "session-placement-request",
+            "sessionPlacementRequest" | "setPlacementLatencies" => "session-placement-request",
             "cancelPlacement" => "cancel-placement",
             "rejoinSession" => "rejoin-session",
             "subscribePresence" | "unsubscribePresence" => "subscribe-presence",
+            "createParty" | "inviteToParty" | "joinParty" | "declinePartyInvite" | "leaveParty"
+            | "kickFromParty" | "promotePartyLeader" => "party",
             other => return Err(format!("route {other:?} is not in the template")),
         });
     }
@@ -247,6 +249,8 @@ fn given_dynamodb_local_when_invoked_then_the_function_runs_against_its_tables()
             &format!("invoke-placements-{suffix}"),
             "--subscriptions-table",
             &format!("invoke-subscriptions-{suffix}"),
+            "--parties-table",
+            &format!("invoke-parties-{suffix}"),
         ])
         .output()
         .unwrap();

@@ -143,6 +143,27 @@ pub fn placement_outcomes(
     ))
 }
 
+/// The Parties table, whose changes also write Players (party links) and Messages
+/// (every member's push) in one transaction.
+pub fn party_store(sdk: &SdkConfig, config: &Config) -> Arc<dyn crate::ports::PartyStore> {
+    Arc::new(crate::adapters::dynamodb::DynamoPartyStore::new(
+        aws_sdk_dynamodb::Client::new(sdk),
+        config.parties_table.clone(),
+        config.players_table.clone(),
+        config.messages_table.clone(),
+        config.presence_shards,
+    ))
+}
+
+/// Party changes and their pushes on the Parties table, on the system clock.
+pub fn parties(sdk: &SdkConfig, config: &Config) -> crate::party::Parties {
+    crate::party::Parties::new(
+        party_store(sdk, config),
+        Arc::new(crate::ports::SystemClock),
+        i64::try_from(config.message_ttl.as_secs()).unwrap_or(i64::MAX),
+    )
+}
+
 pub fn connection_gateway(sdk: &SdkConfig) -> Arc<dyn ConnectionGateway> {
     Arc::new(ApiGatewayManagementGateway::new(sdk.clone()))
 }

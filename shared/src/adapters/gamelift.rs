@@ -43,7 +43,6 @@ impl SdkGameLift {
 #[async_trait]
 impl GameLift for SdkGameLift {
     async fn start_placement(&self, request: &PlacementRequest) -> Result<(), GameLiftError> {
-        let player_id = request.player_id.as_str();
         let max_players =
             i32::try_from(request.max_players).map_err(|_| GameLiftError::InvalidRequest {
                 message: format!(
@@ -51,20 +50,32 @@ impl GameLift for SdkGameLift {
                     request.max_players
                 ),
             })?;
-        let desired = DesiredPlayerSession::builder()
-            .player_id(player_id)
-            .set_player_data(request.player_data.clone())
-            .build();
-        let latencies: Vec<PlayerLatency> = request
-            .latencies
+        // A desired player session per player (player data is the requester's); the
+        // latencies of every player who reported some.
+        let players = request.players();
+        let desired: Vec<DesiredPlayerSession> = players
             .iter()
-            .map(|(region, millis)| {
-                PlayerLatency::builder()
-                    .player_id(player_id)
-                    .region_identifier(region)
-                    // Milliseconds from a client are ≤ 10 000: exact in an f32.
-                    .latency_in_milliseconds(*millis as f32)
+            .map(|(player_id, _)| {
+                let data = (*player_id == &request.player_id)
+                    .then(|| request.player_data.clone())
+                    .flatten();
+                DesiredPlayerSession::builder()
+                    .player_id(player_id.as_str())
+                    .set_player_data(data)
                     .build()
+            })
+            .collect();
+        let latencies: Vec<PlayerLatency> = players
+            .iter()
+            .flat_map(|(player_id, latencies)| {
+                latencies.iter().map(|(region, millis)| {
+                    PlayerLatency::builder()
+                        .player_id(player_id.as_str())
+                        .region_identifier(region)
+                        // Milliseconds from a client are ≤ 10 000: exact in an f32.
+                        .latency_in_milliseconds(*millis as f32)
+                        .build()
+                })
             })
             .collect();
         self.client
@@ -72,7 +83,7 @@ impl GameLift for SdkGameLift {
             .placement_id(request.placement_id.as_str())
             .game_session_queue_name(&request.queue)
             .maximum_player_session_count(max_players)
-            .desired_player_sessions(desired)
+            .set_desired_player_sessions(Some(desired))
             .set_player_latencies((!latencies.is_empty()).then_some(latencies))
             .send()
             .await
@@ -320,6 +331,7 @@ fn by_status(status: Option<u16>) -> Kind {
 
 #[cfg(test)]
 mod tests {
+    use crate::ports::gamelift::PlacementPlayer;
     use aws_sdk_gamelift::config::retry::RetryConfig;
     use aws_sdk_gamelift::operation::create_player_session::CreatePlayerSessionOutput;
     use aws_sdk_gamelift::operation::start_game_session_placement::StartGameSessionPlacementOutput;
@@ -353,6 +365,7 @@ mod tests {
             player_id: player(),
             player_data: Some(r#"{"skin":"red"}"#.into()),
             latencies: vec![("eu-west-1".into(), 42), ("us-east-1".into(), 120)],
+            party: Vec::new(),
         }
     }
 
@@ -462,6 +475,52 @@ mod tests {
         let request = PlacementRequest {
             player_data: None,
             latencies: vec![],
+            ..request()
+        };
+        gamelift(&[&rule]).start_placement(&request).await.unwrap();
+        assert_eq!(rule.num_calls(), 1);
+    }
+
+    #[tokio::test]
+    async fn given_a_party_when_placing_then_each_member_has_a_desired_session_and_their_own_latencies()
+     {
+        let rule = mock!(Client::start_game_session_placement)
+            .match_requests(|req| {
+                let desired: Vec<_> = req
+                    .desired_player_sessions()
+                    .iter()
+                    .map(|d| (d.player_id(), d.player_data()))
+                    .collect();
+                let latencies: Vec<_> = req
+                    .player_latencies()
+                    .iter()
+                    .map(|l| (l.player_id(), l.region_identifier()))
+                    .collect();
+                desired
+                    == [
+                        (Some("player-1"), Some(r#"{"skin":"red"}"#)),
+                        (Some("bob"), None),
+                        (Some("carol"), None),
+                    ]
+                    && latencies
+                        == [
+                            (Some("player-1"), Some("eu-west-1")),
+                            (Some("player-1"), Some("us-east-1")),
+                            (Some("bob"), Some("eu-west-1")),
+                        ]
+            })
+            .then_output(|| StartGameSessionPlacementOutput::builder().build());
+        let request = PlacementRequest {
+            party: vec![
+                PlacementPlayer {
+                    player_id: PlayerId::parse("bob").unwrap(),
+                    latencies: vec![("eu-west-1".into(), 30)],
+                },
+                PlacementPlayer {
+                    player_id: PlayerId::parse("carol").unwrap(),
+                    latencies: Vec::new(),
+                },
+            ],
             ..request()
         };
         gamelift(&[&rule]).start_placement(&request).await.unwrap();

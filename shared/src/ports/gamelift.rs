@@ -23,6 +23,29 @@ pub struct PlacementRequest {
     pub player_data: Option<String>,
     /// Region → latency in milliseconds, as the client measured it.
     pub latencies: Vec<(String, u32)>,
+    /// The rest of the requester's party, placed in the same game session, each with
+    /// their own latencies (empty for a player on their own).
+    pub party: Vec<PlacementPlayer>,
+}
+
+/// A party member placed with the requester.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlacementPlayer {
+    pub player_id: PlayerId,
+    pub latencies: Vec<(String, u32)>,
+}
+
+impl PlacementRequest {
+    /// Every player placed, the requester first, with their latencies.
+    pub fn players(&self) -> Vec<(&PlayerId, &[(String, u32)])> {
+        std::iter::once((&self.player_id, self.latencies.as_slice()))
+            .chain(
+                self.party
+                    .iter()
+                    .map(|member| (&member.player_id, member.latencies.as_slice())),
+            )
+            .collect()
+    }
 }
 
 /// A player's seat in a game session.

@@ -1,5 +1,5 @@
 //! Each player's inbox, in the Messages table: every frame pushed to a player (a chat
-//! message, a placement result, a presence change) is appended to the recipient's inbox
+//! message, a placement result, a presence change, a party change) is appended to the recipient's inbox
 //! at the next [`Seq`], delivered live from the table's stream by `on-message-inserted`
 //! to a connection that has completed its hand-over ([`DeliveryHandover`]), and replayed
 //! by `resume` to a client that reports the last seq it processed. Nothing is deleted on
@@ -17,6 +17,8 @@ pub enum MessageKind {
     Chat,
     Placement,
     Presence,
+    /// Party changes, invitations and declines.
+    Party,
 }
 
 impl MessageKind {
@@ -25,6 +27,7 @@ impl MessageKind {
             Self::Chat => "chat",
             Self::Placement => "placement",
             Self::Presence => "presence",
+            Self::Party => "party",
         }
     }
 
@@ -33,6 +36,7 @@ impl MessageKind {
             "chat" => Some(Self::Chat),
             "placement" => Some(Self::Placement),
             "presence" => Some(Self::Presence),
+            "party" => Some(Self::Party),
             _ => None,
         }
     }

@@ -6,6 +6,7 @@ pub mod connection_gateway;
 pub mod event_bus;
 pub mod gamelift;
 pub mod message_store;
+pub mod party_store;
 pub mod placement_store;
 pub mod player_store;
 pub mod rate_limit;
@@ -14,10 +15,14 @@ pub mod subscription_store;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use connection_gateway::{ConnectionGateway, ConnectionInfo, GatewayError};
 pub use event_bus::{EventBus, EventBusError, PresenceChange, PresenceEvent};
-pub use gamelift::{GameLift, GameLiftError, PlacementRequest, PlayerSession};
+pub use gamelift::{GameLift, GameLiftError, PlacementPlayer, PlacementRequest, PlayerSession};
 pub use message_store::{
     DeliveryHandover, Handover, HandoverOutcome, InboxRead, MessageKind, MessageStore, NewMessage,
     ReplayFrom, StoredMessage,
+};
+pub use party_store::{
+    Committed, InvitationWrite, OfflinePage, OfflineParty, PartyCommit, PartyCondition,
+    PartyPlacementBegun, PartyStore, PartyWrite,
 };
 pub use placement_store::{
     PLACEMENT_RETENTION_SECONDS, PlacedGameSession, PlacementOutcomes, PlacementRecord,

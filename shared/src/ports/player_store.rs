@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use crate::domain::{
     ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
 };
+use crate::party::PartyId;
 
 type Source = Box<dyn std::error::Error + Send + Sync>;
 
@@ -121,6 +122,12 @@ pub struct PlayerRecord {
     pub last_placement_id: Option<PlacementId>,
     /// The player's seat in their last fulfilled (or rejoined) game session.
     pub game_session: Option<GameSession>,
+    /// The party the player is in: written with the party's own changes, in the same
+    /// transaction, so it always agrees with the party's members.
+    pub party_id: Option<PartyId>,
+    /// Region → milliseconds, as the client last reported them (`setPlacementLatencies`):
+    /// what a party placement asks GameLift with for this member.
+    pub placement_latencies: Vec<(String, u32)>,
 }
 
 impl PlayerRecord {
@@ -169,6 +176,8 @@ pub enum PlacementBegun {
     Began,
     /// Another placement is pending: this one.
     AlreadyPending(PlacementId),
+    /// The player is in this party: only its leader places, for every member at once.
+    InParty(PartyId),
 }
 
 /// Whether a connection is still the player's current online one.
@@ -269,8 +278,10 @@ pub trait PlayerStore: Send + Sync {
     ) -> Result<Option<PlayerRecord>, StoreError>;
 
     /// Makes `placement_id` the player's pending (and last) placement, only if none is
-    /// pending: one conditional write. [`PlacementBegun::AlreadyPending`] names the
-    /// placement that is pending instead (read from the same write, at no extra cost).
+    /// pending and the player is in no party: one conditional write.
+    /// [`PlacementBegun::InParty`] names the party, else
+    /// [`PlacementBegun::AlreadyPending`] the placement that is pending (read from the
+    /// same write, at no extra cost).
     /// Game state may be written before the player's first `$connect`: the item is
     /// created if missing.
     async fn begin_placement(
@@ -294,5 +305,13 @@ pub trait PlayerStore: Send + Sync {
         &self,
         player: &PlayerId,
         session: &GameSession,
+    ) -> Result<bool, StoreError>;
+
+    /// Stores the player's placement latencies (replacing earlier ones); one write, only
+    /// if the player has an item. Returns whether they do.
+    async fn set_placement_latencies(
+        &self,
+        player: &PlayerId,
+        latencies: &[(String, u32)],
     ) -> Result<bool, StoreError>;
 }

@@ -21,6 +21,8 @@ pub enum Bucket {
     SendMessage,
     /// `sessionPlacementRequest`: requests.
     Placement,
+    /// `inviteToParty`: invitations.
+    PartyInvite,
 }
 
 impl Bucket {
@@ -28,6 +30,7 @@ impl Bucket {
         match self {
             Self::SendMessage => "sendMessage",
             Self::Placement => "placement",
+            Self::PartyInvite => "partyInvite",
         }
     }
 }

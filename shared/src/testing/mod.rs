@@ -9,6 +9,7 @@ pub mod events;
 pub mod fake_gamelift;
 pub mod fixtures;
 pub mod message_store_contract;
+pub mod party_store_contract;
 pub mod placement_store_contract;
 pub mod player_store_contract;
 pub mod rate_limiter_contract;

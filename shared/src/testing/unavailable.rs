@@ -6,8 +6,12 @@
 use async_trait::async_trait;
 
 use crate::domain::{ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, Seq};
+use crate::party::{Invitation, Party, PartyId};
 use crate::ports::message_store::{
     DeliveryHandover, Handover, HandoverOutcome, InboxRead, MessageStore, NewMessage, ReplayFrom,
+};
+use crate::ports::party_store::{
+    Committed, OfflinePage, OfflineParty, PartyCommit, PartyPlacementBegun, PartyStore,
 };
 use crate::ports::placement_store::{
     PlacementOutcomes, PlacementRecord, PlacementStore, Settlement,
@@ -87,6 +91,46 @@ impl PlayerStore for Unavailable {
         down()
     }
     async fn update_game_session(&self, _: &PlayerId, _: &GameSession) -> Result<bool, StoreError> {
+        down()
+    }
+    async fn set_placement_latencies(
+        &self,
+        _: &PlayerId,
+        _: &[(String, u32)],
+    ) -> Result<bool, StoreError> {
+        down()
+    }
+}
+
+#[async_trait]
+impl PartyStore for Unavailable {
+    async fn get(&self, _: &PartyId) -> Result<Option<Party>, StoreError> {
+        down()
+    }
+    async fn get_with_invitation(
+        &self,
+        _: &PartyId,
+        _: &PlayerId,
+    ) -> Result<(Option<Party>, Option<Invitation>), StoreError> {
+        down()
+    }
+    async fn commit(&self, _: &PartyCommit) -> Result<Committed, StoreError> {
+        down()
+    }
+    async fn begin_placement(
+        &self,
+        _: &Party,
+        _: &PlacementId,
+    ) -> Result<PartyPlacementBegun, StoreError> {
+        down()
+    }
+    async fn offline(
+        &self,
+        _: u32,
+        _: EpochMillis,
+        _: u32,
+        _: Option<&OfflineParty>,
+    ) -> Result<OfflinePage, StoreError> {
         down()
     }
 }

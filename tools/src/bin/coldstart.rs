@@ -65,6 +65,7 @@ const FUNCTIONS: &[(&str, &str)] = &[
     ("presence-timeout", "schedule-presence-timeout.json"),
     ("subscribe-presence", "presence-subscribe.json"),
     ("on-presence-event", "presence-connected.json"),
+    ("party", "party-create.json"),
 ];
 
 /// The HS256 secret `events/authorizer-jwt.json`'s token is signed with (test-only, in

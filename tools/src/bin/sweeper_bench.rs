@@ -20,7 +20,10 @@ use clap::Parser;
 use futures_util::StreamExt;
 use futures_util::stream;
 use presence_timeout::PresenceTimeoutHandler;
-use shared::adapters::dynamodb::{DynamoPlayerStore, client_for_endpoint, create_players_table};
+use shared::adapters::dynamodb::{
+    DynamoPartyStore, DynamoPlayerStore, client_for_endpoint, create_messages_table,
+    create_parties_table, create_players_table,
+};
 use shared::adapters::memory::InProcessEventBus;
 use shared::config::Config;
 use shared::domain::{ConnectionId, PlayerId};
@@ -77,6 +80,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let client = client_for_endpoint(&args.dynamodb_endpoint).await;
     let table = format!("sweeper-bench-{}", SystemClock.now_millis());
     create_players_table(&client, &table).await?;
+    // The parties' side of the sweep (one Query per shard here: no party) is on a client
+    // of its own, not counted: the bench measures the players' side.
+    let parties_table = format!("{table}-parties");
+    let messages_table = format!("{table}-messages");
+    create_parties_table(&client, &parties_table).await?;
+    create_messages_table(&client, &messages_table).await?;
 
     // Setup: N players online since 10 minutes ago, so their 90 s deadline has passed.
     let setup = DynamoPlayerStore::new(client.clone(), table.clone());
@@ -131,6 +140,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         Arc::new(DynamoPlayerStore::new(counted, table.clone())),
         gateway.clone(),
         bus.clone(),
+        shared::party::Parties::new(
+            Arc::new(DynamoPartyStore::new(
+                client.clone(),
+                parties_table.clone(),
+                table.clone(),
+                messages_table.clone(),
+                args.shards,
+            )),
+            Arc::new(SystemClock),
+            86_400,
+        ),
         Arc::new(SystemClock),
     )
     .with_concurrency(args.concurrency);
@@ -141,7 +161,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 
     // Nothing is left for a second sweep.
     let again = sweeper.sweep_once(SystemClock.now_millis()).await;
-    let _ = client.delete_table().table_name(&table).send().await;
+    for name in [&table, &parties_table, &messages_table] {
+        let _ = client.delete_table().table_name(name).send().await;
+    }
 
     let dynamodb_calls: u64 = calls.values().sum();
     let put_events = bus.put_events_calls() as u64;

@@ -10,7 +10,7 @@
 //! | `epoch`       | N    | the first seq of the inbox epoch the message belongs to  |
 //! | `messageId`   | S    | what clients de-duplicate on                             |
 //! | `senderId`    | S    | a player id, or `system`                                 |
-//! | `kind`        | S    | `chat` / `placement` / `presence`                        |
+//! | `kind`        | S    | `chat` / `placement` / `presence` / `party`              |
 //! | `payload`     | S    | the server frame to deliver, JSON text                   |
 //! | `createdAt`   | N    | epoch milliseconds                                       |
 //! | `expireAt`    | N    | epoch seconds (TTL)                                      |
@@ -322,7 +322,7 @@ fn parse<A: AttributeView>(item: &HashMap<String, A>) -> Result<StoredMessage, M
         .map_err(|e| MessageImageError::malformed(attr::RECIPIENT_ID, recipient, e.to_string()))?;
     let kind = string(attr::KIND)?;
     let kind = MessageKind::parse(kind).ok_or_else(|| {
-        MessageImageError::malformed(attr::KIND, kind, "not chat, placement or presence")
+        MessageImageError::malformed(attr::KIND, kind, "not chat, placement, presence or party")
     })?;
     Ok(StoredMessage {
         seq: position,
@@ -375,6 +375,7 @@ mod tests {
             MessageKind::Chat,
             MessageKind::Placement,
             MessageKind::Presence,
+            MessageKind::Party,
         ] {
             let m = StoredMessage { kind, ..message() };
             assert_eq!(message_from_item(&message_to_item(&m)), Ok(m.clone()));
@@ -469,7 +470,11 @@ mod tests {
             ),
             (attr::RECIPIENT_ID, s("b b"), "position 1"),
             (attr::RECIPIENT_ID, s(""), "empty"),
-            (attr::KIND, s("shout"), "not chat, placement or presence"),
+            (
+                attr::KIND,
+                s("shout"),
+                "not chat, placement, presence or party",
+            ),
             (
                 attr::CREATED_AT,
                 AttributeValue::N("1.5".into()),

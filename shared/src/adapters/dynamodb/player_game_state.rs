@@ -7,7 +7,8 @@ use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 
 use super::error::{Failure, classify, store_error};
 use super::player_item::{
-    attr, game_session_value, key, pending_placement_of, pending_placement_value, s,
+    Item, attr, game_session_value, key, latencies_value, party_of, pending_placement_of,
+    pending_placement_value, s,
 };
 use super::player_store::DynamoPlayerStore;
 use crate::domain::{GameSession, PlacementId, PlayerId};
@@ -17,7 +18,10 @@ use crate::ports::player_store::{PlacementBegun, StoreError};
 /// so a conflict names the pending placement without a second read.
 const BEGIN_PLACEMENT_UPDATE: &str =
     "SET pendingPlacementId = :pending, lastPlacementId = :placementId";
-pub(crate) const BEGIN_PLACEMENT_CONDITION: &str = "attribute_not_exists(pendingPlacementId)";
+/// A party member's placement is their leader's, for the whole party: so a solo
+/// placement also needs the player in no party.
+pub(crate) const BEGIN_PLACEMENT_CONDITION: &str =
+    "attribute_not_exists(pendingPlacementId) AND attribute_not_exists(partyId)";
 /// Removes the id from the one-element set: a later placement's id stays.
 const ABANDON_PLACEMENT_UPDATE: &str = "DELETE pendingPlacementId :pending";
 const UPDATE_GAME_SESSION: &str = "SET gameSession = :gameSession";
@@ -52,21 +56,17 @@ impl DynamoPlayerStore {
                 Err(err) => err,
             };
             let returned = match err.as_service_error() {
-                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => Some(
-                    failed
-                        .item()
-                        .map(pending_placement_of)
-                        .transpose()?
-                        .flatten(),
-                ),
+                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
+                    Some(failed.item().map(why_not_begun).transpose()?.flatten())
+                }
                 _ => None,
             };
             match returned {
-                Some(Some(pending)) => return Ok(PlacementBegun::AlreadyPending(pending)),
+                Some(Some(refused)) => return Ok(refused),
                 // An endpoint that does not return the item: read it.
                 Some(None) => {
-                    if let Some(pending) = self.read_pending_placement(player).await? {
-                        return Ok(PlacementBegun::AlreadyPending(pending));
+                    if let Some(refused) = self.read_why_not_begun(player).await? {
+                        return Ok(refused);
                     }
                     // It ended meanwhile: try again.
                 }
@@ -130,25 +130,57 @@ impl DynamoPlayerStore {
         }
     }
 
-    /// The pending placement id, read on its own (strongly consistent).
-    async fn read_pending_placement(
+    /// Why a placement could not begin, from the player's item read on its own
+    /// (strongly consistent).
+    async fn read_why_not_begun(
         &self,
         player: &PlayerId,
-    ) -> Result<Option<PlacementId>, StoreError> {
+    ) -> Result<Option<PlacementBegun>, StoreError> {
         let output = self
             .client
             .get_item()
             .table_name(self.table())
             .set_key(Some(key(player)))
-            .projection_expression(attr::PENDING_PLACEMENT_ID)
+            .projection_expression("#pending, #party")
+            .expression_attribute_names("#pending", attr::PENDING_PLACEMENT_ID)
+            .expression_attribute_names("#party", attr::PARTY_ID)
             .consistent_read(true)
             .send()
             .await
             .map_err(store_error)?;
-        Ok(output
-            .item()
-            .map(pending_placement_of)
-            .transpose()?
-            .flatten())
+        Ok(output.item().map(why_not_begun).transpose()?.flatten())
     }
+
+    pub(super) async fn set_placement_latencies_now(
+        &self,
+        player: &PlayerId,
+        latencies: &[(String, u32)],
+    ) -> Result<bool, StoreError> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(key(player)))
+            .update_expression("SET placementLatencies = :latencies")
+            .condition_expression("attribute_exists(playerId)")
+            .expression_attribute_values(":latencies", latencies_value(latencies))
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(true),
+            Err(err) => match classify(err) {
+                Failure::ConditionFailed => Ok(false),
+                Failure::Store(err) => Err(err),
+            },
+        }
+    }
+}
+
+/// What in the item stopped a placement from beginning: the party first (a member
+/// places only through the leader), then a pending placement.
+fn why_not_begun(item: &Item) -> Result<Option<PlacementBegun>, StoreError> {
+    if let Some(party) = party_of(item)? {
+        return Ok(Some(PlacementBegun::InParty(party)));
+    }
+    Ok(pending_placement_of(item)?.map(PlacementBegun::AlreadyPending))
 }

@@ -9,6 +9,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::domain::{
     ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
 };
+use crate::party::PartyId;
 use crate::ports::player_store::{PlayerRecord, StoreError};
 
 pub(crate) type Item = HashMap<String, AttributeValue>;
@@ -51,6 +52,10 @@ pub(crate) mod attr {
     pub const PORT: &str = "port";
     pub const REGION: &str = "region";
     pub const PLAYER_SESSION_ID: &str = "playerSessionId";
+    /// The party the player is in (written only inside a party's transactions).
+    pub const PARTY_ID: &str = "partyId";
+    /// A map: region → milliseconds (N), from `setPlacementLatencies`.
+    pub const PLACEMENT_LATENCIES: &str = "placementLatencies";
 }
 
 /// `previousStatus` when the `$connect` write found no earlier status.
@@ -78,6 +83,21 @@ pub(crate) fn pending_placement_value(placement_id: &PlacementId) -> AttributeVa
 /// [`StoreError::Corrupt`].
 pub(crate) fn pending_placement_of(item: &Item) -> Result<Option<PlacementId>, StoreError> {
     Reader::new(item).pending_placement_id()
+}
+
+/// The party id in an item (e.g. the old image a failed condition returned).
+pub(crate) fn party_of(item: &Item) -> Result<Option<PartyId>, StoreError> {
+    Reader::new(item).party_id()
+}
+
+/// The `placementLatencies` map of a player's item.
+pub(crate) fn latencies_value(latencies: &[(String, u32)]) -> AttributeValue {
+    AttributeValue::M(
+        latencies
+            .iter()
+            .map(|(region, millis)| (region.clone(), n(millis)))
+            .collect(),
+    )
 }
 
 /// The `gameSession` map of a player's item.
@@ -170,6 +190,35 @@ impl<'a> Reader<'a> {
             }
         };
         self.placement_id(name, raw).map(Some)
+    }
+
+    fn party_id(&self) -> Result<Option<PartyId>, StoreError> {
+        self.opt_s(attr::PARTY_ID)?
+            .map(|raw| {
+                PartyId::parse(raw).map_err(|e| self.corrupt(format!("{}: {e}", attr::PARTY_ID)))
+            })
+            .transpose()
+    }
+
+    fn latencies(&self) -> Result<Vec<(String, u32)>, StoreError> {
+        let name = attr::PLACEMENT_LATENCIES;
+        let map = match self.item.get(name) {
+            None | Some(AttributeValue::Null(true)) => return Ok(Vec::new()),
+            Some(AttributeValue::M(map)) => map,
+            Some(other) => return Err(self.corrupt(format!("{name} is {other:?}, not a map"))),
+        };
+        let mut latencies = map
+            .iter()
+            .map(|(region, value)| match value {
+                AttributeValue::N(raw) => raw
+                    .parse::<u32>()
+                    .map(|millis| (region.clone(), millis))
+                    .map_err(|_| self.corrupt(format!("{name}.{region} is {raw:?}, out of range"))),
+                other => Err(self.corrupt(format!("{name}.{region} is {other:?}, not a number"))),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        latencies.sort();
+        Ok(latencies)
     }
 
     fn placement_id(&self, name: &str, raw: &str) -> Result<PlacementId, StoreError> {
@@ -282,6 +331,8 @@ pub(crate) fn record_from_item(item: &Item) -> Result<Option<PlayerRecord>, Stor
             .map(|raw| r.placement_id(attr::LAST_PLACEMENT_ID, raw))
             .transpose()?,
         game_session: r.game_session()?,
+        party_id: r.party_id()?,
+        placement_latencies: r.latencies()?,
     }))
 }
 
@@ -361,8 +412,32 @@ mod tests {
                 pending_placement_id: None,
                 last_placement_id: None,
                 game_session: None,
+                party_id: None,
+                placement_latencies: Vec::new(),
             }
         );
+    }
+
+    #[test]
+    fn a_party_link_and_latencies_map_back_and_a_bad_one_is_corrupt() {
+        let mut item = online_item();
+        item.insert(attr::PARTY_ID.into(), s("party-1"));
+        item.insert(
+            attr::PLACEMENT_LATENCIES.into(),
+            latencies_value(&[("us-east-1".into(), 40), ("eu-west-1".into(), 90)]),
+        );
+        let record = required_record(&item).unwrap();
+        assert_eq!(record.party_id, Some(PartyId::parse("party-1").unwrap()));
+        assert_eq!(
+            record.placement_latencies,
+            vec![("eu-west-1".into(), 90), ("us-east-1".into(), 40)]
+        );
+        assert_eq!(party_of(&item).unwrap(), record.party_id);
+        item.insert(attr::PARTY_ID.into(), s("a b"));
+        assert!(matches!(
+            record_from_item(&item),
+            Err(StoreError::Corrupt { reason, .. }) if reason.starts_with("partyId: party id")
+        ));
     }
 
     #[test]

@@ -439,6 +439,14 @@ impl PlayerStore for DynamoPlayerStore {
         self.abandon_placement_now(player, placement_id).await
     }
 
+    async fn set_placement_latencies(
+        &self,
+        player: &PlayerId,
+        latencies: &[(String, u32)],
+    ) -> Result<bool, StoreError> {
+        self.set_placement_latencies_now(player, latencies).await
+    }
+
     async fn update_game_session(
         &self,
         player: &PlayerId,

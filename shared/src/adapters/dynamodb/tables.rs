@@ -182,6 +182,53 @@ pub async fn create_placements_table(client: &Client, name: &str) -> Result<(), 
     enable_ttl(client, name, placement::EXPIRE_AT).await
 }
 
+/// Creates the Parties table as the SAM template defines it (on-demand, PK `partyId`,
+/// SK `sk`, KEYS_ONLY GSI `ByOfflineSince` on `sweepShard` + `offlineSince`, TTL on
+/// `expireAt`), waits until it is ACTIVE, and enables TTL. Idempotent: an existing table
+/// is left as it is (only TTL is enabled on it if it was not).
+pub async fn create_parties_table(client: &Client, name: &str) -> Result<(), StoreError> {
+    use super::party_item::attr as party;
+    use super::party_store::OFFLINE_INDEX;
+
+    let created = client
+        .create_table()
+        .table_name(name)
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(attribute(party::PARTY_ID, ScalarAttributeType::S)?)
+        .attribute_definitions(attribute(party::SK, ScalarAttributeType::S)?)
+        .attribute_definitions(attribute(party::SWEEP_SHARD, ScalarAttributeType::N)?)
+        .attribute_definitions(attribute(party::OFFLINE_SINCE, ScalarAttributeType::N)?)
+        .key_schema(key_element(party::PARTY_ID, KeyType::Hash)?)
+        .key_schema(key_element(party::SK, KeyType::Range)?)
+        .global_secondary_indexes(
+            GlobalSecondaryIndex::builder()
+                .index_name(OFFLINE_INDEX)
+                .key_schema(key_element(party::SWEEP_SHARD, KeyType::Hash)?)
+                .key_schema(key_element(party::OFFLINE_SINCE, KeyType::Range)?)
+                .projection(
+                    Projection::builder()
+                        .projection_type(ProjectionType::KeysOnly)
+                        .build(),
+                )
+                .build()
+                .map_err(build_error)?,
+        )
+        .send()
+        .await;
+    match created {
+        Ok(_) => {}
+        Err(err) if err.code() == Some("ResourceInUseException") => {}
+        Err(err) => return Err(store_error(err)),
+    }
+    client
+        .wait_until_table_exists()
+        .table_name(name)
+        .wait(TABLE_ACTIVE_TIMEOUT)
+        .await
+        .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
+    enable_ttl(client, name, party::EXPIRE_AT).await
+}
+
 /// Turns on TTL unless it already is; a DynamoDB-compatible endpoint that does not
 /// implement TTL is not an error (items just stay).
 async fn enable_ttl(client: &Client, table: &str, attribute: &str) -> Result<(), StoreError> {

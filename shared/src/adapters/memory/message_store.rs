@@ -84,6 +84,16 @@ impl InMemoryMessageStore {
         all
     }
 
+    /// Appends at once (no `.await`): for a caller holding locks of its own, such as a
+    /// party's commit. Returns how many were appended.
+    pub(crate) fn append_now(&self, messages: &[NewMessage]) -> usize {
+        let mut inboxes = self.inboxes();
+        messages
+            .iter()
+            .filter_map(|message| self.append_locked(&mut inboxes, message))
+            .count()
+    }
+
     /// Appends with the inboxes already locked.
     fn append_locked(
         &self,

@@ -3,12 +3,14 @@
 
 mod event_bus;
 mod message_store;
+mod party_store;
 mod placement_store;
 mod player_store;
 mod subscription_store;
 
 pub use event_bus::{InProcessEventBus, PresenceSubscriber};
 pub use message_store::{InMemoryDeliveryHandover, InMemoryMessageStore, InsertObserver};
+pub use party_store::InMemoryPartyStore;
 pub use placement_store::{InMemoryPlacementOutcomes, InMemoryPlacementStore};
 pub use player_store::InMemoryPlayerStore;
 pub use subscription_store::InMemorySubscriptionStore;

@@ -6,6 +6,7 @@ use async_trait::async_trait;
 use crate::domain::{
     ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
 };
+use crate::party::PartyId;
 use crate::ports::player_store::{
     ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
     PlayerRecord, PlayerStore, StoreError,
@@ -118,6 +119,12 @@ impl InMemoryPlayerStore {
         });
     }
 
+    /// The players' items, locked: a party's commit checks and writes several players'
+    /// links as one step (lock order: parties, then players, then inboxes).
+    pub(crate) fn lock(&self) -> LockedPlayers<'_> {
+        LockedPlayers(self.items())
+    }
+
     /// The hand-over's write on the player (see `DeliveryHandover`): `connection` becomes
     /// live from `live_from`, only if it is still the player's online connection.
     pub(crate) fn set_live(
@@ -201,6 +208,11 @@ impl PlayerStore for InMemoryPlayerStore {
             pending_placement_id: game.pending_placement_id,
             last_placement_id: game.last_placement_id,
             game_session: game.game_session,
+            // Party links and latencies are not connection state either.
+            party_id: previous.and_then(|p| p.party_id.clone()),
+            placement_latencies: previous
+                .map(|p| p.placement_latencies.clone())
+                .unwrap_or_default(),
         };
         items.insert(
             new.player_id.clone(),
@@ -317,6 +329,13 @@ impl PlayerStore for InMemoryPlayerStore {
         player: &PlayerId,
         placement_id: &PlacementId,
     ) -> Result<PlacementBegun, StoreError> {
+        if let Some(party) = self
+            .items()
+            .get(player)
+            .and_then(|item| item.record.party_id.clone())
+        {
+            return Ok(PlacementBegun::InParty(party));
+        }
         let began = self.update_game_state(player, true, |state| {
             if let Some(pending) = state.pending_placement_id.as_ref() {
                 return PlacementBegun::AlreadyPending(pending.clone());
@@ -341,6 +360,21 @@ impl PlayerStore for InMemoryPlayerStore {
         Ok(())
     }
 
+    async fn set_placement_latencies(
+        &self,
+        player: &PlayerId,
+        latencies: &[(String, u32)],
+    ) -> Result<bool, StoreError> {
+        let mut items = self.items();
+        let Some(item) = items.get_mut(player) else {
+            return Ok(false);
+        };
+        let mut latencies = latencies.to_vec();
+        latencies.sort();
+        item.record.placement_latencies = latencies;
+        Ok(true)
+    }
+
     async fn update_game_session(
         &self,
         player: &PlayerId,
@@ -357,6 +391,39 @@ impl PlayerStore for InMemoryPlayerStore {
             same_game
         });
         Ok(updated.unwrap_or(false))
+    }
+}
+
+/// The players' items under their lock, for a party's commit.
+pub(crate) struct LockedPlayers<'a>(std::sync::MutexGuard<'a, HashMap<PlayerId, Item>>);
+
+impl LockedPlayers<'_> {
+    /// `None`: no item; else the party the player is in, if any.
+    pub(crate) fn party_of(&self, player: &PlayerId) -> Option<Option<PartyId>> {
+        self.0.get(player).map(|item| item.record.party_id.clone())
+    }
+
+    /// Sets (or clears) the player's party link, if they have an item.
+    pub(crate) fn set_party(&mut self, player: &PlayerId, party: Option<PartyId>) {
+        if let Some(item) = self.0.get_mut(player) {
+            item.record.party_id = party;
+        }
+    }
+
+    /// The pending placement of a player with an item.
+    pub(crate) fn pending_placement(&self, player: &PlayerId) -> Option<PlacementId> {
+        self.0
+            .get(player)
+            .and_then(|item| item.record.pending_placement_id.clone())
+    }
+
+    /// Makes `placement_id` the player's pending and last placement (an item is
+    /// expected: party members have connected).
+    pub(crate) fn begin_placement(&mut self, player: &PlayerId, placement_id: &PlacementId) {
+        if let Some(item) = self.0.get_mut(player) {
+            item.record.pending_placement_id = Some(placement_id.clone());
+            item.record.last_placement_id = Some(placement_id.clone());
+        }
     }
 }
 

@@ -18,9 +18,10 @@ use resume::ResumeHandler;
 use send_message::SendMessageHandler;
 use serde_json::{Value, json};
 use shared::adapters::dynamodb::{
-    DynamoDeliveryHandover, DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore,
-    DynamoPlayerStore, DynamoSubscriptionStore, create_messages_table, create_placements_table,
-    create_players_table, create_subscriptions_table,
+    DynamoDeliveryHandover, DynamoMessageStore, DynamoPartyStore, DynamoPlacementOutcomes,
+    DynamoPlacementStore, DynamoPlayerStore, DynamoSubscriptionStore, create_messages_table,
+    create_parties_table, create_placements_table, create_players_table,
+    create_subscriptions_table,
 };
 use shared::config::Config;
 use shared::domain::{MessageId, PlacementId, PlayerId};
@@ -42,6 +43,7 @@ pub struct World {
     messages: Arc<DynamoMessageStore>,
     placements: Arc<DynamoPlacementStore>,
     outcomes: Arc<DynamoPlacementOutcomes>,
+    parties: Arc<DynamoPartyStore>,
     connect: ConnectHandler,
     disconnect: DisconnectHandler,
     /// The heartbeat route: API Gateway's DynamoDB integration, from template.yaml.
@@ -116,6 +118,8 @@ impl World {
         config.messages_table = format!("rt-messages-{suffix}");
         config.placements_table = format!("rt-placements-{suffix}");
         config.subscriptions_table = format!("rt-subscriptions-{suffix}");
+        config.parties_table = format!("rt-parties-{suffix}");
+        create_parties_table(client, &config.parties_table).await?;
         create_players_table(client, &config.players_table).await?;
         create_messages_table(client, &config.messages_table).await?;
         create_placements_table(client, &config.placements_table).await?;
@@ -148,6 +152,13 @@ impl World {
             config.players_table.clone(),
             config.messages_table.clone(),
         ));
+        let parties = Arc::new(DynamoPartyStore::new(
+            client.clone(),
+            config.parties_table.clone(),
+            config.players_table.clone(),
+            config.messages_table.clone(),
+            config.presence_shards,
+        ));
         let gateway = bench.gateway.clone();
         Ok(Self {
             connect: ConnectHandler::new(
@@ -174,6 +185,7 @@ impl World {
                 players.clone(),
                 messages.clone(),
                 handover,
+                shared::party::Parties::new(parties.clone(), clock(), 86_400),
                 gateway.clone(),
                 clock(),
             ),
@@ -182,6 +194,7 @@ impl World {
                 messages.clone(),
                 players.clone(),
                 players.clone(),
+                parties.clone(),
                 clock(),
             ),
             deliver: MessageInsertedHandler::new(
@@ -206,6 +219,7 @@ impl World {
             messages,
             placements,
             outcomes,
+            parties,
         })
     }
 
@@ -386,6 +400,7 @@ impl World {
             self.messages.clone(),
             self.players.clone(),
             self.players.clone(),
+            self.parties.clone(),
             clock(),
         );
         let to_peer = || {
@@ -515,6 +530,7 @@ impl World {
             self.players.clone(),
             self.players.clone(),
             self.placements.clone(),
+            self.parties.clone(),
             gamelift.clone(),
             clock(),
         );
@@ -730,12 +746,21 @@ impl World {
         let mut config = (*self.config).clone();
         config.players_table = table.clone();
         let config = Arc::new(config);
-        let players = Arc::new(DynamoPlayerStore::new(self.client.clone(), table));
+        let players = Arc::new(DynamoPlayerStore::new(self.client.clone(), table.clone()));
+        // Nobody swept here is in a party: the parties index is queried once per shard.
+        let parties = Arc::new(DynamoPartyStore::new(
+            self.client.clone(),
+            config.parties_table.clone(),
+            table,
+            config.messages_table.clone(),
+            config.presence_shards,
+        ));
         let sweeper = PresenceTimeoutHandler::new(
             config.clone(),
             players.clone(),
             bench.gateway.clone(),
             bench.bus.clone(),
+            shared::party::Parties::new(parties, clock(), 86_400),
             clock(),
         );
         bench.reset();

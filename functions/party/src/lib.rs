@@ -1,0 +1,116 @@
+//! The party routes (docs/architecture.md#playing-in-parties): `createParty`, `inviteToParty`,
+//! `joinParty`, `declinePartyInvite`, `leaveParty`, `kickFromParty` and
+//! `promotePartyLeader`, one function for all seven; `requestContext.routeKey` says
+//! which.
+//!
+//! Every change to a party is ONE `TransactWriteItems`: the party written only if its
+//! version is still the one the change was computed from, the players' party links, and
+//! one `party` message per member (so pushes reach members live from the Messages stream,
+//! or on `resume`, like every other push). Two members acting at once: the second's
+//! transaction fails on the version, and the change is computed again from the party as
+//! it is now (up to `CHANGE_ATTEMPTS` times, then `conflict`).
+//!
+//! Round trips (N members after the change, M before; a member's inbox head is one
+//! Query, read at once for all):
+//!
+//! | route | DynamoDB |
+//! |---|---|
+//! | `createParty` | 1 Query + 1 transaction (party, creator's link, 1 message) |
+//! | `inviteToParty` | 1 rate-limit write ‖ 1 GetItem (the caller's party), 1 GetItem (the party), 1 Query, 1 transaction (party checked, invitation, invitee checked, 1 message) |
+//! | `joinParty` | 1 TransactGetItems (party + invitation), N Queries, 1 transaction (party, invitation used, joiner's link, N messages) |
+//! | `declinePartyInvite` | 1 TransactGetItems, 1 Query, 1 transaction (invitation, 1 message to the inviter) |
+//! | `leaveParty`, `kickFromParty` | 1 GetItem (the caller's party), 1 GetItem (the party), M Queries, 1 transaction (party, leaver's link, M messages) |
+//! | `promotePartyLeader` | 1 GetItem, 1 GetItem, N Queries, 1 transaction (party, N messages) |
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use shared::config::Config;
+use shared::party::{Parties, PartyError};
+use shared::ports::{Clock, PartyStore, PlayerStore, RateLimiter};
+use shared::websocket::{Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
+
+mod body;
+mod ops;
+
+pub use body::MIN_PARTY_SIZE;
+
+pub const CREATE: &str = "createParty";
+pub const INVITE: &str = "inviteToParty";
+pub const JOIN: &str = "joinParty";
+pub const DECLINE: &str = "declinePartyInvite";
+pub const LEAVE: &str = "leaveParty";
+pub const KICK: &str = "kickFromParty";
+pub const PROMOTE: &str = "promotePartyLeader";
+
+/// Every route this function serves.
+pub const ROUTES: [&str; 7] = [CREATE, INVITE, JOIN, DECLINE, LEAVE, KICK, PROMOTE];
+
+/// Faults in how the function is wired (a route mapped to the wrong integration).
+#[derive(Debug, thiserror::Error)]
+#[error("party was invoked for route {0:?}; it serves {routes}", routes = ROUTES.join(", "))]
+pub struct WrongRoute(pub String);
+
+pub struct PartyHandler {
+    config: Arc<Config>,
+    players: Arc<dyn PlayerStore>,
+    limiter: Arc<dyn RateLimiter>,
+    parties: Parties,
+}
+
+impl PartyHandler {
+    pub fn new(
+        config: Arc<Config>,
+        players: Arc<dyn PlayerStore>,
+        limiter: Arc<dyn RateLimiter>,
+        parties: Arc<dyn PartyStore>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        let ttl = i64::try_from(config.message_ttl.as_secs()).unwrap_or(i64::MAX);
+        Self {
+            parties: Parties::new(parties, clock, ttl),
+            config,
+            players,
+            limiter,
+        }
+    }
+}
+
+/// A party refusal as the client sees it; a store failure as `unavailable` (or
+/// `internal`), saying what did not happen.
+fn refusal(error: PartyError, consequence: &str) -> RouteError {
+    match error {
+        PartyError::Refused(refusal) => RouteError::new(refusal.code(), refusal.to_string()),
+        PartyError::Store(err) => RouteError::from_store(err, consequence),
+    }
+}
+
+#[async_trait]
+impl RouteHandler for PartyHandler {
+    async fn handle(&self, event: RouteEvent) -> RouteResult {
+        let request = match Request::open(&event.payload)? {
+            Opened::Request(request) => request,
+            Opened::Refused(reply) => return Ok(reply),
+        };
+        let route = event
+            .payload
+            .request_context
+            .route_key
+            .clone()
+            .unwrap_or_else(|| request.frame.route.clone());
+        let result = match route.as_str() {
+            CREATE => self.create(&request).await,
+            INVITE => self.invite(&request).await,
+            JOIN => self.join(&request).await,
+            DECLINE => self.decline(&request).await,
+            LEAVE => self.leave(&request).await,
+            KICK => self.kick(&request).await,
+            PROMOTE => self.promote(&request).await,
+            _ => return Err(WrongRoute(route).into()),
+        };
+        Ok(request.respond(result))
+    }
+}
+
+#[cfg(test)]
+mod tests;

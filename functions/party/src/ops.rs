@@ -1,0 +1,253 @@
+//! Each party route: read what the change is computed from, compute it (or the refusal)
+//! with `shared::party`, commit it with its pushes.
+
+use serde_json::{Value, json};
+use shared::domain::PlayerId;
+use shared::party::{CHANGE_ATTEMPTS, Invitation, Party, PartyError, PartyId, PartyRefusal};
+use shared::ports::{
+    Bucket, Committed, InvitationWrite, PartyCommit, PartyCondition, Quota, Spent,
+};
+use shared::websocket::{Request, RouteError};
+use tracing::info;
+
+use crate::{PartyHandler, body, refusal};
+
+/// What a client is told did not happen when the store failed.
+const NOTHING_CHANGED: &str = "nothing changed; retry";
+
+fn refused(refusal: PartyRefusal) -> RouteError {
+    RouteError::new(refusal.code(), refusal.to_string())
+}
+
+fn store(err: shared::ports::StoreError) -> RouteError {
+    RouteError::from_store(err, NOTHING_CHANGED)
+}
+
+impl PartyHandler {
+    /// The party the caller is in, from their own item.
+    async fn caller_party(&self, player: &PlayerId) -> Result<PartyId, RouteError> {
+        self.players
+            .get(player)
+            .await
+            .map_err(store)?
+            .and_then(|record| record.party_id)
+            .ok_or_else(|| refused(PartyRefusal::NotInParty))
+    }
+
+    pub(crate) async fn create(&self, request: &Request) -> Result<Value, RouteError> {
+        let creator = &request.caller.player_id;
+        let max_size = body::max_size(&request.frame.body, self.config.parties.max_size)?;
+        let now = self.parties.now();
+        let change = Party::create(PartyId::generate(), creator, max_size, now);
+        let committed = self
+            .parties
+            .store()
+            .commit(&self.parties.commit_of(&change, now))
+            .await
+            .map_err(store)?;
+        match committed {
+            Committed::Done => {
+                info!(player_id = %creator, party_id = %change.after.party_id, max_size, "party created");
+                Ok(json!({ "party": change.after.view() }))
+            }
+            Committed::InAnotherParty(party) => Err(refused(PartyRefusal::AlreadyInParty(party))),
+            Committed::NoSuchPlayer => Err(refused(PartyRefusal::NoSuchPlayer(creator.clone()))),
+            // A fresh random id that exists already, or an invitation write that is not
+            // there: neither can happen.
+            Committed::PartyMoved | Committed::InvitationGone => {
+                Err(refused(PartyRefusal::Contended))
+            }
+        }
+    }
+
+    /// Counts an invitation against `RATE_LIMIT_PARTY_INVITES_PER_MINUTE`.
+    async fn spend_invite(&self, player: &PlayerId) -> Result<(), RouteError> {
+        let limit = self.config.rate_limits.party_invites_per_minute;
+        let quota = Quota {
+            calls: limit,
+            units: 0,
+        };
+        let spent = self
+            .limiter
+            .spend(player, Bucket::PartyInvite, quota, 0, self.parties.now())
+            .await
+            .map_err(|e| RouteError::from_store(e, "nobody was invited; retry"))?;
+        match spent {
+            Spent::Allowed => Ok(()),
+            Spent::Limited { retry_after_ms, .. } => Err(RouteError::rate_limited(
+                &format!("{limit} party invitations a minute"),
+                retry_after_ms,
+            )),
+        }
+    }
+
+    pub(crate) async fn invite(&self, request: &Request) -> Result<Value, RouteError> {
+        let inviter = &request.caller.player_id;
+        let invitee = body::player_id(&request.frame.body)?;
+        if invitee == *inviter {
+            return Err(refused(PartyRefusal::InviteYourself));
+        }
+        let (spent, party_id) =
+            tokio::join!(self.spend_invite(inviter), self.caller_party(inviter));
+        spent?;
+        let party_id = party_id?;
+        let settings = self.config.parties;
+        let ttl = i64::try_from(settings.invite_ttl.as_millis()).unwrap_or(i64::MAX);
+        for _ in 0..CHANGE_ATTEMPTS {
+            let party = self
+                .parties
+                .store()
+                .get(&party_id)
+                .await
+                .map_err(store)?
+                .ok_or_else(|| refused(PartyRefusal::NotInParty))?;
+            party
+                .check_invite(inviter, &invitee, settings.invite_leader_only)
+                .map_err(refused)?;
+            let now = self.parties.now();
+            let invitation = Invitation {
+                party_id: party_id.clone(),
+                invitee: invitee.clone(),
+                from: inviter.clone(),
+                expires_at: now.saturating_add(ttl),
+            };
+            let mut commit = PartyCommit::on(
+                party_id.clone(),
+                PartyCondition::AtVersion(party.version),
+                now,
+            );
+            commit.invitation = Some(InvitationWrite::Put(invitation.clone()));
+            commit.must_exist = Some(invitee.clone());
+            commit.pushes = vec![self.parties.invite_push(&invitation, now)];
+            match self.parties.store().commit(&commit).await.map_err(store)? {
+                Committed::Done => {
+                    info!(player_id = %inviter, party_id = %party_id, invitee = %invitee, "invited to a party");
+                    return Ok(json!({
+                        "partyId": party_id,
+                        "playerId": invitee,
+                        "expiresAt": invitation.expires_at,
+                    }));
+                }
+                Committed::NoSuchPlayer => {
+                    return Err(refused(PartyRefusal::NoSuchPlayer(invitee)));
+                }
+                Committed::PartyMoved
+                | Committed::InvitationGone
+                | Committed::InAnotherParty(_) => {}
+            }
+        }
+        Err(refused(PartyRefusal::Contended))
+    }
+
+    pub(crate) async fn join(&self, request: &Request) -> Result<Value, RouteError> {
+        let player = &request.caller.player_id;
+        let party_id = body::party_id(&request.frame.body)?;
+        for _ in 0..CHANGE_ATTEMPTS {
+            let (party, invitation) = self
+                .parties
+                .store()
+                .get_with_invitation(&party_id, player)
+                .await
+                .map_err(store)?;
+            let party =
+                party.ok_or_else(|| refused(PartyRefusal::NoSuchParty(party_id.clone())))?;
+            let now = self.parties.now();
+            let change = party
+                .join(player, invitation.as_ref(), now)
+                .map_err(refused)?;
+            let commit = self.parties.commit_of(&change, now);
+            match self.parties.store().commit(&commit).await.map_err(store)? {
+                Committed::Done => {
+                    info!(player_id = %player, party_id = %party_id, members = change.after.members.len(), "joined a party");
+                    return Ok(json!({ "party": change.after.view() }));
+                }
+                Committed::PartyMoved => {}
+                Committed::InvitationGone => {
+                    return Err(refused(PartyRefusal::NoInvitation(party_id)));
+                }
+                Committed::InAnotherParty(other) => {
+                    return Err(refused(PartyRefusal::AlreadyInParty(other)));
+                }
+                Committed::NoSuchPlayer => {
+                    return Err(refused(PartyRefusal::NoSuchPlayer(player.clone())));
+                }
+            }
+        }
+        Err(refused(PartyRefusal::Contended))
+    }
+
+    pub(crate) async fn decline(&self, request: &Request) -> Result<Value, RouteError> {
+        let player = &request.caller.player_id;
+        let party_id = body::party_id(&request.frame.body)?;
+        let (_, invitation) = self
+            .parties
+            .store()
+            .get_with_invitation(&party_id, player)
+            .await
+            .map_err(store)?;
+        let now = self.parties.now();
+        let Some(invitation) = invitation.filter(|i| i.is_live(now)) else {
+            return Err(refused(PartyRefusal::NoInvitation(party_id)));
+        };
+        // Whatever became of the party, the invitation goes and its sender is told.
+        let mut commit = PartyCommit::on(party_id.clone(), PartyCondition::Any, now);
+        commit.invitation = Some(InvitationWrite::Take(player.clone()));
+        commit.pushes = vec![self.parties.declined_push(&invitation, now)];
+        match self.parties.store().commit(&commit).await.map_err(store)? {
+            Committed::Done => {
+                info!(player_id = %player, party_id = %party_id, "declined a party invitation");
+                Ok(json!({ "partyId": party_id }))
+            }
+            _ => Err(refused(PartyRefusal::NoInvitation(party_id))),
+        }
+    }
+
+    pub(crate) async fn leave(&self, request: &Request) -> Result<Value, RouteError> {
+        let player = &request.caller.player_id;
+        let party_id = self.caller_party(player).await?;
+        let change = self
+            .parties
+            .apply(&party_id, |party, _| party.leave(player).map(Some))
+            .await
+            .map_err(|e| refusal(e, NOTHING_CHANGED))?;
+        if let Some(change) = change {
+            info!(player_id = %player, party_id = %party_id, change = ?change.kind, "left a party");
+        }
+        Ok(json!({ "partyId": party_id }))
+    }
+
+    pub(crate) async fn kick(&self, request: &Request) -> Result<Value, RouteError> {
+        self.leader_change(request, |party, leader, target| party.kick(leader, target))
+            .await
+    }
+
+    pub(crate) async fn promote(&self, request: &Request) -> Result<Value, RouteError> {
+        self.leader_change(request, |party, leader, target| {
+            party.promote(leader, target)
+        })
+        .await
+    }
+
+    /// A change the leader makes to a member (`playerId`); the ack carries the party after it.
+    async fn leader_change(
+        &self,
+        request: &Request,
+        change: impl Fn(&Party, &PlayerId, &PlayerId) -> Result<shared::party::Change, PartyRefusal>,
+    ) -> Result<Value, RouteError> {
+        let leader = &request.caller.player_id;
+        let target = body::player_id(&request.frame.body)?;
+        let party_id = self.caller_party(leader).await?;
+        let changed = self
+            .parties
+            .apply(&party_id, |party, _| {
+                change(party, leader, &target).map(Some)
+            })
+            .await
+            .map_err(|e: PartyError| refusal(e, NOTHING_CHANGED))?;
+        let Some(changed) = changed else {
+            return Err(refused(PartyRefusal::Contended));
+        };
+        info!(player_id = %leader, party_id = %party_id, target = %target, change = ?changed.kind, "party changed by its leader");
+        Ok(json!({ "party": changed.after.view() }))
+    }
+}

@@ -1,0 +1,42 @@
+//! `setPlacementLatencies {"latencies": {"<region>": ms}}`: the caller's latencies for
+//! the placements their party's leader asks for (the leader's own come with the
+//! request). One write on the caller's item; `{}` clears them. The ack echoes what was
+//! stored (rounded, in region order).
+
+use serde_json::{Map, Value};
+use shared::protocol::ErrorCode;
+use shared::websocket::{Request, RouteError};
+
+use crate::SessionPlacementRequestHandler;
+use crate::body::latencies;
+
+/// The route key.
+pub const ROUTE: &str = "setPlacementLatencies";
+
+impl SessionPlacementRequestHandler {
+    pub(crate) async fn set_latencies(&self, request: &Request) -> Result<Value, RouteError> {
+        let value = request.frame.body.get("latencies");
+        if value.is_none_or(Value::is_null) {
+            return Err(RouteError::bad_request(
+                "`latencies` is required: an object of region → milliseconds ({} clears them)",
+            ));
+        }
+        let latencies = latencies(value)?;
+        let stored = self
+            .players
+            .set_placement_latencies(&request.caller.player_id, &latencies)
+            .await
+            .map_err(|e| RouteError::from_store(e, "nothing was saved; retry"))?;
+        if !stored {
+            return Err(RouteError::new(
+                ErrorCode::NotFound,
+                "you have no player record yet: connect and send resume first",
+            ));
+        }
+        let echoed: Map<String, Value> = latencies
+            .into_iter()
+            .map(|(region, millis)| (region, Value::from(millis)))
+            .collect();
+        Ok(serde_json::json!({ "latencies": echoed }))
+    }
+}
