@@ -9,6 +9,8 @@
 //! calls to a scripted fake and presence events to an in-process bus; all are counted.
 //! Handlers log as they do in Lambda (JSON lines at `info`) into a byte counter. With
 //! `--write`, every row is also written as JSON (`tools::counts`), which `cost` reads.
+//! The party rows (`parties.rs`) run on tables of their own, so that their sweeps find
+//! only the party's members.
 
 #![allow(clippy::expect_used)] // A benchmark tool: fixed, valid player ids.
 
@@ -30,6 +32,7 @@ use shared::testing::fake_gamelift::{FakeGameLift, GameLiftCall};
 use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
 use tools::counts::{Measured, Operation, OperationCounts, REGENERATE};
 
+mod parties;
 mod scenarios;
 
 /// Counts the bytes and lines the handlers log (the JSON lines Lambda would ship to
@@ -274,6 +277,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     let world = scenarios::World::create(&client, &bench).await?;
     world.run(&mut bench).await?;
     access_log_line(&mut bench)?;
+    parties::rows(&client, &mut bench).await?;
 
     bench.print_table(&endpoint);
     if let Some(path) = write {
