@@ -597,6 +597,55 @@ async fn given_dynamodb_local_and_a_party_of_three_when_the_leader_places_then_o
     stack.shutdown().await;
 }
 
+/// A party of three whose leader cancels the party's pending placement: every member is
+/// told CANCELLED, and nothing stays pending (the leader can place again).
+async fn the_leader_cancels_for_the_party(stack: &TestStack) {
+    let (mut alice, _) = Player::online(stack, "alice").await;
+    let (mut bob, _) = Player::online(stack, "bob").await;
+    let (mut carol, _) = Player::online(stack, "carol").await;
+    let id = party_id(&alice.ok("createParty", json!({})).await);
+    for player in [&mut bob, &mut carol] {
+        alice
+            .ok("inviteToParty", json!({"playerId": player.name}))
+            .await;
+        player.ok("joinParty", json!({"partyId": id})).await;
+    }
+    let ack = alice.ok("sessionPlacementRequest", json!({})).await;
+    let placement_id = ack["placementId"].as_str().unwrap().to_owned();
+
+    let pending = bob.ask("sessionPlacementRequest", json!({})).await;
+    assert_eq!(pending["code"], "forbidden", "{pending}");
+    alice
+        .ok("cancelPlacement", json!({"placementId": placement_id}))
+        .await;
+
+    for player in [&mut alice, &mut bob, &mut carol] {
+        let frame = loop {
+            let frame = player.push().await;
+            if frame["type"] == "placement" {
+                break frame;
+            }
+        };
+        assert_eq!(frame["placementId"], placement_id.as_str(), "{frame}");
+        assert_eq!(frame["status"], "CANCELLED", "{}: {frame}", player.name);
+    }
+    let again = alice.ok("sessionPlacementRequest", json!({})).await;
+    assert_ne!(again["placementId"], placement_id.as_str(), "{again}");
+}
+
+#[tokio::test]
+async fn given_a_partys_pending_placement_when_the_leader_cancels_then_every_member_is_told_cancelled()
+ {
+    // Placements take 1.5 s: long enough to cancel one.
+    let stack = stack(Storage::Memory, None, |s| {
+        s.simulator.sim_placement_delay_ms = 1_500;
+    })
+    .await
+    .unwrap();
+    the_leader_cancels_for_the_party(&stack).await;
+    stack.shutdown().await;
+}
+
 // --- Bad input ------------------------------------------------------------------------------
 
 #[tokio::test]
