@@ -8,6 +8,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::client::Waiters;
 use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_dynamodb::error::{BuildError, ProvideErrorMetadata};
+use aws_sdk_dynamodb::operation::create_table::builders::CreateTableFluentBuilder;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection,
     ProjectionType, ScalarAttributeType, TimeToLiveSpecification, TimeToLiveStatus,
@@ -48,7 +49,7 @@ pub async fn client_for_endpoint(endpoint: &str) -> Client {
 /// until it is ACTIVE, and enables TTL. Idempotent: an existing table is left as it is
 /// (only TTL is enabled on it if it was not).
 pub async fn create_players_table(client: &Client, name: &str) -> Result<(), StoreError> {
-    let created = client
+    let table = client
         .create_table()
         .table_name(name)
         .billing_mode(BillingMode::PayPerRequest)
@@ -66,21 +67,8 @@ pub async fn create_players_table(client: &Client, name: &str) -> Result<(), Sto
                 )
                 .build()
                 .map_err(build_error)?,
-        )
-        .send()
-        .await;
-    match created {
-        Ok(_) => {}
-        Err(err) if err.code() == Some("ResourceInUseException") => {}
-        Err(err) => return Err(store_error(err)),
-    }
-    client
-        .wait_until_table_exists()
-        .table_name(name)
-        .wait(TABLE_ACTIVE_TIMEOUT)
-        .await
-        .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
-    enable_ttl(client, name, attr::EXPIRE_AT).await
+        );
+    create_active_with_ttl(client, name, table, attr::EXPIRE_AT).await
 }
 
 /// Creates the Messages table as the SAM template defines it (on-demand, PK
@@ -91,7 +79,7 @@ pub async fn create_messages_table(client: &Client, name: &str) -> Result<(), St
     use super::message_item::attr as message;
     use aws_sdk_dynamodb::types::{StreamSpecification, StreamViewType};
 
-    let created = client
+    let table = client
         .create_table()
         .table_name(name)
         .billing_mode(BillingMode::PayPerRequest)
@@ -105,21 +93,8 @@ pub async fn create_messages_table(client: &Client, name: &str) -> Result<(), St
                 .stream_view_type(StreamViewType::NewImage)
                 .build()
                 .map_err(build_error)?,
-        )
-        .send()
-        .await;
-    match created {
-        Ok(_) => {}
-        Err(err) if err.code() == Some("ResourceInUseException") => {}
-        Err(err) => return Err(store_error(err)),
-    }
-    client
-        .wait_until_table_exists()
-        .table_name(name)
-        .wait(TABLE_ACTIVE_TIMEOUT)
-        .await
-        .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
-    enable_ttl(client, name, message::EXPIRE_AT).await
+        );
+    create_active_with_ttl(client, name, table, message::EXPIRE_AT).await
 }
 
 /// Creates the PresenceSubscriptions table as the SAM template defines it (on-demand,
@@ -129,28 +104,15 @@ pub async fn create_messages_table(client: &Client, name: &str) -> Result<(), St
 pub async fn create_subscriptions_table(client: &Client, name: &str) -> Result<(), StoreError> {
     use super::subscription_item::attr as subscription;
 
-    let created = client
+    let table = client
         .create_table()
         .table_name(name)
         .billing_mode(BillingMode::PayPerRequest)
         .attribute_definitions(attribute(subscription::TARGET_ID, ScalarAttributeType::S)?)
         .attribute_definitions(attribute(subscription::WATCHER_ID, ScalarAttributeType::S)?)
         .key_schema(key_element(subscription::TARGET_ID, KeyType::Hash)?)
-        .key_schema(key_element(subscription::WATCHER_ID, KeyType::Range)?)
-        .send()
-        .await;
-    match created {
-        Ok(_) => {}
-        Err(err) if err.code() == Some("ResourceInUseException") => {}
-        Err(err) => return Err(store_error(err)),
-    }
-    client
-        .wait_until_table_exists()
-        .table_name(name)
-        .wait(TABLE_ACTIVE_TIMEOUT)
-        .await
-        .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
-    enable_ttl(client, name, subscription::EXPIRE_AT).await
+        .key_schema(key_element(subscription::WATCHER_ID, KeyType::Range)?);
+    create_active_with_ttl(client, name, table, subscription::EXPIRE_AT).await
 }
 
 /// Creates the Placements table as the SAM template defines it (on-demand, PK
@@ -160,26 +122,13 @@ pub async fn create_subscriptions_table(client: &Client, name: &str) -> Result<(
 pub async fn create_placements_table(client: &Client, name: &str) -> Result<(), StoreError> {
     use super::placement_item::attr as placement;
 
-    let created = client
+    let table = client
         .create_table()
         .table_name(name)
         .billing_mode(BillingMode::PayPerRequest)
         .attribute_definitions(attribute(placement::PLACEMENT_ID, ScalarAttributeType::S)?)
-        .key_schema(key_element(placement::PLACEMENT_ID, KeyType::Hash)?)
-        .send()
-        .await;
-    match created {
-        Ok(_) => {}
-        Err(err) if err.code() == Some("ResourceInUseException") => {}
-        Err(err) => return Err(store_error(err)),
-    }
-    client
-        .wait_until_table_exists()
-        .table_name(name)
-        .wait(TABLE_ACTIVE_TIMEOUT)
-        .await
-        .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
-    enable_ttl(client, name, placement::EXPIRE_AT).await
+        .key_schema(key_element(placement::PLACEMENT_ID, KeyType::Hash)?);
+    create_active_with_ttl(client, name, table, placement::EXPIRE_AT).await
 }
 
 /// Creates the Parties table as the SAM template defines it (on-demand, PK `partyId`,
@@ -190,7 +139,7 @@ pub async fn create_parties_table(client: &Client, name: &str) -> Result<(), Sto
     use super::party_item::attr as party;
     use super::party_store::OFFLINE_INDEX;
 
-    let created = client
+    let table = client
         .create_table()
         .table_name(name)
         .billing_mode(BillingMode::PayPerRequest)
@@ -212,10 +161,19 @@ pub async fn create_parties_table(client: &Client, name: &str) -> Result<(), Sto
                 )
                 .build()
                 .map_err(build_error)?,
-        )
-        .send()
-        .await;
-    match created {
+        );
+    create_active_with_ttl(client, name, table, party::EXPIRE_AT).await
+}
+
+/// Sends a CreateTable (an existing table is fine), waits until the table is ACTIVE and
+/// turns TTL on for `ttl_attribute`.
+async fn create_active_with_ttl(
+    client: &Client,
+    name: &str,
+    table: CreateTableFluentBuilder,
+    ttl_attribute: &str,
+) -> Result<(), StoreError> {
+    match table.send().await {
         Ok(_) => {}
         Err(err) if err.code() == Some("ResourceInUseException") => {}
         Err(err) => return Err(store_error(err)),
@@ -226,7 +184,7 @@ pub async fn create_parties_table(client: &Client, name: &str) -> Result<(), Sto
         .wait(TABLE_ACTIVE_TIMEOUT)
         .await
         .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
-    enable_ttl(client, name, party::EXPIRE_AT).await
+    enable_ttl(client, name, ttl_attribute).await
 }
 
 /// Turns on TTL unless it already is; a DynamoDB-compatible endpoint that does not
