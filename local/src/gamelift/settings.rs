@@ -184,12 +184,12 @@ impl SimulatorSettings {
                 self.account_id
             ));
         }
-        if let Some(data) = &self.custom_event_data {
-            if data.chars().count() > MAX_CUSTOM_EVENT_DATA_CHARS {
-                problems.push(format!(
-                    "SIM_CUSTOM_EVENT_DATA is longer than {MAX_CUSTOM_EVENT_DATA_CHARS} characters"
-                ));
-            }
+        if let Some(data) = &self.custom_event_data
+            && data.chars().count() > MAX_CUSTOM_EVENT_DATA_CHARS
+        {
+            problems.push(format!(
+                "SIM_CUSTOM_EVENT_DATA is longer than {MAX_CUSTOM_EVENT_DATA_CHARS} characters"
+            ));
         }
         problems
     }

@@ -186,12 +186,12 @@ impl Settings {
             .into_iter()
             .flatten(),
         );
-        if let Some(endpoint) = &self.storage.dynamodb_endpoint {
-            if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
-                problems.push(format!(
-                    "DYNAMODB_ENDPOINT={endpoint:?} is not an http:// or https:// URL"
-                ));
-            }
+        if let Some(endpoint) = &self.storage.dynamodb_endpoint
+            && !(endpoint.starts_with("http://") || endpoint.starts_with("https://"))
+        {
+            problems.push(format!(
+                "DYNAMODB_ENDPOINT={endpoint:?} is not an http:// or https:// URL"
+            ));
         }
         for (name, value) in self.tables() {
             if !valid_table_name(value) {

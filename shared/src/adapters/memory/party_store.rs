@@ -106,10 +106,10 @@ impl PartyStore for InMemoryPartyStore {
                 Some(None) => {}
             }
         }
-        if let Some(player) = &commit.must_exist {
-            if players.party_of(player).is_none() {
-                return Ok(Committed::NoSuchPlayer);
-            }
+        if let Some(player) = &commit.must_exist
+            && players.party_of(player).is_none()
+        {
+            return Ok(Committed::NoSuchPlayer);
         }
         match &commit.write {
             Some(PartyWrite::Save(party)) => {
