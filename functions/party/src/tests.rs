@@ -474,3 +474,50 @@ async fn given_two_members_acting_at_once_then_both_changes_land_one_after_the_o
         "{versions:?}"
     );
 }
+
+/// Runs a sample event from events/ through the handler and returns its reply frame.
+async fn run_sample(w: &World, raw: &str) -> Value {
+    let raw: Value = serde_json::from_str(raw).unwrap();
+    reply_frame(
+        &w.handler()
+            .handle(shared::testing::events::parse_event(raw))
+            .await
+            .unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn the_sample_party_events_run_through_the_handler() {
+    // Given alice, bob and the others connected; the samples name a party id nobody made.
+    let w = world().await;
+
+    // When alice creates a party and invites bob (samples), then both are acked.
+    let created = run_sample(&w, include_str!("../../../events/party-create.json")).await;
+    assert_eq!(created["type"], "ack", "{created}");
+    assert_eq!(created["requestId"], "createParty-1");
+    let invited = run_sample(&w, include_str!("../../../events/party-invite.json")).await;
+    assert_eq!(invited["type"], "ack", "{invited}");
+
+    // Then joining or declining the samples' party id is not_found (nobody made it), and
+    // promoting or kicking bob, who has not joined, is refused with a typed error.
+    for raw in [
+        include_str!("../../../events/party-join.json"),
+        include_str!("../../../events/party-decline.json"),
+    ] {
+        let refused = run_sample(&w, raw).await;
+        assert_eq!(refused["code"], "not_found", "{refused}");
+    }
+    for raw in [
+        include_str!("../../../events/party-promote.json"),
+        include_str!("../../../events/party-kick.json"),
+    ] {
+        let refused = run_sample(&w, raw).await;
+        assert_eq!(refused["type"], "error", "{refused}");
+        assert!(refused["requestId"].is_string(), "{refused}");
+    }
+
+    // And alice leaving (sample) is acked: the last member leaving disbands the party.
+    let left = run_sample(&w, include_str!("../../../events/party-leave.json")).await;
+    assert_eq!(left["type"], "ack", "{left}");
+    assert_eq!(w.link("alice").await, None);
+}

@@ -1,5 +1,5 @@
 use super::*;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use shared::adapters::memory::{
     InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementStore, InMemoryPlayerStore,
 };
@@ -486,3 +486,31 @@ async fn given_the_placement_limit_reached_then_rate_limited_before_anything_is_
 }
 
 mod party;
+
+#[tokio::test]
+async fn the_sample_set_placement_latencies_event_runs_through_the_handler() {
+    // Given bob connected as the sample event's caller.
+    let w = world().await;
+    w.players
+        .connect(&NewConnection {
+            player_id: PlayerId::parse("bob").unwrap(),
+            connection_id: ConnectionId::parse("L0SM9cOFvHcCIhw=").unwrap(),
+            endpoint: "https://x/Development".into(),
+            connected_at: T0,
+            now: T0,
+            heartbeat_deadline: T0 + 90_000,
+            sweep_shard: 0,
+            expire_at_secs: 0,
+        })
+        .await
+        .unwrap();
+    let raw =
+        serde_json::from_str(include_str!("../../../events/set-placement-latencies.json")).unwrap();
+
+    // When the sample runs through the handler, then its latencies are acked as stored.
+    let ack = reply_frame(&w.handler.handle(parse_event(raw)).await.unwrap());
+    assert_eq!(ack["type"], "ack", "{ack}");
+    assert_eq!(ack["requestId"], "setPlacementLatencies-1");
+    assert_eq!(ack["latencies"], json!({"us-east-1": 42, "eu-west-1": 88}));
+    assert!(w.gamelift.calls().is_empty());
+}
