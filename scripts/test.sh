@@ -10,7 +10,9 @@
 #      a real Velocity engine (scripts/check-mapping-templates.py), the template's Rules
 #      evaluated for chosen parameters (scripts/check-template-rules.py), and checkov's security checks on the
 #      template (no finding: the ones that do not fit are skipped in the template, with why),
-#      and actionlint on the GitHub Actions workflows (.github/workflows),
+#      and actionlint on the GitHub Actions workflows (.github/workflows); the browser
+#      tests find Debian's chromium and playwright-core through CHROMIUM_PATH and
+#      BROWSER_NODE_PATH (installed by install_browser_tools),
 #   4. stops DynamoDB Local, whatever happened (failure, Ctrl-C).
 # Needs: cargo, Java 17+, Node.js 20+ (npm), Python 3.9+. Exit status is non-zero if any
 # step failed; every step runs even if an earlier one failed, and a summary is printed.
@@ -91,6 +93,7 @@ install_dynamodb_local
 install_lint_tools
 install_template_tools
 install_actionlint
+install_browser_tools
 
 section "DynamoDB Local"
 port="$(free_port)"
