@@ -5,7 +5,8 @@ use crate::settings::{AuthMode, Settings};
 use crate::stack::RunningStack;
 
 /// The start-up banner's lines: the WebSocket URL, the `@connections` API, the stage,
-/// the auth mode, the storage, the GameLift simulator, and a first command to try.
+/// the auth mode, the storage, the GameLift simulator, the console, and a first command
+/// to try.
 pub fn banner(settings: &Settings, stack: &RunningStack) -> Vec<String> {
     let url = stack.url();
     let auth = &settings.auth;
@@ -40,6 +41,7 @@ pub fn banner(settings: &Settings, stack: &RunningStack) -> Vec<String> {
             "GameLift sim:    {}",
             stack.simulator().settings().summary()
         ),
+        format!("console:         {}", stack.console_url()),
         format!("try:             websocat \"{connect}\"   then send {{\"route\":\"resume\"}}"),
     ]
 }
@@ -78,6 +80,7 @@ mod tests {
                  placements fulfilled after 500 ms or TIMED_OUT after 60 s; games last 600 s; \
                  queues: default-queue"
                     .to_owned(),
+                format!("console:         http://127.0.0.1:{port}/console"),
                 format!(
                     "try:             websocat \"ws://127.0.0.1:{port}/Test?token=<JWT>\"   \
                      then send {{\"route\":\"resume\"}}"

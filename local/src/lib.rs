@@ -19,10 +19,12 @@
 //! `on-message-inserted`, in memory or from DynamoDB Streams), [`gamelift`] (the GameLift simulator) and [`placement_events`]
 //! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown),
 //! [`template`] (template.yaml as JSON), [`integration`] (routes API Gateway serves
-//! without a function: the heartbeat's DynamoDB integration, from its mapping templates).
+//! without a function: the heartbeat's DynamoDB integration, from its mapping templates),
+//! [`console`] (the page at `/console` that shows and drives it all).
 
 pub mod auth;
 pub mod banner;
+pub mod console;
 pub mod gamelift;
 pub mod gateway;
 pub mod integration;

@@ -17,6 +17,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::auth::{ConnectAuthorizer, RealAuthorizer};
+use crate::console::{self, Console, Hub};
 use crate::gamelift::Simulator;
 use crate::gateway::registry::{ConnectionRegistry, LocalConnectionGateway};
 use crate::gateway::{self, Gateway, Tracker};
@@ -67,6 +68,7 @@ pub struct LocalStack {
     stream_handler: Arc<dyn StreamHandler>,
     simulator: Arc<Simulator>,
     simulator_task: JoinHandle<()>,
+    hub: Arc<Hub>,
 }
 
 impl LocalStack {
@@ -106,9 +108,13 @@ impl LocalStack {
             stores.placement_outcomes.clone(),
             clock.clone(),
         );
+        let hub = Arc::new(Hub::new());
         let (simulator, simulator_task) = Simulator::start(
             simulator_settings,
-            placement_events::to_handler(on_placement_event.clone()),
+            console::taps::tap_sns(
+                placement_events::to_handler(on_placement_event.clone()),
+                hub.clone(),
+            ),
         );
         let dependencies = Dependencies {
             config,
@@ -130,6 +136,7 @@ impl LocalStack {
             &dependencies,
             presence_events,
             settings.presence.sweep_interval_seconds,
+            hub.clone(),
         );
         let routes = Routes::wire(&dependencies).map_err(StartError::Template)?;
         let stream_handler = Routes::wire_stream(&dependencies);
@@ -145,6 +152,7 @@ impl LocalStack {
             stream_handler,
             simulator,
             simulator_task,
+            hub,
         })
     }
 
@@ -214,9 +222,15 @@ impl LocalStack {
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         // The stream is read before anything is served: nothing written through the
         // stack is missed (DynamoDB: its LATEST iterators are taken here).
+        // The console sees each batch; the consumer (real or a test's) runs as it was.
+        let stream_handler: Arc<dyn StreamHandler> = Arc::new(console::taps::TappedStream {
+            inner: self.stream_handler,
+            hub: self.hub.clone(),
+            clock: self.dependencies.clock.clone(),
+        });
         let stream = self
             .stream
-            .start(self.stream_handler, shutdown_rx.clone())
+            .start(stream_handler, shutdown_rx.clone())
             .await?;
         let tracker = Tracker::new();
         let stage = self.settings.stage.clone();
@@ -231,8 +245,28 @@ impl LocalStack {
             clock: self.dependencies.clock.clone(),
             shutdown: shutdown_rx.clone(),
             tracker: tracker.clone(),
+            hub: self.hub.clone(),
         });
-        let app = router(&stage, gateway);
+        let console = Arc::new(Console {
+            hub: self.hub,
+            registry: self.registry.clone(),
+            players: self.dependencies.players.clone(),
+            messages: self.dependencies.messages.clone(),
+            parties: self.dependencies.parties.clone(),
+            clock: self.dependencies.clock.clone(),
+            simulator: self.simulator.clone(),
+            info: serde_json::json!({
+                "stage": stage,
+                "webSocketPath": format!("/{stage}"),
+                "authMode": self.settings.auth.auth_mode.as_str(),
+                "storage": self.storage,
+                "stream": stream.description(),
+                "reconnectGraceSeconds": self.settings.presence.reconnect_grace_seconds,
+                "heartbeatTimeoutSeconds": self.settings.presence.heartbeat_timeout_seconds,
+                "sweepIntervalSeconds": self.settings.presence.sweep_interval_seconds,
+            }),
+        });
+        let app = router(&stage, gateway, console);
 
         // Frames go out as soon as they are written (no Nagle delay behind a client's
         // delayed ACK): pushed messages are latency-bound.
@@ -272,9 +306,10 @@ impl LocalStack {
 }
 
 /// The HTTP routes: the WebSocket API at `/{stage}`, the management API under
-/// `/{stage}/@connections/`, and API Gateway's 403 for anything else.
-fn router(stage: &str, gateway: Arc<Gateway>) -> Router {
-    Router::new()
+/// `/{stage}/@connections/`, the console under `/console` (unless the stage is named
+/// `console`), and API Gateway's 403 for anything else.
+fn router(stage: &str, gateway: Arc<Gateway>, console: Arc<Console>) -> Router {
+    let api = Router::new()
         .route(
             &format!("/{stage}"),
             get(gateway::upgrade).fallback(gateway::stage_method_not_allowed),
@@ -287,7 +322,12 @@ fn router(stage: &str, gateway: Arc<Gateway>) -> Router {
                 .fallback(gateway::forbidden),
         )
         .fallback(gateway::unknown_path)
-        .with_state(gateway)
+        .with_state(gateway);
+    if console::PATH.trim_start_matches('/') == stage {
+        tracing::warn!("no console: the stage is named {stage:?}, the console's own path");
+        return api;
+    }
+    api.merge(console::router(console))
 }
 
 /// Builds and starts the stack.
@@ -314,6 +354,11 @@ impl RunningStack {
     /// `ws://127.0.0.1:{port}/{stage}`
     pub fn url(&self) -> String {
         format!("ws://{}/{}", self.addr, self.stage)
+    }
+
+    /// `http://127.0.0.1:{port}/console`: the console.
+    pub fn console_url(&self) -> String {
+        format!("http://{}{}", self.addr, console::PATH)
     }
 
     /// `http://127.0.0.1:{port}/{stage}`: the `@connections` API's base URL.
@@ -397,10 +442,12 @@ fn spawn_presence(
     deps: &Dependencies,
     mut events: tokio::sync::mpsc::UnboundedReceiver<shared::ports::PresenceEvent>,
     interval_seconds: u64,
+    hub: Arc<Hub>,
 ) {
     let notifier = Routes::wire_presence_events(deps);
     tokio::spawn(async move {
         while let Some(event) = events.recv().await {
+            console::taps::tap_presence(&hub, &event);
             if let Err(error) = notifier.notify(&event).await {
                 tracing::warn!(%error, player_id = %event.player_id, "presence event not delivered");
             }
