@@ -237,6 +237,11 @@ fn frame_label(text: &str) -> String {
         Ok(value) => {
             let field = |name: &str| value.get(name).and_then(|v| v.as_str());
             match (field("type"), field("route")) {
+                (Some("message"), _) => format!("message from {}", field("from").unwrap_or("?")),
+                (Some(kind @ ("placement" | "presence")), _) => {
+                    format!("{kind} {}", field("status").unwrap_or("?"))
+                }
+                (Some("party"), _) => format!("party {}", field("change").unwrap_or("?")),
                 (Some(kind), Some(route)) => format!("{kind} ({route})"),
                 (Some(kind), None) => kind.to_owned(),
                 (None, Some(route)) => format!("route {route}"),

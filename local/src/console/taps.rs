@@ -81,9 +81,11 @@ impl StreamHandler for TappedStream {
             self.clock.now_millis(),
             Entry {
                 summary: format!(
-                    "stream batch: {count} record{} → on-message-inserted ({outcome}); {}",
+                    "stream batch: {count} record{} → on-message-inserted ({outcome}){}",
                     if count == 1 { "" } else { "s" },
-                    lines.first().map_or("", String::as_str)
+                    lines
+                        .first()
+                        .map_or(String::new(), |first| format!("; {first}"))
                 ),
                 detail: (!lines.is_empty()).then(|| lines.join("\n")),
                 player_ids: players,
