@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::{Instant, MissedTickBehavior};
 
-use super::feed::{FeedEvent, FeedKind};
+use super::feed::{FeedEvent, FeedKind, Watch};
 use super::{Console, state};
 
 /// How often the page gets a fresh state when nothing happens (ages, idle times and
@@ -146,11 +146,7 @@ pub async fn events(
 }
 
 /// Feeds one page until it goes away.
-async fn push(
-    console: Arc<Console>,
-    mut live: broadcast::Receiver<Arc<FeedEvent>>,
-    tx: mpsc::Sender<Event>,
-) {
+async fn push(console: Arc<Console>, mut live: Watch, tx: mpsc::Sender<Event>) {
     let send = |event: Option<Event>| {
         let tx = tx.clone();
         async move {
@@ -169,7 +165,7 @@ async fn push(
     loop {
         let open = tokio::select! {
             () = tx.closed() => false,
-            received = live.recv() => match received {
+            received = live.events.recv() => match received {
                 Ok(event) => {
                     state_due.get_or_insert_with(|| Instant::now() + STATE_AFTER_EVENT);
                     send(sse_event("feed", &[event])).await

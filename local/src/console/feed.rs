@@ -3,13 +3,14 @@
 //! pages watching now.
 //!
 //! The taps are built to cost nothing worth measuring when no page is open: frames, the
-//! one thing that happens per message, are recorded only while someone watches (an
-//! atomic read of the broadcast's receiver count otherwise); the rest (connects,
+//! one thing that happens per message, are recorded only while someone watches (one
+//! relaxed atomic read otherwise: not the broadcast's receiver count, which takes the
+//! channel's lock); the rest (connects,
 //! disconnects, placement and presence events, stream batches) is recorded always, one
 //! small allocation and a short lock each.
 
 use std::collections::{BTreeSet, HashSet, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde::{Deserialize, Serialize};
@@ -75,6 +76,8 @@ pub struct Entry {
 /// start, the zombies the sweeper closed).
 pub struct Hub {
     live: broadcast::Sender<Arc<FeedEvent>>,
+    /// Open [`Watch`]es: pages that want frames.
+    watchers: Arc<AtomicUsize>,
     recent: Mutex<VecDeque<Arc<FeedEvent>>>,
     next_id: AtomicU64,
     players: Mutex<BTreeSet<String>>,
@@ -98,6 +101,7 @@ impl Hub {
         let (live, _) = broadcast::channel(1024);
         Self {
             live,
+            watchers: Arc::new(AtomicUsize::new(0)),
             recent: Mutex::new(VecDeque::with_capacity(RECENT)),
             next_id: AtomicU64::new(1),
             players: Mutex::new(BTreeSet::new()),
@@ -107,12 +111,16 @@ impl Hub {
 
     /// True while a console page is open (frames are recorded only then).
     pub fn watching(&self) -> bool {
-        self.live.receiver_count() > 0
+        self.watchers.load(Ordering::Relaxed) > 0
     }
 
-    /// Live events from now on.
-    pub fn subscribe(&self) -> broadcast::Receiver<Arc<FeedEvent>> {
-        self.live.subscribe()
+    /// Live events from now on, for as long as the [`Watch`] lives.
+    pub fn subscribe(&self) -> Watch {
+        self.watchers.fetch_add(1, Ordering::Relaxed);
+        Watch {
+            events: self.live.subscribe(),
+            watchers: self.watchers.clone(),
+        }
     }
 
     /// The last [`RECENT`] events, oldest first.
@@ -231,6 +239,18 @@ impl Hub {
     }
 }
 
+/// A page's subscription to the feed: frames are recorded while one is open.
+pub struct Watch {
+    pub events: broadcast::Receiver<Arc<FeedEvent>>,
+    watchers: Arc<AtomicUsize>,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.watchers.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// `route X` or `type X` of a frame, for the summary line.
 fn frame_label(text: &str) -> String {
     match serde_json::from_str::<serde_json::Value>(text) {
@@ -292,9 +312,14 @@ mod tests {
         );
 
         // Then the frame is kept and pushed, with a summary line
-        let event = live.try_recv().unwrap();
+        let event = live.events.try_recv().unwrap();
         assert_eq!(event.summary, "→ alice route resume");
         assert_eq!(event.player_ids, vec!["alice".to_owned()]);
+        assert_eq!(hub.recent().len(), 1);
+
+        // And once the page is gone, frames are no longer recorded
+        drop(live);
+        hub.frame(FeedKind::FrameIn, || 3, Some("alice"), "c1", "{}");
         assert_eq!(hub.recent().len(), 1);
     }
 

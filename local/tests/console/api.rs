@@ -342,3 +342,35 @@ async fn a_slowed_placement_waits_and_an_ended_game_session_is_terminated() {
     assert_eq!(fleet["gameSessions"][0]["status"], "TERMINATED", "{fleet}");
     stack.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_silent_socket_the_sweeper_closes_shows_as_zombie_swept() {
+    // Given a stack that sweeps every second and wants a heartbeat every second
+    let mut settings = local::Settings::default();
+    settings.gateway.port = 0;
+    settings.presence.heartbeat_timeout_seconds = 1;
+    settings.presence.sweep_interval_seconds = 1;
+    let stack = local::start(settings).await.unwrap();
+    let addr = stack.addr();
+
+    // When dave connects and never sends a heartbeat
+    let mut dave = player(&stack.url(), "dave").await;
+    let told = next_where(&mut dave, |f| f["type"] == "disconnected").await;
+    assert_eq!(told["reason"], "heartbeat_timeout");
+
+    // Then the console names him zombie-swept, not merely offline
+    let presence = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let (_, players) = get(addr, "/console/api/players").await;
+            let presence = players[0]["presence"].as_str().unwrap_or("").to_owned();
+            if presence != "online" {
+                return presence;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(presence, "zombie-swept");
+    stack.shutdown().await;
+}
