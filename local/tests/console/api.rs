@@ -85,8 +85,36 @@ async fn the_page_and_its_assets_are_served_from_the_binary_and_nothing_else_is(
 
 #[tokio::test]
 async fn the_sections_say_who_is_connected_what_waits_in_their_inbox_and_what_the_fleet_holds() {
-    // Given alice and bob connected, and a message from alice to bob's inbox
     let stack = stack().await;
+    sections_show_players_inboxes_parties_and_fleet(stack).await;
+}
+
+#[tokio::test]
+async fn the_sections_read_dynamodb_local_as_they_read_memory() {
+    let Ok(endpoint) = std::env::var("DYNAMODB_ENDPOINT") else {
+        eprintln!("skipped: DYNAMODB_ENDPOINT is not set (run scripts/test.sh)");
+        return;
+    };
+    // Tables of its own: other suites use DynamoDB Local at the same time.
+    let suffix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let mut settings = local::Settings::default();
+    settings.gateway.port = 0;
+    settings.storage.dynamodb_endpoint = Some(endpoint);
+    let storage = &mut settings.storage;
+    storage.players_table = format!("ConsolePlayers{suffix}");
+    storage.messages_table = format!("ConsoleMessages{suffix}");
+    storage.placements_table = format!("ConsolePlacements{suffix}");
+    storage.subscriptions_table = format!("ConsoleSubscriptions{suffix}");
+    storage.parties_table = format!("ConsoleParties{suffix}");
+    let stack = local::start(settings).await.unwrap();
+    sections_show_players_inboxes_parties_and_fleet(stack).await;
+}
+
+async fn sections_show_players_inboxes_parties_and_fleet(stack: local::RunningStack) {
+    // Given alice and bob connected, a message from alice in bob's inbox, and alice's party
     let addr = stack.addr();
     let mut alice = player(&stack.url(), "alice").await;
     let mut bob = player(&stack.url(), "bob").await;
@@ -96,23 +124,39 @@ async fn the_sections_say_who_is_connected_what_waits_in_their_inbox_and_what_th
     )
     .await;
     next_where(&mut bob, |f| f["type"] == "message").await;
+    send(
+        &mut alice,
+        json!({"route": "createParty", "requestId": "p"}),
+    )
+    .await;
+    let created = next_where(&mut alice, |f| {
+        f["type"] == "ack" && f["route"] == "createParty"
+    })
+    .await;
+    let party_id = created["party"]["partyId"].clone();
 
     // When a script reads the sections
     let (status, players) = get(addr, "/console/api/players").await;
     assert_eq!(status, 200);
     let (_, connections) = get(addr, "/console/api/connections").await;
     let (_, fleet) = get(addr, "/console/api/fleet").await;
+    let (_, parties) = get(addr, "/console/api/parties").await;
     let (_, state) = get(addr, "/console/api/state").await;
 
     // Then each player is there, online, with their inbox
-    let bob_row = players
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["playerId"] == "bob")
-        .unwrap();
-    assert_eq!(bob_row["presence"], "online");
-    assert_eq!(bob_row["backlog"]["stored"], 1, "{bob_row}");
+    let row = |id: &str| {
+        players
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["playerId"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row("bob")["presence"], "online");
+    assert_eq!(row("bob")["backlog"]["stored"], 1, "{players}");
+    assert_eq!(row("alice")["partyId"], party_id, "{players}");
+    // And their connections, the fleet and alice's party
     let owners: Vec<&str> = connections
         .as_array()
         .unwrap()
@@ -123,6 +167,9 @@ async fn the_sections_say_who_is_connected_what_waits_in_their_inbox_and_what_th
     assert!(owners.contains(&"alice") && owners.contains(&"bob"));
     assert_eq!(fleet["capacity"]["servers"], 2);
     assert_eq!(fleet["faults"]["failPlacements"], false);
+    assert_eq!(parties[0]["partyId"], party_id, "{parties}");
+    assert_eq!(parties[0]["leaderId"], "alice");
+    assert_eq!(parties[0]["members"][0]["presence"], "online");
     for section in [
         "players",
         "connections",
@@ -307,7 +354,7 @@ async fn a_slowed_placement_waits_and_an_ended_game_session_is_terminated() {
     let (status, answer) = post(
         addr,
         &format!("/console/api/placements/{placement}/delay"),
-        r#"{"ms":1000}"#,
+        r#"{"ms":3000}"#,
     )
     .await;
     assert_eq!(status, 200, "{answer}");

@@ -91,6 +91,12 @@ async function desktop(browser, errors) {
     ),
   );
   await until(page, "carol is online too", presenceOf, ["carol", "online"]);
+  await page.fill("#route", "createParty");
+  await page.fill("#body", "{}");
+  await page.click("#send-form button[type=submit]");
+  await until(page, "carol's party is in the parties section, with her leading it", () =>
+    Array.from(document.querySelectorAll("#parties tbody tr")).some((tr) => tr.cells[1].textContent === "carol" && tr.cells[2].textContent.includes("carol (online)")),
+  );
 
   // The feed filters by player.
   await page.selectOption("#feed-player", "bob");
