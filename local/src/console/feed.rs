@@ -156,8 +156,11 @@ impl Hub {
             }
             recent.push_back(event.clone());
         }
-        // No receiver: nobody is watching, the ring has it.
-        let _ = self.live.send(event);
+        // Sending takes the channel's lock even with no receiver: only when a page is
+        // open (the ring has the event for a page that opens later).
+        if self.watching() {
+            let _ = self.live.send(event);
+        }
     }
 
     /// A connection opened (after `$connect` accepted it).
