@@ -24,6 +24,8 @@ use super::{Console, state};
 const STATE_EVERY: Duration = Duration::from_secs(1);
 /// After an event, the state follows this soon (several events, one state).
 const STATE_AFTER_EVENT: Duration = Duration::from_millis(150);
+/// Feed events wait at most this long to go out together.
+const FEED_EVERY: Duration = Duration::from_millis(50);
 /// Most feed events a `GET /console/api/feed` returns.
 const MAX_FEED_LIMIT: usize = super::feed::RECENT;
 
@@ -128,7 +130,7 @@ fn sse_event(name: &str, data: &impl serde::Serialize) -> Option<Event> {
 }
 
 /// `GET /console/api/events`: Server-Sent Events. First `feed` (the recent events) and
-/// `state` (every section); then each new feed event as it happens, and `state` again
+/// `state` (every section); then new feed events within 50 ms, and `state` again
 /// shortly after events and every second. `lagged` says how many events a slow page
 /// missed.
 pub async fn events(
@@ -162,19 +164,29 @@ async fn push(console: Arc<Console>, mut live: Watch, tx: mpsc::Sender<Event>) {
     let mut tick = tokio::time::interval(STATE_EVERY);
     tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let mut state_due: Option<Instant> = None;
+    // Events go out in batches (at most every FEED_EVERY): under load, one chunk per
+    // batch instead of one per frame.
+    let mut batch: Vec<Arc<FeedEvent>> = Vec::new();
+    let mut batch_due: Option<Instant> = None;
     loop {
         let open = tokio::select! {
             () = tx.closed() => false,
             received = live.events.recv() => match received {
                 Ok(event) => {
                     state_due.get_or_insert_with(|| Instant::now() + STATE_AFTER_EVENT);
-                    send(sse_event("feed", &[event])).await
+                    batch_due.get_or_insert_with(|| Instant::now() + FEED_EVERY);
+                    batch.push(event);
+                    true
                 }
                 Err(broadcast::error::RecvError::Lagged(missed)) => {
                     send(sse_event("lagged", &json!({ "missed": missed }))).await
                 }
                 Err(broadcast::error::RecvError::Closed) => false,
             },
+            () = tokio::time::sleep_until(batch_due.unwrap_or_else(Instant::now)), if batch_due.is_some() => {
+                batch_due = None;
+                send(sse_event("feed", &std::mem::take(&mut batch))).await
+            }
             _ = tick.tick() => {
                 state_due = None;
                 send(sse_event("state", &state::everything(&console).await)).await

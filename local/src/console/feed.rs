@@ -2,12 +2,11 @@
 //! stream batches), kept in a small ring for a page that opens later and broadcast to the
 //! pages watching now.
 //!
-//! The taps are built to cost nothing worth measuring when no page is open: frames, the
-//! one thing that happens per message, are recorded only while someone watches (one
-//! relaxed atomic read otherwise: not the broadcast's receiver count, which takes the
-//! channel's lock); the rest (connects,
-//! disconnects, placement and presence events, stream batches) is recorded always, one
-//! small allocation and a short lock each.
+//! The taps are built to cost nothing worth measuring when no page is open: frames and
+//! stream batches, what happens per message, are recorded only while someone watches
+//! (one relaxed atomic read otherwise: not the broadcast's receiver count, which takes
+//! the channel's lock); the rest (connects, disconnects, placement and presence events)
+//! is recorded always, one small allocation and a short lock each.
 
 use std::collections::{BTreeSet, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -254,25 +253,35 @@ impl Drop for Watch {
     }
 }
 
-/// `route X` or `type X` of a frame, for the summary line.
+/// `route X` or `type X` of a frame, for the summary line. A scan, not a parse (frames
+/// go by at the stack's full rate while a page watches): best effort, the first
+/// `"name":"value"` of each field.
 fn frame_label(text: &str) -> String {
-    match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(value) => {
-            let field = |name: &str| value.get(name).and_then(|v| v.as_str());
-            match (field("type"), field("route")) {
-                (Some("message"), _) => format!("message from {}", field("from").unwrap_or("?")),
-                (Some(kind @ ("placement" | "presence")), _) => {
-                    format!("{kind} {}", field("status").unwrap_or("?"))
-                }
-                (Some("party"), _) => format!("party {}", field("change").unwrap_or("?")),
-                (Some(kind), Some(route)) => format!("{kind} ({route})"),
-                (Some(kind), None) => kind.to_owned(),
-                (None, Some(route)) => format!("route {route}"),
-                (None, None) => "frame".to_owned(),
-            }
+    let field = |name: &str| string_field(text, name);
+    // A server frame's `type` comes first; a `type` further in is a client's payload.
+    let kind = text
+        .strip_prefix(r#"{"type":""#)
+        .and_then(|rest| rest.split_once('"'))
+        .map(|(kind, _)| kind);
+    match (kind, field("route")) {
+        (Some("message"), _) => format!("message from {}", field("from").unwrap_or("?")),
+        (Some(kind @ ("placement" | "presence")), _) => {
+            format!("{kind} {}", field("status").unwrap_or("?"))
         }
-        Err(_) => "frame (not JSON)".to_owned(),
+        (Some("party"), _) => format!("party {}", field("change").unwrap_or("?")),
+        (Some(kind), Some(route)) => format!("{kind} ({route})"),
+        (Some(kind), None) => kind.to_owned(),
+        (None, Some(route)) => format!("route {route}"),
+        (None, None) => "frame".to_owned(),
     }
+}
+
+/// The text of the first `"name":"..."` in `text` (up to the next quote).
+fn string_field<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!("\"{name}\":\"");
+    let start = text.find(&key)? + key.len();
+    let rest = &text[start..];
+    rest.find('"').map(|end| &rest[..end])
 }
 
 fn cut(mut text: String) -> String {
@@ -351,6 +360,27 @@ mod tests {
         assert!(hub.zombie_swept("bob"));
         hub.connected(2, Some("bob"), "c2");
         assert!(!hub.zombie_swept("bob"));
+    }
+
+    #[test]
+    fn summaries_name_the_route_or_the_type_and_what_matters_of_it() {
+        assert_eq!(
+            frame_label(r#"{"route":"sendMessage","body":{"type":"x"}}"#),
+            "route sendMessage"
+        );
+        assert_eq!(
+            frame_label(r#"{"type":"ack","route":"resume","requestId":"1"}"#),
+            "ack (resume)"
+        );
+        assert_eq!(
+            frame_label(r#"{"type":"message","messageId":"m","from":"carol","message":{}}"#),
+            "message from carol"
+        );
+        assert_eq!(
+            frame_label(r#"{"type":"placement","placementId":"p","status":"FULFILLED"}"#),
+            "placement FULFILLED"
+        );
+        assert_eq!(frame_label("hello"), "frame");
     }
 
     #[test]

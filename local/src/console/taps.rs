@@ -16,8 +16,8 @@ use super::feed::{Entry, FeedKind, Hub};
 use crate::gamelift::{EventSink, event_sink};
 use crate::stream::StreamHandler;
 
-/// Wraps the Messages stream's consumer: each batch is one feed event (its recipients,
-/// what each record is), then the real `on-message-inserted` runs.
+/// Wraps the Messages stream's consumer: while a page watches, each batch is one feed
+/// event (its recipients, what each record is, how the invocation went).
 pub struct TappedStream {
     pub inner: Arc<dyn StreamHandler>,
     pub hub: Arc<Hub>,
@@ -49,24 +49,24 @@ impl StreamHandler for TappedStream {
         &self,
         event: LambdaEvent<StreamBatch>,
     ) -> Result<DynamoDbEventResponse, lambda_runtime::Error> {
-        // Each record is described only while a page watches (the stream is the hot
-        // path); otherwise the event says how many records went, and how it went.
+        // Recorded only while a page watches: batches go by at the stack's full rate.
+        if !self.hub.watching() {
+            return self.inner.handle(event).await;
+        }
         let mut players = Vec::new();
         let mut lines = Vec::new();
-        if self.hub.watching() {
-            for record in &event.payload.records {
-                match record {
-                    BatchRecord::Record(record) => {
-                        let (recipient, what) = describe(record);
-                        lines.push(format!("{what} → {}", recipient.as_deref().unwrap_or("?")));
-                        if let Some(recipient) = recipient
-                            && !players.contains(&recipient)
-                        {
-                            players.push(recipient);
-                        }
+        for record in &event.payload.records {
+            match record {
+                BatchRecord::Record(record) => {
+                    let (recipient, what) = describe(record);
+                    lines.push(format!("{what} → {}", recipient.as_deref().unwrap_or("?")));
+                    if let Some(recipient) = recipient
+                        && !players.contains(&recipient)
+                    {
+                        players.push(recipient);
                     }
-                    BatchRecord::Malformed(why) => lines.push(format!("malformed record: {why}")),
                 }
+                BatchRecord::Malformed(why) => lines.push(format!("malformed record: {why}")),
             }
         }
         let count = event.payload.records.len();

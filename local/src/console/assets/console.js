@@ -143,7 +143,8 @@
   function onFeed(events) {
     if ($("#feed-pause").checked) return;
     const list = $("#feed-list");
-    for (const event of events) {
+    // Under load a batch may hold more than the list keeps: only the newest count.
+    for (const event of events.slice(-MAX_FEED)) {
       if (seenFeed.has(event.id)) continue;
       seenFeed.add(event.id);
       list.prepend(feedItem(event));
