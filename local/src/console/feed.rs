@@ -8,7 +8,7 @@
 //! the channel's lock); the rest (connects, disconnects, placement and presence events)
 //! is recorded always, one small allocation and a short lock each.
 
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -79,7 +79,9 @@ pub struct Hub {
     watchers: Arc<AtomicUsize>,
     recent: Mutex<VecDeque<Arc<FeedEvent>>>,
     next_id: AtomicU64,
-    players: Mutex<BTreeSet<String>>,
+    /// Player → when they last connected (a counter: the order of connects).
+    players: Mutex<HashMap<String, u64>>,
+    connects: AtomicU64,
     zombies: Mutex<HashSet<String>>,
 }
 
@@ -103,7 +105,8 @@ impl Hub {
             watchers: Arc::new(AtomicUsize::new(0)),
             recent: Mutex::new(VecDeque::with_capacity(RECENT)),
             next_id: AtomicU64::new(1),
-            players: Mutex::new(BTreeSet::new()),
+            players: Mutex::new(HashMap::new()),
+            connects: AtomicU64::new(0),
             zombies: Mutex::new(HashSet::new()),
         }
     }
@@ -127,9 +130,24 @@ impl Hub {
         lock(&self.recent).iter().cloned().collect()
     }
 
-    /// Every player who connected since the stack started, sorted.
-    pub fn players(&self) -> Vec<String> {
-        lock(&self.players).iter().cloned().collect()
+    /// How many players connected since the stack started.
+    pub fn player_count(&self) -> usize {
+        lock(&self.players).len()
+    }
+
+    /// The `limit` players who connected last (of everyone since the stack started),
+    /// sorted by id, and how many there are in all.
+    pub fn players(&self, limit: usize) -> (Vec<String>, usize) {
+        let players = lock(&self.players);
+        let total = players.len();
+        let mut recent: Vec<(&String, &u64)> = players.iter().collect();
+        if recent.len() > limit {
+            recent.select_nth_unstable_by(limit, |a, b| b.1.cmp(a.1));
+            recent.truncate(limit);
+        }
+        let mut ids: Vec<String> = recent.into_iter().map(|(id, _)| id.clone()).collect();
+        ids.sort_unstable();
+        (ids, total)
     }
 
     /// True when the sweeper closed this player's last connection as a zombie.
@@ -165,7 +183,8 @@ impl Hub {
     /// A connection opened (after `$connect` accepted it).
     pub fn connected(&self, at: i64, player_id: Option<&str>, connection_id: &str) {
         if let Some(player) = player_id {
-            lock(&self.players).insert(player.to_owned());
+            let order = self.connects.fetch_add(1, Ordering::Relaxed);
+            lock(&self.players).insert(player.to_owned(), order);
             lock(&self.zombies).remove(player);
         }
         self.record(
@@ -344,7 +363,20 @@ mod tests {
         let recent = hub.recent();
         assert_eq!(recent.len(), RECENT);
         assert_eq!(recent[0].id, 11);
-        assert_eq!(hub.players(), vec!["p".to_owned()]);
+        assert_eq!(hub.players(10), (vec!["p".to_owned()], 1));
+    }
+
+    #[test]
+    fn the_players_listed_are_those_who_connected_last() {
+        let hub = Hub::new();
+        for (at, player) in ["d", "a", "c", "b", "a"].into_iter().enumerate() {
+            hub.connected(at as i64, Some(player), "c");
+        }
+        // a (again), b and c connected last; d first
+        assert_eq!(
+            hub.players(3),
+            (vec!["a".to_owned(), "b".to_owned(), "c".to_owned()], 4)
+        );
     }
 
     #[test]

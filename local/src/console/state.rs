@@ -16,6 +16,11 @@ use super::Console;
 
 /// The sections, in the order the page shows them.
 pub const SECTIONS: &[&str] = &["players", "connections", "placements", "fleet", "parties"];
+/// Most players a section lists (those who connected last): a load test's thousands
+/// would be read from the stores every second for nothing a person can look at.
+pub const MAX_PLAYERS: usize = 200;
+/// Most connections listed (the oldest first).
+pub const MAX_CONNECTIONS: usize = 500;
 
 /// A player's presence, as the console names it.
 pub fn presence(record: &PlayerRecord, now: EpochMillis, zombie_swept: bool) -> &'static str {
@@ -35,6 +40,14 @@ pub async fn everything(console: &Console) -> Value {
     let mut all = serde_json::Map::new();
     all.insert("now".into(), json!(now));
     all.insert("stack".into(), console.info.clone());
+    // How many there are in all, when a section lists only some.
+    all.insert(
+        "totals".into(),
+        json!({
+            "players": console.hub.player_count(),
+            "connections": console.registry.len(),
+        }),
+    );
     for name in SECTIONS {
         if let Some(value) = section(console, name, now).await {
             all.insert((*name).to_owned(), value);
@@ -58,7 +71,8 @@ pub async fn section(console: &Console, name: &str, now: EpochMillis) -> Option<
 async fn records(console: &Console) -> Result<Vec<PlayerRecord>, String> {
     let ids: Vec<PlayerId> = console
         .hub
-        .players()
+        .players(MAX_PLAYERS)
+        .0
         .into_iter()
         .filter_map(|id| PlayerId::parse(id).ok())
         .collect();
@@ -74,7 +88,7 @@ async fn records(console: &Console) -> Result<Vec<PlayerRecord>, String> {
     Ok(records)
 }
 
-/// Every player seen since start: presence, connection, what they wait for or play in,
+/// The players seen since start (the [`MAX_PLAYERS`] who connected last): presence, connection, what they wait for or play in,
 /// and their inbox (messages kept, of which not yet acknowledged by their client).
 async fn players(console: &Console, now: EpochMillis) -> Value {
     let records = match records(console).await {
@@ -123,11 +137,12 @@ async fn players(console: &Console, now: EpochMillis) -> Value {
     Value::Array(players)
 }
 
-/// The open connections: whose, how old, how long idle (API Gateway closes at 10 min).
+/// The open connections (the [`MAX_CONNECTIONS`] oldest): whose, how old, how long idle (API Gateway closes at 10 min).
 fn connections(console: &Console, now: EpochMillis) -> Value {
-    let list: Vec<Value> = console
-        .registry
-        .list()
+    let mut open = console.registry.list();
+    open.sort_by_key(|(_, meta)| meta.connected_at);
+    open.truncate(MAX_CONNECTIONS);
+    let list: Vec<Value> = open
         .into_iter()
         .map(|(id, meta)| {
             json!({

@@ -58,7 +58,8 @@
       return;
     }
     const count = drawSection(view, table, rows, lastState);
-    card.querySelector(".count").textContent = `(${count})`;
+    const total = lastState.totals && lastState.totals[name];
+    card.querySelector(".count").textContent = total > count ? `(${count} of ${total})` : `(${count})`;
     const empty = card.querySelector(".empty");
     if (empty) empty.hidden = count > 0;
   }
@@ -102,6 +103,7 @@
     lastState = state;
     drawStack(state.stack);
     for (const [name, rows] of Object.entries(state)) {
+      if (name === "totals" || name === "stack") continue;
       if (name === "fleet") drawFleet(rows);
       else if (Array.isArray(rows) || (rows && rows.error)) drawSectionCard(name, rows);
     }
