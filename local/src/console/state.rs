@@ -229,3 +229,39 @@ async fn parties(console: &Console) -> Value {
     }
     Value::Array(parties)
 }
+
+#[cfg(test)]
+mod tests {
+    use shared::adapters::memory::InMemoryPlayerStore;
+    use shared::ports::PlayerStore;
+    use shared::testing::fixtures::{connection, new_connection, player};
+
+    use super::presence;
+
+    #[tokio::test]
+    async fn a_dropped_player_is_in_grace_then_grace_over_until_swept_offline() {
+        // Given alice online, then dropped at 1,000 with a grace period to 5,000
+        let store = InMemoryPlayerStore::new();
+        store
+            .connect(&new_connection("alice", "c1", 0))
+            .await
+            .unwrap();
+        let online = store.get(&player("alice")).await.unwrap().unwrap();
+        assert_eq!(presence(&online, 500, false), "online");
+        store
+            .disconnect(&player("alice"), &connection("c1"), 1_000, 5_000)
+            .await
+            .unwrap();
+        let dropped = store.get(&player("alice")).await.unwrap().unwrap();
+
+        // Then she is in grace until it ends, and past it until the sweeper comes
+        assert_eq!(presence(&dropped, 4_999, false), "in grace");
+        assert_eq!(presence(&dropped, 5_001, false), "grace over");
+
+        // And once swept: offline, or zombie-swept when her socket was a silent one
+        store.mark_offline(&player("alice"), 6_000).await.unwrap();
+        let swept = store.get(&player("alice")).await.unwrap().unwrap();
+        assert_eq!(presence(&swept, 6_000, false), "offline");
+        assert_eq!(presence(&swept, 6_000, true), "zombie-swept");
+    }
+}
