@@ -5,8 +5,7 @@ use crate::settings::{AuthMode, Settings};
 use crate::stack::RunningStack;
 
 /// The start-up banner's lines: the WebSocket URL, the `@connections` API, the stage,
-/// the auth mode, the storage, the GameLift simulator, the console, and a first command
-/// to try.
+/// the auth mode, the storage, the GameLift simulator, and a first command to try.
 pub fn banner(settings: &Settings, stack: &RunningStack) -> Vec<String> {
     let url = stack.url();
     let auth = &settings.auth;

@@ -11,6 +11,9 @@
 //! # Ok(()) }
 //! ```
 //!
+//! On the same port, [`console`] serves a page at `/console` that shows the stack and
+//! drives it from a browser (docs/console.md).
+//!
 //! Layout: [`settings`] (every knob), [`banner`] (what start-up prints), [`routes`]
 //! (route key → handler, in one place), [`gateway`] (the WebSocket emulation and the
 //! connection registry), [`invoke_once`] (`local invoke`: one function, one event
@@ -19,8 +22,7 @@
 //! `on-message-inserted`, in memory or from DynamoDB Streams), [`gamelift`] (the GameLift simulator) and [`placement_events`]
 //! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown),
 //! [`template`] (template.yaml as JSON), [`integration`] (routes API Gateway serves
-//! without a function: the heartbeat's DynamoDB integration, from its mapping templates),
-//! [`console`] (the page at `/console` that shows and drives it all).
+//! without a function: the heartbeat's DynamoDB integration, from its mapping templates).
 
 pub mod auth;
 pub mod banner;

@@ -210,7 +210,7 @@ impl LocalStack {
     }
 
     /// Binds `127.0.0.1:{port}` and serves until [`RunningStack::shutdown`].
-    pub async fn start(self) -> Result<RunningStack, StartError> {
+    pub async fn start(mut self) -> Result<RunningStack, StartError> {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.settings.gateway.port));
         let listener = TcpListener::bind(addr)
             .await
@@ -220,17 +220,18 @@ impl LocalStack {
             .map_err(|source| StartError::Bind { addr, source })?;
 
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
+        // The console sees each batch; the consumer (real or a test's) runs as it was.
+        self.stream_handler = console::taps::tap_stream(
+            self.stream_handler,
+            self.hub.clone(),
+            self.dependencies.clock.clone(),
+        );
+
         // The stream is read before anything is served: nothing written through the
         // stack is missed (DynamoDB: its LATEST iterators are taken here).
-        // The console sees each batch; the consumer (real or a test's) runs as it was.
-        let stream_handler: Arc<dyn StreamHandler> = Arc::new(console::taps::TappedStream {
-            inner: self.stream_handler,
-            hub: self.hub.clone(),
-            clock: self.dependencies.clock.clone(),
-        });
         let stream = self
             .stream
-            .start(stream_handler, shutdown_rx.clone())
+            .start(self.stream_handler, shutdown_rx.clone())
             .await?;
         let tracker = Tracker::new();
         let stage = self.settings.stage.clone();
@@ -247,26 +248,16 @@ impl LocalStack {
             tracker: tracker.clone(),
             hub: self.hub.clone(),
         });
-        let console = Arc::new(Console {
-            hub: self.hub,
-            registry: self.registry.clone(),
-            players: self.dependencies.players.clone(),
-            messages: self.dependencies.messages.clone(),
-            parties: self.dependencies.parties.clone(),
-            clock: self.dependencies.clock.clone(),
-            simulator: self.simulator.clone(),
-            info: serde_json::json!({
-                "stage": stage,
-                "webSocketPath": format!("/{stage}"),
-                "authMode": self.settings.auth.auth_mode.as_str(),
-                "storage": self.storage,
-                "stream": stream.description(),
-                "reconnectGraceSeconds": self.settings.presence.reconnect_grace_seconds,
-                "heartbeatTimeoutSeconds": self.settings.presence.heartbeat_timeout_seconds,
-                "sweepIntervalSeconds": self.settings.presence.sweep_interval_seconds,
-            }),
-        });
-        let app = router(&stage, gateway, console);
+        let console = Console::new(
+            self.hub,
+            self.registry.clone(),
+            &self.dependencies,
+            self.simulator.clone(),
+            &self.settings,
+            &self.storage,
+            stream.description(),
+        );
+        let app = console::mount(router(&stage, gateway), console, &stage);
 
         // Frames go out as soon as they are written (no Nagle delay behind a client's
         // delayed ACK): pushed messages are latency-bound.
@@ -306,10 +297,9 @@ impl LocalStack {
 }
 
 /// The HTTP routes: the WebSocket API at `/{stage}`, the management API under
-/// `/{stage}/@connections/`, the console under `/console` (unless the stage is named
-/// `console`), and API Gateway's 403 for anything else.
-fn router(stage: &str, gateway: Arc<Gateway>, console: Arc<Console>) -> Router {
-    let api = Router::new()
+/// `/{stage}/@connections/`, and API Gateway's 403 for anything else.
+fn router(stage: &str, gateway: Arc<Gateway>) -> Router {
+    Router::new()
         .route(
             &format!("/{stage}"),
             get(gateway::upgrade).fallback(gateway::stage_method_not_allowed),
@@ -322,12 +312,7 @@ fn router(stage: &str, gateway: Arc<Gateway>, console: Arc<Console>) -> Router {
                 .fallback(gateway::forbidden),
         )
         .fallback(gateway::unknown_path)
-        .with_state(gateway);
-    if console::PATH.trim_start_matches('/') == stage {
-        tracing::warn!("no console: the stage is named {stage:?}, the console's own path");
-        return api;
-    }
-    api.merge(console::router(console))
+        .with_state(gateway)
 }
 
 /// Builds and starts the stack.

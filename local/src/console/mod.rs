@@ -26,13 +26,15 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::routing::{get, post};
-use serde_json::Value;
+use serde_json::{Value, json};
 use shared::ports::{Clock, MessageStore, PartyStore, PlayerStore};
 
 pub use feed::{FeedEvent, FeedKind, Hub};
 
 use crate::gamelift::Simulator;
 use crate::gateway::registry::ConnectionRegistry;
+use crate::routes::Dependencies;
+use crate::settings::Settings;
 
 /// The path the console is served at.
 pub const PATH: &str = "/console";
@@ -48,6 +50,51 @@ pub struct Console {
     pub simulator: Arc<Simulator>,
     /// The `stack` section: stage, auth mode, presence knobs, storage.
     pub info: Value,
+}
+
+impl Console {
+    /// The console of a stack about to serve: what it reads, and the `stack` section.
+    pub fn new(
+        hub: Arc<Hub>,
+        registry: Arc<ConnectionRegistry>,
+        dependencies: &Dependencies,
+        simulator: Arc<Simulator>,
+        settings: &Settings,
+        storage: &str,
+        stream: &str,
+    ) -> Arc<Self> {
+        let stage = &settings.stage;
+        Arc::new(Self {
+            hub,
+            registry,
+            players: dependencies.players.clone(),
+            messages: dependencies.messages.clone(),
+            parties: dependencies.parties.clone(),
+            clock: dependencies.clock.clone(),
+            simulator,
+            info: json!({
+                "stage": stage,
+                "webSocketPath": format!("/{stage}"),
+                "authMode": settings.auth.auth_mode.as_str(),
+                "storage": storage,
+                "stream": stream,
+                "reconnectGraceSeconds": settings.presence.reconnect_grace_seconds,
+                "heartbeatTimeoutSeconds": settings.presence.heartbeat_timeout_seconds,
+                "sweepIntervalSeconds": settings.presence.sweep_interval_seconds,
+            }),
+        })
+    }
+}
+
+/// `app` with the console's routes added under [`PATH`], unless the stage is named
+/// `console` (its WebSocket API is at that path: then there is no console, and the log
+/// says so).
+pub fn mount(app: Router, console: Arc<Console>, stage: &str) -> Router {
+    if PATH.trim_start_matches('/') == stage {
+        tracing::warn!("no console: the stage is named {stage:?}, the console's own path");
+        return app;
+    }
+    app.merge(router(console))
 }
 
 /// The console's routes, under [`PATH`].

@@ -16,6 +16,15 @@ use super::feed::{Entry, FeedKind, Hub};
 use crate::gamelift::{EventSink, event_sink};
 use crate::stream::StreamHandler;
 
+/// `inner`, tapped: see [`TappedStream`].
+pub fn tap_stream(
+    inner: Arc<dyn StreamHandler>,
+    hub: Arc<Hub>,
+    clock: Arc<dyn shared::ports::Clock>,
+) -> Arc<dyn StreamHandler> {
+    Arc::new(TappedStream { inner, hub, clock })
+}
+
 /// Wraps the Messages stream's consumer: while a page watches, each batch is one feed
 /// event (its recipients, what each record is, how the invocation went).
 pub struct TappedStream {
