@@ -17,7 +17,6 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::auth::{ConnectAuthorizer, RealAuthorizer};
-use crate::console::{self, Console, Hub};
 use crate::gamelift::Simulator;
 use crate::gateway::registry::{ConnectionRegistry, LocalConnectionGateway};
 use crate::gateway::{self, Gateway, Tracker};
@@ -68,7 +67,7 @@ pub struct LocalStack {
     stream_handler: Arc<dyn StreamHandler>,
     simulator: Arc<Simulator>,
     simulator_task: JoinHandle<()>,
-    hub: Arc<Hub>,
+    hub: Arc<crate::console::Hub>,
 }
 
 impl LocalStack {
@@ -108,10 +107,10 @@ impl LocalStack {
             stores.placement_outcomes.clone(),
             clock.clone(),
         );
-        let hub = Arc::new(Hub::new());
+        let hub = Arc::new(crate::console::Hub::new());
         let (simulator, simulator_task) = Simulator::start(
             simulator_settings,
-            console::taps::tap_sns(
+            crate::console::taps::tap_sns(
                 placement_events::to_handler(on_placement_event.clone()),
                 hub.clone(),
             ),
@@ -221,7 +220,7 @@ impl LocalStack {
 
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         // The console sees each batch; the consumer (real or a test's) runs as it was.
-        self.stream_handler = console::taps::tap_stream(
+        self.stream_handler = crate::console::taps::tap_stream(
             self.stream_handler,
             self.hub.clone(),
             self.dependencies.clock.clone(),
@@ -248,7 +247,7 @@ impl LocalStack {
             tracker: tracker.clone(),
             hub: self.hub.clone(),
         });
-        let console = Console::new(
+        let console = crate::console::Console::new(
             self.hub,
             self.registry.clone(),
             &self.dependencies,
@@ -257,7 +256,7 @@ impl LocalStack {
             &self.storage,
             stream.description(),
         );
-        let app = console::mount(router(&stage, gateway), console, &stage);
+        let app = crate::console::mount(router(&stage, gateway), console, &stage);
 
         // Frames go out as soon as they are written (no Nagle delay behind a client's
         // delayed ACK): pushed messages are latency-bound.
@@ -343,7 +342,7 @@ impl RunningStack {
 
     /// `http://127.0.0.1:{port}/console`: the console.
     pub fn console_url(&self) -> String {
-        format!("http://{}{}", self.addr, console::PATH)
+        format!("http://{}{}", self.addr, crate::console::PATH)
     }
 
     /// `http://127.0.0.1:{port}/{stage}`: the `@connections` API's base URL.
@@ -427,12 +426,12 @@ fn spawn_presence(
     deps: &Dependencies,
     mut events: tokio::sync::mpsc::UnboundedReceiver<shared::ports::PresenceEvent>,
     interval_seconds: u64,
-    hub: Arc<Hub>,
+    hub: Arc<crate::console::Hub>,
 ) {
     let notifier = Routes::wire_presence_events(deps);
     tokio::spawn(async move {
         while let Some(event) = events.recv().await {
-            console::taps::tap_presence(&hub, &event);
+            crate::console::taps::tap_presence(&hub, &event);
             if let Err(error) = notifier.notify(&event).await {
                 tracing::warn!(%error, player_id = %event.player_id, "presence event not delivered");
             }
