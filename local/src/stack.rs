@@ -62,12 +62,13 @@ pub struct LocalStack {
     routes: Routes,
     on_placement_event: Arc<on_placement_event::PlacementEventHandler>,
     authorizer: Arc<dyn ConnectAuthorizer>,
+    /// Where the console's taps record (`local::console`).
+    hub: Arc<crate::console::Hub>,
     storage: String,
     stream: MessageStream,
     stream_handler: Arc<dyn StreamHandler>,
     simulator: Arc<Simulator>,
     simulator_task: JoinHandle<()>,
-    hub: Arc<crate::console::Hub>,
 }
 
 impl LocalStack {
@@ -146,12 +147,12 @@ impl LocalStack {
             routes,
             on_placement_event,
             authorizer: Arc::new(authorizer),
+            hub,
             storage: stores.description,
             stream: stores.stream,
             stream_handler,
             simulator,
             simulator_task,
-            hub,
         })
     }
 
