@@ -215,8 +215,9 @@ impl Hub {
                 player_ids: player_id.map(str::to_owned).into_iter().collect(),
                 connection_id: Some(connection_id.to_owned()),
                 summary: format!(
-                    "{} disconnected ({code} {reason})",
-                    player_id.unwrap_or("?")
+                    "{} disconnected ({code}{}{reason})",
+                    player_id.unwrap_or("?"),
+                    if reason.is_empty() { "" } else { " " }
                 ),
                 detail: None,
             },
