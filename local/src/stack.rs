@@ -253,9 +253,8 @@ impl LocalStack {
             self.registry.clone(),
             &self.dependencies,
             self.simulator.clone(),
-            &self.settings,
-            &self.storage,
-            stream.description(),
+            crate::console::Console::describe(&self.settings, &self.storage, stream.description()),
+            shutdown_rx.clone(),
         );
         let app = crate::console::mount(router(&stage, gateway), console, &stage);
 

@@ -171,6 +171,8 @@ async fn push(console: Arc<Console>, mut live: Watch, tx: mpsc::Sender<Event>) {
     loop {
         let open = tokio::select! {
             () = tx.closed() => false,
+            // The stream ends with the stack (the server waits for open responses).
+            () = crate::gateway::shutting_down(console.shutdown.clone()) => false,
             received = live.events.recv() => match received {
                 Ok(event) => {
                     state_due.get_or_insert_with(|| Instant::now() + STATE_AFTER_EVENT);

@@ -28,6 +28,7 @@ use axum::Router;
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 use shared::ports::{Clock, MessageStore, PartyStore, PlayerStore};
+use tokio::sync::watch;
 
 pub use feed::{FeedEvent, FeedKind, Hub};
 
@@ -50,20 +51,22 @@ pub struct Console {
     pub simulator: Arc<Simulator>,
     /// The `stack` section: stage, auth mode, presence knobs, storage.
     pub info: Value,
+    /// Turns true when the stack shuts down: open live streams end (or the server would
+    /// wait for them).
+    pub shutdown: watch::Receiver<bool>,
 }
 
 impl Console {
-    /// The console of a stack about to serve: what it reads, and the `stack` section.
+    /// The console of a stack about to serve: what it reads, the `stack` section (see
+    /// [`Console::describe`]) and the stack's shutdown signal.
     pub fn new(
         hub: Arc<Hub>,
         registry: Arc<ConnectionRegistry>,
         dependencies: &Dependencies,
         simulator: Arc<Simulator>,
-        settings: &Settings,
-        storage: &str,
-        stream: &str,
+        info: Value,
+        shutdown: watch::Receiver<bool>,
     ) -> Arc<Self> {
-        let stage = &settings.stage;
         Arc::new(Self {
             hub,
             registry,
@@ -72,16 +75,24 @@ impl Console {
             parties: dependencies.parties.clone(),
             clock: dependencies.clock.clone(),
             simulator,
-            info: json!({
-                "stage": stage,
-                "webSocketPath": format!("/{stage}"),
-                "authMode": settings.auth.auth_mode.as_str(),
-                "storage": storage,
-                "stream": stream,
-                "reconnectGraceSeconds": settings.presence.reconnect_grace_seconds,
-                "heartbeatTimeoutSeconds": settings.presence.heartbeat_timeout_seconds,
-                "sweepIntervalSeconds": settings.presence.sweep_interval_seconds,
-            }),
+            info,
+            shutdown,
+        })
+    }
+
+    /// The `stack` section: stage, WebSocket path, auth mode, storage, stream, presence
+    /// knobs.
+    pub fn describe(settings: &Settings, storage: &str, stream: &str) -> Value {
+        let stage = &settings.stage;
+        json!({
+            "stage": stage,
+            "webSocketPath": format!("/{stage}"),
+            "authMode": settings.auth.auth_mode.as_str(),
+            "storage": storage,
+            "stream": stream,
+            "reconnectGraceSeconds": settings.presence.reconnect_grace_seconds,
+            "heartbeatTimeoutSeconds": settings.presence.heartbeat_timeout_seconds,
+            "sweepIntervalSeconds": settings.presence.sweep_interval_seconds,
         })
     }
 }

@@ -326,8 +326,21 @@ async fn the_live_stream_starts_with_the_recent_feed_and_the_state() {
     .unwrap_or_else(|_| panic!("no feed and state within 5 s: {seen}"));
     assert!(seen.contains("text/event-stream"), "{seen}");
     assert!(seen.contains("alice connected"), "{seen}");
-    drop(stream);
+
+    // And a page left open does not hold the stack's shutdown up: its stream ends
+    let started = std::time::Instant::now();
     stack.shutdown().await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "shutdown took {:?} with a console page open",
+        started.elapsed()
+    );
+    let mut rest = Vec::new();
+    let ended = tokio::time::timeout(Duration::from_secs(2), stream.read_to_end(&mut rest)).await;
+    assert!(
+        matches!(ended, Ok(Ok(_))),
+        "the stream did not end: {ended:?}"
+    );
 }
 
 #[tokio::test]
