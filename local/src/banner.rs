@@ -40,6 +40,7 @@ pub fn banner(settings: &Settings, stack: &RunningStack) -> Vec<String> {
             "GameLift sim:    {}",
             stack.simulator().settings().summary()
         ),
+        format!("console:         {}", stack.console_url()),
         format!("try:             websocat \"{connect}\"   then send {{\"route\":\"resume\"}}"),
     ]
 }
@@ -78,6 +79,7 @@ mod tests {
                  placements fulfilled after 500 ms or TIMED_OUT after 60 s; games last 600 s; \
                  queues: default-queue"
                     .to_owned(),
+                format!("console:         http://127.0.0.1:{port}/console"),
                 format!(
                     "try:             websocat \"ws://127.0.0.1:{port}/Test?token=<JWT>\"   \
                      then send {{\"route\":\"resume\"}}"

@@ -11,6 +11,9 @@
 //! # Ok(()) }
 //! ```
 //!
+//! On the same port, [`console`] serves a page at `/console` that shows the stack and
+//! drives it from a browser (docs/console.md).
+//!
 //! Layout: [`settings`] (every knob), [`banner`] (what start-up prints), [`routes`]
 //! (route key → handler, in one place), [`gateway`] (the WebSocket emulation and the
 //! connection registry), [`invoke_once`] (`local invoke`: one function, one event
@@ -23,6 +26,7 @@
 
 pub mod auth;
 pub mod banner;
+pub mod console;
 pub mod gamelift;
 pub mod gateway;
 pub mod integration;

@@ -62,6 +62,8 @@ pub struct LocalStack {
     routes: Routes,
     on_placement_event: Arc<on_placement_event::PlacementEventHandler>,
     authorizer: Arc<dyn ConnectAuthorizer>,
+    /// Where the console's taps record (`local::console`).
+    hub: Arc<crate::console::Hub>,
     storage: String,
     stream: MessageStream,
     stream_handler: Arc<dyn StreamHandler>,
@@ -106,9 +108,13 @@ impl LocalStack {
             stores.placement_outcomes.clone(),
             clock.clone(),
         );
+        let hub = Arc::new(crate::console::Hub::new());
         let (simulator, simulator_task) = Simulator::start(
             simulator_settings,
-            placement_events::to_handler(on_placement_event.clone()),
+            crate::console::taps::tap_sns(
+                placement_events::to_handler(on_placement_event.clone()),
+                hub.clone(),
+            ),
         );
         let dependencies = Dependencies {
             config,
@@ -130,6 +136,7 @@ impl LocalStack {
             &dependencies,
             presence_events,
             settings.presence.sweep_interval_seconds,
+            hub.clone(),
         );
         let routes = Routes::wire(&dependencies).map_err(StartError::Template)?;
         let stream_handler = Routes::wire_stream(&dependencies);
@@ -140,6 +147,7 @@ impl LocalStack {
             routes,
             on_placement_event,
             authorizer: Arc::new(authorizer),
+            hub,
             storage: stores.description,
             stream: stores.stream,
             stream_handler,
@@ -202,7 +210,7 @@ impl LocalStack {
     }
 
     /// Binds `127.0.0.1:{port}` and serves until [`RunningStack::shutdown`].
-    pub async fn start(self) -> Result<RunningStack, StartError> {
+    pub async fn start(mut self) -> Result<RunningStack, StartError> {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.settings.gateway.port));
         let listener = TcpListener::bind(addr)
             .await
@@ -212,6 +220,13 @@ impl LocalStack {
             .map_err(|source| StartError::Bind { addr, source })?;
 
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
+        // The console sees each batch; the consumer (real or a test's) runs as it was.
+        self.stream_handler = crate::console::taps::tap_stream(
+            self.stream_handler,
+            self.hub.clone(),
+            self.dependencies.clock.clone(),
+        );
+
         // The stream is read before anything is served: nothing written through the
         // stack is missed (DynamoDB: its LATEST iterators are taken here).
         let stream = self
@@ -231,8 +246,17 @@ impl LocalStack {
             clock: self.dependencies.clock.clone(),
             shutdown: shutdown_rx.clone(),
             tracker: tracker.clone(),
+            hub: self.hub.clone(),
         });
-        let app = router(&stage, gateway);
+        let console = crate::console::Console::new(
+            self.hub,
+            self.registry.clone(),
+            &self.dependencies,
+            self.simulator.clone(),
+            crate::console::Console::describe(&self.settings, &self.storage, stream.description()),
+            shutdown_rx.clone(),
+        );
+        let app = crate::console::mount(router(&stage, gateway), console, &stage);
 
         // Frames go out as soon as they are written (no Nagle delay behind a client's
         // delayed ACK): pushed messages are latency-bound.
@@ -316,6 +340,11 @@ impl RunningStack {
         format!("ws://{}/{}", self.addr, self.stage)
     }
 
+    /// `http://127.0.0.1:{port}/console`: the console.
+    pub fn console_url(&self) -> String {
+        format!("http://{}{}", self.addr, crate::console::PATH)
+    }
+
     /// `http://127.0.0.1:{port}/{stage}`: the `@connections` API's base URL.
     pub fn management_endpoint(&self) -> String {
         format!("http://{}/{}", self.addr, self.stage)
@@ -397,10 +426,12 @@ fn spawn_presence(
     deps: &Dependencies,
     mut events: tokio::sync::mpsc::UnboundedReceiver<shared::ports::PresenceEvent>,
     interval_seconds: u64,
+    hub: Arc<crate::console::Hub>,
 ) {
     let notifier = Routes::wire_presence_events(deps);
     tokio::spawn(async move {
         while let Some(event) = events.recv().await {
+            crate::console::taps::tap_presence(&hub, &event);
             if let Err(error) = notifier.notify(&event).await {
                 tracing::warn!(%error, player_id = %event.player_id, "presence event not delivered");
             }
