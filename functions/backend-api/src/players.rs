@@ -80,7 +80,7 @@ impl BackendApi {
                     record.status.as_str()
                 ),
             )
-            .with_detail("status", record.status.as_str()));
+            .with_detail("presence", record.status.as_str()));
         }
         let now = self.clock.now_millis();
         let message_id = MessageId::generate(now);

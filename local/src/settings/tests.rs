@@ -8,6 +8,8 @@ const EVERY_VARIABLE: &[&str] = &[
     "GAME",
     "STAGE",
     "PORT",
+    "BACKEND_API_PORT",
+    "BACKEND_API_KEY",
     "AUTH_MODE",
     "JWT_ISSUER",
     "JWT_AUDIENCE",
