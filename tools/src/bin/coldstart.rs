@@ -66,6 +66,7 @@ const FUNCTIONS: &[(&str, &str)] = &[
     ("subscribe-presence", "presence-subscribe.json"),
     ("on-presence-event", "presence-connected.json"),
     ("party", "party-create.json"),
+    ("backend-api", "backend-api-send-message.json"),
 ];
 
 /// The HS256 secret `events/authorizer-jwt.json`'s token is signed with (test-only, in
