@@ -99,8 +99,7 @@ impl BackendApi {
             backend: true,
         }
         .to_json();
-        let expire_at_secs = now / 1000
-            + i64::try_from(self.config.message_ttl.as_secs()).unwrap_or(i64::MAX / 2000);
+        let expire_at_secs = self.expire_at_secs(now);
         let messages: Vec<NewMessage> = recipients
             .into_iter()
             .map(|recipient_id| NewMessage {

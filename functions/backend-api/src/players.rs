@@ -95,8 +95,7 @@ impl BackendApi {
             sender_id: from,
             kind: MessageKind::Kick,
             created_at: now,
-            expire_at_secs: now / 1000
-                + i64::try_from(self.config.message_ttl.as_secs()).unwrap_or(i64::MAX / 2000),
+            expire_at_secs: self.expire_at_secs(now),
         };
         self.messages
             .append(std::slice::from_ref(&kick))
