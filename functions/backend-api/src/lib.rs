@@ -170,13 +170,13 @@ fn log_refusal(refusal: &RouteError, path: &str, caller: &str) {
     let cause = refusal.cause().map(|c| ErrorChain(c).to_string());
     match refusal.code {
         ErrorCode::Internal => {
-            error!(code = ?refusal.code, path, caller, cause, message = %refusal.message, "request failed")
+            error!(code = ?refusal.code, path, caller, cause, detail = %refusal.message, "request failed")
         }
         ErrorCode::Unavailable => {
-            warn!(code = ?refusal.code, path, caller, cause, message = %refusal.message, "request failed")
+            warn!(code = ?refusal.code, path, caller, cause, detail = %refusal.message, "request failed")
         }
         _ => {
-            info!(code = ?refusal.code, path, caller, message = %refusal.message, "request refused")
+            info!(code = ?refusal.code, path, caller, detail = %refusal.message, "request refused")
         }
     }
 }
