@@ -163,3 +163,40 @@ fn message(status: StatusCode, text: &str) -> Response {
     );
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use lambda_http::RequestExt;
+
+    use super::*;
+
+    #[test]
+    fn a_request_becomes_the_http_api_event_lambda_http_reads_back() {
+        let request = axum::http::Request::builder()
+            .method("POST")
+            .uri("/v1/messages?dry=1")
+            .header("x-trace", "a")
+            .header("x-trace", "b")
+            .header("user-agent", "curl/8")
+            .body(())
+            .unwrap();
+        let (parts, ()) = request.into_parts();
+        let peer: SocketAddr = "127.0.0.1:40000".parse().unwrap();
+        let binary = [0xff, 0x00, 0x7b];
+        let event = event(&parts, &binary, peer, "127.0.0.1:3002");
+        assert_eq!(event["routeKey"], ROUTE_KEY);
+        assert_eq!(
+            event["headers"]["x-trace"], "a,b",
+            "joined, as API Gateway does"
+        );
+        assert_eq!(event["isBase64Encoded"], true, "not UTF-8: base64");
+        assert_eq!(event["requestContext"]["http"]["sourceIp"], "127.0.0.1");
+        assert_eq!(event["pathParameters"]["proxy"], "messages");
+
+        let request = lambda_http::request::from_str(&event.to_string()).unwrap();
+        assert_eq!(request.method(), "POST");
+        assert_eq!(request.raw_http_path(), "/v1/messages");
+        assert_eq!(request.uri().query(), Some("dry=1"));
+        assert_eq!(request.body().as_ref(), &binary);
+    }
+}
