@@ -368,6 +368,10 @@ fn given_no_backend_api_port_then_it_is_the_websocket_port_plus_one_or_any_free_
     assert_eq!(any.gateway.backend_api_port(), 0);
     let chosen = read(&["--port", "4000"], &[("BACKEND_API_PORT", "5000")]).unwrap();
     assert_eq!(chosen.gateway.backend_api_port(), 5000);
+    assert_eq!(
+        problems(&["--port", "4000"], &[("BACKEND_API_PORT", "4000")]),
+        ["BACKEND_API_PORT=4000 is --port's: the backend API needs a port of its own"]
+    );
     let keyed = read(&[], &[("BACKEND_API_KEY", "let-me-in")]).unwrap();
     assert_eq!(keyed.gateway.backend_api_key.as_deref(), Some("let-me-in"));
     assert!(
