@@ -467,3 +467,24 @@ async fn given_a_kick_of_an_earlier_connection_when_the_player_is_live_on_a_new_
     // Then nothing is posted or closed
     assert!(w.gateway.calls().is_empty());
 }
+
+#[tokio::test]
+async fn given_a_kick_whose_close_is_throttled_then_it_and_the_players_later_messages_are_retried()
+{
+    // Given bob is live, and closing his socket is throttled
+    let w = world();
+    w.live("bob").await;
+    w.gateway.throttle_deletes("c-bob");
+    let (_, kick) = w.kick("bob", "c-bob", "900").await;
+    let (_, later) = w.insert(&["bob"]).await;
+
+    // When the batch is delivered
+    let mut batch = vec![kick];
+    batch.extend(later);
+    let failures = w.run(batch).await;
+
+    // Then the kick and what follows it are retried (the frame will be posted again:
+    // clients ignore a seq they have), nothing after the kick was posted
+    assert_eq!(failures, vec!["900".to_owned(), "1000".to_owned()]);
+    assert_eq!(w.gateway.posted_to("c-bob").len(), 1);
+}
