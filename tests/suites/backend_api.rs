@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use local::Settings;
+use local::gamelift::GameSessionStatus;
 use serde_json::{Value, json};
 use shared::domain::PresenceStatus;
 use tests::dynamodb::unique_table_name;
@@ -265,7 +266,9 @@ async fn given_a_game_session_reported_ended_then_rejoin_answers_session_ended_w
             snapshot
                 .game_sessions
                 .iter()
-                .any(|g| format!("{g:?}").contains(&arn))
+                .any(|g| g.game_session_arn == arn && g.status == GameSessionStatus::Active),
+            "the game is still running in GameLift: {:?}",
+            snapshot.game_sessions
         );
 
         // Her game state is cleared: resume and presence no longer show the seat
