@@ -4,7 +4,8 @@
 use crate::settings::{AuthMode, Settings};
 use crate::stack::RunningStack;
 
-/// The start-up banner's lines: the WebSocket URL, the `@connections` API, the stage,
+/// The start-up banner's lines: the WebSocket URL, the `@connections` API, the backend
+/// API, the stage,
 /// the auth mode, the storage, the GameLift simulator, and a first command to try.
 pub fn banner(settings: &Settings, stack: &RunningStack) -> Vec<String> {
     let url = stack.url();
@@ -32,6 +33,14 @@ pub fn banner(settings: &Settings, stack: &RunningStack) -> Vec<String> {
         format!(
             "@connections:    {}/@connections/{{connectionId}}",
             stack.management_endpoint()
+        ),
+        format!(
+            "backend API:     {}/v1/ ({})",
+            stack.backend_api_url(),
+            match &settings.gateway.backend_api_key {
+                Some(_) => "BACKEND_API_KEY required in x-api-key",
+                None => "no auth",
+            }
         ),
         format!("stage:           {}", stack.stage()),
         format!("auth:            {auth_line}"),
@@ -62,6 +71,7 @@ mod tests {
         let stack = crate::start(settings.clone()).await.unwrap();
         let lines = banner(&settings, &stack);
         let port = stack.addr().port();
+        let backend = stack.backend_api_url();
         stack.shutdown().await;
         assert_eq!(
             lines,
@@ -70,6 +80,7 @@ mod tests {
                 format!(
                     "@connections:    http://127.0.0.1:{port}/Test/@connections/{{connectionId}}"
                 ),
+                format!("backend API:     {backend}/v1/ (no auth)"),
                 "stage:           Test".to_owned(),
                 "auth:            jwt: issuer https://id.example, audience game, HS256 shared \
                  secret (?token=<JWT> or Authorization: Bearer)"

@@ -22,9 +22,11 @@
 //! `on-message-inserted`, in memory or from DynamoDB Streams), [`gamelift`] (the GameLift simulator) and [`placement_events`]
 //! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown),
 //! [`template`] (template.yaml as JSON), [`integration`] (routes API Gateway serves
-//! without a function: the heartbeat's DynamoDB integration, from its mapping templates).
+//! without a function: the heartbeat's DynamoDB integration, from its mapping templates),
+//! [`backend_api`] (the backend API on its own port, through `lambda_http`'s types).
 
 pub mod auth;
+pub mod backend_api;
 pub mod banner;
 pub mod console;
 pub mod gamelift;

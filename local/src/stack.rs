@@ -17,6 +17,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::auth::{ConnectAuthorizer, RealAuthorizer};
+use crate::backend_api;
 use crate::gamelift::Simulator;
 use crate::gateway::registry::{ConnectionRegistry, LocalConnectionGateway};
 use crate::gateway::{self, Gateway, Tracker};
@@ -233,6 +234,8 @@ impl LocalStack {
             .stream
             .start(self.stream_handler, shutdown_rx.clone())
             .await?;
+        let (backend_api_addr, backend_api_server) =
+            serve_backend_api(&self.settings, &self.dependencies, shutdown_rx.clone()).await?;
         let tracker = Tracker::new();
         let stage = self.settings.stage.clone();
         let gateway = Arc::new(Gateway {
@@ -281,6 +284,8 @@ impl LocalStack {
 
         Ok(RunningStack {
             addr,
+            backend_api_addr,
+            backend_api_server,
             stage,
             storage: self.storage,
             registry: self.registry,
@@ -293,6 +298,38 @@ impl LocalStack {
             simulator_task: self.simulator_task,
         })
     }
+}
+
+/// Binds the backend API's port and serves it until `stop` (`local::backend_api`).
+async fn serve_backend_api(
+    settings: &Settings,
+    dependencies: &Dependencies,
+    stop: watch::Receiver<bool>,
+) -> Result<(SocketAddr, JoinHandle<()>), StartError> {
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, settings.gateway.backend_api_port()));
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|source| StartError::Bind { addr, source })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|source| StartError::Bind { addr, source })?;
+    let server = Arc::new(backend_api::BackendApiServer {
+        api: Routes::wire_backend_api(dependencies),
+        key: settings.gateway.backend_api_key.clone(),
+        domain_name: addr.to_string(),
+    });
+    let app = backend_api::router(server);
+    let task = tokio::spawn(async move {
+        let serve = axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(gateway::shutting_down(stop));
+        if let Err(error) = serve.await {
+            tracing::error!(%error, "the backend API server stopped");
+        }
+    });
+    Ok((addr, task))
 }
 
 /// The HTTP routes: the WebSocket API at `/{stage}`, the management API under
@@ -322,6 +359,8 @@ pub async fn start(settings: Settings) -> Result<RunningStack, StartError> {
 /// A serving stack.
 pub struct RunningStack {
     addr: SocketAddr,
+    backend_api_addr: SocketAddr,
+    backend_api_server: JoinHandle<()>,
     stage: String,
     storage: String,
     registry: Arc<ConnectionRegistry>,
@@ -352,6 +391,11 @@ impl RunningStack {
 
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// `http://127.0.0.1:{port}`: the backend API's base URL (its paths start `/v1/`).
+    pub fn backend_api_url(&self) -> String {
+        format!("http://{}", self.backend_api_addr)
     }
 
     pub fn stage(&self) -> &str {
@@ -406,6 +450,13 @@ impl RunningStack {
         }
         let abort = self.server.abort_handle();
         if tokio::time::timeout(SHUTDOWN_TIMEOUT, self.server)
+            .await
+            .is_err()
+        {
+            abort.abort();
+        }
+        let abort = self.backend_api_server.abort_handle();
+        if tokio::time::timeout(SHUTDOWN_TIMEOUT, self.backend_api_server)
             .await
             .is_err()
         {

@@ -19,6 +19,10 @@ pub enum MessageKind {
     Presence,
     /// Party changes, invitations and declines.
     Party,
+    /// A `disconnected_by_server` frame from the backend API: whoever delivers it to
+    /// the connection it names closes that connection next; a replay to any other
+    /// connection skips it (docs/architecture.md#ending-a-connection-from-the-backend).
+    Kick,
 }
 
 impl MessageKind {
@@ -28,6 +32,7 @@ impl MessageKind {
             Self::Placement => "placement",
             Self::Presence => "presence",
             Self::Party => "party",
+            Self::Kick => "kick",
         }
     }
 
@@ -37,6 +42,7 @@ impl MessageKind {
             "placement" => Some(Self::Placement),
             "presence" => Some(Self::Presence),
             "party" => Some(Self::Party),
+            "kick" => Some(Self::Kick),
             _ => None,
         }
     }
@@ -95,6 +101,15 @@ impl StoredMessage {
     /// The frame a client receives: the payload with `"seq"` as its last field.
     pub fn frame(&self) -> String {
         with_seq(&self.payload, self.seq)
+    }
+
+    /// For a [`MessageKind::Kick`]: the connection it ends (named in its frame).
+    pub fn kicks(&self) -> Option<String> {
+        if self.kind != MessageKind::Kick {
+            return None;
+        }
+        let frame: serde_json::Value = serde_json::from_str(&self.payload).ok()?;
+        frame.get("connectionId")?.as_str().map(str::to_owned)
     }
 
     /// True once its TTL has passed at `now` (DynamoDB deletes expired items lazily, so

@@ -10,7 +10,7 @@
 //! Handlers log as they do in Lambda (JSON lines at `info`) into a byte counter. With
 //! `--write`, every row is also written as JSON (`tools::counts`), which `cost` reads.
 //! The party rows (`parties.rs`) run on tables of their own, so that their sweeps find
-//! only the party's members.
+//! only the party's members; so do the backend API's (`backend_api.rs`).
 
 #![allow(clippy::expect_used)] // A benchmark tool: fixed, valid player ids.
 
@@ -32,6 +32,7 @@ use shared::testing::fake_gamelift::{FakeGameLift, GameLiftCall};
 use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
 use tools::counts::{Measured, Operation, OperationCounts, REGENERATE};
 
+mod backend_api;
 mod parties;
 mod scenarios;
 
@@ -278,6 +279,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     world.run(&mut bench).await?;
     access_log_line(&mut bench)?;
     parties::rows(&client, &mut bench).await?;
+    backend_api::rows(&client, &mut bench).await?;
 
     bench.print_table(&endpoint);
     if let Some(path) = write {
