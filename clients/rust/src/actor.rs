@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
-use gamelift_sockets_protocol::{ClientRequest, ServerFrame};
+use gamelift_sockets_protocol::ClientRequest;
 use serde_json::{Map, Value, json};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
@@ -18,6 +18,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 use crate::dedupe::{RecentKeys, backoff};
 use crate::types::{Auth, ClientError, Config, ConnectionState, Event, StopReason};
 
+mod deliver;
 mod requests;
 
 type Sink = SplitSink<WebSocketStream<MaybeTlsStream<TcpStream>>, Message>;
@@ -71,7 +72,7 @@ pub(crate) struct Actor {
     candidate: Option<Conn>,
     retired: Vec<Conn>,
     /// A rollover's new socket is being opened.
-    opening_candidate: bool,
+    opening_candidate: Option<u64>,
     /// When the rollover began (requests wait for the new socket from then on).
     rolling: Option<Instant>,
     rollover_at: Option<Instant>,
@@ -107,7 +108,7 @@ impl Actor {
             current: None,
             candidate: None,
             retired: Vec::new(),
-            opening_candidate: false,
+            opening_candidate: None,
             rolling: None,
             rollover_at: None,
             reconnect_at: None,
@@ -162,7 +163,9 @@ impl Actor {
         let conn = self.next_id();
         let io = self.io_tx.clone();
         let (url, auth) = (self.config.url.clone(), self.config.auth.clone());
-        self.opening_candidate = rollover;
+        if rollover {
+            self.opening_candidate = Some(conn);
+        }
         let task = tokio::spawn(async move {
             let separator = if url.contains('?') { '&' } else { '?' };
             let url = match auth {
@@ -238,19 +241,23 @@ impl Actor {
         if let Some(cursor) = self.last_seq {
             resume["body"]["cursor"] = json!(cursor);
         }
-        let _ = conn.sink.send(Message::text(resume.to_string())).await;
-        if self.opening_candidate {
-            self.opening_candidate = false;
+        if self.opening_candidate == Some(id) {
+            self.opening_candidate = None;
+            let _ = conn.sink.send(Message::text(resume.to_string())).await;
             self.candidate = Some(conn);
-        } else {
+        } else if self.current.is_none() {
+            let _ = conn.sink.send(Message::text(resume.to_string())).await;
             self.current = Some(conn);
+        } else {
+            // A connect that is no longer wanted (its rollover was given up).
+            let _ = conn.sink.close().await;
         }
     }
 
     async fn on_refused(&mut self, conn: u64, failure: Failure) {
         self.tasks.remove(&conn);
-        if self.opening_candidate {
-            self.opening_candidate = false;
+        if self.opening_candidate == Some(conn) {
+            self.opening_candidate = None;
             return self.rollover_failed().await;
         }
         match failure {
@@ -338,37 +345,6 @@ impl Actor {
         self.flush_queue().await;
     }
 
-    /// Hands a pushed frame on once: by `seq`, then `messageId` or (`placementId`, `status`).
-    fn deliver(&mut self, frame: Map<String, Value>) {
-        let seq = frame.get("seq").and_then(Value::as_u64);
-        if let Some(seq) = seq {
-            if !self.seqs.add(seq.to_string()) {
-                return;
-            }
-            self.last_seq = Some(self.last_seq.map_or(seq, |last| last.max(seq)));
-        }
-        let value = Value::Object(frame);
-        match serde_json::from_value::<ServerFrame>(value.clone()) {
-            Ok(frame) => {
-                let fresh = match &frame {
-                    ServerFrame::Message { message_id, .. } => {
-                        self.messages.add(message_id.clone())
-                    }
-                    ServerFrame::Placement {
-                        placement_id,
-                        status,
-                        ..
-                    } => self.placements.add(format!("{placement_id}\n{status}")),
-                    _ => true,
-                };
-                if fresh {
-                    self.emit(Event::Push { seq, frame });
-                }
-            }
-            Err(_) => self.emit(Event::Unknown(value)),
-        }
-    }
-
     async fn on_closed(&mut self, id: u64) {
         self.tasks.remove(&id);
         self.retired.retain(|c| c.id != id);
@@ -387,6 +363,17 @@ impl Actor {
     async fn lost(&mut self) {
         if let Some(conn) = self.current.take() {
             self.fail_pending(conn.id);
+        }
+        // A rollover under way has nothing left to replace.
+        if let Some(task) = self
+            .opening_candidate
+            .take()
+            .and_then(|id| self.tasks.remove(&id))
+        {
+            task.abort();
+        }
+        if let Some(mut candidate) = self.candidate.take() {
+            let _ = candidate.sink.close().await;
         }
         self.rolling = None;
         self.rollover_at = None;
@@ -440,9 +427,11 @@ impl Actor {
             self.rollover_at = None;
             self.rolling = Some(now);
         }
-        if let (Some(started), None, false) =
-            (self.rolling, &self.candidate, self.opening_candidate)
-        {
+        if let (Some(started), None, false) = (
+            self.rolling,
+            &self.candidate,
+            self.opening_candidate.is_some(),
+        ) {
             // The server closes the old socket once the new one connects: let its replies in.
             let current = self.current.as_ref().map(|c| c.id);
             let busy = self
