@@ -120,7 +120,7 @@ export async function startStack(env = {}) {
 }
 
 /** Resolves when `predicate()` holds, polling; rejects after `ms` with `what`. */
-export async function until(predicate, what, ms = 10_000) {
+export async function until(predicate, what, ms = 20_000) {
   const deadline = Date.now() + ms;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
