@@ -20,12 +20,12 @@ const ISSUER: &str = "https://id.example";
 const AUDIENCE: &str = "game";
 const SECRET: &str = "a-local-test-secret-of-32-bytes!";
 
-async fn jwt_stack(max_connection_seconds: Option<u64>) -> TestStack {
-    jwt_stack_with(max_connection_seconds, |_| {}).await
+async fn jwt_stack(settings: impl FnOnce(&mut local::Settings)) -> TestStack {
+    jwt_stack_with(settings, |_| {}).await
 }
 
 async fn jwt_stack_with(
-    max_connection_seconds: Option<u64>,
+    settings: impl FnOnce(&mut local::Settings),
     customize: impl FnOnce(&mut local::LocalStack),
 ) -> TestStack {
     let adjust = |s: &mut local::Settings| {
@@ -34,9 +34,7 @@ async fn jwt_stack_with(
         s.auth.jwt_audience = Some(AUDIENCE.into());
         s.auth.jwt_hs256_secret = Some(SECRET.into());
         s.auth.jwt_leeway_seconds = 0;
-        if let Some(seconds) = max_connection_seconds {
-            s.gateway.max_connection_seconds = seconds;
-        }
+        settings(s);
     };
     TestStack::start_custom(adjust, customize).await
 }
@@ -163,7 +161,7 @@ fn resumed(event: &Event) -> Option<bool> {
 #[tokio::test]
 async fn given_a_server_side_drop_when_it_reconnects_with_a_fresh_token_then_resumed_and_every_message_once()
  {
-    let stack = jwt_stack(None).await;
+    let stack = jwt_stack(|_| {}).await;
     // The first token lives 2 s: reconnecting after it expired works only with a new one.
     let alice = player(&stack, "alice", 2, |_| {}).await;
     let bob = player(&stack, "bob", 600, |_| {}).await;
@@ -218,7 +216,7 @@ async fn given_a_server_side_drop_when_it_reconnects_with_a_fresh_token_then_res
 #[tokio::test]
 async fn given_the_same_player_connects_elsewhere_then_the_first_client_stops_and_never_reconnects()
 {
-    let stack = jwt_stack(None).await;
+    let stack = jwt_stack(|_| {}).await;
     let first = player(&stack, "carol", 600, |_| {}).await;
     let second = player(&stack, "carol", 600, |_| {}).await;
     first
@@ -249,11 +247,14 @@ async fn given_the_same_player_connects_elsewhere_then_the_first_client_stops_an
 
 #[tokio::test]
 async fn given_bad_requests_or_no_time_to_answer_then_typed_errors_with_codes() {
-    let stack = jwt_stack_with(None, |stack| {
-        let routes = stack.routes_mut();
-        let rejoin = routes.get("rejoinSession").unwrap().handler.clone();
-        routes.insert("rejoinSession", "rejoin-session", Arc::new(Slow(rejoin)));
-    })
+    let stack = jwt_stack_with(
+        |_| {},
+        |stack| {
+            let routes = stack.routes_mut();
+            let rejoin = routes.get("rejoinSession").unwrap().handler.clone();
+            routes.insert("rejoinSession", "rejoin-session", Arc::new(Slow(rejoin)));
+        },
+    )
     .await;
     let dave = player(&stack, "dave", 600, |_| {}).await;
     match dave
@@ -297,7 +298,7 @@ async fn given_bad_requests_or_no_time_to_answer_then_typed_errors_with_codes() 
 
 #[tokio::test]
 async fn given_a_token_the_stack_refuses_then_connect_fails_as_unauthorized_without_retrying() {
-    let stack = jwt_stack(None).await;
+    let stack = jwt_stack(|_| {}).await;
     let calls = Arc::new(AtomicU32::new(0));
     let counted = calls.clone();
     let auth = Auth::token(move || {
@@ -318,7 +319,7 @@ async fn given_a_token_the_stack_refuses_then_connect_fails_as_unauthorized_with
 
 #[tokio::test]
 async fn given_rollover_before_a_3_second_limit_then_no_drop_and_no_lost_message() {
-    let stack = jwt_stack(Some(3)).await;
+    let stack = jwt_stack(|s| s.gateway.max_connection_seconds = 3).await;
     let rollover = |c: &mut Config| c.rollover_after = Duration::from_millis(1200);
     let alice = player(&stack, "erin", 600, rollover).await;
     let bob = player(&stack, "frank", 600, rollover).await;
@@ -348,4 +349,34 @@ async fn given_rollover_before_a_3_second_limit_then_no_drop_and_no_lost_message
     assert_eq!(alice.tokens.lock().unwrap().len(), 1 + rollovers);
     alice.client.close();
     bob.client.close();
+}
+
+#[tokio::test]
+async fn given_a_2_second_idle_timeout_then_the_heartbeat_timer_keeps_the_socket_and_silence_loses_it()
+ {
+    let stack = jwt_stack(|s| s.gateway.idle_timeout_seconds = 2).await;
+    let beating = player(&stack, "gus", 600, |c| {
+        c.heartbeat_interval = Duration::from_millis(500);
+    })
+    .await;
+    let silent = player(&stack, "hal", 600, |c| {
+        c.heartbeat_interval = Duration::from_secs(60);
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    let dropped =
+        |p: &Player| p.count(|e| matches!(e, Event::State(ConnectionState::Reconnecting { .. })));
+    assert_eq!(dropped(&beating), 0, "heartbeats kept it open");
+    assert_eq!(beating.tokens.lock().unwrap().len(), 1);
+    assert!(
+        dropped(&silent) > 0,
+        "the idle timeout closed the silent one"
+    );
+    silent
+        .until("the silent one to resume", |p| {
+            p.events.lock().unwrap().iter().filter_map(resumed).count() >= 2
+        })
+        .await;
+    beating.client.close();
+    silent.client.close();
 }

@@ -110,6 +110,7 @@ describe('against the local stack', () => {
     const erin = clientFor(stack, 'erin-timeout');
     await erin.client.connect();
     stack.pause();
+    await sleep(200); // SIGSTOP takes effect asynchronously
     try {
       await assert.rejects(erin.client.request('heartbeat', {}, { timeoutMs: 300 }), (e) => {
         assert.ok(e instanceof GameSocketsError);
@@ -188,5 +189,31 @@ describe('against a stack with a 3-second maximum connection time', () => {
     assert.equal(alice.tokens.length, 1 + alice.seen.rollovers, 'a fresh token per rollover');
     alice.client.close();
     bob.client.close();
+  });
+});
+
+describe('against a stack that closes sockets idle for 2 seconds', () => {
+  let stack;
+  before(async () => {
+    stack = await startStack({ IDLE_TIMEOUT_SECONDS: '2' });
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it('given the heartbeat timer, then the socket stays open; without it, the idle timeout drops it', async () => {
+    const beating = clientFor(stack, 'gus-heartbeat', { client: { heartbeatIntervalMs: 500 } });
+    const silent = clientFor(stack, 'hal-silent', { client: { heartbeatIntervalMs: 60_000 } });
+    await beating.client.connect();
+    await silent.client.connect();
+    await sleep(3500);
+    assert.ok(!beating.seen.states.includes('reconnecting'), 'heartbeats kept it open');
+    assert.equal(beating.tokens.length, 1);
+    assert.ok(silent.seen.states.includes('reconnecting'), 'the idle timeout closed the silent one');
+    // ... and it came back on its own, resumed within the grace.
+    await until(() => silent.seen.resumes.length >= 2, 'the silent client to reconnect');
+    assert.equal(silent.seen.resumes[1].resumed, true);
+    beating.client.close();
+    silent.client.close();
   });
 });
