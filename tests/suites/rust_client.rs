@@ -380,3 +380,71 @@ async fn given_a_2_second_idle_timeout_then_the_heartbeat_timer_keeps_the_socket
     beating.client.close();
     silent.client.close();
 }
+
+/// A client whose every connect after the first waits for `gate` to give it a token, so
+/// a test decides how long it stays disconnected.
+async fn gated(
+    stack: &TestStack,
+    name: &str,
+    gate: Arc<tokio::sync::Semaphore>,
+    queue: bool,
+) -> Player {
+    let name_owned = name.to_owned();
+    let auth = Auth::token(move || {
+        let (gate, name) = (gate.clone(), name_owned.clone());
+        async move {
+            gate.acquire().await.map_err(|e| e.to_string())?.forget();
+            Ok(token(&name, 600))
+        }
+    });
+    let mut config = Config::new(stack.url(), auth);
+    config.reconnect_initial = Duration::from_millis(10);
+    config.reconnect_max = Duration::from_millis(10);
+    config.queue_while_reconnecting = queue;
+    let (client, events) = Client::connect(config).await.expect("connects");
+    Player {
+        client,
+        tokens: Arc::new(Mutex::new(Vec::new())),
+        events: record(events),
+    }
+}
+
+#[tokio::test]
+async fn given_a_drop_then_requests_meanwhile_wait_for_resume_or_are_refused_as_configured() {
+    let stack = jwt_stack(|_| {}).await;
+    let gate = Arc::new(tokio::sync::Semaphore::new(2));
+    let queued = gated(&stack, "ida", gate.clone(), true).await;
+    let refused = gated(&stack, "jon", gate.clone(), false).await;
+    for name in ["ida", "jon"] {
+        let id = stack.connection_id(name).await;
+        stack.stack().connections().delete(&id).unwrap();
+    }
+    for p in [&queued, &refused] {
+        p.until("the drop", |p| {
+            p.count(|e| matches!(e, Event::State(ConnectionState::Reconnecting { .. }))) >= 1
+        })
+        .await;
+    }
+    assert_eq!(refused.client.ping().await, Err(ClientError::NotConnected));
+    let ping = tokio::spawn({
+        let client = queued.client.clone();
+        async move { client.ping().await }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!ping.is_finished(), "held while disconnected");
+    gate.add_permits(2);
+    // Held until the new socket's resume, then sent: it succeeds.
+    assert!(ping.await.unwrap().unwrap() > 0);
+    assert_eq!(
+        queued
+            .events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(resumed)
+            .collect::<Vec<_>>(),
+        [false, true]
+    );
+    queued.client.close();
+    refused.client.close();
+}
