@@ -145,6 +145,34 @@ describe('against the local stack', () => {
     client.close();
   });
 
+  it('given a drop, then a request made meanwhile waits for resume and succeeds', async () => {
+    // Every connect after the first waits until the test lets it have a token.
+    let release;
+    const gate = new Promise((resolve) => (release = resolve));
+    let calls = 0;
+    const client = new GameSocketsClient({
+      url: stack.url,
+      token: async () => {
+        if (calls++ > 0) await gate;
+        return mintToken('ivy-queued');
+      },
+      reconnect: { initialDelayMs: 10, maxDelayMs: 10 },
+    });
+    const states = [];
+    client.on('state', ({ state }) => states.push(state));
+    await client.connect();
+    await stack.drop('ivy-queued');
+    await until(() => states.includes('reconnecting'), 'the drop');
+    let answered = false;
+    const ping = client.ping().then((ack) => ((answered = true), ack));
+    await sleep(200);
+    assert.equal(answered, false, 'held while disconnected');
+    release();
+    const ack = await ping;
+    assert.equal(typeof ack.serverTime, 'number');
+    client.close();
+  });
+
   it('given a token the stack refuses, then after maxAttempts connects the client gives up', async () => {
     const client = new GameSocketsClient({
       url: stack.url,

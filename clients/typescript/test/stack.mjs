@@ -95,8 +95,9 @@ export async function startStack(env = {}) {
     },
     /** Closes `player`'s socket from the server side (the management API's DeleteConnection). */
     async drop(player) {
+      // The log line may trail the resume ack a little.
+      await until(() => liveConnections.has(player), `a live connection for ${player} in the log`, 5000);
       const id = liveConnections.get(player);
-      if (!id) throw new Error(`no live connection for ${player}`);
       const response = await fetch(`${management}/@connections/${encodeURIComponent(id)}`, { method: 'DELETE' });
       if (response.status !== 204) throw new Error(`DeleteConnection answered ${response.status}`);
       return id;
