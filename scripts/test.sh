@@ -10,7 +10,9 @@
 #      a real Velocity engine (scripts/check-mapping-templates.py), the template's Rules
 #      evaluated for chosen parameters (scripts/check-template-rules.py), and checkov's security checks on the
 #      template (no finding: the ones that do not fit are skipped in the template, with why),
-#      and actionlint on the GitHub Actions workflows (.github/workflows); the browser
+#      and actionlint on the GitHub Actions workflows (.github/workflows); the TypeScript
+#      client's tests (clients/typescript: npm ci, node --test against the local stack and
+#      in Chromium); the browser
 #      tests find Debian's chromium and playwright-core through CHROMIUM_PATH and
 #      BROWSER_NODE_PATH (installed by install_browser_tools),
 #   4. stops DynamoDB Local, whatever happened (failure, Ctrl-C).
@@ -70,6 +72,20 @@ PY
     return "$status"
 }
 
+# clients/typescript: the pinned TypeScript from its lockfile, its generated types checked
+# against protocol/schema.json, then its tests against the real local stack (the tests
+# build the `local` binary with cargo) and the browser example in Chromium.
+typescript_client() {
+    require_command npm "install Node.js 20+"
+    (
+        cd "$REPO_ROOT/clients/typescript" &&
+            npm ci --no-audit --no-fund --loglevel=error &&
+            npm run --silent check-generated &&
+            npm run --silent build &&
+            npm test
+    )
+}
+
 failed=()
 run_step() {
     local name="$1"
@@ -116,6 +132,7 @@ run_step "mapping templates (Velocity)" "$VENV_DIR/bin/python" scripts/check-map
 run_step "template rules (what they refuse)" "$VENV_DIR/bin/python" scripts/check-template-rules.py
 run_step "checkov template.yaml" checkov_template
 run_step "actionlint .github/workflows" actionlint_workflows
+run_step "TypeScript client (types current, build, node --test: local stack and Chromium)" typescript_client
 
 section "Summary"
 if ((${#failed[@]} > 0)); then

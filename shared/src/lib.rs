@@ -3,11 +3,13 @@
 //! telemetry.
 
 pub mod adapters;
+/// The domain types, from the protocol crate (clients share them).
+pub use gamelift_sockets_protocol::domain;
+/// The client protocol, from the protocol crate (clients share it).
+pub use gamelift_sockets_protocol::frames as protocol;
 pub mod config;
-pub mod domain;
 pub mod party;
 pub mod ports;
-pub mod protocol;
 pub mod telemetry;
 pub mod websocket;
 

@@ -2,7 +2,8 @@
 //!
 //! End to end over real WebSockets against the local stack started in-process on a
 //! random port: `backend_api`, `connection_lifecycle`, `delivery_faults`, `management_api`, `messaging`,
-//! `parties`, `placement`, `presence`, `rate_limits`.
+//! `parties`, `placement`, `presence`, `rate_limits`, and `rust_client` (the Rust client
+//! crate, clients/rust).
 //! Adapters against DynamoDB Local, the `*_dynamodb` suites: they need `DYNAMODB_ENDPOINT`
 //! (`scripts/test.sh` starts DynamoDB Local and sets it).
 //!
@@ -25,6 +26,7 @@ mod placement_store_dynamodb;
 mod player_store_dynamodb;
 mod presence;
 mod rate_limits;
+mod rust_client;
 mod subscription_store_dynamodb;
 mod sweeper_dynamodb;
 mod template_drift;

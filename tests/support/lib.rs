@@ -1,4 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
 pub mod dynamodb;
 pub mod http;
+pub mod schema;
 pub mod stack;

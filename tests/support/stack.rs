@@ -26,6 +26,8 @@ pub const STREAM_TIMEOUT: Duration = Duration::from_secs(5);
 /// A local stack for one test.
 pub struct TestStack {
     stack: RunningStack,
+    /// Whether its clients check every frame against protocol/schema.json (the default).
+    check_frames: bool,
 }
 
 impl TestStack {
@@ -74,7 +76,17 @@ impl TestStack {
             .start()
             .await
             .unwrap_or_else(|e| panic!("the local stack did not start: {e}"));
-        Self { stack }
+        Self {
+            stack,
+            check_frames: true,
+        }
+    }
+
+    /// Its clients no longer check frames against protocol/schema.json: for stacks whose
+    /// test routes, or raw management API posts, send frames outside the protocol.
+    pub fn without_schema_check(mut self) -> Self {
+        self.check_frames = false;
+        self
     }
 
     /// `ws://127.0.0.1:{port}/{stage}`
@@ -143,7 +155,7 @@ impl TestStack {
             HeaderValue::from_str(value).expect("a valid header value"),
         );
         match connect_async_with_config(request, None, true).await {
-            Ok((ws, _response)) => Ok(Client::new(ws)),
+            Ok((ws, _response)) => Ok(Client::new(ws, self.check_frames)),
             Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
                 Err(response.status().as_u16())
             }
@@ -155,7 +167,7 @@ impl TestStack {
     pub async fn connect_url(&self, url: &str) -> Result<Client, u16> {
         // TCP_NODELAY, as a latency-minded game client would: frames go out at once.
         match connect_async_with_config(url, None, true).await {
-            Ok((ws, _response)) => Ok(Client::new(ws)),
+            Ok((ws, _response)) => Ok(Client::new(ws, self.check_frames)),
             Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
                 Err(response.status().as_u16())
             }
@@ -293,14 +305,17 @@ pub struct Client {
     /// Frames read while waiting for a `resume` ack (the replay comes before it),
     /// handed out first by [`Client::receive`].
     pending: std::collections::VecDeque<String>,
+    /// Checks every frame received against protocol/schema.json.
+    check_frames: bool,
 }
 
 impl Client {
-    fn new(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Self {
+    fn new(ws: WebSocketStream<MaybeTlsStream<TcpStream>>, check_frames: bool) -> Self {
         Self {
             ws,
             last_seq: None,
             pending: std::collections::VecDeque::new(),
+            check_frames,
         }
     }
 
@@ -373,6 +388,9 @@ impl Client {
             loop {
                 match self.ws.next().await {
                     Some(Ok(Message::Text(text))) => {
+                        if self.check_frames {
+                            crate::schema::assert_server_frame(text.as_str());
+                        }
                         if let Some(seq) = serde_json::from_str::<Value>(text.as_str())
                             .ok()
                             .and_then(|frame| frame["seq"].as_u64())

@@ -4,24 +4,10 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
-
 use super::model::{Invitation, MemberPresence, Party, PartyId, PartyMember};
 use crate::domain::{EpochMillis, PlayerId};
 use crate::protocol::ErrorCode;
-
-/// The `change` of a `party` frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ChangeKind {
-    Created,
-    Joined,
-    Left,
-    Kicked,
-    Promoted,
-    Disbanded,
-    Presence,
-}
+pub use gamelift_sockets_protocol::party::ChangeKind;
 
 /// One change: the party after it (`after.members` is empty when it was disbanded), who
 /// it is about, and who is told (everyone who was or is a member).

@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Milliseconds since the Unix epoch. Every timestamp in the system uses this unit,
@@ -19,9 +20,11 @@ pub const MAX_PLAYER_ID_LEN: usize = 128;
 ///
 /// It is always taken from the authorizer (a JWT `sub` or the development header),
 /// never from a message body, so a client cannot act as someone else.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
 #[serde(transparent)]
-pub struct PlayerId(String);
+pub struct PlayerId(
+    #[schemars(length(min = 1, max = 128), regex(pattern = r"^[A-Za-z0-9._:@-]+$"))] String,
+);
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlayerIdError {
@@ -64,7 +67,7 @@ impl PlayerId {
 
 /// `key`'s partition among `shards` (at least one): FNV-1a, stable across processes
 /// and releases.
-pub(crate) fn stable_shard(key: &str, shards: u32) -> u32 {
+pub fn stable_shard(key: &str, shards: u32) -> u32 {
     let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     });
@@ -72,7 +75,7 @@ pub(crate) fn stable_shard(key: &str, shards: u32) -> u32 {
 }
 
 /// The characters of a player id (and of a party id): `A-Z a-z 0-9 . _ : @ -`.
-pub(crate) fn is_allowed(c: char) -> bool {
+pub fn is_allowed(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '@' | '-')
 }
 
@@ -198,9 +201,11 @@ impl fmt::Display for MessageId {
 /// every earlier one ([`Seq::epoch_start`]), so a `Seq` only ever grows for a player.
 /// Clients treat it as an opaque, increasing number (at most 2^53 − 1, exact in every
 /// JSON implementation).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema,
+)]
 #[serde(transparent)]
-pub struct Seq(u64);
+pub struct Seq(#[schemars(range(max = 9_007_199_254_740_991_u64))] u64);
 
 /// Why a number is not a [`Seq`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -259,7 +264,7 @@ impl<'de> Deserialize<'de> for Seq {
 
 /// Where a player is in the connection lifecycle
 /// (docs/architecture.md#connection-and-presence).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PresenceStatus {
     /// Has an open connection.
@@ -298,9 +303,11 @@ pub const MAX_PLACEMENT_ID_LEN: usize = 48;
 /// The ids this system makes ([`PlacementId::new_at`]) are time-ordered (v7) UUIDs;
 /// any id of the right shape is accepted where one comes back (a client's
 /// `cancelPlacement`, a GameLift event, a stored item), and parsed there once.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
 #[serde(transparent)]
-pub struct PlacementId(String);
+pub struct PlacementId(
+    #[schemars(length(min = 1, max = 48), regex(pattern = r"^[A-Za-z0-9-]+$"))] String,
+);
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlacementIdError {
@@ -377,7 +384,7 @@ impl<'de> Deserialize<'de> for PlacementId {
 
 /// Where a game session placement is (docs/architecture.md#placement): it moves only
 /// from `PENDING` to one of the final states, once.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum PlacementStatus {
     Pending,
@@ -424,7 +431,7 @@ impl fmt::Display for PlacementStatus {
 /// A player's seat in a game session, as clients receive it (`placement` frames, the
 /// `resume` and `rejoinSession` acks) and as the Players item keeps it (`gameSession`).
 /// Clients of TLS fleets must connect to `dns_name`, not the IP.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GameSession {
     pub game_session_arn: String,

@@ -1,11 +1,13 @@
 //! The client protocol, v1 (README.md#client-protocol-v1): frames clients send, frames
 //! the server sends.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::domain::{EpochMillis, GameSession, PlacementId, PlacementStatus, PlayerId};
 use crate::party::{ChangeKind, PartyId, PartyView};
+use crate::schema::pushed;
 
 /// `requestId` is echoed back; it is bounded so a client cannot make us echo megabytes.
 pub const MAX_REQUEST_ID_LEN: usize = 64;
@@ -36,7 +38,7 @@ pub const ROUTES: &[&str] = &[
 ];
 
 /// Error codes of `error` frames.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     BadRequest,
@@ -186,8 +188,9 @@ pub fn json_kind(value: &Value) -> &'static str {
     }
 }
 
-/// Every frame the server sends; always a JSON object with `"type"`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Every frame the server sends; always a JSON object with `"type"`. A frame pushed
+/// through the inbox (marked `#[schemars(transform = pushed)]`) also carries `seq`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(
     tag = "type",
     rename_all = "snake_case",
@@ -217,6 +220,7 @@ pub enum ServerFrame {
     },
     /// A message from another player (or the system); `partyId` when it was sent to
     /// the party.
+    #[schemars(transform = pushed)]
     Message {
         message_id: String,
         from: String,
@@ -231,6 +235,7 @@ pub enum ServerFrame {
     },
     /// A placement ended: `gameSession` (this player's own seat) only when
     /// `FULFILLED`.
+    #[schemars(transform = pushed)]
     Placement {
         placement_id: PlacementId,
         status: PlacementStatus,
@@ -238,6 +243,7 @@ pub enum ServerFrame {
         game_session: Option<GameSession>,
     },
     /// A watched player changed presence.
+    #[schemars(transform = pushed)]
     Presence {
         player_id: String,
         status: String,
@@ -245,6 +251,7 @@ pub enum ServerFrame {
     },
     /// A party you are (or were) in changed: its state after the change, which change,
     /// and whom it was about. `party.version` grows by one per change.
+    #[schemars(transform = pushed)]
     Party {
         party: PartyView,
         change: ChangeKind,
@@ -252,12 +259,14 @@ pub enum ServerFrame {
     },
     /// You are invited to a party until `expiresAt` (ms): `joinParty` or
     /// `declinePartyInvite`.
+    #[schemars(transform = pushed)]
     PartyInvite {
         party_id: PartyId,
         from: PlayerId,
         expires_at: EpochMillis,
     },
     /// A player declined your invitation to a party.
+    #[schemars(transform = pushed)]
     PartyInviteDeclined {
         party_id: PartyId,
         player_id: PlayerId,
@@ -270,6 +279,7 @@ pub enum ServerFrame {
     /// caller's own words; the socket closes next. Not a ban: the player may reconnect.
     /// `connectionId` is the connection it closes: a replay to a later connection
     /// skips it.
+    #[schemars(transform = pushed)]
     DisconnectedByServer {
         reason: String,
         connection_id: String,
@@ -277,7 +287,7 @@ pub enum ServerFrame {
 }
 
 /// Why the server closed a socket (the `disconnected` frame).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DisconnectReason {
     /// No `heartbeat` for longer than the timeout: the sweeper took the player offline.
@@ -324,7 +334,10 @@ impl ServerFrame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::fixtures::placement_id;
+
+    fn placement_id(raw: &str) -> PlacementId {
+        PlacementId::parse(raw).unwrap()
+    }
     use serde_json::json;
 
     fn rejection(text: &str) -> FrameRejection {

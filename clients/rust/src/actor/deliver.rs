@@ -1,0 +1,40 @@
+//! Pushed frames, handed on once: at-least-once delivery may bring one twice.
+
+use gamelift_sockets_protocol::ServerFrame;
+use serde_json::{Map, Value};
+
+use super::Actor;
+use crate::types::Event;
+
+impl Actor {
+    /// Hands a pushed frame on once: by `seq`, then `messageId` or (`placementId`, `status`).
+    pub(super) fn deliver(&mut self, frame: Map<String, Value>) {
+        let seq = frame.get("seq").and_then(Value::as_u64);
+        if let Some(seq) = seq {
+            if !self.seqs.add(seq.to_string()) {
+                return;
+            }
+            self.last_seq = Some(self.last_seq.map_or(seq, |last| last.max(seq)));
+        }
+        let value = Value::Object(frame);
+        match serde_json::from_value::<ServerFrame>(value.clone()) {
+            Ok(frame) => {
+                let fresh = match &frame {
+                    ServerFrame::Message { message_id, .. } => {
+                        self.messages.add(message_id.clone())
+                    }
+                    ServerFrame::Placement {
+                        placement_id,
+                        status,
+                        ..
+                    } => self.placements.add(format!("{placement_id}\n{status}")),
+                    _ => true,
+                };
+                if fresh {
+                    self.emit(Event::Push { seq, frame });
+                }
+            }
+            Err(_) => self.emit(Event::Unknown(value)),
+        }
+    }
+}

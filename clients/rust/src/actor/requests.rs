@@ -1,0 +1,125 @@
+//! Requests: sent at once when live, held while (re)connecting or rolling over, matched
+//! to their replies by `requestId`.
+
+use serde_json::{Map, Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+use futures_util::SinkExt;
+use gamelift_sockets_protocol::ClientRequest;
+
+use super::{Actor, Pending, Reply};
+use crate::types::{ClientError, StopReason};
+
+impl Actor {
+    /// Keeps the player online; carries the cursor, asks for no reply.
+    pub(super) async fn heartbeat(&mut self) {
+        self.pending.retain(|_, p| !p.reply.is_closed());
+        let mut frame = json!({"route": "heartbeat", "body": {}});
+        if let Some(cursor) = self.last_seq {
+            frame["body"]["cursor"] = json!(cursor);
+        }
+        if let Some(conn) = self.current.as_mut().filter(|c| c.live) {
+            let _ = conn.sink.send(Message::text(frame.to_string())).await;
+        }
+    }
+
+    pub(super) async fn on_request(&mut self, frame: ClientRequest, reply: Reply) {
+        let request_id = self.next_id().to_string();
+        let route = frame.route();
+        let frame = frame.with_request_id(request_id.clone());
+        let live = self.current.as_ref().is_some_and(|c| c.live);
+        let pending = Pending {
+            route,
+            frame,
+            conn: None,
+            reply,
+        };
+        if self.stopped {
+            let _ = pending
+                .reply
+                .send(Err(ClientError::Closed(StopReason::ClosedByClient)));
+        } else if live && self.rolling.is_none() {
+            self.pending.insert(request_id.clone(), pending);
+            self.transmit(&request_id).await;
+        } else if self.rolling.is_some() || self.config.queue_while_reconnecting {
+            self.pending.insert(request_id.clone(), pending);
+            self.queue.push(request_id);
+        } else {
+            let _ = pending.reply.send(Err(ClientError::NotConnected));
+        }
+    }
+
+    async fn transmit(&mut self, request_id: &str) {
+        let (Some(conn), Some(pending)) = (self.current.as_mut(), self.pending.get_mut(request_id))
+        else {
+            return;
+        };
+        pending.conn = Some(conn.id);
+        let text = pending.frame.to_json();
+        if conn.sink.send(Message::text(text)).await.is_err()
+            && let Some(pending) = self.pending.remove(request_id)
+        {
+            let route = pending.route;
+            let _ = pending
+                .reply
+                .send(Err(ClientError::ConnectionLost { route }));
+        }
+    }
+
+    pub(super) async fn flush_queue(&mut self) {
+        if !self.current.as_ref().is_some_and(|c| c.live) || self.rolling.is_some() {
+            return;
+        }
+        for request_id in std::mem::take(&mut self.queue) {
+            self.transmit(&request_id).await;
+        }
+    }
+
+    /// Requests sent on `conn` and still unanswered: their replies are gone with it.
+    pub(super) fn fail_pending(&mut self, conn: u64) {
+        let lost: Vec<String> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| p.conn == Some(conn))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in lost {
+            if let Some(pending) = self.pending.remove(&id) {
+                let route = pending.route;
+                let _ = pending
+                    .reply
+                    .send(Err(ClientError::ConnectionLost { route }));
+            }
+        }
+    }
+
+    pub(super) fn on_reply(&mut self, ok: bool, mut frame: Map<String, Value>) {
+        let Some(request_id) = frame.get("requestId").and_then(Value::as_str) else {
+            return;
+        };
+        let Some(pending) = self.pending.remove(request_id) else {
+            return;
+        };
+        frame.remove("type");
+        let result = if ok {
+            Ok(frame)
+        } else {
+            let field = |frame: &mut Map<String, Value>, name: &str| frame.remove(name);
+            let code = field(&mut frame, "code").and_then(|c| serde_json::from_value(c).ok());
+            let message = field(&mut frame, "message");
+            let route = field(&mut frame, "route");
+            field(&mut frame, "requestId");
+            Err(ClientError::Server {
+                route: route
+                    .and_then(|r| r.as_str().map(str::to_owned))
+                    .unwrap_or_else(|| pending.route.to_owned()),
+                code: code.unwrap_or(gamelift_sockets_protocol::ErrorCode::Internal),
+                message: message
+                    .and_then(|m| m.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
+                details: frame,
+            })
+        };
+        let _ = pending.reply.send(result);
+    }
+}

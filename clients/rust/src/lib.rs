@@ -1,0 +1,155 @@
+//! GameLift Sockets client for Rust games (Bevy, macroquad) and bots, on tokio.
+//!
+//! It does the subtle half of the protocol (README.md#client-protocol-v1) once: `resume`
+//! with the cursor of the last frame handled on every connect, heartbeats, reconnects with
+//! capped exponential backoff and full jitter and a fresh token each time, stops for good
+//! on `session_replaced` and on a 401/403 upgrade, hands at-least-once pushes on once,
+//! rolls the socket over before API Gateway's 2-hour limit, and matches replies to
+//! requests with timeouts and typed errors. Frames are the protocol crate's types.
+//!
+//! ```no_run
+//! # async fn game() -> Result<(), gamelift_sockets_client::ClientError> {
+//! use gamelift_sockets_client::{Auth, Client, Config, Event, protocol::ServerFrame};
+//! let config = Config::new("ws://127.0.0.1:3001/Development", Auth::player_id("alice"));
+//! let (client, mut events) = Client::connect(config).await?;
+//! client.send_message(&["bob"], serde_json::json!({"text": "gg"})).await?;
+//! while let Some(event) = events.next().await {
+//!     if let Event::Push { frame: ServerFrame::Message { from, message, .. }, .. } = event {
+//!         println!("{from}: {message}");
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+
+mod actor;
+mod dedupe;
+mod types;
+
+use std::time::Duration;
+
+pub use gamelift_sockets_protocol as protocol;
+use gamelift_sockets_protocol::requests::{CursorBody, PlacementRequestBody, SendMessageBody};
+use gamelift_sockets_protocol::{ClientRequest, domain::PlayerId};
+use serde_json::{Map, Value};
+use tokio::sync::{mpsc, oneshot};
+pub use types::{Auth, ClientError, Config, ConnectionState, Event, StopReason, TokenFuture};
+
+use actor::Command;
+
+/// A handle on a running client; cheap to clone. The connection lives in a background
+/// task until [`Client::close`] or every handle is dropped.
+#[derive(Clone)]
+pub struct Client {
+    commands: mpsc::UnboundedSender<Command>,
+    request_timeout: Duration,
+}
+
+/// The client's events, in order: pushes (each once), `resume` acks, state changes.
+pub struct Events(mpsc::UnboundedReceiver<Event>);
+
+impl Events {
+    /// The next event; `None` once the client stopped and every event was read.
+    pub async fn next(&mut self) -> Option<Event> {
+        self.0.recv().await
+    }
+
+    /// The next event if one is waiting (for a game loop that polls once a frame).
+    pub fn try_next(&mut self) -> Option<Event> {
+        self.0.try_recv().ok()
+    }
+}
+
+impl Client {
+    /// Starts the client and waits for the first `resume` ack (also delivered as
+    /// [`Event::Resumed`]); fails if the client stops first (e.g. a refused token).
+    pub async fn connect(config: Config) -> Result<(Self, Events), ClientError> {
+        let (commands, commands_rx) = mpsc::unbounded_channel();
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let (live_tx, live_rx) = oneshot::channel();
+        let request_timeout = config.request_timeout;
+        tokio::spawn(actor::Actor::new(config, commands_rx, events_tx, live_tx).run());
+        match live_rx.await {
+            Ok(Ok(())) => Ok((
+                Self {
+                    commands,
+                    request_timeout,
+                },
+                Events(events_rx),
+            )),
+            Ok(Err(error)) => Err(error),
+            Err(_) => Err(ClientError::Closed(StopReason::ClosedByClient)),
+        }
+    }
+
+    /// Sends a request and waits for its `ack` fields (or its typed error), for at most
+    /// the configured request timeout.
+    pub async fn request(&self, frame: ClientRequest) -> Result<Map<String, Value>, ClientError> {
+        self.request_within(frame, self.request_timeout).await
+    }
+
+    /// As [`Client::request`], with its own timeout.
+    pub async fn request_within(
+        &self,
+        frame: ClientRequest,
+        timeout: Duration,
+    ) -> Result<Map<String, Value>, ClientError> {
+        let route = frame.route();
+        let (reply, answer) = oneshot::channel();
+        self.commands
+            .send(Command::Request { frame, reply })
+            .map_err(|_| ClientError::Closed(StopReason::ClosedByClient))?;
+        match tokio::time::timeout(timeout, answer).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(_)) => Err(ClientError::Closed(StopReason::ClosedByClient)),
+            Err(_) => Err(ClientError::Timeout { route }),
+        }
+    }
+
+    /// `sendMessage` to 1–100 players; returns how many were queued.
+    pub async fn send_message(&self, to: &[&str], message: Value) -> Result<u64, ClientError> {
+        let player_ids = to
+            .iter()
+            .map(|id| PlayerId::parse(*id))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| ClientError::Invalid(e.to_string()))?;
+        let ack = self
+            .request(ClientRequest::SendMessage {
+                request_id: None,
+                body: SendMessageBody::ToPlayers {
+                    player_ids,
+                    message,
+                },
+            })
+            .await?;
+        Ok(ack.get("queued").and_then(Value::as_u64).unwrap_or(0))
+    }
+
+    /// `sessionPlacementRequest`: the ack (`placementId`, `status: PENDING`); the result
+    /// comes as a `placement` push.
+    pub async fn request_placement(
+        &self,
+        body: PlacementRequestBody,
+    ) -> Result<Map<String, Value>, ClientError> {
+        self.request(ClientRequest::SessionPlacementRequest {
+            request_id: None,
+            body,
+        })
+        .await
+    }
+
+    /// A heartbeat that asks for the server time (the timer's heartbeats ask for nothing).
+    pub async fn ping(&self) -> Result<i64, ClientError> {
+        let ack = self
+            .request(ClientRequest::Heartbeat {
+                request_id: None,
+                body: CursorBody::default(),
+            })
+            .await?;
+        Ok(ack.get("serverTime").and_then(Value::as_i64).unwrap_or(0))
+    }
+
+    /// Closes the socket and stops for good; pending requests fail with `Closed`.
+    pub fn close(&self) {
+        let _ = self.commands.send(Command::Close);
+    }
+}

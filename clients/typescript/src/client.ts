@@ -1,0 +1,543 @@
+import type { BodyOf, ClientFrame, GameSession, PartyView, ServerFrame } from './protocol.js';
+import { GameSocketsError, type StopReason } from './errors.js';
+import { Emitter, type ClientEvents, type ConnectionState, type ResumeAck } from './events.js';
+import { RecentKeys } from './dedupe.js';
+import { OPEN, defaultSocketFactory, handshakeStatus, type SocketFactory, type SocketLike } from './socket.js';
+
+/** How to reach the backend and how to behave; only `url` and one of `token`/`playerId` are required. */
+export interface ClientOptions {
+  /** The WebSocket API URL, e.g. `wss://abc.execute-api.us-east-1.amazonaws.com/production`. */
+  url: string;
+  /** A JWT, or a function returning one; called before every connect, so it can refresh. Sent as `?token=`. */
+  token?: string | (() => string | Promise<string>);
+  /** Header-mode stacks only (development): the player id, sent as `?playerId=`. */
+  playerId?: string;
+  /** How often to send `heartbeat` (below the server's HEARTBEAT_TIMEOUT_SECONDS, 90 s by default). Default 30 000. */
+  heartbeatIntervalMs?: number;
+  /** How long a request waits for its reply. Default 10 000. */
+  requestTimeoutMs?: number;
+  /** Reconnect backoff: delay = random(0, min(maxDelayMs, initialDelayMs × 2^attempt)) ("full jitter"). */
+  reconnect?: { initialDelayMs?: number; maxDelayMs?: number; maxAttempts?: number };
+  /** Open a new socket (and close the old) this long after connecting: before API Gateway's 2-hour limit. Default 110 min. */
+  rolloverAfterMs?: number;
+  /** How many recent `seq`s, `messageId`s and placement results to remember for de-duplication. Default 1000. */
+  dedupeWindow?: number;
+  /**
+   * Requests made while (re)connecting: true (default) holds them and sends them right after
+   * `resume` (their timeout runs meanwhile); false rejects them at once with `not_connected`.
+   */
+  queueWhileReconnecting?: boolean;
+  /** Opens a socket; defaults to the global `WebSocket` (see socket.ts for the adapter contract). */
+  socket?: SocketFactory;
+}
+
+/** The reply to a request: the `ack` frame's fields. */
+export type Ack<T = Record<string, unknown>> = T & { route: string; requestId?: string | null };
+
+interface Conn {
+  socket: SocketLike;
+  resumeId: string;
+  opened: boolean;
+  live: boolean;
+  /** Being replaced by our own rollover: its `session_replaced` and close are expected. */
+  retiring: boolean;
+  status?: number;
+  /** Its close was handled (some sockets report a failed upgrade with `error` only, some with both). */
+  ended?: boolean;
+  resumeTimer?: ReturnType<typeof setTimeout>;
+}
+
+interface Pending {
+  frame: ClientFrame;
+  resolve: (ack: Ack) => void;
+  reject: (error: GameSocketsError) => void;
+  timer: ReturnType<typeof setTimeout>;
+  conn?: Conn;
+}
+
+const camel = (type: string) => type.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * A GameLift Sockets client: connects, sends `resume` on every (re)connect, heartbeats,
+ * reconnects with backoff and a fresh token, rolls the socket over before the 2-hour
+ * limit, de-duplicates at-least-once pushes and matches replies to requests.
+ */
+export class GameSocketsClient {
+  private readonly emitter = new Emitter();
+  private readonly options: Required<Omit<ClientOptions, 'token' | 'playerId' | 'socket' | 'reconnect'>> & {
+    reconnect: Required<NonNullable<ClientOptions['reconnect']>>;
+  };
+  private readonly factory: SocketFactory;
+  private current: Conn | null = null;
+  private candidate: Conn | null = null;
+  private stateValue: ConnectionState = 'idle';
+  private stopped = false;
+  private attempt = 0;
+  private nextId = 0;
+  private lastSeq: number | null = null;
+  private readonly pending = new Map<string, Pending>();
+  private queue: string[] = [];
+  private readonly seqs: RecentKeys;
+  private readonly messages: RecentKeys;
+  private readonly placements: RecentKeys;
+  private heartbeatTimer: ReturnType<typeof setInterval> | undefined;
+  private rolloverTimer: ReturnType<typeof setTimeout> | undefined;
+  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private firstLive: Promise<ResumeAck> | null = null;
+  /** A rollover is under way: requests wait for the new socket. */
+  private rolling = false;
+
+  constructor(private readonly config: ClientOptions) {
+    if (config.token === undefined && config.playerId === undefined) {
+      throw new Error('GameSocketsClient needs `token` (JWT stacks) or `playerId` (header-mode development stacks)');
+    }
+    this.options = {
+      url: config.url,
+      heartbeatIntervalMs: config.heartbeatIntervalMs ?? 30_000,
+      requestTimeoutMs: config.requestTimeoutMs ?? 10_000,
+      rolloverAfterMs: config.rolloverAfterMs ?? 110 * 60_000,
+      dedupeWindow: config.dedupeWindow ?? 1000,
+      queueWhileReconnecting: config.queueWhileReconnecting ?? true,
+      reconnect: {
+        initialDelayMs: config.reconnect?.initialDelayMs ?? 500,
+        maxDelayMs: config.reconnect?.maxDelayMs ?? 30_000,
+        maxAttempts: config.reconnect?.maxAttempts ?? Infinity,
+      },
+    };
+    this.factory = config.socket ?? defaultSocketFactory();
+    this.seqs = new RecentKeys(this.options.dedupeWindow);
+    this.messages = new RecentKeys(this.options.dedupeWindow);
+    this.placements = new RecentKeys(this.options.dedupeWindow);
+  }
+
+  /** The connection state. */
+  get state(): ConnectionState {
+    return this.stateValue;
+  }
+
+  /** The `seq` of the last pushed frame handed on (sent as `resume`'s `cursor`). */
+  get cursor(): number | null {
+    return this.lastSeq;
+  }
+
+  /** Listens to an event; returns a function that stops listening. Pushed frame types this
+   * version does not name are emitted under their camelCase `type` (e.g. `matchmaking`). */
+  on<K extends keyof ClientEvents>(event: K, listener: (value: ClientEvents[K]) => void): () => void;
+  on(event: string, listener: (value: Record<string, unknown>) => void): () => void;
+  on(event: string, listener: (value: never) => void): () => void {
+    return this.emitter.on(event, listener);
+  }
+
+  /** Connects and resolves with the first `resume` ack; rejects if the client stops first. */
+  connect(): Promise<ResumeAck> {
+    if (this.stopped) return Promise.reject(new GameSocketsError('closed', 'the client is closed'));
+    if (!this.firstLive) {
+      this.firstLive = new Promise((resolve, reject) => {
+        const offLive = this.on('resumed', (ack) => {
+          offLive();
+          offClosed();
+          resolve(ack);
+        });
+        const offClosed = this.on('closed', ({ reason, detail }) => {
+          offLive();
+          offClosed();
+          reject(new GameSocketsError('closed', `the client stopped: ${reason}${detail ? ` (${detail})` : ''}`));
+        });
+      });
+      this.setState('connecting');
+      void this.open(false);
+    }
+    return this.firstLive;
+  }
+
+  /** Closes the socket and stops for good; pending requests reject with `closed`. */
+  close(): void {
+    this.stop('closed_by_client');
+  }
+
+  /** Sends a request and resolves with its `ack`, or rejects with a {@link GameSocketsError}. */
+  request<R extends ClientFrame['route']>(route: R, body?: BodyOf<R>, options: { timeoutMs?: number } = {}): Promise<Ack> {
+    return new Promise((resolve, reject) => {
+      if (this.stopped) return reject(new GameSocketsError('closed', 'the client is closed', { route }));
+      const requestId = `${++this.nextId}`;
+      const frame = { route, requestId, body: body ?? {} } as ClientFrame;
+      const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs;
+      const timer = setTimeout(() => {
+        this.pending.delete(requestId);
+        this.queue = this.queue.filter((id) => id !== requestId);
+        reject(new GameSocketsError('timeout', `no reply to ${route} within ${timeoutMs} ms`, { route, requestId }));
+      }, timeoutMs);
+      const entry: Pending = { frame, resolve, reject, timer };
+      this.pending.set(requestId, entry);
+      if (this.current?.live && !this.rolling) {
+        this.transmit(requestId, entry, this.current);
+      } else if (this.rolling || (this.options.queueWhileReconnecting && this.stateValue !== 'idle')) {
+        this.queue.push(requestId);
+      } else {
+        this.settle(requestId, new GameSocketsError('not_connected', `not connected; ${route} was not sent`, { route, requestId }));
+      }
+    });
+  }
+
+  /** `sendMessage` to players (1–100) or, with `{ partyId }`, to your party. Resolves with `queued`. */
+  sendMessage(to: string[] | { partyId: string }, message: unknown): Promise<Ack<{ queued: number }>> {
+    const body = Array.isArray(to) ? { playerIds: to, message } : { partyId: to.partyId, message };
+    return this.request('sendMessage', body as BodyOf<'sendMessage'>) as Promise<Ack<{ queued: number }>>;
+  }
+
+  /** `sessionPlacementRequest`: the result comes as a `placement` event. */
+  requestPlacement(body: BodyOf<'sessionPlacementRequest'> = {}): Promise<Ack<{ placementId: string; status: 'PENDING' }>> {
+    return this.request('sessionPlacementRequest', body) as Promise<Ack<{ placementId: string; status: 'PENDING' }>>;
+  }
+
+  cancelPlacement(placementId?: string): Promise<Ack<{ placementId: string }>> {
+    return this.request('cancelPlacement', placementId ? { placementId } : {}) as Promise<Ack<{ placementId: string }>>;
+  }
+
+  rejoinSession(): Promise<Ack<{ gameSession: GameSession }>> {
+    return this.request('rejoinSession', {}) as Promise<Ack<{ gameSession: GameSession }>>;
+  }
+
+  subscribePresence(playerIds: string[]): Promise<Ack<{ presence: Record<string, string> }>> {
+    return this.request('subscribePresence', { playerIds }) as Promise<Ack<{ presence: Record<string, string> }>>;
+  }
+
+  unsubscribePresence(playerIds: string[]): Promise<Ack> {
+    return this.request('unsubscribePresence', { playerIds });
+  }
+
+  setPlacementLatencies(latencies: Record<string, number>): Promise<Ack<{ latencies: Record<string, number> }>> {
+    return this.request('setPlacementLatencies', { latencies }) as Promise<Ack<{ latencies: Record<string, number> }>>;
+  }
+
+  createParty(maxSize?: number): Promise<Ack<{ party: PartyView }>> {
+    return this.request('createParty', maxSize ? { maxSize } : {}) as Promise<Ack<{ party: PartyView }>>;
+  }
+
+  inviteToParty(playerId: string): Promise<Ack<{ partyId: string; playerId: string; expiresAt: number }>> {
+    return this.request('inviteToParty', { playerId }) as Promise<Ack<{ partyId: string; playerId: string; expiresAt: number }>>;
+  }
+
+  joinParty(partyId: string): Promise<Ack<{ party: PartyView }>> {
+    return this.request('joinParty', { partyId }) as Promise<Ack<{ party: PartyView }>>;
+  }
+
+  declinePartyInvite(partyId: string): Promise<Ack<{ partyId: string }>> {
+    return this.request('declinePartyInvite', { partyId }) as Promise<Ack<{ partyId: string }>>;
+  }
+
+  leaveParty(): Promise<Ack<{ partyId: string }>> {
+    return this.request('leaveParty', {}) as Promise<Ack<{ partyId: string }>>;
+  }
+
+  kickFromParty(playerId: string): Promise<Ack<{ party: PartyView }>> {
+    return this.request('kickFromParty', { playerId }) as Promise<Ack<{ party: PartyView }>>;
+  }
+
+  promotePartyLeader(playerId: string): Promise<Ack<{ party: PartyView }>> {
+    return this.request('promotePartyLeader', { playerId }) as Promise<Ack<{ party: PartyView }>>;
+  }
+
+  /** A heartbeat that asks for the server time (the timer's heartbeats ask for nothing). */
+  ping(): Promise<Ack<{ serverTime: number }>> {
+    return this.request('heartbeat', this.cursorBody()) as Promise<Ack<{ serverTime: number }>>;
+  }
+
+  // ---- connection lifecycle ----
+
+  private async open(rollover: boolean): Promise<void> {
+    let url: string;
+    try {
+      url = await this.connectUrl();
+    } catch (error) {
+      if (rollover) return this.rolloverFailed();
+      return this.stop('token_failed', String(error));
+    }
+    if (this.stopped) return;
+    let socket: SocketLike;
+    try {
+      socket = this.factory(url);
+    } catch (error) {
+      if (rollover) return this.rolloverFailed();
+      return this.scheduleReconnect();
+    }
+    const conn: Conn = { socket, resumeId: `resume-${++this.nextId}`, opened: false, live: false, retiring: false };
+    if (rollover) {
+      this.candidate = conn;
+    } else {
+      this.current = conn;
+    }
+    socket.onopen = () => {
+      conn.opened = true;
+      // Nothing is pushed to a socket before its resume; the cursor asks for what came after it.
+      this.send(conn, { route: 'resume', requestId: conn.resumeId, body: this.cursorBody() });
+      conn.resumeTimer = setTimeout(() => {
+        if (!conn.live) socket.close(4000, 'resume timed out');
+      }, this.options.requestTimeoutMs);
+    };
+    socket.onmessage = (event) => this.onFrame(conn, event.data);
+    socket.onerror = (event) => {
+      conn.status ??= handshakeStatus(event);
+      // Node 20's WebSocket reports a refused upgrade with `error` and never `close`.
+      if (!conn.opened) this.onClose(conn, conn.status);
+    };
+    socket.onclose = (event) => this.onClose(conn, handshakeStatus(event) ?? conn.status);
+  }
+
+  private async connectUrl(): Promise<string> {
+    const url = new URL(this.options.url);
+    if (this.config.token !== undefined) {
+      const token = typeof this.config.token === 'function' ? await this.config.token() : this.config.token;
+      url.searchParams.set('token', token);
+    } else if (this.config.playerId !== undefined) {
+      url.searchParams.set('playerId', this.config.playerId);
+    }
+    return url.toString();
+  }
+
+  private onFrame(conn: Conn, data: unknown): void {
+    if (this.stopped || typeof data !== 'string') return;
+    let frame: ServerFrame & Record<string, unknown>;
+    try {
+      frame = JSON.parse(data);
+    } catch {
+      return;
+    }
+    // Not a protocol frame (e.g. API Gateway's own `{"message": "Internal server error"}`).
+    if (typeof frame !== 'object' || frame === null || typeof frame.type !== 'string') return;
+    switch (frame.type) {
+      case 'ack':
+      case 'error':
+        if (frame.requestId === conn.resumeId) return this.onResume(conn, frame);
+        return this.onReply(frame);
+      case 'session_replaced':
+        // Our own rollover replaced this socket: expected. Otherwise another device took over.
+        if (conn.retiring || conn !== this.current) return;
+        return this.stop('session_replaced');
+      case 'disconnected':
+        // The server closes this socket next; the close reconnects.
+        return;
+      default:
+        return this.deliver(frame);
+    }
+  }
+
+  private onResume(conn: Conn, frame: ServerFrame & Record<string, unknown>): void {
+    if (frame.type === 'error') {
+      // `unavailable` (or anything else): this socket is no use; reconnect with backoff.
+      conn.socket.close(4000, `resume failed: ${String(frame.code)}`);
+      return;
+    }
+    conn.live = true;
+    clearTimeout(conn.resumeTimer);
+    const ack = frame as unknown as ResumeAck;
+    const rolledOver = conn === this.candidate;
+    if (rolledOver) {
+      const old = this.current;
+      this.candidate = null;
+      this.rolling = false;
+      this.current = conn;
+      if (old) {
+        old.retiring = true;
+        this.failPending(old, 'connection_lost');
+        old.socket.close(1000, 'rollover');
+      }
+      this.emitter.emit('rollover', { resumed: ack.resumed });
+    }
+    this.attempt = 0;
+    this.setState('live');
+    this.startTimers();
+    this.emitter.emit('resumed', ack);
+    this.flushQueue();
+  }
+
+  private onReply(frame: ServerFrame & Record<string, unknown>): void {
+    const requestId = typeof frame.requestId === 'string' ? frame.requestId : undefined;
+    if (requestId === undefined || !this.pending.has(requestId)) return;
+    if (frame.type === 'ack') {
+      const { type: _type, ...ack } = frame;
+      this.settle(requestId, undefined, ack as Ack);
+    } else {
+      const { type: _type, code, message, route, requestId: _id, ...details } = frame as Record<string, unknown>;
+      this.settle(
+        requestId,
+        new GameSocketsError(code as GameSocketsError['code'], String(message), {
+          route: typeof route === 'string' ? route : undefined,
+          requestId,
+          details,
+        }),
+      );
+    }
+  }
+
+  /** Hands a pushed frame on once: by `seq`, then `messageId` or (`placementId`, `status`). */
+  private deliver(frame: Record<string, unknown> & { type: string }): void {
+    const seq = frame.seq;
+    if (typeof seq === 'number') {
+      if (!this.seqs.add(String(seq))) return;
+      this.lastSeq = this.lastSeq === null ? seq : Math.max(this.lastSeq, seq);
+    }
+    if (frame.type === 'message' && !this.messages.add(String(frame.messageId))) return;
+    if (frame.type === 'placement' && !this.placements.add(`${String(frame.placementId)}\n${String(frame.status)}`)) return;
+    this.emitter.emit(camel(frame.type), frame);
+    this.emitter.emit('frame', frame);
+  }
+
+  private onClose(conn: Conn, status: number | undefined): void {
+    if (conn.ended) return;
+    conn.ended = true;
+    clearTimeout(conn.resumeTimer);
+    if (this.stopped || conn.retiring) return;
+    if (conn === this.candidate) {
+      this.candidate = null;
+      return this.rolloverFailed();
+    }
+    if (conn === this.current) this.lost(conn, status);
+  }
+
+  /** The current socket is gone: fail what was sent on it and reconnect (or stop on 401/403). */
+  private lost(conn: Conn, status: number | undefined): void {
+    this.current = null;
+    this.stopTimers();
+    this.failPending(conn, 'connection_lost');
+    if (!conn.opened && (status === 401 || status === 403)) {
+      return this.stop('unauthorized', `the upgrade was refused with ${status}`);
+    }
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped) return;
+    const { initialDelayMs, maxDelayMs, maxAttempts } = this.options.reconnect;
+    if (this.attempt >= maxAttempts) return this.stop('gave_up', `${this.attempt} connects in a row failed`);
+    const delayMs = Math.floor(Math.random() * Math.min(maxDelayMs, initialDelayMs * 2 ** this.attempt));
+    this.attempt += 1;
+    this.setState('reconnecting', delayMs);
+    this.reconnectTimer = setTimeout(() => void this.open(false), delayMs);
+  }
+
+  /** Opens a new socket and resumes on it; the old one closes once the new one is live. */
+  private rollover(): void {
+    const old = this.current;
+    if (this.stopped || this.rolling || !old?.live) return;
+    // Requests made from now wait for the new socket. The server closes the old one as soon
+    // as the new one connects, so first let the old one's replies arrive (up to a timeout).
+    this.rolling = true;
+    const started = Date.now();
+    const drain = setInterval(() => {
+      const busy = [...this.pending.values()].some((entry) => entry.conn === old);
+      if (busy && Date.now() - started < this.options.requestTimeoutMs) return;
+      clearInterval(drain);
+      if (this.stopped || this.current !== old) return;
+      old.retiring = true;
+      void this.open(true);
+    }, 20);
+  }
+
+  private rolloverFailed(): void {
+    this.rolling = false;
+    const old = this.current;
+    if (!old || this.stopped) return;
+    old.retiring = false;
+    if (old.socket.readyState === OPEN) {
+      // The old socket still works: try again a little later.
+      this.rolloverTimer = setTimeout(() => this.rollover(), Math.min(30_000, this.options.rolloverAfterMs / 10));
+      this.flushQueue();
+    } else {
+      this.lost(old, undefined);
+    }
+  }
+
+  private startTimers(): void {
+    this.stopTimers();
+    this.heartbeatTimer = setInterval(() => {
+      const conn = this.current;
+      if (conn?.live) this.send(conn, { route: 'heartbeat', body: this.cursorBody() });
+    }, this.options.heartbeatIntervalMs);
+    this.rolloverTimer = setTimeout(() => this.rollover(), this.options.rolloverAfterMs);
+  }
+
+  private stopTimers(): void {
+    clearInterval(this.heartbeatTimer);
+    clearTimeout(this.rolloverTimer);
+  }
+
+  private stop(reason: StopReason, detail?: string): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.stopTimers();
+    clearTimeout(this.reconnectTimer);
+    for (const conn of [this.current, this.candidate]) {
+      if (conn) {
+        conn.retiring = true;
+        try {
+          conn.socket.close(1000, reason);
+        } catch {
+          // Already closing.
+        }
+      }
+    }
+    for (const requestId of [...this.pending.keys()]) {
+      this.settle(requestId, new GameSocketsError('closed', `the client stopped: ${reason}`, { requestId }));
+    }
+    this.queue = [];
+    this.setState('closed');
+    this.emitter.emit('closed', detail ? { reason, detail } : { reason });
+  }
+
+  // ---- requests ----
+
+  private cursorBody(): { cursor?: number } {
+    return this.lastSeq === null ? {} : { cursor: this.lastSeq };
+  }
+
+  private send(conn: Conn, frame: ClientFrame): boolean {
+    try {
+      conn.socket.send(JSON.stringify(frame));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private transmit(requestId: string, entry: Pending, conn: Conn): void {
+    entry.conn = conn;
+    if (!this.send(conn, entry.frame)) {
+      this.settle(requestId, new GameSocketsError('connection_lost', 'the socket closed before the request was sent', { route: entry.frame.route, requestId }));
+    }
+  }
+
+  private flushQueue(): void {
+    const conn = this.current;
+    if (!conn?.live || this.rolling) return;
+    const queued = this.queue;
+    this.queue = [];
+    for (const requestId of queued) {
+      const entry = this.pending.get(requestId);
+      if (entry) this.transmit(requestId, entry, conn);
+    }
+  }
+
+  /** Requests sent on `conn` that are still unanswered: their replies are gone with it. */
+  private failPending(conn: Conn, code: 'connection_lost'): void {
+    for (const [requestId, entry] of [...this.pending]) {
+      if (entry.conn === conn) {
+        this.settle(requestId, new GameSocketsError(code, `the socket closed before ${entry.frame.route} was answered (it may have been done)`, { route: entry.frame.route, requestId }));
+      }
+    }
+  }
+
+  private settle(requestId: string, error?: GameSocketsError, ack?: Ack): void {
+    const entry = this.pending.get(requestId);
+    if (!entry) return;
+    this.pending.delete(requestId);
+    clearTimeout(entry.timer);
+    if (error) entry.reject(error);
+    else entry.resolve(ack as Ack);
+  }
+
+  private setState(state: ConnectionState, delayMs?: number): void {
+    this.stateValue = state;
+    this.emitter.emit('state', delayMs === undefined ? { state, attempt: this.attempt } : { state, attempt: this.attempt, delayMs });
+  }
+}

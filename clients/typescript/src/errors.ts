@@ -1,0 +1,49 @@
+import type { ErrorCode } from './protocol.js';
+
+/**
+ * What a request can fail with: every server error code, and the client's own:
+ * - `timeout`: no reply within the request's timeout (the server may still have done it);
+ * - `connection_lost`: the socket dropped after the request was sent, before its reply
+ *   (it may have been done; `resume` replays any push it caused);
+ * - `not_connected`: the client is reconnecting and `queueWhileReconnecting` is false;
+ * - `closed`: the client was closed (by `close()`, `session_replaced` or a refused token).
+ */
+export type ClientErrorCode = ErrorCode | 'timeout' | 'connection_lost' | 'not_connected' | 'closed';
+
+/** A failed request: the server's `error` frame, or one of the client's own codes. */
+export class GameSocketsError extends Error {
+  override readonly name = 'GameSocketsError';
+  /** The error code, e.g. `not_found` or `timeout`. */
+  readonly code: ClientErrorCode;
+  /** The route the request went to. */
+  readonly route: string | undefined;
+  /** The request's id. */
+  readonly requestId: string | undefined;
+  /** What the server's error frame carries besides (e.g. `placementId`, `retryAfterMs`). */
+  readonly details: Record<string, unknown>;
+
+  constructor(
+    code: ClientErrorCode,
+    message: string,
+    options: { route?: string; requestId?: string; details?: Record<string, unknown> } = {},
+  ) {
+    super(message);
+    this.code = code;
+    this.route = options.route;
+    this.requestId = options.requestId;
+    this.details = options.details ?? {};
+  }
+}
+
+/** Why the client stopped for good (the `closed` event). */
+export type StopReason =
+  /** `close()` was called. */
+  | 'closed_by_client'
+  /** The same player connected elsewhere: this client must not take the session back. */
+  | 'session_replaced'
+  /** The token was refused (401/403, as reported by the WebSocket adapter). */
+  | 'unauthorized'
+  /** `reconnect.maxAttempts` connects in a row failed. */
+  | 'gave_up'
+  /** The token provider threw. */
+  | 'token_failed';

@@ -1,0 +1,5 @@
+export { GameSocketsClient, type Ack, type ClientOptions } from './client.js';
+export { GameSocketsError, type ClientErrorCode, type StopReason } from './errors.js';
+export type { ClientEvents, ConnectionState, ResumeAck } from './events.js';
+export type { SocketFactory, SocketLike } from './socket.js';
+export * from './protocol.js';

@@ -1,0 +1,402 @@
+// Generated from protocol/schema.json by scripts/generate-types.mjs: do not edit.
+// Regenerate with `npm run generate` (after regenerating the schema from the Rust types).
+
+/**
+ * `cancelPlacement`: the pending placement (yours when absent).
+ */
+export type CancelPlacementBody = {
+  placementId?: 
+    | PlacementId
+    | null;
+};
+
+/**
+ * The `change` of a `party` frame.
+ */
+export type ChangeKind = "created" | "joined" | "left" | "kicked" | "promoted" | "disbanded" | "presence";
+
+/**
+ * A request: `{"route", "requestId"?, "body"?}`, one variant per route. `requestId`
+ * (at most 64 characters) is echoed back on the `ack` or `error` that answers it.
+ */
+export type ClientFrame = 
+  | {
+    body?: CursorBody;
+    requestId?: string | null;
+    route: "resume";
+  }
+  | {
+    body?: CursorBody;
+    requestId?: string | null;
+    route: "heartbeat";
+  }
+  | {
+    body: SendMessageBody;
+    requestId?: string | null;
+    route: "sendMessage";
+  }
+  | {
+    body?: PlacementRequestBody;
+    requestId?: string | null;
+    route: "sessionPlacementRequest";
+  }
+  | {
+    body?: CancelPlacementBody;
+    requestId?: string | null;
+    route: "cancelPlacement";
+  }
+  | {
+    body?: EmptyBody;
+    requestId?: string | null;
+    route: "rejoinSession";
+  }
+  | {
+    body: PlayerIdsBody;
+    requestId?: string | null;
+    route: "subscribePresence";
+  }
+  | {
+    body: PlayerIdsBody;
+    requestId?: string | null;
+    route: "unsubscribePresence";
+  }
+  | {
+    body: LatenciesBody;
+    requestId?: string | null;
+    route: "setPlacementLatencies";
+  }
+  | {
+    body?: CreatePartyBody;
+    requestId?: string | null;
+    route: "createParty";
+  }
+  | {
+    body: PlayerBody;
+    requestId?: string | null;
+    route: "inviteToParty";
+  }
+  | {
+    body: PartyBody;
+    requestId?: string | null;
+    route: "joinParty";
+  }
+  | {
+    body: PartyBody;
+    requestId?: string | null;
+    route: "declinePartyInvite";
+  }
+  | {
+    body?: EmptyBody;
+    requestId?: string | null;
+    route: "leaveParty";
+  }
+  | {
+    body: PlayerBody;
+    requestId?: string | null;
+    route: "kickFromParty";
+  }
+  | {
+    body: PlayerBody;
+    requestId?: string | null;
+    route: "promotePartyLeader";
+  };
+
+/**
+ * `createParty`: its size (2–`PARTY_MAX_SIZE`, that when absent).
+ */
+export type CreatePartyBody = {
+  maxSize?: number | null;
+};
+
+/**
+ * `resume` and `heartbeat`: the `seq` of the last pushed frame the client processed.
+ */
+export type CursorBody = {
+  cursor?: 
+    | Seq
+    | null;
+};
+
+/**
+ * Why the server closed a socket (the `disconnected` frame).
+ */
+export type DisconnectReason = 
+  | "heartbeat_timeout"
+  | "connection_lost";
+
+/**
+ * A body with no fields.
+ */
+export type EmptyBody = {
+  [field: string]: unknown;
+};
+
+/**
+ * Error codes of `error` frames.
+ */
+export type ErrorCode = 
+  | "bad_request" | "unknown_route" | "payload_too_large" | "not_found" | "conflict" | "session_ended" | "unavailable" | "internal"
+  | "forbidden"
+  | "rate_limited";
+
+/**
+ * A player's seat in a game session, as clients receive it (`placement` frames, the
+ * `resume` and `rejoinSession` acks) and as the Players item keeps it (`gameSession`).
+ * Clients of TLS fleets must connect to `dns_name`, not the IP.
+ */
+export type GameSession = {
+  dnsName: string;
+  gameSessionArn: string;
+  ipAddress: string;
+  playerSessionId: string;
+  port: number;
+  region: string;
+};
+
+/**
+ * `setPlacementLatencies`: region → milliseconds (`{}` clears).
+ */
+export type LatenciesBody = {
+  latencies: {
+    [field: string]: number;
+  };
+};
+
+export type MemberView = {
+  joinedAt: number;
+  playerId: PlayerId;
+  /**
+   * `online` or `offline`.
+   */
+  presence: string;
+};
+
+/**
+ * `joinParty`, `declinePartyInvite`: which party.
+ */
+export type PartyBody = {
+  partyId: PartyId;
+};
+
+/**
+ * A party's id: 1–128 characters of `A-Z a-z 0-9 . _ : @ -`, the player id rules. The
+ * ones made here are random (v4) UUIDs; any id of that shape is accepted where one
+ * comes back (`joinParty`, `sendMessage`, a stored item) and parsed there once.
+ */
+export type PartyId = string;
+
+/**
+ * A party in `party` frames and acks: `{"partyId", "leaderId", "maxSize", "members":
+ * [{"playerId", "presence", "joinedAt"}], "version"}`.
+ */
+export type PartyView = {
+  leaderId: PlayerId;
+  maxSize: number;
+  members: Array<MemberView>;
+  partyId: PartyId;
+  version: number;
+};
+
+/**
+ * A game session placement's id: 1–48 characters of `A-Z a-z 0-9 -`, GameLift's rule
+ * for `PlacementId` (`[a-zA-Z0-9-]+`, at most 48).
+ *
+ * The ids this system makes ([`PlacementId::new_at`]) are time-ordered (v7) UUIDs;
+ * any id of the right shape is accepted where one comes back (a client's
+ * `cancelPlacement`, a GameLift event, a stored item), and parsed there once.
+ */
+export type PlacementId = string;
+
+/**
+ * `sessionPlacementRequest`.
+ */
+export type PlacementRequestBody = {
+  /**
+   * Region → round-trip milliseconds (0–10000), at most 20 regions.
+   */
+  latencies?: {
+    [field: string]: number;
+  } | null;
+  /**
+   * Handed to the game server; at most 2048 characters.
+   */
+  playerData?: string | null;
+  /**
+   * One of the configured queues (the first when absent).
+   */
+  queue?: string | null;
+};
+
+/**
+ * Where a game session placement is (docs/architecture.md#placement): it moves only
+ * from `PENDING` to one of the final states, once.
+ */
+export type PlacementStatus = "PENDING" | "FULFILLED" | "CANCELLED" | "TIMED_OUT" | "FAILED";
+
+/**
+ * `inviteToParty`, `kickFromParty`, `promotePartyLeader`: whom.
+ */
+export type PlayerBody = {
+  playerId: PlayerId;
+};
+
+/**
+ * A player's identity: 1–128 characters of `A-Z a-z 0-9 . _ : @ -`.
+ *
+ * It is always taken from the authorizer (a JWT `sub` or the development header),
+ * never from a message body, so a client cannot act as someone else.
+ */
+export type PlayerId = string;
+
+/**
+ * `subscribePresence` / `unsubscribePresence`: 1–100 players.
+ */
+export type PlayerIdsBody = {
+  playerIds: Array<PlayerId>;
+};
+
+/**
+ * `sendMessage`: to 1–100 players, or to every other member of your party.
+ */
+export type SendMessageBody = 
+  | {
+    /**
+     * Any JSON, at most 32 KiB serialized.
+     */
+    message: unknown;
+    playerIds: Array<PlayerId>;
+  }
+  | {
+    /**
+     * Any JSON, at most 32 KiB serialized.
+     */
+    message: unknown;
+    partyId: PartyId;
+  };
+
+/**
+ * A position in a player's inbox. Every frame pushed to a player (a message, a placement
+ * result, a presence change) is appended to their inbox at the next `Seq` and carries it
+ * as `"seq"`; a client that reports the last one it processed (`resume {"cursor"}`) gets
+ * everything after it again. Within an epoch of an inbox the numbers are consecutive;
+ * an inbox whose items all expired starts a new epoch at a time-derived number above
+ * every earlier one ([`Seq::epoch_start`]), so a `Seq` only ever grows for a player.
+ * Clients treat it as an opaque, increasing number (at most 2^53 − 1, exact in every
+ * JSON implementation).
+ */
+export type Seq = number;
+
+/**
+ * Every frame the server sends; always a JSON object with `"type"`. A frame pushed
+ * through the inbox (marked `#[schemars(transform = pushed)]`) also carries `seq`.
+ */
+export type ServerFrame = 
+  | {
+    requestId?: string | null;
+    route: string;
+    type: "ack";
+    [field: string]: unknown;
+  }
+  | {
+    code: ErrorCode;
+    message: string;
+    requestId?: string | null;
+    route?: string | null;
+    type: "error";
+    [field: string]: unknown;
+  }
+  | {
+    /**
+     * Sent by a game server or service through the backend API (`from` is then
+     * `system` or the service's name, never a player's).
+     */
+    backend?: boolean;
+    from: string;
+    message: unknown;
+    messageId: string;
+    partyId?: 
+      | PartyId
+      | null;
+    sentAt: number;
+    /**
+     * This frame's position in your inbox: send the last one you processed as `resume`'s `cursor`.
+     */
+    seq: Seq;
+    type: "message";
+  }
+  | {
+    gameSession?: 
+      | GameSession
+      | null;
+    placementId: PlacementId;
+    /**
+     * This frame's position in your inbox: send the last one you processed as `resume`'s `cursor`.
+     */
+    seq: Seq;
+    status: PlacementStatus;
+    type: "placement";
+  }
+  | {
+    at: number;
+    playerId: string;
+    /**
+     * This frame's position in your inbox: send the last one you processed as `resume`'s `cursor`.
+     */
+    seq: Seq;
+    status: string;
+    type: "presence";
+  }
+  | {
+    change: ChangeKind;
+    party: PartyView;
+    playerId: PlayerId;
+    /**
+     * This frame's position in your inbox: send the last one you processed as `resume`'s `cursor`.
+     */
+    seq: Seq;
+    type: "party";
+  }
+  | {
+    expiresAt: number;
+    from: PlayerId;
+    partyId: PartyId;
+    /**
+     * This frame's position in your inbox: send the last one you processed as `resume`'s `cursor`.
+     */
+    seq: Seq;
+    type: "party_invite";
+  }
+  | {
+    partyId: PartyId;
+    playerId: PlayerId;
+    /**
+     * This frame's position in your inbox: send the last one you processed as `resume`'s `cursor`.
+     */
+    seq: Seq;
+    type: "party_invite_declined";
+  }
+  | {
+    type: "session_replaced";
+  }
+  | {
+    reason: DisconnectReason;
+    type: "disconnected";
+  }
+  | {
+    connectionId: string;
+    reason: string;
+    /**
+     * This frame's position in your inbox: send the last one you processed as `resume`'s `cursor`.
+     */
+    seq: Seq;
+    type: "disconnected_by_server";
+  };
+
+/** A server frame of the given `type`. */
+export type ServerFrameOf<T extends ServerFrame['type']> = Extract<ServerFrame, { type: T }>;
+/** The body of a request to the given `route`. */
+export type BodyOf<R extends ClientFrame['route']> = Extract<ClientFrame, { route: R }> extends { body?: infer B } ? B : never;
+/** Every route a client may send. */
+export const ROUTES = ["resume","heartbeat","sendMessage","sessionPlacementRequest","cancelPlacement","rejoinSession","subscribePresence","unsubscribePresence","setPlacementLatencies","createParty","inviteToParty","joinParty","declinePartyInvite","leaveParty","kickFromParty","promotePartyLeader"] as const;
+/** Every error code of `error` frames. */
+export const ERROR_CODES = ["bad_request","unknown_route","payload_too_large","not_found","conflict","session_ended","unavailable","internal","forbidden","rate_limited"] as const;

@@ -1,0 +1,247 @@
+// The TypeScript client against the real local stack (JWT mode), over Node's WebSocket.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { GameSocketsClient, GameSocketsError } from '../dist/index.js';
+import { mintToken, sleep, startStack, until } from './stack.mjs';
+
+/** A client for `player` whose token provider mints a fresh token per connect and records them. */
+function clientFor(stack, player, options = {}) {
+  const tokens = [];
+  const lifetimeSeconds = options.tokenLifetimeSeconds ?? 3600;
+  const client = new GameSocketsClient({
+    url: stack.url,
+    token: async () => {
+      const token = mintToken(player, { lifetimeSeconds });
+      tokens.push(token);
+      return token;
+    },
+    reconnect: { initialDelayMs: 50, maxDelayMs: 400 },
+    requestTimeoutMs: 5000,
+    ...options.client,
+  });
+  const seen = { messages: [], placements: [], states: [], resumes: [], closed: [], rollovers: 0 };
+  client.on('message', (frame) => seen.messages.push(frame));
+  client.on('placement', (frame) => seen.placements.push(frame));
+  client.on('state', ({ state }) => seen.states.push(state));
+  client.on('resumed', (ack) => seen.resumes.push(ack));
+  client.on('closed', (event) => seen.closed.push(event));
+  client.on('rollover', () => (seen.rollovers += 1));
+  return { client, tokens, seen };
+}
+
+describe('against the local stack', () => {
+  let stack;
+  before(async () => {
+    stack = await startStack();
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it('given a server-side drop, when it reconnects with a fresh token, then resume says resumed and every message arrives once', async () => {
+    // The first token lives 2 s: reconnecting after it expired works only with a new one.
+    const alice = clientFor(stack, 'alice-drop', { tokenLifetimeSeconds: 2 });
+    const bob = clientFor(stack, 'bob-drop');
+    const first = await alice.client.connect();
+    assert.equal(first.resumed, false);
+    await bob.client.connect();
+
+    for (let i = 0; i < 5; i++) await bob.client.sendMessage(['alice-drop'], { n: i });
+    await until(() => alice.seen.messages.length === 5, 'the first five messages');
+
+    await sleep(2500); // alice's first token has expired
+    await stack.drop('alice-drop');
+    // Sent while alice is away: stored, and replayed by her resume.
+    for (let i = 5; i < 10; i++) await bob.client.sendMessage(['alice-drop'], { n: i });
+
+    await until(() => alice.seen.resumes.length === 2, 'the reconnect');
+    assert.equal(alice.seen.resumes[1].resumed, true, 'within the grace the session is kept');
+    await until(() => alice.seen.messages.length >= 10, 'all ten messages');
+    await sleep(300);
+    assert.deepEqual(
+      alice.seen.messages.map((m) => m.message.n),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+      'each message once, in order',
+    );
+    assert.equal(new Set(alice.seen.messages.map((m) => m.messageId)).size, 10);
+    assert.ok(alice.seen.states.includes('reconnecting'));
+    assert.equal(alice.tokens.length, 2, 'one token per connect');
+    assert.notEqual(alice.tokens[0], alice.tokens[1], 'the reconnect used a fresh token');
+    alice.client.close();
+    bob.client.close();
+  });
+
+  it('given the same player connects elsewhere, then the first client stops with session_replaced and never reconnects', async () => {
+    const first = clientFor(stack, 'carol-replaced');
+    await first.client.connect();
+    const second = clientFor(stack, 'carol-replaced');
+    await second.client.connect();
+
+    await until(() => first.seen.closed.length === 1, 'the first client to stop');
+    assert.equal(first.seen.closed[0].reason, 'session_replaced');
+    assert.equal(first.client.state, 'closed');
+    await sleep(1000);
+    assert.equal(first.tokens.length, 1, 'no reconnect attempt after session_replaced');
+    assert.ok(!first.seen.states.includes('reconnecting'));
+    // The second one is live and was not replaced back.
+    assert.equal(second.client.state, 'live');
+    const pong = await second.client.ping();
+    assert.equal(typeof pong.serverTime, 'number');
+    await assert.rejects(first.client.ping(), (e) => e instanceof GameSocketsError && e.code === 'closed');
+    second.client.close();
+  });
+
+  it('given bad requests, then each rejects with a typed error carrying the server code', async () => {
+    const dave = clientFor(stack, 'dave-errors');
+    await dave.client.connect();
+    await assert.rejects(dave.client.sendMessage(['nobody-has-this-id'], { hi: 1 }), (e) => {
+      assert.ok(e instanceof GameSocketsError);
+      assert.equal(e.code, 'not_found');
+      assert.equal(e.route, 'sendMessage');
+      assert.deepEqual(e.details.playerIds, ['nobody-has-this-id']);
+      return true;
+    });
+    await assert.rejects(dave.client.cancelPlacement(), (e) => e.code === 'not_found');
+    await assert.rejects(dave.client.request('sendMessage', { playerIds: [], message: 1 }), (e) => e.code === 'bad_request');
+    dave.client.close();
+  });
+
+  it('given a server that does not answer, then the request rejects with timeout', async () => {
+    const erin = clientFor(stack, 'erin-timeout');
+    await erin.client.connect();
+    stack.pause();
+    await sleep(200); // SIGSTOP takes effect asynchronously
+    try {
+      await assert.rejects(erin.client.request('heartbeat', {}, { timeoutMs: 300 }), (e) => {
+        assert.ok(e instanceof GameSocketsError);
+        assert.equal(e.code, 'timeout');
+        assert.equal(e.route, 'heartbeat');
+        return true;
+      });
+    } finally {
+      stack.resume();
+    }
+    // The late reply is ignored; the client goes on working.
+    const pong = await erin.client.ping();
+    assert.equal(typeof pong.serverTime, 'number');
+    erin.client.close();
+  });
+
+  it('given a placement request, then the pushed result arrives once as a placement event', async () => {
+    const frank = clientFor(stack, 'frank-placement');
+    await frank.client.connect();
+    const ack = await frank.client.requestPlacement({ latencies: { local: 20 } });
+    assert.equal(ack.status, 'PENDING');
+    await until(() => frank.seen.placements.length === 1, 'the placement result');
+    assert.equal(frank.seen.placements[0].placementId, ack.placementId);
+    assert.equal(frank.seen.placements[0].status, 'FULFILLED');
+    assert.equal(typeof frank.seen.placements[0].gameSession.port, 'number');
+    frank.client.close();
+  });
+
+  it('given queueing is off, then a request before connecting is refused with not_connected', async () => {
+    const { client } = clientFor(stack, 'gina-queue', { client: { queueWhileReconnecting: false } });
+    await assert.rejects(client.ping(), (e) => e.code === 'not_connected');
+    client.close();
+  });
+
+  it('given a drop, then a request made meanwhile waits for resume and succeeds', async () => {
+    // Every connect after the first waits until the test lets it have a token.
+    let release;
+    const gate = new Promise((resolve) => (release = resolve));
+    let calls = 0;
+    const client = new GameSocketsClient({
+      url: stack.url,
+      token: async () => {
+        if (calls++ > 0) await gate;
+        return mintToken('ivy-queued');
+      },
+      reconnect: { initialDelayMs: 10, maxDelayMs: 10 },
+    });
+    const states = [];
+    client.on('state', ({ state }) => states.push(state));
+    await client.connect();
+    await stack.drop('ivy-queued');
+    await until(() => states.includes('reconnecting'), 'the drop');
+    let answered = false;
+    const ping = client.ping().then((ack) => ((answered = true), ack));
+    await sleep(200);
+    assert.equal(answered, false, 'held while disconnected');
+    release();
+    const ack = await ping;
+    assert.equal(typeof ack.serverTime, 'number');
+    client.close();
+  });
+
+  it('given a token the stack refuses, then after maxAttempts connects the client gives up', async () => {
+    const client = new GameSocketsClient({
+      url: stack.url,
+      token: () => 'not-a-jwt',
+      reconnect: { initialDelayMs: 10, maxDelayMs: 20, maxAttempts: 3 },
+    });
+    await assert.rejects(client.connect(), (e) => e.code === 'closed' && /gave_up/.test(e.message));
+    assert.equal(client.state, 'closed');
+  });
+});
+
+describe('against a stack with a 3-second maximum connection time', () => {
+  let stack;
+  before(async () => {
+    stack = await startStack({ MAX_CONNECTION_SECONDS: '3' });
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it('given rollover before the limit, then the socket is replaced without a drop and no message is lost', async () => {
+    const alice = clientFor(stack, 'alice-rollover', { client: { rolloverAfterMs: 1200 } });
+    const bob = clientFor(stack, 'bob-rollover', { client: { rolloverAfterMs: 1200 } });
+    await alice.client.connect();
+    await bob.client.connect();
+    let sent = 0;
+    const deadline = Date.now() + 4500;
+    while (Date.now() < deadline) {
+      await bob.client.sendMessage(['alice-rollover'], { n: sent });
+      sent += 1;
+      await sleep(50);
+    }
+    await until(() => alice.seen.messages.length >= sent, `all ${sent} messages`);
+    await sleep(300);
+    assert.ok(alice.seen.rollovers >= 2, `rolled over ${alice.seen.rollovers} times`);
+    assert.ok(!alice.seen.states.includes('reconnecting'), 'never dropped: the rollover came first');
+    assert.deepEqual(
+      alice.seen.messages.map((m) => m.message.n),
+      Array.from({ length: sent }, (_, i) => i),
+      'each message once, in order',
+    );
+    assert.equal(alice.tokens.length, 1 + alice.seen.rollovers, 'a fresh token per rollover');
+    alice.client.close();
+    bob.client.close();
+  });
+});
+
+describe('against a stack that closes sockets idle for 2 seconds', () => {
+  let stack;
+  before(async () => {
+    stack = await startStack({ IDLE_TIMEOUT_SECONDS: '2' });
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it('given the heartbeat timer, then the socket stays open; without it, the idle timeout drops it', async () => {
+    const beating = clientFor(stack, 'gus-heartbeat', { client: { heartbeatIntervalMs: 500 } });
+    const silent = clientFor(stack, 'hal-silent', { client: { heartbeatIntervalMs: 60_000 } });
+    await beating.client.connect();
+    await silent.client.connect();
+    await sleep(3500);
+    assert.ok(!beating.seen.states.includes('reconnecting'), 'heartbeats kept it open');
+    assert.equal(beating.tokens.length, 1);
+    assert.ok(silent.seen.states.includes('reconnecting'), 'the idle timeout closed the silent one');
+    // ... and it came back on its own, resumed within the grace.
+    await until(() => silent.seen.resumes.length >= 2, 'the silent client to reconnect');
+    assert.equal(silent.seen.resumes[1].resumed, true);
+    beating.client.close();
+    silent.client.close();
+  });
+});

@@ -1,0 +1,105 @@
+// The client's own logic with a scripted socket: de-duplication, handshake refusals.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { GameSocketsClient } from '../dist/index.js';
+
+/** A socket the test drives: `serve(frame)` delivers a server frame. */
+function scriptedSockets({ refuseWith } = {}) {
+  const sockets = [];
+  const factory = (url) => {
+    const socket = {
+      url,
+      readyState: 0,
+      sent: [],
+      onopen: null,
+      onmessage: null,
+      onclose: null,
+      onerror: null,
+      send(text) {
+        const frame = JSON.parse(text);
+        socket.sent.push(frame);
+        if (frame.route === 'resume') {
+          socket.serve({ type: 'ack', route: 'resume', requestId: frame.requestId, playerId: 'p', resumed: false, pendingMessages: 0, cursor: null, placement: null, gameSession: null, party: null });
+        }
+      },
+      close(code = 1000) {
+        if (socket.readyState === 3) return;
+        socket.readyState = 3;
+        queueMicrotask(() => socket.onclose?.({ code }));
+      },
+      serve(frame) {
+        queueMicrotask(() => socket.onmessage?.({ data: JSON.stringify(frame) }));
+      },
+    };
+    sockets.push(socket);
+    queueMicrotask(() => {
+      if (refuseWith) {
+        socket.readyState = 3;
+        socket.onerror?.({ status: refuseWith });
+        socket.onclose?.({ code: 1006 });
+      } else {
+        socket.readyState = 1;
+        socket.onopen?.({});
+      }
+    });
+    return socket;
+  };
+  return { sockets, factory };
+}
+
+const flush = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+describe('de-duplication', () => {
+  it('given the same push twice, or a message again under a new seq, then each is handed on once', async () => {
+    const { sockets, factory } = scriptedSockets();
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory });
+    const messages = [];
+    const placements = [];
+    client.on('message', (m) => messages.push(m));
+    client.on('placement', (p) => placements.push(p));
+    await client.connect();
+    const socket = sockets[0];
+    const message = { type: 'message', messageId: 'm1', from: 'bob', message: 1, sentAt: 1, seq: 5 };
+    socket.serve(message);
+    socket.serve(message); // a retried delivery
+    socket.serve({ ...message, seq: 9 }); // replayed under a new seq
+    socket.serve({ type: 'message', messageId: 'm2', from: 'bob', message: 2, sentAt: 2, seq: 6 });
+    const placement = { type: 'placement', placementId: 'pl-1', status: 'FULFILLED', seq: 7 };
+    socket.serve(placement);
+    socket.serve({ ...placement, seq: 10 });
+    socket.serve({ ...placement, status: 'CANCELLED', seq: 11 });
+    await flush();
+    assert.deepEqual(messages.map((m) => m.messageId), ['m1', 'm2']);
+    assert.deepEqual(placements.map((p) => p.status), ['FULFILLED', 'CANCELLED']);
+    assert.equal(client.cursor, 11, 'the cursor is the highest seq processed');
+    client.close();
+  });
+
+  it('given a reconnect, then resume carries the cursor of the last processed frame', async () => {
+    const { sockets, factory } = scriptedSockets();
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory, reconnect: { initialDelayMs: 1, maxDelayMs: 1 } });
+    await client.connect();
+    sockets[0].serve({ type: 'presence', playerId: 'x', status: 'online', at: 1, seq: 42 });
+    await flush();
+    sockets[0].close(1006);
+    await flush();
+    await flush();
+    assert.equal(sockets.length, 2);
+    assert.deepEqual(sockets[1].sent[0].body, { cursor: 42 });
+    assert.equal(new URL(sockets[1].url).searchParams.get('playerId'), 'p');
+    client.close();
+  });
+});
+
+describe('handshake refusals', () => {
+  it('given an adapter that reports 403, then the client stops as unauthorized without retrying', async () => {
+    const { sockets, factory } = scriptedSockets({ refuseWith: 403 });
+    const client = new GameSocketsClient({ url: 'ws://test/stage', token: () => 'expired', socket: factory });
+    const closed = [];
+    client.on('closed', (event) => closed.push(event));
+    await assert.rejects(client.connect(), (e) => e.code === 'closed');
+    await flush();
+    assert.equal(closed[0].reason, 'unauthorized');
+    assert.equal(sockets.length, 1);
+  });
+});

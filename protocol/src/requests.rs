@@ -1,0 +1,273 @@
+//! Every request a client may send, typed: the `ClientFrame` of the JSON Schema and what
+//! the Rust client writes. The server reads frames with [`crate::frames::ClientFrame::parse`]
+//! and each route its own body (unknown body fields are ignored there); these types
+//! describe what it accepts.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::domain::{PlacementId, PlayerId, Seq};
+use crate::party::PartyId;
+
+/// A request: `{"route", "requestId"?, "body"?}`, one variant per route. `requestId`
+/// (at most 64 characters) is echoed back on the `ack` or `error` that answers it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    tag = "route",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+#[schemars(rename = "ClientFrame")]
+pub enum ClientRequest {
+    /// First frame on every socket: replays what came after `cursor`, then acks.
+    Resume {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        #[serde(default)]
+        body: CursorBody,
+    },
+    /// Keeps the player online; answered only when it carries a `requestId`.
+    Heartbeat {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        #[serde(default)]
+        body: CursorBody,
+    },
+    SendMessage {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        body: SendMessageBody,
+    },
+    SessionPlacementRequest {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        #[serde(default)]
+        body: PlacementRequestBody,
+    },
+    CancelPlacement {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        #[serde(default)]
+        body: CancelPlacementBody,
+    },
+    RejoinSession {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        #[serde(default)]
+        body: EmptyBody,
+    },
+    SubscribePresence {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        body: PlayerIdsBody,
+    },
+    UnsubscribePresence {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        body: PlayerIdsBody,
+    },
+    SetPlacementLatencies {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        body: LatenciesBody,
+    },
+    CreateParty {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        #[serde(default)]
+        body: CreatePartyBody,
+    },
+    InviteToParty {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        body: PlayerBody,
+    },
+    JoinParty {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        body: PartyBody,
+    },
+    DeclinePartyInvite {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        body: PartyBody,
+    },
+    LeaveParty {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        #[serde(default)]
+        body: EmptyBody,
+    },
+    KickFromParty {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        body: PlayerBody,
+    },
+    PromotePartyLeader {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        body: PlayerBody,
+    },
+}
+
+/// `resume` and `heartbeat`: the `seq` of the last pushed frame the client processed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CursorBody {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<Seq>,
+}
+
+/// A body with no fields.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EmptyBody {}
+
+/// `sendMessage`: to 1–100 players, or to every other member of your party.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged, rename_all_fields = "camelCase")]
+pub enum SendMessageBody {
+    ToPlayers {
+        #[schemars(length(min = 1, max = 100))]
+        player_ids: Vec<PlayerId>,
+        /// Any JSON, at most 32 KiB serialized.
+        message: Value,
+    },
+    ToParty {
+        party_id: PartyId,
+        /// Any JSON, at most 32 KiB serialized.
+        message: Value,
+    },
+}
+
+/// `sessionPlacementRequest`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlacementRequestBody {
+    /// Region → round-trip milliseconds (0–10000), at most 20 regions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latencies: Option<BTreeMap<String, f64>>,
+    /// Handed to the game server; at most 2048 characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 2048))]
+    pub player_data: Option<String>,
+    /// One of the configured queues (the first when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<String>,
+}
+
+/// `setPlacementLatencies`: region → milliseconds (`{}` clears).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LatenciesBody {
+    pub latencies: BTreeMap<String, f64>,
+}
+
+/// `cancelPlacement`: the pending placement (yours when absent).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CancelPlacementBody {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement_id: Option<PlacementId>,
+}
+
+/// `subscribePresence` / `unsubscribePresence`: 1–100 players.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerIdsBody {
+    #[schemars(length(min = 1, max = 100))]
+    pub player_ids: Vec<PlayerId>,
+}
+
+/// `createParty`: its size (2–`PARTY_MAX_SIZE`, that when absent).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreatePartyBody {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 2, max = 10))]
+    pub max_size: Option<u32>,
+}
+
+/// `inviteToParty`, `kickFromParty`, `promotePartyLeader`: whom.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerBody {
+    pub player_id: PlayerId,
+}
+
+/// `joinParty`, `declinePartyInvite`: which party.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PartyBody {
+    pub party_id: PartyId,
+}
+
+impl ClientRequest {
+    /// The route this request goes to.
+    pub fn route(&self) -> &'static str {
+        match self {
+            Self::Resume { .. } => "resume",
+            Self::Heartbeat { .. } => "heartbeat",
+            Self::SendMessage { .. } => "sendMessage",
+            Self::SessionPlacementRequest { .. } => "sessionPlacementRequest",
+            Self::CancelPlacement { .. } => "cancelPlacement",
+            Self::RejoinSession { .. } => "rejoinSession",
+            Self::SubscribePresence { .. } => "subscribePresence",
+            Self::UnsubscribePresence { .. } => "unsubscribePresence",
+            Self::SetPlacementLatencies { .. } => "setPlacementLatencies",
+            Self::CreateParty { .. } => "createParty",
+            Self::InviteToParty { .. } => "inviteToParty",
+            Self::JoinParty { .. } => "joinParty",
+            Self::DeclinePartyInvite { .. } => "declinePartyInvite",
+            Self::LeaveParty { .. } => "leaveParty",
+            Self::KickFromParty { .. } => "kickFromParty",
+            Self::PromotePartyLeader { .. } => "promotePartyLeader",
+        }
+    }
+
+    /// Sets the `requestId` the reply will echo.
+    pub fn with_request_id(mut self, id: impl Into<String>) -> Self {
+        let slot = match &mut self {
+            Self::Resume { request_id, .. }
+            | Self::Heartbeat { request_id, .. }
+            | Self::SendMessage { request_id, .. }
+            | Self::SessionPlacementRequest { request_id, .. }
+            | Self::CancelPlacement { request_id, .. }
+            | Self::RejoinSession { request_id, .. }
+            | Self::SubscribePresence { request_id, .. }
+            | Self::UnsubscribePresence { request_id, .. }
+            | Self::SetPlacementLatencies { request_id, .. }
+            | Self::CreateParty { request_id, .. }
+            | Self::InviteToParty { request_id, .. }
+            | Self::JoinParty { request_id, .. }
+            | Self::DeclinePartyInvite { request_id, .. }
+            | Self::LeaveParty { request_id, .. }
+            | Self::KickFromParty { request_id, .. }
+            | Self::PromotePartyLeader { request_id, .. } => request_id,
+        };
+        *slot = Some(id.into());
+        self
+    }
+
+    /// The frame's JSON text.
+    pub fn to_json(&self) -> String {
+        // Strings, numbers and JSON values only: serializing cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
