@@ -5,6 +5,7 @@
 pub mod adapters;
 pub mod config;
 pub mod domain;
+pub mod matchmaking;
 pub mod party;
 pub mod ports;
 pub mod protocol;

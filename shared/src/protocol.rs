@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::domain::{EpochMillis, GameSession, PlacementId, PlacementStatus, PlayerId};
+use crate::matchmaking::{MatchmakingDetail, TicketId, TicketStatus};
 use crate::party::{ChangeKind, PartyId, PartyView};
 
 /// `requestId` is echoed back; it is bounded so a client cannot make us echo megabytes.
@@ -232,6 +233,14 @@ pub enum ServerFrame {
         status: PlacementStatus,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         game_session: Option<GameSession>,
+    },
+    /// A matchmaking ticket you are on changed status; what else it carries depends on
+    /// the status ([`MatchmakingDetail`]). Deduplicate on (`ticketId`, `status`).
+    Matchmaking {
+        ticket_id: TicketId,
+        status: TicketStatus,
+        #[serde(flatten)]
+        detail: MatchmakingDetail,
     },
     /// A watched player changed presence.
     Presence {

@@ -5,6 +5,7 @@ pub mod clock;
 pub mod connection_gateway;
 pub mod event_bus;
 pub mod gamelift;
+pub mod matchmaker;
 pub mod message_store;
 pub mod party_store;
 pub mod placement_store;
@@ -16,6 +17,7 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use connection_gateway::{ConnectionGateway, ConnectionInfo, GatewayError};
 pub use event_bus::{EventBus, EventBusError, PresenceChange, PresenceEvent};
 pub use gamelift::{GameLift, GameLiftError, PlacementPlayer, PlacementRequest, PlayerSession};
+pub use matchmaker::{Matchmaker, MatchmakingPlayer, MatchmakingRequest};
 pub use message_store::{
     DeliveryHandover, Handover, HandoverOutcome, InboxRead, MessageKind, MessageStore, NewMessage,
     ReplayFrom, StoredMessage,
