@@ -27,3 +27,4 @@ mod rate_limits;
 mod subscription_store_dynamodb;
 mod sweeper_dynamodb;
 mod template_drift;
+mod ticket_store_dynamodb;

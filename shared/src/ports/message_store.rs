@@ -19,6 +19,8 @@ pub enum MessageKind {
     Presence,
     /// Party changes, invitations and declines.
     Party,
+    /// A matchmaking ticket's status changes.
+    Matchmaking,
 }
 
 impl MessageKind {
@@ -28,6 +30,7 @@ impl MessageKind {
             Self::Placement => "placement",
             Self::Presence => "presence",
             Self::Party => "party",
+            Self::Matchmaking => "matchmaking",
         }
     }
 
@@ -37,6 +40,7 @@ impl MessageKind {
             "placement" => Some(Self::Placement),
             "presence" => Some(Self::Presence),
             "party" => Some(Self::Party),
+            "matchmaking" => Some(Self::Matchmaking),
             _ => None,
         }
     }

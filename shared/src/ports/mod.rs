@@ -12,6 +12,7 @@ pub mod placement_store;
 pub mod player_store;
 pub mod rate_limit;
 pub mod subscription_store;
+pub mod ticket_store;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use connection_gateway::{ConnectionGateway, ConnectionInfo, GatewayError};
@@ -36,3 +37,7 @@ pub use player_store::{
 };
 pub use rate_limit::{Bucket, Exceeded, Quota, RateLimiter, Spent};
 pub use subscription_store::{SUBSCRIPTION_TTL_SECONDS, SubscriptionStore};
+pub use ticket_store::{
+    MAX_TICKET_PLAYERS, TICKET_RETENTION_SECONDS, TicketChange, TicketPlayerChange, TicketRecord,
+    TicketStore,
+};

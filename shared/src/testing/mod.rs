@@ -15,4 +15,5 @@ pub mod player_store_contract;
 pub mod rate_limiter_contract;
 pub mod recording_gateway;
 pub mod subscription_store_contract;
+pub mod ticket_store_contract;
 pub mod unavailable;

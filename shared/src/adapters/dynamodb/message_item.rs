@@ -376,6 +376,7 @@ mod tests {
             MessageKind::Placement,
             MessageKind::Presence,
             MessageKind::Party,
+            MessageKind::Matchmaking,
         ] {
             let m = StoredMessage { kind, ..message() };
             assert_eq!(message_from_item(&message_to_item(&m)), Ok(m.clone()));
