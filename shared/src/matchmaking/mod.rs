@@ -6,6 +6,7 @@
 pub mod event;
 pub mod frame;
 pub mod request;
+pub mod settings;
 pub mod ticket;
 
 pub use event::{
@@ -15,4 +16,5 @@ pub use frame::{MatchedSeat, MatchmakingDetail};
 pub use request::{
     AcceptMatchBody, AttributeValue, Attributes, StartMatchmakingBody, StopMatchmakingBody,
 };
+pub use settings::MatchmakingSettings;
 pub use ticket::{TicketId, TicketIdError, TicketStatus};

@@ -7,6 +7,7 @@
 pub mod call_counter;
 pub mod events;
 pub mod fake_gamelift;
+pub mod fake_matchmaker;
 pub mod fixtures;
 pub mod message_store_contract;
 pub mod party_store_contract;
