@@ -20,7 +20,7 @@ use crate::stack::{LocalStack, StartError};
 
 /// Every function of template.yaml, by its binary name (`Metadata: BuildProperties:
 /// Binary`), with the route keys of the WebSocket routes among them.
-pub const FUNCTIONS: [&str; 15] = [
+pub const FUNCTIONS: [&str; 17] = [
     "authorizer",
     "connect",
     "disconnect",
@@ -36,6 +36,8 @@ pub const FUNCTIONS: [&str; 15] = [
     "subscribe-presence",
     "on-presence-event",
     "party",
+    "matchmaking",
+    "on-matchmaking-event",
 ];
 
 /// Why nothing (or a failure) was printed.
@@ -84,6 +86,7 @@ const AUTHORIZER_EVENT: &str = "an API Gateway REQUEST authorizer event";
 const EVENTBRIDGE_EVENT: &str = "an EventBridge event";
 const STREAM_EVENT: &str = "a DynamoDB stream event";
 const PLACEMENT_EVENT: &str = "an SNS or EventBridge GameLift placement event";
+const MATCHMAKING_EVENT: &str = "an EventBridge or SNS FlexMatch event";
 
 /// Runs `function` once on the event in `path`, against the stack `settings` describe;
 /// returns its response as JSON.
@@ -125,6 +128,14 @@ pub async fn invoke_once(
                 )));
             }
             Payload::Placement(raw.clone())
+        }
+        "on-matchmaking-event" => {
+            if !raw.is_object() {
+                return Err(payload(MATCHMAKING_EVENT)(serde::de::Error::custom(
+                    "expected a JSON object",
+                )));
+            }
+            Payload::Matchmaking(raw.clone())
         }
         _ => Payload::WebSocket(Box::new(parse(&raw, payload(WEBSOCKET_EVENT))?)),
     };
@@ -181,6 +192,13 @@ pub async fn invoke_once(
                 .await
                 .map_err(failed)?,
         ),
+        Payload::Matchmaking(event) => to_json(
+            stack
+                .matchmaking_event_handler()
+                .handle(LambdaEvent::new(event, context))
+                .await
+                .map_err(failed)?,
+        ),
         Payload::WebSocket(event) => {
             let route = stack
                 .routes()
@@ -210,6 +228,7 @@ enum Payload {
     Stream(on_message_inserted::StreamBatch),
     Bus(Box<EventBridgeEvent<Value>>),
     Placement(Value),
+    Matchmaking(Value),
 }
 
 fn parse<T: DeserializeOwned>(
@@ -263,6 +282,7 @@ mod tests {
             "presence-timeout",
             "on-presence-event",
             "on-placement-event",
+            "on-matchmaking-event",
         ];
         for function in FUNCTIONS.into_iter().filter(|f| !others.contains(f)) {
             assert!(

@@ -23,6 +23,7 @@
 
 pub mod auth;
 pub mod banner;
+pub mod flexmatch;
 pub mod gamelift;
 pub mod gateway;
 pub mod integration;

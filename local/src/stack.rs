@@ -11,12 +11,14 @@ use std::time::Duration;
 use axum::Router;
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
-use shared::ports::{PlayerStore, StoreError, SystemClock};
+use shared::matchmaking::MatchmakingSettings;
+use shared::ports::{Matchmaker, PlayerStore, StoreError, SystemClock};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::auth::{ConnectAuthorizer, RealAuthorizer};
+use crate::flexmatch::{FlexMatch, NoMatchmaking};
 use crate::gamelift::Simulator;
 use crate::gateway::registry::{ConnectionRegistry, LocalConnectionGateway};
 use crate::gateway::{self, Gateway, Tracker};
@@ -61,12 +63,15 @@ pub struct LocalStack {
     registry: Arc<ConnectionRegistry>,
     routes: Routes,
     on_placement_event: Arc<on_placement_event::PlacementEventHandler>,
+    on_matchmaking_event: Arc<on_matchmaking_event::MatchmakingEventHandler>,
     authorizer: Arc<dyn ConnectAuthorizer>,
     storage: String,
     stream: MessageStream,
     stream_handler: Arc<dyn StreamHandler>,
     simulator: Arc<Simulator>,
     simulator_task: JoinHandle<()>,
+    /// The FlexMatch simulator's task, when a rule set was given.
+    flexmatch_task: Option<JoinHandle<()>>,
 }
 
 impl LocalStack {
@@ -94,6 +99,9 @@ impl LocalStack {
         let simulator_settings = settings.simulator_settings().map_err(|e| SettingsError {
             problems: e.problems,
         })?;
+        let flexmatch_settings = settings.flexmatch_settings().map_err(|e| SettingsError {
+            problems: e.problems,
+        })?;
         let stores = storage::open(&settings).await?;
         let registry = Arc::new(ConnectionRegistry::new());
         let (bus, presence_events) = shared::adapters::memory::InProcessEventBus::with_channel();
@@ -110,6 +118,33 @@ impl LocalStack {
             simulator_settings,
             placement_events::to_handler(on_placement_event.clone()),
         );
+        // FlexMatch's events go to EventBridge, whose rule invokes on-matchmaking-event.
+        let on_matchmaking_event = Arc::new(on_matchmaking_event::MatchmakingEventHandler::new(
+            config.clone(),
+            stores.tickets.clone(),
+            clock.clone(),
+        ));
+        let (matchmaker, matchmaking, flexmatch_task): (Arc<dyn Matchmaker>, _, _) =
+            match flexmatch_settings {
+                Some(flexmatch) => {
+                    let configuration = flexmatch.configuration.clone();
+                    let (flexmatch, task) = FlexMatch::start(
+                        flexmatch,
+                        simulator.clone(),
+                        crate::flexmatch::to_handler(on_matchmaking_event.clone()),
+                    );
+                    (
+                        flexmatch,
+                        MatchmakingSettings::single(configuration),
+                        Some(task),
+                    )
+                }
+                None => (
+                    Arc::new(NoMatchmaking),
+                    MatchmakingSettings::default(),
+                    None,
+                ),
+            };
         let dependencies = Dependencies {
             config,
             players: stores.players,
@@ -124,6 +159,9 @@ impl LocalStack {
             placement_outcomes: stores.placement_outcomes,
             parties: stores.parties,
             gamelift: simulator.clone(),
+            tickets: stores.tickets,
+            matchmaker,
+            matchmaking,
             update_item: stores.update_item,
         };
         spawn_presence(
@@ -139,12 +177,14 @@ impl LocalStack {
             registry,
             routes,
             on_placement_event,
+            on_matchmaking_event,
             authorizer: Arc::new(authorizer),
             storage: stores.description,
             stream: stores.stream,
             stream_handler,
             simulator,
             simulator_task,
+            flexmatch_task,
         })
     }
 
@@ -170,6 +210,11 @@ impl LocalStack {
     /// `on-placement-event`, as the placement topic invokes it.
     pub fn placement_event_handler(&self) -> &Arc<on_placement_event::PlacementEventHandler> {
         &self.on_placement_event
+    }
+
+    /// `on-matchmaking-event`, as the configuration's EventBridge rule invokes it.
+    pub fn matchmaking_event_handler(&self) -> &Arc<on_matchmaking_event::MatchmakingEventHandler> {
+        &self.on_matchmaking_event
     }
 
     /// What the stack's storage is: "in memory" or "DynamoDB at {endpoint}".
@@ -267,6 +312,7 @@ impl LocalStack {
             stream,
             simulator: self.simulator,
             simulator_task: self.simulator_task,
+            flexmatch_task: self.flexmatch_task,
         })
     }
 }
@@ -308,6 +354,7 @@ pub struct RunningStack {
     stream: RunningStream,
     simulator: Arc<Simulator>,
     simulator_task: JoinHandle<()>,
+    flexmatch_task: Option<JoinHandle<()>>,
 }
 
 impl RunningStack {
@@ -384,6 +431,9 @@ impl RunningStack {
         }
         // GameLift goes quiet: no more placement events.
         self.simulator_task.abort();
+        if let Some(flexmatch) = self.flexmatch_task {
+            flexmatch.abort();
+        }
         // A batch in flight finishes; records not yet handed over stay in the table.
         self.stream.stop(SHUTDOWN_TIMEOUT).await;
         tracing::info!("local stack stopped");

@@ -34,6 +34,9 @@ pub const ROUTES: &[&str] = &[
     "leaveParty",
     "kickFromParty",
     "promotePartyLeader",
+    "startMatchmaking",
+    "acceptMatch",
+    "stopMatchmaking",
 ];
 
 /// Error codes of `error` frames.

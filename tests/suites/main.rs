@@ -15,6 +15,7 @@
 mod connection_lifecycle;
 mod delivery_faults;
 mod management_api;
+mod matchmaking;
 mod message_store_dynamodb;
 mod messaging;
 mod parties;

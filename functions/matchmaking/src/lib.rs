@@ -34,6 +34,8 @@ pub const UNRECORDED_STALE_AFTER_MS: i64 = 60_000;
 pub const START_ROUTE: &str = "startMatchmaking";
 pub const ACCEPT_ROUTE: &str = "acceptMatch";
 pub const STOP_ROUTE: &str = "stopMatchmaking";
+/// Every route this function serves.
+pub const ROUTES: [&str; 3] = [START_ROUTE, ACCEPT_ROUTE, STOP_ROUTE];
 
 pub struct MatchmakingHandler {
     settings: MatchmakingSettings,

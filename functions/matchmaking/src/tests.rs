@@ -399,3 +399,31 @@ async fn given_stop_then_only_a_live_ticket_of_its_requester_is_stopped() {
         .await;
     assert_eq!(ended["code"], "not_found");
 }
+
+#[tokio::test]
+async fn given_the_route_samples_then_start_is_queued_and_stop_cancels_it() {
+    let w = world().await;
+    let run = |raw: &str| {
+        let event = shared::testing::events::parse_event(serde_json::from_str(raw).unwrap());
+        w.handler.handle(event)
+    };
+    let started = reply_frame(
+        &run(include_str!("../../../events/start-matchmaking.json"))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(started["type"], "ack", "{started}");
+    assert_eq!(started["requestId"], "startMatchmaking-1");
+    assert_eq!(started["status"], "QUEUED");
+    let stopped = reply_frame(
+        &run(include_str!("../../../events/stop-matchmaking.json"))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(stopped["type"], "ack", "{stopped}");
+    assert_eq!(stopped["ticketId"], started["ticketId"]);
+    assert!(matches!(
+        w.matchmaker.calls().last(),
+        Some(MatchmakerCall::Stop(_))
+    ));
+}
