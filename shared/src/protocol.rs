@@ -37,6 +37,7 @@ pub const ROUTES: &[&str] = &[
     "startMatchmaking",
     "acceptMatch",
     "stopMatchmaking",
+    "setMatchmakingAttributes",
 ];
 
 /// Error codes of `error` frames.

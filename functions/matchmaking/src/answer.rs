@@ -87,6 +87,32 @@ impl MatchmakingHandler {
         }
     }
 
+    /// Stores the caller's attributes for the tickets their party's leader starts (one
+    /// write; `{}` clears them).
+    pub(crate) async fn set_attributes(&self, request: &Request) -> Result<Value, RouteError> {
+        let player = &request.caller.player_id;
+        let attributes = match request.frame.body.get("attributes") {
+            None | Some(Value::Null) => {
+                return Err(RouteError::bad_request(
+                    "`attributes` is required (`{}` clears yours)",
+                ));
+            }
+            given => shared::matchmaking::request::attributes(given)?,
+        };
+        let stored = self
+            .players
+            .set_matchmaking_attributes(player, &attributes)
+            .await
+            .map_err(store_refusal)?;
+        if !stored {
+            return Err(RouteError::new(
+                ErrorCode::NotFound,
+                "you have no player record; resume first",
+            ));
+        }
+        Ok(json!({ "attributes": attributes }))
+    }
+
     /// The ticket, if the caller is on it (`not_found` alike when it does not exist or
     /// is someone else's: ticket ids are not secrets, but tickets are private).
     async fn ticket_of(

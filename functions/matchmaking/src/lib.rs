@@ -1,5 +1,7 @@
 //! The matchmaking routes (README: Client protocol, Matchmaking): `startMatchmaking`
-//! (`start.rs`), `acceptMatch` and `stopMatchmaking` (`answer.rs`). Results are never
+//! (`start.rs`), `acceptMatch` and `stopMatchmaking` (`answer.rs`), and
+//! `setMatchmakingAttributes` (`answer.rs`: a party member's own attributes for their
+//! leader's tickets). Results are never
 //! polled: every status change of a ticket is pushed to each of its players as a
 //! `matchmaking` frame by `on-matchmaking-event`.
 //!
@@ -34,8 +36,9 @@ pub const UNRECORDED_STALE_AFTER_MS: i64 = 60_000;
 pub const START_ROUTE: &str = "startMatchmaking";
 pub const ACCEPT_ROUTE: &str = "acceptMatch";
 pub const STOP_ROUTE: &str = "stopMatchmaking";
+pub const ATTRIBUTES_ROUTE: &str = "setMatchmakingAttributes";
 /// Every route this function serves.
-pub const ROUTES: [&str; 3] = [START_ROUTE, ACCEPT_ROUTE, STOP_ROUTE];
+pub const ROUTES: [&str; 4] = [START_ROUTE, ACCEPT_ROUTE, STOP_ROUTE, ATTRIBUTES_ROUTE];
 
 pub struct MatchmakingHandler {
     settings: MatchmakingSettings,
@@ -202,6 +205,7 @@ impl RouteHandler for MatchmakingHandler {
         let result = match route.as_str() {
             ACCEPT_ROUTE => self.accept(&request).await,
             STOP_ROUTE => self.stop(&request).await,
+            ATTRIBUTES_ROUTE => self.set_attributes(&request).await,
             _ => self.start(&request).await,
         };
         Ok(request.respond(result))

@@ -1,7 +1,7 @@
 //! `startMatchmaking`: one FlexMatch ticket for the caller, or for a party's leader,
-//! for the whole party (each member with their own latencies from
-//! `setPlacementLatencies`; the leader with the request's attributes and latencies; the
-//! other members with the rule set's attribute defaults). Acks `{ticketId, status:
+//! for the whole party (the leader with the request's attributes and latencies; each
+//! other member with their own from `setMatchmakingAttributes` and
+//! `setPlacementLatencies`, and the rule set's defaults for attributes they did not set). Acks `{ticketId, status:
 //! "QUEUED"}`; the rest is pushed.
 //!
 //! Round trips on the normal path (solo): 1 conditional UpdateItem (the player's pending
@@ -154,9 +154,9 @@ impl MatchmakingHandler {
         Err(refused(PartyRefusal::Contended))
     }
 
-    /// The other members as FlexMatch gets them: their own latencies (as they last
-    /// reported them), the rule set's attribute defaults. A read failure leaves the
-    /// latencies out rather than failing the party's ticket.
+    /// The other members as FlexMatch gets them: their own latencies and attributes (as
+    /// they last set them; the rule set's defaults for what they did not). A read
+    /// failure leaves them out rather than failing the party's ticket.
     async fn members(&self, others: &[PlayerId]) -> Vec<MatchmakingPlayer> {
         if others.is_empty() {
             return Vec::new();
@@ -167,14 +167,17 @@ impl MatchmakingHandler {
         });
         others
             .iter()
-            .map(|player_id| MatchmakingPlayer {
-                player_id: player_id.clone(),
-                attributes: Default::default(),
-                latencies: records
-                    .iter()
-                    .find(|r| r.player_id == *player_id)
-                    .map(|r| r.placement_latencies.clone())
-                    .unwrap_or_default(),
+            .map(|player_id| {
+                let record = records.iter().find(|r| r.player_id == *player_id);
+                MatchmakingPlayer {
+                    player_id: player_id.clone(),
+                    attributes: record
+                        .map(|r| r.matchmaking_attributes.clone())
+                        .unwrap_or_default(),
+                    latencies: record
+                        .map(|r| r.placement_latencies.clone())
+                        .unwrap_or_default(),
+                }
             })
             .collect()
     }

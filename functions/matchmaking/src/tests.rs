@@ -427,3 +427,56 @@ async fn given_the_route_samples_then_start_is_queued_and_stop_cancels_it() {
         Some(MatchmakerCall::Stop(_))
     ));
 }
+
+#[tokio::test]
+async fn given_a_member_set_their_attributes_then_the_leaders_ticket_carries_them() {
+    let w = world().await;
+    let set = w
+        .send(
+            "bob",
+            ATTRIBUTES_ROUTE,
+            json!({"attributes": {"skill": 44, "roles": ["healer"]}}),
+        )
+        .await;
+    assert_eq!(set["type"], "ack", "{set}");
+    assert_eq!(
+        set["attributes"],
+        json!({"roles": ["healer"], "skill": 44.0})
+    );
+    w.start("alice", json!({})).await;
+    let calls: [MatchmakerCall; 1] = w.matchmaker.calls().try_into().unwrap();
+    let [MatchmakerCall::Start(start)] = calls else {
+        panic!("one StartMatchmaking")
+    };
+    assert_eq!(
+        start.players[1].attributes["skill"],
+        AttributeValue::Number(44.0)
+    );
+    assert_eq!(
+        start.players[1].attributes["roles"],
+        AttributeValue::StringList(vec!["healer".into()])
+    );
+    // Cleared with {}; refused without attributes or with bad ones.
+    let cleared = w
+        .send("bob", ATTRIBUTES_ROUTE, json!({"attributes": {}}))
+        .await;
+    assert_eq!(cleared["attributes"], json!({}));
+    for (body, says) in [
+        (json!({}), "`attributes` is required"),
+        (
+            json!({"attributes": {"skill": true}}),
+            "`attributes.skill` must be",
+        ),
+    ] {
+        let refused = w.send("bob", ATTRIBUTES_ROUTE, body.clone()).await;
+        assert_eq!(refused["code"], "bad_request", "{body}: {refused}");
+        assert!(
+            refused["message"].as_str().unwrap().contains(says),
+            "{refused}"
+        );
+    }
+    let stranger = w
+        .send("nobody", ATTRIBUTES_ROUTE, json!({"attributes": {}}))
+        .await;
+    assert_eq!(stranger["code"], "not_found", "{stranger}");
+}

@@ -41,7 +41,9 @@ fn function_for(event: &Value) -> Result<&'static str, String> {
             "subscribePresence" | "unsubscribePresence" => "subscribe-presence",
             "createParty" | "inviteToParty" | "joinParty" | "declinePartyInvite" | "leaveParty"
             | "kickFromParty" | "promotePartyLeader" => "party",
-            "startMatchmaking" | "acceptMatch" | "stopMatchmaking" => "matchmaking",
+            "startMatchmaking" | "acceptMatch" | "stopMatchmaking" | "setMatchmakingAttributes" => {
+                "matchmaking"
+            }
             other => return Err(format!("route {other:?} is not in the template")),
         });
     }

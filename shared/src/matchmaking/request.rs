@@ -38,6 +38,10 @@ pub enum AttributeValue {
     StringNumberMap(BTreeMap<String, f64>),
 }
 
+// Numbers here are finite (the parser refuses others, and JSON has no NaN), so equality
+// is reflexive: records holding attributes can be `Eq`.
+impl Eq for AttributeValue {}
+
 /// A player's attributes by name, in name order.
 pub type Attributes = BTreeMap<String, AttributeValue>;
 

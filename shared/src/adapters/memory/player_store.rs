@@ -213,6 +213,9 @@ impl PlayerStore for InMemoryPlayerStore {
             placement_latencies: previous
                 .map(|p| p.placement_latencies.clone())
                 .unwrap_or_default(),
+            matchmaking_attributes: previous
+                .map(|p| p.matchmaking_attributes.clone())
+                .unwrap_or_default(),
         };
         items.insert(
             new.player_id.clone(),
@@ -372,6 +375,19 @@ impl PlayerStore for InMemoryPlayerStore {
         let mut latencies = latencies.to_vec();
         latencies.sort();
         item.record.placement_latencies = latencies;
+        Ok(true)
+    }
+
+    async fn set_matchmaking_attributes(
+        &self,
+        player: &PlayerId,
+        attributes: &crate::matchmaking::Attributes,
+    ) -> Result<bool, StoreError> {
+        let mut items = self.items();
+        let Some(item) = items.get_mut(player) else {
+            return Ok(false);
+        };
+        item.record.matchmaking_attributes = attributes.clone();
         Ok(true)
     }
 
