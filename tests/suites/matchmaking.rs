@@ -310,9 +310,10 @@ async fn given_dynamodb_local_and_acceptance_required_then_accept_and_reject_wor
     stack.shutdown().await;
 }
 
-#[tokio::test]
-async fn given_a_player_alone_in_a_two_player_rule_set_then_the_ticket_times_out() {
-    let stack = stack(Storage::Memory, DUEL, 0, 1, |_| {}).await.unwrap();
+async fn timed_out(storage: Storage) {
+    let Some(stack) = stack(storage, DUEL, 0, 1, |_| {}).await else {
+        return;
+    };
     let mut alice = Player::online(&stack, "alice").await;
     let a = alice.start(duel_body(1000)).await;
     alice.status(&a, "SEARCHING").await;
@@ -326,10 +327,10 @@ async fn given_a_player_alone_in_a_two_player_rule_set_then_the_ticket_times_out
     stack.shutdown().await;
 }
 
-#[tokio::test]
-async fn given_a_searching_ticket_when_stopped_then_cancelled_is_pushed_and_stop_again_is_not_found()
- {
-    let stack = stack(Storage::Memory, DUEL, 0, 120, |_| {}).await.unwrap();
+async fn stopped(storage: Storage) {
+    let Some(stack) = stack(storage, DUEL, 0, 120, |_| {}).await else {
+        return;
+    };
     let mut alice = Player::online(&stack, "alice").await;
     let a = alice.start(duel_body(1000)).await;
     alice.status(&a, "SEARCHING").await;
@@ -347,9 +348,10 @@ async fn given_a_searching_ticket_when_stopped_then_cancelled_is_pushed_and_stop
     stack.shutdown().await;
 }
 
-#[tokio::test]
-async fn given_a_party_of_two_and_a_solo_player_then_they_make_one_team_of_three() {
-    let stack = stack(Storage::Memory, SQUAD, 0, 120, |_| {}).await.unwrap();
+async fn party_team(storage: Storage) {
+    let Some(stack) = stack(storage, SQUAD, 0, 120, |_| {}).await else {
+        return;
+    };
     let mut alice = Player::online(&stack, "alice").await;
     let mut bob = Player::online(&stack, "bob").await;
     let mut carol = Player::online(&stack, "carol").await;
@@ -382,9 +384,10 @@ async fn given_a_party_of_two_and_a_solo_player_then_they_make_one_team_of_three
     stack.shutdown().await;
 }
 
-#[tokio::test]
-async fn given_a_skill_distance_rule_then_far_apart_players_stay_apart_and_close_ones_match() {
-    let stack = stack(Storage::Memory, DUEL, 0, 120, |_| {}).await.unwrap();
+async fn distance(storage: Storage) {
+    let Some(stack) = stack(storage, DUEL, 0, 120, |_| {}).await else {
+        return;
+    };
     let mut alice = Player::online(&stack, "alice").await;
     let mut bob = Player::online(&stack, "bob").await;
     let a = alice.start(duel_body(1000)).await;
@@ -413,14 +416,12 @@ async fn given_a_skill_distance_rule_then_far_apart_players_stay_apart_and_close
     stack.shutdown().await;
 }
 
-#[tokio::test]
-async fn given_a_pending_placement_or_a_live_ticket_then_each_conflicts_with_the_other() {
+async fn conflicts(storage: Storage) {
     // No capacity: a placement stays pending.
-    let stack = stack(Storage::Memory, DUEL, 0, 120, |s| {
-        s.simulator.sim_fleet_servers = 0
-    })
-    .await
-    .unwrap();
+    let Some(stack) = stack(storage, DUEL, 0, 120, |s| s.simulator.sim_fleet_servers = 0).await
+    else {
+        return;
+    };
     let mut alice = Player::online(&stack, "alice").await;
     let placed = alice.ok("sessionPlacementRequest", json!({})).await;
     let refused = alice.ask("startMatchmaking", json!({})).await;
@@ -434,9 +435,10 @@ async fn given_a_pending_placement_or_a_live_ticket_then_each_conflicts_with_the
     stack.shutdown().await;
 }
 
-#[tokio::test]
-async fn given_bad_input_then_each_is_a_typed_error() {
-    let stack = stack(Storage::Memory, DUEL, 0, 120, |_| {}).await.unwrap();
+async fn bad_input(storage: Storage) {
+    let Some(stack) = stack(storage, DUEL, 0, 120, |_| {}).await else {
+        return;
+    };
     let mut alice = Player::online(&stack, "alice").await;
     for (body, says) in [
         (
@@ -508,4 +510,103 @@ fn given_a_rule_type_the_simulator_cannot_honour_then_start_up_fails_naming_it()
         problems.contains("rule type \"absoluteSort\" is not supported"),
         "{problems}"
     );
+}
+
+#[tokio::test]
+async fn given_a_player_alone_in_a_two_player_rule_set_then_the_ticket_times_out() {
+    timed_out(Storage::Memory).await;
+}
+
+#[tokio::test]
+async fn given_dynamodb_local_a_player_alone_in_a_two_player_rule_set_then_the_ticket_times_out() {
+    timed_out(Storage::DynamoDb).await;
+}
+
+#[tokio::test]
+async fn given_a_searching_ticket_when_stopped_then_cancelled_is_pushed_and_stop_again_is_not_found()
+ {
+    stopped(Storage::Memory).await;
+}
+
+#[tokio::test]
+async fn given_dynamodb_local_a_searching_ticket_when_stopped_then_cancelled_is_pushed_and_stop_again_is_not_found()
+ {
+    stopped(Storage::DynamoDb).await;
+}
+
+#[tokio::test]
+async fn given_a_party_of_two_and_a_solo_player_then_they_make_one_team_of_three() {
+    party_team(Storage::Memory).await;
+}
+
+#[tokio::test]
+async fn given_dynamodb_local_a_party_of_two_and_a_solo_player_then_they_make_one_team_of_three() {
+    party_team(Storage::DynamoDb).await;
+}
+
+#[tokio::test]
+async fn given_a_skill_distance_rule_then_far_apart_players_stay_apart_and_close_ones_match() {
+    distance(Storage::Memory).await;
+}
+
+#[tokio::test]
+async fn given_dynamodb_local_a_skill_distance_rule_then_far_apart_players_stay_apart_and_close_ones_match()
+ {
+    distance(Storage::DynamoDb).await;
+}
+
+#[tokio::test]
+async fn given_a_pending_placement_or_a_live_ticket_then_each_conflicts_with_the_other() {
+    conflicts(Storage::Memory).await;
+}
+
+#[tokio::test]
+async fn given_dynamodb_local_a_pending_placement_or_a_live_ticket_then_each_conflicts_with_the_other()
+ {
+    conflicts(Storage::DynamoDb).await;
+}
+
+#[tokio::test]
+async fn given_bad_input_then_each_is_a_typed_error() {
+    bad_input(Storage::Memory).await;
+}
+
+#[tokio::test]
+async fn given_dynamodb_local_bad_input_then_each_is_a_typed_error() {
+    bad_input(Storage::DynamoDb).await;
+}
+
+/// Acceptance in 1 s: alice accepts, bob never answers; his ticket is cancelled and hers
+/// searches again.
+async fn acceptance_times_out(storage: Storage) {
+    let Some(stack) = stack(storage, DUEL, 1, 120, |_| {}).await else {
+        return;
+    };
+    let mut alice = Player::online(&stack, "alice").await;
+    let mut bob = Player::online(&stack, "bob").await;
+    let a = alice.start(duel_body(1000)).await;
+    alice.status(&a, "SEARCHING").await;
+    let b = bob.start(duel_body(1000)).await;
+    bob.status(&b, "SEARCHING").await;
+    let proposed = alice.status(&a, "REQUIRES_ACCEPTANCE").await;
+    assert_eq!(proposed["acceptanceTimeout"], 1, "{proposed}");
+    bob.status(&b, "REQUIRES_ACCEPTANCE").await;
+    alice
+        .ok("acceptMatch", json!({"ticketId": a, "accept": true}))
+        .await;
+    bob.status(&b, "CANCELLED").await;
+    alice.status(&a, "SEARCHING").await;
+    stack.shutdown().await;
+}
+
+#[tokio::test]
+async fn given_a_player_who_never_answers_then_their_ticket_is_cancelled_and_the_others_search_again()
+ {
+    acceptance_times_out(Storage::Memory).await;
+}
+
+#[tokio::test]
+async fn given_dynamodb_local_a_player_who_never_answers_then_their_ticket_is_cancelled_and_the_others_search_again()
+ {
+    acceptance_times_out(Storage::DynamoDb).await;
 }

@@ -115,6 +115,15 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
     }
     bench.reset();
 
+    ask(
+        bench,
+        &handler,
+        "carol",
+        "setMatchmakingAttributes",
+        json!({"attributes": {"skill": 900}}),
+    )
+    .await?;
+    bench.row("mm_set_attributes", "setMatchmakingAttributes", "1 write");
     let start = json!({"attributes": {"skill": 1000}, "latencies": {"eu-west-1": 20}});
     let ack = ask(bench, &handler, "alice", "startMatchmaking", start.clone()).await?;
     let a = ack["ticketId"].as_str().ok_or("no ticket")?.to_owned();
