@@ -62,6 +62,24 @@ pub struct FlexMatchSettings {
     pub account_id: String,
 }
 
+impl FlexMatchSettings {
+    /// One line for the start-up banner.
+    pub fn summary(&self) -> String {
+        let acceptance = match self.acceptance_timeout {
+            Some(timeout) => format!("acceptance within {} s", timeout.as_secs()),
+            None => "no acceptance".to_owned(),
+        };
+        format!(
+            "configuration {} with rule set {} ({} teams, {} rules); {acceptance}; tickets time out after {} s",
+            self.configuration,
+            self.rule_set.name,
+            self.rule_set.teams.len(),
+            self.rule_set.rules.len(),
+            self.request_timeout.as_secs()
+        )
+    }
+}
+
 /// Where a live ticket stands.
 #[derive(Clone, Debug, PartialEq)]
 enum Stage {
