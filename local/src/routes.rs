@@ -215,12 +215,17 @@ impl Routes {
                 deps.gamelift.clone(),
             )),
         );
+        let mut settings = deps.matchmaking.clone();
+        settings.requests_per_minute = deps.config.rate_limits.placements_per_minute;
         let matchmaking: Arc<dyn RouteHandler> = Arc::new(matchmaking::MatchmakingHandler::new(
-            deps.matchmaking.clone(),
-            deps.players.clone(),
-            deps.parties.clone(),
-            deps.placements.clone(),
-            deps.tickets.clone(),
+            settings,
+            matchmaking::Stores {
+                players: deps.players.clone(),
+                limiter: deps.rate_limiter.clone(),
+                parties: deps.parties.clone(),
+                placements: deps.placements.clone(),
+                tickets: deps.tickets.clone(),
+            },
             deps.matchmaker.clone(),
             deps.clock.clone(),
         ));

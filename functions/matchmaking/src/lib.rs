@@ -18,8 +18,8 @@ use async_trait::async_trait;
 use shared::domain::{PlacementId, PlayerId};
 use shared::matchmaking::{MatchmakingSettings, TicketId};
 use shared::ports::{
-    Clock, GameLiftError, Matchmaker, PartyStore, PlacementStore, PlayerStore, StoreError,
-    TicketStore,
+    Bucket, Clock, GameLiftError, Matchmaker, PartyStore, PlacementStore, PlayerStore, Quota,
+    RateLimiter, Spent, StoreError, TicketStore,
 };
 use shared::protocol::ErrorCode;
 use shared::telemetry::ErrorChain;
@@ -40,9 +40,21 @@ pub const ATTRIBUTES_ROUTE: &str = "setMatchmakingAttributes";
 /// Every route this function serves.
 pub const ROUTES: [&str; 4] = [START_ROUTE, ACCEPT_ROUTE, STOP_ROUTE, ATTRIBUTES_ROUTE];
 
+/// The stores the routes use.
+pub struct Stores {
+    pub players: Arc<dyn PlayerStore>,
+    /// The per-player rate limits (on the players' items).
+    pub limiter: Arc<dyn RateLimiter>,
+    pub parties: Arc<dyn PartyStore>,
+    /// Read only to tell a pending placement left behind by a fault.
+    pub placements: Arc<dyn PlacementStore>,
+    pub tickets: Arc<dyn TicketStore>,
+}
+
 pub struct MatchmakingHandler {
     settings: MatchmakingSettings,
     players: Arc<dyn PlayerStore>,
+    limiter: Arc<dyn RateLimiter>,
     parties: Arc<dyn PartyStore>,
     placements: Arc<dyn PlacementStore>,
     tickets: Arc<dyn TicketStore>,
@@ -53,21 +65,41 @@ pub struct MatchmakingHandler {
 impl MatchmakingHandler {
     pub fn new(
         settings: MatchmakingSettings,
-        players: Arc<dyn PlayerStore>,
-        parties: Arc<dyn PartyStore>,
-        placements: Arc<dyn PlacementStore>,
-        tickets: Arc<dyn TicketStore>,
+        stores: Stores,
         matchmaker: Arc<dyn Matchmaker>,
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
             settings,
-            players,
-            parties,
-            placements,
-            tickets,
+            players: stores.players,
+            limiter: stores.limiter,
+            parties: stores.parties,
+            placements: stores.placements,
+            tickets: stores.tickets,
             matchmaker,
             clock,
+        }
+    }
+
+    /// Counts a `startMatchmaking` against the player's placement requests (one write on
+    /// their item; none with the limit off).
+    pub(crate) async fn spend(&self, player: &PlayerId) -> Result<(), RouteError> {
+        let limit = self.settings.requests_per_minute;
+        let quota = Quota {
+            calls: limit,
+            units: 0,
+        };
+        let spent = self
+            .limiter
+            .spend(player, Bucket::Placement, quota, 0, self.clock.now_millis())
+            .await
+            .map_err(|e| RouteError::from_store(e, "nothing was started; retry"))?;
+        match spent {
+            Spent::Allowed => Ok(()),
+            Spent::Limited { retry_after_ms, .. } => Err(RouteError::rate_limited(
+                &format!("{limit} placement and matchmaking requests a minute"),
+                retry_after_ms,
+            )),
         }
     }
 

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use lambda_runtime::{Error, run, service_fn};
-use matchmaking::MatchmakingHandler;
+use matchmaking::{MatchmakingHandler, Stores};
 use shared::adapters::aws;
 use shared::config::Config;
 use shared::matchmaking::MatchmakingSettings;
@@ -14,14 +14,20 @@ use shared::websocket::RouteHandler;
 async fn main() -> Result<(), Error> {
     shared::telemetry::init();
     let config = Arc::new(Config::from_env()?);
-    let settings = MatchmakingSettings::from_env()?;
+    let mut settings = MatchmakingSettings::from_env()?;
+    settings.requests_per_minute = config.rate_limits.placements_per_minute;
     let sdk = aws::sdk_config().await;
+    let (players, limiter) = aws::players_with_limits(&sdk, &config);
+    let stores = Stores {
+        players,
+        limiter,
+        parties: aws::party_store(&sdk, &config),
+        placements: aws::placement_store(&sdk, &config),
+        tickets: aws::ticket_store(&sdk, &config),
+    };
     let handler = MatchmakingHandler::new(
         settings,
-        aws::player_store(&sdk, &config),
-        aws::party_store(&sdk, &config),
-        aws::placement_store(&sdk, &config),
-        aws::ticket_store(&sdk, &config),
+        stores,
         aws::matchmaker(&sdk),
         Arc::new(SystemClock),
     );

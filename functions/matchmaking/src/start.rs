@@ -4,7 +4,9 @@
 //! `setPlacementLatencies`, and the rule set's defaults for attributes they did not set). Acks `{ticketId, status:
 //! "QUEUED"}`; the rest is pushed.
 //!
-//! Round trips on the normal path (solo): 1 conditional UpdateItem (the player's pending
+//! Round trips on the normal path (solo): the rate-limit write (1 UpdateItem on the
+//! player's item, counted with their placement requests; none with the limit off) +
+//! 1 conditional UpdateItem (the player's pending
 //! slot, only if free and the player is in no party) + 1 PutItem (the ticket, QUEUED,
 //! recorded before GameLift is asked: its first event may arrive before the call
 //! returns) + StartMatchmaking. A party leader's: the refused solo write, then one
@@ -37,6 +39,7 @@ impl MatchmakingHandler {
     pub(crate) async fn start(&self, request: &Request) -> Result<Value, RouteError> {
         let player = &request.caller.player_id;
         let body = StartMatchmakingBody::parse(&request.frame.body, &self.settings.configurations)?;
+        self.spend(player).await?;
         let now = self.clock.now_millis();
         let ticket_id = TicketId::new_at(now);
         let pending = ticket_id

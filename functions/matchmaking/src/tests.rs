@@ -78,12 +78,16 @@ async fn world_with(settings: MatchmakingSettings) -> World {
     let placements = Arc::new(InMemoryPlacementStore::new());
     let tickets = Arc::new(InMemoryTicketStore::new(players.clone(), messages));
     let matchmaker = Arc::new(FakeMatchmaker::new());
+    let stores = Stores {
+        players: players.clone(),
+        limiter: players.clone(),
+        parties,
+        placements: placements.clone(),
+        tickets: tickets.clone(),
+    };
     let handler = MatchmakingHandler::new(
         settings,
-        players.clone(),
-        parties,
-        placements.clone(),
-        tickets.clone(),
+        stores,
         matchmaker.clone(),
         Arc::new(ManualClock::at(T0)),
     );
@@ -99,6 +103,8 @@ async fn world_with(settings: MatchmakingSettings) -> World {
 async fn world() -> World {
     world_with(MatchmakingSettings {
         configurations: vec!["ranked".into(), "casual".into()],
+        // The limit has its own test.
+        requests_per_minute: 0,
     })
     .await
 }
@@ -479,4 +485,20 @@ async fn given_a_member_set_their_attributes_then_the_leaders_ticket_carries_the
         .send("nobody", ATTRIBUTES_ROUTE, json!({"attributes": {}}))
         .await;
     assert_eq!(stranger["code"], "not_found", "{stranger}");
+}
+
+#[tokio::test]
+async fn given_the_per_minute_limit_reached_then_start_is_rate_limited_and_nothing_is_started() {
+    let w = world_with(MatchmakingSettings {
+        configurations: vec!["ranked".into()],
+        requests_per_minute: 1,
+    })
+    .await;
+    let first = w.start("carol", json!({})).await;
+    w.send("carol", STOP_ROUTE, json!({"ticketId": first["ticketId"]}))
+        .await;
+    let limited = w.send("carol", START_ROUTE, json!({})).await;
+    assert_eq!(limited["code"], "rate_limited", "{limited}");
+    assert!(limited["retryAfterMs"].as_i64().unwrap() > 0, "{limited}");
+    assert_eq!(w.matchmaker.calls().len(), 2, "one start, one stop");
 }

@@ -9,6 +9,10 @@ pub struct MatchmakingSettings {
     /// The configurations a `startMatchmaking` may name, the default first. Empty:
     /// matchmaking is not set up, and its routes answer `unavailable`.
     pub configurations: Vec<String>,
+    /// `startMatchmaking`s one player may send per minute, counted with their placement
+    /// requests (`RATE_LIMIT_PLACEMENTS_PER_MINUTE`, which the function's shared
+    /// configuration reads); 0 turns the limit off.
+    pub requests_per_minute: u32,
 }
 
 impl MatchmakingSettings {
@@ -40,13 +44,17 @@ impl MatchmakingSettings {
                 ));
             }
         }
-        Self { configurations }
+        Self {
+            configurations,
+            requests_per_minute: 0,
+        }
     }
 
     /// One configuration, the default (the local stack's).
     pub fn single(name: impl Into<String>) -> Self {
         Self {
             configurations: vec![name.into()],
+            requests_per_minute: 0,
         }
     }
 }

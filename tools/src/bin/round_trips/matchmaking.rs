@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use matchmaking::MatchmakingHandler;
+use matchmaking::{MatchmakingHandler, Stores};
 use on_matchmaking_event::MatchmakingEventHandler;
 use serde_json::{Value, json};
 use shared::adapters::dynamodb::{
@@ -77,24 +77,25 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
         config.players_table.clone(),
         config.messages_table.clone(),
     ));
-    let handler = MatchmakingHandler::new(
-        MatchmakingSettings::single("default"),
-        players.clone(),
-        Arc::new(DynamoPartyStore::new(
+    let mut settings = MatchmakingSettings::single("default");
+    settings.requests_per_minute = config.rate_limits.placements_per_minute;
+    let stores = Stores {
+        players: players.clone(),
+        limiter: players.clone(),
+        parties: Arc::new(DynamoPartyStore::new(
             client.clone(),
             config.parties_table.clone(),
             config.players_table.clone(),
             config.messages_table.clone(),
             config.presence_shards,
         )),
-        Arc::new(DynamoPlacementStore::new(
+        placements: Arc::new(DynamoPlacementStore::new(
             client.clone(),
             config.placements_table.clone(),
         )),
-        tickets.clone(),
-        bench.matchmaker.clone(),
-        clock(),
-    );
+        tickets: tickets.clone(),
+    };
+    let handler = MatchmakingHandler::new(settings, stores, bench.matchmaker.clone(), clock());
     let events = MatchmakingEventHandler::new(config.clone(), tickets, clock());
     for name in ["alice", "bob", "carol"] {
         players
