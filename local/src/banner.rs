@@ -4,9 +4,9 @@
 use crate::settings::{AuthMode, Settings};
 use crate::stack::RunningStack;
 
-/// The start-up banner's lines: the WebSocket URL, the `@connections` API, the stage,
-/// the auth mode, the storage, the GameLift simulator (and the FlexMatch one, when a rule
-/// set is given), and a first command to try.
+/// The start-up banner's lines: the WebSocket URL, the `@connections` API, the backend
+/// API, the stage, the auth mode, the storage, the GameLift simulator (and the FlexMatch
+/// one, when a rule set is given), and a first command to try.
 pub fn banner(settings: &Settings, stack: &RunningStack) -> Vec<String> {
     let url = stack.url();
     let auth = &settings.auth;
@@ -34,6 +34,14 @@ pub fn banner(settings: &Settings, stack: &RunningStack) -> Vec<String> {
             "@connections:    {}/@connections/{{connectionId}}",
             stack.management_endpoint()
         ),
+        format!(
+            "backend API:     {}/v1/ ({})",
+            stack.backend_api_url(),
+            match &settings.gateway.backend_api_key {
+                Some(_) => "BACKEND_API_KEY required in x-api-key",
+                None => "no auth",
+            }
+        ),
         format!("stage:           {}", stack.stage()),
         format!("auth:            {auth_line}"),
         format!("storage:         {}", stack.storage()),
@@ -41,11 +49,12 @@ pub fn banner(settings: &Settings, stack: &RunningStack) -> Vec<String> {
             "GameLift sim:    {}",
             stack.simulator().settings().summary()
         ),
+        format!("console:         {}", stack.console_url()),
         format!("try:             websocat \"{connect}\"   then send {{\"route\":\"resume\"}}"),
     ];
     // Only with a rule set: matchmaking is off otherwise (its routes say so).
     if let Ok(Some(flexmatch)) = settings.flexmatch_settings() {
-        lines.insert(6, format!("FlexMatch sim:   {}", flexmatch.summary()));
+        lines.insert(7, format!("FlexMatch sim:   {}", flexmatch.summary()));
     }
     lines
 }
@@ -67,6 +76,7 @@ mod tests {
         let stack = crate::start(settings.clone()).await.unwrap();
         let lines = banner(&settings, &stack);
         let port = stack.addr().port();
+        let backend = stack.backend_api_url();
         stack.shutdown().await;
         assert_eq!(
             lines,
@@ -75,6 +85,7 @@ mod tests {
                 format!(
                     "@connections:    http://127.0.0.1:{port}/Test/@connections/{{connectionId}}"
                 ),
+                format!("backend API:     {backend}/v1/ (no auth)"),
                 "stage:           Test".to_owned(),
                 "auth:            jwt: issuer https://id.example, audience game, HS256 shared \
                  secret (?token=<JWT> or Authorization: Bearer)"
@@ -84,6 +95,7 @@ mod tests {
                  placements fulfilled after 500 ms or TIMED_OUT after 60 s; games last 600 s; \
                  queues: default-queue"
                     .to_owned(),
+                format!("console:         http://127.0.0.1:{port}/console"),
                 format!(
                     "try:             websocat \"ws://127.0.0.1:{port}/Test?token=<JWT>\"   \
                      then send {{\"route\":\"resume\"}}"
@@ -105,7 +117,7 @@ mod tests {
         let lines = banner(&settings, &stack);
         stack.shutdown().await;
         assert_eq!(
-            lines[6],
+            lines[7],
             "FlexMatch sim:   configuration default with rule set duel (2 teams, 2 rules); \
              acceptance within 20 s; tickets time out after 120 s"
         );

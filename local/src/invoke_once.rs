@@ -20,7 +20,7 @@ use crate::stack::{LocalStack, StartError};
 
 /// Every function of template.yaml, by its binary name (`Metadata: BuildProperties:
 /// Binary`), with the route keys of the WebSocket routes among them.
-pub const FUNCTIONS: [&str; 17] = [
+pub const FUNCTIONS: [&str; 18] = [
     "authorizer",
     "connect",
     "disconnect",
@@ -38,6 +38,7 @@ pub const FUNCTIONS: [&str; 17] = [
     "party",
     "matchmaking",
     "on-matchmaking-event",
+    "backend-api",
 ];
 
 /// Why nothing (or a failure) was printed.
@@ -87,6 +88,7 @@ const EVENTBRIDGE_EVENT: &str = "an EventBridge event";
 const STREAM_EVENT: &str = "a DynamoDB stream event";
 const PLACEMENT_EVENT: &str = "an SNS or EventBridge GameLift placement event";
 const MATCHMAKING_EVENT: &str = "an EventBridge or SNS FlexMatch event";
+const HTTP_EVENT: &str = "an API Gateway HTTP API (payload 2.0) event";
 
 /// Runs `function` once on the event in `path`, against the stack `settings` describe;
 /// returns its response as JSON.
@@ -137,6 +139,9 @@ pub async fn invoke_once(
             }
             Payload::Matchmaking(raw.clone())
         }
+        "backend-api" => Payload::Http(Box::new(
+            lambda_http::request::from_str(&text).map_err(payload(HTTP_EVENT))?,
+        )),
         _ => Payload::WebSocket(Box::new(parse(&raw, payload(WEBSOCKET_EVENT))?)),
     };
 
@@ -199,6 +204,10 @@ pub async fn invoke_once(
                 .await
                 .map_err(failed)?,
         ),
+        Payload::Http(request) => {
+            let api = crate::routes::Routes::wire_backend_api(stack.dependencies());
+            http_response(api.handle(*request).await)
+        }
         Payload::WebSocket(event) => {
             let route = stack
                 .routes()
@@ -229,6 +238,22 @@ enum Payload {
     Bus(Box<EventBridgeEvent<Value>>),
     Placement(Value),
     Matchmaking(Value),
+    Http(Box<lambda_http::Request>),
+}
+
+/// What Lambda returns to an HTTP API (payload 2.0) for `response`.
+fn http_response(response: lambda_http::Response<lambda_http::Body>) -> Value {
+    let headers: serde_json::Map<String, Value> = response
+        .headers()
+        .iter()
+        .filter_map(|(name, value)| Some((name.to_string(), Value::from(value.to_str().ok()?))))
+        .collect();
+    serde_json::json!({
+        "statusCode": response.status().as_u16(),
+        "headers": headers,
+        "body": String::from_utf8_lossy(response.body().as_ref()),
+        "isBase64Encoded": false,
+    })
 }
 
 fn parse<T: DeserializeOwned>(
@@ -283,6 +308,7 @@ mod tests {
             "on-presence-event",
             "on-placement-event",
             "on-matchmaking-event",
+            "backend-api",
         ];
         for function in FUNCTIONS.into_iter().filter(|f| !others.contains(f)) {
             assert!(

@@ -11,6 +11,9 @@
 //! # Ok(()) }
 //! ```
 //!
+//! On the same port, [`console`] serves a page at `/console` that shows the stack and
+//! drives it from a browser (docs/console.md).
+//!
 //! Layout: [`settings`] (every knob), [`banner`] (what start-up prints), [`routes`]
 //! (route key → handler, in one place), [`gateway`] (the WebSocket emulation and the
 //! connection registry), [`invoke_once`] (`local invoke`: one function, one event
@@ -19,10 +22,13 @@
 //! `on-message-inserted`, in memory or from DynamoDB Streams), [`gamelift`] (the GameLift simulator) and [`placement_events`]
 //! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown),
 //! [`template`] (template.yaml as JSON), [`integration`] (routes API Gateway serves
-//! without a function: the heartbeat's DynamoDB integration, from its mapping templates).
+//! without a function: the heartbeat's DynamoDB integration, from its mapping templates),
+//! [`backend_api`] (the backend API on its own port, through `lambda_http`'s types).
 
 pub mod auth;
+pub mod backend_api;
 pub mod banner;
+pub mod console;
 pub mod flexmatch;
 pub mod gamelift;
 pub mod gateway;
@@ -32,6 +38,7 @@ pub mod invoke_once;
 pub mod management;
 pub mod placement_events;
 pub mod routes;
+mod schedules;
 pub mod settings;
 pub mod stack;
 pub mod storage;

@@ -106,6 +106,17 @@ impl Routes {
     /// heartbeat route as template.yaml integrates it (a DynamoDB UpdateItem from its
     /// mapping templates, no handler). Fails only if the compiled-in template does not
     /// hold that integration as this code reads it.
+    /// The backend API's handler (`backend-api`), served on its own port.
+    pub fn wire_backend_api(deps: &Dependencies) -> Arc<backend_api::BackendApi> {
+        Arc::new(backend_api::BackendApi::new(
+            deps.config.clone(),
+            deps.players.clone(),
+            deps.messages.clone(),
+            deps.parties.clone(),
+            deps.clock.clone(),
+        ))
+    }
+
     pub fn wire(deps: &Dependencies) -> Result<Self, String> {
         let mut routes = Self::default();
         routes.insert(

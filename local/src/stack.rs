@@ -11,14 +11,13 @@ use std::time::Duration;
 use axum::Router;
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
-use shared::matchmaking::MatchmakingSettings;
-use shared::ports::{Matchmaker, PlayerStore, StoreError, SystemClock};
+use shared::ports::{PlayerStore, StoreError, SystemClock};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::auth::{ConnectAuthorizer, RealAuthorizer};
-use crate::flexmatch::{FlexMatch, NoMatchmaking};
+use crate::backend_api;
 use crate::gamelift::Simulator;
 use crate::gateway::registry::{ConnectionRegistry, LocalConnectionGateway};
 use crate::gateway::{self, Gateway, Tracker};
@@ -65,6 +64,8 @@ pub struct LocalStack {
     on_placement_event: Arc<on_placement_event::PlacementEventHandler>,
     on_matchmaking_event: Arc<on_matchmaking_event::MatchmakingEventHandler>,
     authorizer: Arc<dyn ConnectAuthorizer>,
+    /// Where the console's taps record (`local::console`).
+    hub: Arc<crate::console::Hub>,
     storage: String,
     stream: MessageStream,
     stream_handler: Arc<dyn StreamHandler>,
@@ -114,9 +115,13 @@ impl LocalStack {
             stores.placement_outcomes.clone(),
             clock.clone(),
         );
+        let hub = Arc::new(crate::console::Hub::new());
         let (simulator, simulator_task) = Simulator::start(
             simulator_settings,
-            placement_events::to_handler(on_placement_event.clone()),
+            crate::console::taps::tap_sns(
+                placement_events::to_handler(on_placement_event.clone()),
+                hub.clone(),
+            ),
         );
         // FlexMatch's events go to EventBridge, whose rule invokes on-matchmaking-event.
         let on_matchmaking_event = Arc::new(on_matchmaking_event::MatchmakingEventHandler::new(
@@ -124,27 +129,8 @@ impl LocalStack {
             stores.tickets.clone(),
             clock.clone(),
         ));
-        let (matchmaker, matchmaking, flexmatch_task): (Arc<dyn Matchmaker>, _, _) =
-            match flexmatch_settings {
-                Some(flexmatch) => {
-                    let configuration = flexmatch.configuration.clone();
-                    let (flexmatch, task) = FlexMatch::start(
-                        flexmatch,
-                        simulator.clone(),
-                        crate::flexmatch::to_handler(on_matchmaking_event.clone()),
-                    );
-                    (
-                        flexmatch,
-                        MatchmakingSettings::single(configuration),
-                        Some(task),
-                    )
-                }
-                None => (
-                    Arc::new(NoMatchmaking),
-                    MatchmakingSettings::default(),
-                    None,
-                ),
-            };
+        let (matchmaker, matchmaking, flexmatch_task) =
+            crate::flexmatch::wire(flexmatch_settings, &simulator, &on_matchmaking_event);
         let dependencies = Dependencies {
             config,
             players: stores.players,
@@ -164,10 +150,11 @@ impl LocalStack {
             matchmaking,
             update_item: stores.update_item,
         };
-        spawn_presence(
+        crate::schedules::spawn_presence(
             &dependencies,
             presence_events,
             settings.presence.sweep_interval_seconds,
+            hub.clone(),
         );
         let routes = Routes::wire(&dependencies).map_err(StartError::Template)?;
         let stream_handler = Routes::wire_stream(&dependencies);
@@ -179,6 +166,7 @@ impl LocalStack {
             on_placement_event,
             on_matchmaking_event,
             authorizer: Arc::new(authorizer),
+            hub,
             storage: stores.description,
             stream: stores.stream,
             stream_handler,
@@ -247,7 +235,7 @@ impl LocalStack {
     }
 
     /// Binds `127.0.0.1:{port}` and serves until [`RunningStack::shutdown`].
-    pub async fn start(self) -> Result<RunningStack, StartError> {
+    pub async fn start(mut self) -> Result<RunningStack, StartError> {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.settings.gateway.port));
         let listener = TcpListener::bind(addr)
             .await
@@ -257,12 +245,21 @@ impl LocalStack {
             .map_err(|source| StartError::Bind { addr, source })?;
 
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
+        // The console sees each batch; the consumer (real or a test's) runs as it was.
+        self.stream_handler = crate::console::taps::tap_stream(
+            self.stream_handler,
+            self.hub.clone(),
+            self.dependencies.clock.clone(),
+        );
+
         // The stream is read before anything is served: nothing written through the
         // stack is missed (DynamoDB: its LATEST iterators are taken here).
         let stream = self
             .stream
             .start(self.stream_handler, shutdown_rx.clone())
             .await?;
+        let (backend_api_addr, backend_api_server) =
+            serve_backend_api(&self.settings, &self.dependencies, shutdown_rx.clone()).await?;
         let tracker = Tracker::new();
         let stage = self.settings.stage.clone();
         let gateway = Arc::new(Gateway {
@@ -276,8 +273,17 @@ impl LocalStack {
             clock: self.dependencies.clock.clone(),
             shutdown: shutdown_rx.clone(),
             tracker: tracker.clone(),
+            hub: self.hub.clone(),
         });
-        let app = router(&stage, gateway);
+        let console = crate::console::Console::new(
+            self.hub,
+            self.registry.clone(),
+            &self.dependencies,
+            self.simulator.clone(),
+            crate::console::Console::describe(&self.settings, &self.storage, stream.description()),
+            shutdown_rx.clone(),
+        );
+        let app = crate::console::mount(router(&stage, gateway), console, &stage);
 
         // Frames go out as soon as they are written (no Nagle delay behind a client's
         // delayed ACK): pushed messages are latency-bound.
@@ -302,6 +308,8 @@ impl LocalStack {
 
         Ok(RunningStack {
             addr,
+            backend_api_addr,
+            backend_api_server,
             stage,
             storage: self.storage,
             registry: self.registry,
@@ -315,6 +323,38 @@ impl LocalStack {
             flexmatch_task: self.flexmatch_task,
         })
     }
+}
+
+/// Binds the backend API's port and serves it until `stop` (`local::backend_api`).
+async fn serve_backend_api(
+    settings: &Settings,
+    dependencies: &Dependencies,
+    stop: watch::Receiver<bool>,
+) -> Result<(SocketAddr, JoinHandle<()>), StartError> {
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, settings.gateway.backend_api_port()));
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|source| StartError::Bind { addr, source })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|source| StartError::Bind { addr, source })?;
+    let server = Arc::new(backend_api::BackendApiServer {
+        api: Routes::wire_backend_api(dependencies),
+        key: settings.gateway.backend_api_key.clone(),
+        domain_name: addr.to_string(),
+    });
+    let app = backend_api::router(server);
+    let task = tokio::spawn(async move {
+        let serve = axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(gateway::shutting_down(stop));
+        if let Err(error) = serve.await {
+            tracing::error!(%error, "the backend API server stopped");
+        }
+    });
+    Ok((addr, task))
 }
 
 /// The HTTP routes: the WebSocket API at `/{stage}`, the management API under
@@ -344,6 +384,8 @@ pub async fn start(settings: Settings) -> Result<RunningStack, StartError> {
 /// A serving stack.
 pub struct RunningStack {
     addr: SocketAddr,
+    backend_api_addr: SocketAddr,
+    backend_api_server: JoinHandle<()>,
     stage: String,
     storage: String,
     registry: Arc<ConnectionRegistry>,
@@ -363,6 +405,11 @@ impl RunningStack {
         format!("ws://{}/{}", self.addr, self.stage)
     }
 
+    /// `http://127.0.0.1:{port}/console`: the console.
+    pub fn console_url(&self) -> String {
+        format!("http://{}{}", self.addr, crate::console::PATH)
+    }
+
     /// `http://127.0.0.1:{port}/{stage}`: the `@connections` API's base URL.
     pub fn management_endpoint(&self) -> String {
         format!("http://{}/{}", self.addr, self.stage)
@@ -370,6 +417,11 @@ impl RunningStack {
 
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// `http://127.0.0.1:{port}`: the backend API's base URL (its paths start `/v1/`).
+    pub fn backend_api_url(&self) -> String {
+        format!("http://{}", self.backend_api_addr)
     }
 
     pub fn stage(&self) -> &str {
@@ -429,6 +481,13 @@ impl RunningStack {
         {
             abort.abort();
         }
+        let abort = self.backend_api_server.abort_handle();
+        if tokio::time::timeout(SHUTDOWN_TIMEOUT, self.backend_api_server)
+            .await
+            .is_err()
+        {
+            abort.abort();
+        }
         // GameLift goes quiet: no more placement events.
         self.simulator_task.abort();
         if let Some(flexmatch) = self.flexmatch_task {
@@ -438,44 +497,4 @@ impl RunningStack {
         self.stream.stop(SHUTDOWN_TIMEOUT).await;
         tracing::info!("local stack stopped");
     }
-}
-
-/// The presence bus rule and schedule: every presence event goes to `on-presence-event`,
-/// and `presence-timeout` sweeps every `interval_seconds`. Both tasks end when the stack's
-/// dependencies (the bus, the stores) are dropped.
-fn spawn_presence(
-    deps: &Dependencies,
-    mut events: tokio::sync::mpsc::UnboundedReceiver<shared::ports::PresenceEvent>,
-    interval_seconds: u64,
-) {
-    let notifier = Routes::wire_presence_events(deps);
-    tokio::spawn(async move {
-        while let Some(event) = events.recv().await {
-            if let Err(error) = notifier.notify(&event).await {
-                tracing::warn!(%error, player_id = %event.player_id, "presence event not delivered");
-            }
-        }
-    });
-    let sweeper = Routes::wire_presence_timeout(deps);
-    let events = Arc::downgrade(&deps.events);
-    let clock = deps.clock.clone();
-    tokio::spawn(async move {
-        let mut ticks = tokio::time::interval(Duration::from_secs(interval_seconds.max(1)));
-        ticks.tick().await;
-        loop {
-            ticks.tick().await;
-            // Stop once the stack is gone (only the sweeper still holds the bus).
-            if events.strong_count() <= 1 {
-                return;
-            }
-            let summary = sweeper.sweep_once(clock.now_millis()).await;
-            if summary.swept > 0 {
-                tracing::info!(
-                    swept = summary.swept,
-                    zombies = summary.zombies_closed,
-                    "presence sweep"
-                );
-            }
-        }
-    });
 }

@@ -210,6 +210,7 @@ fn given_a_started_stack_then_a_short_banner_without_escape_codes_and_the_settin
         format!(
             "@connections:    http://127.0.0.1:{port}/Development/@connections/{{connectionId}}\n"
         ),
+        "backend API:     http://127.0.0.1:".to_owned(),
         "stage:           Development\n".to_owned(),
         "auth:            header: players name themselves".to_owned(),
         "storage:         in memory\n".to_owned(),

@@ -229,6 +229,10 @@ pub enum ServerFrame {
         party_id: Option<PartyId>,
         message: Value,
         sent_at: EpochMillis,
+        /// Sent by a game server or service through the backend API (`from` is then
+        /// `system` or the service's name, never a player's).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        backend: bool,
     },
     /// A placement ended: `gameSession` (this player's own seat) only when
     /// `FULFILLED`.
@@ -275,6 +279,14 @@ pub enum ServerFrame {
     SessionReplaced,
     /// The server is closing this socket for `reason`; reconnect (and `resume`).
     Disconnected { reason: DisconnectReason },
+    /// The backend (a game server or service) ended this connection for `reason`, the
+    /// caller's own words; the socket closes next. Not a ban: the player may reconnect.
+    /// `connectionId` is the connection it closes: a replay to a later connection
+    /// skips it.
+    DisconnectedByServer {
+        reason: String,
+        connection_id: String,
+    },
 }
 
 /// Why the server closed a socket (the `disconnected` frame).
@@ -438,6 +450,7 @@ mod tests {
             party_id: None,
             message: json!({"hi": true}),
             sent_at: 7,
+            backend: false,
         };
         assert_eq!(
             serde_json::to_value(&message).unwrap(),

@@ -1,7 +1,7 @@
 //! Every integration suite, in one test binary (see tests/Cargo.toml for why).
 //!
 //! End to end over real WebSockets against the local stack started in-process on a
-//! random port: `connection_lifecycle`, `delivery_faults`, `management_api`, `messaging`,
+//! random port: `backend_api`, `connection_lifecycle`, `delivery_faults`, `management_api`, `messaging`,
 //! `parties`, `placement`, `presence`, `rate_limits`.
 //! Adapters against DynamoDB Local, the `*_dynamodb` suites: they need `DYNAMODB_ENDPOINT`
 //! (`scripts/test.sh` starts DynamoDB Local and sets it).
@@ -12,6 +12,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
 
+mod backend_api;
 mod connection_lifecycle;
 mod delivery_faults;
 mod management_api;

@@ -10,10 +10,13 @@
 //! - environment: every variable the template sets is one the function's reader reads,
 //!   and the template sets every variable `shared::config` requires;
 //! - the Messages stream's event source mapping: its filter, evaluated on the records the
-//!   code's items make, and partial batch failures.
+//!   code's items make, and partial batch failures;
+//! - the backend API (`template_drift/backend.rs`): its one route, as the local stack serves
+//!   it, with AWS_IAM, and its function's DynamoDB permissions.
 //!
 //! Run alone with `cargo test -p tests --test suites template_drift`.
 
+mod backend;
 mod build;
 mod cfn;
 mod filter;

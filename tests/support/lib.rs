@@ -1,3 +1,4 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
 pub mod dynamodb;
+pub mod http;
 pub mod stack;

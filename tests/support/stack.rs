@@ -87,6 +87,22 @@ impl TestStack {
         self.stack.management_endpoint()
     }
 
+    /// `http://127.0.0.1:{port}`: the backend API's base URL.
+    pub fn backend_api_url(&self) -> String {
+        self.stack.backend_api_url()
+    }
+
+    /// Calls the backend API: `method path` with a JSON `body`.
+    pub async fn backend_api(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+    ) -> crate::http::HttpResponse {
+        let body = body.map(|b| b.to_string());
+        crate::http::request(&self.backend_api_url(), method, path, body.as_deref(), &[]).await
+    }
+
     pub fn stack(&self) -> &RunningStack {
         &self.stack
     }

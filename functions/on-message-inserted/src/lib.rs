@@ -231,6 +231,16 @@ impl MessageInsertedHandler {
                 outcomes.push((index, Delivery::LeftForResume));
                 continue;
             };
+            let kicked = message.kicks();
+            if kicked
+                .as_ref()
+                .is_some_and(|target| target != record.connection_id.as_str())
+            {
+                // A kick for an earlier connection: this one is not kicked.
+                debug!(player_id = %record.player_id, seq = %message.seq, "stale kick skipped");
+                outcomes.push((index, Delivery::LeftForResume));
+                continue;
+            }
             let result = self
                 .gateway
                 .post(
@@ -240,6 +250,16 @@ impl MessageInsertedHandler {
                 )
                 .await;
             let outcome = match result {
+                Ok(()) if kicked.is_some() => {
+                    // The frame first, then the close: the rest waits for the
+                    // player's next connection (or is retried with the kick).
+                    let closed = self.close_kicked(record).await;
+                    stopped = Some(match closed {
+                        Delivery::Retry => Delivery::Retry,
+                        _ => Delivery::LeftForResume,
+                    });
+                    closed
+                }
                 Ok(()) => Delivery::Posted,
                 Err(GatewayError::Gone) => {
                     // The live connection closed without (or before) its $disconnect:
@@ -263,6 +283,29 @@ impl MessageInsertedHandler {
             outcomes.push((index, outcome));
         }
         outcomes
+    }
+
+    /// Closes a connection its kick frame was just posted to. A transient failure
+    /// retries the record (the frame is posted again: clients ignore a seq they have).
+    async fn close_kicked(&self, record: &PlayerRecord) -> Delivery {
+        match self
+            .gateway
+            .delete(&record.endpoint, &record.connection_id)
+            .await
+        {
+            Ok(()) | Err(GatewayError::Gone) => {
+                info!(player_id = %record.player_id, connection_id = %record.connection_id, "connection ended by the backend");
+                Delivery::Posted
+            }
+            Err(error) if error.is_transient() => {
+                warn!(player_id = %record.player_id, error = %ErrorChain(&error), "could not close a kicked connection; retrying");
+                Delivery::Retry
+            }
+            Err(error) => {
+                warn!(player_id = %record.player_id, error = %ErrorChain(&error), "could not close a kicked connection");
+                Delivery::Posted
+            }
+        }
     }
 
     /// Starts the grace period of a player whose live connection is gone.

@@ -9,7 +9,7 @@ use shared::ports::{
 };
 use shared::testing::events::{parse_event, stream_insert};
 use shared::testing::fixtures::{T0, connection_of, new_connection, player};
-use shared::testing::recording_gateway::RecordingGateway;
+use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
 
 use super::*;
 
@@ -387,4 +387,104 @@ async fn the_sample_stream_events_are_handled() {
     let seq = Seq::new(179_532_360_000_000).unwrap();
     let first: Value = serde_json::from_str(&w.gateway.posted_to("c-bob")[0]).unwrap();
     assert_eq!(first["seq"], json!(seq.get()));
+}
+
+impl World {
+    /// Appends a backend kick of `connection` to `name`'s inbox; returns it as stored
+    /// with its stream record (sequence number `sequence`).
+    async fn kick(&self, name: &str, connection: &str, sequence: &str) -> (StoredMessage, Value) {
+        let id = MessageId::generate(T0);
+        self.messages
+            .append(&[NewMessage {
+                payload: kick_frame("server restarting", connection),
+                message_id: id,
+                recipient_id: player(name),
+                sender_id: "game-server".into(),
+                kind: MessageKind::Kick,
+                created_at: T0,
+                expire_at_secs: T0 / 1000 + 86_400,
+            }])
+            .await
+            .unwrap();
+        let inbox = self
+            .messages
+            .read(&player(name), &ReplayFrom::EVERYTHING, T0)
+            .await
+            .unwrap();
+        let stored = inbox.messages.last().unwrap().clone();
+        let record = stream_insert(&stored, sequence);
+        (stored, record)
+    }
+}
+
+/// The kick frame the backend API stores.
+fn kick_frame(reason: &str, connection: &str) -> String {
+    shared::protocol::ServerFrame::DisconnectedByServer {
+        reason: reason.into(),
+        connection_id: connection.into(),
+    }
+    .to_json()
+}
+
+#[tokio::test]
+async fn given_a_live_player_when_a_kick_of_their_connection_is_inserted_then_the_frame_is_posted_and_then_the_socket_closed()
+ {
+    // Given bob is live on c-bob
+    let w = world();
+    w.live("bob").await;
+    // When the backend's kick of c-bob arrives, followed by a message in the same batch
+    let (kick, kick_record) = w.kick("bob", "c-bob", "900").await;
+    let (_, records) = w.insert(&["bob"]).await;
+    let mut batch = vec![kick_record];
+    batch.extend(records);
+    assert!(w.run(batch).await.is_empty());
+
+    // Then the frame went first, then the close; the later message waits for resume
+    let calls = w.gateway.calls();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert!(
+        matches!(&calls[0], GatewayCall::Post { connection, data, .. } if connection == "c-bob" && *data == kick.frame()),
+        "{calls:?}"
+    );
+    assert!(
+        matches!(&calls[1], GatewayCall::Delete { connection, .. } if connection == "c-bob"),
+        "{calls:?}"
+    );
+    let frame: Value = serde_json::from_str(&kick.frame()).unwrap();
+    assert_eq!(frame["type"], "disconnected_by_server");
+    assert_eq!(frame["reason"], "server restarting");
+}
+
+#[tokio::test]
+async fn given_a_kick_of_an_earlier_connection_when_the_player_is_live_on_a_new_one_then_it_is_not_kicked()
+ {
+    // Given bob is live on c-bob
+    let w = world();
+    w.live("bob").await;
+    // When a kick of another (earlier) connection of his is inserted
+    let (_, record) = w.kick("bob", "c-bob-old", "900").await;
+    assert!(w.run(vec![record]).await.is_empty());
+    // Then nothing is posted or closed
+    assert!(w.gateway.calls().is_empty());
+}
+
+#[tokio::test]
+async fn given_a_kick_whose_close_is_throttled_then_it_and_the_players_later_messages_are_retried()
+{
+    // Given bob is live, and closing his socket is throttled
+    let w = world();
+    w.live("bob").await;
+    w.gateway.throttle_deletes("c-bob");
+    let (_, kick) = w.kick("bob", "c-bob", "900").await;
+    let (_, later) = w.insert(&["bob"]).await;
+
+    // When the batch is delivered
+    let mut batch = vec![kick];
+    batch.extend(later);
+    let failures = w.run(batch).await;
+
+    // Then the kick and what follows it are retried (the frame will be posted again:
+    // clients ignore a seq they have), nothing after the kick was posted
+    assert_eq!(failures, vec!["900".to_owned(), "1000".to_owned()]);
+    assert_eq!(w.gateway.posted_to("c-bob").len(), 1);
 }

@@ -3,7 +3,9 @@
 //! on their last game session (CreatePlayerSession), tracked by player id.
 //!
 //! Round trips: 1 GetItem (Players) + 1 GameLift call + 1 conditional UpdateItem (the
-//! new seat stored only if the player's game is still that game session).
+//! new seat stored only if the player's game is still that game session). A game the
+//! backend API reported over (`endedGameSessionArn`, no seat) is `session_ended` after
+//! the GetItem alone: GameLift is not asked.
 
 use std::sync::Arc;
 
@@ -27,7 +29,19 @@ impl RejoinSessionHandler {
 
     async fn rejoin(&self, player: &PlayerId) -> Result<GameSession, RouteError> {
         let record = self.players.get(player).await.map_err(store_refusal)?;
-        let Some(last) = record.and_then(|r| r.game_session) else {
+        let (last, ended) = record
+            .map(|r| (r.game_session, r.ended_game_session))
+            .unwrap_or_default();
+        let Some(last) = last else {
+            // The backend API reported the game over: no need to ask GameLift.
+            if let Some(arn) = ended {
+                info!(player_id = %player, game_session_arn = %arn, "game session reported ended by the backend");
+                return Err(RouteError::new(
+                    ErrorCode::SessionEnded,
+                    "the game session has ended (reported by the game server)",
+                )
+                .with_detail("gameSessionArn", arn));
+            }
             return Err(RouteError::new(
                 ErrorCode::NotFound,
                 "no game session on record: request a placement first",

@@ -153,6 +153,23 @@ async fn given_no_game_on_record_when_rejoining_then_not_found() {
 }
 
 #[tokio::test]
+async fn given_the_backend_reported_the_game_over_when_rejoining_then_session_ended_without_asking_gamelift()
+ {
+    // Given alice was placed, and the game server reported the game ended
+    let w = world().await;
+    placed(&w.players, &w.placements, "p-1", ARN).await;
+    assert!(w.players.end_game_session(&alice(), ARN).await.unwrap());
+
+    // When she rejoins
+    let frame = rejoin(&w).await;
+
+    // Then session_ended at once, naming the game; GameLift is not called
+    assert_eq!(frame["code"], "session_ended", "{frame}");
+    assert_eq!(frame["gameSessionArn"], ARN, "{frame}");
+    assert!(w.gamelift.calls().is_empty());
+}
+
+#[tokio::test]
 async fn given_the_game_over_full_or_gone_when_rejoining_then_session_ended() {
     for refusal in [
         GameLiftError::SessionEnded {

@@ -15,7 +15,8 @@
 //!    sends none, down to what it last acknowledged and the old connection's last sign
 //!    of life);
 //! 3. each frame after the cursor, posted in order; only the latest presence change of
-//!    each player is replayed (earlier ones are stale);
+//!    each player is replayed (earlier ones are stale); a backend kick of this very
+//!    connection is posted and the socket closed, a kick of an earlier one skipped;
 //! 4. one TransactWriteItems: this connection goes live from the head the replay
 //!    reached, only if no message came after it meanwhile; if one did, the replay goes
 //!    on from there and the hand-over is tried again;
@@ -268,12 +269,34 @@ impl ResumeHandler {
             })
     }
 
-    /// Posts the frames in order; returns how many.
+    /// Posts the frames in order; returns how many. A backend kick of this connection
+    /// is posted and then the socket closed (the replay stops there); a kick of an
+    /// earlier connection is skipped: it must not end this one.
     async fn post_all(&self, request: &Request, messages: &[StoredMessage]) -> Result<usize, Stop> {
+        let caller = &request.caller;
+        let mut posted = 0;
         for message in messages {
-            self.post(request, message.frame().as_bytes()).await?;
+            match message.kicks() {
+                Some(target) if target == caller.connection_id.as_str() => {
+                    self.post(request, message.frame().as_bytes()).await?;
+                    info!(player_id = %caller.player_id, connection_id = %caller.connection_id, "connection ended by the backend (replayed)");
+                    if let Err(error) = self
+                        .gateway
+                        .delete(&caller.endpoint, &caller.connection_id)
+                        .await
+                    {
+                        warn!(player_id = %caller.player_id, error = %ErrorChain(&error), "could not close a kicked connection");
+                    }
+                    return Err(Stop::SocketGone);
+                }
+                Some(_) => continue,
+                None => {
+                    self.post(request, message.frame().as_bytes()).await?;
+                    posted += 1;
+                }
+            }
         }
-        Ok(messages.len())
+        Ok(posted)
     }
 
     async fn post(&self, request: &Request, data: &[u8]) -> Result<(), Stop> {

@@ -690,3 +690,83 @@ mod parties {
         assert_eq!(ack["party"], Value::Null);
     }
 }
+
+/// The backend's kick of `connection`, in `to`'s inbox.
+fn kick(to: &str, connection: &str, n: i64) -> NewMessage {
+    NewMessage {
+        payload: ServerFrame::DisconnectedByServer {
+            reason: "server restarting".into(),
+            connection_id: connection.into(),
+        }
+        .to_json(),
+        message_id: MessageId::deterministic(&["kick", &n.to_string()]),
+        recipient_id: player(to),
+        sender_id: "game-server".into(),
+        kind: MessageKind::Kick,
+        created_at: T0 + n,
+        expire_at_secs: T0 / 1000 + 86_400,
+    }
+}
+
+#[tokio::test]
+async fn given_a_kick_of_this_connection_waiting_when_it_resumes_then_the_frame_is_replayed_the_socket_closed_and_it_does_not_go_live()
+ {
+    // Given bob connected on c-bob and, before his resume, the backend kicked c-bob
+    let w = world();
+    w.connect("bob", "c-bob", T0).await;
+    w.append(&[
+        chat("bob", 1, T0),
+        kick("bob", "c-bob", 2),
+        chat("bob", 3, T0),
+    ])
+    .await;
+
+    // When c-bob resumes
+    let response = w.resume("bob", json!({})).await.unwrap();
+
+    // Then the chat before the kick, the kick, then the close; no ack, not live
+    assert!(response.body.is_none());
+    let posted = w.posted("c-bob");
+    assert_eq!(posted.len(), 2, "{posted:?}");
+    assert_eq!(posted[0]["n"], 1);
+    assert_eq!(posted[1]["type"], "disconnected_by_server");
+    assert_eq!(posted[1]["reason"], "server restarting");
+    assert!(matches!(
+        w.gateway.calls().last(),
+        Some(GatewayCall::Delete { connection, .. }) if connection == "c-bob"
+    ));
+    assert!(!w.record("bob").await.is_live());
+}
+
+#[tokio::test]
+async fn given_a_kick_of_an_earlier_connection_when_the_next_one_resumes_then_it_is_skipped_and_the_connection_goes_live()
+ {
+    // Given the backend kicked bob's c-bob-1, and he is back on c-bob-2
+    let w = world();
+    w.connect("bob", "c-bob-1", T0).await;
+    w.append(&[kick("bob", "c-bob-1", 1), chat("bob", 2, T0)])
+        .await;
+    w.players
+        .disconnect(&player("bob"), &connection_of("bob-1"), T0 + 5, T0 + 30_000)
+        .await
+        .unwrap();
+    w.connect("bob", "c-bob-2", T0 + 10).await;
+
+    // When c-bob-2 resumes from the start
+    w.resume_on("bob", "c-bob-2", json!({"cursor": 0}))
+        .await
+        .unwrap();
+
+    // Then the stale kick is not replayed, nothing is closed, and c-bob-2 is live
+    let seen = w.seen("c-bob-2");
+    assert_eq!(ns(&seen), vec![2]);
+    assert_eq!(seen.last().unwrap()["type"], "ack");
+    assert_eq!(seen.last().unwrap()["pendingMessages"], 1);
+    assert!(
+        !w.gateway.calls().iter().any(
+            |call| matches!(call, GatewayCall::Delete { connection, .. } if connection == "c-bob-2")
+        ),
+        "c-bob-2 is not closed"
+    );
+    assert!(w.record("bob").await.is_live());
+}

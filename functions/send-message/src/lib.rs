@@ -128,6 +128,7 @@ impl SendMessageHandler {
             party_id: party.cloned(),
             message: message.clone(),
             sent_at: now,
+            backend: false,
         }
         .to_json();
         Ok(recipients

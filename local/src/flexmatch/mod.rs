@@ -23,6 +23,40 @@ pub mod rule_set;
 
 pub use port::{NoMatchmaking, to_handler};
 
+/// The simulator the stack's matchmaking routes ask, the configurations they may name,
+/// and its task: the FlexMatch simulator sending its events to `on_matchmaking_event`
+/// when a rule set was given; else no matchmaking.
+pub fn wire(
+    settings: Option<FlexMatchSettings>,
+    gamelift: &Arc<Simulator>,
+    on_matchmaking_event: &Arc<on_matchmaking_event::MatchmakingEventHandler>,
+) -> (
+    Arc<dyn shared::ports::Matchmaker>,
+    shared::matchmaking::MatchmakingSettings,
+    Option<JoinHandle<()>>,
+) {
+    match settings {
+        Some(settings) => {
+            let configuration = settings.configuration.clone();
+            let (flexmatch, task) = FlexMatch::start(
+                settings,
+                gamelift.clone(),
+                to_handler(on_matchmaking_event.clone()),
+            );
+            (
+                flexmatch,
+                shared::matchmaking::MatchmakingSettings::single(configuration),
+                Some(task),
+            )
+        }
+        None => (
+            Arc::new(NoMatchmaking),
+            shared::matchmaking::MatchmakingSettings::default(),
+            None,
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests;
 

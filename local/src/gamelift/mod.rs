@@ -44,6 +44,7 @@
 //! plus simulated time since.
 
 mod events;
+mod faults;
 mod settings;
 mod state;
 
@@ -65,8 +66,9 @@ use tokio::time::Instant;
 pub use events::{DETAIL_TYPE, Fulfilment, Outcome, SOURCE, placement_event, sns_envelope};
 pub use settings::*;
 pub use state::{
-    DesiredPlayer, GameSessionStatus, GameSessionView, GroupPlacementRequest, PlacementStatus,
-    PlacementView, PlayerSessionStatus, PlayerSessionView, ServerState, ServerView, Snapshot,
+    DesiredPlayer, Faults, GameSessionStatus, GameSessionView, GroupPlacementRequest,
+    PlacementStatus, PlacementView, PlayerSessionStatus, PlayerSessionView, ServerState,
+    ServerView, Snapshot,
 };
 
 use state::State;

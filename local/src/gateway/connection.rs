@@ -17,6 +17,7 @@ use tokio::time::{Instant, sleep, timeout};
 use super::events::{self, ConnectionFacts, Invocation};
 use super::registry::{ConnectionMeta, Outbound, Queued};
 use super::{Gateway, TrackerGuard, gateway_error_frame, ids, shutting_down};
+use crate::console::FeedKind;
 use crate::integration::IntegrationRequest;
 use crate::invoke::{InvokeError, invoke};
 use crate::routes::{DISCONNECT, Selected};
@@ -64,13 +65,24 @@ pub(super) async fn run(
     let facts = Arc::new(facts);
     let id = facts.connection_id.clone();
     let (out_tx, mut out_rx) = mpsc::unbounded_channel();
-    let meta = Arc::new(ConnectionMeta::new(
-        facts.connected_at,
-        facts.source_ip.clone(),
-        facts.user_agent.clone(),
-    ));
+    let player_id = facts
+        .authorizer
+        .get("playerId")
+        .and_then(|v| v.as_str())
+        .map(str::to_owned);
+    let meta = Arc::new(
+        ConnectionMeta::new(
+            facts.connected_at,
+            facts.source_ip.clone(),
+            facts.user_agent.clone(),
+        )
+        .with_player_id(player_id.clone()),
+    );
     gateway.registry.register(&id, out_tx.clone(), meta.clone());
-    tracing::info!(connection_id = %id, player_id = ?facts.authorizer.get("playerId"), "connected");
+    tracing::info!(connection_id = %id, player_id = ?player_id, "connected");
+    let hub = &gateway.hub;
+    let now = || gateway.clock.now_millis();
+    hub.connected(now(), player_id.as_deref(), &id);
 
     let (in_tx, in_rx) = mpsc::unbounded_channel();
     let closed = Arc::new(AtomicBool::new(false));
@@ -97,9 +109,14 @@ pub(super) async fn run(
             }
             Some(Queued { frame, written }) = out_rx.recv() => {
                 let message = match frame {
-                    Outbound::Text(text) => Message::Text(text.into()),
+                    Outbound::Text(text) => {
+                        hub.frame(FeedKind::FrameOut, now, player_id.as_deref(), &id, &text);
+                        Message::Text(text.into())
+                    }
                     Outbound::Binary(bytes) => Message::Binary(bytes.into()),
                     Outbound::Close { code, reason } => break close(&mut socket, code, &reason).await,
+                    // The console's force-drop: no close frame, the TCP connection just ends.
+                    Outbound::Abort => break Ending::abnormal(),
                 };
                 if socket.send(message).await.is_err() {
                     // `written` is dropped: the post waiting on it fails with 410.
@@ -111,6 +128,7 @@ pub(super) async fn run(
             }
             frame = socket.recv() => match frame {
                 Some(Ok(Message::Text(text))) => {
+                    hub.frame(FeedKind::FrameIn, now, player_id.as_deref(), &id, text.as_str());
                     meta.touch(gateway.clock.now_millis());
                     idle.as_mut().reset(Instant::now() + gateway.idle_timeout);
                     let _ = in_tx.send(Inbound::Text(text.as_str().to_owned()));
@@ -175,6 +193,13 @@ pub(super) async fn run(
     // The message being handled (if any) finishes; queued ones are dropped.
     let _ = worker.await;
     tracing::info!(connection_id = %id, code = ending.code, reason = %ending.reason, "disconnected");
+    hub.disconnected(
+        now(),
+        player_id.as_deref(),
+        &id,
+        ending.code,
+        &ending.reason,
+    );
     fire_disconnect(&gateway, &facts, ending.code, &ending.reason).await;
     drop(guard);
 }

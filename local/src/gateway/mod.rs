@@ -47,6 +47,8 @@ pub struct Gateway {
     pub clock: Arc<dyn shared::ports::Clock>,
     pub(crate) shutdown: watch::Receiver<bool>,
     pub(crate) tracker: Tracker,
+    /// The console's taps (connections and frames).
+    pub hub: Arc<crate::console::Hub>,
 }
 
 /// Counts the connections (and handshakes) in progress, so shutdown can wait for

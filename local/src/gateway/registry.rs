@@ -27,6 +27,9 @@ pub enum Outbound {
         code: u16,
         reason: String,
     },
+    /// Drop the socket without a close frame (the client sees 1006), then fire
+    /// `$disconnect`: the console's force-drop, to test reconnects.
+    Abort,
 }
 
 /// What GetConnection reports about a connection.
@@ -35,6 +38,8 @@ pub struct ConnectionMeta {
     pub connected_at: i64,
     pub source_ip: String,
     pub user_agent: Option<String>,
+    /// The authorizer's `playerId` (what the console shows the connection as).
+    pub player_id: Option<String>,
     last_active_at: AtomicI64,
 }
 
@@ -44,8 +49,14 @@ impl ConnectionMeta {
             connected_at,
             source_ip,
             user_agent,
+            player_id: None,
             last_active_at: AtomicI64::new(connected_at),
         }
+    }
+
+    pub fn with_player_id(mut self, player_id: Option<String>) -> Self {
+        self.player_id = player_id;
+        self
     }
 
     pub fn last_active_at(&self) -> i64 {
@@ -164,6 +175,29 @@ impl ConnectionRegistry {
             reason: String::new(),
         }));
         Ok(())
+    }
+
+    /// Every open connection with what is known of it, by id.
+    pub fn list(&self) -> Vec<(String, Arc<ConnectionMeta>)> {
+        let mut all: Vec<(String, Arc<ConnectionMeta>)> = self
+            .lock()
+            .iter()
+            .map(|(id, entry)| (id.clone(), entry.meta.clone()))
+            .collect();
+        all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        all
+    }
+
+    /// Ends a connection abruptly: no close frame (its client sees 1006), then its
+    /// `$disconnect` as after a lost network. 410 if it is not open.
+    pub fn abort(&self, id: &str) -> Result<(), GatewayError> {
+        let tx = self
+            .lock()
+            .get(id)
+            .map(|e| e.tx.clone())
+            .ok_or(GatewayError::Gone)?;
+        tx.send(Queued::unwatched(Outbound::Abort))
+            .map_err(|_| GatewayError::Gone)
     }
 
     /// GetConnection.

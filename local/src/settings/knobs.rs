@@ -86,6 +86,26 @@ pub struct GatewaySettings {
     #[arg(long, env = "MAX_CONNECTION_SECONDS", default_value_t = DEFAULT_MAX_CONNECTION_SECONDS,
           value_parser = seconds(CONNECTION_SECONDS_RANGE))]
     pub max_connection_seconds: u64,
+
+    /// TCP port on 127.0.0.1 for the backend API (HTTP, /v1/...) [default: PORT + 1, or
+    /// any free port when PORT is 0].
+    #[arg(long, env = "BACKEND_API_PORT", value_parser = whole(0..=u16::MAX))]
+    pub backend_api_port: Option<u16>,
+
+    /// A shared key the backend API then requires in the `x-api-key` header (none: no
+    /// auth). Local stack only: deployed, callers sign their requests (SigV4, AWS_IAM).
+    #[arg(long, env = "BACKEND_API_KEY", hide_env_values = true)]
+    pub backend_api_key: Option<String>,
+}
+
+impl GatewaySettings {
+    /// The backend API's port: `BACKEND_API_PORT`, else the WebSocket port + 1 (0 stays 0).
+    pub fn backend_api_port(&self) -> u16 {
+        self.backend_api_port.unwrap_or(match self.port {
+            0 => 0,
+            port => port.saturating_add(1),
+        })
+    }
 }
 
 /// The `$connect` authorizer (checked by the authorizer's own reader).

@@ -192,6 +192,12 @@ impl Settings {
             .into_iter()
             .flatten(),
         );
+        let backend_port = gateway.backend_api_port();
+        if backend_port != 0 && backend_port == gateway.port {
+            problems.push(format!(
+                "BACKEND_API_PORT={backend_port} is PORT's: the backend API needs a port of its own"
+            ));
+        }
         if let Some(endpoint) = &self.storage.dynamodb_endpoint
             && !(endpoint.starts_with("http://") || endpoint.starts_with("https://"))
         {

@@ -8,6 +8,8 @@ const EVERY_VARIABLE: &[&str] = &[
     "GAME",
     "STAGE",
     "PORT",
+    "BACKEND_API_PORT",
+    "BACKEND_API_KEY",
     "AUTH_MODE",
     "JWT_ISSUER",
     "JWT_AUDIENCE",
@@ -360,4 +362,27 @@ fn summary_lists_every_setting_with_its_origin_and_redacts_the_secret() {
     ] {
         assert!(text.contains(expected), "missing {expected:?} in {text}");
     }
+}
+
+#[test]
+fn given_no_backend_api_port_then_it_is_the_websocket_port_plus_one_or_any_free_port() {
+    let defaults = read(&[], &[]).unwrap();
+    assert_eq!(defaults.gateway.backend_api_port(), DEFAULT_PORT + 1);
+    let any = read(&["--port", "0"], &[]).unwrap();
+    assert_eq!(any.gateway.backend_api_port(), 0);
+    let chosen = read(&["--port", "4000"], &[("BACKEND_API_PORT", "5000")]).unwrap();
+    assert_eq!(chosen.gateway.backend_api_port(), 5000);
+    assert_eq!(
+        problems(&["--port", "4000"], &[("BACKEND_API_PORT", "4000")]),
+        ["BACKEND_API_PORT=4000 is --port's: the backend API needs a port of its own"]
+    );
+    let keyed = read(&[], &[("BACKEND_API_KEY", "let-me-in")]).unwrap();
+    assert_eq!(keyed.gateway.backend_api_key.as_deref(), Some("let-me-in"));
+    assert!(
+        keyed
+            .summary()
+            .contains(&"BACKEND_API_KEY=(set, redacted) (environment)".to_owned()),
+        "{:#?}",
+        keyed.summary()
+    );
 }

@@ -16,7 +16,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 const FILES: [&str; 2] = ["README.md", "docs/deploy.md"];
@@ -97,9 +97,10 @@ fn block(name: &str) -> String {
 }
 
 /// The names this file runs; a marked block it does not know fails the test.
-const SCENARIOS: [&str; 15] = [
+const SCENARIOS: [&str; 16] = [
     "try-it",
     "try-it-session",
+    "backend-api-local",
     "jwt-local",
     "mint-token-local",
     "jwt-connect-local",
@@ -244,6 +245,8 @@ struct Server {
     child: Child,
     output: Receiver<String>,
     port: u16,
+    /// The backend API's (3002 in the docs).
+    backend_port: u16,
     /// What it printed up to its banner's last line.
     banner: String,
 }
@@ -253,9 +256,12 @@ impl Server {
     /// `try:` line.
     fn start(text: &str, env: &[(&str, String)]) -> Self {
         let port = free_port();
+        // The backend API's port too: PORT + 1, its default, may be another test's.
+        let backend_port = free_port();
         let text = text.replace("127.0.0.1:3001", &format!("127.0.0.1:{port}"));
         let mut env = env.to_vec();
         env.push(("PORT", port.to_string()));
+        env.push(("BACKEND_API_PORT", backend_port.to_string()));
         let mut child = bash(&text, &env)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -266,6 +272,7 @@ impl Server {
             child,
             output,
             port,
+            backend_port,
             banner: String::new(),
         };
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
@@ -285,9 +292,13 @@ impl Server {
         }
     }
 
-    /// The docs' URL with this server's port.
+    /// The docs' URLs with this server's ports.
     fn localize(&self, text: &str) -> String {
         text.replace("127.0.0.1:3001", &format!("127.0.0.1:{}", self.port))
+            .replace(
+                "127.0.0.1:3002",
+                &format!("127.0.0.1:{}", self.backend_port),
+            )
     }
 
     fn url(&self) -> String {
@@ -451,6 +462,64 @@ fn readme_try_it_runs_as_its_session_says_in_header_mode() {
     let mut client = Client::start(&server.localize(&commands[1]), &[]);
     replay_session(&mut client, &block("try-it-session"));
     client.finish();
+}
+
+#[test]
+fn readme_backend_api_calls_reach_alice_as_their_comment_says() {
+    let commands = lines(&block("try-it"));
+    let server = Server::start(&commands[0], &[]);
+    assert!(
+        server.banner.contains(&format!(
+            "backend API:     http://127.0.0.1:{}/v1/ (no auth)",
+            server.backend_port
+        )),
+        "{}",
+        server.banner
+    );
+    let mut alice = Client::start(&server.localize(&commands[1]), &[]);
+    alice.send(r#"{"route":"resume"}"#);
+    alice.frame_of("ack", FRAME);
+
+    let text = server.localize(&block("backend-api-local"));
+    let output = bash(&text, &[]).stdin(Stdio::null()).output().unwrap();
+    assert!(output.status.success(), "{text}: {output:?}");
+    // curl -s prints each body as it came: three JSON documents, one after the other.
+    let bodies: Vec<Value> = serde_json::Deserializer::from_slice(&output.stdout)
+        .into_iter::<Value>()
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| panic!("not JSON bodies ({e}): {output:?}"));
+    assert_eq!(bodies.len(), 3, "{bodies:?}");
+    assert!(
+        matches(&json!({"messageId": "…", "queued": 1}), &bodies[0]),
+        "{}",
+        bodies[0]
+    );
+    assert!(
+        matches(
+            &json!({"playerId": "alice", "status": "online", "online": true}),
+            &bodies[1]
+        ),
+        "{}",
+        bodies[1]
+    );
+    assert!(
+        matches(&json!({"connectionId": "…", "messageId": "…"}), &bodies[2]),
+        "{}",
+        bodies[2]
+    );
+    // What the comment says alice's socket gets, then the kick, then the close.
+    let message = alice.frame_of("message", FRAME);
+    assert!(
+        matches(
+            &json!({"type": "message", "from": "match-service", "backend": true,
+                    "message": {"kind": "match_result", "won": true}}),
+            &message
+        ),
+        "{message}"
+    );
+    let kicked = alice.frame_of("disconnected_by_server", FRAME);
+    assert_eq!(kicked["reason"], "server restarting", "{kicked}");
+    alice.finish();
 }
 
 #[test]

@@ -21,6 +21,10 @@ pub enum MessageKind {
     Party,
     /// A matchmaking ticket's status changes.
     Matchmaking,
+    /// A `disconnected_by_server` frame from the backend API: whoever delivers it to
+    /// the connection it names closes that connection next; a replay to any other
+    /// connection skips it (docs/architecture.md#ending-a-connection-from-the-backend).
+    Kick,
 }
 
 impl MessageKind {
@@ -31,6 +35,7 @@ impl MessageKind {
             Self::Presence => "presence",
             Self::Party => "party",
             Self::Matchmaking => "matchmaking",
+            Self::Kick => "kick",
         }
     }
 
@@ -41,6 +46,7 @@ impl MessageKind {
             "presence" => Some(Self::Presence),
             "party" => Some(Self::Party),
             "matchmaking" => Some(Self::Matchmaking),
+            "kick" => Some(Self::Kick),
             _ => None,
         }
     }
@@ -99,6 +105,15 @@ impl StoredMessage {
     /// The frame a client receives: the payload with `"seq"` as its last field.
     pub fn frame(&self) -> String {
         with_seq(&self.payload, self.seq)
+    }
+
+    /// For a [`MessageKind::Kick`]: the connection it ends (named in its frame).
+    pub fn kicks(&self) -> Option<String> {
+        if self.kind != MessageKind::Kick {
+            return None;
+        }
+        let frame: serde_json::Value = serde_json::from_str(&self.payload).ok()?;
+        frame.get("connectionId")?.as_str().map(str::to_owned)
     }
 
     /// True once its TTL has passed at `now` (DynamoDB deletes expired items lazily, so

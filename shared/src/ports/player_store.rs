@@ -123,6 +123,10 @@ pub struct PlayerRecord {
     pub last_placement_id: Option<PlacementId>,
     /// The player's seat in their last fulfilled (or rejoined) game session.
     pub game_session: Option<GameSession>,
+    /// The game session the backend reported over (ended, or the player left it): its
+    /// seat was cleared, and `rejoinSession` answers `session_ended` without asking
+    /// GameLift. Stale once a new seat is set (the seat is read first).
+    pub ended_game_session: Option<String>,
     /// The party the player is in: written with the party's own changes, in the same
     /// transaction, so it always agrees with the party's members.
     pub party_id: Option<PartyId>,
@@ -309,6 +313,15 @@ pub trait PlayerStore: Send + Sync {
         &self,
         player: &PlayerId,
         session: &GameSession,
+    ) -> Result<bool, StoreError>;
+
+    /// The backend reports the player's game `game_session_arn` over (ended, or the
+    /// player left it): clears the seat and remembers the game as ended, only if the
+    /// player's seat is still in that game. Returns whether it was.
+    async fn end_game_session(
+        &self,
+        player: &PlayerId,
+        game_session_arn: &str,
     ) -> Result<bool, StoreError>;
 
     /// Stores the player's placement latencies (replacing earlier ones); one write, only

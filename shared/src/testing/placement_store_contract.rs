@@ -432,6 +432,66 @@ pub async fn given_more_players_than_one_transaction_takes_when_settled_then_eve
     );
 }
 
+pub async fn given_a_seated_player_when_their_game_is_reported_over_then_the_seat_goes_and_the_game_is_remembered_as_ended(
+    stores: &PlacementStores,
+) {
+    connect(stores, "alice", T0).await;
+    connect(stores, "bob", T0).await;
+    stores
+        .players
+        .begin_placement(&player("alice"), &placement_id("p-1"))
+        .await
+        .unwrap();
+    let mut placement =
+        PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", T0);
+    placement.player_ids.push(player("bob"));
+    stores.placements.create(&placement).await.unwrap();
+    let fulfilled = settlement("p-1", PlacementStatus::Fulfilled, &["alice", "bob"]);
+    assert!(stores.outcomes.settle(&fulfilled).await.unwrap());
+    let arn = game_session().game_session_arn;
+
+    // Another game: nothing changes.
+    assert!(
+        !stores
+            .players
+            .end_game_session(
+                &player("alice"),
+                "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/other"
+            )
+            .await
+            .unwrap()
+    );
+    assert!(
+        stores
+            .players
+            .end_game_session(&player("alice"), &arn)
+            .await
+            .unwrap()
+    );
+    // Twice, or for a player with no item: nothing to clear.
+    assert!(
+        !stores
+            .players
+            .end_game_session(&player("alice"), &arn)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !stores
+            .players
+            .end_game_session(&player("ghost"), &arn)
+            .await
+            .unwrap()
+    );
+
+    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(alice.game_session, None);
+    assert_eq!(alice.ended_game_session.as_deref(), Some(arn.as_str()));
+    let bob = stores.players.get(&player("bob")).await.unwrap().unwrap();
+    assert!(bob.game_session.is_some(), "bob's seat is his own: {bob:?}");
+    assert_eq!(bob.ended_game_session, None);
+}
+
 /// One `#[tokio::test]` per scenario of this contract, each on `$factory().await` (an
 /// async function returning fresh [`PlacementStores`]).
 #[macro_export]
@@ -446,6 +506,7 @@ macro_rules! placement_store_contract_tests {
             given_an_unknown_placement_when_settled_then_nothing_is_written,
             given_a_later_pending_placement_when_an_older_one_settles_then_the_later_one_stays,
             given_more_players_than_one_transaction_takes_when_settled_then_every_one_is_settled_once,
+            given_a_seated_player_when_their_game_is_reported_over_then_the_seat_goes_and_the_game_is_remembered_as_ended,
         ]);
     };
     (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {

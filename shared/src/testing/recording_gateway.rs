@@ -34,6 +34,8 @@ pub struct RecordingGateway {
     gone: Mutex<HashSet<String>>,
     throttled: Mutex<HashSet<String>>,
     failing: Mutex<HashMap<String, MakeError>>,
+    /// Connections whose DeleteConnection answers 429 (posts still go through).
+    throttled_deletes: Mutex<HashSet<String>>,
 }
 
 impl RecordingGateway {
@@ -64,9 +66,20 @@ impl RecordingGateway {
             .insert(connection.to_owned(), Box::new(make));
     }
 
-    /// Ends [`Self::throttle`] and [`Self::fail_with`] for `connection`.
+    /// DeleteConnection of `connection` answers 429 until [`Self::recover`]; posts
+    /// to it still succeed.
+    pub fn throttle_deletes(&self, connection: &str) {
+        self.throttled_deletes
+            .lock()
+            .unwrap()
+            .insert(connection.to_owned());
+    }
+
+    /// Ends [`Self::throttle`], [`Self::throttle_deletes`] and [`Self::fail_with`] for
+    /// `connection`.
     pub fn recover(&self, connection: &str) {
         self.throttled.lock().unwrap().remove(connection);
+        self.throttled_deletes.lock().unwrap().remove(connection);
         self.failing.lock().unwrap().remove(connection);
     }
 
@@ -124,6 +137,15 @@ impl ConnectionGateway for RecordingGateway {
             endpoint: endpoint.to_owned(),
             connection: connection.to_string(),
         };
+        if self
+            .throttled_deletes
+            .lock()
+            .unwrap()
+            .contains(connection.as_str())
+        {
+            self.calls.lock().unwrap().push(call);
+            return Err(GatewayError::LimitExceeded);
+        }
         self.record(call, connection)
     }
 

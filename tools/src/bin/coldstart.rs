@@ -68,6 +68,7 @@ const FUNCTIONS: &[(&str, &str)] = &[
     ("party", "party-create.json"),
     ("matchmaking", "start-matchmaking.json"),
     ("on-matchmaking-event", "matchmaking-searching.json"),
+    ("backend-api", "backend-api-send-message.json"),
 ];
 
 /// The HS256 secret `events/authorizer-jwt.json`'s token is signed with (test-only, in
@@ -369,6 +370,7 @@ async fn function_env(args: &Args) -> Result<Vec<(String, String)>, String> {
         ("MESSAGES_TABLE", "coldstart-messages"),
         ("PLACEMENTS_TABLE", "coldstart-placements"),
         ("SUBSCRIPTIONS_TABLE", "coldstart-subscriptions"),
+        ("PARTIES_TABLE", "coldstart-parties"),
         ("PRESENCE_EVENT_BUS", "coldstart-presence"),
         ("GAME_SESSION_QUEUES", "coldstart-queue"),
         ("MAX_PLAYERS_PER_SESSION", "8"),
@@ -411,8 +413,8 @@ fn closed_port() -> Result<u16, String> {
 
 async fn create_tables(endpoint: &str, env: &BTreeMap<String, String>) -> Result<(), String> {
     use shared::adapters::dynamodb::{
-        client_for_endpoint, create_messages_table, create_placements_table, create_players_table,
-        create_subscriptions_table,
+        client_for_endpoint, create_messages_table, create_parties_table, create_placements_table,
+        create_players_table, create_subscriptions_table,
     };
     let client = client_for_endpoint(endpoint).await;
     let table = |name: &str| env.get(name).cloned().unwrap_or_default();
@@ -428,6 +430,9 @@ async fn create_tables(endpoint: &str, env: &BTreeMap<String, String>) -> Result
     create_placements_table(&client, &table("PLACEMENTS_TABLE"))
         .await
         .map_err(|e| format!("creating the Placements table at {endpoint}: {e}"))?;
+    create_parties_table(&client, &table("PARTIES_TABLE"))
+        .await
+        .map_err(|e| format!("creating the Parties table at {endpoint}: {e}"))?;
     Ok(())
 }
 

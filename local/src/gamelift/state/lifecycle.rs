@@ -128,6 +128,11 @@ impl State {
         let Some(s) = self.free_server() else {
             return;
         };
+        if self.faults.fail_placements {
+            // The fault knob: the placement fails where it would have been placed.
+            self.finish(p, at, Outcome::Failed);
+            return;
+        }
         let settings = &self.settings;
         let server = &mut self.servers[s];
         let slot = server.sessions_hosted;

@@ -169,6 +169,8 @@ pub(crate) struct State {
     pub(super) player_sessions: Vec<PlayerSessionRecord>,
     pub(super) player_session_index: HashMap<String, usize>,
     pub(super) events: UnboundedSender<Value>,
+    /// Runtime faults (the console's knobs): none at start.
+    pub(super) faults: super::faults::Faults,
 }
 
 impl State {
@@ -195,6 +197,7 @@ impl State {
             player_sessions: Vec::new(),
             player_session_index: HashMap::new(),
             events,
+            faults: super::faults::Faults::default(),
         };
         for _ in 0..state.settings.fleet_servers {
             let server = state.fresh_server(now);

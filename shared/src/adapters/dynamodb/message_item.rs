@@ -377,6 +377,7 @@ mod tests {
             MessageKind::Presence,
             MessageKind::Party,
             MessageKind::Matchmaking,
+            MessageKind::Kick,
         ] {
             let m = StoredMessage { kind, ..message() };
             assert_eq!(message_from_item(&message_to_item(&m)), Ok(m.clone()));

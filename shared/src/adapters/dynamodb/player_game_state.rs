@@ -26,6 +26,8 @@ pub(crate) const BEGIN_PLACEMENT_CONDITION: &str =
 const ABANDON_PLACEMENT_UPDATE: &str = "DELETE pendingPlacementId :pending";
 const UPDATE_GAME_SESSION: &str = "SET gameSession = :gameSession";
 const SAME_GAME_CONDITION: &str = "gameSession.gameSessionArn = :gameSessionArn";
+/// The seat goes, and the game is remembered as over for `rejoinSession`.
+const END_GAME_SESSION: &str = "REMOVE gameSession SET endedGameSessionArn = :gameSessionArn";
 /// Tries of `begin_placement` when the pending placement it collided with ended before
 /// it could be named.
 const BEGIN_PLACEMENT_ATTEMPTS: u32 = 3;
@@ -119,6 +121,30 @@ impl DynamoPlayerStore {
             .condition_expression(SAME_GAME_CONDITION)
             .expression_attribute_values(":gameSession", game_session_value(session))
             .expression_attribute_values(":gameSessionArn", s(&session.game_session_arn))
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(true),
+            Err(err) => match classify(err) {
+                Failure::ConditionFailed => Ok(false),
+                Failure::Store(err) => Err(err),
+            },
+        }
+    }
+
+    pub(super) async fn end_game_session_now(
+        &self,
+        player: &PlayerId,
+        game_session_arn: &str,
+    ) -> Result<bool, StoreError> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(key(player)))
+            .update_expression(END_GAME_SESSION)
+            .condition_expression(SAME_GAME_CONDITION)
+            .expression_attribute_values(":gameSessionArn", s(game_session_arn))
             .send()
             .await;
         match result {

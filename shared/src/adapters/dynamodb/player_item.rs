@@ -52,6 +52,9 @@ pub(crate) mod attr {
     pub const PORT: &str = "port";
     pub const REGION: &str = "region";
     pub const PLAYER_SESSION_ID: &str = "playerSessionId";
+    /// The ARN of the game the backend API reported over for this player (its
+    /// `gameSession` was removed by the same write).
+    pub const ENDED_GAME_SESSION_ARN: &str = "endedGameSessionArn";
     /// The party the player is in (written only inside a party's transactions).
     pub const PARTY_ID: &str = "partyId";
     /// A map: region → milliseconds (N), from `setPlacementLatencies`.
@@ -347,6 +350,7 @@ pub(crate) fn record_from_item(item: &Item) -> Result<Option<PlayerRecord>, Stor
             .map(|raw| r.placement_id(attr::LAST_PLACEMENT_ID, raw))
             .transpose()?,
         game_session: r.game_session()?,
+        ended_game_session: r.opt_s(attr::ENDED_GAME_SESSION_ARN)?.map(str::to_owned),
         party_id: r.party_id()?,
         placement_latencies: r.latencies()?,
         matchmaking_attributes: r.matchmaking_attributes()?,
@@ -429,6 +433,7 @@ mod tests {
                 pending_placement_id: None,
                 last_placement_id: None,
                 game_session: None,
+                ended_game_session: None,
                 party_id: None,
                 placement_latencies: Vec::new(),
                 matchmaking_attributes: Default::default(),

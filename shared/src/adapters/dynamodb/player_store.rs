@@ -463,6 +463,14 @@ impl PlayerStore for DynamoPlayerStore {
     ) -> Result<bool, StoreError> {
         self.update_game_session_now(player, session).await
     }
+
+    async fn end_game_session(
+        &self,
+        player: &PlayerId,
+        game_session_arn: &str,
+    ) -> Result<bool, StoreError> {
+        self.end_game_session_now(player, game_session_arn).await
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::ports::player_store::{
     ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
     PlayerRecord, PlayerStore, StoreError,
 };
-use crate::ports::rate_limit::{self, Bucket, Quota, RateLimiter, Spent};
+use crate::ports::rate_limit::Bucket;
 
 /// A rate-limit window: its start, and the calls and units counted in it.
 type Window = (EpochMillis, u64, u64);
@@ -29,6 +29,7 @@ struct GameState {
     pending_placement_id: Option<PlacementId>,
     last_placement_id: Option<PlacementId>,
     game_session: Option<GameSession>,
+    ended_game_session: Option<String>,
 }
 
 /// The game state of a record or of a game-state-only item, to update either alike.
@@ -36,6 +37,7 @@ struct GameStateMut<'a> {
     pending_placement_id: &'a mut Option<PlacementId>,
     last_placement_id: &'a mut Option<PlacementId>,
     game_session: &'a mut Option<GameSession>,
+    ended_game_session: &'a mut Option<String>,
 }
 
 impl<'a> GameStateMut<'a> {
@@ -44,6 +46,7 @@ impl<'a> GameStateMut<'a> {
             pending_placement_id: &mut record.pending_placement_id,
             last_placement_id: &mut record.last_placement_id,
             game_session: &mut record.game_session,
+            ended_game_session: &mut record.ended_game_session,
         }
     }
 
@@ -52,6 +55,7 @@ impl<'a> GameStateMut<'a> {
             pending_placement_id: &mut state.pending_placement_id,
             last_placement_id: &mut state.last_placement_id,
             game_session: &mut state.game_session,
+            ended_game_session: &mut state.ended_game_session,
         }
     }
 }
@@ -179,6 +183,7 @@ impl PlayerStore for InMemoryPlayerStore {
                 pending_placement_id: p.pending_placement_id.clone(),
                 last_placement_id: p.last_placement_id.clone(),
                 game_session: p.game_session.clone(),
+                ended_game_session: p.ended_game_session.clone(),
             },
             None => self
                 .game_only
@@ -208,6 +213,7 @@ impl PlayerStore for InMemoryPlayerStore {
             pending_placement_id: game.pending_placement_id,
             last_placement_id: game.last_placement_id,
             game_session: game.game_session,
+            ended_game_session: game.ended_game_session,
             // Party links and latencies are not connection state either.
             party_id: previous.and_then(|p| p.party_id.clone()),
             placement_latencies: previous
@@ -408,6 +414,25 @@ impl PlayerStore for InMemoryPlayerStore {
         });
         Ok(updated.unwrap_or(false))
     }
+
+    async fn end_game_session(
+        &self,
+        player: &PlayerId,
+        game_session_arn: &str,
+    ) -> Result<bool, StoreError> {
+        let ended = self.update_game_state(player, false, |state| {
+            let same_game = state
+                .game_session
+                .as_ref()
+                .is_some_and(|current| current.game_session_arn == game_session_arn);
+            if same_game {
+                *state.game_session = None;
+                *state.ended_game_session = Some(game_session_arn.to_owned());
+            }
+            same_game
+        });
+        Ok(ended.unwrap_or(false))
+    }
 }
 
 /// The players' items under their lock, for a party's commit.
@@ -443,44 +468,7 @@ impl LockedPlayers<'_> {
     }
 }
 
-#[async_trait]
-impl RateLimiter for InMemoryPlayerStore {
-    async fn spend(
-        &self,
-        player: &PlayerId,
-        bucket: Bucket,
-        quota: Quota,
-        units: u32,
-        now: EpochMillis,
-    ) -> Result<Spent, StoreError> {
-        if quota.is_off() {
-            return Ok(Spent::Allowed);
-        }
-        let items = self.items();
-        if !items.contains_key(player) {
-            return Ok(Spent::Allowed);
-        }
-        let mut windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
-        let window = rate_limit::window_of(now);
-        let counts = windows
-            .entry((player.clone(), bucket))
-            .or_insert((window, 0, 0));
-        if counts.0 < window {
-            *counts = (window, 0, 0);
-        }
-        Ok(match rate_limit::fits(quota, counts.1, counts.2, units) {
-            Some(exceeded) => Spent::Limited {
-                exceeded,
-                retry_after_ms: rate_limit::retry_after(now),
-            },
-            None => {
-                counts.1 += 1;
-                counts.2 += u64::from(units);
-                Spent::Allowed
-            }
-        })
-    }
-}
+mod rate_limit;
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,8 @@
 //! Handlers log as they do in Lambda (JSON lines at `info`) into a byte counter. With
 //! `--write`, every row is also written as JSON (`tools::counts`), which `cost` reads.
 //! The party rows (`parties.rs`) run on tables of their own, so that their sweeps find
-//! only the party's members; the matchmaking rows (`matchmaking.rs`) too.
+//! only the party's members; so do the matchmaking rows (`matchmaking.rs`) and the
+//! backend API's (`backend_api.rs`).
 
 #![allow(clippy::expect_used)] // A benchmark tool: fixed, valid player ids.
 
@@ -33,6 +34,7 @@ use shared::testing::fake_matchmaker::{FakeMatchmaker, MatchmakerCall};
 use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
 use tools::counts::{Measured, Operation, OperationCounts, REGENERATE};
 
+mod backend_api;
 mod matchmaking;
 mod parties;
 mod scenarios;
@@ -296,6 +298,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     access_log_line(&mut bench)?;
     parties::rows(&client, &mut bench).await?;
     matchmaking::rows(&client, &mut bench).await?;
+    backend_api::rows(&client, &mut bench).await?;
 
     bench.print_table(&endpoint);
     if let Some(path) = write {

@@ -1,0 +1,95 @@
+//! What a game server reports about its game session:
+//! `POST /v1/game-sessions/{gameSessionId}/ended {"playerIds": [...]}` and
+//! `POST /v1/game-sessions/{gameSessionId}/players/{playerId}/left`.
+//!
+//! Each player whose seat is in that game loses it (one conditional write each:
+//! `gameSession` removed, `endedGameSessionArn` set), so `rejoinSession` answers
+//! `session_ended` at once instead of asking GameLift, and `resume` no longer reports
+//! the seat. A player whose seat is elsewhere (placed in a newer game meanwhile) is left
+//! alone. Both are idempotent: a retried call changes nothing more.
+//!
+//! `ended` names the players: nothing indexes players by game session, and the server
+//! knows whom it hosted (its player sessions).
+
+use futures_util::stream::{self, StreamExt};
+use lambda_http::http::StatusCode;
+use serde_json::{Map, Value, json};
+use shared::domain::PlayerId;
+use shared::protocol::{ErrorCode, player_ids_field};
+use shared::websocket::RouteError;
+
+use crate::{Answer, BackendApi, field_error, store_refusal};
+
+/// How many players' seats are cleared at once.
+const CONCURRENCY: usize = 16;
+
+impl BackendApi {
+    pub(crate) async fn game_session_ended(&self, game: &str, body: &Map<String, Value>) -> Answer {
+        let players =
+            player_ids_field(body, "playerIds").map_err(|e| field_error("playerIds", e))?;
+        let outcomes: Vec<(PlayerId, Result<bool, shared::ports::StoreError>)> =
+            stream::iter(players)
+                .map(|player| async move {
+                    let ended = self.players.end_game_session(&player, game).await;
+                    (player, ended)
+                })
+                .buffered(CONCURRENCY)
+                .collect()
+                .await;
+        let mut cleared = Vec::new();
+        let mut not_seated = Vec::new();
+        for (player, outcome) in outcomes {
+            match outcome.map_err(|e| {
+                store_refusal(
+                    e,
+                    "some players' seats may be cleared and others not; retry",
+                )
+            })? {
+                true => cleared.push(player.to_string()),
+                false => not_seated.push(player.to_string()),
+            }
+        }
+        Ok((
+            StatusCode::OK,
+            json!({ "gameSessionId": game, "cleared": cleared, "notSeated": not_seated }),
+        ))
+    }
+
+    pub(crate) async fn player_left(&self, game: &str, player: &PlayerId) -> Answer {
+        let retry = "retry";
+        if self
+            .players
+            .end_game_session(player, game)
+            .await
+            .map_err(|e| store_refusal(e, retry))?
+        {
+            return Ok((StatusCode::OK, json!({ "cleared": true })));
+        }
+        // Nothing cleared: already done (a retry), or the seat is not in this game.
+        let record = self
+            .players
+            .get(player)
+            .await
+            .map_err(|e| store_refusal(e, retry))?;
+        match record {
+            None => Err(RouteError::new(
+                ErrorCode::NotFound,
+                format!("no player has the id {player}"),
+            )
+            .with_detail("playerId", player.as_str())),
+            Some(r)
+                if r.ended_game_session.as_deref() == Some(game) && r.game_session.is_none() =>
+            {
+                Ok((StatusCode::OK, json!({ "cleared": false })))
+            }
+            Some(r) => Err(RouteError::new(
+                ErrorCode::Conflict,
+                format!("{player}'s game session is not {game}"),
+            )
+            .with_detail(
+                "currentGameSessionId",
+                r.game_session.map(|s| s.game_session_arn),
+            )),
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! The backend API: what game servers and other trusted services call over HTTP (an API
+//! Gateway HTTP API with AWS_IAM auth, one greedy `/v1/{proxy+}` route to this function)
+//! to reach players on the WebSocket API (README, "Backend API"):
+//!
+//! - `POST /v1/messages`: a `message` frame to players or a party, through their inboxes
+//!   like every push (docs/architecture.md#delivery): live from the stream, replayed by
+//!   `resume` to those offline;
+//! - `GET /v1/players/{playerId}`, `POST /v1/players:batchGet`: presence and game state;
+//! - `DELETE /v1/players/{playerId}/connection`: a `disconnected_by_server` frame, then
+//!   the socket closes (an inbox item of kind `kick`); the player may reconnect;
+//! - `POST /v1/game-sessions/{gameSessionId}/ended` and
+//!   `.../players/{playerId}/left`: the seat is cleared and `rejoinSession` answers
+//!   `session_ended` without asking GameLift.
+//!
+//! Errors are RFC 9457 problem details with the socket protocol's codes ([`problem`]).
+
+mod game_sessions;
+mod messages;
+mod players;
+pub mod problem;
+pub mod route;
+
+use std::sync::Arc;
+
+use lambda_http::http::StatusCode;
+use lambda_http::{Body, Request, RequestExt, Response};
+use serde_json::{Map, Value};
+use shared::config::Config;
+use shared::ports::{Clock, MessageStore, PartyStore, PlayerStore};
+use shared::protocol::{ErrorCode, json_kind};
+use shared::telemetry::ErrorChain;
+use shared::websocket::RouteError;
+use tracing::{error, info, warn};
+
+use crate::route::{Endpoint, route};
+
+#[cfg(test)]
+mod tests;
+
+/// The largest request body read (a 32 KiB message and 100 ids fit well within it).
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// The API's handler: one instance per execution environment, built at init.
+pub struct BackendApi {
+    config: Arc<Config>,
+    players: Arc<dyn PlayerStore>,
+    messages: Arc<dyn MessageStore>,
+    parties: Arc<dyn PartyStore>,
+    clock: Arc<dyn Clock>,
+}
+
+/// What an endpoint answers: a status and a JSON body.
+type Answer = Result<(StatusCode, Value), RouteError>;
+
+impl BackendApi {
+    pub fn new(
+        config: Arc<Config>,
+        players: Arc<dyn PlayerStore>,
+        messages: Arc<dyn MessageStore>,
+        parties: Arc<dyn PartyStore>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self {
+            config,
+            players,
+            messages,
+            parties,
+            clock,
+        }
+    }
+
+    /// Answers one request; every failure is a problem response, never an invocation
+    /// error (API Gateway would turn that into a bare 500).
+    pub async fn handle(&self, request: Request) -> Response<Body> {
+        let path = request.raw_http_path().to_owned();
+        let path = if path.is_empty() {
+            request.uri().path().to_owned()
+        } else {
+            path
+        };
+        let caller = caller_of(&request);
+        let answer = match route(request.method(), &path) {
+            Ok(endpoint) => self.serve(&endpoint, &request).await.inspect(|_| {
+                info!(endpoint = endpoint.name(), %caller, "served");
+            }),
+            Err(refusal) => Err(refusal),
+        };
+        match answer {
+            Ok((status, body)) => problem::json_response(status, &body),
+            Err(refusal) => {
+                log_refusal(&refusal, &path, &caller);
+                problem::problem(&refusal)
+            }
+        }
+    }
+
+    /// When an inbox item written `now` expires (DynamoDB TTL, epoch seconds): the
+    /// message TTL, as for players' messages (`MESSAGE_TTL_SECONDS`, at most 14 days).
+    fn expire_at_secs(&self, now: i64) -> i64 {
+        now / 1000 + self.config.message_ttl.as_secs() as i64
+    }
+
+    async fn serve(&self, endpoint: &Endpoint, request: &Request) -> Answer {
+        match endpoint {
+            Endpoint::SendMessages => self.send_messages(&body_of(request)?).await,
+            Endpoint::GetPlayer(player) => self.get_player(player).await,
+            Endpoint::BatchGetPlayers => self.batch_get_players(&body_of(request)?).await,
+            Endpoint::EndConnection(player) => {
+                self.end_connection(player, &body_of(request)?).await
+            }
+            Endpoint::GameSessionEnded(game) => {
+                self.game_session_ended(game, &body_of(request)?).await
+            }
+            Endpoint::PlayerLeft(game, player) => self.player_left(game, player).await,
+        }
+    }
+}
+
+/// The request body as a JSON object; an empty body is an empty object.
+fn body_of(request: &Request) -> Result<Map<String, Value>, RouteError> {
+    let bytes: &[u8] = request.body().as_ref();
+    if bytes.len() > MAX_BODY_BYTES {
+        return Err(RouteError::new(
+            ErrorCode::PayloadTooLarge,
+            format!(
+                "the body is {} bytes; the maximum is {MAX_BODY_BYTES}",
+                bytes.len()
+            ),
+        ));
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Map::new());
+    }
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(Value::Object(body)) => Ok(body),
+        Ok(other) => Err(field_error(
+            "body",
+            format!("the body must be a JSON object, got {}", json_kind(&other)),
+        )),
+        Err(e) => Err(field_error("body", format!("the body is not JSON: {e}"))),
+    }
+}
+
+/// A 400 naming `field`.
+pub(crate) fn field_error(field: &str, message: impl Into<String>) -> RouteError {
+    RouteError::bad_request(message).with_detail("field", field)
+}
+
+/// A store failure: 503 (retry) or 500, saying what did not happen.
+pub(crate) fn store_refusal(err: shared::ports::StoreError, consequence: &str) -> RouteError {
+    RouteError::from_store(err, consequence)
+}
+
+/// Who called, for the log: the IAM principal API Gateway verified (deployed), else
+/// `anonymous` (the local stack without a key).
+fn caller_of(request: &Request) -> String {
+    use lambda_http::request::RequestContext;
+    match request.request_context_ref() {
+        Some(RequestContext::ApiGatewayV2(context)) => context
+            .authorizer
+            .as_ref()
+            .and_then(|a| a.iam.as_ref())
+            .and_then(|iam| iam.user_arn.clone())
+            .unwrap_or_else(|| "anonymous".to_owned()),
+        _ => "anonymous".to_owned(),
+    }
+}
+
+fn log_refusal(refusal: &RouteError, path: &str, caller: &str) {
+    let cause = refusal.cause().map(|c| ErrorChain(c).to_string());
+    match refusal.code {
+        ErrorCode::Internal => {
+            error!(code = ?refusal.code, path, caller, cause, detail = %refusal.message, "request failed")
+        }
+        ErrorCode::Unavailable => {
+            warn!(code = ?refusal.code, path, caller, cause, detail = %refusal.message, "request failed")
+        }
+        _ => {
+            info!(code = ?refusal.code, path, caller, detail = %refusal.message, "request refused")
+        }
+    }
+}

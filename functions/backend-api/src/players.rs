@@ -1,0 +1,153 @@
+//! The player endpoints: presence and game state (`GET /v1/players/{playerId}`,
+//! `POST /v1/players:batchGet`) and ending a player's connection
+//! (`DELETE /v1/players/{playerId}/connection`).
+//!
+//! Ending a connection appends a `kick` item to the player's inbox naming the current
+//! connection: the stream consumer posts its `disconnected_by_server` frame to that
+//! connection and then closes it, or, if that connection has not sent `resume` yet, its
+//! `resume` replays the frame and closes it. A later connection skips it, so the player
+//! can reconnect at once: it is not a ban (docs/architecture.md#ending-a-connection-from-the-backend).
+
+use lambda_http::http::StatusCode;
+use serde_json::{Map, Value, json};
+use shared::domain::{MessageId, PlayerId, PresenceStatus};
+use shared::ports::{MessageKind, NewMessage, PlayerRecord};
+use shared::protocol::{ErrorCode, ServerFrame, json_kind, player_ids_field};
+use shared::websocket::RouteError;
+
+use crate::messages::from_field;
+use crate::{Answer, BackendApi, field_error, store_refusal};
+
+/// The longest `reason` a kick may give.
+pub const MAX_REASON_LEN: usize = 256;
+/// The `reason` when none is given.
+pub const DEFAULT_REASON: &str = "disconnected by the server";
+
+impl BackendApi {
+    pub(crate) async fn get_player(&self, player: &PlayerId) -> Answer {
+        let record = self
+            .players
+            .get(player)
+            .await
+            .map_err(|e| store_refusal(e, "retry"))?
+            .ok_or_else(|| no_player(player))?;
+        Ok((StatusCode::OK, view(&record, self.clock.now_millis())))
+    }
+
+    pub(crate) async fn batch_get_players(&self, body: &Map<String, Value>) -> Answer {
+        let ids = player_ids_field(body, "playerIds").map_err(|e| field_error("playerIds", e))?;
+        let records = self
+            .players
+            .get_many(&ids)
+            .await
+            .map_err(|e| store_refusal(e, "retry"))?;
+        let now = self.clock.now_millis();
+        let players: Vec<Value> = ids
+            .iter()
+            .filter_map(|id| records.iter().find(|r| r.player_id == *id))
+            .map(|record| view(record, now))
+            .collect();
+        let not_found: Vec<&str> = ids
+            .iter()
+            .filter(|id| !records.iter().any(|r| r.player_id == **id))
+            .map(PlayerId::as_str)
+            .collect();
+        Ok((
+            StatusCode::OK,
+            json!({ "players": players, "notFound": not_found }),
+        ))
+    }
+
+    pub(crate) async fn end_connection(
+        &self,
+        player: &PlayerId,
+        body: &Map<String, Value>,
+    ) -> Answer {
+        let reason = reason_field(body)?;
+        let from = from_field(body)?;
+        let nothing_done = "the connection was not ended; retry";
+        let record = self
+            .players
+            .get(player)
+            .await
+            .map_err(|e| store_refusal(e, nothing_done))?
+            .ok_or_else(|| no_player(player))?;
+        if record.status != PresenceStatus::Online {
+            return Err(RouteError::new(
+                ErrorCode::NotFound,
+                format!(
+                    "{player} has no open connection (they are {})",
+                    record.status.as_str()
+                ),
+            )
+            .with_detail("presence", record.status.as_str()));
+        }
+        let now = self.clock.now_millis();
+        let message_id = MessageId::generate(now);
+        let kick = NewMessage {
+            payload: ServerFrame::DisconnectedByServer {
+                reason,
+                connection_id: record.connection_id.to_string(),
+            }
+            .to_json(),
+            message_id: message_id.clone(),
+            recipient_id: player.clone(),
+            sender_id: from,
+            kind: MessageKind::Kick,
+            created_at: now,
+            expire_at_secs: self.expire_at_secs(now),
+        };
+        self.messages
+            .append(std::slice::from_ref(&kick))
+            .await
+            .map_err(|e| store_refusal(e, nothing_done))?;
+        Ok((
+            StatusCode::ACCEPTED,
+            json!({ "connectionId": record.connection_id.to_string(), "messageId": message_id.to_string() }),
+        ))
+    }
+}
+
+fn no_player(player: &PlayerId) -> RouteError {
+    RouteError::new(
+        ErrorCode::NotFound,
+        format!("no player has the id {player}"),
+    )
+    .with_detail("playerId", player.as_str())
+}
+
+/// `reason`: 1-256 characters (default: [`DEFAULT_REASON`]).
+fn reason_field(body: &Map<String, Value>) -> Result<String, RouteError> {
+    match body.get("reason") {
+        None | Some(Value::Null) => Ok(DEFAULT_REASON.to_owned()),
+        Some(Value::String(reason))
+            if !reason.trim().is_empty() && reason.chars().count() <= MAX_REASON_LEN =>
+        {
+            Ok(reason.clone())
+        }
+        Some(Value::String(_)) => Err(field_error(
+            "reason",
+            format!("`reason` must be 1-{MAX_REASON_LEN} characters"),
+        )),
+        Some(other) => Err(field_error(
+            "reason",
+            format!("`reason` must be a string, got {}", json_kind(other)),
+        )),
+    }
+}
+
+/// What the API tells about a player: presence (`online` is what watchers see: online,
+/// or dropped within the reconnect grace), the connection's times, and game state.
+fn view(record: &PlayerRecord, now: i64) -> Value {
+    let online = record.status == PresenceStatus::Online || record.within_grace(now);
+    json!({
+        "playerId": record.player_id.as_str(),
+        "status": record.status.as_str(),
+        "online": online,
+        "connectedSince": (record.status == PresenceStatus::Online).then_some(record.connected_at),
+        "lastSeen": record.last_seen,
+        "gameSession": record.game_session,
+        "partyId": record.party_id.as_ref().map(ToString::to_string),
+        "pendingPlacementId": record.pending_placement_id.as_ref().map(ToString::to_string),
+    })
+}

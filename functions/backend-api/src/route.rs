@@ -1,0 +1,225 @@
+//! The router: an HTTP method and a raw path to one endpoint, with its path parameters
+//! percent-decoded. API Gateway forwards every `/v1/...` path here (one greedy route),
+//! so an unknown path or method is answered here, as the socket protocol's
+//! `unknown_route`.
+//!
+//! A game session id is GameLift's ARN, which holds `/`: it may come percent-encoded
+//! (`%2F`) as one segment or raw as several; both are read by matching the path's
+//! fixed segments from its end.
+
+use lambda_http::http::Method;
+use shared::domain::PlayerId;
+use shared::protocol::ErrorCode;
+use shared::websocket::RouteError;
+
+/// One endpoint, with its parsed path parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    /// `POST /v1/messages`
+    SendMessages,
+    /// `GET /v1/players/{playerId}`
+    GetPlayer(PlayerId),
+    /// `POST /v1/players:batchGet`
+    BatchGetPlayers,
+    /// `DELETE /v1/players/{playerId}/connection`
+    EndConnection(PlayerId),
+    /// `POST /v1/game-sessions/{gameSessionId}/ended`
+    GameSessionEnded(String),
+    /// `POST /v1/game-sessions/{gameSessionId}/players/{playerId}/left`
+    PlayerLeft(String, PlayerId),
+}
+
+impl Endpoint {
+    /// The endpoint's name in logs and metrics.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::SendMessages => "sendMessages",
+            Self::GetPlayer(_) => "getPlayer",
+            Self::BatchGetPlayers => "batchGetPlayers",
+            Self::EndConnection(_) => "endConnection",
+            Self::GameSessionEnded(_) => "gameSessionEnded",
+            Self::PlayerLeft(..) => "playerLeft",
+        }
+    }
+}
+
+/// The longest game session id GameLift gives (its ARN).
+pub const MAX_GAME_SESSION_ID_LEN: usize = 512;
+
+/// `method` and `raw_path` to an endpoint; a path under a stage (`/prod/v1/...`) is
+/// read from its `v1` segment.
+pub fn route(method: &Method, raw_path: &str) -> Result<Endpoint, RouteError> {
+    let raw: Vec<&str> = raw_path.split('/').filter(|s| !s.is_empty()).collect();
+    let start = raw
+        .iter()
+        .position(|s| *s == "v1")
+        .ok_or_else(|| unknown(raw_path))?;
+    let segments = raw[start + 1..]
+        .iter()
+        .map(|s| decode(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let path: Vec<&str> = segments.iter().map(String::as_str).collect();
+    let (endpoint, allowed) = match path.as_slice() {
+        ["messages"] => (Endpoint::SendMessages, Method::POST),
+        ["players:batchGet"] => (Endpoint::BatchGetPlayers, Method::POST),
+        ["players", id] => (Endpoint::GetPlayer(player_id(id)?), Method::GET),
+        ["players", id, "connection"] => (Endpoint::EndConnection(player_id(id)?), Method::DELETE),
+        ["game-sessions", game @ .., "players", id, "left"] if !game.is_empty() => (
+            Endpoint::PlayerLeft(game_session_id(game)?, player_id(id)?),
+            Method::POST,
+        ),
+        ["game-sessions", game @ .., "ended"] if !game.is_empty() => (
+            Endpoint::GameSessionEnded(game_session_id(game)?),
+            Method::POST,
+        ),
+        _ => return Err(unknown(raw_path)),
+    };
+    if *method != allowed {
+        return Err(RouteError::new(
+            ErrorCode::UnknownRoute,
+            format!("{method} is not served on {raw_path}; use {allowed}"),
+        )
+        .with_detail("allow", allowed.as_str()));
+    }
+    Ok(endpoint)
+}
+
+fn unknown(raw_path: &str) -> RouteError {
+    RouteError::new(
+        ErrorCode::UnknownRoute,
+        format!(
+            "no endpoint at {raw_path}: the paths are under /v1/ (see the README's backend API)"
+        ),
+    )
+}
+
+fn player_id(raw: &str) -> Result<PlayerId, RouteError> {
+    PlayerId::parse(raw).map_err(|e| {
+        RouteError::bad_request(format!("`playerId` in the path is not a player id: {e}"))
+            .with_detail("field", "playerId")
+    })
+}
+
+/// GameLift's game session id (an ARN: `arn:aws:gamelift:<region>::gamesession/<fleet>/<id>`),
+/// 1-512 of `A-Z a-z 0-9 : / . _ -`.
+fn game_session_id(segments: &[&str]) -> Result<String, RouteError> {
+    let id = segments.join("/");
+    let valid = !id.is_empty()
+        && id.len() <= MAX_GAME_SESSION_ID_LEN
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b":/._-".contains(&b));
+    if valid {
+        Ok(id)
+    } else {
+        Err(RouteError::bad_request(format!(
+            "`gameSessionId` in the path must be GameLift's game session id (its ARN, \
+             percent-encoded), 1-{MAX_GAME_SESSION_ID_LEN} of A-Z a-z 0-9 : / . _ -"
+        ))
+        .with_detail("field", "gameSessionId"))
+    }
+}
+
+/// Percent-decodes one path segment (UTF-8).
+fn decode(segment: &str) -> Result<String, RouteError> {
+    let bad = || {
+        RouteError::bad_request(format!(
+            "the path segment {segment:?} is not valid percent-encoded UTF-8"
+        ))
+        .with_detail("field", "path")
+    };
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes.get(i + 1..i + 3).ok_or_else(bad)?;
+            let text = std::str::from_utf8(hex).map_err(|_| bad())?;
+            out.push(u8::from_str_radix(text, 16).map_err(|_| bad())?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| bad())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1";
+
+    fn player(id: &str) -> PlayerId {
+        PlayerId::parse(id).unwrap()
+    }
+
+    #[test]
+    fn every_endpoint_is_routed_with_its_decoded_parameters() {
+        let cases = [
+            (Method::POST, "/v1/messages", Endpoint::SendMessages),
+            (
+                Method::POST,
+                "/v1/players:batchGet",
+                Endpoint::BatchGetPlayers,
+            ),
+            (
+                Method::GET,
+                "/v1/players/alice",
+                Endpoint::GetPlayer(player("alice")),
+            ),
+            (
+                Method::GET,
+                "/prod/v1/players/a%40b",
+                Endpoint::GetPlayer(player("a@b")),
+            ),
+            (
+                Method::DELETE,
+                "/v1/players/alice/connection",
+                Endpoint::EndConnection(player("alice")),
+            ),
+            (
+                Method::POST,
+                "/v1/game-sessions/arn%3Aaws%3Agamelift%3Aeu-west-1%3A%3Agamesession%2Ffleet-1%2Fgs-1/ended",
+                Endpoint::GameSessionEnded(ARN.into()),
+            ),
+            (
+                Method::POST,
+                &format!("/v1/game-sessions/{ARN}/ended"),
+                Endpoint::GameSessionEnded(ARN.into()),
+            ),
+            (
+                Method::POST,
+                &format!("/v1/game-sessions/{ARN}/players/bob/left"),
+                Endpoint::PlayerLeft(ARN.into(), player("bob")),
+            ),
+        ];
+        for (method, path, expected) in cases {
+            assert_eq!(route(&method, path), Ok(expected), "{method} {path}");
+        }
+    }
+
+    #[test]
+    fn unknown_paths_wrong_methods_and_bad_parameters_are_typed_errors() {
+        let code = |method: Method, path: &str| route(&method, path).unwrap_err().code;
+        assert_eq!(code(Method::GET, "/"), ErrorCode::UnknownRoute);
+        assert_eq!(
+            code(Method::GET, "/v2/players/alice"),
+            ErrorCode::UnknownRoute
+        );
+        assert_eq!(code(Method::GET, "/v1/players"), ErrorCode::UnknownRoute);
+        let wrong = route(&Method::GET, "/v1/messages").unwrap_err();
+        assert_eq!(wrong.code, ErrorCode::UnknownRoute);
+        assert_eq!(wrong.details["allow"], "POST");
+        let bad = route(&Method::GET, "/v1/players/al%20ice").unwrap_err();
+        assert_eq!(
+            (bad.code, &bad.details["field"]),
+            (ErrorCode::BadRequest, &"playerId".into())
+        );
+        let bad = route(&Method::GET, "/v1/players/%zz").unwrap_err();
+        assert_eq!(bad.details["field"], "path");
+        let bad = route(&Method::POST, "/v1/game-sessions/a%20b/ended").unwrap_err();
+        assert_eq!(bad.details["field"], "gameSessionId");
+    }
+}

@@ -1,0 +1,525 @@
+//! The handler on the `events/backend-api-*.json` samples (HTTP API payload v2, as
+//! API Gateway sends them with AWS_IAM auth) and on variations of them.
+
+use std::sync::Arc;
+
+use lambda_http::http::{StatusCode, header};
+use serde_json::{Value, json};
+use shared::adapters::memory::{
+    InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementOutcomes, InMemoryPlacementStore,
+    InMemoryPlayerStore,
+};
+use shared::config::Config;
+use shared::domain::{MessageId, PlacementStatus};
+use shared::ports::{
+    ManualClock, MessageKind, MessageStore, NewMessage, PlacedGameSession, PlacementOutcomes,
+    PlacementRecord, PlacementStore, PlayerStore, ReplayFrom, SettledPlayer, Settlement,
+    StoredMessage,
+};
+use shared::testing::fixtures::{T0, new_connection, placement_id, player};
+use shared::testing::unavailable::Unavailable;
+
+use super::*;
+
+const ARN: &str =
+    "arn:aws:gamelift:us-east-1::gamesession/fleet-2a8f4b1e-0000-4000-8000-000000000001/gsess-7";
+
+struct World {
+    players: Arc<InMemoryPlayerStore>,
+    messages: Arc<InMemoryMessageStore>,
+    placements: Arc<InMemoryPlacementStore>,
+    api: BackendApi,
+}
+
+/// alice and bob are connected (alice on `c-alice`, bob on `c-bob`).
+async fn world() -> World {
+    let players = Arc::new(InMemoryPlayerStore::new());
+    let messages = Arc::new(InMemoryMessageStore::new());
+    let parties = Arc::new(InMemoryPartyStore::new(
+        players.clone(),
+        messages.clone(),
+        4,
+    ));
+    for name in ["alice", "bob"] {
+        players
+            .connect(&new_connection(name, &format!("c-{name}"), T0))
+            .await
+            .unwrap();
+    }
+    let api = BackendApi::new(
+        Arc::new(Config::for_local("Development")),
+        players.clone(),
+        messages.clone(),
+        parties,
+        Arc::new(ManualClock::at(T0 + 1_000)),
+    );
+    World {
+        players,
+        messages,
+        placements: Arc::new(InMemoryPlacementStore::new()),
+        api,
+    }
+}
+
+impl World {
+    /// `names` were placed together in game `arn` (as `on-placement-event` settles it).
+    async fn seated(&self, id: &str, arn: &str, names: &[&str]) {
+        self.placements
+            .create(&PlacementRecord::pending(
+                placement_id(id),
+                player(names[0]),
+                "q",
+                T0,
+            ))
+            .await
+            .unwrap();
+        let outcomes = InMemoryPlacementOutcomes::new(
+            self.placements.clone(),
+            self.players.clone(),
+            self.messages.clone(),
+        );
+        let settlement = Settlement {
+            placement_id: placement_id(id),
+            status: PlacementStatus::Fulfilled,
+            game_session: Some(PlacedGameSession {
+                game_session_arn: arn.into(),
+                ip_address: "10.0.0.9".into(),
+                dns_name: "game.example".into(),
+                port: 7777,
+                region: "us-east-1".into(),
+            }),
+            players: names
+                .iter()
+                .map(|name| SettledPlayer {
+                    player_id: player(name),
+                    player_session_id: Some(format!("psess-{name}")),
+                    message: NewMessage {
+                        message_id: MessageId::deterministic(&["placement", id, name]),
+                        recipient_id: player(name),
+                        sender_id: "system".into(),
+                        kind: MessageKind::Placement,
+                        payload: "{}".into(),
+                        created_at: T0,
+                        expire_at_secs: T0 / 1000 + 86_400,
+                    },
+                })
+                .collect(),
+            at: T0,
+        };
+        assert!(outcomes.settle(&settlement).await.unwrap());
+    }
+
+    async fn call(&self, event: &Value) -> (StatusCode, lambda_http::http::HeaderMap, Value) {
+        call(&self.api, event).await
+    }
+
+    async fn inbox(&self, name: &str) -> Vec<StoredMessage> {
+        self.messages
+            .read(&player(name), &ReplayFrom::EVERYTHING, T0 + 1_000)
+            .await
+            .unwrap()
+            .messages
+            .into_iter()
+            .filter(|m| m.kind != MessageKind::Placement)
+            .collect()
+    }
+
+    async fn record(&self, name: &str) -> shared::ports::PlayerRecord {
+        self.players.get(&player(name)).await.unwrap().unwrap()
+    }
+}
+
+/// Runs one HTTP API event (JSON, as Lambda receives it) through the handler as
+/// `lambda_http` would: status, headers and the body as JSON.
+async fn call(
+    api: &BackendApi,
+    event: &Value,
+) -> (StatusCode, lambda_http::http::HeaderMap, Value) {
+    let request = lambda_http::request::from_str(&event.to_string()).unwrap();
+    let response = api.handle(request).await;
+    let body = serde_json::from_slice(response.body().as_ref()).unwrap();
+    (response.status(), response.headers().clone(), body)
+}
+
+fn sample(text: &str) -> Value {
+    serde_json::from_str(text).unwrap()
+}
+
+fn send_message_event() -> Value {
+    sample(include_str!(
+        "../../../events/backend-api-send-message.json"
+    ))
+}
+
+/// `event` with another body.
+fn with_body(mut event: Value, body: &Value) -> Value {
+    event["body"] = json!(body.to_string());
+    event
+}
+
+/// `event` with another method and path.
+fn at(mut event: Value, method: &str, path: &str) -> Value {
+    event["rawPath"] = json!(path);
+    event["requestContext"]["http"]["method"] = json!(method);
+    event["requestContext"]["http"]["path"] = json!(path);
+    event
+}
+
+#[tokio::test]
+async fn given_the_send_message_sample_then_each_player_gets_a_backend_message_in_their_inbox() {
+    let w = world().await;
+    let (status, headers, body) = w.call(&send_message_event()).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    assert_eq!(headers[header::CONTENT_TYPE], "application/json");
+    assert_eq!(body["queued"], 2);
+    for name in ["alice", "bob"] {
+        let inbox = w.inbox(name).await;
+        assert_eq!(inbox.len(), 1, "{name}: {inbox:?}");
+        assert_eq!(inbox[0].sender_id, "match-service");
+        let frame: Value = serde_json::from_str(&inbox[0].payload).unwrap();
+        assert_eq!(frame["type"], "message");
+        assert_eq!(frame["from"], "match-service");
+        assert_eq!(frame["backend"], true);
+        assert_eq!(
+            frame["message"],
+            json!({"kind": "match_result", "won": true, "xp": 1200})
+        );
+        assert_eq!(frame["messageId"], body["messageId"]);
+    }
+}
+
+#[tokio::test]
+async fn given_no_from_then_the_message_is_from_system() {
+    let w = world().await;
+    let event = with_body(
+        send_message_event(),
+        &json!({"playerIds": ["bob"], "message": "hi"}),
+    );
+    let (status, _, _) = w.call(&event).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let frame: Value = serde_json::from_str(&w.inbox("bob").await[0].payload).unwrap();
+    assert_eq!(frame["from"], "system");
+}
+
+#[tokio::test]
+async fn given_an_unknown_recipient_then_404_names_it_and_nothing_is_sent() {
+    let w = world().await;
+    let event = with_body(
+        send_message_event(),
+        &json!({"playerIds": ["alice", "nobody"], "message": 1}),
+    );
+    let (status, headers, body) = w.call(&event).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(headers[header::CONTENT_TYPE], "application/problem+json");
+    assert_eq!(body["code"], "not_found");
+    assert_eq!(body["playerIds"], json!(["nobody"]));
+    assert!(w.inbox("alice").await.is_empty());
+}
+
+#[tokio::test]
+async fn given_bad_inputs_then_each_is_a_typed_problem_naming_its_field() {
+    let w = world().await;
+    let big = "x".repeat(MAX_BODY_BYTES / 2);
+    let cases = [
+        (json!({"message": 1}), StatusCode::BAD_REQUEST, "playerIds"),
+        (
+            json!({"playerIds": [], "message": 1}),
+            StatusCode::BAD_REQUEST,
+            "playerIds",
+        ),
+        (
+            json!({"playerIds": ["a b"], "message": 1}),
+            StatusCode::BAD_REQUEST,
+            "playerIds",
+        ),
+        (
+            json!({"playerIds": ["alice"]}),
+            StatusCode::BAD_REQUEST,
+            "message",
+        ),
+        (
+            json!({"playerIds": ["alice"], "partyId": "p", "message": 1}),
+            StatusCode::BAD_REQUEST,
+            "partyId",
+        ),
+        (
+            json!({"partyId": 7, "message": 1}),
+            StatusCode::BAD_REQUEST,
+            "partyId",
+        ),
+        (
+            json!({"playerIds": ["alice"], "message": 1, "from": "no spaces"}),
+            StatusCode::BAD_REQUEST,
+            "from",
+        ),
+        (
+            json!({"playerIds": ["alice"], "message": big}),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "message",
+        ),
+    ];
+    for (body, expected, field) in cases {
+        let (status, _, problem) = w.call(&with_body(send_message_event(), &body)).await;
+        assert_eq!(status, expected, "{body}: {problem}");
+        assert_eq!(problem["field"], field, "{problem}");
+        assert_eq!(problem["status"], expected.as_u16());
+    }
+    let too_big = "x".repeat(MAX_BODY_BYTES + 1);
+    let mut event = send_message_event();
+    event["body"] = json!(too_big);
+    let (status, _, problem) = w.call(&event).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(problem["code"], "payload_too_large");
+    assert!(w.inbox("alice").await.is_empty(), "nothing was stored");
+}
+
+#[tokio::test]
+async fn given_the_bad_body_sample_then_400_names_the_body() {
+    let w = world().await;
+    let (status, _, problem) = w
+        .call(&sample(include_str!(
+            "../../../events/backend-api-bad-body.json"
+        )))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(problem["field"], "body");
+    assert_eq!(problem["type"], "urn:gamelift-sockets:problem:bad_request");
+}
+
+#[tokio::test]
+async fn given_an_unknown_party_then_404() {
+    let w = world().await;
+    let event = with_body(
+        send_message_event(),
+        &json!({"partyId": "no-party", "message": 1}),
+    );
+    let (status, _, problem) = w.call(&event).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(problem["partyId"], "no-party");
+}
+
+#[tokio::test]
+async fn given_the_get_player_sample_then_presence_and_game_state() {
+    let w = world().await;
+    w.seated("p-1", ARN, &["alice"]).await;
+    let (status, _, body) = w
+        .call(&sample(include_str!(
+            "../../../events/backend-api-get-player.json"
+        )))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["playerId"], "alice");
+    assert_eq!(body["status"], "online");
+    assert_eq!(body["online"], true);
+    assert_eq!(body["connectedSince"], T0);
+    assert_eq!(body["gameSession"]["gameSessionArn"], ARN);
+    assert_eq!(body["gameSession"]["playerSessionId"], "psess-alice");
+    assert_eq!(body["partyId"], Value::Null);
+    assert_eq!(body["pendingPlacementId"], Value::Null);
+
+    let unknown = at(
+        sample(include_str!("../../../events/backend-api-get-player.json")),
+        "GET",
+        "/v1/players/nobody",
+    );
+    let (status, _, problem) = w.call(&unknown).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(problem["playerId"], "nobody");
+}
+
+#[tokio::test]
+async fn given_the_batch_get_sample_then_known_players_in_order_and_the_rest_not_found() {
+    let w = world().await;
+    w.players
+        .disconnect(
+            &player("bob"),
+            &shared::testing::fixtures::connection_of("bob"),
+            T0,
+            T0 + 500,
+        )
+        .await
+        .unwrap();
+    let (status, _, body) = w
+        .call(&sample(include_str!(
+            "../../../events/backend-api-batch-get-players.json"
+        )))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let players = body["players"].as_array().unwrap();
+    assert_eq!(players.len(), 2);
+    assert_eq!(
+        (&players[0]["playerId"], &players[0]["online"]),
+        (&json!("alice"), &json!(true))
+    );
+    // bob dropped and his grace period is over by now (T0 + 1000).
+    assert_eq!(players[1]["status"], "disconnected");
+    assert_eq!(players[1]["online"], false);
+    assert_eq!(players[1]["connectedSince"], Value::Null);
+    assert_eq!(body["notFound"], json!(["nobody"]));
+}
+
+#[tokio::test]
+async fn given_the_end_connection_sample_then_a_kick_of_the_current_connection_is_queued() {
+    let w = world().await;
+    let (status, _, body) = w
+        .call(&sample(include_str!(
+            "../../../events/backend-api-end-connection.json"
+        )))
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    assert_eq!(body["connectionId"], "c-alice");
+    let inbox = w.inbox("alice").await;
+    assert_eq!(inbox.len(), 1);
+    assert_eq!(inbox[0].kind, MessageKind::Kick);
+    assert_eq!(inbox[0].kicks().as_deref(), Some("c-alice"));
+    let frame: Value = serde_json::from_str(&inbox[0].payload).unwrap();
+    assert_eq!(
+        frame,
+        json!({"type": "disconnected_by_server", "reason": "server shutting down, rejoin",
+               "connectionId": "c-alice"})
+    );
+}
+
+#[tokio::test]
+async fn given_a_player_without_an_open_connection_when_ending_it_then_404_and_nothing_is_queued() {
+    let w = world().await;
+    w.players
+        .disconnect(
+            &player("alice"),
+            &shared::testing::fixtures::connection_of("alice"),
+            T0,
+            T0 + 30_000,
+        )
+        .await
+        .unwrap();
+    let event = sample(include_str!(
+        "../../../events/backend-api-end-connection.json"
+    ));
+    let (status, _, problem) = w.call(&event).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(problem["status"], 404);
+    assert_eq!(problem["code"], "not_found");
+    assert!(w.inbox("alice").await.is_empty());
+    let (status, _, problem) = w.call(&with_body(event, &json!({"reason": ""}))).await;
+    assert_eq!(
+        (status, &problem["field"]),
+        (StatusCode::BAD_REQUEST, &json!("reason"))
+    );
+}
+
+#[tokio::test]
+async fn given_the_game_session_ended_sample_then_every_seat_in_that_game_is_cleared() {
+    let w = world().await;
+    w.seated("p-1", ARN, &["alice"]).await;
+    w.seated(
+        "p-2",
+        "arn:aws:gamelift:us-east-1::gamesession/fleet-1/other",
+        &["bob"],
+    )
+    .await;
+    let event = sample(include_str!(
+        "../../../events/backend-api-game-session-ended.json"
+    ));
+    let (status, _, body) = w.call(&event).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["cleared"], json!(["alice"]));
+    assert_eq!(
+        body["notSeated"],
+        json!(["bob"]),
+        "bob's seat is in another game"
+    );
+    assert_eq!(body["gameSessionId"], ARN);
+    let alice = w.record("alice").await;
+    assert_eq!(alice.game_session, None);
+    assert_eq!(alice.ended_game_session.as_deref(), Some(ARN));
+    assert!(w.record("bob").await.game_session.is_some());
+    // A retry changes nothing more.
+    let (_, _, again) = w.call(&event).await;
+    assert_eq!(again["cleared"], json!([]));
+}
+
+#[tokio::test]
+async fn given_the_player_left_sample_then_the_seat_is_cleared_once_and_a_seat_elsewhere_conflicts()
+{
+    let w = world().await;
+    w.seated("p-1", ARN, &["alice"]).await;
+    let event = sample(include_str!("../../../events/backend-api-player-left.json"));
+    let (status, _, body) = w.call(&event).await;
+    assert_eq!((status, &body), (StatusCode::OK, &json!({"cleared": true})));
+    let (status, _, body) = w.call(&event).await;
+    assert_eq!(
+        (status, &body),
+        (StatusCode::OK, &json!({"cleared": false})),
+        "a retry"
+    );
+
+    w.seated(
+        "p-2",
+        "arn:aws:gamelift:us-east-1::gamesession/fleet-1/next",
+        &["bob"],
+    )
+    .await;
+    let path = event["rawPath"]
+        .as_str()
+        .unwrap()
+        .replace("/alice/", "/bob/");
+    let (status, _, problem) = w.call(&at(event.clone(), "POST", &path)).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{problem}");
+    assert_eq!(
+        problem["currentGameSessionId"],
+        "arn:aws:gamelift:us-east-1::gamesession/fleet-1/next"
+    );
+    let path = path.replace("/bob/", "/nobody/");
+    let (status, _, _) = w.call(&at(event, "POST", &path)).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn given_unknown_paths_or_methods_then_404_unknown_route() {
+    let w = world().await;
+    let (status, headers, problem) = w
+        .call(&at(send_message_event(), "GET", "/v1/messages"))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(problem["code"], "unknown_route");
+    assert_eq!(headers[header::ALLOW], "POST");
+    let (status, _, problem) = w
+        .call(&at(send_message_event(), "POST", "/v1/nothing"))
+        .await;
+    assert_eq!(
+        (status, &problem["code"]),
+        (StatusCode::NOT_FOUND, &json!("unknown_route"))
+    );
+}
+
+#[tokio::test]
+async fn given_the_store_is_down_then_503_retryable() {
+    let down = Arc::new(Unavailable);
+    let api = BackendApi::new(
+        Arc::new(Config::for_local("Development")),
+        down.clone(),
+        down.clone(),
+        down,
+        Arc::new(ManualClock::at(T0)),
+    );
+    for event in [
+        send_message_event(),
+        sample(include_str!("../../../events/backend-api-get-player.json")),
+        sample(include_str!("../../../events/backend-api-player-left.json")),
+    ] {
+        let (status, headers, problem) = call(&api, &event).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{problem}");
+        assert_eq!(headers[header::RETRY_AFTER], "1");
+        assert_eq!(problem["code"], "unavailable");
+    }
+}
+
+#[test]
+fn the_samples_come_from_a_game_server_role() {
+    let event = send_message_event();
+    let request = lambda_http::request::from_str(&event.to_string()).unwrap();
+    assert_eq!(
+        caller_of(&request),
+        "arn:aws:sts::123456789012:assumed-role/GameServerFleetRole/i-0123456789abcdef0"
+    );
+}

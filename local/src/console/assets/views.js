@@ -1,0 +1,222 @@
+// How each section of the state is drawn: a table per section, rows kept by key (so a
+// button under the pointer survives the next update), cells updated in place.
+// Adding a section (matchmaking tickets, say): one entry in SECTIONS, keyed by the name
+// the API uses, and a <section data-section="..."> in index.html.
+(() => {
+  "use strict";
+
+  const fmt = {
+    ago(ms) {
+      if (ms === null || ms === undefined) return "";
+      const s = Math.max(0, Math.round(ms / 1000));
+      if (s < 60) return `${s}s`;
+      if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+      return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+    },
+    time(epochMs) {
+      if (!epochMs) return "";
+      return new Date(epochMs).toLocaleTimeString([], { hour12: false });
+    },
+    short(id, keep = 8) {
+      if (!id) return "";
+      const text = String(id);
+      return text.length > keep + 1 ? `${text.slice(0, keep)}…` : text;
+    },
+    arnTail(arn) {
+      return arn ? String(arn).split("/").pop() : "";
+    },
+  };
+
+  // A column: label, cell text (or actions), optional class, optional data attribute.
+  function col(label, text, extra = {}) {
+    return { label, text, ...extra };
+  }
+
+  function el(tag, attrs = {}, text) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs)) {
+      if (value !== undefined && value !== null) node.setAttribute(name, value);
+    }
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  // Draws `rows` into `table` with `columns`; `key(row)` identifies a row across updates.
+  function drawTable(table, rows, columns, key, rowAttr) {
+    const head = table.tHead;
+    if (!head.rows.length) {
+      const tr = head.insertRow();
+      for (const c of columns) tr.appendChild(el("th", { scope: "col" }, c.label));
+    }
+    const body = table.tBodies[0];
+    const existing = new Map();
+    for (const tr of Array.from(body.rows)) existing.set(tr.dataset.key, tr);
+    let previous = null;
+    for (const row of rows) {
+      const k = String(key(row));
+      let tr = existing.get(k);
+      if (tr) {
+        existing.delete(k);
+      } else {
+        tr = el("tr", { "data-key": k });
+        if (rowAttr) tr.setAttribute(rowAttr, k);
+        for (const c of columns) {
+          tr.appendChild(el("td", { class: c.cls || null, "data-label": c.label }));
+        }
+      }
+      tr.row = row;
+      columns.forEach((c, i) => {
+        const td = tr.cells[i];
+        if (c.actions) {
+          drawActions(td, c.actions(row));
+        } else {
+          const value = c.text(row);
+          const text = value === null || value === undefined ? "" : String(value);
+          if (td.textContent !== text) td.textContent = text;
+          if (c.data) td.dataset.value = c.data(row);
+          if (c.title) td.title = c.title(row) || "";
+        }
+      });
+      // Keep the order of `rows`.
+      const want = previous ? previous.nextSibling : body.firstChild;
+      if (want !== tr) body.insertBefore(tr, want);
+      previous = tr;
+    }
+    for (const tr of existing.values()) tr.remove();
+  }
+
+  // Buttons, kept while their labels stay the same (a click is never lost to a redraw).
+  function drawActions(td, actions) {
+    const labels = actions.map((a) => a.label).join("|");
+    if (td.dataset.labels === labels) {
+      Array.from(td.children).forEach((b, i) => (b.onclick = actions[i].run));
+      return;
+    }
+    td.dataset.labels = labels;
+    td.replaceChildren(
+      ...actions.map((a) => {
+        const b = el("button", { type: "button", class: `small ${a.cls || ""}`, title: a.title || null }, a.label);
+        b.onclick = a.run;
+        return b;
+      }),
+    );
+  }
+
+  // The sections: columns and row keys. `act(path, body)` posts a console action.
+  function sections(act) {
+    return {
+      players: {
+        key: (p) => p.playerId,
+        rowAttr: "data-player",
+        columns: [
+          col("Player", (p) => p.playerId, { cls: "id" }),
+          col("Presence", (p) => p.presence, { cls: "presence", data: (p) => p.presence }),
+          col("Since", (p, s) => fmt.ago(s.now - (p.presence === "online" ? p.connectedAt : p.lastSeen))),
+          col("Grace ends", (p, s) => (p.presence === "in grace" ? `in ${fmt.ago(p.sweepAt - s.now)}` : "")),
+          col("Backlog", (p) => (p.backlog.error ? "?" : `${p.backlog.stored} / ${p.backlog.unacked}`), { cls: "backlog", title: (p) => p.backlog.error }),
+          col("Placement", (p) => fmt.short(p.pendingPlacementId, 12), { title: (p) => p.pendingPlacementId }),
+          col("Game", (p) => (p.gameSession ? `${fmt.arnTail(p.gameSession.gameSessionArn).slice(0, 8)} :${p.gameSession.port}` : ""), { title: (p) => p.gameSession && p.gameSession.gameSessionArn }),
+          col("Party", (p) => fmt.short(p.partyId, 10), { title: (p) => p.partyId }),
+        ],
+      },
+      connections: {
+        key: (c) => c.connectionId,
+        rowAttr: "data-connection",
+        columns: [
+          col("Connection", (c) => c.connectionId, { cls: "id" }),
+          col("Player", (c) => c.playerId || "?", { cls: "player" }),
+          col("Age", (c) => fmt.ago(c.ageMs)),
+          col("Idle", (c) => fmt.ago(c.idleMs)),
+          col("From", (c) => c.sourceIp, { title: (c) => c.userAgent }),
+          col("", null, {
+            cls: "actions",
+            actions: (c) => [
+              { label: "Drop", cls: "danger", title: "close without a close frame (1006)", run: () => act(`connections/${encodeURIComponent(c.connectionId)}/drop`) },
+              { label: "Close", title: "DeleteConnection (1000)", run: () => act(`connections/${encodeURIComponent(c.connectionId)}/close`) },
+            ],
+          }),
+        ],
+      },
+      placements: {
+        key: (p) => p.placementId,
+        rowAttr: "data-placement",
+        newestFirst: true,
+        columns: [
+          col("Placement", (p) => fmt.short(p.placementId, 13), { cls: "id", title: (p) => p.placementId }),
+          col("Status", (p) => p.status, { cls: "status", data: (p) => p.status }),
+          col("Players", (p) => p.playerIds.join(", ")),
+          col("Game session", (p) => fmt.arnTail(p.gameSessionArn), { cls: "game-session", title: (p) => p.gameSessionArn }),
+          col("Started", (p) => (p.startTime || "").slice(11, 19)),
+          col("", null, {
+            cls: "actions",
+            actions: (p) =>
+              p.status === "PENDING"
+                ? [
+                    { label: "Fail", cls: "danger", run: () => act(`placements/${encodeURIComponent(p.placementId)}/fail`) },
+                    { label: "Slow +5s", run: () => act(`placements/${encodeURIComponent(p.placementId)}/delay`, { ms: 5000 }) },
+                  ]
+                : [],
+          }),
+        ],
+      },
+      servers: {
+        key: (s) => s.index,
+        columns: [
+          col("#", (s) => s.index),
+          col("Process", (s) => s.processId, { cls: "id" }),
+          col("State", (s) => s.state, { cls: "status", data: (s) => s.state }),
+          col("Games hosted", (s) => s.sessionsHosted),
+          col("Running", (s) => s.gameSessionArns.map(fmt.arnTail).map((id) => id.slice(0, 8)).join(", ")),
+        ],
+      },
+      gameSessions: {
+        key: (g) => g.gameSessionId,
+        rowAttr: "data-game-session",
+        newestFirst: true,
+        columns: [
+          col("Game session", (g) => g.gameSessionId, { cls: "id" }),
+          col("Status", (g) => g.status, { cls: "status", data: (g) => g.status }),
+          col("Players", (g) => `${g.currentPlayerSessionCount} / ${g.maximumPlayerSessionCount}`),
+          col("Where", (g) => `${g.ipAddress}:${g.port}`),
+          col("Process", (g) => g.processId),
+          col("", null, {
+            cls: "actions",
+            actions: (g) => (g.status === "ACTIVE" ? [{ label: "End", cls: "danger", title: "TerminateGameSession", run: () => act(`game-sessions/${encodeURIComponent(g.gameSessionId)}/terminate`) }] : []),
+          }),
+        ],
+      },
+      playerSessions: {
+        key: (p) => p.playerSessionId,
+        newestFirst: true,
+        columns: [
+          col("Player session", (p) => p.playerSessionId, { cls: "id" }),
+          col("Player", (p) => p.playerId),
+          col("Status", (p) => p.status, { cls: "status", data: (p) => p.status }),
+          col("Game", (p) => fmt.arnTail(p.gameSessionArn).slice(0, 8)),
+        ],
+      },
+      parties: {
+        key: (p) => p.partyId,
+        rowAttr: "data-party",
+        columns: [
+          col("Party", (p) => p.partyId, { cls: "id" }),
+          col("Leader", (p) => p.leaderId || ""),
+          col("Members", (p) => (p.members || []).map((m) => `${m.playerId} (${m.presence})`).join(", ")),
+          col("Size", (p) => `${(p.members || []).length} / ${p.maxSize || "?"}`),
+          col("Version", (p) => (p.error ? `error: ${p.error}` : p.version)),
+        ],
+      },
+    };
+  }
+
+  // Draws one section's rows into `table`; the columns see the whole state too.
+  function drawSection(view, table, rows, state) {
+    const list = Array.isArray(rows) ? rows.slice() : [];
+    if (view.newestFirst) list.reverse();
+    const columns = view.columns.map((c) => (c.text ? { ...c, text: (row) => c.text(row, state) } : c));
+    drawTable(table, list, columns, view.key, view.rowAttr);
+    return list.length;
+  }
+
+  window.ConsoleViews = { sections, drawSection, fmt, el };
+})();

@@ -1,0 +1,163 @@
+//! The hooks that feed the console from the parts of the stack that are not the
+//! gateway: the Messages stream's consumer, the placement topic (SNS) and the presence
+//! bus (EventBridge). Each records one feed event per delivery, then hands on unchanged.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use aws_lambda_events::event::dynamodb::EventRecord;
+use aws_lambda_events::event::streams::DynamoDbEventResponse;
+use lambda_runtime::LambdaEvent;
+use on_message_inserted::{BatchRecord, StreamBatch};
+use serde_json::Value;
+use shared::ports::PresenceEvent;
+
+use super::feed::{Entry, FeedKind, Hub};
+use crate::gamelift::{EventSink, event_sink};
+use crate::stream::StreamHandler;
+
+/// `inner`, tapped: see [`TappedStream`].
+pub fn tap_stream(
+    inner: Arc<dyn StreamHandler>,
+    hub: Arc<Hub>,
+    clock: Arc<dyn shared::ports::Clock>,
+) -> Arc<dyn StreamHandler> {
+    Arc::new(TappedStream { inner, hub, clock })
+}
+
+/// Wraps the Messages stream's consumer: while a page watches, each batch is one feed
+/// event (its recipients, what each record is, how the invocation went).
+pub struct TappedStream {
+    pub inner: Arc<dyn StreamHandler>,
+    pub hub: Arc<Hub>,
+    pub clock: Arc<dyn shared::ports::Clock>,
+}
+
+/// `(recipient, "kind from sender")` of a stream record's new image.
+fn describe(record: &EventRecord) -> (Option<String>, String) {
+    let image = serde_json::to_value(&record.change.new_image).unwrap_or(Value::Null);
+    let text = |name: &str| {
+        image
+            .get(name)
+            .and_then(|v| v.get("S").or(Some(v)))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let recipient = text("recipientId");
+    let what = format!(
+        "{} from {}",
+        text("kind").unwrap_or_else(|| "item".into()),
+        text("senderId").unwrap_or_else(|| "?".into())
+    );
+    (recipient, what)
+}
+
+#[async_trait]
+impl StreamHandler for TappedStream {
+    async fn handle(
+        &self,
+        event: LambdaEvent<StreamBatch>,
+    ) -> Result<DynamoDbEventResponse, lambda_runtime::Error> {
+        // Recorded only while a page watches: batches go by at the stack's full rate.
+        if !self.hub.watching() {
+            return self.inner.handle(event).await;
+        }
+        let mut players = Vec::new();
+        let mut lines = Vec::new();
+        for record in &event.payload.records {
+            match record {
+                BatchRecord::Record(record) => {
+                    let (recipient, what) = describe(record);
+                    lines.push(format!("{what} → {}", recipient.as_deref().unwrap_or("?")));
+                    if let Some(recipient) = recipient
+                        && !players.contains(&recipient)
+                    {
+                        players.push(recipient);
+                    }
+                }
+                BatchRecord::Malformed(why) => lines.push(format!("malformed record: {why}")),
+            }
+        }
+        let count = event.payload.records.len();
+        let result = self.inner.handle(event).await;
+        let outcome = match &result {
+            Ok(response) if response.batch_item_failures.is_empty() => "ok".to_owned(),
+            Ok(response) => format!("{} item failure(s)", response.batch_item_failures.len()),
+            Err(error) => format!("failed: {error}"),
+        };
+        self.hub.record(
+            FeedKind::Stream,
+            self.clock.now_millis(),
+            Entry {
+                summary: format!(
+                    "stream batch: {count} record{} → on-message-inserted ({outcome}){}",
+                    if count == 1 { "" } else { "s" },
+                    lines
+                        .first()
+                        .map_or(String::new(), |first| format!("; {first}"))
+                ),
+                detail: (!lines.is_empty()).then(|| lines.join("\n")),
+                player_ids: players,
+                connection_id: None,
+            },
+        );
+        result
+    }
+}
+
+/// Wraps the placement topic's delivery: each GameLift event is a feed event.
+pub fn tap_sns(inner: EventSink, hub: Arc<Hub>) -> EventSink {
+    event_sink(move |sns_event: Value| {
+        let message = sns_event
+            .pointer("/Records/0/Sns/Message")
+            .and_then(Value::as_str)
+            .and_then(|text| serde_json::from_str::<Value>(text).ok())
+            .unwrap_or(Value::Null);
+        let detail = message.get("detail").cloned().unwrap_or(Value::Null);
+        let field = |name: &str| detail.get(name).and_then(Value::as_str).unwrap_or("?");
+        let players: Vec<String> = detail
+            .get("placedPlayerSessions")
+            .and_then(Value::as_array)
+            .map(|seats| {
+                seats
+                    .iter()
+                    .filter_map(|s| s.get("playerId").and_then(Value::as_str))
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        hub.record(
+            FeedKind::Sns,
+            crate::time::now_millis(),
+            Entry {
+                summary: format!(
+                    "SNS → on-placement-event: {} {}",
+                    field("type"),
+                    field("placementId")
+                ),
+                detail: Some(message.to_string()),
+                player_ids: players,
+                connection_id: None,
+            },
+        );
+        inner(sns_event)
+    })
+}
+
+/// A presence event as the bus rule delivers it to `on-presence-event`.
+pub fn tap_presence(hub: &Hub, event: &PresenceEvent) {
+    let detail_type = event.kind.detail_type();
+    hub.record(
+        FeedKind::EventBridge,
+        event.at,
+        Entry {
+            summary: format!(
+                "EventBridge {detail_type} {} → on-presence-event",
+                event.player_id.as_str()
+            ),
+            detail: None,
+            player_ids: vec![event.player_id.as_str().to_owned()],
+            connection_id: None,
+        },
+    );
+}
