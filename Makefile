@@ -1,13 +1,13 @@
 # The deploy build. `sam build` runs `make build-<LogicalId>` here once per function of
 # template.yaml (Metadata: BuildMethod: makefile), with ARTIFACTS_DIR set to the folder
 # that function's `bootstrap` goes to. Every such target first runs the same cargo-lambda
-# build of all 16 functions: the first compiles the workspace once for arm64 (one
+# build of all 18 functions: the first compiles the workspace once for arm64 (one
 # dependency graph, the release links in parallel), the others find everything fresh in a
 # few seconds. Then each copies its own bootstrap. samconfig.toml runs them one after the
 # other (parallel = false): at the same time, one's cargo-lambda would rewrite the
 # bootstraps another is copying.
 #
-#   make bootstraps     the 16 arm64 bootstraps alone, without SAM
+#   make bootstraps     the 18 arm64 bootstraps alone, without SAM
 #
 # Needs cargo-lambda and zig on PATH: scripts/sam-build.sh installs the pinned ones into
 # .tools/venv and puts them there.
@@ -31,6 +31,8 @@ FUNCTIONS := \
 	SubscribePresenceFunction=subscribe-presence \
 	OnPresenceEventFunction=on-presence-event \
 	PartyFunction=party \
+	MatchmakingFunction=matchmaking \
+	OnMatchmakingEventFunction=on-matchmaking-event \
 	BackendApiFunction=backend-api
 
 CARGO ?= cargo

@@ -5,8 +5,8 @@ use crate::settings::{AuthMode, Settings};
 use crate::stack::RunningStack;
 
 /// The start-up banner's lines: the WebSocket URL, the `@connections` API, the backend
-/// API, the stage,
-/// the auth mode, the storage, the GameLift simulator, and a first command to try.
+/// API, the stage, the auth mode, the storage, the GameLift simulator (and the FlexMatch
+/// one, when a rule set is given), and a first command to try.
 pub fn banner(settings: &Settings, stack: &RunningStack) -> Vec<String> {
     let url = stack.url();
     let auth = &settings.auth;
@@ -28,7 +28,7 @@ pub fn banner(settings: &Settings, stack: &RunningStack) -> Vec<String> {
             (line, format!("{url}?token=<JWT>"))
         }
     };
-    vec![
+    let mut lines = vec![
         format!("WebSocket API:   {url}"),
         format!(
             "@connections:    {}/@connections/{{connectionId}}",
@@ -51,7 +51,12 @@ pub fn banner(settings: &Settings, stack: &RunningStack) -> Vec<String> {
         ),
         format!("console:         {}", stack.console_url()),
         format!("try:             websocat \"{connect}\"   then send {{\"route\":\"resume\"}}"),
-    ]
+    ];
+    // Only with a rule set: matchmaking is off otherwise (its routes say so).
+    if let Ok(Some(flexmatch)) = settings.flexmatch_settings() {
+        lines.insert(7, format!("FlexMatch sim:   {}", flexmatch.summary()));
+    }
+    lines
 }
 
 #[cfg(test)]
@@ -96,6 +101,25 @@ mod tests {
                      then send {{\"route\":\"resume\"}}"
                 ),
             ]
+        );
+    }
+
+    #[tokio::test]
+    async fn given_a_rule_set_then_the_banner_says_how_matchmaking_is_simulated() {
+        let mut settings = Settings::default();
+        settings.gateway.port = 0;
+        settings.matchmaking.matchmaking_rule_set = Some(format!(
+            "{}/rule-sets/duel.json",
+            env!("CARGO_MANIFEST_DIR")
+        ));
+        settings.matchmaking.sim_acceptance_timeout_seconds = 20;
+        let stack = crate::start(settings.clone()).await.unwrap();
+        let lines = banner(&settings, &stack);
+        stack.shutdown().await;
+        assert_eq!(
+            lines[7],
+            "FlexMatch sim:   configuration default with rule set duel (2 teams, 2 rules); \
+             acceptance within 20 s; tickets time out after 120 s"
         );
     }
 }

@@ -20,7 +20,7 @@ use crate::stack::{LocalStack, StartError};
 
 /// Every function of template.yaml, by its binary name (`Metadata: BuildProperties:
 /// Binary`), with the route keys of the WebSocket routes among them.
-pub const FUNCTIONS: [&str; 16] = [
+pub const FUNCTIONS: [&str; 18] = [
     "authorizer",
     "connect",
     "disconnect",
@@ -36,6 +36,8 @@ pub const FUNCTIONS: [&str; 16] = [
     "subscribe-presence",
     "on-presence-event",
     "party",
+    "matchmaking",
+    "on-matchmaking-event",
     "backend-api",
 ];
 
@@ -85,6 +87,7 @@ const AUTHORIZER_EVENT: &str = "an API Gateway REQUEST authorizer event";
 const EVENTBRIDGE_EVENT: &str = "an EventBridge event";
 const STREAM_EVENT: &str = "a DynamoDB stream event";
 const PLACEMENT_EVENT: &str = "an SNS or EventBridge GameLift placement event";
+const MATCHMAKING_EVENT: &str = "an EventBridge or SNS FlexMatch event";
 const HTTP_EVENT: &str = "an API Gateway HTTP API (payload 2.0) event";
 
 /// Runs `function` once on the event in `path`, against the stack `settings` describe;
@@ -127,6 +130,14 @@ pub async fn invoke_once(
                 )));
             }
             Payload::Placement(raw.clone())
+        }
+        "on-matchmaking-event" => {
+            if !raw.is_object() {
+                return Err(payload(MATCHMAKING_EVENT)(serde::de::Error::custom(
+                    "expected a JSON object",
+                )));
+            }
+            Payload::Matchmaking(raw.clone())
         }
         "backend-api" => Payload::Http(Box::new(
             lambda_http::request::from_str(&text).map_err(payload(HTTP_EVENT))?,
@@ -186,6 +197,13 @@ pub async fn invoke_once(
                 .await
                 .map_err(failed)?,
         ),
+        Payload::Matchmaking(event) => to_json(
+            stack
+                .matchmaking_event_handler()
+                .handle(LambdaEvent::new(event, context))
+                .await
+                .map_err(failed)?,
+        ),
         Payload::Http(request) => {
             let api = crate::routes::Routes::wire_backend_api(stack.dependencies());
             http_response(api.handle(*request).await)
@@ -219,6 +237,7 @@ enum Payload {
     Stream(on_message_inserted::StreamBatch),
     Bus(Box<EventBridgeEvent<Value>>),
     Placement(Value),
+    Matchmaking(Value),
     Http(Box<lambda_http::Request>),
 }
 
@@ -288,6 +307,7 @@ mod tests {
             "presence-timeout",
             "on-presence-event",
             "on-placement-event",
+            "on-matchmaking-event",
             "backend-api",
         ];
         for function in FUNCTIONS.into_iter().filter(|f| !others.contains(f)) {

@@ -7,9 +7,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use shared::config::Config;
+use shared::matchmaking::MatchmakingSettings;
 use shared::ports::{
-    Clock, ConnectionGateway, DeliveryHandover, EventBus, GameLift, MessageStore, PartyStore,
-    PlacementOutcomes, PlacementStore, PlayerStore, RateLimiter, SubscriptionStore,
+    Clock, ConnectionGateway, DeliveryHandover, EventBus, GameLift, Matchmaker, MessageStore,
+    PartyStore, PlacementOutcomes, PlacementStore, PlayerStore, RateLimiter, SubscriptionStore,
+    TicketStore,
 };
 use shared::websocket::RouteHandler;
 
@@ -44,6 +46,13 @@ pub struct Dependencies {
     pub parties: Arc<dyn PartyStore>,
     /// The GameLift simulator, behind the same port as the SDK adapter.
     pub gamelift: Arc<dyn GameLift>,
+    /// Matchmaking tickets (in the Placements table).
+    pub tickets: Arc<dyn TicketStore>,
+    /// The FlexMatch simulator (or, without a rule set, nothing: the matchmaking
+    /// routes answer `unavailable` before asking it).
+    pub matchmaker: Arc<dyn Matchmaker>,
+    /// The configurations `startMatchmaking` may name (none without a rule set).
+    pub matchmaking: MatchmakingSettings,
     /// What API Gateway's DynamoDB integration (the heartbeat route) calls.
     pub update_item: Arc<dyn UpdateItem>,
 }
@@ -217,6 +226,23 @@ impl Routes {
                 deps.gamelift.clone(),
             )),
         );
+        let mut settings = deps.matchmaking.clone();
+        settings.requests_per_minute = deps.config.rate_limits.placements_per_minute;
+        let matchmaking: Arc<dyn RouteHandler> = Arc::new(matchmaking::MatchmakingHandler::new(
+            settings,
+            matchmaking::Stores {
+                players: deps.players.clone(),
+                limiter: deps.rate_limiter.clone(),
+                parties: deps.parties.clone(),
+                placements: deps.placements.clone(),
+                tickets: deps.tickets.clone(),
+            },
+            deps.matchmaker.clone(),
+            deps.clock.clone(),
+        ));
+        for key in matchmaking::ROUTES {
+            routes.insert(key, "matchmaking", matchmaking.clone());
+        }
         Ok(routes)
     }
 

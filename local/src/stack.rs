@@ -62,6 +62,7 @@ pub struct LocalStack {
     registry: Arc<ConnectionRegistry>,
     routes: Routes,
     on_placement_event: Arc<on_placement_event::PlacementEventHandler>,
+    on_matchmaking_event: Arc<on_matchmaking_event::MatchmakingEventHandler>,
     authorizer: Arc<dyn ConnectAuthorizer>,
     /// Where the console's taps record (`local::console`).
     hub: Arc<crate::console::Hub>,
@@ -70,6 +71,8 @@ pub struct LocalStack {
     stream_handler: Arc<dyn StreamHandler>,
     simulator: Arc<Simulator>,
     simulator_task: JoinHandle<()>,
+    /// The FlexMatch simulator's task, when a rule set was given.
+    flexmatch_task: Option<JoinHandle<()>>,
 }
 
 impl LocalStack {
@@ -97,6 +100,9 @@ impl LocalStack {
         let simulator_settings = settings.simulator_settings().map_err(|e| SettingsError {
             problems: e.problems,
         })?;
+        let flexmatch_settings = settings.flexmatch_settings().map_err(|e| SettingsError {
+            problems: e.problems,
+        })?;
         let stores = storage::open(&settings).await?;
         let registry = Arc::new(ConnectionRegistry::new());
         let (bus, presence_events) = shared::adapters::memory::InProcessEventBus::with_channel();
@@ -117,6 +123,14 @@ impl LocalStack {
                 hub.clone(),
             ),
         );
+        // FlexMatch's events go to EventBridge, whose rule invokes on-matchmaking-event.
+        let on_matchmaking_event = Arc::new(on_matchmaking_event::MatchmakingEventHandler::new(
+            config.clone(),
+            stores.tickets.clone(),
+            clock.clone(),
+        ));
+        let (matchmaker, matchmaking, flexmatch_task) =
+            crate::flexmatch::wire(flexmatch_settings, &simulator, &on_matchmaking_event);
         let dependencies = Dependencies {
             config,
             players: stores.players,
@@ -131,9 +145,12 @@ impl LocalStack {
             placement_outcomes: stores.placement_outcomes,
             parties: stores.parties,
             gamelift: simulator.clone(),
+            tickets: stores.tickets,
+            matchmaker,
+            matchmaking,
             update_item: stores.update_item,
         };
-        spawn_presence(
+        crate::schedules::spawn_presence(
             &dependencies,
             presence_events,
             settings.presence.sweep_interval_seconds,
@@ -147,6 +164,7 @@ impl LocalStack {
             registry,
             routes,
             on_placement_event,
+            on_matchmaking_event,
             authorizer: Arc::new(authorizer),
             hub,
             storage: stores.description,
@@ -154,6 +172,7 @@ impl LocalStack {
             stream_handler,
             simulator,
             simulator_task,
+            flexmatch_task,
         })
     }
 
@@ -179,6 +198,11 @@ impl LocalStack {
     /// `on-placement-event`, as the placement topic invokes it.
     pub fn placement_event_handler(&self) -> &Arc<on_placement_event::PlacementEventHandler> {
         &self.on_placement_event
+    }
+
+    /// `on-matchmaking-event`, as the configuration's EventBridge rule invokes it.
+    pub fn matchmaking_event_handler(&self) -> &Arc<on_matchmaking_event::MatchmakingEventHandler> {
+        &self.on_matchmaking_event
     }
 
     /// What the stack's storage is: "in memory" or "DynamoDB at {endpoint}".
@@ -296,6 +320,7 @@ impl LocalStack {
             stream,
             simulator: self.simulator,
             simulator_task: self.simulator_task,
+            flexmatch_task: self.flexmatch_task,
         })
     }
 }
@@ -371,6 +396,7 @@ pub struct RunningStack {
     stream: RunningStream,
     simulator: Arc<Simulator>,
     simulator_task: JoinHandle<()>,
+    flexmatch_task: Option<JoinHandle<()>>,
 }
 
 impl RunningStack {
@@ -464,50 +490,11 @@ impl RunningStack {
         }
         // GameLift goes quiet: no more placement events.
         self.simulator_task.abort();
+        if let Some(flexmatch) = self.flexmatch_task {
+            flexmatch.abort();
+        }
         // A batch in flight finishes; records not yet handed over stay in the table.
         self.stream.stop(SHUTDOWN_TIMEOUT).await;
         tracing::info!("local stack stopped");
     }
-}
-
-/// The presence bus rule and schedule: every presence event goes to `on-presence-event`,
-/// and `presence-timeout` sweeps every `interval_seconds`. Both tasks end when the stack's
-/// dependencies (the bus, the stores) are dropped.
-fn spawn_presence(
-    deps: &Dependencies,
-    mut events: tokio::sync::mpsc::UnboundedReceiver<shared::ports::PresenceEvent>,
-    interval_seconds: u64,
-    hub: Arc<crate::console::Hub>,
-) {
-    let notifier = Routes::wire_presence_events(deps);
-    tokio::spawn(async move {
-        while let Some(event) = events.recv().await {
-            crate::console::taps::tap_presence(&hub, &event);
-            if let Err(error) = notifier.notify(&event).await {
-                tracing::warn!(%error, player_id = %event.player_id, "presence event not delivered");
-            }
-        }
-    });
-    let sweeper = Routes::wire_presence_timeout(deps);
-    let events = Arc::downgrade(&deps.events);
-    let clock = deps.clock.clone();
-    tokio::spawn(async move {
-        let mut ticks = tokio::time::interval(Duration::from_secs(interval_seconds.max(1)));
-        ticks.tick().await;
-        loop {
-            ticks.tick().await;
-            // Stop once the stack is gone (only the sweeper still holds the bus).
-            if events.strong_count() <= 1 {
-                return;
-            }
-            let summary = sweeper.sweep_once(clock.now_millis()).await;
-            if summary.swept > 0 {
-                tracing::info!(
-                    swept = summary.swept,
-                    zombies = summary.zombies_closed,
-                    "presence sweep"
-                );
-            }
-        }
-    });
 }

@@ -7,17 +7,17 @@ use std::sync::Arc;
 
 use shared::adapters::dynamodb::{
     DynamoDeliveryHandover, DynamoMessageStore, DynamoPartyStore, DynamoPlacementOutcomes,
-    DynamoPlacementStore, DynamoPlayerStore, DynamoSubscriptionStore, client_for_endpoint,
-    create_messages_table, create_parties_table, create_placements_table, create_players_table,
-    create_subscriptions_table,
+    DynamoPlacementStore, DynamoPlayerStore, DynamoSubscriptionStore, DynamoTicketStore,
+    client_for_endpoint, create_messages_table, create_parties_table, create_placements_table,
+    create_players_table, create_subscriptions_table,
 };
 use shared::adapters::memory::{
     InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementOutcomes,
-    InMemoryPlacementStore, InMemoryPlayerStore, InMemorySubscriptionStore,
+    InMemoryPlacementStore, InMemoryPlayerStore, InMemorySubscriptionStore, InMemoryTicketStore,
 };
 use shared::ports::{
     DeliveryHandover, MessageStore, PartyStore, PlacementOutcomes, PlacementStore, PlayerStore,
-    RateLimiter, StoreError, SubscriptionStore,
+    RateLimiter, StoreError, SubscriptionStore, TicketStore,
 };
 
 use crate::integration::dynamodb::{DynamoDbUpdateItem, MemoryUpdateItem, UpdateItem};
@@ -39,6 +39,9 @@ pub struct Stores {
     pub placement_outcomes: Arc<dyn PlacementOutcomes>,
     /// Parties, whose changes also write Players and Messages.
     pub parties: Arc<dyn PartyStore>,
+    /// Matchmaking tickets (in the Placements table), whose changes also write Players
+    /// and Messages.
+    pub tickets: Arc<dyn TicketStore>,
     /// Human-readable: "in memory" or the endpoint.
     pub description: String,
     /// The Messages table's stream, not consumed yet.
@@ -60,6 +63,7 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
             let messages = Arc::new(InMemoryMessageStore::with_observer(observer));
             let placements = Arc::new(InMemoryPlacementStore::new());
             Ok(Stores {
+                tickets: Arc::new(InMemoryTicketStore::new(players.clone(), messages.clone())),
                 parties: Arc::new(InMemoryPartyStore::new(
                     players.clone(),
                     messages.clone(),
@@ -99,6 +103,12 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
                 settings.storage.players_table.clone(),
             ));
             Ok(Stores {
+                tickets: Arc::new(DynamoTicketStore::new(
+                    client.clone(),
+                    settings.storage.placements_table.clone(),
+                    settings.storage.players_table.clone(),
+                    settings.storage.messages_table.clone(),
+                )),
                 parties: Arc::new(DynamoPartyStore::new(
                     client.clone(),
                     settings.storage.parties_table.clone(),

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::domain::{EpochMillis, GameSession, PlacementId, PlacementStatus, PlayerId};
+use crate::matchmaking::{MatchmakingDetail, TicketId, TicketStatus};
 use crate::party::{ChangeKind, PartyId, PartyView};
 use crate::schema::pushed;
 
@@ -35,6 +36,10 @@ pub const ROUTES: &[&str] = &[
     "leaveParty",
     "kickFromParty",
     "promotePartyLeader",
+    "startMatchmaking",
+    "acceptMatch",
+    "stopMatchmaking",
+    "setMatchmakingAttributes",
 ];
 
 /// Error codes of `error` frames.
@@ -241,6 +246,16 @@ pub enum ServerFrame {
         status: PlacementStatus,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         game_session: Option<GameSession>,
+    },
+    /// A matchmaking ticket you are on changed status; what else it carries depends on
+    /// the status ([`MatchmakingDetail`]). Deduplicate on (`ticketId`, `status`).
+    #[schemars(transform = pushed)]
+    Matchmaking {
+        ticket_id: TicketId,
+        status: TicketStatus,
+        /// Boxed: the largest frame's fields would make every `ServerFrame` that large.
+        #[serde(flatten)]
+        detail: Box<MatchmakingDetail>,
     },
     /// A watched player changed presence.
     #[schemars(transform = pushed)]

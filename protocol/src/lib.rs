@@ -10,6 +10,7 @@
 
 pub mod domain;
 pub mod frames;
+pub mod matchmaking;
 pub mod party;
 pub mod requests;
 pub mod schema;

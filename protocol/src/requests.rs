@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::domain::{PlacementId, PlayerId, Seq};
+use crate::matchmaking::{Attributes, TicketId};
 use crate::party::PartyId;
 
 /// A request: `{"route", "requestId"?, "body"?}`, one variant per route. `requestId`
@@ -127,6 +128,32 @@ pub enum ClientRequest {
         request_id: Option<String>,
         body: PlayerBody,
     },
+    StartMatchmaking {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        #[serde(default)]
+        body: StartMatchmakingRequestBody,
+    },
+    AcceptMatch {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        body: AcceptMatchRequestBody,
+    },
+    StopMatchmaking {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        #[serde(default)]
+        body: TicketBody,
+    },
+    SetMatchmakingAttributes {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        body: AttributesBody,
+    },
 }
 
 /// `resume` and `heartbeat`: the `seq` of the last pushed frame the client processed.
@@ -218,6 +245,44 @@ pub struct PartyBody {
     pub party_id: PartyId,
 }
 
+/// `startMatchmaking`: a solo player's or a party leader's ticket (the leader's carries
+/// every member).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StartMatchmakingRequestBody {
+    /// One of the stack's matchmaking configurations (its default when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub configuration: Option<String>,
+    /// At most 32: number, string, list of strings or map of string → number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attributes: Option<Attributes>,
+    /// Region → round-trip milliseconds (0–10000), at most 20 regions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latencies: Option<BTreeMap<String, f64>>,
+}
+
+/// `acceptMatch`: accept (true) or reject (false) the proposed match of a ticket.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AcceptMatchRequestBody {
+    pub ticket_id: TicketId,
+    pub accept: bool,
+}
+
+/// `stopMatchmaking`: the ticket (your live one when absent).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TicketBody {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticket_id: Option<TicketId>,
+}
+
+/// `setMatchmakingAttributes`: your attributes for the party leader's ticket (`{}` clears).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AttributesBody {
+    pub attributes: Attributes,
+}
+
 impl ClientRequest {
     /// The route this request goes to.
     pub fn route(&self) -> &'static str {
@@ -238,6 +303,10 @@ impl ClientRequest {
             Self::LeaveParty { .. } => "leaveParty",
             Self::KickFromParty { .. } => "kickFromParty",
             Self::PromotePartyLeader { .. } => "promotePartyLeader",
+            Self::StartMatchmaking { .. } => "startMatchmaking",
+            Self::AcceptMatch { .. } => "acceptMatch",
+            Self::StopMatchmaking { .. } => "stopMatchmaking",
+            Self::SetMatchmakingAttributes { .. } => "setMatchmakingAttributes",
         }
     }
 
@@ -259,7 +328,11 @@ impl ClientRequest {
             | Self::DeclinePartyInvite { request_id, .. }
             | Self::LeaveParty { request_id, .. }
             | Self::KickFromParty { request_id, .. }
-            | Self::PromotePartyLeader { request_id, .. } => request_id,
+            | Self::PromotePartyLeader { request_id, .. }
+            | Self::StartMatchmaking { request_id, .. }
+            | Self::AcceptMatch { request_id, .. }
+            | Self::StopMatchmaking { request_id, .. }
+            | Self::SetMatchmakingAttributes { request_id, .. } => request_id,
         };
         *slot = Some(id.into());
         self

@@ -644,6 +644,18 @@ fn authorizer_reads(base: &HashMap<String, String>) -> BTreeSet<String> {
     asked.into_inner()
 }
 
+/// Every variable name the matchmaking routes' own settings ask for.
+fn matchmaking_reads(base: &HashMap<String, String>) -> BTreeSet<String> {
+    let asked = RefCell::new(BTreeSet::new());
+    let mut reader = EnvReader::new(|name| {
+        asked.borrow_mut().insert(name.to_owned());
+        base.get(name).cloned()
+    });
+    let _ = shared::matchmaking::MatchmakingSettings::read(&mut reader);
+    drop(reader);
+    asked.into_inner()
+}
+
 #[test]
 fn given_the_globals_environment_when_shared_config_reads_it_then_nothing_it_requires_is_missing() {
     let template = Template::load();
@@ -687,6 +699,8 @@ fn given_a_functions_own_environment_when_it_starts_then_its_reader_reads_every_
         for name in own.keys() {
             let read = if binary == crate_of::<authorizer::AuthConfig>() {
                 authorizer_reads(&values).contains(name)
+            } else if binary == crate_of::<matchmaking::MatchmakingHandler>() {
+                shared_config_reads(name, &values) || matchmaking_reads(&values).contains(name)
             } else {
                 shared_config_reads(name, &values)
             };

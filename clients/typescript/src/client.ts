@@ -238,6 +238,24 @@ export class GameSocketsClient {
     return this.request('promotePartyLeader', { playerId }) as Promise<Ack<{ party: PartyView }>>;
   }
 
+  /** A solo player's or a party leader's ticket; its states arrive as `matchmaking` events. */
+  startMatchmaking(body: BodyOf<'startMatchmaking'> = {}): Promise<Ack<{ ticketId: string; status: 'QUEUED' }>> {
+    return this.request('startMatchmaking', body) as Promise<Ack<{ ticketId: string; status: 'QUEUED' }>>;
+  }
+
+  acceptMatch(ticketId: string, accept: boolean): Promise<Ack<{ ticketId: string; accept: boolean }>> {
+    return this.request('acceptMatch', { ticketId, accept }) as Promise<Ack<{ ticketId: string; accept: boolean }>>;
+  }
+
+  /** Your live ticket when `ticketId` is absent. */
+  stopMatchmaking(ticketId?: string): Promise<Ack<{ ticketId: string }>> {
+    return this.request('stopMatchmaking', ticketId ? { ticketId } : {}) as Promise<Ack<{ ticketId: string }>>;
+  }
+
+  setMatchmakingAttributes(attributes: BodyOf<'setMatchmakingAttributes'>['attributes']): Promise<Ack> {
+    return this.request('setMatchmakingAttributes', { attributes });
+  }
+
   /** A heartbeat that asks for the server time (the timer's heartbeats ask for nothing). */
   ping(): Promise<Ack<{ serverTime: number }>> {
     return this.request('heartbeat', this.cursorBody()) as Promise<Ack<{ serverTime: number }>>;

@@ -2,6 +2,36 @@
 // Regenerate with `npm run generate` (after regenerating the schema from the Rust types).
 
 /**
+ * `acceptMatch`: accept (true) or reject (false) the proposed match of a ticket.
+ */
+export type AcceptMatchRequestBody = {
+  accept: boolean;
+  ticketId: TicketId;
+};
+
+/**
+ * One player attribute, in the four kinds FlexMatch knows (its `AttributeValue`: `N`,
+ * `S`, `SL`, `SDM`). On the wire, plain JSON: a number, a string, an array of strings or
+ * an object of string → number.
+ */
+export type AttributeValue = 
+  | number
+  | string
+  | Array<string>
+  | {
+    [field: string]: number;
+  };
+
+/**
+ * `setMatchmakingAttributes`: your attributes for the party leader's ticket (`{}` clears).
+ */
+export type AttributesBody = {
+  attributes: {
+    [field: string]: AttributeValue;
+  };
+};
+
+/**
  * `cancelPlacement`: the pending placement (yours when absent).
  */
 export type CancelPlacementBody = {
@@ -99,6 +129,26 @@ export type ClientFrame =
     body: PlayerBody;
     requestId?: string | null;
     route: "promotePartyLeader";
+  }
+  | {
+    body?: StartMatchmakingRequestBody;
+    requestId?: string | null;
+    route: "startMatchmaking";
+  }
+  | {
+    body: AcceptMatchRequestBody;
+    requestId?: string | null;
+    route: "acceptMatch";
+  }
+  | {
+    body?: TicketBody;
+    requestId?: string | null;
+    route: "stopMatchmaking";
+  }
+  | {
+    body: AttributesBody;
+    requestId?: string | null;
+    route: "setMatchmakingAttributes";
   };
 
 /**
@@ -160,6 +210,21 @@ export type LatenciesBody = {
   latencies: {
     [field: string]: number;
   };
+};
+
+/**
+ * A player's seat in a game made by matchmaking: the game session, the player's own
+ * player session, the match and the player's team.
+ */
+export type MatchedSeat = {
+  dnsName: string;
+  gameSessionArn: string;
+  ipAddress: string;
+  matchId: string;
+  playerSessionId: string;
+  port: number;
+  region: string;
+  team?: string | null;
 };
 
 export type MemberView = {
@@ -337,6 +402,33 @@ export type ServerFrame =
     type: "placement";
   }
   | {
+    /**
+     * REQUIRES_ACCEPTANCE: seconds left to `acceptMatch`.
+     */
+    acceptanceTimeout?: number | null;
+    /**
+     * COMPLETED: this player's own seat in the match's game session.
+     */
+    gameSession?: 
+      | MatchedSeat
+      | null;
+    /**
+     * REQUIRES_ACCEPTANCE: the other players of the proposed match.
+     */
+    players?: Array<PlayerId>;
+    /**
+     * FAILED, TIMED_OUT, CANCELLED: why, as GameLift said it.
+     */
+    reason?: string | null;
+    /**
+     * This frame's position in your inbox: send the last one you processed as `resume`'s `cursor`.
+     */
+    seq: Seq;
+    status: TicketStatus;
+    ticketId: TicketId;
+    type: "matchmaking";
+  }
+  | {
     at: number;
     playerId: string;
     /**
@@ -392,11 +484,60 @@ export type ServerFrame =
     type: "disconnected_by_server";
   };
 
+/**
+ * `startMatchmaking`: a solo player's or a party leader's ticket (the leader's carries
+ * every member).
+ */
+export type StartMatchmakingRequestBody = {
+  /**
+   * At most 32: number, string, list of strings or map of string → number.
+   */
+  attributes?: {
+    [field: string]: AttributeValue;
+  } | null;
+  /**
+   * One of the stack's matchmaking configurations (its default when absent).
+   */
+  configuration?: string | null;
+  /**
+   * Region → round-trip milliseconds (0–10000), at most 20 regions.
+   */
+  latencies?: {
+    [field: string]: number;
+  } | null;
+};
+
+/**
+ * `stopMatchmaking`: the ticket (your live one when absent).
+ */
+export type TicketBody = {
+  ticketId?: 
+    | TicketId
+    | null;
+};
+
+/**
+ * A matchmaking ticket's id: 1–128 characters of `A-Z a-z 0-9 - .` (GameLift's
+ * `TicketId` pattern). The ids this system makes ([`TicketId::new_at`]) are
+ * `mm-` and a time-ordered (v7) UUID, chosen by us so that the ticket is recorded
+ * before GameLift is asked (its first event may arrive before StartMatchmaking answers).
+ */
+export type TicketId = string;
+
+/**
+ * A ticket's status, as the client sees it (GameLift's `MatchmakingTicket` statuses).
+ */
+export type TicketStatus = 
+  | "SEARCHING" | "COMPLETED" | "TIMED_OUT" | "CANCELLED" | "FAILED"
+  | "QUEUED"
+  | "REQUIRES_ACCEPTANCE"
+  | "PLACING";
+
 /** A server frame of the given `type`. */
 export type ServerFrameOf<T extends ServerFrame['type']> = Extract<ServerFrame, { type: T }>;
 /** The body of a request to the given `route`. */
 export type BodyOf<R extends ClientFrame['route']> = Extract<ClientFrame, { route: R }> extends { body?: infer B } ? B : never;
 /** Every route a client may send. */
-export const ROUTES = ["resume","heartbeat","sendMessage","sessionPlacementRequest","cancelPlacement","rejoinSession","subscribePresence","unsubscribePresence","setPlacementLatencies","createParty","inviteToParty","joinParty","declinePartyInvite","leaveParty","kickFromParty","promotePartyLeader"] as const;
+export const ROUTES = ["resume","heartbeat","sendMessage","sessionPlacementRequest","cancelPlacement","rejoinSession","subscribePresence","unsubscribePresence","setPlacementLatencies","createParty","inviteToParty","joinParty","declinePartyInvite","leaveParty","kickFromParty","promotePartyLeader","startMatchmaking","acceptMatch","stopMatchmaking","setMatchmakingAttributes"] as const;
 /** Every error code of `error` frames. */
 export const ERROR_CODES = ["bad_request","unknown_route","payload_too_large","not_found","conflict","session_ended","unavailable","internal","forbidden","rate_limited"] as const;

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use shared::domain::{PlacementId, PlayerId};
+use shared::matchmaking::TicketId;
 use shared::ports::{GameLift, GameLiftError, PlacementStore, PlayerStore, StoreError};
 use shared::protocol::{ErrorCode, json_kind};
 use shared::websocket::{Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
@@ -71,6 +72,15 @@ impl CancelPlacementHandler {
                 "no placement is pending",
             ));
         };
+        // A live matchmaking ticket takes the same slot; it is stopped with
+        // `stopMatchmaking`, not here.
+        if let Some(ticket) = TicketId::from_pending(&target) {
+            return Err(RouteError::new(
+                ErrorCode::NotFound,
+                format!("{ticket} is a matchmaking ticket, not a placement: stopMatchmaking stops a live ticket"),
+            )
+            .with_detail("ticketId", ticket.as_str()));
+        }
         if pending.as_ref() != Some(&target) {
             match self.placements.get(&target).await {
                 Ok(Some(placement)) if placement.requester_id == *player => {

@@ -248,3 +248,24 @@ async fn given_a_placement_id_that_breaks_the_rule_then_bad_request_naming_the_f
         .unwrap();
     assert_eq!(record.status, PlacementStatus::Pending);
 }
+
+#[tokio::test]
+async fn given_a_live_matchmaking_ticket_when_cancelling_then_not_found_naming_it_and_nothing_stopped()
+ {
+    let w = world().await;
+    let ticket = TicketId::new_at(T0);
+    w.players
+        .begin_placement(&alice(), &ticket.as_pending().unwrap())
+        .await
+        .unwrap();
+    let frame = cancel(&w, "alice", json!({})).await;
+    assert_eq!(frame["code"], "not_found", "{frame}");
+    assert_eq!(frame["ticketId"], ticket.as_str());
+    assert!(
+        frame["message"]
+            .as_str()
+            .unwrap()
+            .contains("stopMatchmaking")
+    );
+    assert!(w.gamelift.calls().is_empty());
+}

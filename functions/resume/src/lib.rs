@@ -34,6 +34,7 @@ use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::Value;
 use shared::domain::{EpochMillis, Seq};
+use shared::matchmaking::TicketId;
 use shared::party::{MemberPresence, Parties, PartyError, PartyView};
 use shared::ports::{
     Clock, ConnectionGateway, DeliveryHandover, Handover, HandoverOutcome, Liveness, MessageKind,
@@ -80,6 +81,9 @@ pub struct ResumeResult {
     /// everything up to here (`null`: the inbox holds nothing).
     pub cursor: Option<Seq>,
     pub placement: Option<Value>,
+    /// The live matchmaking ticket (`{ticketId}`; `null`: none): its statuses are in
+    /// the replay, as `matchmaking` frames.
+    pub matchmaking: Option<Value>,
     pub game_session: Option<Value>,
     /// The party the player is in (`null`: none).
     pub party: Option<PartyView>,
@@ -183,6 +187,7 @@ impl ResumeHandler {
                     pending_messages: replayed,
                     cursor: head,
                     placement: pending_placement(&record),
+                    matchmaking: live_ticket(&record),
                     game_session: record
                         .game_session
                         .as_ref()
@@ -380,10 +385,20 @@ fn presence_subject(message: &StoredMessage) -> String {
         .unwrap_or_default()
 }
 
-/// The ack's `placement`: the pending one, from the record already read.
+/// The ack's `placement`: the pending one, from the record already read (a live
+/// matchmaking ticket takes the same slot: it is `matchmaking` instead).
 fn pending_placement(record: &PlayerRecord) -> Option<Value> {
     let id = record.pending_placement_id.as_ref()?;
+    if TicketId::from_pending(id).is_some() {
+        return None;
+    }
     Some(serde_json::json!({ "placementId": id, "status": "PENDING" }))
+}
+
+/// The ack's `matchmaking`: the live ticket, from the record already read.
+fn live_ticket(record: &PlayerRecord) -> Option<Value> {
+    let ticket = TicketId::from_pending(record.pending_placement_id.as_ref()?)?;
+    Some(serde_json::json!({ "ticketId": ticket }))
 }
 
 #[async_trait]

@@ -156,6 +156,22 @@ fn ns(frames: &[Value]) -> Vec<i64> {
 }
 
 #[tokio::test]
+async fn given_a_live_matchmaking_ticket_when_resuming_then_the_ack_names_it_instead_of_a_placement()
+ {
+    let w = world();
+    w.connect("alice", "c-alice", T0).await;
+    let ticket = TicketId::new_at(T0);
+    w.players
+        .begin_placement(&player("alice"), &ticket.as_pending().unwrap())
+        .await
+        .unwrap();
+    w.resume("alice", json!({})).await.unwrap();
+    let ack = w.seen("c-alice").pop().unwrap();
+    assert_eq!(ack["placement"], Value::Null);
+    assert_eq!(ack["matchmaking"], json!({"ticketId": ticket.as_str()}));
+}
+
+#[tokio::test]
 async fn given_nothing_waiting_when_resuming_then_the_ack_is_the_reply_and_the_connection_goes_live()
  {
     let w = world();
@@ -168,7 +184,7 @@ async fn given_nothing_waiting_when_resuming_then_the_ack_is_the_reply_and_the_c
         vec![
             json!({"type": "ack", "route": "resume", "requestId": "r1", "playerId": "alice",
                     "resumed": false, "pendingMessages": 0, "cursor": null,
-                    "placement": null, "gameSession": null, "party": null})
+                    "placement": null, "matchmaking": null, "gameSession": null, "party": null})
         ]
     );
     let record = w.record("alice").await;

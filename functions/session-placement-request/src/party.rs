@@ -91,6 +91,14 @@ fn refused(refusal: PartyRefusal) -> RouteError {
 
 /// A `conflict` naming the member and the placement they wait for.
 fn member_conflict(player: &PlayerId, pending: &PlacementId) -> RouteError {
+    if let Some(ticket) = shared::matchmaking::TicketId::from_pending(pending) {
+        return RouteError::new(
+            ErrorCode::Conflict,
+            format!("{player}'s matchmaking ticket {ticket} is live: wait for its result"),
+        )
+        .with_detail("ticketId", ticket.as_str())
+        .with_detail("playerId", player.as_str());
+    }
     RouteError::new(
         ErrorCode::Conflict,
         format!("{player}'s placement {pending} is pending: wait for its result or cancel it"),

@@ -135,6 +135,31 @@ async fn given_no_queue_then_the_first_configured_queue_is_used() {
 }
 
 #[tokio::test]
+async fn given_a_live_matchmaking_ticket_when_placing_then_conflict_naming_the_ticket() {
+    let w = world().await;
+    // Long after the ticket was asked for: a ticket is never judged stale here.
+    let ticket = TicketId::new_at(T0 - 3_600_000);
+    w.players
+        .begin_placement(
+            &PlayerId::parse("alice").unwrap(),
+            &ticket.as_pending().unwrap(),
+        )
+        .await
+        .unwrap();
+    let refused = request(&w, json!({})).await;
+    assert_eq!(refused["code"], "conflict", "{refused}");
+    assert_eq!(refused["ticketId"], ticket.as_str());
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("stopMatchmaking")
+    );
+    assert!(w.gamelift.started().is_empty());
+    assert_eq!(pending_of(&w).await, ticket.as_pending());
+}
+
+#[tokio::test]
 async fn given_a_pending_placement_when_requesting_again_then_conflict_carrying_its_id() {
     let w = world().await;
     let first = request(&w, json!({})).await;

@@ -8,6 +8,7 @@
 //! built in code) with the functions' own checks.
 
 pub mod knobs;
+pub mod matchmaking;
 mod read;
 mod values;
 
@@ -28,6 +29,7 @@ use crate::gamelift::SimulatorSettings;
 use crate::stream::{FeederConfig, PollerConfig, StreamSource};
 
 pub use knobs::*;
+pub use matchmaking::MatchmakingFlags;
 pub use read::{Origin, Origins, ReadError};
 
 /// The local stack's settings. `Settings::default()` gives the demo defaults without
@@ -89,6 +91,10 @@ pub struct Settings {
     #[command(flatten)]
     #[serde(flatten)]
     pub simulator: SimulatorFlags,
+
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub matchmaking: MatchmakingFlags,
 
     /// Where each value came from (flag or variable; neither: its default), so that a
     /// problem names it as the user wrote it.
@@ -211,6 +217,11 @@ impl Settings {
             problems.extend(error.problems);
         }
         if let Err(error) = self.simulator_settings() {
+            problems.extend(error.problems);
+        }
+        // The rule set file read and checked: a rule type the simulator cannot honour
+        // stops start-up, named.
+        if let Err(error) = self.flexmatch_settings() {
             problems.extend(error.problems);
         }
         if problems.is_empty() {

@@ -41,6 +41,9 @@ fn function_for(event: &Value) -> Result<&'static str, String> {
             "subscribePresence" | "unsubscribePresence" => "subscribe-presence",
             "createParty" | "inviteToParty" | "joinParty" | "declinePartyInvite" | "leaveParty"
             | "kickFromParty" | "promotePartyLeader" => "party",
+            "startMatchmaking" | "acceptMatch" | "stopMatchmaking" | "setMatchmakingAttributes" => {
+                "matchmaking"
+            }
             "ANY /v1/{proxy+}" => "backend-api",
             other => return Err(format!("route {other:?} is not in the template")),
         });
@@ -51,11 +54,20 @@ fn function_for(event: &Value) -> Result<&'static str, String> {
             .and_then(|r| r["eventSource"].as_str().or(r["EventSource"].as_str()));
         return match source {
             Some("aws:dynamodb") => Ok("on-message-inserted"),
+            // A FlexMatch configuration's notification topic, or a queue's.
+            Some("aws:sns")
+                if records[0]["Sns"]["Message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("GameLift Matchmaking Event")) =>
+            {
+                Ok("on-matchmaking-event")
+            }
             Some("aws:sns") => Ok("on-placement-event"),
             other => Err(format!("records from {other:?}")),
         };
     }
     match (event["source"].as_str(), event["detail-type"].as_str()) {
+        (Some("aws.gamelift"), Some("GameLift Matchmaking Event")) => Ok("on-matchmaking-event"),
         (Some("aws.gamelift"), _) => Ok("on-placement-event"),
         (Some("aws.events"), Some("Scheduled Event")) => Ok("presence-timeout"),
         (Some(source), _) if source.ends_with(".presence") => Ok("on-presence-event"),
@@ -105,7 +117,9 @@ fn given_every_event_file_when_invoked_then_its_function_answers_with_json_on_st
         match function {
             "authorizer" => assert!(response["policyDocument"].is_object(), "{response}"),
             "on-message-inserted" => assert!(response["batchItemFailures"].is_array()),
-            "on-placement-event" => assert!(response.is_null(), "{response}"),
+            "on-placement-event" | "on-matchmaking-event" => {
+                assert!(response.is_null(), "{response}")
+            }
             "presence-timeout" => assert!(response["swept"].is_number(), "{response}"),
             "on-presence-event" => assert!(response["notified"].is_number(), "{response}"),
             // On empty tables the players are unknown: a problem response, or a

@@ -164,6 +164,22 @@ pub fn parties(sdk: &SdkConfig, config: &Config) -> crate::party::Parties {
     )
 }
 
+/// Matchmaking tickets: items of the Placements table, changed together with the Players
+/// and Messages tables.
+pub fn ticket_store(sdk: &SdkConfig, config: &Config) -> Arc<dyn crate::ports::TicketStore> {
+    Arc::new(crate::adapters::dynamodb::DynamoTicketStore::new(
+        aws_sdk_dynamodb::Client::new(sdk),
+        config.placements_table.clone(),
+        config.players_table.clone(),
+        config.messages_table.clone(),
+    ))
+}
+
+/// FlexMatch through the process's GameLift client configuration.
+pub fn matchmaker(sdk: &SdkConfig) -> Arc<dyn crate::ports::Matchmaker> {
+    Arc::new(crate::adapters::gamelift::SdkGameLift::from_sdk_config(sdk))
+}
+
 pub fn connection_gateway(sdk: &SdkConfig) -> Arc<dyn ConnectionGateway> {
     Arc::new(ApiGatewayManagementGateway::new(sdk.clone()))
 }

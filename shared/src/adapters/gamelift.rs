@@ -26,7 +26,7 @@ use crate::ports::gamelift::{GameLift, GameLiftError, PlacementRequest, PlayerSe
 /// Amazon GameLift through one SDK client (built once per process).
 #[derive(Clone, Debug)]
 pub struct SdkGameLift {
-    client: Client,
+    pub(super) client: Client,
 }
 
 impl SdkGameLift {
@@ -155,7 +155,7 @@ fn player_session(
 
 /// What a GameLift refusal means to the caller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     InvalidRequest,
     NotFound,
     SessionEnded,
@@ -165,7 +165,7 @@ enum Kind {
 }
 
 /// The modeled errors of one operation.
-trait Modeled {
+pub(super) trait Modeled {
     fn kind(&self) -> Kind;
     /// The modeled exception's own message.
     fn detail(&self) -> Option<&str>;
@@ -266,7 +266,7 @@ const THROTTLING_CODES: &[&str] = &[
 ];
 
 /// An error the operation's model does not list, by its code.
-fn by_code(code: Option<&str>) -> Kind {
+pub(super) fn by_code(code: Option<&str>) -> Kind {
     match code {
         Some("InvalidRequestException") => Kind::InvalidRequest,
         Some("NotFoundException") => Kind::NotFound,
@@ -281,7 +281,7 @@ fn by_code(code: Option<&str>) -> Kind {
     }
 }
 
-fn gamelift_error<E>(err: SdkError<E, HttpResponse>) -> GameLiftError
+pub(super) fn gamelift_error<E>(err: SdkError<E, HttpResponse>) -> GameLiftError
 where
     E: Modeled + ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
 {

@@ -6,4 +6,5 @@ pub mod aws;
 pub mod dynamodb;
 pub mod eventbridge;
 pub mod gamelift;
+mod gamelift_matchmaking;
 pub mod memory;

@@ -19,6 +19,8 @@ pub enum MessageKind {
     Presence,
     /// Party changes, invitations and declines.
     Party,
+    /// A matchmaking ticket's status changes.
+    Matchmaking,
     /// A `disconnected_by_server` frame from the backend API: whoever delivers it to
     /// the connection it names closes that connection next; a replay to any other
     /// connection skips it (docs/architecture.md#ending-a-connection-from-the-backend).
@@ -32,6 +34,7 @@ impl MessageKind {
             Self::Placement => "placement",
             Self::Presence => "presence",
             Self::Party => "party",
+            Self::Matchmaking => "matchmaking",
             Self::Kick => "kick",
         }
     }
@@ -42,6 +45,7 @@ impl MessageKind {
             "placement" => Some(Self::Placement),
             "presence" => Some(Self::Presence),
             "party" => Some(Self::Party),
+            "matchmaking" => Some(Self::Matchmaking),
             "kick" => Some(Self::Kick),
             _ => None,
         }

@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use crate::domain::{
     ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
 };
+use crate::matchmaking::Attributes;
 use crate::party::PartyId;
 
 type Source = Box<dyn std::error::Error + Send + Sync>;
@@ -132,6 +133,9 @@ pub struct PlayerRecord {
     /// Region → milliseconds, as the client last reported them (`setPlacementLatencies`):
     /// what a party placement asks GameLift with for this member.
     pub placement_latencies: Vec<(String, u32)>,
+    /// The player's FlexMatch attributes, as they last set them
+    /// (`setMatchmakingAttributes`): what a party's ticket carries for this member.
+    pub matchmaking_attributes: Attributes,
 }
 
 impl PlayerRecord {
@@ -326,5 +330,13 @@ pub trait PlayerStore: Send + Sync {
         &self,
         player: &PlayerId,
         latencies: &[(String, u32)],
+    ) -> Result<bool, StoreError>;
+
+    /// Stores the player's matchmaking attributes (replacing earlier ones); one write,
+    /// only if the player has an item. Returns whether they do.
+    async fn set_matchmaking_attributes(
+        &self,
+        player: &PlayerId,
+        attributes: &Attributes,
     ) -> Result<bool, StoreError>;
 }

@@ -7,6 +7,7 @@
 pub mod call_counter;
 pub mod events;
 pub mod fake_gamelift;
+pub mod fake_matchmaker;
 pub mod fixtures;
 pub mod message_store_contract;
 pub mod party_store_contract;
@@ -15,4 +16,5 @@ pub mod player_store_contract;
 pub mod rate_limiter_contract;
 pub mod recording_gateway;
 pub mod subscription_store_contract;
+pub mod ticket_store_contract;
 pub mod unavailable;

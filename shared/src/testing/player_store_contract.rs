@@ -156,6 +156,60 @@ pub async fn given_no_game_session_when_updating_it_then_nothing_is_written(
     assert_eq!(store.get(&player("ghost")).await.unwrap(), None);
 }
 
+pub async fn given_matchmaking_attributes_then_they_are_stored_replaced_and_kept_over_a_reconnect(
+    store: &impl PlayerStore,
+) {
+    use crate::matchmaking::{AttributeValue, Attributes};
+    let attributes: Attributes = [
+        ("skill".to_owned(), AttributeValue::Number(1200.5)),
+        ("mode".to_owned(), AttributeValue::String("duel".into())),
+        (
+            "maps".to_owned(),
+            AttributeValue::StringList(vec!["a".into(), "b".into()]),
+        ),
+        (
+            "roles".to_owned(),
+            AttributeValue::StringNumberMap([("tank".to_owned(), 1.0)].into()),
+        ),
+    ]
+    .into();
+    assert!(
+        !store
+            .set_matchmaking_attributes(&player("alice"), &attributes)
+            .await
+            .unwrap(),
+        "no item: nothing written"
+    );
+    store.connect(&connection("alice", "c1", T0)).await.unwrap();
+    assert!(
+        store
+            .set_matchmaking_attributes(&player("alice"), &attributes)
+            .await
+            .unwrap()
+    );
+    let record = store.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(record.matchmaking_attributes, attributes);
+    store
+        .disconnect(&player("alice"), &conn("c1"), T0 + 1, T0 + 30_000)
+        .await
+        .unwrap();
+    store
+        .connect(&connection("alice", "c2", T0 + 2))
+        .await
+        .unwrap();
+    let record = store.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(
+        record.matchmaking_attributes, attributes,
+        "not connection state"
+    );
+    store
+        .set_matchmaking_attributes(&player("alice"), &Attributes::new())
+        .await
+        .unwrap();
+    let record = store.get(&player("alice")).await.unwrap().unwrap();
+    assert!(record.matchmaking_attributes.is_empty());
+}
+
 pub async fn given_no_record_when_connecting_then_a_new_online_session(store: &impl PlayerStore) {
     assert_eq!(store.get(&player("alice")).await.unwrap(), None);
     let outcome = store.connect(&connection("alice", "c1", T0)).await.unwrap();
@@ -644,6 +698,7 @@ macro_rules! player_store_contract_tests {
     ($factory:expr) => {
         $crate::player_store_contract_tests!(@each $factory, [
             given_no_record_when_connecting_then_a_new_online_session,
+            given_matchmaking_attributes_then_they_are_stored_replaced_and_kept_over_a_reconnect,
             given_a_disconnect_within_grace_when_reconnecting_then_resumed,
             given_the_grace_period_over_when_reconnecting_then_new,
             given_online_elsewhere_when_connecting_then_take_over_the_old_connection,

@@ -103,6 +103,13 @@ impl PlayerStore for Unavailable {
     ) -> Result<bool, StoreError> {
         down()
     }
+    async fn set_matchmaking_attributes(
+        &self,
+        _: &PlayerId,
+        _: &crate::matchmaking::Attributes,
+    ) -> Result<bool, StoreError> {
+        down()
+    }
 }
 
 #[async_trait]

@@ -66,6 +66,8 @@ const FUNCTIONS: &[(&str, &str)] = &[
     ("subscribe-presence", "presence-subscribe.json"),
     ("on-presence-event", "presence-connected.json"),
     ("party", "party-create.json"),
+    ("matchmaking", "start-matchmaking.json"),
+    ("on-matchmaking-event", "matchmaking-searching.json"),
     ("backend-api", "backend-api-send-message.json"),
 ];
 

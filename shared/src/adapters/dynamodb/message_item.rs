@@ -376,6 +376,7 @@ mod tests {
             MessageKind::Placement,
             MessageKind::Presence,
             MessageKind::Party,
+            MessageKind::Matchmaking,
             MessageKind::Kick,
         ] {
             let m = StoredMessage { kind, ..message() };

@@ -17,6 +17,8 @@ mod rate_limit;
 mod subscription_item;
 mod subscription_store;
 mod tables;
+mod ticket_item;
+mod ticket_store;
 
 pub use message_store::{DynamoDeliveryHandover, DynamoMessageStore};
 pub use party_store::{DynamoPartyStore, OFFLINE_INDEX};
@@ -28,3 +30,4 @@ pub use tables::create_parties_table;
 pub use tables::create_placements_table;
 pub use tables::create_subscriptions_table;
 pub use tables::{client_for_endpoint, create_players_table};
+pub use ticket_store::DynamoTicketStore;

@@ -109,13 +109,13 @@ pub(crate) fn placement_to_item(placement: &PlacementRecord) -> Item {
 
 /// Reads one item; every mistake is a [`StoreError::Corrupt`] naming the item and the
 /// attribute.
-struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     item: &'a Item,
     key: String,
 }
 
 impl<'a> Reader<'a> {
-    fn new(item: &'a Item) -> Self {
+    pub(crate) fn new(item: &'a Item) -> Self {
         let key = match item.get(attr::PLACEMENT_ID) {
             Some(AttributeValue::S(id)) => format!("{}={id}", attr::PLACEMENT_ID),
             _ => format!("{}=<missing>", attr::PLACEMENT_ID),
@@ -123,14 +123,14 @@ impl<'a> Reader<'a> {
         Self { item, key }
     }
 
-    fn corrupt(&self, reason: impl Into<String>) -> StoreError {
+    pub(crate) fn corrupt(&self, reason: impl Into<String>) -> StoreError {
         StoreError::Corrupt {
             key: self.key.clone(),
             reason: reason.into(),
         }
     }
 
-    fn opt_s(&self, name: &str) -> Result<Option<&'a str>, StoreError> {
+    pub(crate) fn opt_s(&self, name: &str) -> Result<Option<&'a str>, StoreError> {
         match self.item.get(name) {
             None | Some(AttributeValue::Null(true)) => Ok(None),
             Some(AttributeValue::S(value)) => Ok(Some(value)),
@@ -138,12 +138,12 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn req_s(&self, name: &str) -> Result<&'a str, StoreError> {
+    pub(crate) fn req_s(&self, name: &str) -> Result<&'a str, StoreError> {
         self.opt_s(name)?
             .ok_or_else(|| self.corrupt(format!("{name} is missing")))
     }
 
-    fn opt_n<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, StoreError> {
+    pub(crate) fn opt_n<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, StoreError> {
         match self.item.get(name) {
             None | Some(AttributeValue::Null(true)) => Ok(None),
             Some(AttributeValue::N(raw)) => raw
@@ -154,12 +154,12 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn req_n<T: std::str::FromStr>(&self, name: &str) -> Result<T, StoreError> {
+    pub(crate) fn req_n<T: std::str::FromStr>(&self, name: &str) -> Result<T, StoreError> {
         self.opt_n(name)?
             .ok_or_else(|| self.corrupt(format!("{name} is missing")))
     }
 
-    fn player(&self, name: &str, raw: &str) -> Result<PlayerId, StoreError> {
+    pub(crate) fn player(&self, name: &str, raw: &str) -> Result<PlayerId, StoreError> {
         PlayerId::parse(raw).map_err(|e| self.corrupt(format!("{name}: {e}")))
     }
 
@@ -168,7 +168,7 @@ impl<'a> Reader<'a> {
         PlacementId::parse(self.req_s(name)?).map_err(|e| self.corrupt(format!("{name}: {e}")))
     }
 
-    fn player_ids(&self) -> Result<Vec<PlayerId>, StoreError> {
+    pub(crate) fn player_ids(&self) -> Result<Vec<PlayerId>, StoreError> {
         let name = attr::PLAYER_IDS;
         match self.item.get(name) {
             Some(AttributeValue::L(values)) => values
@@ -186,7 +186,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn player_sessions(&self) -> Result<BTreeMap<PlayerId, String>, StoreError> {
+    pub(crate) fn player_sessions(&self) -> Result<BTreeMap<PlayerId, String>, StoreError> {
         let name = attr::PLAYER_SESSIONS;
         match self.item.get(name) {
             None | Some(AttributeValue::Null(true)) => Ok(BTreeMap::new()),
@@ -203,7 +203,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn game_session(&self) -> Result<Option<PlacedGameSession>, StoreError> {
+    pub(crate) fn game_session(&self) -> Result<Option<PlacedGameSession>, StoreError> {
         let Some(arn) = self.opt_s(attr::GAME_SESSION_ARN)? else {
             return Ok(None);
         };

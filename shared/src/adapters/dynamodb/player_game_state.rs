@@ -7,8 +7,8 @@ use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 
 use super::error::{Failure, classify, store_error};
 use super::player_item::{
-    Item, attr, game_session_value, key, latencies_value, party_of, pending_placement_of,
-    pending_placement_value, s,
+    Item, attr, attributes_value, game_session_value, key, latencies_value, party_of,
+    pending_placement_of, pending_placement_value, s,
 };
 use super::player_store::DynamoPlayerStore;
 use crate::domain::{GameSession, PlacementId, PlayerId};
@@ -190,6 +190,30 @@ impl DynamoPlayerStore {
             .update_expression("SET placementLatencies = :latencies")
             .condition_expression("attribute_exists(playerId)")
             .expression_attribute_values(":latencies", latencies_value(latencies))
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(true),
+            Err(err) => match classify(err) {
+                Failure::ConditionFailed => Ok(false),
+                Failure::Store(err) => Err(err),
+            },
+        }
+    }
+
+    pub(super) async fn set_matchmaking_attributes_now(
+        &self,
+        player: &PlayerId,
+        attributes: &crate::matchmaking::Attributes,
+    ) -> Result<bool, StoreError> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(key(player)))
+            .update_expression("SET matchmakingAttributes = :attributes")
+            .condition_expression("attribute_exists(playerId)")
+            .expression_attribute_values(":attributes", attributes_value(attributes))
             .send()
             .await;
         match result {

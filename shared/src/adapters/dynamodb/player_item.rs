@@ -59,6 +59,8 @@ pub(crate) mod attr {
     pub const PARTY_ID: &str = "partyId";
     /// A map: region → milliseconds (N), from `setPlacementLatencies`.
     pub const PLACEMENT_LATENCIES: &str = "placementLatencies";
+    /// JSON text: the attributes as the client sent them (FlexMatch's four kinds).
+    pub const MATCHMAKING_ATTRIBUTES: &str = "matchmakingAttributes";
 }
 
 /// `previousStatus` when the `$connect` write found no earlier status.
@@ -94,6 +96,11 @@ pub(crate) fn party_of(item: &Item) -> Result<Option<PartyId>, StoreError> {
 }
 
 /// The `placementLatencies` map of a player's item.
+pub(crate) fn attributes_value(attributes: &crate::matchmaking::Attributes) -> AttributeValue {
+    // Plain numbers, strings, lists and maps: always serializable.
+    AttributeValue::S(serde_json::to_string(attributes).unwrap_or_else(|_| "{}".to_owned()))
+}
+
 pub(crate) fn latencies_value(latencies: &[(String, u32)]) -> AttributeValue {
     AttributeValue::M(
         latencies
@@ -224,6 +231,15 @@ impl<'a> Reader<'a> {
         Ok(latencies)
     }
 
+    fn matchmaking_attributes(&self) -> Result<crate::matchmaking::Attributes, StoreError> {
+        let name = attr::MATCHMAKING_ATTRIBUTES;
+        match self.opt_s(name)? {
+            None => Ok(Default::default()),
+            Some(raw) => serde_json::from_str(raw)
+                .map_err(|e| self.corrupt(format!("{name} is not attributes: {e}"))),
+        }
+    }
+
     fn placement_id(&self, name: &str, raw: &str) -> Result<PlacementId, StoreError> {
         PlacementId::parse(raw).map_err(|e| self.corrupt(format!("{name}: {e}")))
     }
@@ -337,6 +353,7 @@ pub(crate) fn record_from_item(item: &Item) -> Result<Option<PlayerRecord>, Stor
         ended_game_session: r.opt_s(attr::ENDED_GAME_SESSION_ARN)?.map(str::to_owned),
         party_id: r.party_id()?,
         placement_latencies: r.latencies()?,
+        matchmaking_attributes: r.matchmaking_attributes()?,
     }))
 }
 
@@ -419,6 +436,7 @@ mod tests {
                 ended_game_session: None,
                 party_id: None,
                 placement_latencies: Vec::new(),
+                matchmaking_attributes: Default::default(),
             }
         );
     }

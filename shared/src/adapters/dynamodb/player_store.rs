@@ -447,6 +447,15 @@ impl PlayerStore for DynamoPlayerStore {
         self.set_placement_latencies_now(player, latencies).await
     }
 
+    async fn set_matchmaking_attributes(
+        &self,
+        player: &PlayerId,
+        attributes: &crate::matchmaking::Attributes,
+    ) -> Result<bool, StoreError> {
+        self.set_matchmaking_attributes_now(player, attributes)
+            .await
+    }
+
     async fn update_game_session(
         &self,
         player: &PlayerId,

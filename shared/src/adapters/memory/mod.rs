@@ -7,6 +7,7 @@ mod party_store;
 mod placement_store;
 mod player_store;
 mod subscription_store;
+mod ticket_store;
 
 pub use event_bus::{InProcessEventBus, PresenceSubscriber};
 pub use message_store::{InMemoryDeliveryHandover, InMemoryMessageStore, InsertObserver};
@@ -14,3 +15,4 @@ pub use party_store::InMemoryPartyStore;
 pub use placement_store::{InMemoryPlacementOutcomes, InMemoryPlacementStore};
 pub use player_store::InMemoryPlayerStore;
 pub use subscription_store::InMemorySubscriptionStore;
+pub use ticket_store::InMemoryTicketStore;

@@ -11,7 +11,7 @@ use crate::ports::player_store::{
     ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
     PlayerRecord, PlayerStore, StoreError,
 };
-use crate::ports::rate_limit::{self, Bucket, Quota, RateLimiter, Spent};
+use crate::ports::rate_limit::Bucket;
 
 /// A rate-limit window: its start, and the calls and units counted in it.
 type Window = (EpochMillis, u64, u64);
@@ -219,6 +219,9 @@ impl PlayerStore for InMemoryPlayerStore {
             placement_latencies: previous
                 .map(|p| p.placement_latencies.clone())
                 .unwrap_or_default(),
+            matchmaking_attributes: previous
+                .map(|p| p.matchmaking_attributes.clone())
+                .unwrap_or_default(),
         };
         items.insert(
             new.player_id.clone(),
@@ -381,6 +384,19 @@ impl PlayerStore for InMemoryPlayerStore {
         Ok(true)
     }
 
+    async fn set_matchmaking_attributes(
+        &self,
+        player: &PlayerId,
+        attributes: &crate::matchmaking::Attributes,
+    ) -> Result<bool, StoreError> {
+        let mut items = self.items();
+        let Some(item) = items.get_mut(player) else {
+            return Ok(false);
+        };
+        item.record.matchmaking_attributes = attributes.clone();
+        Ok(true)
+    }
+
     async fn update_game_session(
         &self,
         player: &PlayerId,
@@ -452,44 +468,7 @@ impl LockedPlayers<'_> {
     }
 }
 
-#[async_trait]
-impl RateLimiter for InMemoryPlayerStore {
-    async fn spend(
-        &self,
-        player: &PlayerId,
-        bucket: Bucket,
-        quota: Quota,
-        units: u32,
-        now: EpochMillis,
-    ) -> Result<Spent, StoreError> {
-        if quota.is_off() {
-            return Ok(Spent::Allowed);
-        }
-        let items = self.items();
-        if !items.contains_key(player) {
-            return Ok(Spent::Allowed);
-        }
-        let mut windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
-        let window = rate_limit::window_of(now);
-        let counts = windows
-            .entry((player.clone(), bucket))
-            .or_insert((window, 0, 0));
-        if counts.0 < window {
-            *counts = (window, 0, 0);
-        }
-        Ok(match rate_limit::fits(quota, counts.1, counts.2, units) {
-            Some(exceeded) => Spent::Limited {
-                exceeded,
-                retry_after_ms: rate_limit::retry_after(now),
-            },
-            None => {
-                counts.1 += 1;
-                counts.2 += u64::from(units);
-                Spent::Allowed
-            }
-        })
-    }
-}
+mod rate_limit;
 
 #[cfg(test)]
 mod tests {

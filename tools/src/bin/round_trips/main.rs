@@ -10,7 +10,8 @@
 //! Handlers log as they do in Lambda (JSON lines at `info`) into a byte counter. With
 //! `--write`, every row is also written as JSON (`tools::counts`), which `cost` reads.
 //! The party rows (`parties.rs`) run on tables of their own, so that their sweeps find
-//! only the party's members; so do the backend API's (`backend_api.rs`).
+//! only the party's members; so do the matchmaking rows (`matchmaking.rs`) and the
+//! backend API's (`backend_api.rs`).
 
 #![allow(clippy::expect_used)] // A benchmark tool: fixed, valid player ids.
 
@@ -29,10 +30,12 @@ use shared::adapters::memory::InProcessEventBus;
 use shared::ports::{Clock, SystemClock};
 use shared::testing::call_counter::CallCounter;
 use shared::testing::fake_gamelift::{FakeGameLift, GameLiftCall};
+use shared::testing::fake_matchmaker::{FakeMatchmaker, MatchmakerCall};
 use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
 use tools::counts::{Measured, Operation, OperationCounts, REGENERATE};
 
 mod backend_api;
+mod matchmaking;
 mod parties;
 mod scenarios;
 
@@ -71,6 +74,8 @@ pub struct Bench {
     gateway_seen: usize,
     gamelift: Arc<FakeGameLift>,
     gamelift_seen: usize,
+    matchmaker: Arc<FakeMatchmaker>,
+    matchmaker_seen: usize,
     bus: Arc<InProcessEventBus>,
     bus_seen: usize,
     logs: LogMeter,
@@ -86,6 +91,7 @@ impl Bench {
         self.counter.take_all();
         self.gateway_seen = self.gateway.calls().len();
         self.gamelift_seen = self.gamelift.calls().len();
+        self.matchmaker_seen = self.matchmaker.calls().len();
         self.bus_seen = self.bus.published().len();
         self.logs.reset();
         self.invocations = 0;
@@ -150,6 +156,16 @@ impl Bench {
             *gamelift_calls.entry(kind.to_owned()).or_default() += 1;
         }
         self.gamelift_seen = calls.len();
+        let calls = self.matchmaker.calls();
+        for call in &calls[self.matchmaker_seen..] {
+            let kind = match call {
+                MatchmakerCall::Start(_) => "StartMatchmaking",
+                MatchmakerCall::Accept { .. } => "AcceptMatch",
+                MatchmakerCall::Stop(_) => "StopMatchmaking",
+            };
+            *gamelift_calls.entry(kind.to_owned()).or_default() += 1;
+        }
+        self.matchmaker_seen = calls.len();
         let published = self.bus.published().len();
         let operation = Operation {
             label: label.to_owned(),
@@ -267,6 +283,8 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         gateway_seen: 0,
         gamelift: Arc::new(FakeGameLift::new()),
         gamelift_seen: 0,
+        matchmaker: Arc::new(FakeMatchmaker::new()),
+        matchmaker_seen: 0,
         bus: Arc::new(InProcessEventBus::new()),
         bus_seen: 0,
         logs,
@@ -279,6 +297,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     world.run(&mut bench).await?;
     access_log_line(&mut bench)?;
     parties::rows(&client, &mut bench).await?;
+    matchmaking::rows(&client, &mut bench).await?;
     backend_api::rows(&client, &mut bench).await?;
 
     bench.print_table(&endpoint);

@@ -1,0 +1,152 @@
+//! `acceptMatch` and `stopMatchmaking`: a player's answer to a proposed match, and the
+//! end of a live ticket. Both only ask GameLift; what follows (PLACING or SEARCHING
+//! again, CANCELLED) arrives as events and is pushed.
+//!
+//! Round trips: one GetItem (the ticket: who is on it and where it stands; for a
+//! `stopMatchmaking` without `ticketId`, the player's item first) + one GameLift call.
+
+use serde_json::{Value, json};
+use shared::matchmaking::{AcceptMatchBody, StopMatchmakingBody, TicketId, TicketStatus};
+use shared::ports::{GameLiftError, TicketRecord};
+use shared::protocol::ErrorCode;
+use shared::websocket::{Request, RouteError};
+use tracing::info;
+
+use crate::{MatchmakingHandler, gamelift_refusal, store_refusal};
+
+impl MatchmakingHandler {
+    pub(crate) async fn accept(&self, request: &Request) -> Result<Value, RouteError> {
+        let player = &request.caller.player_id;
+        let body = AcceptMatchBody::parse(&request.frame.body)?;
+        let ticket = self.ticket_of(&body.ticket_id, request).await?;
+        if ticket.status != TicketStatus::RequiresAcceptance {
+            return Err(not_awaiting(&ticket));
+        }
+        match self
+            .matchmaker
+            .accept_match(&ticket.ticket_id, std::slice::from_ref(player), body.accept)
+            .await
+        {
+            Ok(()) => {
+                info!(player_id = %player, ticket_id = %ticket.ticket_id, accept = body.accept, "match answered");
+                Ok(json!({"ticketId": ticket.ticket_id, "accept": body.accept}))
+            }
+            // The acceptance ended meanwhile (timed out, or another player rejected).
+            Err(GameLiftError::InvalidRequest { message }) => Err(RouteError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "ticket {} no longer requires acceptance: {message}",
+                    ticket.ticket_id
+                ),
+            )
+            .with_detail("ticketId", ticket.ticket_id.as_str())),
+            Err(refusal) => Err(gamelift_refusal("AcceptMatch", &ticket.ticket_id, &refusal)),
+        }
+    }
+
+    pub(crate) async fn stop(&self, request: &Request) -> Result<Value, RouteError> {
+        let player = &request.caller.player_id;
+        let body = StopMatchmakingBody::parse(&request.frame.body)?;
+        let ticket_id = match body.ticket_id {
+            Some(ticket_id) => ticket_id,
+            None => self
+                .players
+                .get(player)
+                .await
+                .map_err(store_refusal)?
+                .and_then(|record| record.pending_placement_id)
+                .and_then(|pending| TicketId::from_pending(&pending))
+                .ok_or_else(nothing_live)?,
+        };
+        let ticket = self.ticket_of(&ticket_id, request).await?;
+        if ticket.status.is_final() {
+            return Err(nothing_live().with_detail("ticketId", ticket.ticket_id.as_str()));
+        }
+        if ticket.requester_id != *player {
+            return Err(RouteError::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "only {} (who started ticket {}) may stop it",
+                    ticket.requester_id, ticket.ticket_id
+                ),
+            ));
+        }
+        match self.matchmaker.stop_matchmaking(&ticket.ticket_id).await {
+            Ok(()) => {
+                info!(player_id = %player, ticket_id = %ticket.ticket_id, "matchmaking stopped");
+                Ok(json!({"ticketId": ticket.ticket_id}))
+            }
+            Err(GameLiftError::NotFound { .. }) => {
+                Err(nothing_live().with_detail("ticketId", ticket.ticket_id.as_str()))
+            }
+            Err(refusal) => Err(gamelift_refusal(
+                "StopMatchmaking",
+                &ticket.ticket_id,
+                &refusal,
+            )),
+        }
+    }
+
+    /// Stores the caller's attributes for the tickets their party's leader starts (one
+    /// write; `{}` clears them).
+    pub(crate) async fn set_attributes(&self, request: &Request) -> Result<Value, RouteError> {
+        let player = &request.caller.player_id;
+        let attributes = match request.frame.body.get("attributes") {
+            None | Some(Value::Null) => {
+                return Err(RouteError::bad_request(
+                    "`attributes` is required (`{}` clears yours)",
+                ));
+            }
+            given => shared::matchmaking::request::attributes(given)?,
+        };
+        let stored = self
+            .players
+            .set_matchmaking_attributes(player, &attributes)
+            .await
+            .map_err(store_refusal)?;
+        if !stored {
+            return Err(RouteError::new(
+                ErrorCode::NotFound,
+                "you have no player record; resume first",
+            ));
+        }
+        Ok(json!({ "attributes": attributes }))
+    }
+
+    /// The ticket, if the caller is on it (`not_found` alike when it does not exist or
+    /// is someone else's: ticket ids are not secrets, but tickets are private).
+    async fn ticket_of(
+        &self,
+        ticket_id: &TicketId,
+        request: &Request,
+    ) -> Result<TicketRecord, RouteError> {
+        self.tickets
+            .get(ticket_id)
+            .await
+            .map_err(store_refusal)?
+            .filter(|ticket| ticket.holds(&request.caller.player_id))
+            .ok_or_else(|| {
+                RouteError::new(
+                    ErrorCode::NotFound,
+                    format!("you have no ticket {ticket_id}"),
+                )
+            })
+    }
+}
+
+fn nothing_live() -> RouteError {
+    RouteError::new(ErrorCode::NotFound, "you have no live matchmaking ticket")
+}
+
+/// A `conflict`: the ticket is not awaiting an answer.
+fn not_awaiting(ticket: &TicketRecord) -> RouteError {
+    RouteError::new(
+        ErrorCode::Conflict,
+        format!(
+            "ticket {} is {}: only a ticket that requires acceptance can be answered",
+            ticket.ticket_id, ticket.status
+        ),
+    )
+    .with_detail("ticketId", ticket.ticket_id.as_str())
+    .with_detail("status", ticket.status.as_str())
+}

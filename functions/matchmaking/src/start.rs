@@ -1,0 +1,254 @@
+//! `startMatchmaking`: one FlexMatch ticket for the caller, or for a party's leader,
+//! for the whole party (the leader with the request's attributes and latencies; each
+//! other member with their own from `setMatchmakingAttributes` and
+//! `setPlacementLatencies`, and the rule set's defaults for attributes they did not set). Acks `{ticketId, status:
+//! "QUEUED"}`; the rest is pushed.
+//!
+//! Round trips on the normal path (solo): the rate-limit write (1 UpdateItem on the
+//! player's item, counted with their placement requests; none with the limit off) +
+//! 1 conditional UpdateItem (the player's pending
+//! slot, only if free and the player is in no party) + 1 PutItem (the ticket, QUEUED,
+//! recorded before GameLift is asked: its first event may arrive before the call
+//! returns) + StartMatchmaking. A party leader's: the refused solo write, then one
+//! GetItem (the party), one BatchGetItem (the members' latencies) and one transaction
+//! (every member's slot, the party checked unchanged), then the same two.
+//!
+//! A refusal by GameLift ends the ticket FAILED and frees every player in one
+//! transaction (nothing is pushed: the reply says it); a call whose outcome is unknown
+//! is also stopped, best effort, so no match is made for players told it failed.
+
+use serde_json::{Value, json};
+use shared::domain::{PlacementId, PlayerId};
+use shared::matchmaking::{StartMatchmakingBody, TicketId, TicketStatus};
+use shared::party::{PartyId, PartyRefusal};
+use shared::ports::{
+    GameLiftError, MAX_TICKET_PLAYERS, MatchmakingPlayer, MatchmakingRequest, PartyPlacementBegun,
+    PlacementBegun, TicketChange, TicketPlayerChange, TicketRecord,
+};
+use shared::protocol::ErrorCode;
+use shared::telemetry::ErrorChain;
+use shared::websocket::{Request, RouteError};
+use tracing::{error, info, warn};
+
+use crate::{MatchmakingHandler, gamelift_refusal, pending_conflict, store_refusal};
+
+/// Tries when the party (or a stale pending request) keeps moving.
+const ATTEMPTS: u32 = 3;
+
+impl MatchmakingHandler {
+    pub(crate) async fn start(&self, request: &Request) -> Result<Value, RouteError> {
+        let player = &request.caller.player_id;
+        let body = StartMatchmakingBody::parse(&request.frame.body, &self.settings.configurations)?;
+        self.spend(player).await?;
+        let now = self.clock.now_millis();
+        let ticket_id = TicketId::new_at(now);
+        let pending = ticket_id
+            .as_pending()
+            .ok_or_else(|| RouteError::new(ErrorCode::Internal, "ticket id out of shape"))?;
+        let others = self.reserve(player, &pending).await?;
+        let record = TicketRecord::queued(
+            ticket_id.clone(),
+            player.clone(),
+            others.clone(),
+            &body.configuration,
+            now,
+        );
+        if let Err(err) = self.tickets.create(&record).await {
+            self.abandon_all(&record.player_ids, &pending).await;
+            return Err(store_refusal(err));
+        }
+        let mut players = vec![MatchmakingPlayer {
+            player_id: player.clone(),
+            attributes: body.attributes,
+            latencies: body.latencies,
+        }];
+        players.extend(self.members(&others).await);
+        let start = MatchmakingRequest {
+            ticket_id: ticket_id.clone(),
+            configuration: body.configuration.clone(),
+            players,
+        };
+        match self.matchmaker.start_matchmaking(&start).await {
+            Ok(()) => {
+                info!(player_id = %player, ticket_id = %ticket_id, configuration = body.configuration, players = record.player_ids.len(), "matchmaking started");
+                Ok(json!({"ticketId": ticket_id, "status": TicketStatus::Queued}))
+            }
+            Err(refusal) => {
+                self.fail(&record, &refusal).await;
+                Err(gamelift_refusal("StartMatchmaking", &ticket_id, &refusal))
+            }
+        }
+    }
+
+    /// Makes the ticket the caller's pending request, or (for a party's leader) every
+    /// member's. The other members on the ticket.
+    async fn reserve(
+        &self,
+        player: &PlayerId,
+        pending: &PlacementId,
+    ) -> Result<Vec<PlayerId>, RouteError> {
+        for _ in 0..ATTEMPTS {
+            match self
+                .players
+                .begin_placement(player, pending)
+                .await
+                .map_err(store_refusal)?
+            {
+                PlacementBegun::Began => return Ok(Vec::new()),
+                PlacementBegun::InParty(party) => {
+                    return self.reserve_party(player, &party, pending).await;
+                }
+                PlacementBegun::AlreadyPending(other) => {
+                    if !self.clear_if_stale(player, &other).await? {
+                        return Err(pending_conflict(player, &other, player));
+                    }
+                }
+            }
+        }
+        Err(RouteError::new(
+            ErrorCode::Unavailable,
+            "your pending request kept changing; retry",
+        ))
+    }
+
+    async fn reserve_party(
+        &self,
+        leader: &PlayerId,
+        party_id: &PartyId,
+        pending: &PlacementId,
+    ) -> Result<Vec<PlayerId>, RouteError> {
+        for _ in 0..ATTEMPTS {
+            let party = self
+                .parties
+                .get(party_id)
+                .await
+                .map_err(store_refusal)?
+                .ok_or_else(|| refused(PartyRefusal::NotInParty))?;
+            // Only the leader matches the party: a member's request is `forbidden`.
+            party.leader_check(leader).map_err(refused)?;
+            let others: Vec<PlayerId> = party
+                .member_ids()
+                .filter(|member| *member != leader)
+                .cloned()
+                .collect();
+            if others.len() + 1 > MAX_TICKET_PLAYERS {
+                return Err(RouteError::bad_request(format!(
+                    "a ticket holds at most {MAX_TICKET_PLAYERS} players"
+                )));
+            }
+            match self
+                .parties
+                .begin_placement(&party, pending)
+                .await
+                .map_err(store_refusal)?
+            {
+                PartyPlacementBegun::Began => return Ok(others),
+                PartyPlacementBegun::PartyMoved => continue,
+                PartyPlacementBegun::AlreadyPending {
+                    player,
+                    placement_id,
+                } => {
+                    if !self.clear_if_stale(&player, &placement_id).await? {
+                        return Err(pending_conflict(&player, &placement_id, leader));
+                    }
+                }
+            }
+        }
+        Err(refused(PartyRefusal::Contended))
+    }
+
+    /// The other members as FlexMatch gets them: their own latencies and attributes (as
+    /// they last set them; the rule set's defaults for what they did not). A read
+    /// failure leaves them out rather than failing the party's ticket.
+    async fn members(&self, others: &[PlayerId]) -> Vec<MatchmakingPlayer> {
+        if others.is_empty() {
+            return Vec::new();
+        }
+        let records = self.players.get_many(others).await.unwrap_or_else(|err| {
+            warn!(error = %ErrorChain(&err), "could not read the members' latencies; matching without them");
+            Vec::new()
+        });
+        others
+            .iter()
+            .map(|player_id| {
+                let record = records.iter().find(|r| r.player_id == *player_id);
+                MatchmakingPlayer {
+                    player_id: player_id.clone(),
+                    attributes: record
+                        .map(|r| r.matchmaking_attributes.clone())
+                        .unwrap_or_default(),
+                    latencies: record
+                        .map(|r| r.placement_latencies.clone())
+                        .unwrap_or_default(),
+                }
+            })
+            .collect()
+    }
+
+    /// GameLift refused: the ticket ends FAILED and frees its players, together. An
+    /// unknown outcome may hide a ticket GameLift did start: it is stopped, best effort.
+    async fn fail(&self, record: &TicketRecord, refusal: &GameLiftError) {
+        let now = self.clock.now_millis();
+        let change = TicketChange {
+            ticket_id: record.ticket_id.clone(),
+            from: record.status,
+            from_at: record.status_at,
+            to: TicketStatus::Failed,
+            to_at: now,
+            match_id: None,
+            game_session: None,
+            player_sessions: Default::default(),
+            players: record
+                .player_ids
+                .iter()
+                .map(|player_id| TicketPlayerChange {
+                    player_id: player_id.clone(),
+                    seat: None,
+                    message: None,
+                })
+                .collect(),
+            now,
+        };
+        match self.tickets.advance(&change).await {
+            Ok(true) => {}
+            // An event moved it first: GameLift did start it after all; stopped below.
+            Ok(false) => {
+                warn!(ticket_id = %record.ticket_id, "a refused ticket had moved on");
+            }
+            Err(err) => {
+                warn!(ticket_id = %record.ticket_id, error = %ErrorChain(&err), "could not end a refused ticket; freeing its players");
+                if let Some(pending) = record.ticket_id.as_pending() {
+                    self.abandon_all(&record.player_ids, &pending).await;
+                }
+            }
+        }
+        if matches!(
+            refusal,
+            GameLiftError::OutcomeUnknown(_) | GameLiftError::Other(_)
+        ) {
+            match self.matchmaker.stop_matchmaking(&record.ticket_id).await {
+                Ok(()) => {
+                    warn!(ticket_id = %record.ticket_id, "GameLift had started the ticket after all; stopped it");
+                }
+                Err(GameLiftError::NotFound { .. } | GameLiftError::InvalidRequest { .. }) => {}
+                Err(err) => {
+                    warn!(ticket_id = %record.ticket_id, error = %ErrorChain(&err), "could not make sure the failed ticket is stopped");
+                }
+            }
+        }
+    }
+
+    /// Frees every player of a ticket that never got going (each only if it is still
+    /// theirs).
+    async fn abandon_all(&self, players: &[PlayerId], pending: &PlacementId) {
+        for player in players {
+            if let Err(err) = self.players.abandon_placement(player, pending).await {
+                error!(player_id = %player, pending = %pending, error = %ErrorChain(&err), "could not free the player; their next request clears it once stale");
+            }
+        }
+    }
+}
+
+fn refused(refusal: PartyRefusal) -> RouteError {
+    RouteError::new(refusal.code(), refusal.to_string())
+}

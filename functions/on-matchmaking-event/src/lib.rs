@@ -1,0 +1,288 @@
+//! `on-matchmaking-event`: FlexMatch events → each ticket's status moved and one
+//! `matchmaking` message per player of the ticket, which the Messages stream delivers.
+//!
+//! Input: an EventBridge event (`source: aws.gamelift`, `detail-type: GameLift
+//! Matchmaking Event`), or the SNS event of a configuration's notification topic (each
+//! record's `Message` is the same event as JSON text). The payload is taken raw and its
+//! shape detected, so one malformed event is logged and skipped instead of failing (and
+//! endlessly retrying) the whole invocation.
+//!
+//! Per ticket of an event, round trips: one GetItem (the ticket: its players, and where
+//! it stands) + ONE `TransactWriteItems` (the ticket, conditional on being as read; each
+//! player's message; when it ends, each player's pending request cleared and seat set).
+//! What the event does to the ticket is decided between the two by
+//! [`TicketStatus::may_follow`]: a duplicate, late or out-of-order event writes and
+//! pushes nothing, and a racing one loses the condition and is decided again on a fresh
+//! read.
+//!
+//! Failures: a malformed event is logged and skipped (`Ok`); a transient store failure
+//! returns `Err`, so the invocation is retried (every change is idempotent); a corrupt
+//! ticket item is logged and skipped (a retry cannot repair it).
+
+use std::sync::Arc;
+
+use lambda_runtime::LambdaEvent;
+use serde_json::Value;
+use shared::config::Config;
+use shared::domain::{EpochMillis, MessageId, PlayerId};
+use shared::matchmaking::event::{EventPlayer, read_payload};
+use shared::matchmaking::{
+    EventTicket, MatchedSeat, MatchmakingDetail, MatchmakingEvent, MatchmakingEventKind,
+    TicketStatus,
+};
+use shared::ports::{
+    Clock, MessageKind, NewMessage, StoreError, TicketChange, TicketPlayerChange, TicketRecord,
+    TicketStore,
+};
+use shared::protocol::ServerFrame;
+use shared::telemetry::ErrorChain;
+use tracing::{error, info, warn};
+
+/// `senderId` of matchmaking messages.
+pub const SYSTEM_SENDER: &str = "system";
+
+/// Reads of a ticket that kept changing under one event before it gives up (and the
+/// invocation is retried).
+const ATTEMPTS: u32 = 3;
+
+pub struct MatchmakingEventHandler {
+    config: Arc<Config>,
+    tickets: Arc<dyn TicketStore>,
+    clock: Arc<dyn Clock>,
+}
+
+/// What one event did to one ticket.
+#[derive(Debug, PartialEq, Eq)]
+enum Applied {
+    Moved(TicketStatus),
+    /// Nothing to do: why.
+    Ignored(&'static str),
+}
+
+impl MatchmakingEventHandler {
+    pub fn new(config: Arc<Config>, tickets: Arc<dyn TicketStore>, clock: Arc<dyn Clock>) -> Self {
+        Self {
+            config,
+            tickets,
+            clock,
+        }
+    }
+
+    /// Applies every event of the invocation. `Err` only when some ticket could not be
+    /// changed for a reason a retry may fix (after trying all the others).
+    pub async fn handle(&self, event: LambdaEvent<Value>) -> Result<(), lambda_runtime::Error> {
+        let mut retry: Option<StoreError> = None;
+        for (index, parsed) in read_payload(&event.payload).into_iter().enumerate() {
+            let event = match parsed {
+                Ok(event) => event,
+                Err(malformed) => {
+                    warn!(record = index, error = %ErrorChain(&malformed), "skipping a malformed matchmaking event");
+                    continue;
+                }
+            };
+            for ticket in &event.tickets {
+                let ticket_id = &ticket.ticket_id;
+                match self.apply(&event, ticket).await {
+                    Ok(Applied::Moved(status)) => {
+                        info!(event_id = event.id, ticket_id = %ticket_id, status = %status, "ticket moved");
+                    }
+                    Ok(Applied::Ignored(why)) => {
+                        info!(event_id = event.id, ticket_id = %ticket_id, why, "matchmaking event ignored for this ticket");
+                    }
+                    Err(StoreError::Corrupt { key, reason }) => {
+                        error!(ticket_id = %ticket_id, key, reason, "skipping an event of a corrupt ticket");
+                    }
+                    Err(err) => {
+                        warn!(ticket_id = %ticket_id, error = %ErrorChain(&err), "ticket not changed; the invocation will be retried");
+                        retry.get_or_insert(err);
+                    }
+                }
+            }
+        }
+        match retry {
+            Some(err) => Err(err.into()),
+            None => Ok(()),
+        }
+    }
+
+    async fn apply(
+        &self,
+        event: &MatchmakingEvent,
+        ticket: &EventTicket,
+    ) -> Result<Applied, StoreError> {
+        let Some(to) = event.status() else {
+            return Ok(Applied::Ignored("the event moves no ticket by itself"));
+        };
+        for _ in 0..ATTEMPTS {
+            let Some(record) = self.tickets.get(&ticket.ticket_id).await? else {
+                return Ok(Applied::Ignored("no such ticket recorded"));
+            };
+            let follows = to.may_follow(
+                record.status,
+                record.status_at,
+                record.match_id.as_deref(),
+                event.at,
+                event.match_id.as_deref(),
+            );
+            if !follows {
+                return Ok(Applied::Ignored(
+                    "duplicate, late or out-of-order for where the ticket stands",
+                ));
+            }
+            let change = self.change(event, &record, to);
+            if self.tickets.advance(&change).await? {
+                return Ok(Applied::Moved(to));
+            }
+            // Another event moved the ticket since it was read: decide again.
+        }
+        Err(StoreError::Unavailable(
+            format!(
+                "ticket {} kept changing over {ATTEMPTS} attempts",
+                ticket.ticket_id
+            )
+            .into(),
+        ))
+    }
+
+    /// The change `event` makes to `record`: its status and match, and every player's
+    /// message (PLACING pushes nothing: it follows an acceptance the players just gave,
+    /// or comes just before COMPLETED).
+    fn change(
+        &self,
+        event: &MatchmakingEvent,
+        record: &TicketRecord,
+        to: TicketStatus,
+    ) -> TicketChange {
+        let now = self.clock.now_millis();
+        let game_session = match &event.kind {
+            MatchmakingEventKind::Succeeded { game_session } => Some(game_session.clone()),
+            _ => None,
+        };
+        let match_id = match to {
+            // Back to searching: the proposed match is gone.
+            TicketStatus::Searching => None,
+            _ => event.match_id.clone().or_else(|| record.match_id.clone()),
+        };
+        let players_of_event: Vec<&EventPlayer> = event.players().collect();
+        let players = record
+            .player_ids
+            .iter()
+            .map(|player_id| {
+                let own = players_of_event.iter().find(|p| p.player_id == *player_id);
+                let seat = game_session.as_ref().zip(own).and_then(|(session, own)| {
+                    Some(session.seat(own.player_session_id.clone()?))
+                });
+                if to == TicketStatus::Completed && seat.is_none() {
+                    warn!(ticket_id = %record.ticket_id, player_id = %player_id, "the succeeded event gives this player no player session");
+                }
+                let detail = detail(event, to, player_id, own.copied(), seat.clone(), &match_id);
+                let message = (to != TicketStatus::Placing)
+                    .then(|| self.message(record, to, event.at, player_id, detail, now));
+                TicketPlayerChange {
+                    player_id: player_id.clone(),
+                    seat,
+                    message,
+                }
+            })
+            .collect::<Vec<_>>();
+        let player_sessions = players
+            .iter()
+            .filter_map(|p| {
+                Some((
+                    p.player_id.clone(),
+                    p.seat.as_ref()?.player_session_id.clone(),
+                ))
+            })
+            .collect();
+        TicketChange {
+            ticket_id: record.ticket_id.clone(),
+            from: record.status,
+            from_at: record.status_at,
+            to,
+            to_at: event.at,
+            match_id,
+            game_session,
+            player_sessions,
+            players,
+            now,
+        }
+    }
+
+    fn message(
+        &self,
+        record: &TicketRecord,
+        status: TicketStatus,
+        at: EpochMillis,
+        player_id: &PlayerId,
+        detail: MatchmakingDetail,
+        now: EpochMillis,
+    ) -> NewMessage {
+        let payload = ServerFrame::Matchmaking {
+            ticket_id: record.ticket_id.clone(),
+            status,
+            detail: Box::new(detail),
+        }
+        .to_json();
+        NewMessage {
+            // The same event again makes the same id (the event's time is part of it);
+            // SEARCHING again after a rejected match does not.
+            message_id: MessageId::deterministic(&[
+                "matchmaking",
+                record.ticket_id.as_str(),
+                status.as_str(),
+                &at.to_string(),
+                player_id.as_str(),
+            ]),
+            recipient_id: player_id.clone(),
+            sender_id: SYSTEM_SENDER.to_owned(),
+            kind: MessageKind::Matchmaking,
+            payload,
+            created_at: now,
+            expire_at_secs: now / 1000
+                + i64::try_from(self.config.message_ttl.as_secs()).unwrap_or(i64::MAX),
+        }
+    }
+}
+
+/// What `player_id`'s frame carries for `status`.
+fn detail(
+    event: &MatchmakingEvent,
+    status: TicketStatus,
+    player_id: &PlayerId,
+    own: Option<&EventPlayer>,
+    seat: Option<shared::domain::GameSession>,
+    match_id: &Option<String>,
+) -> MatchmakingDetail {
+    match (status, &event.kind) {
+        (
+            TicketStatus::RequiresAcceptance,
+            MatchmakingEventKind::PotentialMatchCreated {
+                acceptance_timeout, ..
+            },
+        ) => MatchmakingDetail {
+            acceptance_timeout: *acceptance_timeout,
+            players: event
+                .players()
+                .map(|p| p.player_id.clone())
+                .filter(|p| p != player_id)
+                .collect(),
+            ..MatchmakingDetail::default()
+        },
+        (TicketStatus::Completed, _) => MatchmakingDetail {
+            game_session: seat.map(|seat| MatchedSeat {
+                seat,
+                match_id: match_id.clone().unwrap_or_default(),
+                team: own.and_then(|p| p.team.clone()),
+            }),
+            ..MatchmakingDetail::default()
+        },
+        (_, MatchmakingEventKind::Ended { reason, .. }) => MatchmakingDetail {
+            reason: reason.clone(),
+            ..MatchmakingDetail::default()
+        },
+        _ => MatchmakingDetail::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

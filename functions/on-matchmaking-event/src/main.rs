@@ -1,0 +1,23 @@
+//! Lambda wiring only: telemetry, configuration, adapters built once, the runtime.
+
+use std::sync::Arc;
+
+use lambda_runtime::{Error, run, service_fn};
+use on_matchmaking_event::MatchmakingEventHandler;
+use shared::adapters::aws;
+use shared::config::Config;
+use shared::ports::SystemClock;
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    shared::telemetry::init();
+    let config = Arc::new(Config::from_env()?);
+    let sdk = aws::sdk_config().await;
+    let handler = MatchmakingEventHandler::new(
+        config.clone(),
+        aws::ticket_store(&sdk, &config),
+        Arc::new(SystemClock),
+    );
+    let handler = &handler;
+    run(service_fn(move |event| handler.handle(event))).await
+}

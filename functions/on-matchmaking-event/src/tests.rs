@@ -1,0 +1,318 @@
+//! Every `events/matchmaking-*.json` sample through the handler, on in-memory stores:
+//! what each event does to the tickets, the players and their inboxes, and that
+//! duplicates, late and out-of-order events change and push nothing.
+
+use lambda_runtime::Context;
+use serde_json::json;
+use shared::adapters::memory::{InMemoryMessageStore, InMemoryPlayerStore, InMemoryTicketStore};
+use shared::domain::ConnectionId;
+use shared::matchmaking::TicketId;
+use shared::ports::{ManualClock, MessageStore, NewConnection, PlayerStore, ReplayFrom};
+
+use super::*;
+
+/// 2026-11-22T05:00:00Z: the samples' tickets are requested just before.
+const T0: i64 = 1_795_323_600_000;
+const A: &str = "mm-019ab4c0-1f2e-7a3b-8c4d-5e6f7a8b9c0d";
+const B: &str = "mm-019ab4c0-2a3b-7c4d-9e5f-6a7b8c9d0e1f";
+
+fn sample(name: &str) -> Value {
+    let text = match name {
+        "searching" => include_str!("../../../events/matchmaking-searching.json"),
+        "potential" => include_str!("../../../events/matchmaking-potential-match-created.json"),
+        "accept" => include_str!("../../../events/matchmaking-accept-match.json"),
+        "accept-completed" => {
+            include_str!("../../../events/matchmaking-accept-match-completed.json")
+        }
+        "succeeded" => include_str!("../../../events/matchmaking-succeeded.json"),
+        "succeeded-sns" => include_str!("../../../events/matchmaking-succeeded-sns.json"),
+        "timed-out" => include_str!("../../../events/matchmaking-timed-out.json"),
+        "cancelled" => include_str!("../../../events/matchmaking-cancelled.json"),
+        "failed" => include_str!("../../../events/matchmaking-failed.json"),
+        other => panic!("no sample {other}"),
+    };
+    serde_json::from_str(text).unwrap()
+}
+
+fn player(name: &str) -> PlayerId {
+    PlayerId::parse(name).unwrap()
+}
+
+fn ticket(raw: &str) -> TicketId {
+    TicketId::parse(raw).unwrap()
+}
+
+struct World {
+    players: Arc<InMemoryPlayerStore>,
+    messages: Arc<InMemoryMessageStore>,
+    tickets: Arc<InMemoryTicketStore>,
+    handler: MatchmakingEventHandler,
+}
+
+/// Alice (ticket A) and bob (ticket B) online, each ticket QUEUED and its player's
+/// pending request.
+async fn world() -> World {
+    let players = Arc::new(InMemoryPlayerStore::new());
+    let messages = Arc::new(InMemoryMessageStore::new());
+    let tickets = Arc::new(InMemoryTicketStore::new(players.clone(), messages.clone()));
+    for (name, id) in [("alice", A), ("bob", B)] {
+        players
+            .connect(&NewConnection {
+                player_id: player(name),
+                connection_id: ConnectionId::parse(format!("c-{name}")).unwrap(),
+                endpoint: "https://x/Development".into(),
+                connected_at: T0,
+                now: T0,
+                heartbeat_deadline: T0 + 90_000,
+                sweep_shard: 0,
+                expire_at_secs: 0,
+            })
+            .await
+            .unwrap();
+        let record = TicketRecord::queued(ticket(id), player(name), vec![], "default", T0 - 1_000);
+        players
+            .begin_placement(&player(name), &record.ticket_id.as_pending().unwrap())
+            .await
+            .unwrap();
+        tickets.create(&record).await.unwrap();
+    }
+    let handler = MatchmakingEventHandler::new(
+        Arc::new(Config::for_local("test")),
+        tickets.clone(),
+        Arc::new(ManualClock::at(T0 + 60_000)),
+    );
+    World {
+        players,
+        messages,
+        tickets,
+        handler,
+    }
+}
+
+impl World {
+    async fn deliver(&self, payload: Value) {
+        self.handler
+            .handle(LambdaEvent::new(payload, Context::default()))
+            .await
+            .expect("handled");
+    }
+
+    /// The frames in `name`'s inbox, in order.
+    async fn inbox(&self, name: &str) -> Vec<Value> {
+        self.messages
+            .read(&player(name), &ReplayFrom::EVERYTHING, T0)
+            .await
+            .unwrap()
+            .messages
+            .into_iter()
+            .map(|m| serde_json::from_str(&m.payload).unwrap())
+            .collect()
+    }
+
+    async fn statuses(&self, name: &str) -> Vec<String> {
+        self.inbox(name)
+            .await
+            .iter()
+            .map(|f| f["status"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    async fn status(&self, id: &str) -> TicketStatus {
+        self.tickets.get(&ticket(id)).await.unwrap().unwrap().status
+    }
+
+    async fn pending(&self, name: &str) -> bool {
+        let record = self.players.get(&player(name)).await.unwrap().unwrap();
+        record.pending_placement_id.is_some()
+    }
+}
+
+#[tokio::test]
+async fn given_a_queued_ticket_when_searching_arrives_then_its_player_is_told_once() {
+    let world = world().await;
+    world.deliver(sample("searching")).await;
+    world.deliver(sample("searching")).await;
+    assert_eq!(world.status(A).await, TicketStatus::Searching);
+    assert_eq!(
+        world.inbox("alice").await,
+        vec![json!({"type": "matchmaking", "ticketId": A, "status": "SEARCHING"})]
+    );
+    assert!(world.pending("alice").await, "still live");
+    assert!(world.inbox("bob").await.is_empty());
+}
+
+#[tokio::test]
+async fn given_a_proposed_match_then_each_player_must_accept_knowing_the_others_and_the_timeout() {
+    let world = world().await;
+    world.deliver(sample("searching")).await;
+    world.deliver(sample("potential")).await;
+    world.deliver(sample("accept")).await;
+    assert_eq!(world.status(A).await, TicketStatus::RequiresAcceptance);
+    assert_eq!(world.status(B).await, TicketStatus::RequiresAcceptance);
+    assert_eq!(
+        world.inbox("alice").await[1],
+        json!({"type": "matchmaking", "ticketId": A, "status": "REQUIRES_ACCEPTANCE",
+               "acceptanceTimeout": 30, "players": ["bob"]})
+    );
+    assert_eq!(
+        world.inbox("bob").await,
+        vec![
+            json!({"type": "matchmaking", "ticketId": B, "status": "REQUIRES_ACCEPTANCE",
+                    "acceptanceTimeout": 30, "players": ["alice"]})
+        ]
+    );
+}
+
+#[tokio::test]
+async fn given_a_rejected_match_then_the_rejecter_is_cancelled_and_the_other_searches_again() {
+    let world = world().await;
+    world.deliver(sample("potential")).await;
+    world.deliver(sample("accept-completed")).await;
+    assert_eq!(
+        world.status(A).await,
+        TicketStatus::RequiresAcceptance,
+        "no move by itself"
+    );
+    // GameLift then cancels the rejecter's ticket (A) and puts B back to searching.
+    world.deliver(sample("cancelled")).await;
+    let mut again = sample("searching");
+    again["time"] = json!("2026-11-22T05:00:08Z");
+    again["detail"]["tickets"][0]["ticketId"] = json!(B);
+    again["detail"]["tickets"][0]["players"][0]["playerId"] = json!("bob");
+    world.deliver(again).await;
+    assert_eq!(world.status(A).await, TicketStatus::Cancelled);
+    assert_eq!(world.status(B).await, TicketStatus::Searching);
+    assert_eq!(
+        world.inbox("alice").await.last().unwrap(),
+        &json!({"type": "matchmaking", "ticketId": A, "status": "CANCELLED",
+                "reason": "Cancelled by request."})
+    );
+    assert!(
+        !world.pending("alice").await,
+        "a cancelled ticket frees its player"
+    );
+    assert_eq!(
+        world.statuses("bob").await,
+        vec!["REQUIRES_ACCEPTANCE", "SEARCHING"]
+    );
+    assert!(world.pending("bob").await);
+}
+
+#[tokio::test]
+async fn given_a_match_made_then_each_player_gets_their_own_seat_in_the_same_game() {
+    for name in ["succeeded", "succeeded-sns"] {
+        let world = world().await;
+        world.deliver(sample("potential")).await;
+        world.deliver(sample(name)).await;
+        world.deliver(sample(name)).await;
+        let alice = world.inbox("alice").await;
+        let bob = world.inbox("bob").await;
+        assert_eq!(alice.len(), 2, "{name}: pushed once");
+        assert_eq!(bob.len(), 2, "{name}: pushed once");
+        let (a, b) = (&alice[1]["gameSession"], &bob[1]["gameSession"]);
+        assert_eq!(alice[1]["status"], "COMPLETED");
+        assert_eq!(a["gameSessionArn"], b["gameSessionArn"]);
+        assert_eq!(a["matchId"], "4b1f2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d");
+        assert_eq!(
+            a["playerSessionId"],
+            "psess-5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d"
+        );
+        assert_eq!(
+            b["playerSessionId"],
+            "psess-0f1e2d3c-4b5a-4968-8776-5a4b3c2d1e0f"
+        );
+        assert_eq!((&a["team"], &b["team"]), (&json!("red"), &json!("blue")));
+        assert_eq!(a["port"], 7777);
+        assert_eq!(a["region"], "eu-west-1");
+        for who in ["alice", "bob"] {
+            let record = world.players.get(&player(who)).await.unwrap().unwrap();
+            assert!(
+                record.pending_placement_id.is_none(),
+                "{name}: {who} is free"
+            );
+            assert!(
+                record.game_session.is_some(),
+                "{name}: {who}'s seat stored for rejoin"
+            );
+        }
+        let stored = world.tickets.get(&ticket(A)).await.unwrap().unwrap();
+        assert_eq!(stored.player_sessions.len(), 1);
+        assert!(stored.game_session.is_some());
+    }
+}
+
+#[tokio::test]
+async fn given_events_out_of_order_then_a_ticket_never_regresses_nor_pushes_twice() {
+    let done = world().await;
+    done.deliver(sample("succeeded")).await;
+    for late in [
+        "searching",
+        "potential",
+        "accept-completed",
+        "cancelled",
+        "failed",
+    ] {
+        done.deliver(sample(late)).await;
+    }
+    assert_eq!(done.status(A).await, TicketStatus::Completed);
+    assert_eq!(done.statuses("alice").await, vec!["COMPLETED"]);
+    // A late SEARCHING after a proposal stays late.
+    let later = world().await;
+    later.deliver(sample("potential")).await;
+    later.deliver(sample("searching")).await;
+    assert_eq!(later.status(A).await, TicketStatus::RequiresAcceptance);
+    assert_eq!(later.statuses("alice").await, vec!["REQUIRES_ACCEPTANCE"]);
+}
+
+#[tokio::test]
+async fn given_a_match_without_acceptance_then_placing_pushes_nothing_and_completed_follows() {
+    let world = world().await;
+    let mut potential = sample("potential");
+    potential["detail"]["acceptanceRequired"] = json!(false);
+    world.deliver(potential).await;
+    assert_eq!(world.status(A).await, TicketStatus::Placing);
+    assert!(world.inbox("alice").await.is_empty());
+    world.deliver(sample("succeeded")).await;
+    assert_eq!(world.statuses("alice").await, vec!["COMPLETED"]);
+}
+
+#[tokio::test]
+async fn given_ended_tickets_then_each_player_is_told_why_and_freed() {
+    for (name, status, reason) in [
+        (
+            "timed-out",
+            "TIMED_OUT",
+            "Removed from matchmaking due to timing out.",
+        ),
+        ("cancelled", "CANCELLED", "Cancelled by request."),
+        (
+            "failed",
+            "FAILED",
+            "An unexpected error was encountered during match placing.",
+        ),
+    ] {
+        let world = world().await;
+        world.deliver(sample("searching")).await;
+        world.deliver(sample(name)).await;
+        assert_eq!(
+            world.inbox("alice").await.last().unwrap(),
+            &json!({"type": "matchmaking", "ticketId": A, "status": status, "reason": reason}),
+            "{name}"
+        );
+        assert!(!world.pending("alice").await, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn given_unknown_tickets_or_malformed_events_then_they_are_skipped_without_failing() {
+    let world = world().await;
+    let mut unknown = sample("searching");
+    unknown["detail"]["tickets"][0]["ticketId"] = json!("mm-someone-elses");
+    world.deliver(unknown).await;
+    let mut bad = sample("searching");
+    bad["detail"]["type"] = json!("MatchmakingExploded");
+    world.deliver(bad).await;
+    world.deliver(json!({"hello": "world"})).await;
+    assert!(world.inbox("alice").await.is_empty());
+    assert_eq!(world.status(A).await, TicketStatus::Queued);
+}

@@ -1,0 +1,294 @@
+//! How a match goes: formed from the tickets searching, proposed (and accepted, or
+//! fallen through), placed on the GameLift simulator's fleet, and ended with its
+//! game session or its failure; each step's events emitted as it happens.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+use shared::domain::PlacementId;
+use shared::matchmaking::TicketId;
+use tokio::time::Instant;
+
+use super::events::{EventPlayer, EventTicket, GameSessionInfo};
+use super::matcher::{self, PoolTicket};
+use super::{FlexMatch, Proposal, Stage, State, Ticket};
+use crate::gamelift::{DesiredPlayer, GroupPlacementRequest, PlacementStatus};
+
+impl FlexMatch {
+    pub(super) fn form_match(&self, state: &mut State, now: Instant) -> bool {
+        let searching: Vec<usize> = (0..state.tickets.len())
+            .filter(|&i| state.tickets[i].stage == Stage::Searching)
+            .collect();
+        let pool: Vec<PoolTicket> = searching
+            .iter()
+            .map(|&i| PoolTicket {
+                players: state.tickets[i]
+                    .players
+                    .iter()
+                    .map(|p| p.pool.clone())
+                    .collect(),
+                waited: now.duration_since(state.tickets[i].started).as_secs_f64(),
+            })
+            .collect();
+        let Some(formed) = matcher::form(&self.settings.rule_set, &pool) else {
+            return false;
+        };
+        let match_id = uuid::Uuid::new_v4().to_string();
+        let mut members = Vec::new();
+        for (team, tickets) in &formed.teams {
+            for &p in tickets {
+                let ticket = &mut state.tickets[searching[p]];
+                ticket.stage = Stage::Proposed(match_id.clone());
+                for player in &mut ticket.players {
+                    player.team = Some(team.clone());
+                    player.accepted = None;
+                }
+                members.push(ticket.id.clone());
+            }
+        }
+        let required = self.settings.acceptance_timeout;
+        state.matches.insert(
+            match_id.clone(),
+            Proposal {
+                tickets: members.clone(),
+                deadline: required.map(|timeout| now + timeout),
+                placement: None,
+            },
+        );
+        let listed: Vec<&Ticket> = state
+            .tickets
+            .iter()
+            .filter(|t| members.contains(&t.id))
+            .collect();
+        let mut fields = json!({"matchId": match_id, "acceptanceRequired": required.is_some()});
+        if let Some(timeout) = required {
+            fields["acceptanceTimeout"] = json!(timeout.as_secs());
+        }
+        self.emit("PotentialMatchCreated", &listed, None, fields);
+        if required.is_none() {
+            self.place(state, &match_id);
+        }
+        true
+    }
+
+    /// Starts the match's game session placement on the fleet.
+    pub(super) fn place(&self, state: &mut State, match_id: &str) {
+        let Some(proposal) = state.matches.get_mut(match_id) else {
+            return;
+        };
+        proposal.deadline = None;
+        let members = proposal.tickets.clone();
+        let mut players = Vec::new();
+        for ticket in state.tickets.iter_mut().filter(|t| members.contains(&t.id)) {
+            ticket.stage = Stage::Placing(match_id.to_owned());
+            players.extend(ticket.players.iter().map(|p| DesiredPlayer {
+                player_id: p.player_id.clone(),
+                player_data: None,
+            }));
+        }
+        let placement = PlacementId::parse(match_id)
+            .map_err(|e| e.to_string())
+            .and_then(|id| {
+                self.gamelift
+                    .start_group_placement(GroupPlacementRequest {
+                        placement_id: id.clone(),
+                        queue: self.settings.queue.clone(),
+                        max_players: self.settings.rule_set.max_players(),
+                        players,
+                    })
+                    .map(|()| id)
+                    .map_err(|e| e.to_string())
+            });
+        match placement {
+            Ok(id) => {
+                if let Some(proposal) = state.matches.get_mut(match_id) {
+                    proposal.placement = Some(id);
+                }
+            }
+            Err(reason) => self.end_match(state, match_id, None, Some(reason)),
+        }
+    }
+
+    /// Matches whose placement ended: MatchmakingSucceeded or MatchmakingFailed.
+    pub(super) fn settle_placements(&self, state: &mut State) {
+        let placing: Vec<(String, PlacementId)> = state
+            .matches
+            .iter()
+            .filter_map(|(id, m)| Some((id.clone(), m.placement.clone()?)))
+            .collect();
+        if placing.is_empty() {
+            return;
+        }
+        let snapshot = self.gamelift.snapshot();
+        for (match_id, placement_id) in placing {
+            let Some(view) = snapshot.placement(&placement_id) else {
+                continue;
+            };
+            match view.status {
+                PlacementStatus::Pending => {}
+                PlacementStatus::Fulfilled => {
+                    let session = snapshot
+                        .game_sessions
+                        .iter()
+                        .find(|g| g.placement_id == placement_id)
+                        .map(|g| GameSessionInfo {
+                            game_session_arn: g.game_session_arn.clone(),
+                            ip_address: g.ip_address.clone(),
+                            dns_name: g.dns_name.clone(),
+                            port: g.port,
+                        });
+                    let seats: BTreeMap<String, String> = snapshot
+                        .player_sessions
+                        .iter()
+                        .filter(|p| {
+                            session
+                                .as_ref()
+                                .is_some_and(|s| s.game_session_arn == p.game_session_arn)
+                        })
+                        .map(|p| (p.player_id.clone(), p.player_session_id.clone()))
+                        .collect();
+                    match session {
+                        Some(session) => {
+                            self.end_match(state, &match_id, Some((session, seats)), None)
+                        }
+                        None => {
+                            self.end_match(state, &match_id, None, Some("no game session".into()))
+                        }
+                    }
+                }
+                other => {
+                    let reason = format!("the game session placement ended {other:?}");
+                    self.end_match(state, &match_id, None, Some(reason));
+                }
+            }
+        }
+    }
+
+    /// The match ends: succeeded (with its game session and seats) or failed.
+    pub(super) fn end_match(
+        &self,
+        state: &mut State,
+        match_id: &str,
+        succeeded: Option<(GameSessionInfo, BTreeMap<String, String>)>,
+        failure: Option<String>,
+    ) {
+        let Some(proposal) = state.matches.remove(match_id) else {
+            return;
+        };
+        let (ended, live): (Vec<Ticket>, Vec<Ticket>) = std::mem::take(&mut state.tickets)
+            .into_iter()
+            .partition(|t| proposal.tickets.contains(&t.id));
+        state.tickets = live;
+        match succeeded {
+            Some((session, seats)) => {
+                let listed: Vec<EventTicket> = ended
+                    .iter()
+                    .map(|t| EventTicket {
+                        ticket_id: t.id.to_string(),
+                        start_millis: t.start_millis,
+                        players: t
+                            .players
+                            .iter()
+                            .map(|p| EventPlayer {
+                                player_id: p.player_id.to_string(),
+                                team: p.team.clone(),
+                                player_session_id: seats.get(p.player_id.as_str()).cloned(),
+                                accepted: None,
+                            })
+                            .collect(),
+                    })
+                    .collect();
+                self.emit_listed(
+                    "MatchmakingSucceeded",
+                    &listed,
+                    Some(&session),
+                    json!({"matchId": match_id}),
+                );
+            }
+            None => {
+                let refs: Vec<&Ticket> = ended.iter().collect();
+                self.emit(
+                    "MatchmakingFailed",
+                    &refs,
+                    None,
+                    json!({"matchId": match_id, "reason": "UNEXPECTED_ERROR",
+                           "message": failure.unwrap_or_else(|| "placement failed".into())}),
+                );
+            }
+        }
+    }
+
+    /// A proposed match falls through (rejected, acceptance timed out, or a ticket
+    /// stopped): tickets whose players all accepted search again, the others are
+    /// cancelled (`stopped`: that ticket is cancelled by request).
+    pub(super) fn fall_through(
+        &self,
+        state: &mut State,
+        match_id: &str,
+        acceptance: &str,
+        stopped: Option<&TicketId>,
+    ) {
+        let Some(proposal) = state.matches.remove(match_id) else {
+            return;
+        };
+        let listed: Vec<&Ticket> = state
+            .tickets
+            .iter()
+            .filter(|t| proposal.tickets.contains(&t.id))
+            .collect();
+        if stopped.is_none() {
+            self.emit(
+                "AcceptMatchCompleted",
+                &listed,
+                None,
+                json!({"matchId": match_id, "acceptance": acceptance}),
+            );
+        }
+        let (cancelled, live): (Vec<Ticket>, Vec<Ticket>) = std::mem::take(&mut state.tickets)
+            .into_iter()
+            .partition(|t| {
+                proposal.tickets.contains(&t.id)
+                    && (stopped == Some(&t.id)
+                        || (stopped.is_none()
+                            && !t.players.iter().all(|p| p.accepted == Some(true))))
+            });
+        state.tickets = live;
+        for ticket in &cancelled {
+            let message = if stopped.is_some() {
+                "Cancelled by request."
+            } else {
+                "Cancelled: the proposed match was not accepted by every player in time."
+            };
+            self.emit(
+                "MatchmakingCancelled",
+                &[ticket],
+                None,
+                json!({"reason": "Cancelled", "message": message}),
+            );
+        }
+        for ticket in state
+            .tickets
+            .iter_mut()
+            .filter(|t| proposal.tickets.contains(&t.id))
+        {
+            ticket.stage = Stage::Searching;
+            for player in &mut ticket.players {
+                player.team = None;
+                player.accepted = None;
+            }
+        }
+        let back: Vec<&Ticket> = state
+            .tickets
+            .iter()
+            .filter(|t| proposal.tickets.contains(&t.id))
+            .collect();
+        for ticket in back {
+            self.emit(
+                "MatchmakingSearching",
+                &[ticket],
+                None,
+                json!({"estimatedWaitMillis": "NOT_AVAILABLE"}),
+            );
+        }
+    }
+}

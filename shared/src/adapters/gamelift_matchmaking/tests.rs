@@ -1,0 +1,284 @@
+//! The FlexMatch calls against a mocked SDK client: what each sends, and each way
+//! GameLift can refuse (success, throttling, invalid request, unknown outcome, ...).
+
+use std::collections::BTreeMap;
+
+use aws_sdk_gamelift::Client;
+use aws_sdk_gamelift::config::retry::RetryConfig;
+use aws_sdk_gamelift::operation::accept_match::AcceptMatchOutput;
+use aws_sdk_gamelift::operation::start_matchmaking::StartMatchmakingOutput;
+use aws_sdk_gamelift::operation::stop_matchmaking::StopMatchmakingOutput;
+use aws_sdk_gamelift::types::error::{
+    InternalServiceException, InvalidRequestException, NotFoundException,
+    UnsupportedRegionException,
+};
+use aws_smithy_mocks::{Rule, RuleMode, mock, mock_client};
+use aws_smithy_runtime_api::client::orchestrator::HttpResponse as RawResponse;
+use aws_smithy_runtime_api::http::StatusCode;
+use aws_smithy_types::body::SdkBody;
+
+use super::*;
+
+const TICKET: &str = "mm-019ab4c0-1f2e-7a3b-8c4d-5e6f7a8b9c0d";
+
+fn ticket() -> TicketId {
+    TicketId::parse(TICKET).unwrap()
+}
+
+fn player_id(name: &str) -> PlayerId {
+    PlayerId::parse(name).unwrap()
+}
+
+fn request() -> MatchmakingRequest {
+    MatchmakingRequest {
+        ticket_id: ticket(),
+        configuration: "ranked".into(),
+        players: vec![
+            MatchmakingPlayer {
+                player_id: player_id("alice"),
+                attributes: BTreeMap::from([
+                    ("skill".into(), AttributeValue::Number(23.0)),
+                    ("mode".into(), AttributeValue::String("duel".into())),
+                    (
+                        "maps".into(),
+                        AttributeValue::StringList(vec!["a".into(), "b".into()]),
+                    ),
+                    (
+                        "roles".into(),
+                        AttributeValue::StringNumberMap(BTreeMap::from([("tank".into(), 1.0)])),
+                    ),
+                ]),
+                latencies: vec![("eu-west-1".into(), 42)],
+            },
+            MatchmakingPlayer {
+                player_id: player_id("bob"),
+                attributes: BTreeMap::new(),
+                latencies: Vec::new(),
+            },
+        ],
+    }
+}
+
+fn gamelift(rules: &[&Rule]) -> SdkGameLift {
+    SdkGameLift::new(mock_client!(
+        aws_sdk_gamelift,
+        RuleMode::MatchAny,
+        rules,
+        |config| config.retry_config(RetryConfig::disabled())
+    ))
+}
+
+fn kind<T: std::fmt::Debug>(result: Result<T, GameLiftError>) -> String {
+    match result {
+        Ok(_) => "ok".into(),
+        Err(GameLiftError::InvalidRequest { message }) => format!("invalid: {message}"),
+        Err(GameLiftError::NotFound { message }) => format!("not found: {message}"),
+        Err(GameLiftError::SessionEnded { message }) => format!("ended: {message}"),
+        Err(GameLiftError::Unavailable(_)) => "unavailable".into(),
+        Err(GameLiftError::OutcomeUnknown(_)) => "unknown".into(),
+        Err(GameLiftError::Other(_)) => "other".into(),
+    }
+}
+
+/// An error answer as GameLift sends one (Smithy RPC v2 CBOR): `__type` and `Message`.
+fn wire_error(status: u16, code: &str, message: &str) -> RawResponse {
+    fn text(out: &mut Vec<u8>, value: &str) {
+        let len = value.len();
+        assert!(len < 256, "short strings only");
+        if len < 24 {
+            out.push(0x60 | len as u8);
+        } else {
+            out.extend([0x78, len as u8]);
+        }
+        out.extend(value.as_bytes());
+    }
+    let mut body = vec![0xa2];
+    text(&mut body, "__type");
+    text(&mut body, code);
+    text(&mut body, "Message");
+    text(&mut body, message);
+    let mut response = RawResponse::new(StatusCode::try_from(status).unwrap(), SdkBody::from(body));
+    response
+        .headers_mut()
+        .insert("content-type", "application/cbor");
+    response
+        .headers_mut()
+        .insert("smithy-protocol", "rpc-v2-cbor");
+    response
+}
+
+#[tokio::test]
+async fn given_a_party_ticket_when_started_then_every_player_goes_with_their_attributes_and_latencies()
+ {
+    let rule = mock!(Client::start_matchmaking)
+        .match_requests(|req| {
+            let players = req.players();
+            let alice = &players[0];
+            let attributes = alice.player_attributes().cloned().unwrap_or_default();
+            req.ticket_id() == Some(TICKET)
+                && req.configuration_name() == Some("ranked")
+                && players.len() == 2
+                && alice.player_id() == Some("alice")
+                && attributes["skill"].n() == Some(23.0)
+                && attributes["mode"].s() == Some("duel")
+                && attributes["maps"].sl() == ["a", "b"]
+                && attributes["roles"].sdm().map(|m| m["tank"]) == Some(1.0)
+                && alice.latency_in_ms().map(|l| l["eu-west-1"]) == Some(42)
+                && alice.team().is_none()
+                && players[1].player_id() == Some("bob")
+                && players[1].player_attributes().is_none()
+                && players[1].latency_in_ms().is_none()
+        })
+        .then_output(|| StartMatchmakingOutput::builder().build());
+    gamelift(&[&rule])
+        .start_matchmaking(&request())
+        .await
+        .expect("started");
+    assert_eq!(rule.num_calls(), 1);
+}
+
+#[tokio::test]
+async fn given_an_answer_when_sent_then_accept_match_names_the_ticket_players_and_answer() {
+    for (accept, expected) in [
+        (true, AcceptanceType::Accept),
+        (false, AcceptanceType::Reject),
+    ] {
+        let rule = mock!(Client::accept_match)
+            .match_requests(move |req| {
+                req.ticket_id() == Some(TICKET)
+                    && req.player_ids() == ["alice", "bob"]
+                    && req.acceptance_type() == Some(&expected)
+            })
+            .then_output(|| AcceptMatchOutput::builder().build());
+        gamelift(&[&rule])
+            .accept_match(&ticket(), &[player_id("alice"), player_id("bob")], accept)
+            .await
+            .expect("answered");
+        assert_eq!(rule.num_calls(), 1);
+    }
+}
+
+#[tokio::test]
+async fn given_a_ticket_when_stopped_then_stop_matchmaking_names_it() {
+    let rule = mock!(Client::stop_matchmaking)
+        .match_requests(|req| req.ticket_id() == Some(TICKET))
+        .then_output(|| StopMatchmakingOutput::builder().build());
+    gamelift(&[&rule])
+        .stop_matchmaking(&ticket())
+        .await
+        .expect("stopped");
+    assert_eq!(rule.num_calls(), 1);
+}
+
+#[tokio::test]
+async fn given_each_modeled_refusal_then_every_call_maps_it_alike() {
+    macro_rules! cases {
+        ($error:ident) => {{
+            type E = $error;
+            let cases: [(fn() -> E, &str); 4] = [
+                (
+                    || {
+                        E::InvalidRequestException(
+                            InvalidRequestException::builder()
+                                .message("not now")
+                                .build(),
+                        )
+                    },
+                    "invalid: not now",
+                ),
+                (
+                    || E::NotFoundException(NotFoundException::builder().message("gone").build()),
+                    "not found: gone",
+                ),
+                (
+                    || E::InternalServiceException(InternalServiceException::builder().build()),
+                    "unknown",
+                ),
+                (
+                    || E::UnsupportedRegionException(UnsupportedRegionException::builder().build()),
+                    "other",
+                ),
+            ];
+            cases
+        }};
+    }
+    for (error, expected) in cases!(StartMatchmakingError) {
+        let rule = mock!(Client::start_matchmaking).then_error(error);
+        assert_eq!(
+            kind(gamelift(&[&rule]).start_matchmaking(&request()).await),
+            expected
+        );
+    }
+    for (error, expected) in cases!(AcceptMatchError) {
+        let rule = mock!(Client::accept_match).then_error(error);
+        let result = gamelift(&[&rule])
+            .accept_match(&ticket(), &[player_id("alice")], true)
+            .await;
+        assert_eq!(kind(result), expected);
+    }
+    for (error, expected) in cases!(StopMatchmakingError) {
+        let rule = mock!(Client::stop_matchmaking).then_error(error);
+        assert_eq!(
+            kind(gamelift(&[&rule]).stop_matchmaking(&ticket()).await),
+            expected
+        );
+    }
+}
+
+/// Off the wire: throttling is `unavailable` (nothing was done), an invalid request
+/// says GameLift's message, a 5xx may have been acted on.
+#[tokio::test]
+async fn given_wire_errors_then_throttling_invalid_and_unknown_outcomes_map_on_every_call() {
+    for (status, code, expected) in [
+        (400, "ThrottlingException", "unavailable"),
+        (400, "InvalidRequestException", "invalid: boom"),
+        (400, "NotFoundException", "not found: boom"),
+        (500, "InternalServiceException", "unknown"),
+        (503, "ServiceUnavailableException", "unknown"),
+        (400, "AccessDeniedException", "other"),
+    ] {
+        let start = mock!(Client::start_matchmaking)
+            .then_http_response(move || wire_error(status, code, "boom"));
+        let accept = mock!(Client::accept_match)
+            .then_http_response(move || wire_error(status, code, "boom"));
+        let stop = mock!(Client::stop_matchmaking)
+            .then_http_response(move || wire_error(status, code, "boom"));
+        let gamelift = gamelift(&[&start, &accept, &stop]);
+        assert_eq!(
+            kind(gamelift.start_matchmaking(&request()).await),
+            expected,
+            "{code} on start"
+        );
+        assert_eq!(
+            kind(
+                gamelift
+                    .accept_match(&ticket(), &[player_id("alice")], false)
+                    .await
+            ),
+            expected,
+            "{code} on accept"
+        );
+        assert_eq!(
+            kind(gamelift.stop_matchmaking(&ticket()).await),
+            expected,
+            "{code} on stop"
+        );
+    }
+}
+
+#[tokio::test]
+async fn given_bare_statuses_then_429_is_unavailable_and_a_gateway_timeout_an_unknown_outcome() {
+    for (status, expected) in [(429, "unavailable"), (504, "unknown"), (403, "other")] {
+        let start = mock!(Client::start_matchmaking)
+            .sequence()
+            .http_status(status, None)
+            .build();
+        let stop = mock!(Client::stop_matchmaking)
+            .sequence()
+            .http_status(status, None)
+            .build();
+        let gamelift = gamelift(&[&start, &stop]);
+        assert_eq!(kind(gamelift.start_matchmaking(&request()).await), expected);
+        assert_eq!(kind(gamelift.stop_matchmaking(&ticket()).await), expected);
+    }
+}

@@ -1,0 +1,21 @@
+//! FlexMatch matchmaking as the socket offers it (README: Client protocol,
+//! Matchmaking): ticket ids and statuses with the rule every status change follows
+//! (`ticket`), the route bodies (`request`), the `matchmaking` frame's fields (`frame`)
+//! and the FlexMatch events GameLift sends (`event`).
+
+pub mod event;
+pub mod request;
+pub mod settings;
+
+/// The ticket and frame types clients see, from the protocol crate.
+pub use gamelift_sockets_protocol::matchmaking::{frame, ticket};
+
+pub use event::{
+    Acceptance, EventTicket, MalformedMatchmakingEvent, MatchmakingEvent, MatchmakingEventKind,
+};
+pub use frame::{MatchedSeat, MatchmakingDetail};
+pub use request::{
+    AcceptMatchBody, AttributeValue, Attributes, StartMatchmakingBody, StopMatchmakingBody,
+};
+pub use settings::MatchmakingSettings;
+pub use ticket::{TicketId, TicketIdError, TicketStatus};

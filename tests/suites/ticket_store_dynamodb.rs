@@ -1,0 +1,32 @@
+//! The `TicketStore` contract suite on the DynamoDB adapter, against DynamoDB Local
+//! (`scripts/test.sh` starts it and sets `DYNAMODB_ENDPOINT`). Every scenario gets its
+//! own Placements (where tickets live), Players and Messages tables.
+
+mod contract {
+    use std::sync::Arc;
+
+    use shared::adapters::dynamodb::{DynamoMessageStore, DynamoPlayerStore, DynamoTicketStore};
+    use shared::testing::ticket_store_contract::TicketStores;
+    use tests::dynamodb::{
+        dynamodb_local, fresh_messages_table, fresh_placements_table, fresh_players_table,
+    };
+
+    async fn stores() -> TicketStores {
+        let client = dynamodb_local().await;
+        let placements = fresh_placements_table(&client).await;
+        let players = fresh_players_table(&client).await;
+        let messages = fresh_messages_table(&client).await;
+        TicketStores {
+            tickets: Arc::new(DynamoTicketStore::new(
+                client.clone(),
+                placements,
+                players.clone(),
+                messages.clone(),
+            )),
+            players: Arc::new(DynamoPlayerStore::new(client.clone(), players)),
+            messages: Arc::new(DynamoMessageStore::new(client, messages)),
+        }
+    }
+
+    shared::ticket_store_contract_tests!(stores);
+}

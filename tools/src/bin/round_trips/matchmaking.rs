@@ -1,0 +1,214 @@
+//! The matchmaking operations (docs/architecture.md#matchmaking-tickets), on tables of
+//! their own: alice and bob matched 1v1 with acceptance, carol stopping her ticket. The
+//! FlexMatch events are the `events/matchmaking-*.json` samples with these tickets' ids.
+//! Every inbox has had a message first, so the rows show the usual append.
+
+use std::sync::Arc;
+
+use matchmaking::{MatchmakingHandler, Stores};
+use on_matchmaking_event::MatchmakingEventHandler;
+use serde_json::{Value, json};
+use shared::adapters::dynamodb::{
+    DynamoMessageStore, DynamoPartyStore, DynamoPlacementStore, DynamoPlayerStore,
+    DynamoTicketStore, create_messages_table, create_parties_table, create_placements_table,
+    create_players_table,
+};
+use shared::config::Config;
+use shared::domain::{MessageId, PlayerId};
+use shared::matchmaking::MatchmakingSettings;
+use shared::ports::{MessageKind, MessageStore, NewMessage, PlayerStore};
+use shared::testing::events::{reply_frame, route_event};
+use shared::testing::fixtures::new_connection;
+use shared::websocket::RouteHandler;
+
+use crate::{Bench, body, clock, lambda_event, now};
+
+type Error = lambda_runtime::Error;
+
+const SAMPLE_A: &str = "mm-019ab4c0-1f2e-7a3b-8c4d-5e6f7a8b9c0d";
+const SAMPLE_B: &str = "mm-019ab4c0-2a3b-7c4d-9e5f-6a7b8c9d0e1f";
+
+/// A sample event with the samples' tickets replaced by `a` and `b`, emitted at `at`.
+fn event(sample: &str, a: &str, b: &str, at: i64) -> Value {
+    let text = sample.replace(SAMPLE_A, a).replace(SAMPLE_B, b);
+    let mut event: Value = serde_json::from_str(&text).expect("a sample is JSON");
+    event["time"] = json!(local::time::iso8601(at));
+    event
+}
+
+async fn ask(
+    bench: &mut Bench,
+    handler: &MatchmakingHandler,
+    player: &str,
+    route: &str,
+    payload: Value,
+) -> Result<Value, Error> {
+    let event = route_event(
+        route,
+        player,
+        &format!("c-{player}"),
+        now(),
+        Some(&body(route, payload)),
+    );
+    let response = bench.route(handler.handle(event)).await?;
+    Ok(reply_frame(&response))
+}
+
+pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Result<(), Error> {
+    let suffix = now();
+    let mut config = Config::for_local("Development");
+    config.players_table = format!("rt-mm-players-{suffix}");
+    config.messages_table = format!("rt-mm-messages-{suffix}");
+    config.placements_table = format!("rt-mm-placements-{suffix}");
+    config.parties_table = format!("rt-mm-parties-{suffix}");
+    create_players_table(client, &config.players_table).await?;
+    create_messages_table(client, &config.messages_table).await?;
+    create_placements_table(client, &config.placements_table).await?;
+    create_parties_table(client, &config.parties_table).await?;
+    let config = Arc::new(config);
+    let players = Arc::new(DynamoPlayerStore::new(
+        client.clone(),
+        config.players_table.clone(),
+    ));
+    let messages = DynamoMessageStore::new(client.clone(), config.messages_table.clone());
+    let tickets = Arc::new(DynamoTicketStore::new(
+        client.clone(),
+        config.placements_table.clone(),
+        config.players_table.clone(),
+        config.messages_table.clone(),
+    ));
+    let mut settings = MatchmakingSettings::single("default");
+    settings.requests_per_minute = config.rate_limits.placements_per_minute;
+    let stores = Stores {
+        players: players.clone(),
+        limiter: players.clone(),
+        parties: Arc::new(DynamoPartyStore::new(
+            client.clone(),
+            config.parties_table.clone(),
+            config.players_table.clone(),
+            config.messages_table.clone(),
+            config.presence_shards,
+        )),
+        placements: Arc::new(DynamoPlacementStore::new(
+            client.clone(),
+            config.placements_table.clone(),
+        )),
+        tickets: tickets.clone(),
+    };
+    let handler = MatchmakingHandler::new(settings, stores, bench.matchmaker.clone(), clock());
+    let events = MatchmakingEventHandler::new(config.clone(), tickets, clock());
+    for name in ["alice", "bob", "carol"] {
+        players
+            .connect(&new_connection(name, &format!("c-{name}"), now()))
+            .await?;
+        let player = PlayerId::parse(name).expect("a player id");
+        messages
+            .append(&[NewMessage {
+                message_id: MessageId::deterministic(&["rt-mm", name]),
+                recipient_id: player,
+                sender_id: "system".into(),
+                kind: MessageKind::Chat,
+                payload: json!({"type": "message", "hello": name}).to_string(),
+                created_at: now(),
+                expire_at_secs: now() / 1000 + 86_400,
+            }])
+            .await?;
+    }
+    bench.reset();
+
+    ask(
+        bench,
+        &handler,
+        "carol",
+        "setMatchmakingAttributes",
+        json!({"attributes": {"skill": 900}}),
+    )
+    .await?;
+    bench.row("mm_set_attributes", "setMatchmakingAttributes", "1 write");
+    let start = json!({"attributes": {"skill": 1000}, "latencies": {"eu-west-1": 20}});
+    let ack = ask(bench, &handler, "alice", "startMatchmaking", start.clone()).await?;
+    let a = ack["ticketId"].as_str().ok_or("no ticket")?.to_owned();
+    bench.row(
+        "mm_start",
+        "startMatchmaking",
+        "1 write (pending slot) + 1 write (ticket) + 1 GameLift call",
+    );
+    ask(bench, &handler, "alice", "startMatchmaking", start.clone()).await?;
+    bench.row(
+        "mm_start_conflict",
+        "startMatchmaking while a ticket is live (conflict)",
+        "1 failed write (its old item names the ticket) + 1 read (still live?)",
+    );
+    let ack = ask(bench, &handler, "bob", "startMatchmaking", start).await?;
+    let b = ack["ticketId"].as_str().ok_or("no ticket")?.to_owned();
+    bench.reset();
+
+    let t0 = now();
+    let searching = event(
+        include_str!("../../../../events/matchmaking-searching.json"),
+        &a,
+        &b,
+        t0,
+    );
+    bench
+        .invoke(events.handle(lambda_event(searching.clone())))
+        .await?;
+    bench.row(
+        "mm_event_searching",
+        "on-matchmaking-event MatchmakingSearching (1 player)",
+        "1 read (ticket) + 1 transaction (ticket, 1 push)",
+    );
+    bench.invoke(events.handle(lambda_event(searching))).await?;
+    bench.row(
+        "mm_event_duplicate",
+        "on-matchmaking-event duplicate",
+        "1 read, nothing written",
+    );
+    let potential = event(
+        include_str!("../../../../events/matchmaking-potential-match-created.json"),
+        &a,
+        &b,
+        t0 + 1,
+    );
+    bench.invoke(events.handle(lambda_event(potential))).await?;
+    bench.row(
+        "mm_event_potential",
+        "on-matchmaking-event PotentialMatchCreated (2 tickets, acceptance)",
+        "per ticket: 1 read + 1 transaction (ticket, 1 push)",
+    );
+    ask(
+        bench,
+        &handler,
+        "alice",
+        "acceptMatch",
+        json!({"ticketId": a, "accept": true}),
+    )
+    .await?;
+    bench.row(
+        "mm_accept",
+        "acceptMatch",
+        "1 read (ticket) + 1 GameLift call",
+    );
+    let succeeded = event(
+        include_str!("../../../../events/matchmaking-succeeded.json"),
+        &a,
+        &b,
+        t0 + 2,
+    );
+    bench.invoke(events.handle(lambda_event(succeeded))).await?;
+    bench.row(
+        "mm_event_succeeded",
+        "on-matchmaking-event MatchmakingSucceeded (2 tickets)",
+        "per ticket: 1 read + 1 transaction (ticket, slot cleared + seat, 1 push)",
+    );
+
+    ask(bench, &handler, "carol", "startMatchmaking", json!({})).await?;
+    bench.reset();
+    ask(bench, &handler, "carol", "stopMatchmaking", json!({})).await?;
+    bench.row(
+        "mm_stop",
+        "stopMatchmaking (the live ticket)",
+        "1 read (player: which ticket) + 1 read (ticket) + 1 GameLift call",
+    );
+    Ok(())
+}
