@@ -8,6 +8,7 @@ pub use gamelift_sockets_protocol::domain;
 /// The client protocol, from the protocol crate (clients share it).
 pub use gamelift_sockets_protocol::frames as protocol;
 pub mod config;
+pub mod latencies;
 pub mod matchmaking;
 pub mod party;
 pub mod ports;

@@ -27,7 +27,9 @@ use std::collections::{BTreeMap, HashMap};
 use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::BuildError;
-use aws_sdk_dynamodb::types::{ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update};
+use aws_sdk_dynamodb::types::{
+    AttributeValue, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+};
 
 use super::error::{Failure, classify, store_error};
 use super::inbox::{self, Slot};
@@ -75,40 +77,23 @@ impl DynamoPlacementStore {
 #[async_trait]
 impl PlacementStore for DynamoPlacementStore {
     async fn create(&self, placement: &PlacementRecord) -> Result<(), StoreError> {
-        let result = self
-            .client
-            .put_item()
-            .table_name(&self.table)
-            .set_item(Some(placement_to_item(placement)))
-            .condition_expression("attribute_not_exists(placementId)")
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(err) => match classify(err) {
-                Failure::ConditionFailed => Err(StoreError::Other(
-                    format!(
-                        "placement {} already exists: placement ids are never reused",
-                        placement.placement_id
-                    )
-                    .into(),
-                )),
-                Failure::Store(err) => Err(err),
-            },
-        }
+        let item = placement_to_item(placement);
+        put_new(
+            &self.client,
+            &self.table,
+            item,
+            "placement",
+            &placement.placement_id,
+        )
+        .await
     }
 
     async fn get(&self, placement_id: &PlacementId) -> Result<Option<PlacementRecord>, StoreError> {
-        let output = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(key(placement_id)))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(store_error)?;
-        output.item().map(placement_from_item).transpose()
+        read_consistent(&self.client, &self.table, key(placement_id))
+            .await?
+            .as_ref()
+            .map(placement_from_item)
+            .transpose()
     }
 
     async fn mark_failed(
@@ -365,4 +350,48 @@ impl PlacementOutcomes for DynamoPlacementOutcomes {
 
 fn build_error(err: BuildError) -> StoreError {
     StoreError::Other(Box::new(err))
+}
+
+/// Puts `item` (a placement or a ticket, keyed by `placementId`) only if its key is new:
+/// ids are never reused, so an existing item is an error naming the `kind` and its `id`.
+pub(super) async fn put_new(
+    client: &Client,
+    table: &str,
+    item: HashMap<String, AttributeValue>,
+    kind: &str,
+    id: &(dyn std::fmt::Display + Sync),
+) -> Result<(), StoreError> {
+    let result = client
+        .put_item()
+        .table_name(table)
+        .set_item(Some(item))
+        .condition_expression("attribute_not_exists(placementId)")
+        .send()
+        .await;
+    match result {
+        Ok(_) => Ok(()),
+        Err(err) => match classify(err) {
+            Failure::ConditionFailed => Err(StoreError::Other(
+                format!("{kind} {id} already exists: {kind} ids are never reused").into(),
+            )),
+            Failure::Store(err) => Err(err),
+        },
+    }
+}
+
+/// The item at `key` of the Placements table, read strongly consistent.
+pub(super) async fn read_consistent(
+    client: &Client,
+    table: &str,
+    key: HashMap<String, AttributeValue>,
+) -> Result<Option<HashMap<String, AttributeValue>>, StoreError> {
+    let output = client
+        .get_item()
+        .table_name(table)
+        .set_key(Some(key))
+        .consistent_read(true)
+        .send()
+        .await
+        .map_err(store_error)?;
+    Ok(output.item)
 }

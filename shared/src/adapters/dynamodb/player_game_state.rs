@@ -3,7 +3,7 @@
 //! conditional UpdateItem. The `PlayerStore` impl in `player_store.rs` delegates here.
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailure};
 
 use super::error::{Failure, classify, store_error};
 use super::player_item::{
@@ -182,23 +182,8 @@ impl DynamoPlayerStore {
         player: &PlayerId,
         latencies: &[(String, u32)],
     ) -> Result<bool, StoreError> {
-        let result = self
-            .client
-            .update_item()
-            .table_name(self.table())
-            .set_key(Some(key(player)))
-            .update_expression("SET placementLatencies = :latencies")
-            .condition_expression("attribute_exists(playerId)")
-            .expression_attribute_values(":latencies", latencies_value(latencies))
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(true),
-            Err(err) => match classify(err) {
-                Failure::ConditionFailed => Ok(false),
-                Failure::Store(err) => Err(err),
-            },
-        }
+        self.set_on_player(player, "placementLatencies", latencies_value(latencies))
+            .await
     }
 
     pub(super) async fn set_matchmaking_attributes_now(
@@ -206,14 +191,31 @@ impl DynamoPlayerStore {
         player: &PlayerId,
         attributes: &crate::matchmaking::Attributes,
     ) -> Result<bool, StoreError> {
+        self.set_on_player(
+            player,
+            "matchmakingAttributes",
+            attributes_value(attributes),
+        )
+        .await
+    }
+
+    /// Sets one attribute of the player's item, one conditional write: `false` when no
+    /// player has that id (nothing is created).
+    async fn set_on_player(
+        &self,
+        player: &PlayerId,
+        name: &str,
+        value: AttributeValue,
+    ) -> Result<bool, StoreError> {
         let result = self
             .client
             .update_item()
             .table_name(self.table())
             .set_key(Some(key(player)))
-            .update_expression("SET matchmakingAttributes = :attributes")
+            .update_expression("SET #attribute = :value")
             .condition_expression("attribute_exists(playerId)")
-            .expression_attribute_values(":attributes", attributes_value(attributes))
+            .expression_attribute_names("#attribute", name)
+            .expression_attribute_values(":value", value)
             .send()
             .await;
         match result {

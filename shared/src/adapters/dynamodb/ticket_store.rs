@@ -20,10 +20,10 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{TransactWriteItem, Update};
 
-use super::error::{Failure, classify, store_error};
 use super::inbox::{self, Slot};
 use super::message_store::{Transacted, transact};
 use super::placement_item::{attr, game_session_attributes, n, player_sessions_value, s};
+use super::placement_store::{put_new, read_consistent};
 use super::player_item::{game_session_value, pending_placement_value};
 use super::ticket_item::{MATCH_ID, STATUS_AT, key, ticket_from_item, ticket_to_item};
 use crate::domain::PLAYER_RETENTION_SECONDS;
@@ -161,40 +161,23 @@ impl TicketStore for DynamoTicketStore {
                 .into(),
             ));
         }
-        let result = self
-            .client
-            .put_item()
-            .table_name(&self.placements_table)
-            .set_item(Some(ticket_to_item(ticket)))
-            .condition_expression("attribute_not_exists(placementId)")
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(err) => match classify(err) {
-                Failure::ConditionFailed => Err(StoreError::Other(
-                    format!(
-                        "ticket {} already exists: ticket ids are never reused",
-                        ticket.ticket_id
-                    )
-                    .into(),
-                )),
-                Failure::Store(err) => Err(err),
-            },
-        }
+        let item = ticket_to_item(ticket);
+        put_new(
+            &self.client,
+            &self.placements_table,
+            item,
+            "ticket",
+            &ticket.ticket_id,
+        )
+        .await
     }
 
     async fn get(&self, ticket_id: &TicketId) -> Result<Option<TicketRecord>, StoreError> {
-        let output = self
-            .client
-            .get_item()
-            .table_name(&self.placements_table)
-            .set_key(Some(key(ticket_id)))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(store_error)?;
-        output.item().map(ticket_from_item).transpose()
+        read_consistent(&self.client, &self.placements_table, key(ticket_id))
+            .await?
+            .as_ref()
+            .map(ticket_from_item)
+            .transpose()
     }
 
     async fn advance(&self, change: &TicketChange) -> Result<bool, StoreError> {
