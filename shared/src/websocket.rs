@@ -15,6 +15,7 @@ use serde::Serialize;
 use tracing::{error, warn};
 
 use crate::domain::{ConnectionId, ConnectionIdError, EpochMillis, PlayerId, PlayerIdError};
+use crate::ports::rate_limit::{Bucket, Quota, RateLimiter, Spent};
 use crate::ports::{ConnectionGateway, GatewayError, StoreError};
 use crate::protocol::{ClientFrame, ErrorCode, ServerFrame};
 use crate::telemetry::ErrorChain;
@@ -283,6 +284,33 @@ impl RouteError {
             format!("over the limit of {limit}; nothing was done; retry in {retry_after_ms} ms"),
         )
         .with_detail("retryAfterMs", retry_after_ms)
+    }
+
+    /// Counts one call of `player`'s against `calls_per_minute` in `bucket` (0: no limit,
+    /// no write), as every route that limits calls does: over the limit, `rate_limited`
+    /// naming `limit` ("10 party invitations a minute"); a store failure, `from_store`
+    /// with `consequence`.
+    pub async fn spend_call(
+        limiter: &dyn RateLimiter,
+        player: &PlayerId,
+        bucket: Bucket,
+        calls_per_minute: u32,
+        now: EpochMillis,
+        limit: &str,
+        consequence: &str,
+    ) -> Result<(), Self> {
+        let quota = Quota {
+            calls: calls_per_minute,
+            units: 0,
+        };
+        let spent = limiter
+            .spend(player, bucket, quota, 0, now)
+            .await
+            .map_err(|e| Self::from_store(e, consequence))?;
+        match spent {
+            Spent::Allowed => Ok(()),
+            Spent::Limited { retry_after_ms, .. } => Err(Self::rate_limited(limit, retry_after_ms)),
+        }
     }
 
     /// A store that failed while serving the request: `unavailable` when retrying may

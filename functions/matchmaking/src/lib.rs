@@ -18,8 +18,8 @@ use async_trait::async_trait;
 use shared::domain::{PlacementId, PlayerId};
 use shared::matchmaking::{MatchmakingSettings, TicketId};
 use shared::ports::{
-    Bucket, Clock, GameLiftError, Matchmaker, PartyStore, PlacementStore, PlayerStore, Quota,
-    RateLimiter, Spent, StoreError, TicketStore,
+    Bucket, Clock, GameLiftError, Matchmaker, PartyStore, PlacementStore, PlayerStore, RateLimiter,
+    StoreError, TicketStore,
 };
 use shared::protocol::ErrorCode;
 use shared::telemetry::ErrorChain;
@@ -85,22 +85,16 @@ impl MatchmakingHandler {
     /// their item; none with the limit off).
     pub(crate) async fn spend(&self, player: &PlayerId) -> Result<(), RouteError> {
         let limit = self.settings.requests_per_minute;
-        let quota = Quota {
-            calls: limit,
-            units: 0,
-        };
-        let spent = self
-            .limiter
-            .spend(player, Bucket::Placement, quota, 0, self.clock.now_millis())
-            .await
-            .map_err(|e| RouteError::from_store(e, "nothing was started; retry"))?;
-        match spent {
-            Spent::Allowed => Ok(()),
-            Spent::Limited { retry_after_ms, .. } => Err(RouteError::rate_limited(
-                &format!("{limit} placement and matchmaking requests a minute"),
-                retry_after_ms,
-            )),
-        }
+        RouteError::spend_call(
+            self.limiter.as_ref(),
+            player,
+            Bucket::Placement,
+            limit,
+            self.clock.now_millis(),
+            &format!("{limit} placement and matchmaking requests a minute"),
+            "nothing was started; retry",
+        )
+        .await
     }
 
     /// Whether `pending`, `player`'s pending request, was left behind by a fault (and

@@ -4,9 +4,7 @@
 use serde_json::{Value, json};
 use shared::domain::PlayerId;
 use shared::party::{CHANGE_ATTEMPTS, Invitation, Party, PartyError, PartyId, PartyRefusal};
-use shared::ports::{
-    Bucket, Committed, InvitationWrite, PartyCommit, PartyCondition, Quota, Spent,
-};
+use shared::ports::{Bucket, Committed, InvitationWrite, PartyCommit, PartyCondition};
 use shared::websocket::{Request, RouteError};
 use tracing::info;
 
@@ -63,22 +61,16 @@ impl PartyHandler {
     /// Counts an invitation against `RATE_LIMIT_PARTY_INVITES_PER_MINUTE`.
     async fn spend_invite(&self, player: &PlayerId) -> Result<(), RouteError> {
         let limit = self.config.rate_limits.party_invites_per_minute;
-        let quota = Quota {
-            calls: limit,
-            units: 0,
-        };
-        let spent = self
-            .limiter
-            .spend(player, Bucket::PartyInvite, quota, 0, self.parties.now())
-            .await
-            .map_err(|e| RouteError::from_store(e, "nobody was invited; retry"))?;
-        match spent {
-            Spent::Allowed => Ok(()),
-            Spent::Limited { retry_after_ms, .. } => Err(RouteError::rate_limited(
-                &format!("{limit} party invitations a minute"),
-                retry_after_ms,
-            )),
-        }
+        RouteError::spend_call(
+            self.limiter.as_ref(),
+            player,
+            Bucket::PartyInvite,
+            limit,
+            self.parties.now(),
+            &format!("{limit} party invitations a minute"),
+            "nobody was invited; retry",
+        )
+        .await
     }
 
     pub(crate) async fn invite(&self, request: &Request) -> Result<Value, RouteError> {

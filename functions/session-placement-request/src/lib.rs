@@ -32,7 +32,7 @@ use shared::domain::{PlacementId, PlayerId};
 use shared::matchmaking::TicketId;
 use shared::ports::{
     Bucket, Clock, GameLift, GameLiftError, PartyStore, PlacementBegun, PlacementRecord,
-    PlacementRequest, PlacementStore, PlayerStore, Quota, RateLimiter, Spent, StoreError,
+    PlacementRequest, PlacementStore, PlayerStore, RateLimiter, StoreError,
 };
 use shared::protocol::ErrorCode;
 use shared::telemetry::ErrorChain;
@@ -157,22 +157,16 @@ impl SessionPlacementRequestHandler {
     /// player's item; none with the limit off).
     async fn spend_placement(&self, player: &PlayerId) -> Result<(), RouteError> {
         let limit = self.config.rate_limits.placements_per_minute;
-        let quota = Quota {
-            calls: limit,
-            units: 0,
-        };
-        let spent = self
-            .limiter
-            .spend(player, Bucket::Placement, quota, 0, self.clock.now_millis())
-            .await
-            .map_err(|e| RouteError::from_store(e, "nothing was placed; retry"))?;
-        match spent {
-            Spent::Allowed => Ok(()),
-            Spent::Limited { retry_after_ms, .. } => Err(RouteError::rate_limited(
-                &format!("{limit} placement requests a minute"),
-                retry_after_ms,
-            )),
-        }
+        RouteError::spend_call(
+            self.limiter.as_ref(),
+            player,
+            Bucket::Placement,
+            limit,
+            self.clock.now_millis(),
+            &format!("{limit} placement requests a minute"),
+            "nothing was placed; retry",
+        )
+        .await
     }
 
     /// Whether `pending`, the player's pending placement, was left behind by a fault
