@@ -123,14 +123,14 @@ impl LocalStack {
                 hub.clone(),
             ),
         );
-        // FlexMatch's events go to EventBridge, whose rule invokes on-matchmaking-event.
         let on_matchmaking_event = Arc::new(on_matchmaking_event::MatchmakingEventHandler::new(
             config.clone(),
             stores.tickets.clone(),
             clock.clone(),
         ));
+        let rule = crate::console::taps::tap_matchmaking(&on_matchmaking_event, hub.clone());
         let (matchmaker, matchmaking, flexmatch_task) =
-            crate::flexmatch::wire(flexmatch_settings, &simulator, &on_matchmaking_event);
+            crate::flexmatch::wire(flexmatch_settings, &simulator, rule);
         let dependencies = Dependencies {
             config,
             players: stores.players,

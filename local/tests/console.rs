@@ -1,5 +1,6 @@
 //! The console in a real browser: a stack with a short reconnect grace, alice and bob
-//! connected over WebSockets, alice placed in a game; then `tests/console/browser.js`
+//! connected over WebSockets, alice placed in a game, dave and erin matched by
+//! FlexMatch; then `tests/console/browser.js`
 //! drives headless Chromium (playwright-core) over the page at 1280×800 and 390 px wide
 //! and checks what it shows, and that the browser logged no error. Screenshots go to
 //! the test's temporary directory (printed).
@@ -102,8 +103,25 @@ async fn given_two_players_and_a_game_the_console_shows_them_live_and_a_drop_goe
     settings.presence.sweep_interval_seconds = 1;
     settings.simulator.sim_server_startup_ms = 0;
     settings.simulator.sim_placement_delay_ms = 200;
+    let rule_set = concat!(env!("CARGO_MANIFEST_DIR"), "/rule-sets/duel.json");
+    settings.matchmaking.matchmaking_rule_set = Some(rule_set.to_owned());
     let stack = local::start(settings).await.unwrap();
     let url = stack.url();
+
+    // And dave and erin matched by FlexMatch into a 1v1 game
+    let mut dave = player(&url, "dave").await;
+    let mut erin = player(&url, "erin").await;
+    for ws in [&mut dave, &mut erin] {
+        let body = json!({"latencies": {"us-east-1": 40}});
+        send(ws, json!({"route": "startMatchmaking", "body": body})).await;
+    }
+    for ws in [&mut dave, &mut erin] {
+        let done = next_where(ws, |f| {
+            f["type"] == "matchmaking" && f["status"] == "COMPLETED"
+        });
+        done.await;
+    }
+    let (_dave, _erin) = (drain(dave), drain(erin));
 
     // And alice and bob connected, alice placed in a game
     let mut alice = player(&url, "alice").await;

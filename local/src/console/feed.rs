@@ -83,6 +83,8 @@ pub struct Hub {
     players: Mutex<HashMap<String, u64>>,
     connects: AtomicU64,
     zombies: Mutex<HashSet<String>>,
+    /// Matchmaking tickets, as the FlexMatch events describe them.
+    pub tickets: super::tickets::Tickets,
 }
 
 impl Default for Hub {
@@ -108,6 +110,7 @@ impl Hub {
             players: Mutex::new(HashMap::new()),
             connects: AtomicU64::new(0),
             zombies: Mutex::new(HashSet::new()),
+            tickets: super::tickets::Tickets::default(),
         }
     }
 

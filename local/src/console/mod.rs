@@ -4,8 +4,10 @@
 //! from elsewhere.
 //!
 //! - [`feed`]: the taps' end ([`Hub`]): recent frames and events, broadcast to open pages;
-//! - [`taps`]: the small hooks on the stream consumer, the SNS topic and the bus;
-//! - [`state`]: the sections (players, connections, placements, fleet, parties) as JSON;
+//! - [`taps`]: the small hooks on the stream consumer, the SNS topic, the FlexMatch
+//!   simulator's EventBridge rule and the bus;
+//! - [`state`]: the sections (players, connections, placements, fleet, parties,
+//!   matchmaking tickets: [`tickets`]) as JSON;
 //! - [`api`]: `GET /console/api/...` (sections, feed, the live `events` stream);
 //! - [`actions`]: `POST /console/api/...` (drop a connection, fail or slow a placement,
 //!   fleet faults, end a game session).
@@ -21,6 +23,7 @@ pub mod assets;
 pub mod feed;
 pub mod state;
 pub mod taps;
+pub mod tickets;
 
 use std::sync::Arc;
 

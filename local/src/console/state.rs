@@ -3,7 +3,7 @@
 //! the stack's own ports: the player store, the inboxes, the parties, the connection
 //! registry and the GameLift simulator, read as the handlers read them.
 //!
-//! Adding a section (matchmaking tickets, say) is one more name in [`SECTIONS`], one
+//! Adding a section is one more name in [`SECTIONS`], one
 //! more arm in [`section`], and one renderer in `assets/views.js`.
 
 use std::collections::BTreeSet;
@@ -15,7 +15,14 @@ use shared::ports::{PlayerRecord, ReplayFrom};
 use super::Console;
 
 /// The sections, in the order the page shows them.
-pub const SECTIONS: &[&str] = &["players", "connections", "placements", "fleet", "parties"];
+pub const SECTIONS: &[&str] = &[
+    "players",
+    "connections",
+    "placements",
+    "fleet",
+    "parties",
+    "tickets",
+];
 /// Most players a section lists (those who connected last): a load test's thousands
 /// would be read from the stores every second for nothing a person can look at.
 pub const MAX_PLAYERS: usize = 200;
@@ -64,6 +71,7 @@ pub async fn section(console: &Console, name: &str, now: EpochMillis) -> Option<
         "placements" => json!(console.simulator.snapshot().placements),
         "fleet" => fleet(console),
         "parties" => parties(console).await,
+        "tickets" => console.hub.tickets.list(),
         _ => return None,
     })
 }

@@ -161,3 +161,40 @@ pub fn tap_presence(hub: &Hub, event: &PresenceEvent) {
         },
     );
 }
+
+/// The FlexMatch simulator's EventBridge rule (→ `on-matchmaking-event`), tapped: every
+/// event updates the console's tickets and, while a page watches, is a feed event naming
+/// the ticket's players.
+pub fn tap_matchmaking(
+    handler: &Arc<on_matchmaking_event::MatchmakingEventHandler>,
+    hub: Arc<Hub>,
+) -> EventSink {
+    let inner = crate::flexmatch::to_handler(handler.clone());
+    event_sink(move |event: Value| {
+        let at = crate::time::now_millis();
+        let players = hub.tickets.apply(&event, at);
+        let detail = &event["detail"];
+        let ticket_ids: Vec<&str> = detail["tickets"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["ticketId"].as_str())
+            .collect();
+        hub.record(
+            FeedKind::EventBridge,
+            at,
+            Entry {
+                summary: format!(
+                    "EventBridge {} {} → on-matchmaking-event",
+                    detail["type"].as_str().unwrap_or("?"),
+                    ticket_ids.join(", ")
+                ),
+                detail: Some(event.to_string()),
+                player_ids: players,
+                connection_id: None,
+            },
+        );
+        let inner = inner.clone();
+        async move { inner(event).await }
+    })
+}

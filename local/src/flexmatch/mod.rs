@@ -24,12 +24,13 @@ pub mod rule_set;
 pub use port::{NoMatchmaking, to_handler};
 
 /// The simulator the stack's matchmaking routes ask, the configurations they may name,
-/// and its task: the FlexMatch simulator sending its events to `on_matchmaking_event`
-/// when a rule set was given; else no matchmaking.
+/// and its task: the FlexMatch simulator sending its events to `rule` (the EventBridge
+/// rule: [`to_handler`] of `on-matchmaking-event`) when a rule set was given; else no
+/// matchmaking.
 pub fn wire(
     settings: Option<FlexMatchSettings>,
     gamelift: &Arc<Simulator>,
-    on_matchmaking_event: &Arc<on_matchmaking_event::MatchmakingEventHandler>,
+    rule: EventSink,
 ) -> (
     Arc<dyn shared::ports::Matchmaker>,
     shared::matchmaking::MatchmakingSettings,
@@ -38,11 +39,7 @@ pub fn wire(
     match settings {
         Some(settings) => {
             let configuration = settings.configuration.clone();
-            let (flexmatch, task) = FlexMatch::start(
-                settings,
-                gamelift.clone(),
-                to_handler(on_matchmaking_event.clone()),
-            );
+            let (flexmatch, task) = FlexMatch::start(settings, gamelift.clone(), rule);
             (
                 flexmatch,
                 shared::matchmaking::MatchmakingSettings::single(configuration),

@@ -434,3 +434,69 @@ async fn a_silent_socket_the_sweeper_closes_shows_as_zombie_swept() {
     assert_eq!(presence, "zombie-swept");
     stack.shutdown().await;
 }
+
+#[tokio::test]
+async fn given_two_players_matched_by_flexmatch_then_the_tickets_section_and_the_feed_show_it() {
+    // Given a stack with the example 1v1 rule set and no acceptance
+    let mut settings = local::Settings::default();
+    settings.gateway.port = 0;
+    settings.simulator.sim_server_startup_ms = 0;
+    settings.simulator.sim_placement_delay_ms = 100;
+    let rule_set = concat!(env!("CARGO_MANIFEST_DIR"), "/rule-sets/duel.json");
+    settings.matchmaking.matchmaking_rule_set = Some(rule_set.to_owned());
+    let stack = local::start(settings).await.unwrap();
+    let addr = stack.addr();
+    let (_, empty) = get(addr, "/console/api/tickets").await;
+    assert_eq!(empty, json!([]));
+
+    // When alice and bob start matchmaking and are matched
+    let mut alice = player(&stack.url(), "alice").await;
+    let mut bob = player(&stack.url(), "bob").await;
+    for ws in [&mut alice, &mut bob] {
+        let body = json!({"latencies": {"us-east-1": 40}});
+        send(
+            ws,
+            json!({"route": "startMatchmaking", "requestId": "m", "body": body}),
+        )
+        .await;
+    }
+    for ws in [&mut alice, &mut bob] {
+        let done = next_where(ws, |f| {
+            f["type"] == "matchmaking" && f["status"] != "SEARCHING" && f["status"] != "PLACING"
+        })
+        .await;
+        assert_eq!(done["status"], "COMPLETED", "{done}");
+    }
+
+    // Then the tickets section lists both tickets COMPLETED, with their players and match
+    let (status, tickets) = get(addr, "/console/api/tickets").await;
+    assert_eq!(status, 200);
+    let tickets = tickets.as_array().unwrap();
+    assert_eq!(tickets.len(), 2, "{tickets:?}");
+    let mut players: Vec<&str> = Vec::new();
+    for ticket in tickets {
+        assert_eq!(ticket["status"], "COMPLETED", "{ticket}");
+        assert_eq!(ticket["lastEvent"], "MatchmakingSucceeded", "{ticket}");
+        assert!(ticket["matchId"].is_string(), "{ticket}");
+        players.extend(
+            ticket["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|p| p["playerId"].as_str()),
+        );
+    }
+    players.sort_unstable();
+    assert_eq!(players, ["alice", "bob"]);
+    // And alice's feed has the FlexMatch events handed to on-matchmaking-event
+    let (_, feed) = get(addr, "/console/api/feed?player=alice&kind=eventBridge").await;
+    let text = feed.to_string();
+    for event in [
+        "MatchmakingSearching",
+        "PotentialMatchCreated",
+        "MatchmakingSucceeded",
+    ] {
+        assert!(text.contains(event), "{event} missing: {text}");
+    }
+    stack.shutdown().await;
+}

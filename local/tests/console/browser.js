@@ -72,6 +72,11 @@ async function desktop(browser, errors) {
     }),
   );
 
+  // Dave's and erin's matchmaking tickets, COMPLETED.
+  await until(page, "two matchmaking tickets COMPLETED", () =>
+    Array.from(document.querySelectorAll("#tickets tbody tr td.status")).filter((td) => td.textContent === "COMPLETED").length === 2,
+  );
+
   // A player from the page: carol opens a socket, resumes, and messages bob.
   await page.fill("#player-id", "carol");
   await page.click("#connect-form button[type=submit]");

@@ -206,6 +206,19 @@
           col("Version", (p) => (p.error ? `error: ${p.error}` : p.version)),
         ],
       },
+      tickets: {
+        key: (t) => t.ticketId,
+        rowAttr: "data-ticket",
+        newestFirst: true,
+        columns: [
+          col("Ticket", (t) => t.ticketId, { cls: "id" }),
+          col("Status", (t) => t.status, { cls: "status", data: (t) => t.status }),
+          col("Players", (t) => (t.players || []).map((p) => (p.team ? `${p.playerId} (${p.team})` : p.playerId)).join(", ")),
+          col("Configuration", (t) => t.configuration),
+          col("Last event", (t) => t.lastEvent + (t.reason ? `: ${t.reason}` : "")),
+          col("Match", (t) => t.matchId || ""),
+        ],
+      },
     };
   }
 
