@@ -129,18 +129,8 @@ pub async fn drop_connection(
 ) -> Result<Response, ApiError> {
     accept::<Empty>(&headers, &body)?;
     let player = player_of(&console, &id);
-    match console.registry.abort(&id) {
-        Ok(()) => Ok(done(
-            &console,
-            player.iter().cloned().collect(),
-            format!(
-                "dropped {}'s connection {id}",
-                player.as_deref().unwrap_or("?")
-            ),
-            Value::Null,
-        )),
-        Err(_) => Err(no_connection(&id)),
-    }
+    let ended = console.registry.abort(&id).is_ok();
+    connection_ended(&console, &id, player, ended, "dropped")
 }
 
 /// `POST /console/api/connections/{id}/close`: DeleteConnection (close 1000).
@@ -152,18 +142,29 @@ pub async fn close_connection(
 ) -> Result<Response, ApiError> {
     accept::<Empty>(&headers, &body)?;
     let player = player_of(&console, &id);
-    match console.registry.delete(&id) {
-        Ok(()) => Ok(done(
-            &console,
-            player.iter().cloned().collect(),
-            format!(
-                "closed {}'s connection {id}",
-                player.as_deref().unwrap_or("?")
-            ),
-            Value::Null,
-        )),
-        Err(_) => Err(no_connection(&id)),
+    let ended = console.registry.delete(&id).is_ok();
+    connection_ended(&console, &id, player, ended, "closed")
+}
+
+/// The answer to a drop or a close: what was done to whose connection, or `not_found`.
+fn connection_ended(
+    console: &Console,
+    id: &str,
+    player: Option<String>,
+    ended: bool,
+    verb: &str,
+) -> Result<Response, ApiError> {
+    if !ended {
+        return Err(no_connection(id));
     }
+    let whose = player.as_deref().unwrap_or("?");
+    let summary = format!("{verb} {whose}'s connection {id}");
+    Ok(done(
+        console,
+        player.into_iter().collect(),
+        summary,
+        Value::Null,
+    ))
 }
 
 fn placement_id(raw: String) -> Result<PlacementId, ApiError> {

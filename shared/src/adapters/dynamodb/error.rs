@@ -25,6 +25,23 @@ const TRANSIENT_CODES: &[&str] = &[
     "TransactionConflictException",
 ];
 
+/// A conditional write's outcome: `true` when it was applied, `false` when its condition
+/// failed (nothing changed), a store error otherwise.
+pub(crate) fn applied<O, E>(
+    result: Result<O, SdkError<E, HttpResponse>>,
+) -> Result<bool, StoreError>
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+{
+    match result {
+        Ok(_) => Ok(true),
+        Err(err) => match classify(err) {
+            Failure::ConditionFailed => Ok(false),
+            Failure::Store(err) => Err(err),
+        },
+    }
+}
+
 pub(crate) fn classify<E>(err: SdkError<E, HttpResponse>) -> Failure
 where
     E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,

@@ -13,7 +13,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem, Update};
 use futures_util::StreamExt;
 use futures_util::stream;
 
-use super::error::{Failure, classify, store_error};
+use super::error::{applied, store_error};
 use super::inbox::{self, APPEND_ATTEMPTS, Contended, Slot, build_error};
 use super::message_item::{EPOCH_ITEM_SEQ, attr, corrupt, message_from_item};
 use super::player_item::{attr as player_attr, key as player_key};
@@ -106,13 +106,7 @@ impl DynamoMessageStore {
                     .condition_expression(inbox::SEQ_IS_FREE)
                     .send()
                     .await;
-                match result {
-                    Ok(_) => Ok(true),
-                    Err(err) => match classify(err) {
-                        Failure::ConditionFailed => Ok(false),
-                        Failure::Store(err) => Err(err),
-                    },
-                }
+                applied(result)
             }
             _ => Ok(transact(&self.client, items).await? == Transacted::Committed),
         }

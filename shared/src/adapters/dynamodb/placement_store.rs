@@ -31,7 +31,7 @@ use aws_sdk_dynamodb::types::{
     AttributeValue, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 
-use super::error::{Failure, classify, store_error};
+use super::error::{Failure, applied, classify, store_error};
 use super::inbox::{self, Slot};
 use super::message_store::{Transacted, transact};
 use super::placement_item::{
@@ -114,13 +114,7 @@ impl PlacementStore for DynamoPlacementStore {
             .expression_attribute_values(":at", n(at))
             .send()
             .await;
-        match result {
-            Ok(_) => Ok(true),
-            Err(err) => match classify(err) {
-                Failure::ConditionFailed => Ok(false),
-                Failure::Store(err) => Err(err),
-            },
-        }
+        applied(result)
     }
 }
 

@@ -5,7 +5,7 @@
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailure};
 
-use super::error::{Failure, classify, store_error};
+use super::error::{Failure, applied, classify, store_error};
 use super::player_item::{
     Item, attr, attributes_value, game_session_value, key, latencies_value, party_of,
     pending_placement_of, pending_placement_value, s,
@@ -123,13 +123,7 @@ impl DynamoPlayerStore {
             .expression_attribute_values(":gameSessionArn", s(&session.game_session_arn))
             .send()
             .await;
-        match result {
-            Ok(_) => Ok(true),
-            Err(err) => match classify(err) {
-                Failure::ConditionFailed => Ok(false),
-                Failure::Store(err) => Err(err),
-            },
-        }
+        applied(result)
     }
 
     pub(super) async fn end_game_session_now(
@@ -147,13 +141,7 @@ impl DynamoPlayerStore {
             .expression_attribute_values(":gameSessionArn", s(game_session_arn))
             .send()
             .await;
-        match result {
-            Ok(_) => Ok(true),
-            Err(err) => match classify(err) {
-                Failure::ConditionFailed => Ok(false),
-                Failure::Store(err) => Err(err),
-            },
-        }
+        applied(result)
     }
 
     /// Why a placement could not begin, from the player's item read on its own
@@ -218,13 +206,7 @@ impl DynamoPlayerStore {
             .expression_attribute_values(":value", value)
             .send()
             .await;
-        match result {
-            Ok(_) => Ok(true),
-            Err(err) => match classify(err) {
-                Failure::ConditionFailed => Ok(false),
-                Failure::Store(err) => Err(err),
-            },
-        }
+        applied(result)
     }
 }
 

@@ -13,7 +13,7 @@ use aws_sdk_dynamodb::types::{
 };
 
 use super::batch::RetryPolicy;
-use super::error::{Failure, classify, store_error};
+use super::error::{Failure, applied, classify, store_error};
 use super::player_item::{
     NO_PREVIOUS_STATUS, NO_PREVIOUS_SWEEP_AT, attr, key, n, player_of_key, record_from_item,
     required_record, s, sweep_deadline, sweep_index_key,
@@ -187,13 +187,7 @@ impl DynamoPlayerStore {
             .set_expression_attribute_values(Some(values))
             .send()
             .await;
-        match result {
-            Ok(_) => Ok(true),
-            Err(err) => match classify(err) {
-                Failure::ConditionFailed => Ok(false),
-                Failure::Store(err) => Err(err),
-            },
-        }
+        applied(result)
     }
 }
 
