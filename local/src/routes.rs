@@ -1,5 +1,5 @@
-//! The route table: route key → the real handler, or (the heartbeat) the integration
-//! API Gateway runs without one, wired in one place ([`Routes::wire`]); the Messages
+//! The route table: route key → the real handler, or (the heartbeat, the ping) the
+//! integration API Gateway runs without one, wired in one place ([`Routes::wire`]); the Messages
 //! stream's consumer is wired next to them in [`Routes::wire_stream`].
 
 use std::collections::HashMap;
@@ -16,7 +16,7 @@ use shared::ports::{
 use shared::websocket::RouteHandler;
 
 use crate::integration::dynamodb::UpdateItem;
-use crate::integration::{Integration, UpdateItemIntegration};
+use crate::integration::{Integration, MockIntegration, UpdateItemIntegration};
 use crate::stream::StreamHandler;
 
 pub const CONNECT: &str = "$connect";
@@ -164,6 +164,8 @@ impl Routes {
             deps.update_item.clone(),
         )?;
         routes.insert_integration("heartbeat", Arc::new(heartbeat));
+        let ping = MockIntegration::from_template(&template, "ping")?;
+        routes.insert_integration("ping", Arc::new(ping));
         routes.insert(
             "sendMessage",
             "send-message",

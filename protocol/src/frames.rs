@@ -22,6 +22,7 @@ pub const MAX_FRAME_BYTES: usize = 32 * 1024;
 pub const ROUTES: &[&str] = &[
     "resume",
     "heartbeat",
+    "ping",
     "sendMessage",
     "sessionPlacementRequest",
     "cancelPlacement",

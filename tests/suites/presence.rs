@@ -430,3 +430,113 @@ async fn given_dynamodb_local_when_erin_goes_silent_then_the_first_sweep_after_h
  {
     goes_silent(Store::DynamoDbLocal).await;
 }
+
+/// Sends a `ping` (no reply ever comes, nothing is written) and waits until API
+/// Gateway's view of the socket (the registry behind `@connections`, GetConnection's
+/// `lastActiveAt`) has it, as of the clock's now.
+async fn ping_recorded(stack: &TestStack, client: &mut Client, player: &str, now: i64) {
+    client.send_json(json!({"route": "ping"})).await;
+    let id = shared::domain::PlayerId::parse(player).unwrap();
+    let record = stack.stack().players().get(&id).await.unwrap().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let meta = stack
+            .stack()
+            .connections()
+            .get(record.connection_id.as_str())
+            .unwrap();
+        if meta.last_active_at() == now {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the ping at {now} did not reach the connection"
+        );
+        tokio::task::yield_now().await;
+    }
+}
+
+async fn only_pings_for_three_timeouts(store: Store) {
+    let clock = shared::ports::ManualClock::at(shared::ports::SystemClock.now_millis());
+    let Some(stack) = clocked_stack(&clock, store).await else {
+        return;
+    };
+    let mut fay = stack.online("fay").await.0;
+    let fay_id = shared::domain::PlayerId::parse("fay").unwrap();
+    let sweeper = local::Routes::wire_presence_timeout(stack.stack().dependencies());
+    let started = clock.now_millis();
+    let deadline = stack
+        .stack()
+        .players()
+        .get(&fay_id)
+        .await
+        .unwrap()
+        .unwrap()
+        .sweep_at;
+
+    // Given fay sends nothing but a ping every other sweep period (twice per timeout)
+    // for three timeouts, with a sweep at each period: no heartbeat ever moves the
+    // deadline `$connect` set.
+    let mut step = 0;
+    let mut kept_by_pings = 0;
+    while clock.now_millis() < started + 3 * HEARTBEAT_TIMEOUT.as_millis() as i64 {
+        clock.advance(SWEEP_EVERY_MS);
+        step += 1;
+        let now = clock.now_millis();
+        if step % 2 == 1 {
+            ping_recorded(&stack, &mut fay, "fay", now).await;
+        }
+        let summary = sweeper.sweep_once(now).await;
+        kept_by_pings += summary.still_active;
+        assert_eq!(
+            summary.swept,
+            0,
+            "{store:?}, sweep at +{} ms: {summary:?}",
+            now - started
+        );
+        let record = stack.stack().players().get(&fay_id).await.unwrap().unwrap();
+        assert_eq!(record.status, PresenceStatus::Online, "{store:?}");
+        // Then nothing was written for her: the deadline is still `$connect`'s.
+        assert_eq!(record.sweep_at, deadline, "{store:?}");
+    }
+    assert!(
+        kept_by_pings > 0,
+        "{store:?}: the sweeper never had to ask about her socket"
+    );
+    // And nothing was sent to her: a ping is never answered.
+    fay.expect_no_frame(Duration::from_millis(100)).await;
+
+    // When she goes silent, the first sweep past the timeout after her last ping takes
+    // her offline (within the timeout plus one sweep), and she is told why.
+    let last = clock.now_millis();
+    ping_recorded(&stack, &mut fay, "fay", last).await;
+    let offline_at = loop {
+        clock.advance(SWEEP_EVERY_MS);
+        let now = clock.now_millis();
+        if sweeper.sweep_once(now).await.swept == 1 {
+            break now;
+        }
+        assert!(
+            now <= last + HEARTBEAT_TIMEOUT.as_millis() as i64,
+            "{store:?}"
+        );
+    };
+    assert!(offline_at <= last + HEARTBEAT_TIMEOUT.as_millis() as i64 + SWEEP_EVERY_MS);
+    assert_eq!(
+        fay.next_frame().await,
+        json!({"type": "disconnected", "reason": "heartbeat_timeout"})
+    );
+    stack.shutdown().await;
+}
+
+#[tokio::test]
+async fn given_fay_only_pings_for_three_timeouts_then_every_sweep_leaves_her_online_until_she_goes_silent()
+ {
+    only_pings_for_three_timeouts(Store::Memory).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn given_dynamodb_local_when_fay_only_pings_for_three_timeouts_then_every_sweep_leaves_her_online_until_she_goes_silent()
+ {
+    only_pings_for_three_timeouts(Store::DynamoDbLocal).await;
+}

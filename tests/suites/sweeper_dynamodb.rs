@@ -153,6 +153,7 @@ async fn given_zombies_players_past_grace_and_live_players_when_sweeping_then_on
         SweepSummary {
             swept: 2,
             zombies_closed: 1,
+            still_active: 0,
             removed_from_parties: 0,
             stopped_early: false,
             failed: 0
@@ -165,6 +166,10 @@ async fn given_zombies_players_past_grace_and_live_players_when_sweeping_then_on
     assert_eq!(
         gateway.calls(),
         vec![
+            GatewayCall::Get {
+                endpoint: ENDPOINT.into(),
+                connection: "c-zombie".into(),
+            },
             GatewayCall::Post {
                 endpoint: ENDPOINT.into(),
                 connection: "c-zombie".into(),
@@ -196,6 +201,53 @@ async fn given_zombies_players_past_grace_and_live_players_when_sweeping_then_on
         w.sweeper(gateway).sweep_once(T0 + 1).await,
         SweepSummary::default()
     );
+}
+
+#[tokio::test]
+async fn given_players_past_their_deadline_whose_sockets_ping_when_sweeping_then_they_stay_online_and_nothing_is_written()
+ {
+    // Given: both missed the heartbeat deadline in DynamoDB; `pinger`'s socket was
+    // active 10 s ago (it sends `ping`, which writes nothing), `silent`'s not for longer
+    // than the timeout, and `unknown`'s GetConnection fails.
+    let w = World::new(1).await;
+    for name in ["pinger", "silent", "unknown"] {
+        w.connect(name, T0 - HEARTBEAT - 1).await;
+    }
+    w.counter.take();
+    let gateway = Arc::new(RecordingGateway::new());
+    gateway.set_last_active("c-pinger", T0 - 10_000);
+    gateway.set_last_active("c-silent", T0 - HEARTBEAT - 1);
+    gateway.throttle("c-unknown");
+
+    // When
+    let summary = w.sweeper(gateway.clone()).sweep_once(T0).await;
+
+    // Then: the pinger stays online, untouched; the silent one is swept; the one API
+    // Gateway could not answer about is left for the next sweep (a failure, not a sweep).
+    let calls = w.counter.take();
+    assert_eq!(
+        (summary.swept, summary.still_active, summary.failed),
+        (1, 1, 1),
+        "{summary:?}"
+    );
+    assert_eq!(w.status("pinger").await, PresenceStatus::Online);
+    assert_eq!(w.status("silent").await, PresenceStatus::Offline);
+    assert_eq!(w.status("unknown").await, PresenceStatus::Online);
+    assert_eq!(
+        calls.get("UpdateItem"),
+        Some(&1),
+        "only the silent one: {calls:?}"
+    );
+    let asked = gateway
+        .calls()
+        .iter()
+        .filter(|c| matches!(c, GatewayCall::Get { .. }))
+        .count();
+    assert_eq!(
+        asked, 3,
+        "one GetConnection per online player past its deadline"
+    );
+    assert_eq!(w.disconnected(), vec!["silent"]);
 }
 
 /// Heartbeats `late` when the sweeper closes `zombie`'s socket: after the sweeper

@@ -86,6 +86,15 @@ fn template_routes(template: &Template) -> Vec<TemplateRoute> {
                 &format!("route {id}'s Target"),
             );
             let integration_properties = template.properties(&integration);
+            if integration_properties["IntegrationType"] == "MOCK" {
+                return TemplateRoute {
+                    resource: id.to_owned(),
+                    key,
+                    integration,
+                    function: None,
+                    binary: "integration:mock".to_owned(),
+                };
+            }
             if integration_properties["IntegrationType"] == "AWS" {
                 let action = aws_action(&integration_properties["IntegrationUri"])
                     .unwrap_or_else(|| panic!("{integration} calls no AWS action"));
@@ -289,6 +298,23 @@ fn given_a_frame_route_when_its_function_replies_then_the_template_sends_the_rep
         let properties = template.properties(&route.resource);
         let integration = &route.integration;
         let integration_type = &template.properties(integration)["IntegrationType"];
+        if route.binary == "integration:mock" {
+            // A MOCK route reaches nothing (no role, no URI) and, since the local stack
+            // sends nothing for it, must be one-way.
+            let properties = template.properties(integration);
+            if properties.get("CredentialsArn").is_some()
+                || properties.get("IntegrationUri").is_some()
+            {
+                problems.push(format!("MOCK integration {integration} reaches something"));
+            }
+            if responses.contains_key(&route.resource) {
+                problems.push(format!(
+                    "MOCK route {:?} has a route response: the local stack would not answer",
+                    route.key
+                ));
+            }
+            continue;
+        }
         let expected = if route.function.is_some() {
             "AWS_PROXY"
         } else {
@@ -336,7 +362,7 @@ fn given_a_route_api_gateway_serves_itself_when_deployed_then_it_may_only_update
     let mut problems = Vec::new();
     let mut seen = 0;
     for route in template_routes(&template) {
-        if route.function.is_some() {
+        if route.function.is_some() || route.binary == "integration:mock" {
             continue;
         }
         seen += 1;
@@ -1262,5 +1288,46 @@ fn given_the_messages_stream_when_a_record_fails_then_the_mapping_retries_only_t
     assert_no_problems(
         &format!("{id} is not the mapping the code relies on"),
         &problems,
+    );
+}
+
+#[test]
+fn given_the_sweeper_when_deployed_then_it_may_get_post_and_delete_connections() {
+    // The sweeper asks when an expired player's socket was last active (GetConnection:
+    // a `ping` keeps a player online), then tells a zombie why and closes it: without the
+    // GET grant every expired online player would be a failure, never swept.
+    let template = Template::load();
+    let (function, _) = template
+        .of_type(FUNCTION)
+        .into_iter()
+        .find(|(id, _)| template.function_binary(id) == "presence-timeout")
+        .expect("a function deploys presence-timeout");
+    let mut verbs = BTreeSet::new();
+    for policy in template.properties(function)["Policies"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        for statement in policy["Statement"].as_array().into_iter().flatten() {
+            if statement["Effect"] != "Allow"
+                || statement["Action"] != "execute-api:ManageConnections"
+            {
+                continue;
+            }
+            for resource in statement["Resource"].as_array().into_iter().flatten() {
+                let arn = resource["Fn::Sub"].as_str().unwrap_or_default();
+                if let Some(verb) = arn
+                    .strip_suffix("/@connections/*")
+                    .and_then(|rest| rest.rsplit('/').next())
+                {
+                    verbs.insert(verb.to_owned());
+                }
+            }
+        }
+    }
+    assert_eq!(
+        verbs,
+        ["DELETE", "GET", "POST"].map(str::to_owned).into(),
+        "the sweeper's @connections grants"
     );
 }

@@ -6,6 +6,11 @@
 //! player (online or disconnected: a page of keys, then their `sweepAt` in one batched
 //! read), keeps those whose `sweepAt` has passed (a heartbeat deadline, or the end of a
 //! grace period) and for each, concurrently up to a bound:
+//! - if they are online, asks API Gateway when their socket was last active
+//!   (GetConnection): a client that only sends `ping` frames (no function, no write)
+//!   never moves `sweepAt`, so a socket active within `HEARTBEAT_TIMEOUT_SECONDS` keeps
+//!   its player online and nothing is written (it is asked again next sweep); a failed
+//!   call leaves the player for the next sweep;
 //! - marks them offline with a conditional write (only if `sweepAt` is still old: a
 //!   heartbeat or reconnect that landed meanwhile wins, and the player is left alone);
 //! - if they were still `online` (a zombie: the socket is open but silent), closes the
@@ -20,7 +25,8 @@
 //! others. A margin before the invocation's deadline the sweep starts no new player
 //! (nor page): the work in flight finishes, the players not reached stay in the index
 //! for the next run. Round trips: one Query and one BatchGetItem per page of 100
-//! tracked players, one UpdateItem per expired player, one DeleteConnection per zombie,
+//! tracked players, one GetConnection per online player past its deadline, one
+//! UpdateItem per player swept, one DeleteConnection per zombie,
 //! one PutEvents per 10 players.
 
 use std::collections::VecDeque;
@@ -64,6 +70,9 @@ pub struct SweepSummary {
     pub swept: usize,
     /// Of those, zombies whose socket was closed (or found closed already).
     pub zombies_closed: usize,
+    /// Online players past their deadline whose socket API Gateway saw active within the
+    /// timeout (they ping): left online, nothing written.
+    pub still_active: usize,
     /// Party members removed for having been offline `PARTY_OFFLINE_SECONDS`.
     pub removed_from_parties: usize,
     /// True when the deadline stopped the sweep with players (or pages) left for the
@@ -89,6 +98,8 @@ enum Retired {
     },
     /// A heartbeat or reconnect won the race (or another sweep got there first).
     StillHere,
+    /// Its socket was active within the timeout (GetConnection): not expired.
+    Active,
     /// Not started: the deadline margin was reached; the player stays in the index.
     LeftForNextRun,
     Failed,
@@ -170,6 +181,7 @@ impl PresenceTimeoutHandler {
         let sweeping = async {
             let mut swept = 0;
             let mut closed = 0;
+            let mut active = 0;
             let retired = self
                 .expired_players(now, stop_at, &stopped_early, &failed)
                 .map(|player| self.retire(player, now, stop_at, &stopped_early))
@@ -190,6 +202,7 @@ impl PresenceTimeoutHandler {
                         // The receiver lives until this sender is dropped.
                         let _ = events_tx.send(event);
                     }
+                    Retired::Active => active += 1,
                     Retired::StillHere | Retired::LeftForNextRun => {}
                     Retired::Failed => {
                         failed.fetch_add(1, Ordering::Relaxed);
@@ -197,9 +210,9 @@ impl PresenceTimeoutHandler {
                 }
             }
             drop(events_tx);
-            (swept, closed)
+            (swept, closed, active)
         };
-        let ((swept, zombies_closed), unpublished) =
+        let ((swept, zombies_closed, still_active), unpublished) =
             futures_util::future::join(sweeping, self.publish_all(events_rx)).await;
         let removed_from_parties = self
             .remove_long_offline(now, stop_at, &stopped_early, &failed)
@@ -207,14 +220,22 @@ impl PresenceTimeoutHandler {
         let summary = SweepSummary {
             swept,
             zombies_closed,
+            still_active,
             removed_from_parties,
             stopped_early: stopped_early.load(Ordering::Relaxed),
             failed: failed.load(Ordering::Relaxed) + unpublished,
         };
-        if summary != SweepSummary::default() {
+        // Players kept online by their pings alone are the steady state: not logged
+        // (a line a minute for nothing), but counted in the summary.
+        let quiet = SweepSummary {
+            still_active: 0,
+            ..summary
+        };
+        if quiet != SweepSummary::default() {
             info!(
                 swept = summary.swept,
                 zombies_closed = summary.zombies_closed,
+                still_active = summary.still_active,
                 removed_from_parties = summary.removed_from_parties,
                 stopped_early = summary.stopped_early,
                 failed = summary.failed,
@@ -289,6 +310,27 @@ impl PresenceTimeoutHandler {
         if self.out_of_time(stop_at, stopped_early) {
             return Retired::LeftForNextRun;
         }
+        if let Some(socket) = &player.online_connection {
+            match self
+                .gateway
+                .get(&socket.endpoint, &socket.connection_id)
+                .await
+            {
+                Ok(info) => {
+                    let last_active = info.last_active_at_millis.or(info.connected_at_millis);
+                    if last_active.is_some_and(|at| at + self.timeout_millis() > now) {
+                        return Retired::Active;
+                    }
+                }
+                // Closed without a `$disconnect` (or never reached us): swept below.
+                Err(GatewayError::Gone) => {}
+                Err(err) => {
+                    // Never take a player offline on an error: maybe it pings.
+                    warn!(player_id = %player.player_id, connection_id = %socket.connection_id, error = %ErrorChain(&err), "could not ask API Gateway about an expired player's socket; left for the next sweep");
+                    return Retired::Failed;
+                }
+            }
+        }
         let old = match self.players.mark_offline(&player.player_id, now).await {
             Ok(Some(old)) => old,
             Ok(None) => return Retired::StillHere,
@@ -325,6 +367,10 @@ impl PresenceTimeoutHandler {
             closed,
             party_failed,
         }
+    }
+
+    fn timeout_millis(&self) -> i64 {
+        i64::try_from(self.config.heartbeat_timeout.as_millis()).unwrap_or(i64::MAX)
     }
 
     /// Publishes events while the sweep goes on, in full chunks of 100 (10 PutEvents

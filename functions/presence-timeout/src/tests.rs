@@ -134,6 +134,7 @@ async fn given_alice_online_without_a_heartbeat_when_sweeping_then_she_goes_offl
         SweepSummary {
             swept: 1,
             zombies_closed: 1,
+            still_active: 0,
             removed_from_parties: 0,
             stopped_early: false,
             failed: 0
@@ -143,6 +144,11 @@ async fn given_alice_online_without_a_heartbeat_when_sweeping_then_she_goes_offl
     assert_eq!(
         w.gateway.calls(),
         vec![
+            // Was the socket active since (a `ping`)? API Gateway knows no activity.
+            GatewayCall::Get {
+                endpoint: endpoint(),
+                connection: "c-alice".into(),
+            },
             GatewayCall::Post {
                 endpoint: endpoint(),
                 connection: "c-alice".into(),
@@ -373,6 +379,7 @@ async fn given_the_deadline_near_mid_page_when_sweeping_then_no_new_player_is_st
         SweepSummary {
             swept: 11,
             zombies_closed: 11,
+            still_active: 0,
             removed_from_parties: 0,
             stopped_early: true,
             failed: 0
@@ -436,6 +443,27 @@ async fn given_concurrent_work_when_the_deadline_margin_is_reached_then_nothing_
 }
 
 #[tokio::test]
+async fn given_alice_past_her_deadline_but_pinging_when_sweeping_then_she_stays_online_until_she_goes_silent()
+ {
+    // Given: no heartbeat moved her deadline, but her socket sent a ping 5 s ago.
+    let w = World::new(4);
+    w.connect("alice", T0 - HEARTBEAT - 1).await;
+    w.gateway.set_last_active("c-alice", T0 - 5_000);
+
+    // When / Then: she is active, untouched, and watchers hear nothing.
+    let summary = w.handler().sweep_once(T0).await;
+    assert_eq!((summary.swept, summary.still_active), (0, 1));
+    assert_eq!(w.status("alice").await, PresenceStatus::Online);
+    assert!(w.bus.published().is_empty());
+
+    // When her pings stop for the timeout, the next sweep takes her offline.
+    let later = T0 - 5_000 + HEARTBEAT + 1;
+    let summary = w.handler().sweep_once(later).await;
+    assert_eq!((summary.swept, summary.still_active), (1, 0));
+    assert_eq!(w.status("alice").await, PresenceStatus::Offline);
+}
+
+#[tokio::test]
 async fn given_a_zombie_socket_already_gone_then_it_counts_as_closed() {
     let w = World::new(4);
     w.connect("alice", T0 - HEARTBEAT - 1).await;
@@ -448,7 +476,7 @@ async fn given_a_zombie_socket_already_gone_then_it_counts_as_closed() {
 async fn given_a_zombie_socket_that_cannot_be_closed_then_the_player_is_still_offline_and_told() {
     let w = World::new(4);
     w.connect("alice", T0 - HEARTBEAT - 1).await;
-    w.gateway.throttle("c-alice");
+    w.gateway.throttle_deletes("c-alice");
     let summary = w.handler().sweep_once(T0).await;
     assert_eq!(
         (summary.swept, summary.zombies_closed, summary.failed),
@@ -480,8 +508,8 @@ async fn the_sample_schedule_event_sweeps_and_returns_the_summary() {
     let summary = w.handler().handle(scheduled(0)).await.unwrap();
     assert_eq!(
         serde_json::to_value(summary).unwrap(),
-        json!({"swept": 2, "zombiesClosed": 1, "removedFromParties": 0, "stoppedEarly": false,
-               "failed": 0})
+        json!({"swept": 2, "zombiesClosed": 1, "stillActive": 0, "removedFromParties": 0,
+               "stoppedEarly": false, "failed": 0})
     );
     assert_eq!(w.disconnected(), vec!["alice", "bob"]);
     assert_eq!(w.status("carol").await, PresenceStatus::Online);

@@ -1,6 +1,6 @@
-//! API Gateway's AWS integrations, emulated from template.yaml: a route whose
+//! API Gateway's own integrations, emulated from template.yaml: a route whose
 //! integration is an AWS service call (the heartbeat route's DynamoDB `UpdateItem`)
-//! runs here as API Gateway runs it, with no handler: the deployed request template is
+//! or a MOCK (the `ping` route, [`mock`]) runs here as API Gateway runs it, with no handler: the deployed request template is
 //! rendered ([`velocity`]) with the frame and `$context`, the call is made on the local
 //! stores ([`dynamodb`]), and the integration response whose key matches the status is
 //! rendered into the frame sent back (none when it renders nothing).
@@ -10,6 +10,7 @@
 //! values (the Players table's name, the heartbeat timeout).
 
 pub mod dynamodb;
+pub mod mock;
 pub mod velocity;
 
 use std::sync::Arc;
@@ -18,6 +19,7 @@ use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 
 use dynamodb::UpdateItem;
+pub use mock::MockIntegration;
 use velocity::{Scope, Template};
 
 /// What API Gateway knows of a message when it runs an integration.
@@ -100,6 +102,28 @@ pub struct RouteTemplates {
     pub responses: Vec<(String, String)>,
 }
 
+/// The route resource of `route_key`: its logical id and its definition.
+fn find_route<'a>(
+    resources: &'a Map<String, Value>,
+    route_key: &str,
+) -> Result<(&'a String, &'a Value), String> {
+    resources
+        .iter()
+        .find(|(_, r)| {
+            r["Type"] == "AWS::ApiGatewayV2::Route" && r["Properties"]["RouteKey"] == route_key
+        })
+        .ok_or_else(|| format!("the template has no route {route_key:?}"))
+}
+
+/// The logical id of the integration a route targets (`integrations/${Id}`).
+fn route_target<'a>(route: &'a Value, route_key: &str) -> Result<&'a str, String> {
+    route["Properties"]["Target"]["Fn::Sub"]
+        .as_str()
+        .and_then(|t| t.strip_prefix("integrations/${"))
+        .and_then(|t| t.strip_suffix('}'))
+        .ok_or_else(|| format!("route {route_key:?} has no integrations/${{…}} target"))
+}
+
 /// The mapping templates of the integration of `route_key` in `template` (template.yaml
 /// as JSON), the request template's `Fn::Sub` names resolved with `values`.
 pub fn route_templates(
@@ -110,17 +134,8 @@ pub fn route_templates(
     let resources = template["Resources"]
         .as_object()
         .ok_or("the template has no Resources")?;
-    let (_, route) = resources
-        .iter()
-        .find(|(_, r)| {
-            r["Type"] == "AWS::ApiGatewayV2::Route" && r["Properties"]["RouteKey"] == route_key
-        })
-        .ok_or_else(|| format!("the template has no route {route_key:?}"))?;
-    let target = route["Properties"]["Target"]["Fn::Sub"]
-        .as_str()
-        .and_then(|t| t.strip_prefix("integrations/${"))
-        .and_then(|t| t.strip_suffix('}'))
-        .ok_or_else(|| format!("route {route_key:?} has no integrations/${{…}} target"))?;
+    let (_, route) = find_route(resources, route_key)?;
+    let target = route_target(route, route_key)?;
     let integration = &resources
         .get(target)
         .ok_or_else(|| format!("no integration {target}"))?["Properties"];

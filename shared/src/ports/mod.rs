@@ -32,8 +32,8 @@ pub use placement_store::{
     PlacementStore, SettledPlayer, Settlement,
 };
 pub use player_store::{
-    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
-    PlayerRecord, PlayerStore, StoreError,
+    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, OnlineConnection,
+    PlacementBegun, PlayerRecord, PlayerStore, StoreError,
 };
 pub use rate_limit::{Bucket, Exceeded, Quota, RateLimiter, Spent};
 pub use subscription_store::{SUBSCRIPTION_TTL_SECONDS, SubscriptionStore};

@@ -139,6 +139,14 @@ pub struct PlayerRecord {
 }
 
 impl PlayerRecord {
+    /// Its socket, while online.
+    pub fn online_connection(&self) -> Option<OnlineConnection> {
+        (self.status == PresenceStatus::Online).then(|| OnlineConnection {
+            connection_id: self.connection_id.clone(),
+            endpoint: self.endpoint.clone(),
+        })
+    }
+
     /// A disconnected record whose grace period has not ended at `at`.
     pub fn within_grace(&self, at: EpochMillis) -> bool {
         self.status == PresenceStatus::Disconnected && self.sweep_at.is_some_and(|end| at <= end)
@@ -216,6 +224,17 @@ impl Liveness {
 pub struct ExpiredPlayer {
     pub player_id: PlayerId,
     pub sweep_at: EpochMillis,
+    /// While `online`: the socket the deadline is about, which the sweeper asks API
+    /// Gateway about (a `ping` keeps it active without moving `sweepAt`). `None` for a
+    /// disconnected player, whose deadline is the end of the grace period.
+    pub online_connection: Option<OnlineConnection>,
+}
+
+/// The socket of an online player, as the sweeper read it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OnlineConnection {
+    pub connection_id: ConnectionId,
+    pub endpoint: String,
 }
 
 /// One page of a shard's tracked players, with those among them whose deadline has

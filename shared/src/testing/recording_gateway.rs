@@ -36,11 +36,22 @@ pub struct RecordingGateway {
     failing: Mutex<HashMap<String, MakeError>>,
     /// Connections whose DeleteConnection answers 429 (posts still go through).
     throttled_deletes: Mutex<HashSet<String>>,
+    /// What GetConnection reports as `lastActiveAt`, per connection (none: unknown).
+    last_active: Mutex<HashMap<String, i64>>,
 }
 
 impl RecordingGateway {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// GetConnection of `connection` reports it active at `at` (epoch millis), as API
+    /// Gateway does after a frame from the client (a `ping`).
+    pub fn set_last_active(&self, connection: &str, at: i64) {
+        self.last_active
+            .lock()
+            .unwrap()
+            .insert(connection.to_owned(), at);
     }
 
     /// Calls for `connection` answer 410 Gone from now on.
@@ -161,7 +172,12 @@ impl ConnectionGateway for RecordingGateway {
         self.record(call, connection)?;
         Ok(ConnectionInfo {
             connected_at_millis: None,
-            last_active_at_millis: None,
+            last_active_at_millis: self
+                .last_active
+                .lock()
+                .unwrap()
+                .get(connection.as_str())
+                .copied(),
             source_ip: None,
         })
     }

@@ -10,7 +10,7 @@ use crate::domain::{
     ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
 };
 use crate::party::PartyId;
-use crate::ports::player_store::{PlayerRecord, StoreError};
+use crate::ports::player_store::{OnlineConnection, PlayerRecord, StoreError};
 
 pub(crate) type Item = HashMap<String, AttributeValue>;
 
@@ -370,9 +370,32 @@ pub(crate) fn required_record(item: &Item) -> Result<PlayerRecord, StoreError> {
 
 /// A tracked player as the sweeper reads it (`playerId` and `sweepAt`; `None` when the
 /// item has no `sweepAt` any more, i.e. it was swept meanwhile).
-pub(crate) fn sweep_deadline(item: &Item) -> Result<(PlayerId, Option<EpochMillis>), StoreError> {
+pub(crate) fn sweep_deadline(item: &Item) -> Result<SweepDeadline, StoreError> {
     let r = Reader::new(item);
-    Ok((r.player_id()?, r.opt_n(attr::SWEEP_AT)?))
+    let online = match r.opt_s(attr::STATUS)? {
+        Some(raw) => r.status(attr::STATUS, raw)? == PresenceStatus::Online,
+        None => false,
+    };
+    let online_connection = match (online, r.opt_s(attr::CONNECTION_ID)?) {
+        (true, Some(raw)) => Some(OnlineConnection {
+            connection_id: ConnectionId::parse(raw)
+                .map_err(|e| r.corrupt(format!("{}: {e}", attr::CONNECTION_ID)))?,
+            endpoint: r.req_s(attr::ENDPOINT)?.to_owned(),
+        }),
+        _ => None,
+    };
+    Ok(SweepDeadline {
+        player_id: r.player_id()?,
+        sweep_at: r.opt_n(attr::SWEEP_AT)?,
+        online_connection,
+    })
+}
+
+/// What the sweeper reads of a tracked player.
+pub(crate) struct SweepDeadline {
+    pub player_id: PlayerId,
+    pub sweep_at: Option<EpochMillis>,
+    pub online_connection: Option<OnlineConnection>,
 }
 
 /// The player an index key names.
@@ -610,8 +633,32 @@ mod tests {
         let after = PlayerId::parse("bob").unwrap();
         assert_eq!(player_of_key(&sweep_index_key(3, &after)).unwrap(), after);
         let mut item = sweep_index_key(3, &after);
-        assert_eq!(sweep_deadline(&item).unwrap(), (after.clone(), None));
+        let deadline = sweep_deadline(&item).unwrap();
+        assert_eq!(
+            (deadline.player_id, deadline.sweep_at),
+            (after.clone(), None)
+        );
         item.insert(attr::SWEEP_AT.to_owned(), n(123));
-        assert_eq!(sweep_deadline(&item).unwrap(), (after, Some(123)));
+        assert_eq!(sweep_deadline(&item).unwrap().sweep_at, Some(123));
+    }
+
+    #[test]
+    fn given_a_tracked_item_when_the_sweeper_reads_it_then_only_an_online_one_names_its_socket() {
+        let mut item = online_item();
+        let deadline = sweep_deadline(&item).unwrap();
+        let socket = deadline.online_connection.unwrap();
+        assert_eq!(
+            Some(&s(socket.connection_id.as_str())),
+            item.get(attr::CONNECTION_ID)
+        );
+        assert_eq!(Some(&s(socket.endpoint)), item.get(attr::ENDPOINT));
+        item.insert(attr::STATUS.to_owned(), s("disconnected"));
+        assert_eq!(sweep_deadline(&item).unwrap().online_connection, None);
+        item.insert(attr::STATUS.to_owned(), s("online"));
+        item.remove(attr::ENDPOINT);
+        assert!(
+            sweep_deadline(&item).is_err(),
+            "an online item without endpoint is corrupt"
+        );
     }
 }

@@ -60,8 +60,9 @@ const MARK_OFFLINE_UPDATE: &str = "SET #status = :offline REMOVE sweepShard, swe
 const MARK_OFFLINE_CONDITION: &str = "sweepAt < :now";
 
 const TRACKED_KEY_CONDITION: &str = "sweepShard = :shard";
-/// What the sweeper reads of a tracked player's item.
-const SWEEP_PROJECTION: &str = "playerId, sweepAt";
+/// What the sweeper reads of a tracked player's item (`#status`: a reserved word). The
+/// read costs the same whatever it projects (the whole item is metered).
+const SWEEP_PROJECTION: &str = "playerId, sweepAt, #status, connectionId, endpoint";
 
 /// BatchGetItem takes at most 100 keys.
 const BATCH_GET_LIMIT: usize = 100;
@@ -124,6 +125,11 @@ impl DynamoPlayerStore {
                 .set_keys(Some(std::mem::take(&mut keys)))
                 .consistent_read(consistent)
                 .set_projection_expression(projection.map(str::to_owned))
+                .set_expression_attribute_names(
+                    projection
+                        .filter(|p| p.contains("#status"))
+                        .map(|_| HashMap::from([("#status".to_owned(), attr::STATUS.to_owned())])),
+                )
                 .build()
                 .map_err(|e| StoreError::Other(Box::new(e)))?;
             let mut output = self
@@ -370,12 +376,13 @@ impl PlayerStore for DynamoPlayerStore {
         let mut players = Vec::new();
         if !keys.is_empty() {
             for item in self.batch_get(keys, false, Some(SWEEP_PROJECTION)).await? {
-                match sweep_deadline(&item)? {
-                    (player_id, Some(sweep_at)) if sweep_at < now => players.push(ExpiredPlayer {
-                        player_id,
-                        sweep_at,
-                    }),
-                    _ => {}
+                let deadline = sweep_deadline(&item)?;
+                if deadline.sweep_at.is_some_and(|at| at < now) {
+                    players.push(ExpiredPlayer {
+                        player_id: deadline.player_id,
+                        sweep_at: deadline.sweep_at.unwrap_or_default(),
+                        online_connection: deadline.online_connection,
+                    });
                 }
             }
         }

@@ -290,23 +290,24 @@ impl PlayerStore for InMemoryPlayerStore {
         after: Option<&PlayerId>,
     ) -> Result<ExpiredPage, StoreError> {
         let items = self.items();
-        let mut tracked: Vec<(&PlayerId, Option<EpochMillis>)> = items
+        let mut tracked: Vec<&PlayerRecord> = items
             .values()
             .filter(|item| item.sweep_shard == Some(shard))
-            .map(|item| (&item.record.player_id, item.record.sweep_at))
-            .filter(|(id, _)| after.is_none_or(|a| *id > a))
+            .map(|item| &item.record)
+            .filter(|record| after.is_none_or(|a| record.player_id > *a))
             .collect();
-        tracked.sort_by(|a, b| a.0.cmp(b.0));
+        tracked.sort_by(|a, b| a.player_id.cmp(&b.player_id));
         let limit = limit.max(1) as usize;
-        let next = (tracked.len() > limit).then(|| tracked[limit - 1].0.clone());
+        let next = (tracked.len() > limit).then(|| tracked[limit - 1].player_id.clone());
         tracked.truncate(limit);
         let players = tracked
             .into_iter()
-            .filter_map(|(id, sweep_at)| {
-                let sweep_at = sweep_at?;
+            .filter_map(|record| {
+                let sweep_at = record.sweep_at?;
                 (sweep_at < now).then(|| ExpiredPlayer {
-                    player_id: id.clone(),
+                    player_id: record.player_id.clone(),
                     sweep_at,
+                    online_connection: record.online_connection(),
                 })
             })
             .collect();
