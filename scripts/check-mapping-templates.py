@@ -3,7 +3,7 @@
 
 The heartbeat route has no function: API Gateway renders its request template (Velocity)
 into a DynamoDB UpdateItem, and its integration response templates into the frame sent
-back. This renders the exact text of those templates, read from template.yaml, with
+back. The ping route's MOCK request template only selects status 200 (`mockRoutes`). This renders the exact text of those templates, read from template.yaml, with
 Airspeed (a Python Velocity engine, the one LocalStack renders API Gateway templates
 with; pinned in scripts/lib.sh) on every case of tests/mapping-templates/cases.json, and
 fails on any rendering that differs from the case's expected one. The local stack's own
@@ -174,6 +174,19 @@ def main():
         checked += 1
         if got != case["expected"]:
             failures.append((f"response: {case['name']}", case["expected"], got))
+    # One-way MOCK routes (`ping`): the request template only selects the status.
+    for route_key, mock_cases in cases.get("mockRoutes", {}).items():
+        mock_request, mock_responses = route_templates(template, route_key, {})
+        if mock_responses:
+            failures.append((f"{route_key}: integration responses", {}, sorted(mock_responses)))
+        for case in mock_cases:
+            try:
+                got = as_value(render(mock_request, case["frame"], cases["context"]))
+            except Exception as error:  # noqa: BLE001
+                got = f"did not render: {error!r}"
+            checked += 1
+            if got != case["expected"]:
+                failures.append((f"{route_key}: {case['name']}", case["expected"], got))
     for name, expected, got in failures:
         print(f"FAILED {name}\n  expected: {json.dumps(expected)}\n  got:      {json.dumps(got)}")
     print(f"mapping templates (airspeed {airspeed_version()}): "
