@@ -31,7 +31,8 @@ pub enum ClientRequest {
         #[serde(default)]
         body: CursorBody,
     },
-    /// Keeps the player online; answered only when it carries a `requestId`.
+    /// Keeps the player online and records `cursor` as processed (a database write);
+    /// answered only when it carries a `requestId`.
     Heartbeat {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(length(max = 64))]
@@ -39,6 +40,11 @@ pub enum ClientRequest {
         #[serde(default)]
         body: CursorBody,
     },
+    /// Keeps the player online for the price of one inbound message: API Gateway takes it
+    /// itself (no function, no write) and records the connection as active, which the
+    /// presence sweeper reads as a sign of life. Never answered; a `requestId` or `body`
+    /// in it is ignored, so it has neither.
+    Ping,
     SendMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(length(max = 64))]
@@ -289,6 +295,7 @@ impl ClientRequest {
         match self {
             Self::Resume { .. } => "resume",
             Self::Heartbeat { .. } => "heartbeat",
+            Self::Ping => "ping",
             Self::SendMessage { .. } => "sendMessage",
             Self::SessionPlacementRequest { .. } => "sessionPlacementRequest",
             Self::CancelPlacement { .. } => "cancelPlacement",
@@ -310,9 +317,19 @@ impl ClientRequest {
         }
     }
 
-    /// Sets the `requestId` the reply will echo.
+    /// Sets the `requestId` the reply will echo; a `ping` (never answered) has none and
+    /// stays as it is.
     pub fn with_request_id(mut self, id: impl Into<String>) -> Self {
-        let slot = match &mut self {
+        if let Some(slot) = self.request_id_slot() {
+            *slot = Some(id.into());
+        }
+        self
+    }
+
+    /// The `requestId` the reply will echo, if any (never for a `ping`).
+    pub fn request_id(&self) -> Option<&str> {
+        match self {
+            Self::Ping => None,
             Self::Resume { request_id, .. }
             | Self::Heartbeat { request_id, .. }
             | Self::SendMessage { request_id, .. }
@@ -332,10 +349,34 @@ impl ClientRequest {
             | Self::StartMatchmaking { request_id, .. }
             | Self::AcceptMatch { request_id, .. }
             | Self::StopMatchmaking { request_id, .. }
-            | Self::SetMatchmakingAttributes { request_id, .. } => request_id,
-        };
-        *slot = Some(id.into());
-        self
+            | Self::SetMatchmakingAttributes { request_id, .. } => request_id.as_deref(),
+        }
+    }
+
+    fn request_id_slot(&mut self) -> Option<&mut Option<String>> {
+        match self {
+            Self::Ping => None,
+            Self::Resume { request_id, .. }
+            | Self::Heartbeat { request_id, .. }
+            | Self::SendMessage { request_id, .. }
+            | Self::SessionPlacementRequest { request_id, .. }
+            | Self::CancelPlacement { request_id, .. }
+            | Self::RejoinSession { request_id, .. }
+            | Self::SubscribePresence { request_id, .. }
+            | Self::UnsubscribePresence { request_id, .. }
+            | Self::SetPlacementLatencies { request_id, .. }
+            | Self::CreateParty { request_id, .. }
+            | Self::InviteToParty { request_id, .. }
+            | Self::JoinParty { request_id, .. }
+            | Self::DeclinePartyInvite { request_id, .. }
+            | Self::LeaveParty { request_id, .. }
+            | Self::KickFromParty { request_id, .. }
+            | Self::PromotePartyLeader { request_id, .. }
+            | Self::StartMatchmaking { request_id, .. }
+            | Self::AcceptMatch { request_id, .. }
+            | Self::StopMatchmaking { request_id, .. }
+            | Self::SetMatchmakingAttributes { request_id, .. } => Some(request_id),
+        }
     }
 
     /// The frame's JSON text.
@@ -344,3 +385,6 @@ impl ClientRequest {
         serde_json::to_string(self).unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -235,11 +235,11 @@ async fn given_the_same_player_connects_elsewhere_then_the_first_client_stops_an
         0
     );
     assert!(
-        second.client.ping().await.unwrap() > 0,
+        second.client.heartbeat().await.unwrap() > 0,
         "the second one stays live"
     );
     assert!(matches!(
-        first.client.ping().await,
+        first.client.heartbeat().await,
         Err(ClientError::Closed(_))
     ));
     second.client.close();
@@ -292,7 +292,7 @@ async fn given_bad_requests_or_no_time_to_answer_then_typed_errors_with_codes() 
     );
     assert_eq!(error.code(), "timeout");
     // The late reply is dropped; the client goes on working.
-    assert!(dave.client.ping().await.unwrap() > 0);
+    assert!(dave.client.heartbeat().await.unwrap() > 0);
     dave.client.close();
 }
 
@@ -425,10 +425,13 @@ async fn given_a_drop_then_requests_meanwhile_wait_for_resume_or_are_refused_as_
         })
         .await;
     }
-    assert_eq!(refused.client.ping().await, Err(ClientError::NotConnected));
+    assert_eq!(
+        refused.client.heartbeat().await,
+        Err(ClientError::NotConnected)
+    );
     let ping = tokio::spawn({
         let client = queued.client.clone();
-        async move { client.ping().await }
+        async move { client.heartbeat().await }
     });
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(!ping.is_finished(), "held while disconnected");

@@ -81,6 +81,8 @@ pub(crate) struct Actor {
     pending: HashMap<String, Pending>,
     queue: Vec<String>,
     last_seq: Option<u64>,
+    /// The cursor last sent on `resume` or `heartbeat`: what the server has as processed.
+    reported_seq: Option<u64>,
     seqs: RecentKeys,
     messages: RecentKeys,
     placements: RecentKeys,
@@ -116,6 +118,7 @@ impl Actor {
             pending: HashMap::new(),
             queue: Vec::new(),
             last_seq: None,
+            reported_seq: None,
             seqs: RecentKeys::new(window),
             messages: RecentKeys::new(window),
             placements: RecentKeys::new(window),
@@ -140,7 +143,7 @@ impl Actor {
                     Some(Command::Close) | None => self.stop(StopReason::ClosedByClient).await,
                 },
                 Some(io) = self.io_rx.recv() => self.on_io(io).await,
-                _ = heartbeat.tick() => self.heartbeat().await,
+                _ = heartbeat.tick() => self.beat().await,
                 _ = tick.tick() => self.on_tick().await,
             }
         }
@@ -241,12 +244,17 @@ impl Actor {
         if let Some(cursor) = self.last_seq {
             resume["body"]["cursor"] = json!(cursor);
         }
+        let resume = Message::text(resume.to_string());
         if self.opening_candidate == Some(id) {
             self.opening_candidate = None;
-            let _ = conn.sink.send(Message::text(resume.to_string())).await;
+            if conn.sink.send(resume).await.is_ok() {
+                self.reported_seq = self.last_seq;
+            }
             self.candidate = Some(conn);
         } else if self.current.is_none() {
-            let _ = conn.sink.send(Message::text(resume.to_string())).await;
+            if conn.sink.send(resume).await.is_ok() {
+                self.reported_seq = self.last_seq;
+            }
             self.current = Some(conn);
         } else {
             // A connect that is no longer wanted (its rollover was given up).

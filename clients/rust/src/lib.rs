@@ -82,7 +82,8 @@ impl Client {
     }
 
     /// Sends a request and waits for its `ack` fields (or its typed error), for at most
-    /// the configured request timeout.
+    /// the configured request timeout. A `heartbeat` without `cursor` is sent with the
+    /// client's; a `ping` is refused with [`ClientError::Invalid`] (it is never answered).
     pub async fn request(&self, frame: ClientRequest) -> Result<Map<String, Value>, ClientError> {
         self.request_within(frame, self.request_timeout).await
     }
@@ -94,6 +95,12 @@ impl Client {
         timeout: Duration,
     ) -> Result<Map<String, Value>, ClientError> {
         let route = frame.route();
+        if frame == ClientRequest::Ping {
+            // Never answered, so never a request: the heartbeat timer sends it.
+            return Err(ClientError::Invalid(
+                "`ping` is never answered; the heartbeat timer sends it".into(),
+            ));
+        }
         let (reply, answer) = oneshot::channel();
         self.commands
             .send(Command::Request { frame, reply })
@@ -137,8 +144,9 @@ impl Client {
         .await
     }
 
-    /// A heartbeat that asks for the server time (the timer's heartbeats ask for nothing).
-    pub async fn ping(&self) -> Result<i64, ClientError> {
+    /// A `heartbeat` that asks for the server time (the timer's frames ask for nothing); it
+    /// carries the client's cursor, as every heartbeat without one does.
+    pub async fn heartbeat(&self) -> Result<i64, ClientError> {
         let ack = self
             .request(ClientRequest::Heartbeat {
                 request_id: None,

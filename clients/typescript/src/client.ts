@@ -12,7 +12,11 @@ export interface ClientOptions {
   token?: string | (() => string | Promise<string>);
   /** Header-mode stacks only (development): the player id, sent as `?playerId=`. */
   playerId?: string;
-  /** How often to send `heartbeat` (below the server's HEARTBEAT_TIMEOUT_SECONDS, 90 s by default). Default 30 000. */
+  /**
+   * How often the timer shows the player is alive (below the server's HEARTBEAT_TIMEOUT_SECONDS,
+   * 90 s by default): a `heartbeat` carrying the cursor when a push was handled since the cursor
+   * was last reported, otherwise a `ping`. Default 30 000.
+   */
   heartbeatIntervalMs?: number;
   /** How long a request waits for its reply. Default 10 000. */
   requestTimeoutMs?: number;
@@ -30,6 +34,9 @@ export interface ClientOptions {
   /** Opens a socket; defaults to the global `WebSocket` (see socket.ts for the adapter contract). */
   socket?: SocketFactory;
 }
+
+/** The routes that answer (every one but `ping`, which is never answered). */
+export type RequestRoute = Exclude<ClientFrame['route'], 'ping'>;
 
 /** The reply to a request: the `ack` frame's fields. */
 export type Ack<T = Record<string, unknown>> = T & { route: string; requestId?: string | null };
@@ -75,6 +82,8 @@ export class GameSocketsClient {
   private attempt = 0;
   private nextId = 0;
   private lastSeq: number | null = null;
+  /** The cursor last sent on `resume` or `heartbeat`: what the server has recorded as processed. */
+  private reportedSeq: number | null = null;
   private readonly pending = new Map<string, Pending>();
   private queue: string[] = [];
   private readonly seqs: RecentKeys;
@@ -156,9 +165,13 @@ export class GameSocketsClient {
   }
 
   /** Sends a request and resolves with its `ack`, or rejects with a {@link GameSocketsError}. */
-  request<R extends ClientFrame['route']>(route: R, body?: BodyOf<R>, options: { timeoutMs?: number } = {}): Promise<Ack> {
+  request<R extends RequestRoute>(route: R, body?: BodyOf<R>, options: { timeoutMs?: number } = {}): Promise<Ack> {
     return new Promise((resolve, reject) => {
       if (this.stopped) return reject(new GameSocketsError('closed', 'the client is closed', { route }));
+      if ((route as string) === 'ping') {
+        // Never answered, so never a request: the heartbeat timer sends it.
+        return reject(new GameSocketsError('invalid', '`ping` is never answered; the heartbeat timer sends it', { route }));
+      }
       const requestId = `${++this.nextId}`;
       const frame = { route, requestId, body: body ?? {} } as ClientFrame;
       const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs;
@@ -256,8 +269,8 @@ export class GameSocketsClient {
     return this.request('setMatchmakingAttributes', { attributes });
   }
 
-  /** A heartbeat that asks for the server time (the timer's heartbeats ask for nothing). */
-  ping(): Promise<Ack<{ serverTime: number }>> {
+  /** A `heartbeat` with the cursor that asks for the server time (the timer's frames ask for nothing). */
+  heartbeat(): Promise<Ack<{ serverTime: number }>> {
     return this.request('heartbeat', this.cursorBody()) as Promise<Ack<{ serverTime: number }>>;
   }
 
@@ -288,7 +301,8 @@ export class GameSocketsClient {
     socket.onopen = () => {
       conn.opened = true;
       // Nothing is pushed to a socket before its resume; the cursor asks for what came after it.
-      this.send(conn, { route: 'resume', requestId: conn.resumeId, body: this.cursorBody() });
+      const body = this.cursorBody();
+      if (this.send(conn, { route: 'resume', requestId: conn.resumeId, body })) this.reportedSeq = body.cursor ?? null;
       conn.resumeTimer = setTimeout(() => {
         if (!conn.live) socket.close(4000, 'resume timed out');
       }, this.options.requestTimeoutMs);
@@ -468,11 +482,26 @@ export class GameSocketsClient {
 
   private startTimers(): void {
     this.stopTimers();
-    this.heartbeatTimer = setInterval(() => {
-      const conn = this.current;
-      if (conn?.live) this.send(conn, { route: 'heartbeat', body: this.cursorBody() });
-    }, this.options.heartbeatIntervalMs);
+    this.heartbeatTimer = setInterval(() => this.beat(), this.options.heartbeatIntervalMs);
     this.rolloverTimer = setTimeout(() => this.rollover(), this.options.rolloverAfterMs);
+  }
+
+  /**
+   * The timer's sign of life. A `ping` costs one inbound message and nothing else (API Gateway
+   * takes it, no function, no write); a `heartbeat` costs a database write, worth it only to
+   * record a new cursor. So: `heartbeat` with the cursor when a push was handled since the
+   * cursor was last reported (a reload's `resume` without cursor then replays at most one
+   * interval of frames), `ping` otherwise. Neither has a `requestId`: nothing comes back.
+   */
+  private beat(): void {
+    const conn = this.current;
+    if (!conn?.live) return;
+    const cursor = this.lastSeq;
+    if (cursor !== null && (this.reportedSeq === null || cursor > this.reportedSeq)) {
+      if (this.send(conn, { route: 'heartbeat', body: { cursor } })) this.reportedSeq = cursor;
+    } else {
+      this.send(conn, { route: 'ping' });
+    }
   }
 
   private stopTimers(): void {
@@ -522,6 +551,8 @@ export class GameSocketsClient {
     entry.conn = conn;
     if (!this.send(conn, entry.frame)) {
       this.settle(requestId, new GameSocketsError('connection_lost', 'the socket closed before the request was sent', { route: entry.frame.route, requestId }));
+    } else if (entry.frame.route === 'heartbeat' && typeof entry.frame.body?.cursor === 'number') {
+      this.reportedSeq = entry.frame.body.cursor;
     }
   }
 

@@ -6,9 +6,10 @@ import type { ErrorCode } from './protocol.js';
  * - `connection_lost`: the socket dropped after the request was sent, before its reply
  *   (it may have been done; `resume` replays any push it caused);
  * - `not_connected`: the client is reconnecting and `queueWhileReconnecting` is false;
- * - `closed`: the client was closed (by `close()`, `session_replaced` or a refused token).
+ * - `closed`: the client was closed (by `close()`, `session_replaced` or a refused token);
+ * - `invalid`: the request cannot be sent as asked (e.g. `ping`, which is never answered).
  */
-export type ClientErrorCode = ErrorCode | 'timeout' | 'connection_lost' | 'not_connected' | 'closed';
+export type ClientErrorCode = ErrorCode | 'timeout' | 'connection_lost' | 'not_connected' | 'closed' | 'invalid';
 
 /** A failed request: the server's `error` frame, or one of the client's own codes. */
 export class GameSocketsError extends Error {

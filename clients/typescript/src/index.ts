@@ -1,4 +1,4 @@
-export { GameSocketsClient, type Ack, type ClientOptions } from './client.js';
+export { GameSocketsClient, type Ack, type ClientOptions, type RequestRoute } from './client.js';
 export { GameSocketsError, type ClientErrorCode, type StopReason } from './errors.js';
 export type { ClientEvents, ConnectionState, ResumeAck } from './events.js';
 export type { SocketFactory, SocketLike } from './socket.js';

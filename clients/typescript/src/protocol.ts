@@ -61,6 +61,9 @@ export type ClientFrame =
     route: "heartbeat";
   }
   | {
+    route: "ping";
+  }
+  | {
     body: SendMessageBody;
     requestId?: string | null;
     route: "sendMessage";
@@ -538,6 +541,6 @@ export type ServerFrameOf<T extends ServerFrame['type']> = Extract<ServerFrame, 
 /** The body of a request to the given `route`. */
 export type BodyOf<R extends ClientFrame['route']> = Extract<ClientFrame, { route: R }> extends { body?: infer B } ? B : never;
 /** Every route a client may send. */
-export const ROUTES = ["resume","heartbeat","sendMessage","sessionPlacementRequest","cancelPlacement","rejoinSession","subscribePresence","unsubscribePresence","setPlacementLatencies","createParty","inviteToParty","joinParty","declinePartyInvite","leaveParty","kickFromParty","promotePartyLeader","startMatchmaking","acceptMatch","stopMatchmaking","setMatchmakingAttributes"] as const;
+export const ROUTES = ["resume","heartbeat","ping","sendMessage","sessionPlacementRequest","cancelPlacement","rejoinSession","subscribePresence","unsubscribePresence","setPlacementLatencies","createParty","inviteToParty","joinParty","declinePartyInvite","leaveParty","kickFromParty","promotePartyLeader","startMatchmaking","acceptMatch","stopMatchmaking","setMatchmakingAttributes"] as const;
 /** Every error code of `error` frames. */
 export const ERROR_CODES = ["bad_request","unknown_route","payload_too_large","not_found","conflict","session_ended","unavailable","internal","forbidden","rate_limited"] as const;

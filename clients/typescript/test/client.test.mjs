@@ -85,9 +85,9 @@ describe('against the local stack', () => {
     assert.ok(!first.seen.states.includes('reconnecting'));
     // The second one is live and was not replaced back.
     assert.equal(second.client.state, 'live');
-    const pong = await second.client.ping();
+    const pong = await second.client.heartbeat();
     assert.equal(typeof pong.serverTime, 'number');
-    await assert.rejects(first.client.ping(), (e) => e instanceof GameSocketsError && e.code === 'closed');
+    await assert.rejects(first.client.heartbeat(), (e) => e instanceof GameSocketsError && e.code === 'closed');
     second.client.close();
   });
 
@@ -122,7 +122,7 @@ describe('against the local stack', () => {
       stack.resume();
     }
     // The late reply is ignored; the client goes on working.
-    const pong = await erin.client.ping();
+    const pong = await erin.client.heartbeat();
     assert.equal(typeof pong.serverTime, 'number');
     erin.client.close();
   });
@@ -141,7 +141,7 @@ describe('against the local stack', () => {
 
   it('given queueing is off, then a request before connecting is refused with not_connected', async () => {
     const { client } = clientFor(stack, 'gina-queue', { client: { queueWhileReconnecting: false } });
-    await assert.rejects(client.ping(), (e) => e.code === 'not_connected');
+    await assert.rejects(client.heartbeat(), (e) => e.code === 'not_connected');
     client.close();
   });
 
@@ -164,11 +164,11 @@ describe('against the local stack', () => {
     await stack.drop('ivy-queued');
     await until(() => states.includes('reconnecting'), 'the drop');
     let answered = false;
-    const ping = client.ping().then((ack) => ((answered = true), ack));
+    const beat = client.heartbeat().then((ack) => ((answered = true), ack));
     await sleep(200);
     assert.equal(answered, false, 'held while disconnected');
     release();
-    const ack = await ping;
+    const ack = await beat;
     assert.equal(typeof ack.serverTime, 'number');
     client.close();
   });

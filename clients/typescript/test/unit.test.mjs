@@ -91,6 +91,81 @@ describe('de-duplication', () => {
   });
 });
 
+describe('the heartbeat timer', () => {
+  const timerFrames = (socket) => socket.sent.filter((f) => f.route === 'ping' || f.route === 'heartbeat');
+  const ticks = (socket, n) => until(() => timerFrames(socket).length >= n);
+  const until = async (done) => {
+    for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.ok(done(), 'the timer ticked');
+  };
+
+  it('given an idle client, then each tick is a ping: the route alone, no requestId, no body', async () => {
+    const { sockets, factory } = scriptedSockets();
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory, heartbeatIntervalMs: 20 });
+    await client.connect();
+    await ticks(sockets[0], 3);
+    assert.deepEqual(timerFrames(sockets[0]).slice(0, 3), [{ route: 'ping' }, { route: 'ping' }, { route: 'ping' }]);
+    client.close();
+  });
+
+  it('given a push handled after the last report, then the next tick is a heartbeat with its cursor and the one after a ping', async () => {
+    const { sockets, factory } = scriptedSockets();
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory, heartbeatIntervalMs: 30 });
+    await client.connect();
+    const socket = sockets[0];
+    await ticks(socket, 1);
+    socket.serve({ type: 'message', messageId: 'm1', from: 'bob', message: 1, sentAt: 1, seq: 7 });
+    socket.serve({ type: 'message', messageId: 'm2', from: 'bob', message: 2, sentAt: 2, seq: 9 });
+    const before = timerFrames(socket).length;
+    await ticks(socket, before + 2);
+    const [next, after] = timerFrames(socket).slice(before, before + 2);
+    assert.deepEqual(next, { route: 'heartbeat', body: { cursor: 9 } }, 'the cursor of the last push handled, without requestId');
+    assert.deepEqual(after, { route: 'ping' }, 'nothing new to report');
+    client.close();
+  });
+
+  it('given a reconnect whose resume reported the cursor, then the timer pings', async () => {
+    const { sockets, factory } = scriptedSockets();
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory, heartbeatIntervalMs: 30, reconnect: { initialDelayMs: 1, maxDelayMs: 1 } });
+    await client.connect();
+    sockets[0].serve({ type: 'presence', playerId: 'x', status: 'online', at: 1, seq: 42 });
+    await flush();
+    sockets[0].close(1006);
+    await until(() => sockets.length === 2 && sockets[1].sent.length > 0);
+    assert.deepEqual(sockets[1].sent[0].body, { cursor: 42 });
+    await ticks(sockets[1], 1);
+    assert.deepEqual(timerFrames(sockets[1])[0], { route: 'ping' }, 'resume already reported seq 42');
+    client.close();
+  });
+
+  it('given an explicit heartbeat, then it carries the cursor and a requestId, is acked, and counts as the report', async () => {
+    const { sockets, factory } = scriptedSockets();
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory, heartbeatIntervalMs: 40 });
+    await client.connect();
+    const socket = sockets[0];
+    socket.serve({ type: 'presence', playerId: 'x', status: 'online', at: 1, seq: 5 });
+    await flush();
+    const answered = client.heartbeat();
+    const sent = socket.sent.find((f) => f.route === 'heartbeat' && f.requestId);
+    assert.deepEqual(sent.body, { cursor: 5 });
+    socket.serve({ type: 'ack', route: 'heartbeat', requestId: sent.requestId, serverTime: 123 });
+    assert.equal((await answered).serverTime, 123);
+    const before = timerFrames(socket).length;
+    await ticks(socket, before + 1);
+    assert.deepEqual(timerFrames(socket)[before], { route: 'ping' });
+    client.close();
+  });
+
+  it('given request("ping"), then it rejects with invalid and sends nothing', async () => {
+    const { sockets, factory } = scriptedSockets();
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory });
+    await client.connect();
+    await assert.rejects(client.request('ping'), (e) => e.code === 'invalid' && e.route === 'ping');
+    assert.ok(!sockets[0].sent.some((f) => f.route === 'ping'));
+    client.close();
+  });
+});
+
 describe('handshake refusals', () => {
   it('given an adapter that reports 403, then the client stops as unauthorized without retrying', async () => {
     const { sockets, factory } = scriptedSockets({ refuseWith: 403 });

@@ -102,6 +102,7 @@ fn given_requests_a_client_writes_then_they_validate_as_client_frames() {
             request_id: Some("1".into()),
             body: Default::default(),
         },
+        ClientRequest::Ping,
         serde_json::from_value(
             json!({"route":"sendMessage","body":{"playerIds":["bob"],"message":{"t":1}}}),
         )

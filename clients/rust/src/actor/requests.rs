@@ -6,20 +6,38 @@ use tokio_tungstenite::tungstenite::Message;
 
 use futures_util::SinkExt;
 use gamelift_sockets_protocol::ClientRequest;
+use gamelift_sockets_protocol::domain::Seq;
 
 use super::{Actor, Pending, Reply};
 use crate::types::{ClientError, StopReason};
 
 impl Actor {
-    /// Keeps the player online; carries the cursor, asks for no reply.
-    pub(super) async fn heartbeat(&mut self) {
+    /// The heartbeat timer's sign of life, asking for no reply. A `ping` costs one inbound
+    /// message and nothing else (API Gateway takes it: no function, no write); a
+    /// `heartbeat` costs a database write, worth it only to record a new cursor. So a
+    /// `heartbeat` with the cursor when a push was handled since the cursor was last
+    /// reported (a reload's `resume` without cursor then replays at most one interval of
+    /// frames), a `ping` otherwise.
+    pub(super) async fn beat(&mut self) {
         self.pending.retain(|_, p| !p.reply.is_closed());
-        let mut frame = json!({"route": "heartbeat", "body": {}});
-        if let Some(cursor) = self.last_seq {
-            frame["body"]["cursor"] = json!(cursor);
-        }
-        if let Some(conn) = self.current.as_mut().filter(|c| c.live) {
-            let _ = conn.sink.send(Message::text(frame.to_string())).await;
+        let Some(conn) = self.current.as_mut().filter(|c| c.live) else {
+            return;
+        };
+        let fresh = self
+            .last_seq
+            .filter(|seq| self.reported_seq.is_none_or(|reported| *seq > reported));
+        let frame = match fresh {
+            Some(cursor) => json!({"route": "heartbeat", "body": {"cursor": cursor}}),
+            None => json!({"route": "ping"}),
+        };
+        if conn
+            .sink
+            .send(Message::text(frame.to_string()))
+            .await
+            .is_ok()
+            && fresh.is_some()
+        {
+            self.reported_seq = fresh;
         }
     }
 
@@ -55,14 +73,24 @@ impl Actor {
             return;
         };
         pending.conn = Some(conn.id);
+        // A heartbeat reports the cursor as of when it is sent (unless it names its own).
+        let mut reports = None;
+        if let ClientRequest::Heartbeat { body, .. } = &mut pending.frame {
+            if body.cursor.is_none() {
+                body.cursor = self.last_seq.and_then(|seq| Seq::new(seq).ok());
+            }
+            reports = body.cursor.map(Seq::get);
+        }
         let text = pending.frame.to_json();
-        if conn.sink.send(Message::text(text)).await.is_err()
-            && let Some(pending) = self.pending.remove(request_id)
-        {
-            let route = pending.route;
-            let _ = pending
-                .reply
-                .send(Err(ClientError::ConnectionLost { route }));
+        if conn.sink.send(Message::text(text)).await.is_err() {
+            if let Some(pending) = self.pending.remove(request_id) {
+                let route = pending.route;
+                let _ = pending
+                    .reply
+                    .send(Err(ClientError::ConnectionLost { route }));
+            }
+        } else if reports.is_some() {
+            self.reported_seq = reports;
         }
     }
 
