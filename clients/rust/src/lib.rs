@@ -1,11 +1,13 @@
 //! GameLift Sockets client for Rust games (Bevy, macroquad) and bots, on tokio.
 //!
 //! It does the subtle half of the protocol (README.md#client-protocol-v1) once: `resume`
-//! with the cursor of the last frame handled on every connect, heartbeats, reconnects with
-//! capped exponential backoff and full jitter and a fresh token each time, stops for good
-//! on `session_replaced` and on a 401/403 upgrade, hands at-least-once pushes on once,
-//! rolls the socket over before API Gateway's 2-hour limit, and matches replies to
-//! requests with timeouts and typed errors. Frames are the protocol crate's types.
+//! with the cursor of the last frame handled on every connect, a heartbeat timer (`ping`,
+//! or `heartbeat` with the cursor when a push was handled since the last report),
+//! reconnects with capped exponential backoff and full jitter and a fresh token each time,
+//! stops for good on `session_replaced` and on a 401/403 upgrade, hands at-least-once
+//! pushes on once, rolls the socket over before API Gateway's 2-hour limit, and matches
+//! replies to requests with timeouts and typed errors. Frames are the protocol crate's
+//! types.
 //!
 //! ```no_run
 //! # async fn game() -> Result<(), gamelift_sockets_client::ClientError> {

@@ -41,7 +41,9 @@ pub struct Config {
     /// The WebSocket API URL, e.g. `wss://abc.execute-api.us-east-1.amazonaws.com/production`.
     pub url: String,
     pub auth: Auth,
-    /// Below the server's HEARTBEAT_TIMEOUT_SECONDS (90 s by default). Default 30 s.
+    /// How often the timer shows the player is alive, below the server's
+    /// HEARTBEAT_TIMEOUT_SECONDS (90 s by default): a `heartbeat` with the cursor when a push
+    /// was handled since the cursor was last reported, otherwise a `ping`. Default 30 s.
     pub heartbeat_interval: Duration,
     /// How long a request waits for its reply (and a `resume` for its ack). Default 10 s.
     pub request_timeout: Duration,
