@@ -1,6 +1,7 @@
 //! The Rust client (clients/rust) against the local stack in JWT mode: reconnect after a
 //! server-side drop with a fresh token, `session_replaced`, rollover before the maximum
-//! connection time, typed errors and timeouts, a refused token.
+//! connection time, typed errors and timeouts, a refused token, and a timer that only
+//! pings keeping its player online.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -381,6 +382,48 @@ async fn given_a_2_second_idle_timeout_then_the_heartbeat_timer_keeps_the_socket
     silent.client.close();
 }
 
+#[tokio::test]
+async fn given_a_2_second_heartbeat_timeout_then_a_client_whose_timer_only_pings_stays_online_for_three_timeouts_and_a_silent_one_is_swept()
+ {
+    let stack = jwt_stack(|s| {
+        s.presence.heartbeat_timeout_seconds = 2;
+        s.presence.sweep_interval_seconds = 1;
+    })
+    .await;
+    // Nothing is pushed to either: the timer has no cursor to report, so it only pings.
+    let pinging = player(&stack, "ivy", 600, |c| {
+        c.heartbeat_interval = Duration::from_millis(500);
+    })
+    .await;
+    let silent = player(&stack, "jay", 600, |c| {
+        c.heartbeat_interval = Duration::from_secs(60);
+    })
+    .await;
+    let ivy = shared::domain::PlayerId::parse("ivy").unwrap();
+    let connected = stack.stack().players().get(&ivy).await.unwrap().unwrap();
+    tokio::time::sleep(Duration::from_millis(6500)).await;
+    let dropped =
+        |p: &Player| p.count(|e| matches!(e, Event::State(ConnectionState::Reconnecting { .. })));
+    assert_eq!(
+        dropped(&pinging),
+        0,
+        "pings kept her online and her socket open"
+    );
+    let now = stack.stack().players().get(&ivy).await.unwrap().unwrap();
+    assert_eq!(now.status, shared::domain::PresenceStatus::Online);
+    assert_eq!(
+        (now.connection_id, now.sweep_at),
+        (connected.connection_id, connected.sweep_at),
+        "the same socket, and no heartbeat moved the deadline `$connect` set"
+    );
+    assert!(
+        dropped(&silent) > 0,
+        "the sweeper took the silent one offline and closed its socket"
+    );
+    pinging.client.close();
+    silent.client.close();
+}
+
 /// A client whose every connect after the first waits for `gate` to give it a token, so
 /// a test decides how long it stays disconnected.
 async fn gated(
@@ -429,15 +472,15 @@ async fn given_a_drop_then_requests_meanwhile_wait_for_resume_or_are_refused_as_
         refused.client.heartbeat().await,
         Err(ClientError::NotConnected)
     );
-    let ping = tokio::spawn({
+    let beat = tokio::spawn({
         let client = queued.client.clone();
         async move { client.heartbeat().await }
     });
     tokio::time::sleep(Duration::from_millis(200)).await;
-    assert!(!ping.is_finished(), "held while disconnected");
+    assert!(!beat.is_finished(), "held while disconnected");
     gate.add_permits(2);
     // Held until the new socket's resume, then sent: it succeeds.
-    assert!(ping.await.unwrap().unwrap() > 0);
+    assert!(beat.await.unwrap().unwrap() > 0);
     assert_eq!(
         queued
             .events

@@ -245,3 +245,29 @@ describe('against a stack that closes sockets idle for 2 seconds', () => {
     silent.client.close();
   });
 });
+
+describe('against a stack that takes players silent for 2 seconds offline', () => {
+  let stack;
+  before(async () => {
+    stack = await startStack({ HEARTBEAT_TIMEOUT_SECONDS: '2', SWEEP_INTERVAL_SECONDS: '1' });
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it('given a timer that only pings, then the player stays online for three timeouts; a silent one is swept', async () => {
+    // Nothing is pushed to either: the timer has no cursor to report, so it only pings.
+    const pinging = clientFor(stack, 'ivy-pings', { client: { heartbeatIntervalMs: 500 } });
+    const silent = clientFor(stack, 'jay-silent', { client: { heartbeatIntervalMs: 60_000 } });
+    await pinging.client.connect();
+    await silent.client.connect();
+    await sleep(6500);
+    assert.ok(!pinging.seen.states.includes('reconnecting'), 'pings kept her socket open');
+    assert.ok(silent.seen.states.includes('reconnecting'), 'the sweeper closed the silent one');
+    const watcher = clientFor(stack, 'kim-watches');
+    await watcher.client.connect();
+    const { presence } = await watcher.client.subscribePresence(['ivy-pings']);
+    assert.deepEqual(presence, { 'ivy-pings': 'online' });
+    for (const { client } of [pinging, silent, watcher]) client.close();
+  });
+});
