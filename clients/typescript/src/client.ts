@@ -164,7 +164,11 @@ export class GameSocketsClient {
     this.stop('closed_by_client');
   }
 
-  /** Sends a request and resolves with its `ack`, or rejects with a {@link GameSocketsError}. */
+  /**
+   * Sends a request and resolves with its `ack`, or rejects with a {@link GameSocketsError}. A
+   * `heartbeat` without `cursor` is sent with the client's; `ping` rejects with `invalid` (it is
+   * never answered).
+   */
   request<R extends RequestRoute>(route: R, body?: BodyOf<R>, options: { timeoutMs?: number } = {}): Promise<Ack> {
     return new Promise((resolve, reject) => {
       if (this.stopped) return reject(new GameSocketsError('closed', 'the client is closed', { route }));
@@ -271,7 +275,7 @@ export class GameSocketsClient {
 
   /** A `heartbeat` with the cursor that asks for the server time (the timer's frames ask for nothing). */
   heartbeat(): Promise<Ack<{ serverTime: number }>> {
-    return this.request('heartbeat', this.cursorBody()) as Promise<Ack<{ serverTime: number }>>;
+    return this.request('heartbeat', {}) as Promise<Ack<{ serverTime: number }>>;
   }
 
   // ---- connection lifecycle ----
@@ -549,6 +553,10 @@ export class GameSocketsClient {
 
   private transmit(requestId: string, entry: Pending, conn: Conn): void {
     entry.conn = conn;
+    // A heartbeat reports the cursor as of when it is sent (unless it names its own).
+    if (entry.frame.route === 'heartbeat' && entry.frame.body?.cursor === undefined) {
+      entry.frame = { ...entry.frame, body: { ...entry.frame.body, ...this.cursorBody() } };
+    }
     if (!this.send(conn, entry.frame)) {
       this.settle(requestId, new GameSocketsError('connection_lost', 'the socket closed before the request was sent', { route: entry.frame.route, requestId }));
     } else if (entry.frame.route === 'heartbeat' && typeof entry.frame.body?.cursor === 'number') {
