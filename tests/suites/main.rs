@@ -7,12 +7,14 @@
 //! Adapters against DynamoDB Local, the `*_dynamodb` suites: they need `DYNAMODB_ENDPOINT`
 //! (`scripts/test.sh` starts DynamoDB Local and sets it).
 //!
+//! `asyncapi` checks protocol/asyncapi.yaml against protocol/schema.json.
 //! `template_drift` compares template.yaml with the code (its table checks need DynamoDB Local).
 //!
 //! Run one suite with `cargo test -p tests --test suites messaging::`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
 
+mod asyncapi;
 mod backend_api;
 mod connection_lifecycle;
 mod delivery_faults;
