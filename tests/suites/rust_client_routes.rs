@@ -1,10 +1,11 @@
 //! The Rust client's credentials in headers, its resume from a saved cursor and its typed
 //! shortcuts (presence, cancelPlacement), against the local stack: what the smoke tool
-//! (tools/src/bin/smoke) relies on.
+//! (tools/src/bin/smoke) relies on, and its matchmaking shortcuts.
 
 use std::time::Duration;
 
 use gamelift_sockets_client::protocol::domain::PlacementStatus;
+use gamelift_sockets_client::protocol::matchmaking::TicketStatus;
 use gamelift_sockets_client::protocol::{ErrorCode, ServerFrame};
 use gamelift_sockets_client::{Auth, Client, ClientError, Config, Event, Events};
 use jsonwebtoken::{EncodingKey, Header, encode};
@@ -239,5 +240,70 @@ async fn given_a_pending_placement_when_the_client_cancels_it_then_cancelled_is_
         .unwrap_err();
     assert_eq!(error.code(), "invalid", "{error}");
     dee.close();
+    stack.shutdown().await;
+}
+
+/// The ticket's next `matchmaking` push with `status`.
+async fn ticket_status(events: &mut Events, ticket: &str, status: TicketStatus) -> ServerFrame {
+    push(events, |f| {
+        matches!(f, ServerFrame::Matchmaking { ticket_id, status: s, .. }
+            if ticket_id.as_str() == ticket && *s == status)
+    })
+    .await
+    .1
+}
+
+#[tokio::test]
+async fn given_matchmaking_shortcuts_when_both_players_accept_then_both_complete_and_a_stopped_ticket_is_cancelled()
+ {
+    // The repository's 1v1 rule set, acceptance required.
+    let rule_set = std::env::temp_dir().join(format!(
+        "{}.json",
+        tests::dynamodb::unique_table_name("client-duel")
+    ));
+    std::fs::write(&rule_set, include_str!("../../local/rule-sets/duel.json")).unwrap();
+    let stack = TestStack::start_with(|s| {
+        s.simulator.sim_server_startup_ms = 0;
+        s.matchmaking.matchmaking_rule_set = Some(rule_set.to_string_lossy().into_owned());
+        s.matchmaking.sim_acceptance_timeout_seconds = 30;
+        s.matchmaking.sim_matchmaking_timeout_seconds = 120;
+    })
+    .await;
+    let body = || {
+        serde_json::from_value(json!({"attributes": {"skill": 1000}, "latencies": {"local": 20}}))
+            .unwrap()
+    };
+    let mut tickets = Vec::new();
+    for name in ["eve", "fay"] {
+        let (client, events, _) = connect(&stack, Auth::player_id(name)).await;
+        let ack = client.start_matchmaking(body()).await.unwrap();
+        let ticket = ack["ticketId"].as_str().unwrap().to_owned();
+        tickets.push((client, events, ticket));
+    }
+    for (client, events, ticket) in &mut tickets {
+        ticket_status(events, ticket, TicketStatus::RequiresAcceptance).await;
+        client.accept_match(ticket, true).await.unwrap();
+    }
+    for (client, events, ticket) in &mut tickets {
+        let done = ticket_status(events, ticket, TicketStatus::Completed).await;
+        assert!(
+            serde_json::to_value(&done).unwrap()["gameSession"]["port"].is_u64(),
+            "a seat: {done:?}"
+        );
+        client.close();
+    }
+
+    let (gus, mut events, _) = connect(&stack, Auth::player_id("gus")).await;
+    let ticket = gus.start_matchmaking(body()).await.unwrap()["ticketId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    gus.stop_matchmaking(None).await.unwrap();
+    ticket_status(&mut events, &ticket, TicketStatus::Cancelled).await;
+    let again = gus.stop_matchmaking(Some(&ticket)).await.unwrap_err();
+    assert_eq!(again.code(), "not_found", "{again}");
+    let bad = gus.accept_match("not a ticket!", true).await.unwrap_err();
+    assert_eq!(bad.code(), "invalid", "{bad}");
+    gus.close();
     stack.shutdown().await;
 }

@@ -3,10 +3,18 @@
 
 use gamelift_sockets_protocol::ClientRequest;
 use gamelift_sockets_protocol::domain::{PlacementId, PlayerId};
-use gamelift_sockets_protocol::requests::{CancelPlacementBody, PlayerIdsBody};
+use gamelift_sockets_protocol::matchmaking::TicketId;
+use gamelift_sockets_protocol::requests::{
+    AcceptMatchRequestBody, CancelPlacementBody, PlayerIdsBody, StartMatchmakingRequestBody,
+    TicketBody,
+};
 use serde_json::{Map, Value};
 
 use crate::{Client, ClientError};
+
+fn ticket_id(id: &str) -> Result<TicketId, ClientError> {
+    TicketId::parse(id).map_err(|e| ClientError::Invalid(e.to_string()))
+}
 
 fn player_ids(ids: &[&str]) -> Result<PlayerIdsBody, ClientError> {
     let player_ids = ids
@@ -58,6 +66,48 @@ impl Client {
         self.request(ClientRequest::CancelPlacement {
             request_id: None,
             body: CancelPlacementBody { placement_id },
+        })
+        .await
+    }
+
+    /// `startMatchmaking` (a solo player's ticket, or a party leader's for the party): the
+    /// ack with its `ticketId`; its progress comes as `matchmaking` pushes.
+    pub async fn start_matchmaking(
+        &self,
+        body: StartMatchmakingRequestBody,
+    ) -> Result<Map<String, Value>, ClientError> {
+        self.request(ClientRequest::StartMatchmaking {
+            request_id: None,
+            body,
+        })
+        .await
+    }
+
+    /// `acceptMatch`: accept (true) or reject (false) the match proposed to a ticket
+    /// (`REQUIRES_ACCEPTANCE`).
+    pub async fn accept_match(
+        &self,
+        ticket: &str,
+        accept: bool,
+    ) -> Result<Map<String, Value>, ClientError> {
+        let ticket_id = ticket_id(ticket)?;
+        self.request(ClientRequest::AcceptMatch {
+            request_id: None,
+            body: AcceptMatchRequestBody { ticket_id, accept },
+        })
+        .await
+    }
+
+    /// `stopMatchmaking` of `ticket` (your live one when `None`); its `CANCELLED` comes as
+    /// a `matchmaking` push.
+    pub async fn stop_matchmaking(
+        &self,
+        ticket: Option<&str>,
+    ) -> Result<Map<String, Value>, ClientError> {
+        let ticket_id = ticket.map(ticket_id).transpose()?;
+        self.request(ClientRequest::StopMatchmaking {
+            request_id: None,
+            body: TicketBody { ticket_id },
         })
         .await
     }
