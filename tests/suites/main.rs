@@ -2,17 +2,19 @@
 //!
 //! End to end over real WebSockets against the local stack started in-process on a
 //! random port: `backend_api`, `connection_lifecycle`, `delivery_faults`, `management_api`, `messaging`,
-//! `parties`, `placement`, `presence`, `rate_limits`, and `rust_client` (the Rust client
-//! crate, clients/rust).
+//! `parties`, `placement`, `presence`, `rate_limits`, and `rust_client` and
+//! `rust_client_routes` (the Rust client crate, clients/rust).
 //! Adapters against DynamoDB Local, the `*_dynamodb` suites: they need `DYNAMODB_ENDPOINT`
 //! (`scripts/test.sh` starts DynamoDB Local and sets it).
 //!
+//! `asyncapi` checks protocol/asyncapi.yaml against protocol/schema.json.
 //! `template_drift` compares template.yaml with the code (its table checks need DynamoDB Local).
 //!
 //! Run one suite with `cargo test -p tests --test suites messaging::`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
 
+mod asyncapi;
 mod backend_api;
 mod connection_lifecycle;
 mod delivery_faults;
@@ -28,6 +30,7 @@ mod player_store_dynamodb;
 mod presence;
 mod rate_limits;
 mod rust_client;
+mod rust_client_routes;
 mod subscription_store_dynamodb;
 mod sweeper_dynamodb;
 mod template_drift;

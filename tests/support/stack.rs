@@ -1,5 +1,10 @@
 //! The end-to-end harness: the local stack started in-process on a random port, and a
 //! WebSocket client speaking the client protocol over a real socket.
+//!
+//! That client stays a raw socket on purpose, not the Rust client (clients/rust): the
+//! suites send malformed and fragmented frames and check exact frames, close codes and
+//! duplicates that the client exists to hide. The client has its own suites
+//! (`rust_client`, `rust_client_routes`), and the smoke tool plays its players with it.
 
 use std::time::Duration;
 

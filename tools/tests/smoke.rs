@@ -24,12 +24,12 @@ const SECRET: &str = "smoke-test-secret-of-at-least-32-bytes";
 const CHECKS: [&str; 8] = [
     "connect and resume",
     "heartbeat",
-    "bad frames",
     "presence",
     "message online",
     "message offline",
-    "takeover",
     "placement",
+    "takeover",
+    "bad frames",
 ];
 
 async fn local_stack(jwt: bool) -> RunningStack {

@@ -16,10 +16,11 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 
 use crate::dedupe::{RecentKeys, backoff};
-use crate::types::{Auth, ClientError, Config, ConnectionState, Event, StopReason};
+use crate::types::{ClientError, Config, ConnectionState, Event, StopReason};
 
 mod deliver;
 mod requests;
+mod upgrade;
 
 type Sink = SplitSink<WebSocketStream<MaybeTlsStream<TcpStream>>, Message>;
 type Reply = oneshot::Sender<Result<Map<String, Value>, ClientError>>;
@@ -170,19 +171,14 @@ impl Actor {
             self.opening_candidate = Some(conn);
         }
         let task = tokio::spawn(async move {
-            let separator = if url.contains('?') { '&' } else { '?' };
-            let url = match auth {
-                Auth::PlayerId(id) => format!("{url}{separator}playerId={id}"),
-                Auth::Token(provider) => match provider().await {
-                    Ok(token) => format!("{url}{separator}token={token}"),
-                    Err(why) => {
-                        let failure = Failure::Token(why);
-                        let _ = io.send(Io::Refused { conn, failure });
-                        return;
-                    }
-                },
+            let request = match upgrade::request(&url, auth).await {
+                Ok(request) => request,
+                Err(failure) => {
+                    let _ = io.send(Io::Refused { conn, failure });
+                    return;
+                }
             };
-            let ws = match connect_async(url.as_str()).await {
+            let ws = match connect_async(request).await {
                 Ok((ws, _)) => ws,
                 Err(WsError::Http(response)) => {
                     let failure = Failure::Status(response.status().as_u16());

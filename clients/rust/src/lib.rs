@@ -25,6 +25,7 @@
 
 mod actor;
 mod dedupe;
+mod routes;
 mod types;
 
 use std::time::Duration;
@@ -65,11 +66,22 @@ impl Client {
     /// Starts the client and waits for the first `resume` ack (also delivered as
     /// [`Event::Resumed`]); fails if the client stops first (e.g. a refused token).
     pub async fn connect(config: Config) -> Result<(Self, Events), ClientError> {
+        Self::start(config, None).await
+    }
+
+    /// As [`Client::connect`], resuming after `cursor`: the `seq` of the last push an
+    /// earlier run of the game handled (and saved), so only what came after it is replayed.
+    pub async fn connect_after(config: Config, cursor: u64) -> Result<(Self, Events), ClientError> {
+        Self::start(config, Some(cursor)).await
+    }
+
+    async fn start(config: Config, cursor: Option<u64>) -> Result<(Self, Events), ClientError> {
         let (commands, commands_rx) = mpsc::unbounded_channel();
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let (live_tx, live_rx) = oneshot::channel();
         let request_timeout = config.request_timeout;
-        tokio::spawn(actor::Actor::new(config, commands_rx, events_tx, live_tx).run());
+        let actor = actor::Actor::new(config, commands_rx, events_tx, live_tx);
+        tokio::spawn(actor.starting_after(cursor).run());
         match live_rx.await {
             Ok(Ok(())) => Ok((
                 Self {

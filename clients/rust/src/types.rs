@@ -18,6 +18,11 @@ pub enum Auth {
     PlayerId(String),
     /// JWT stacks: called before every connect (so return a fresh token), sent as `?token=`.
     Token(Arc<dyn Fn() -> TokenFuture + Send + Sync>),
+    /// Header-mode development stacks: an `X-Player-Id` header (not for browsers).
+    PlayerIdHeader(String),
+    /// JWT stacks: as [`Auth::Token`], sent as `Authorization: Bearer` (kept out of URLs
+    /// and their logs; not for browsers).
+    BearerToken(Arc<dyn Fn() -> TokenFuture + Send + Sync>),
 }
 
 impl Auth {
@@ -32,6 +37,20 @@ impl Auth {
         Fut: Future<Output = Result<String, String>> + Send + 'static,
     {
         Self::Token(Arc::new(move || Box::pin(provider())))
+    }
+
+    /// [`Auth::PlayerIdHeader`]: the player id in an `X-Player-Id` header.
+    pub fn player_id_header(id: impl Into<String>) -> Self {
+        Self::PlayerIdHeader(id.into())
+    }
+
+    /// [`Auth::BearerToken`]: a token provider whose tokens go in `Authorization: Bearer`.
+    pub fn bearer_token<F, Fut>(provider: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, String>> + Send + 'static,
+    {
+        Self::BearerToken(Arc::new(move || Box::pin(provider())))
     }
 }
 

@@ -17,6 +17,10 @@
 //!
 //! Bounded: C connections, C×M messages, `--duration-limit` seconds overall, and only the
 //! `--url` given is ever contacted (the default is the local stack on loopback).
+//!
+//! A preflight connection through the Rust client checks the URL and credentials first
+//! (`preflight` says why the measured connections stay raw sockets); tools/tests/loadgen.rs
+//! runs the tool at a tiny size against the local stack.
 
 #![allow(unsafe_code)] // raise_nofile_limit: getrlimit/setrlimit through libc, nothing else.
 #![allow(clippy::expect_used)] // A benchmark tool: failing to start its runtime ends it, with the message.
@@ -117,6 +121,10 @@ struct Args {
     /// No progress lines on stderr.
     #[arg(long)]
     quiet: bool,
+    /// Skip the preflight: one connection through the Rust client, before the run, that
+    /// ends it at once (exit 2) when the URL or the credentials are wrong.
+    #[arg(long)]
+    no_preflight: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -307,6 +315,15 @@ async fn run(args: Args, nofile: (u64, u64)) -> i32 {
         None
     };
     print_header(&args, nofile, &prefix);
+    if !args.no_preflight {
+        match preflight(&args, &prefix).await {
+            Ok(line) => println!("{line}"),
+            Err(why) => {
+                eprintln!("loadgen: preflight: {why}");
+                return 2;
+            }
+        }
+    }
     if nofile.0 < args.connections as u64 + 64 {
         eprintln!(
             "loadgen: warning: the open-files limit is {} for {} connections: raise it (ulimit -n / LimitNOFILE)",
@@ -894,6 +911,58 @@ async fn connect_and_resume(i: usize, shared: &Shared) -> Result<Socket, String>
             None => return Err("closed before the resume ack".into()),
         }
     }
+}
+
+/// Before the run, one connection of its own player (`<prefix>preflight`, with the run's
+/// credential form) through the Rust client (clients/rust): a wrong URL, stage, secret or
+/// token ends the run at once with the reason, instead of C failed connects. It is closed
+/// before the connect phase and counts in no figure.
+///
+/// The run's own C connections stay raw sockets: the client adds what would change the
+/// figures (a background task with a 25 ms timer and timed heartbeats per connection on
+/// the cores the stack shares, silent reconnects where loadgen counts drops, de-duplication
+/// where it counts duplicates, its own `requestId`s where loadgen carries the send time).
+async fn preflight(args: &Args, prefix: &str) -> Result<String, String> {
+    use gamelift_sockets_client::{Auth as Credential, Client, ClientError, Config, StopReason};
+    let player = format!("{prefix}preflight");
+    let auth = match args.auth {
+        Auth::QueryPlayerId => Credential::player_id(player.clone()),
+        Auth::HeaderPlayerId => Credential::player_id_header(player.clone()),
+        Auth::Token => {
+            let token = match &args.token_template {
+                Some(template) => template
+                    .replace("{player}", &player)
+                    .replace("{i}", "preflight"),
+                None => token(args, 0, &player)?,
+            };
+            Credential::token(move || std::future::ready(Ok(token.clone())))
+        }
+    };
+    let timeout = Duration::from_secs(args.resume_timeout);
+    let mut config = Config::new(args.url.as_str(), auth);
+    config.request_timeout = timeout;
+    config.max_attempts = Some(0);
+    let (client, mut events) = match tokio::time::timeout(timeout, Client::connect(config)).await {
+        Err(_) => return Err(format!("{player}: no resume ack within {timeout:?}")),
+        Ok(Err(ClientError::Closed(StopReason::Unauthorized(status)))) => {
+            return Err(format!(
+                "the upgrade was refused with HTTP {status}: a wrong stage in --url, or credentials the stack does not take (--auth, the token or its secret)"
+            ));
+        }
+        Ok(Err(ClientError::Closed(StopReason::GaveUp))) => {
+            return Err(format!("could not connect to {}", args.url));
+        }
+        Ok(Err(error)) => return Err(format!("{player}: {error}")),
+        Ok(Ok(connected)) => connected,
+    };
+    client.close();
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        while events.next().await.is_some() {}
+    })
+    .await;
+    Ok(format!(
+        "preflight: {player} connected and resumed through the Rust client, then closed"
+    ))
 }
 
 fn token(args: &Args, i: usize, player: &str) -> Result<String, String> {

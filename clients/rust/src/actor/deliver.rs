@@ -7,6 +7,12 @@ use super::Actor;
 use crate::types::Event;
 
 impl Actor {
+    /// Starts after `cursor`: the first `resume` asks only for what came after it.
+    pub(crate) fn starting_after(mut self, cursor: Option<u64>) -> Self {
+        self.last_seq = cursor;
+        self
+    }
+
     /// Hands a pushed frame on once: by `seq`, then `messageId` or (`placementId`, `status`).
     pub(super) fn deliver(&mut self, frame: Map<String, Value>) {
         let seq = frame.get("seq").and_then(Value::as_u64);

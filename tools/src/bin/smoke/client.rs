@@ -1,6 +1,8 @@
-//! One player's socket, speaking the client protocol: connect with a credential, send
-//! requests and wait for their answer, wait for pushed frames. Frames that arrive while
-//! waiting for something else are kept for later waits, so no push is lost to ordering.
+//! The credentials, and a raw socket of one player for the checks that must misbehave or
+//! see what a well-behaved client hides (bad frames, the server closing a replaced
+//! socket): send any text, wait for frames. Frames that arrive while waiting for something
+//! else are kept for later waits, so no push is lost to ordering. Every other journey
+//! goes through the Rust client (player.rs).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -46,8 +48,8 @@ impl Credential {
     }
 }
 
-/// An open socket.
-pub struct Player {
+/// An open raw socket.
+pub struct RawSocket {
     socket: Socket,
     /// Frames read while waiting for another one.
     kept: VecDeque<Value>,
@@ -93,7 +95,7 @@ fn query_value(value: &str) -> String {
         .collect()
 }
 
-impl Player {
+impl RawSocket {
     /// Opens a socket to `url` with `credential` carried as `carrier`. A refused upgrade
     /// says what API Gateway's status means for this stack.
     pub async fn connect(
@@ -187,11 +189,6 @@ impl Player {
         }
     }
 
-    /// True if a frame already read (and not yet waited for) satisfies `wanted`.
-    pub fn has_kept(&self, wanted: impl Fn(&Value) -> bool) -> bool {
-        self.kept.iter().any(wanted)
-    }
-
     /// The next frame as JSON, or why there is none.
     async fn read(&mut self, deadline: Instant, what: &str) -> Result<Value, String> {
         loop {
@@ -249,7 +246,11 @@ fn refusal(error: &WsError, credential: &Credential) -> String {
     let WsError::Http(response) = error else {
         return format!("could not connect: {error}");
     };
-    let status = response.status().as_u16();
+    refused_upgrade(response.status().as_u16(), credential)
+}
+
+/// What an upgrade refused with `status` means for this stack.
+pub fn refused_upgrade(status: u16, credential: &Credential) -> String {
     let hint = match (status, credential) {
         (401, Credential::PlayerId(_)) => {
             "no credentials the stack accepts: a JWT stack (AuthMode=jwt) needs --token-command or --token-a/--token-b"

@@ -1,24 +1,34 @@
 //! The journeys, in order, on two players `a` and `b`: each records one row, and a
-//! failure leaves the checks after it not run (they need what it would have set up).
+//! failure leaves the checks after it not run (they need what it would have set up),
+//! except the placement's (nothing after it needs a game).
+//!
+//! The players are the Rust client (player.rs), as a game would use it. Raw sockets
+//! remain only where a check needs what a client must not do or cannot see: `takeover`
+//! (the server's close of a replaced socket; the client closes it itself) and `bad
+//! frames` (text that is not a valid request).
 
 use std::time::{Duration, Instant};
 
+use gamelift_sockets_client::protocol::requests::{CursorBody, PlacementRequestBody};
+use gamelift_sockets_client::protocol::{ClientRequest, ErrorCode, ServerFrame};
+use gamelift_sockets_client::{ClientError, StopReason};
 use serde_json::{Value, json};
 use tokio_tungstenite::Connector;
 
-use crate::client::{Carrier, Credential, Player};
+use crate::client::{Carrier, Credential, RawSocket};
+use crate::player::{Player, Target};
 use crate::report::Report;
 
 /// Every check, in the order they run.
 pub const CHECKS: [&str; 8] = [
     "connect and resume",
     "heartbeat",
-    "bad frames",
     "presence",
     "message online",
     "message offline",
-    "takeover",
     "placement",
+    "takeover",
+    "bad frames",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -46,13 +56,32 @@ pub struct Plan {
 }
 
 impl Plan {
+    fn target(&self) -> Target<'_> {
+        Target {
+            url: &self.url,
+            tls: self.tls.clone(),
+            timeout: self.timeout,
+        }
+    }
+
     async fn connect(
         &self,
         name: &str,
         who: &(Credential, String),
         carrier: Carrier,
+        cursor: Option<u64>,
     ) -> Result<Player, String> {
-        Player::connect(
+        Player::connect(name, &self.target(), who, carrier, cursor).await
+    }
+
+    /// A raw socket of `who`, `resume`d.
+    async fn connect_raw(
+        &self,
+        name: &str,
+        who: &(Credential, String),
+        carrier: Carrier,
+    ) -> Result<RawSocket, String> {
+        let mut socket = RawSocket::connect(
             name,
             &self.url,
             &who.0,
@@ -60,36 +89,12 @@ impl Plan {
             self.tls.clone(),
             self.timeout,
         )
-        .await
-    }
-}
-
-/// `resume`, checking that the stack took the credential for the expected player.
-async fn resume(
-    player: &mut Player,
-    expected: &str,
-    cursor: Option<&Value>,
-    timeout: Duration,
-) -> Result<Value, String> {
-    let body = cursor.map_or_else(|| json!({}), |cursor| json!({ "cursor": cursor }));
-    let ack = player.request("resume", body, timeout).await?;
-    if ack["type"] != "ack" {
-        return Err(format!("{}: resume answered {ack}", player.name));
-    }
-    if ack["playerId"] != expected {
-        return Err(format!(
-            "{}: the stack says this is player {}, not {expected}",
-            player.name, ack["playerId"]
-        ));
-    }
-    Ok(ack)
-}
-
-fn expect_ack(frame: &Value, route: &str) -> Result<(), String> {
-    if frame["type"] == "ack" {
-        Ok(())
-    } else {
-        Err(format!("{route} answered {frame}"))
+        .await?;
+        let ack = socket.request("resume", json!({}), self.timeout).await?;
+        if ack["type"] != "ack" || ack["playerId"] != who.1.as_str() {
+            return Err(format!("{name}: resume answered {ack}"));
+        }
+        Ok(socket)
     }
 }
 
@@ -100,8 +105,7 @@ pub async fn run(plan: &Plan, report: &mut Report) {
 
     // a connects (credential in a header) and resumes.
     let step = async {
-        let mut a = plan.connect("a", &plan.a, Carrier::Header).await?;
-        resume(&mut a, a_id, None, timeout).await?;
+        let a = plan.connect("a", &plan.a, Carrier::Header, None).await?;
         Ok((
             a,
             format!("a is {a_id} ({})", plan.a.0.describe(Carrier::Header)),
@@ -112,61 +116,41 @@ pub async fn run(plan: &Plan, report: &mut Report) {
     };
 
     let step = async {
-        let ack = a.request("heartbeat", json!({}), timeout).await?;
-        expect_ack(&ack, "heartbeat")?;
-        let time = ack["serverTime"]
-            .as_u64()
-            .ok_or(format!("no serverTime in {ack}"))?;
+        // The route itself, asking for an answer (the client's timer sends it unanswered).
+        let heartbeat = ClientRequest::Heartbeat {
+            request_id: None,
+            body: CursorBody::default(),
+        };
+        let ack = a
+            .client
+            .request(heartbeat)
+            .await
+            .map_err(|e| e.to_string())?;
+        let time = ack
+            .get("serverTime")
+            .and_then(Value::as_u64)
+            .ok_or(format!("no serverTime in {ack:?}"))?;
         Ok(((), format!("acked, serverTime {time}")))
     };
     let Some(()) = report.check("heartbeat", step.await) else {
         return;
     };
 
-    let step = async {
-        a.send_text("hello").await?;
-        let error = a
-            .wait_for("an error for a frame that is not JSON", timeout, |f| {
-                f["type"] == "error" && f.get("requestId").is_none()
-            })
-            .await?;
-        expect_code(&error, "bad_request")?;
-        a.send_text(r#"{"route":"dance","requestId":"smoke-dance"}"#)
-            .await?;
-        let error = a
-            .wait_for("an answer to the unknown route", timeout, |f| {
-                f["requestId"] == "smoke-dance"
-            })
-            .await?;
-        expect_code(&error, "unknown_route")?;
-        let refused = a
-            .request(
-                "sessionPlacementRequest",
-                json!({"latencies": {"us-east-1": -5}}),
-                timeout,
-            )
-            .await?;
-        expect_code(&refused, "bad_request")?;
-        let ack = a.request("heartbeat", json!({}), timeout).await?;
-        expect_ack(&ack, "heartbeat after the bad frames")?;
-        Ok(((), "not JSON, unknown route, latency -5: each answered with its error; the socket stayed open".to_owned()))
-    };
-    let Some(()) = report.check("bad frames", step.await) else {
-        return;
-    };
-
     // a watches b, then b comes online (credential in the query string).
     let step = async {
         let ack = a
-            .request("subscribePresence", json!({"playerIds": [b_id]}), timeout)
-            .await?;
-        expect_ack(&ack, "subscribePresence")?;
-        let before = ack["presence"][b_id]
-            .as_str()
-            .ok_or(format!("no presence of {b_id} in {ack}"))?
+            .client
+            .subscribe_presence(&[b_id])
+            .await
+            .map_err(|e| format!("subscribePresence: {e}"))?;
+        let before = ack
+            .get("presence")
+            .and_then(|p| p.get(b_id))
+            .and_then(Value::as_str)
+            .ok_or(format!("no presence of {b_id} in {ack:?}"))?
             .to_owned();
-        let mut b = plan.connect("b", &plan.b, Carrier::Query).await?;
-        let resumed = resume(&mut b, b_id, None, timeout).await?["resumed"] == true;
+        let b = plan.connect("b", &plan.b, Carrier::Query, None).await?;
+        let resumed = b.resume_ack.get("resumed") == Some(&Value::Bool(true));
         if before != "offline" || resumed {
             // A takeover or a resume within the grace period is no presence change.
             let why = if resumed {
@@ -179,13 +163,10 @@ pub async fn run(plan: &Plan, report: &mut Report) {
                 format!("subscribe answered {before}; {why}, so no change was pushed"),
             ));
         }
-        let pushed = a
-            .wait_for("b's presence change", timeout, |f| {
-                f["type"] == "presence" && f["playerId"] == b_id
-            })
-            .await?;
-        if pushed["status"] != "online" {
-            return Err(format!("a was pushed {pushed}, not b online"));
+        let is_b = |f: &ServerFrame| matches!(f, ServerFrame::Presence { player_id, .. } if player_id == b_id);
+        let (_, pushed) = a.wait_for("b's presence change", timeout, is_b).await?;
+        if !matches!(&pushed, ServerFrame::Presence { status, .. } if status == "online") {
+            return Err(format!("a was pushed {pushed:?}, not b online"));
         }
         Ok((
             b,
@@ -200,25 +181,28 @@ pub async fn run(plan: &Plan, report: &mut Report) {
     };
 
     let step = async {
-        let seq = send_and_receive(&mut a, &mut b, a_id, b_id, &plan.nonce, 1, timeout).await?;
-        Ok((seq.clone(), format!("a → b, pushed to b (seq {seq})")))
+        let seq = send_and_receive(&a, &mut b, a_id, b_id, &plan.nonce, 1, timeout).await?;
+        Ok((seq, format!("a → b, pushed to b (seq {seq})")))
     };
     let Some(cursor) = report.check("message online", step.await) else {
         return;
     };
 
-    // b leaves; a writes; b comes back and resumes from the last frame it processed.
+    // b leaves; a writes; b comes back and resumes from the last push it handled.
     let step = async {
         b.close().await;
-        let ack = a
-            .request("sendMessage", message_body(b_id, &plan.nonce, 2), timeout)
-            .await?;
-        if ack["queued"] != 1 {
-            return Err(format!("sendMessage to an offline player answered {ack}"));
+        let queued = a
+            .client
+            .send_message(&[b_id], message(&plan.nonce, 2))
+            .await
+            .map_err(|e| format!("sendMessage to an offline player: {e}"))?;
+        if queued != 1 {
+            return Err(format!("sendMessage to an offline player queued {queued}"));
         }
-        let mut b = plan.connect("b (back)", &plan.b, Carrier::Header).await?;
-        resume(&mut b, b_id, Some(&cursor), timeout).await?;
-        let is_second = |f: &Value| is_message(f, a_id, &plan.nonce, 2);
+        let mut b = plan
+            .connect("b (back)", &plan.b, Carrier::Header, Some(cursor))
+            .await?;
+        let is_second = |f: &ServerFrame| is_message(f, a_id, &plan.nonce, 2);
         let replayed = b.has_kept(is_second);
         b.wait_for("the message sent while b was away", timeout, is_second)
             .await?;
@@ -233,32 +217,6 @@ pub async fn run(plan: &Plan, report: &mut Report) {
         return;
     };
 
-    // a connects again: the first socket is replaced.
-    let step = async {
-        let mut second = plan
-            .connect("a (second socket)", &plan.a, Carrier::Query)
-            .await?;
-        resume(&mut second, a_id, None, timeout).await?;
-        let replaced = |f: &Value| f["type"] == "session_replaced";
-        if a.wait_for("session_replaced", timeout, replaced)
-            .await
-            .is_err()
-        {
-            // At the latest, the old socket learns it on its next frame.
-            a.send_text(r#"{"route":"heartbeat"}"#).await?;
-            a.wait_for("session_replaced after a frame", timeout, replaced)
-                .await?;
-        }
-        a.closed_by_server(timeout).await?;
-        Ok((
-            second,
-            "the first socket got session_replaced and was closed".to_owned(),
-        ))
-    };
-    let Some(mut a) = report.check("takeover", step.await) else {
-        return;
-    };
-
     match plan.placement {
         PlacementMode::Skip => {
             report.skip("placement", "not requested (--placement skip)".to_owned())
@@ -269,8 +227,90 @@ pub async fn run(plan: &Plan, report: &mut Report) {
             Err(error) => report.fail("placement", error),
         },
     }
-    a.close().await;
     b.close().await;
+
+    // A raw socket of a replaces the client, then a second raw socket replaces the
+    // first: raw, to see the server close the replaced socket (the client closes it).
+    let step = async {
+        let mut first = plan
+            .connect_raw("a (raw socket)", &plan.a, Carrier::Query)
+            .await?;
+        let reason = match a.stopped(timeout).await {
+            Ok(reason) => reason,
+            Err(_) => {
+                // At the latest, the old socket learns it on its next frame.
+                let client = a.client.clone();
+                tokio::spawn(async move {
+                    let heartbeat = ClientRequest::Heartbeat {
+                        request_id: None,
+                        body: CursorBody::default(),
+                    };
+                    let _ = client.request(heartbeat).await;
+                });
+                a.stopped(timeout).await?
+            }
+        };
+        if reason != StopReason::SessionReplaced {
+            return Err(format!(
+                "a's client stopped with {reason:?}, not SessionReplaced"
+            ));
+        }
+        let second = plan
+            .connect_raw("a (second raw socket)", &plan.a, Carrier::Header)
+            .await?;
+        let replaced = |f: &Value| f["type"] == "session_replaced";
+        if first
+            .wait_for("session_replaced", timeout, replaced)
+            .await
+            .is_err()
+        {
+            first.send_text(r#"{"route":"heartbeat"}"#).await?;
+            first
+                .wait_for("session_replaced after a frame", timeout, replaced)
+                .await?;
+        }
+        first.closed_by_server(timeout).await?;
+        Ok((
+            second,
+            "a's client stopped on session_replaced; a second socket got the first one session_replaced and closed".to_owned(),
+        ))
+    };
+    let Some(mut raw) = report.check("takeover", step.await) else {
+        return;
+    };
+
+    let step = async {
+        raw.send_text("hello").await?;
+        let error = raw
+            .wait_for("an error for a frame that is not JSON", timeout, |f| {
+                f["type"] == "error" && f.get("requestId").is_none()
+            })
+            .await?;
+        expect_code(&error, "bad_request")?;
+        raw.send_text(r#"{"route":"dance","requestId":"smoke-dance"}"#)
+            .await?;
+        let error = raw
+            .wait_for("an answer to the unknown route", timeout, |f| {
+                f["requestId"] == "smoke-dance"
+            })
+            .await?;
+        expect_code(&error, "unknown_route")?;
+        let refused = raw
+            .request(
+                "sessionPlacementRequest",
+                json!({"latencies": {"us-east-1": -5}}),
+                timeout,
+            )
+            .await?;
+        expect_code(&refused, "bad_request")?;
+        let ack = raw.request("heartbeat", json!({}), timeout).await?;
+        if ack["type"] != "ack" {
+            return Err(format!("heartbeat after the bad frames answered {ack}"));
+        }
+        Ok(((), "not JSON, unknown route, latency -5: each answered with its error; the socket stayed open".to_owned()))
+    };
+    let _ = report.check("bad frames", step.await);
+    raw.close().await;
 }
 
 fn expect_code(frame: &Value, code: &str) -> Result<(), String> {
@@ -281,42 +321,38 @@ fn expect_code(frame: &Value, code: &str) -> Result<(), String> {
     }
 }
 
-fn message_body(to: &str, nonce: &str, n: u64) -> Value {
-    json!({"playerIds": [to], "message": {"smoke": nonce, "n": n}})
+fn message(nonce: &str, n: u64) -> Value {
+    json!({"smoke": nonce, "n": n})
 }
 
 /// Message `n` of this run, from `from`.
-fn is_message(frame: &Value, from: &str, nonce: &str, n: u64) -> bool {
-    frame["type"] == "message"
-        && frame["from"] == from
-        && frame["message"]["smoke"] == nonce
-        && frame["message"]["n"] == n
+fn is_message(frame: &ServerFrame, from_id: &str, nonce: &str, n: u64) -> bool {
+    matches!(frame, ServerFrame::Message { from, message, .. }
+        if from == from_id && message["smoke"] == nonce && message["n"] == n)
 }
 
 /// `from` sends message `n` to `to`, which must be pushed it; returns its `seq`.
 async fn send_and_receive(
-    from: &mut Player,
+    from: &Player,
     to: &mut Player,
     from_id: &str,
     to_id: &str,
     nonce: &str,
     n: u64,
     timeout: Duration,
-) -> Result<Value, String> {
-    let ack = from
-        .request("sendMessage", message_body(to_id, nonce, n), timeout)
-        .await?;
-    if ack["queued"] != 1 {
-        return Err(format!("sendMessage answered {ack}"));
+) -> Result<u64, String> {
+    let queued = from
+        .client
+        .send_message(&[to_id], message(nonce, n))
+        .await
+        .map_err(|e| format!("sendMessage: {e}"))?;
+    if queued != 1 {
+        return Err(format!("sendMessage queued {queued}"));
     }
-    let message = to
+    let (seq, message) = to
         .wait_for("the message", timeout, |f| is_message(f, from_id, nonce, n))
         .await?;
-    message
-        .get("seq")
-        .filter(|seq| seq.is_number())
-        .cloned()
-        .ok_or(format!("a message frame without seq: {message}"))
+    seq.ok_or(format!("a message frame without seq: {message:?}"))
 }
 
 /// How the placement check ended when it did not fail.
@@ -338,40 +374,51 @@ async fn placement(
 ) -> Result<Placed, String> {
     let started = Instant::now();
     let answer = a
-        .request("sessionPlacementRequest", json!({}), timeout)
-        .await?;
-    let placement_id = match (answer["type"].as_str(), answer["code"].as_str()) {
-        (Some("ack"), _) => answer["placementId"].clone(),
+        .client
+        .request_placement(PlacementRequestBody::default())
+        .await;
+    let placement_id = match answer {
+        Ok(ack) => ack.get("placementId").cloned(),
         // One still pending from an earlier run: its result will do.
-        (Some("error"), Some("conflict")) if answer["placementId"].is_string() => {
-            answer["placementId"].clone()
+        Err(ClientError::Server {
+            code: ErrorCode::Conflict,
+            details,
+            ..
+        }) if details.get("placementId").is_some_and(Value::is_string) => {
+            details.get("placementId").cloned()
         }
-        (Some("error"), Some("unavailable")) if mode == PlacementMode::Auto => {
+        Err(ClientError::Server {
+            code: ErrorCode::Unavailable,
+            message,
+            ..
+        }) if mode == PlacementMode::Auto => {
             return Ok(Placed::Refused(format!(
-                "the stack could not start a placement ({}): no reachable GameLift queue? (--placement require makes this a failure)",
-                answer["message"].as_str().unwrap_or("unavailable")
+                "the stack could not start a placement ({message}): no reachable GameLift queue? (--placement require makes this a failure)"
             )));
         }
-        _ => return Err(format!("sessionPlacementRequest answered {answer}")),
+        Err(error) => return Err(format!("sessionPlacementRequest: {error}")),
     };
-    let is_result = |f: &Value| f["type"] == "placement" && f["placementId"] == placement_id;
-    if let Ok(result) = a.wait_for("the placement's result", wait, is_result).await {
+    let placement_id = placement_id
+        .and_then(|id| id.as_str().map(str::to_owned))
+        .ok_or("sessionPlacementRequest acked without a placementId")?;
+    let is_result = |f: &ServerFrame| matches!(f, ServerFrame::Placement { placement_id: id, .. } if id.as_str() == placement_id);
+    if let Ok((_, result)) = a.wait_for("the placement's result", wait, is_result).await {
         return Ok(Placed::Result(describe_result(&result, started)));
     }
-    let cancel = a
-        .request(
-            "cancelPlacement",
-            json!({"placementId": placement_id}),
-            timeout,
-        )
-        .await?;
-    // conflict / not_found: it ended meanwhile, and its result is on the way.
-    if cancel["type"] != "ack" && cancel["code"] != "conflict" && cancel["code"] != "not_found" {
-        return Err(format!(
-            "no result within {wait:?}, and cancelPlacement answered {cancel}"
-        ));
+    match a.client.cancel_placement(Some(&placement_id)).await {
+        // conflict / not_found: it ended meanwhile, and its result is on the way.
+        Ok(_) => {}
+        Err(ClientError::Server {
+            code: ErrorCode::Conflict | ErrorCode::NotFound,
+            ..
+        }) => {}
+        Err(error) => {
+            return Err(format!(
+                "no result within {wait:?}, and cancelPlacement: {error}"
+            ));
+        }
     }
-    let result = a
+    let (_, result) = a
         .wait_for(
             "the placement's result after cancelling it",
             timeout,
@@ -384,18 +431,23 @@ async fn placement(
     )))
 }
 
-fn describe_result(result: &Value, started: Instant) -> String {
-    let status = result["status"].as_str().unwrap_or("?");
-    let game = &result["gameSession"];
-    let place = if game.is_object() {
-        format!(
-            ", game at {}:{}",
-            game["ipAddress"].as_str().unwrap_or("?"),
-            game["port"]
-        )
-    } else {
-        String::new()
+fn describe_result(result: &ServerFrame, started: Instant) -> String {
+    let ServerFrame::Placement {
+        status,
+        game_session,
+        ..
+    } = result
+    else {
+        return format!("{result:?}");
     };
+    let status = serde_json::to_value(status)
+        .ok()
+        .and_then(|s| s.as_str().map(str::to_owned))
+        .unwrap_or_else(|| format!("{status:?}"));
+    let place = game_session
+        .as_ref()
+        .map(|game| format!(", game at {}:{}", game.ip_address, game.port))
+        .unwrap_or_default();
     format!(
         "{status} pushed {:.1} s after the request{place}",
         started.elapsed().as_secs_f64()

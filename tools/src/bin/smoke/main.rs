@@ -13,20 +13,24 @@
 //! cargo run -p tools --bin smoke -- --url "$URL" --token-a "$TOKEN_A" --token-b "$TOKEN_B"
 //! ```
 //!
-//! The checks: connect and resume; heartbeat; bad frames (each answered, the socket
-//! kept); presence (b coming online is pushed to a, who watches b); a message to a
-//! connected player; a message to a player who left, delivered when they resume;
-//! takeover (a second socket of a replaces the first); a placement and its pushed result
-//! (cancelled after `--placement-wait` if nothing came, and the `CANCELLED` result must
-//! then be pushed). A placement needs a GameLift queue the stack can reach: when the
-//! stack answers `unavailable`, the check is skipped with that line (`--placement
-//! require` fails it instead; `--placement skip` does not ask, since a placement starts a
-//! real game session on your fleet). Only the `--url` given is contacted.
+//! The checks: connect and resume; heartbeat; presence (b coming online is pushed to a,
+//! who watches b); a message to a connected player; a message to a player who left,
+//! delivered when they resume from the last message they handled; a placement and its
+//! pushed result (cancelled after `--placement-wait` if nothing came, and the `CANCELLED`
+//! result must then be pushed); takeover (a new socket of a stops a's client with
+//! `session_replaced`; a second one replaces the first, which the server closes); bad
+//! frames (each answered, the socket kept). The players are the Rust client
+//! (clients/rust); the last two checks use raw sockets (journeys.rs says why). A
+//! placement needs a GameLift queue the stack can reach: when the stack answers
+//! `unavailable`, the check is skipped with that line (`--placement require` fails it
+//! instead; `--placement skip` does not ask, since a placement starts a real game session
+//! on your fleet). Only the `--url` given is contacted.
 
 #![allow(clippy::expect_used)] // Starting the runtime: failing to is the end, with the message.
 
 mod client;
 mod journeys;
+mod player;
 mod report;
 
 use std::process::{Command, ExitCode, Stdio};
