@@ -10,7 +10,7 @@ use aws_lambda_events::eventbridge::EventBridgeEvent;
 use connect::ConnectHandler;
 use disconnect::DisconnectHandler;
 use local::integration::dynamodb::DynamoDbUpdateItem;
-use local::integration::{Integration, IntegrationRequest, UpdateItemIntegration};
+use local::integration::{Integration, IntegrationRequest, MockIntegration, UpdateItemIntegration};
 use on_message_inserted::{MessageInsertedHandler, StreamBatch};
 use on_presence_event::PresenceEventHandler;
 use presence_timeout::PresenceTimeoutHandler;
@@ -48,6 +48,8 @@ pub struct World {
     disconnect: DisconnectHandler,
     /// The heartbeat route: API Gateway's DynamoDB integration, from template.yaml.
     heartbeat: UpdateItemIntegration,
+    /// The ping route: API Gateway's MOCK integration, from template.yaml.
+    ping: MockIntegration,
     resume: ResumeHandler,
     send: SendMessageHandler,
     deliver: MessageInsertedHandler,
@@ -180,6 +182,10 @@ impl World {
                     ),
                 ],
                 Arc::new(DynamoDbUpdateItem::new(client.clone())),
+            )?,
+            ping: MockIntegration::from_template(
+                &local::template::parse(local::template::TEMPLATE_YAML)?,
+                "ping",
             )?,
             resume: ResumeHandler::new(
                 players.clone(),
@@ -316,6 +322,21 @@ impl World {
             "heartbeat_with_cursor",
             "heartbeat with a cursor and a requestId",
             "1 write (the same one), the ack",
+        );
+        // A ping: the MOCK integration renders its request template and nothing else
+        // (the frame still marks the socket active, which GetConnection reports).
+        let ping_request = IntegrationRequest {
+            route_key: "ping".into(),
+            request_time_epoch: now(),
+            ..request.clone()
+        };
+        bench
+            .integration(self.ping.handle(r#"{"route":"ping"}"#, &ping_request))
+            .await;
+        bench.row(
+            "ping",
+            "ping (API Gateway's MOCK integration, one-way: no Lambda, no DynamoDB, no reply)",
+            "the inbound message only",
         );
         bench
             .route(
@@ -826,7 +847,32 @@ impl World {
         bench.row(
             "sweep_100_silent",
             "presence-timeout run, 100 players silent past the timeout (zombies)",
-            "1 query per shard + 1 write per player (+ close, + 1 PutEvents per 10)",
+            "1 query per shard + 1 GetConnection + 1 write per player (+ close, + 1 PutEvents per 10)",
+        );
+        // 100 players past their deadline who ping: no cursor heartbeat moved `sweepAt`,
+        // but API Gateway saw each socket a second before the sweep (GetConnection's
+        // `lastActiveAt`), so each stays online and nothing is written.
+        let later = now() + config.heartbeat_timeout.as_millis() as i64 + 1_000;
+        for i in 0..100 {
+            let name = format!("pinging{i}");
+            connect
+                .handle(route_event("$connect", &name, &name, now(), None))
+                .await?;
+            bench.gateway.set_last_active(&name, later - 1_000);
+        }
+        bench.reset();
+        let summary = bench
+            .invoke(async { Ok::<_, Error>(sweeper.sweep_once(later).await) })
+            .await?;
+        if summary.still_active != 100 || summary.swept != 0 {
+            return Err(
+                format!("the pinging players were not all left online: {summary:?}").into(),
+            );
+        }
+        bench.row(
+            "sweep_100_pinging",
+            "presence-timeout run, 100 players online past their deadline who ping",
+            "1 query per shard + 1 GetConnection per player, no writes",
         );
         Ok(())
     }
