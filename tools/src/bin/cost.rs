@@ -9,7 +9,7 @@
 //! line is `presence ratio to seed: R`.
 
 use clap::Parser;
-use tools::cost::{Prices, Scenario, price_all, render};
+use tools::cost::{Line, Prices, Scenario, price_all, render};
 use tools::counts::OperationCounts;
 
 #[derive(Parser, Debug)]
@@ -44,6 +44,10 @@ struct Args {
     /// Share of heartbeats that carry a requestId (and are acked), 0 to 1.
     #[arg(long, default_value_t = 0.0)]
     acked_heartbeats: f64,
+    /// Price of API Gateway's GetConnection (the sweeper's liveness question), USD per
+    /// million calls (default: the prices file's, 0: no message is sent to the client).
+    #[arg(long)]
+    get_connection_usd_per_million: Option<f64>,
     /// Operation counts of this project now (default: the compiled-in measurement).
     #[arg(long)]
     counts: Option<std::path::PathBuf>,
@@ -80,7 +84,10 @@ fn run(args: &Args) -> Result<String, String> {
         acked_heartbeats: args.acked_heartbeats,
         ..Scenario::default()
     };
-    let prices = Prices::parse(&read(args.prices.as_deref(), tools::cost::prices::BUNDLED)?)?;
+    let mut prices = Prices::parse(&read(args.prices.as_deref(), tools::cost::prices::BUNDLED)?)?;
+    if let Some(usd) = args.get_connection_usd_per_million {
+        prices = prices.with_usd_per_million(Line::ApiGatewayGetConnection.price_key(), usd)?;
+    }
     let before = counts(
         args.counts_before.as_deref(),
         include_str!("../../data/operation-counts-before.json"),

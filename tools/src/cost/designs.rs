@@ -90,6 +90,12 @@ impl<'a> Measured<'a> {
         })
     }
 
+    /// Whether the tree has the `ping` route (a measured `ping` row): its clients send
+    /// a heartbeat only with a newer cursor, and ping otherwise.
+    pub fn pings(&self) -> bool {
+        self.counts.operations.contains_key("ping")
+    }
+
     pub fn work(&self, id: &str) -> Result<Work, String> {
         self.op(id).map(Work::of)
     }
@@ -157,9 +163,11 @@ pub fn ours(scenario: &Scenario, measured: &Measured<'_>) -> Result<Bill, String
     let frame = inbound(&log);
     let mut bill = Bill::default();
 
-    // Presence: heartbeats (a share of them with a requestId, acked), the sweeper over
-    // every tracked player each run, each session's end swept offline after its grace,
-    // each change fanned out to the watchers and delivered, each session's subscribe.
+    // Presence: the timer's frames (heartbeats, a share of them with a requestId, acked;
+    // where the tree has `ping`, only those with a newer cursor, the rest pings), the
+    // sweeper over every tracked player each run, each session's end swept offline
+    // after its grace, each change fanned out to the watchers and delivered, each
+    // session's subscribe.
     let heartbeat = measured
         .work("heartbeat")?
         .times(1.0 - s.acked_heartbeats)
@@ -169,15 +177,20 @@ pub fn ours(scenario: &Scenario, measured: &Measured<'_>) -> Result<Bill, String
                 .times(s.acked_heartbeats),
         )
         .plus(&frame);
-    bill.add_work(
-        Feature::Presence,
-        "heartbeat",
-        &heartbeat,
-        s.heartbeats(),
-        gb,
-    );
+    let pings = measured.pings();
+    let (heartbeats, tracked) = if pings {
+        let ping = measured.work("ping")?.plus(&frame);
+        bill.add_work(Feature::Presence, "ping", &ping, s.pings(), gb);
+        bill.pings = s.pings();
+        (s.cursor_heartbeats(), "sweep_100_pinging")
+    } else {
+        (s.heartbeats(), "sweep_100_online")
+    };
+    bill.add_work(Feature::Presence, "heartbeat", &heartbeat, heartbeats, gb);
     let sweep = measured.work("sweep_empty")?;
-    let per_tracked = measured.per_each("sweep_100_online", "sweep_empty", 100.0)?;
+    // Where clients ping, every tracked player is taken as past its deadline and asked
+    // about (GetConnection) each run: an upper bound (docs/cost.md).
+    let per_tracked = measured.per_each(tracked, "sweep_empty", 100.0)?;
     bill.add_work(
         Feature::Presence,
         "presence-timeout",

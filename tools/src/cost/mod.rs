@@ -112,6 +112,8 @@ impl Scenario {
         self.ccu * MINUTES_PER_MONTH
     }
 
+    /// Timer frames: one per interval per player (all heartbeats in a tree without
+    /// `ping`; heartbeats and pings otherwise, [`Self::cursor_heartbeat_share`]).
     pub fn heartbeats(&self) -> f64 {
         self.player_minutes() * 60.0 / self.heartbeat_seconds
     }
@@ -144,6 +146,31 @@ impl Scenario {
         self.presence_changes() * self.subscriptions_per_player
     }
 
+    /// Pushed frames (inbox items: messages, presence frames, placement results) each
+    /// player receives per second, on average: λ of the timer's split.
+    pub fn pushed_frames_per_player_second(&self) -> f64 {
+        let pushed = self.deliveries() + self.presence_frames() + self.placements();
+        pushed / (self.ccu * SECONDS_PER_MONTH)
+    }
+
+    /// The share of timer frames that are cursor heartbeats where clients ping (a
+    /// heartbeat only when a pushed frame newer than the reported cursor was handled
+    /// since the last tick): the chance that at least one of a Poisson stream of λ
+    /// frames a second arrived in one interval, 1 − exp(−λ·interval).
+    pub fn cursor_heartbeat_share(&self) -> f64 {
+        1.0 - (-self.pushed_frames_per_player_second() * self.heartbeat_seconds).exp()
+    }
+
+    /// Timer frames that are cursor heartbeats where clients ping.
+    pub fn cursor_heartbeats(&self) -> f64 {
+        self.heartbeats() * self.cursor_heartbeat_share()
+    }
+
+    /// Timer frames that are pings (one inbound message, nothing else) where clients ping.
+    pub fn pings(&self) -> f64 {
+        self.heartbeats() - self.cursor_heartbeats()
+    }
+
     pub fn sweeps(&self) -> f64 {
         MINUTES_PER_MONTH / self.sweep_minutes
     }
@@ -166,7 +193,11 @@ pub fn assumptions() -> Vec<&'static str> {
         "Seed messaging: one Lambda per message, one PutItem per recipient, one PostToConnection per recipient, the ack; same API Gateway WebSocket.",
         "Seed connections and placement are this project's before the change (the seeds only redesign presence and messaging).",
         "X-Ray, when on, samples each function by the default rule: the first request each second and 5 % of the rest.",
-        "A heartbeat without a requestId gets no frame back: its integration response renders nothing, which API Gateway is assumed to send as no message (docs/architecture.md, the heartbeat route); --acked-heartbeats prices the share that asks for an ack.",
+        "A heartbeat without a requestId gets no frame back: its integration response renders nothing, which API Gateway is assumed to send as no message (docs/architecture.md, the heartbeat route); --acked-heartbeats prices the share of heartbeats that asks for an ack.",
+        "Where the tree has the ping route, the client's timer sends a heartbeat (with its cursor) only when it handled a pushed frame since the last tick, and a ping otherwise. Pushed frames (deliveries, presence frames, placement results) reach each player as a Poisson stream at the scenario's average rate λ, so a tick is a heartbeat with probability 1 - exp(-λ·interval). A ping is one inbound message (and its access log line when the stage logs), nothing else.",
+        "API Gateway moves a socket's lastActiveAt (GetConnection) on every frame the client sends, a ping included (documented: lastActiveAt is when the connection was last active; assumed: that a MOCK route's frame counts).",
+        "The sweeper asks GetConnection about every tracked online player on every run, as if each one's deadline had passed: an upper bound (only players with no heartbeat within the timeout are asked). GetConnection is priced by apigateway_get_connection, 0 by default (API Gateway bills messages sent and received and connection minutes; GetConnection sends no message); --get-connection-usd-per-million prices it otherwise.",
+        "The sweeper's Lambda time is measured against a recording gateway that answers at once; a deployed GetConnection is a network round trip (at most 32 in flight), which adds GB-seconds this model does not see.",
     ]
 }
 

@@ -44,6 +44,23 @@ impl Prices {
         Ok(prices)
     }
 
+    /// These prices with `key` at `usd` per million units instead (a knob of `cost`);
+    /// an error names a key the file lacks or a price below zero.
+    pub fn with_usd_per_million(mut self, key: &str, usd: f64) -> Result<Self, String> {
+        if !(usd.is_finite() && usd >= 0.0) {
+            return Err(format!(
+                "the price of {key} must be 0 or more (it is {usd})"
+            ));
+        }
+        let price = self
+            .prices
+            .get_mut(key)
+            .ok_or_else(|| format!("the prices file has no price {key:?}"))?;
+        price.usd = usd;
+        price.per = 1e6;
+        Ok(self)
+    }
+
     /// The price of one unit of `key`; an error names a key the file lacks.
     pub fn unit_price(&self, key: &str) -> Result<f64, String> {
         self.prices
@@ -74,6 +91,37 @@ mod tests {
             1e-6
         );
         assert!(prices.unit_price("nope").unwrap_err().contains("nope"));
+    }
+
+    #[test]
+    fn get_connection_is_priced_at_zero_unless_a_price_is_given() {
+        let prices = Prices::parse(BUNDLED).unwrap();
+        assert_eq!(prices.unit_price("apigateway_get_connection").unwrap(), 0.0);
+        assert_eq!(
+            prices.prices["apigateway_get_connection"].confirmed,
+            "unconfirmed"
+        );
+        let billed = prices
+            .with_usd_per_million("apigateway_get_connection", 1.0)
+            .unwrap();
+        assert_eq!(
+            billed.unit_price("apigateway_get_connection").unwrap(),
+            1e-6
+        );
+        let prices = Prices::parse(BUNDLED).unwrap();
+        assert!(
+            prices
+                .clone()
+                .with_usd_per_million("apigateway_get_connection", -1.0)
+                .unwrap_err()
+                .contains("0 or more")
+        );
+        assert!(
+            prices
+                .with_usd_per_million("nope", 1.0)
+                .unwrap_err()
+                .contains("nope")
+        );
     }
 
     #[test]

@@ -49,6 +49,18 @@ pub fn table(scenario: &Scenario, prices: &Prices, priced: &[Priced; 3]) -> Resu
         s.sessions(),
         s.presence_frames()
     );
+    if priced[2].bill.pings > 0.0 {
+        // (c)'s timer frames split between cursor heartbeats and pings.
+        let _ = writeln!(
+            w,
+            "Timer frames in (c): a cursor heartbeat when a pushed frame came since the last tick ({:.1} %: 1 - exp(-{:.5} pushed frames per player-second x {} s)), else a ping: {:.0} cursor heartbeats, {:.0} pings",
+            s.cursor_heartbeat_share() * 100.0,
+            s.pushed_frames_per_player_second(),
+            s.heartbeat_seconds,
+            s.cursor_heartbeats(),
+            s.pings()
+        );
+    }
     let _ = writeln!(w);
     let header = format!(
         "{:<12} {:<40} {:>12} {:>12} {:>12}",
@@ -62,8 +74,17 @@ pub fn table(scenario: &Scenario, prices: &Prices, priced: &[Priced; 3]) -> Resu
     let _ = writeln!(w, "{}", "-".repeat(header.len()));
     for feature in Feature::ALL {
         for line in Line::ALL {
-            let costs: Vec<f64> = priced.iter().map(|p| p.cost(feature, line)).collect();
-            if costs.iter().all(|c| *c == 0.0) {
+            // A line billed at 0 (GetConnection) still shows where it is done: "0.00".
+            let cells: Vec<String> = priced
+                .iter()
+                .map(
+                    |p| match (p.bill.quantity(feature, line), p.cost(feature, line)) {
+                        (q, c) if q > 0.0 && c == 0.0 => "0.00".to_owned(),
+                        (_, c) => money(c),
+                    },
+                )
+                .collect();
+            if cells.iter().all(|c| c == "-") {
                 continue;
             }
             let _ = writeln!(
@@ -71,9 +92,9 @@ pub fn table(scenario: &Scenario, prices: &Prices, priced: &[Priced; 3]) -> Resu
                 "{:<12} {:<40} {:>12} {:>12} {:>12}",
                 feature.to_string(),
                 line.name(),
-                money(costs[0]),
-                money(costs[1]),
-                money(costs[2])
+                cells[0],
+                cells[1],
+                cells[2]
             );
         }
         let _ = writeln!(

@@ -299,3 +299,153 @@ fn the_bundled_counts_have_every_row_the_model_reads() {
         assert!(ratio.is_finite() && ratio > 0.0, "{ratio}");
     }
 }
+
+/// `counts` of a tree with the `ping` route: a ping row (nothing but its frame) and a
+/// sweep of 100 pinging players past their deadline (reads and 100 GetConnection calls).
+fn counts_with_ping(changes: impl FnOnce(&mut BTreeMap<String, Operation>)) -> OperationCounts {
+    counts(|ops| {
+        ops.insert("ping".into(), op(0, 0.0));
+        let mut pinging = op(1, 1.0);
+        pinging.read_units = 50.0;
+        pinging.management_calls.insert("GetConnection".into(), 100);
+        ops.insert("sweep_100_pinging".into(), pinging);
+        changes(ops);
+    })
+}
+
+#[test]
+fn timer_frames_split_by_the_chance_a_pushed_frame_came_in_one_interval() {
+    // Given the must-show scenario: per player-second 0.2/60 messages delivered, 2 × 5
+    // presence frames an hour, 1 placement result an hour.
+    let s = Scenario::default();
+    let lambda = 0.2 / 60.0 + 10.0 / 3600.0 + 1.0 / 3600.0;
+    assert_approx!(s.pushed_frames_per_player_second(), lambda);
+    let share = 1.0 - (-lambda * 30.0).exp();
+    assert_approx!(s.cursor_heartbeat_share(), share);
+    assert_approx!(s.cursor_heartbeats(), 87_600_000.0 * share);
+    assert_approx!(s.cursor_heartbeats() + s.pings(), s.heartbeats());
+    // More recipients per message push more frames to each player: more heartbeats.
+    let busier = Scenario {
+        recipients_per_message: 4.0,
+        ..Scenario::default()
+    };
+    assert!(busier.cursor_heartbeat_share() > share);
+    // Nothing pushed: every timer frame is a ping.
+    let quiet = Scenario {
+        messages_per_player_minute: 0.0,
+        placements_per_player_hour: 0.0,
+        subscriptions_per_player: 0.0,
+        ..Scenario::default()
+    };
+    assert_approx!(quiet.cursor_heartbeat_share(), 0.0);
+    assert_approx!(quiet.pings(), quiet.heartbeats());
+}
+
+#[test]
+fn where_the_tree_pings_a_ping_is_one_inbound_message_and_only_cursor_heartbeats_write() {
+    // Given one player heartbeating every minute, a quarter of heartbeats acked, and a
+    // tree with the ping route.
+    let scenario = Scenario {
+        ccu: 1.0,
+        heartbeat_seconds: 60.0,
+        messages_per_player_minute: 0.5,
+        placements_per_player_hour: 0.0,
+        subscriptions_per_player: 0.0,
+        acked_heartbeats: 0.25,
+        ..Scenario::default()
+    };
+    let counts = counts_with_ping(|ops| {
+        for id in ["heartbeat", "heartbeat_with_cursor"] {
+            let heartbeat = ops.get_mut(id).unwrap();
+            heartbeat.lambda_invocations = 0;
+            heartbeat.write_units = 1.0;
+        }
+        ops.get_mut("heartbeat_with_cursor").unwrap().replies = 1;
+    });
+    // When it is priced.
+    let bill = ours(&scenario, &Measured::new(&counts)).unwrap();
+    // Then the 43,800 timer frames are cursor heartbeats with 1 − exp(−0.5/60 × 60) of
+    // them, pings otherwise; only heartbeats write, and a quarter of them are acked.
+    let frames = 43_800.0;
+    let share = 1.0 - (-0.5f64).exp();
+    let (heartbeats, pings) = (frames * share, frames * (1.0 - share));
+    assert_approx!(bill.pings, pings);
+    let sessions = scenario.sessions();
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::ApiGatewayMessages),
+        pings + heartbeats * 1.25 + sessions
+    );
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::DynamoDbWrites),
+        heartbeats
+    );
+    // And the sweeper asks about every tracked player each run: one GetConnection and
+    // the pinging sweep's reads per player (beyond the empty sweep's 0).
+    let sweeps = scenario.sweeps();
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::ApiGatewayGetConnection),
+        sweeps
+    );
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::DynamoDbReads),
+        sweeps * 0.5
+    );
+    // No ping runs a function: the sweeper's and the sessions' invocations only.
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::LambdaRequests),
+        sweeps + sessions * 3.0
+    );
+}
+
+#[test]
+fn get_connection_costs_nothing_by_default_and_its_price_when_given_one() {
+    let counts = counts_with_ping(|_| {});
+    let prices = Prices::parse(prices::BUNDLED).unwrap();
+    let scenario = Scenario::default();
+    let free = price_all(&scenario, &prices, &counts, &counts).unwrap();
+    let calls = free[2]
+        .bill
+        .quantity(Feature::Presence, Line::ApiGatewayGetConnection);
+    assert_approx!(calls, scenario.sweeps() * scenario.ccu);
+    assert_approx!(
+        free[2].cost(Feature::Presence, Line::ApiGatewayGetConnection),
+        0.0
+    );
+    let billed = prices
+        .clone()
+        .with_usd_per_million(Line::ApiGatewayGetConnection.price_key(), 1.0)
+        .unwrap();
+    let priced = price_all(&scenario, &billed, &counts, &counts).unwrap();
+    assert_approx!(
+        priced[2].cost(Feature::Presence, Line::ApiGatewayGetConnection),
+        calls / 1e6
+    );
+    assert_approx!(
+        priced[2].feature_total(Feature::Presence) - free[2].feature_total(Feature::Presence),
+        calls / 1e6
+    );
+    // The table shows the line at 0.00 where it is done, and says how the frames split.
+    let table = render::table(&scenario, &prices, &free).unwrap();
+    let line = table.lines().find(|l| l.contains("GetConnection")).unwrap();
+    assert!(line.trim_end().ends_with("0.00"), "{line}");
+    assert!(table.contains("cursor heartbeats"), "{table}");
+}
+
+#[test]
+fn a_tree_without_ping_prices_every_timer_frame_as_a_heartbeat() {
+    // The before tree: no ping row, so the sweep is of heartbeating players.
+    let counts = counts(|ops| {
+        ops.get_mut("heartbeat").unwrap().write_units = 1.0;
+    });
+    let scenario = Scenario::default();
+    let bill = ours(&scenario, &Measured::new(&counts)).unwrap();
+    assert_approx!(bill.pings, 0.0);
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::DynamoDbWrites),
+        scenario.heartbeats()
+    );
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::ApiGatewayGetConnection),
+        0.0
+    );
+}

@@ -47,6 +47,7 @@ impl fmt::Display for Feature {
 pub enum Line {
     ApiGatewayMessages,
     ApiGatewayConnectionMinutes,
+    ApiGatewayGetConnection,
     LambdaRequests,
     LambdaGbSeconds,
     DynamoDbReads,
@@ -64,9 +65,10 @@ pub enum Line {
 }
 
 impl Line {
-    pub const ALL: [Line; 16] = [
+    pub const ALL: [Line; 17] = [
         Line::ApiGatewayMessages,
         Line::ApiGatewayConnectionMinutes,
+        Line::ApiGatewayGetConnection,
         Line::LambdaRequests,
         Line::LambdaGbSeconds,
         Line::DynamoDbReads,
@@ -88,6 +90,7 @@ impl Line {
         match self {
             Line::ApiGatewayMessages => "apigateway_websocket_message",
             Line::ApiGatewayConnectionMinutes => "apigateway_websocket_connection_minute",
+            Line::ApiGatewayGetConnection => "apigateway_get_connection",
             Line::LambdaRequests => "lambda_request",
             Line::LambdaGbSeconds => "lambda_arm_gb_second",
             Line::DynamoDbReads => "dynamodb_read_request_unit",
@@ -110,6 +113,7 @@ impl Line {
         match self {
             Line::ApiGatewayMessages => "API Gateway messages",
             Line::ApiGatewayConnectionMinutes => "API Gateway connection minutes",
+            Line::ApiGatewayGetConnection => "API Gateway GetConnection calls",
             Line::LambdaRequests => "Lambda requests",
             Line::LambdaGbSeconds => "Lambda GB-seconds",
             Line::DynamoDbReads => "DynamoDB read units",
@@ -140,6 +144,9 @@ pub struct Work {
     pub inbound_messages: f64,
     /// Replies and `@connections` posts.
     pub outbound_messages: f64,
+    /// `@connections` GetConnection calls (the sweeper asking when a socket was last
+    /// active): no message to the client.
+    pub get_connection_calls: f64,
     pub events: f64,
     pub sns_publishes: f64,
     pub log_bytes: f64,
@@ -166,6 +173,11 @@ impl Work {
             write_units: op.write_units + op.index_write_units + op.failed_conditions as f64,
             inbound_messages: 0.0,
             outbound_messages: (op.replies + op.posts()) as f64,
+            get_connection_calls: op
+                .management_calls
+                .get("GetConnection")
+                .copied()
+                .unwrap_or_default() as f64,
             events: op.events_published as f64,
             sns_publishes: 0.0,
             log_bytes: op.log_bytes as f64,
@@ -183,6 +195,7 @@ impl Work {
             write_units: f(self.write_units, other.write_units),
             inbound_messages: f(self.inbound_messages, other.inbound_messages),
             outbound_messages: f(self.outbound_messages, other.outbound_messages),
+            get_connection_calls: f(self.get_connection_calls, other.get_connection_calls),
             events: f(self.events, other.events),
             sns_publishes: f(self.sns_publishes, other.sns_publishes),
             log_bytes: f(self.log_bytes, other.log_bytes),
@@ -216,6 +229,8 @@ impl Work {
 pub struct Bill {
     pub quantities: BTreeMap<(Feature, Line), f64>,
     pub invocations: BTreeMap<(&'static str, Feature), f64>,
+    /// Timer frames sent as `ping` (none in a tree without the route).
+    pub pings: f64,
 }
 
 impl Bill {
@@ -248,6 +263,11 @@ impl Bill {
             feature,
             Line::ApiGatewayMessages,
             w.inbound_messages + w.outbound_messages,
+        );
+        self.add(
+            feature,
+            Line::ApiGatewayGetConnection,
+            w.get_connection_calls,
         );
         self.add(feature, Line::EventBridgeEvents, w.events);
         self.add(feature, Line::SnsPublishes, w.sns_publishes);
