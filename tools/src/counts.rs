@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 /// The command that rewrites `tools/data/operation-counts.json`.
 pub const REGENERATE: &str = "scripts/dynamodb-local.sh 8000 & \
-     cargo run -p tools --bin round_trips -- http://127.0.0.1:8000 \
+     cargo run --release -p tools --bin round_trips -- http://127.0.0.1:8000 \
      --write tools/data/operation-counts.json";
 
 /// The file `round_trips --write` produces.

@@ -2,7 +2,7 @@
 //! or any endpoint) through a client that counts every HTTP attempt per API operation
 //! and asks DynamoDB what each one consumed, and prints one row per operation.
 //!
-//!     cargo run -p tools --bin round_trips -- http://127.0.0.1:8000 \
+//!     cargo run --release -p tools --bin round_trips -- http://127.0.0.1:8000 \
 //!         [--write tools/data/operation-counts.json]
 //!
 //! (or set DYNAMODB_ENDPOINT). Management API calls go to a recording gateway, GameLift
@@ -314,7 +314,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
                 notes: vec![
                     "Units are what DynamoDB Local reported with ReturnConsumedCapacity=INDEXES, with two corrections to what DynamoDB bills: a TransactWriteItems item is 2 write units (Local reports 1), and a Query that finds nothing is the minimum read, 0.5 or 1 when strongly consistent (Local reports 0).".to_owned(),
                     "A write refused by its condition reports no units; it is counted in failed_conditions (DynamoDB bills it as a write of the item).".to_owned(),
-                    "lambda_ms is wall time on the machine that ran the benchmark, against DynamoDB Local; Lambda bills its own duration.".to_owned(),
+                    "lambda_ms is wall time of a release build on the machine that ran the benchmark, against DynamoDB Local (management API calls answered at once by a recording gateway); Lambda bills its own duration.".to_owned(),
                     "log_bytes are the JSON lines the handlers wrote at info, as telemetry writes them in Lambda; Lambda's own start/report lines are off (SystemLogLevel WARN).".to_owned(),
                 ],
             },
