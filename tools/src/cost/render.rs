@@ -41,7 +41,7 @@ pub fn table(scenario: &Scenario, prices: &Prices, priced: &[Priced; 3]) -> Resu
     );
     let _ = writeln!(
         w,
-        "Per month: {:.0} heartbeats, {:.0} messages ({:.0} deliveries), {:.0} placements, {:.0} sessions, {:.0} presence frames",
+        "Per month: {:.0} timer frames (heartbeats), {:.0} messages ({:.0} deliveries), {:.0} placements, {:.0} sessions, {:.0} presence frames",
         s.heartbeats(),
         s.messages(),
         s.deliveries(),
@@ -53,7 +53,7 @@ pub fn table(scenario: &Scenario, prices: &Prices, priced: &[Priced; 3]) -> Resu
         // (c)'s timer frames split between cursor heartbeats and pings.
         let _ = writeln!(
             w,
-            "Timer frames in (c): a cursor heartbeat when a pushed frame came since the last tick ({:.1} %: 1 - exp(-{:.5} pushed frames per player-second x {} s)), else a ping: {:.0} cursor heartbeats, {:.0} pings",
+            "Timer frames in (c): a heartbeat with its cursor when a pushed frame came since the last tick ({:.1} %: 1 - exp(-{:.5} pushed frames per player-second x {} s)), else a ping: {:.0} cursor heartbeats, {:.0} pings",
             s.cursor_heartbeat_share() * 100.0,
             s.pushed_frames_per_player_second(),
             s.heartbeat_seconds,

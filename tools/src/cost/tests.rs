@@ -449,3 +449,17 @@ fn a_tree_without_ping_prices_every_timer_frame_as_a_heartbeat() {
         0.0
     );
 }
+
+#[test]
+fn the_must_show_scenario_meets_its_presence_target_with_the_bundled_counts() {
+    let before: OperationCounts =
+        serde_json::from_str(include_str!("../../data/operation-counts-before.json")).unwrap();
+    let after: OperationCounts =
+        serde_json::from_str(include_str!("../../data/operation-counts.json")).unwrap();
+    assert!(!Measured::new(&before).pings());
+    assert!(Measured::new(&after).pings());
+    let prices = Prices::parse(prices::BUNDLED).unwrap();
+    let priced = price_all(&Scenario::default(), &prices, &before, &after).unwrap();
+    let ratio = presence_ratio(&priced);
+    assert!(ratio <= 0.35, "{ratio}");
+}
