@@ -20,7 +20,8 @@ struct Args {
     /// Concurrent players, all month.
     #[arg(long, default_value_t = 1000.0)]
     ccu: f64,
-    /// Seconds between a client's heartbeats.
+    /// Seconds between a client's timer frames (heartbeats; where the tree has the ping
+    /// route, a heartbeat only with a newer cursor and a ping otherwise).
     #[arg(long, default_value_t = 30.0)]
     heartbeat_seconds: f64,
     /// sendMessage frames per player per minute.
@@ -41,7 +42,7 @@ struct Args {
     /// Memory of every Lambda function, MB.
     #[arg(long, default_value_t = 128.0)]
     lambda_memory: f64,
-    /// Share of heartbeats that carry a requestId (and are acked), 0 to 1.
+    /// Share of heartbeats that carry a requestId (and are acked), 0 to 1; pings never do.
     #[arg(long, default_value_t = 0.0)]
     acked_heartbeats: f64,
     /// Price of API Gateway's GetConnection (the sweeper's liveness question), USD per
