@@ -64,6 +64,10 @@ pub struct Config {
     /// HEARTBEAT_TIMEOUT_SECONDS (90 s by default): a `heartbeat` with the cursor when a push
     /// was handled since the cursor was last reported, otherwise a `ping`. Default 30 s.
     pub heartbeat_interval: Duration,
+    /// True (the default): an idle tick sends `ping`. False: every tick sends `heartbeat`
+    /// (a database write each), for a deployment where a `ping` does not keep a player
+    /// online (docs/deploy.md: what presence assumes of API Gateway).
+    pub ping_when_idle: bool,
     /// How long a request waits for its reply (and a `resume` for its ack). Default 10 s.
     pub request_timeout: Duration,
     /// Reconnect delay: random(0, min(`reconnect_max`, `reconnect_initial` × 2^attempt)).
@@ -86,6 +90,7 @@ impl Config {
             url: url.into(),
             auth,
             heartbeat_interval: Duration::from_secs(30),
+            ping_when_idle: true,
             request_timeout: Duration::from_secs(10),
             reconnect_initial: Duration::from_millis(500),
             reconnect_max: Duration::from_secs(30),

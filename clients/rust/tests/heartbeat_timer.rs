@@ -144,6 +144,19 @@ async fn given_an_idle_client_when_the_timer_ticks_then_it_sends_the_ping_route_
 }
 
 #[tokio::test]
+async fn given_ping_when_idle_off_when_the_timer_ticks_idle_then_it_sends_heartbeats() {
+    let mut server = server().await;
+    let mut config = Config::new(server.url.clone(), Auth::player_id("p"));
+    config.heartbeat_interval = Duration::from_millis(20);
+    config.ping_when_idle = false;
+    let (client, _events) = Client::connect(config).await.unwrap();
+    for _ in 0..3 {
+        assert_eq!(server.next_tick().await.1, json!({"route":"heartbeat"}));
+    }
+    client.close();
+}
+
+#[tokio::test]
 async fn given_a_push_handled_when_the_timer_ticks_then_a_heartbeat_reports_its_cursor_and_the_next_tick_pings()
  {
     let mut server = server().await;

@@ -18,6 +18,12 @@ export interface ClientOptions {
    * was last reported, otherwise a `ping`. Default 30 000.
    */
   heartbeatIntervalMs?: number;
+  /**
+   * True (default): an idle tick sends `ping`. False: every tick sends `heartbeat` (a database
+   * write each), for a deployment where a `ping` does not keep a player online (the repo's
+   * docs/deploy.md: what presence assumes of API Gateway).
+   */
+  pingWhenIdle?: boolean;
   /** How long a request waits for its reply. Default 10 000. */
   requestTimeoutMs?: number;
   /** Reconnect backoff: delay = random(0, min(maxDelayMs, initialDelayMs × 2^attempt)) ("full jitter"). */
@@ -103,6 +109,7 @@ export class GameSocketsClient {
     this.options = {
       url: config.url,
       heartbeatIntervalMs: config.heartbeatIntervalMs ?? 30_000,
+      pingWhenIdle: config.pingWhenIdle ?? true,
       requestTimeoutMs: config.requestTimeoutMs ?? 10_000,
       rolloverAfterMs: config.rolloverAfterMs ?? 110 * 60_000,
       dedupeWindow: config.dedupeWindow ?? 1000,
@@ -503,8 +510,10 @@ export class GameSocketsClient {
     const cursor = this.lastSeq;
     if (cursor !== null && (this.reportedSeq === null || cursor > this.reportedSeq)) {
       if (this.send(conn, { route: 'heartbeat', body: { cursor } })) this.reportedSeq = cursor;
-    } else {
+    } else if (this.options.pingWhenIdle) {
       this.send(conn, { route: 'ping' });
+    } else {
+      this.send(conn, { route: 'heartbeat' });
     }
   }
 

@@ -99,6 +99,15 @@ describe('the heartbeat timer', () => {
     assert.ok(done(), 'the timer ticked');
   };
 
+  it('given pingWhenIdle false, then each idle tick is a heartbeat', async () => {
+    const { sockets, factory } = scriptedSockets();
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory, heartbeatIntervalMs: 20, pingWhenIdle: false });
+    await client.connect();
+    await ticks(sockets[0], 3);
+    assert.deepEqual(timerFrames(sockets[0]).slice(0, 3), [{ route: 'heartbeat' }, { route: 'heartbeat' }, { route: 'heartbeat' }]);
+    client.close();
+  });
+
   it('given an idle client, then each tick is a ping: the route alone, no requestId, no body', async () => {
     const { sockets, factory } = scriptedSockets();
     const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory, heartbeatIntervalMs: 20 });

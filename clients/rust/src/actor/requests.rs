@@ -28,7 +28,8 @@ impl Actor {
             .filter(|seq| self.reported_seq.is_none_or(|reported| *seq > reported));
         let frame = match fresh {
             Some(cursor) => json!({"route": "heartbeat", "body": {"cursor": cursor}}),
-            None => json!({"route": "ping"}),
+            None if self.config.ping_when_idle => json!({"route": "ping"}),
+            None => json!({"route": "heartbeat"}),
         };
         if conn
             .sink
