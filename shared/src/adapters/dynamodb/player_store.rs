@@ -377,10 +377,10 @@ impl PlayerStore for DynamoPlayerStore {
         if !keys.is_empty() {
             for item in self.batch_get(keys, false, Some(SWEEP_PROJECTION)).await? {
                 let deadline = sweep_deadline(&item)?;
-                if deadline.sweep_at.is_some_and(|at| at < now) {
+                if let Some(sweep_at) = deadline.sweep_at.filter(|at| *at < now) {
                     players.push(ExpiredPlayer {
                         player_id: deadline.player_id,
-                        sweep_at: deadline.sweep_at.unwrap_or_default(),
+                        sweep_at,
                         online_connection: deadline.online_connection,
                     });
                 }
