@@ -289,6 +289,77 @@ pub struct AttributesBody {
     pub attributes: Attributes,
 }
 
+/// `Some($found)` with `$id` bound to the variant's `request_id` field, `None` for a
+/// `ping` (which has none): the one list of variants that carry a request id, for both the
+/// shared and the mutable accessor.
+macro_rules! request_id_field {
+    ($value:expr, $id:ident => $found:expr) => {
+        match $value {
+            Self::Ping => None,
+            Self::Resume {
+                request_id: $id, ..
+            }
+            | Self::Heartbeat {
+                request_id: $id, ..
+            }
+            | Self::SendMessage {
+                request_id: $id, ..
+            }
+            | Self::SessionPlacementRequest {
+                request_id: $id, ..
+            }
+            | Self::CancelPlacement {
+                request_id: $id, ..
+            }
+            | Self::RejoinSession {
+                request_id: $id, ..
+            }
+            | Self::SubscribePresence {
+                request_id: $id, ..
+            }
+            | Self::UnsubscribePresence {
+                request_id: $id, ..
+            }
+            | Self::SetPlacementLatencies {
+                request_id: $id, ..
+            }
+            | Self::CreateParty {
+                request_id: $id, ..
+            }
+            | Self::InviteToParty {
+                request_id: $id, ..
+            }
+            | Self::JoinParty {
+                request_id: $id, ..
+            }
+            | Self::DeclinePartyInvite {
+                request_id: $id, ..
+            }
+            | Self::LeaveParty {
+                request_id: $id, ..
+            }
+            | Self::KickFromParty {
+                request_id: $id, ..
+            }
+            | Self::PromotePartyLeader {
+                request_id: $id, ..
+            }
+            | Self::StartMatchmaking {
+                request_id: $id, ..
+            }
+            | Self::AcceptMatch {
+                request_id: $id, ..
+            }
+            | Self::StopMatchmaking {
+                request_id: $id, ..
+            }
+            | Self::SetMatchmakingAttributes {
+                request_id: $id, ..
+            } => Some($found),
+        }
+    };
+}
+
 impl ClientRequest {
     /// The route this request goes to.
     pub fn route(&self) -> &'static str {
@@ -328,55 +399,11 @@ impl ClientRequest {
 
     /// The `requestId` the reply will echo, if any (never for a `ping`).
     pub fn request_id(&self) -> Option<&str> {
-        match self {
-            Self::Ping => None,
-            Self::Resume { request_id, .. }
-            | Self::Heartbeat { request_id, .. }
-            | Self::SendMessage { request_id, .. }
-            | Self::SessionPlacementRequest { request_id, .. }
-            | Self::CancelPlacement { request_id, .. }
-            | Self::RejoinSession { request_id, .. }
-            | Self::SubscribePresence { request_id, .. }
-            | Self::UnsubscribePresence { request_id, .. }
-            | Self::SetPlacementLatencies { request_id, .. }
-            | Self::CreateParty { request_id, .. }
-            | Self::InviteToParty { request_id, .. }
-            | Self::JoinParty { request_id, .. }
-            | Self::DeclinePartyInvite { request_id, .. }
-            | Self::LeaveParty { request_id, .. }
-            | Self::KickFromParty { request_id, .. }
-            | Self::PromotePartyLeader { request_id, .. }
-            | Self::StartMatchmaking { request_id, .. }
-            | Self::AcceptMatch { request_id, .. }
-            | Self::StopMatchmaking { request_id, .. }
-            | Self::SetMatchmakingAttributes { request_id, .. } => request_id.as_deref(),
-        }
+        request_id_field!(self, id => id.as_deref()).flatten()
     }
 
     fn request_id_slot(&mut self) -> Option<&mut Option<String>> {
-        match self {
-            Self::Ping => None,
-            Self::Resume { request_id, .. }
-            | Self::Heartbeat { request_id, .. }
-            | Self::SendMessage { request_id, .. }
-            | Self::SessionPlacementRequest { request_id, .. }
-            | Self::CancelPlacement { request_id, .. }
-            | Self::RejoinSession { request_id, .. }
-            | Self::SubscribePresence { request_id, .. }
-            | Self::UnsubscribePresence { request_id, .. }
-            | Self::SetPlacementLatencies { request_id, .. }
-            | Self::CreateParty { request_id, .. }
-            | Self::InviteToParty { request_id, .. }
-            | Self::JoinParty { request_id, .. }
-            | Self::DeclinePartyInvite { request_id, .. }
-            | Self::LeaveParty { request_id, .. }
-            | Self::KickFromParty { request_id, .. }
-            | Self::PromotePartyLeader { request_id, .. }
-            | Self::StartMatchmaking { request_id, .. }
-            | Self::AcceptMatch { request_id, .. }
-            | Self::StopMatchmaking { request_id, .. }
-            | Self::SetMatchmakingAttributes { request_id, .. } => Some(request_id),
-        }
+        request_id_field!(self, id => id)
     }
 
     /// The frame's JSON text.
