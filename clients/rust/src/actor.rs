@@ -240,21 +240,25 @@ impl Actor {
         if let Some(cursor) = self.last_seq {
             resume["body"]["cursor"] = json!(cursor);
         }
-        let resume = Message::text(resume.to_string());
-        if self.opening_candidate == Some(id) {
-            self.opening_candidate = None;
-            if conn.sink.send(resume).await.is_ok() {
-                self.reported_seq = self.last_seq;
-            }
-            self.candidate = Some(conn);
-        } else if self.current.is_none() {
-            if conn.sink.send(resume).await.is_ok() {
-                self.reported_seq = self.last_seq;
-            }
-            self.current = Some(conn);
-        } else {
+        let is_candidate = self.opening_candidate == Some(id);
+        if !is_candidate && self.current.is_some() {
             // A connect that is no longer wanted (its rollover was given up).
             let _ = conn.sink.close().await;
+            return;
+        }
+        if conn
+            .sink
+            .send(Message::text(resume.to_string()))
+            .await
+            .is_ok()
+        {
+            self.reported_seq = self.last_seq;
+        }
+        if is_candidate {
+            self.opening_candidate = None;
+            self.candidate = Some(conn);
+        } else {
+            self.current = Some(conn);
         }
     }
 
