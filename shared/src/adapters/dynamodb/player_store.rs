@@ -60,9 +60,19 @@ const MARK_OFFLINE_UPDATE: &str = "SET #status = :offline REMOVE sweepShard, swe
 const MARK_OFFLINE_CONDITION: &str = "sweepAt < :now";
 
 const TRACKED_KEY_CONDITION: &str = "sweepShard = :shard";
-/// What the sweeper reads of a tracked player's item (`#status`: a reserved word). The
-/// read costs the same whatever it projects (the whole item is metered).
-const SWEEP_PROJECTION: &str = "playerId, sweepAt, #status, connectionId, endpoint";
+/// What a read returns of an item: a projection expression and the names it uses in place
+/// of reserved words.
+struct Projection {
+    expression: &'static str,
+    names: &'static [(&'static str, &'static str)],
+}
+
+/// What the sweeper reads of a tracked player's item. The read costs the same whatever
+/// it projects (the whole item is metered).
+const SWEEP_PROJECTION: Projection = Projection {
+    expression: "playerId, sweepAt, #status, connectionId, endpoint",
+    names: &[("#status", attr::STATUS)],
+};
 
 /// BatchGetItem takes at most 100 keys.
 const BATCH_GET_LIMIT: usize = 100;
@@ -113,7 +123,7 @@ impl DynamoPlayerStore {
         &self,
         mut keys: Vec<HashMap<String, AttributeValue>>,
         consistent: bool,
-        projection: Option<&str>,
+        projection: Option<&Projection>,
     ) -> Result<Vec<HashMap<String, AttributeValue>>, StoreError> {
         let requested = keys.len();
         let mut items = Vec::with_capacity(requested);
@@ -124,12 +134,13 @@ impl DynamoPlayerStore {
             let request = KeysAndAttributes::builder()
                 .set_keys(Some(std::mem::take(&mut keys)))
                 .consistent_read(consistent)
-                .set_projection_expression(projection.map(str::to_owned))
-                .set_expression_attribute_names(
-                    projection
-                        .filter(|p| p.contains("#status"))
-                        .map(|_| HashMap::from([("#status".to_owned(), attr::STATUS.to_owned())])),
-                )
+                .set_projection_expression(projection.map(|p| p.expression.to_owned()))
+                .set_expression_attribute_names(projection.map(|p| {
+                    p.names
+                        .iter()
+                        .map(|(alias, name)| ((*alias).to_owned(), (*name).to_owned()))
+                        .collect()
+                }))
                 .build()
                 .map_err(|e| StoreError::Other(Box::new(e)))?;
             let mut output = self
@@ -375,7 +386,7 @@ impl PlayerStore for DynamoPlayerStore {
         // `mark_offline` checks the item itself before it acts.
         let mut players = Vec::new();
         if !keys.is_empty() {
-            for item in self.batch_get(keys, false, Some(SWEEP_PROJECTION)).await? {
+            for item in self.batch_get(keys, false, Some(&SWEEP_PROJECTION)).await? {
                 let deadline = sweep_deadline(&item)?;
                 if let Some(sweep_at) = deadline.sweep_at.filter(|at| *at < now) {
                     players.push(ExpiredPlayer {
