@@ -28,6 +28,8 @@ pub const DEFAULT: &str = "$default";
 #[derive(Clone)]
 pub struct Dependencies {
     pub config: Arc<Config>,
+    /// What `resume` tells clients' timers: the config's, behind this stack's idle timeout.
+    pub keep_alive: shared::keep_alive::KeepAlive,
     pub players: Arc<dyn PlayerStore>,
     /// Per-player rate limits.
     pub rate_limiter: Arc<dyn RateLimiter>,
@@ -144,6 +146,7 @@ impl Routes {
             "resume",
             "resume",
             Arc::new(resume::ResumeHandler::new(
+                deps.keep_alive,
                 deps.players.clone(),
                 deps.messages.clone(),
                 deps.handover.clone(),

@@ -132,6 +132,7 @@ impl LocalStack {
         let (matchmaker, matchmaking, flexmatch_task) =
             crate::flexmatch::wire(flexmatch_settings, &simulator, rule);
         let dependencies = Dependencies {
+            keep_alive: config.keep_alive_behind(settings.idle_timeout()),
             config,
             players: stores.players,
             rate_limiter: stores.rate_limiter,
@@ -270,6 +271,7 @@ impl LocalStack {
             registry: self.registry.clone(),
             idle_timeout: self.settings.idle_timeout(),
             max_connection_duration: self.settings.max_connection_duration(),
+            last_active_counts_sent_frames: self.settings.gateway.last_active_counts_sent_frames,
             clock: self.dependencies.clock.clone(),
             shutdown: shutdown_rx.clone(),
             tracker: tracker.clone(),

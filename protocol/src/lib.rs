@@ -10,10 +10,12 @@
 
 pub mod domain;
 pub mod frames;
+pub mod keep_alive;
 pub mod matchmaking;
 pub mod party;
 pub mod requests;
 pub mod schema;
 
 pub use frames::{ClientFrame, DisconnectReason, ErrorCode, ServerFrame};
+pub use keep_alive::{KeepAlive, KeepAliveRoute};
 pub use requests::ClientRequest;

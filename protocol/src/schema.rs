@@ -42,12 +42,14 @@ pub fn document() -> Value {
     // Both are named types, so each is a `$ref` into the definitions.
     let _ = (client, server);
     let mut defs = generator.take_definitions(true);
-    // `Seq` is only referenced by `pushed`'s hand-written `$ref` when no request uses it.
+    // `Seq` is only referenced by `pushed`'s hand-written `$ref` when no request uses it;
+    // `KeepAlive` is a field of `resume`'s ack, whose fields the `Ack` frame leaves open.
+    let mut extra = SchemaSettings::draft2020_12().into_generator();
     if !defs.contains_key("Seq") {
-        let mut seq_generator = SchemaSettings::draft2020_12().into_generator();
-        let _ = seq_generator.subschema_for::<crate::domain::Seq>();
-        defs.extend(seq_generator.take_definitions(true));
+        let _ = extra.subschema_for::<crate::domain::Seq>();
     }
+    let _ = extra.subschema_for::<crate::keep_alive::KeepAlive>();
+    defs.extend(extra.take_definitions(true));
     let document = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://gamelift-sockets.invalid/protocol/v1/schema.json",

@@ -7,6 +7,8 @@ use std::ops::RangeInclusive;
 use std::str::FromStr;
 use std::time::Duration;
 
+use gamelift_sockets_protocol::{KeepAlive, KeepAliveRoute};
+
 // Defaults and accepted values of the shared knobs: what a function assumes when a
 // variable is unset, and the local stack's own defaults (its `--help` shows them).
 
@@ -30,6 +32,8 @@ pub const MESSAGE_TTL_SECONDS_RANGE: RangeInclusive<u64> = 60..=1_209_600;
 pub const DEFAULT_HEARTBEAT_TIMEOUT_SECONDS: u64 = 90;
 /// Up to API Gateway's maximum connection duration (2 hours).
 pub const HEARTBEAT_TIMEOUT_SECONDS_RANGE: RangeInclusive<u64> = 1..=7_200;
+/// What keeps a player online (`PRESENCE_LIVENESS`): heartbeats only, by default.
+pub const DEFAULT_PRESENCE_LIVENESS: PresenceLiveness = PresenceLiveness::Heartbeat;
 pub const DEFAULT_RECONNECT_GRACE_SECONDS: u64 = 30;
 pub const RECONNECT_GRACE_SECONDS_RANGE: RangeInclusive<u64> = 0..=3_600;
 pub const DEFAULT_PRESENCE_SHARDS: u32 = 4;
@@ -72,6 +76,60 @@ pub fn queue_names(raw: &str) -> Vec<String> {
         }
     }
     queues
+}
+
+/// What the sweeper counts as a player's sign of life (`PRESENCE_LIVENESS`), and so what
+/// `resume` tells clients to send (docs/architecture.md#presence-liveness).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PresenceLiveness {
+    /// `heartbeat`: only a heartbeat moves a player's deadline, and the sweeper trusts the
+    /// deadline alone. What AWS documents is all it rests on.
+    Heartbeat,
+    /// `connection-activity`: clients `ping` when they have no new cursor to report, and
+    /// before sweeping an online player the sweeper asks API Gateway when the socket was
+    /// last active (GetConnection's `lastActiveAt`). Cheaper, but it rests on how
+    /// `lastActiveAt` moves, which AWS does not document: check it on your deployment
+    /// first (`smoke --check-assumptions`).
+    ConnectionActivity,
+}
+
+impl PresenceLiveness {
+    /// Every value, in the order the documentation lists them.
+    pub const ALL: [Self; 2] = [Self::Heartbeat, Self::ConnectionActivity];
+
+    /// The value of `PRESENCE_LIVENESS`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Heartbeat => "heartbeat",
+            Self::ConnectionActivity => "connection-activity",
+        }
+    }
+
+    /// The frame clients send when they have nothing new to report.
+    pub fn keep_alive_route(self) -> KeepAliveRoute {
+        match self {
+            Self::Heartbeat => KeepAliveRoute::Heartbeat,
+            Self::ConnectionActivity => KeepAliveRoute::Ping,
+        }
+    }
+}
+
+impl fmt::Display for PresenceLiveness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for PresenceLiveness {
+    type Err = String;
+
+    fn from_str(raw: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|liveness| liveness.as_str() == raw)
+            .ok_or_else(|| format!("{raw:?} is not heartbeat or connection-activity"))
+    }
 }
 
 /// Every problem found while reading the environment, reported together.
@@ -184,6 +242,8 @@ pub struct Config {
     pub message_ttl: Duration,
     /// No heartbeat for this long: the sweeper marks the player offline.
     pub heartbeat_timeout: Duration,
+    /// What counts as a sign of life besides a heartbeat.
+    pub presence_liveness: PresenceLiveness,
     /// A disconnected player may resume within this.
     pub reconnect_grace: Duration,
     /// Partitions of the `BySweepShard` index.
@@ -297,6 +357,11 @@ impl Config {
                 "HEARTBEAT_TIMEOUT_SECONDS",
                 DEFAULT_HEARTBEAT_TIMEOUT_SECONDS,
                 &HEARTBEAT_TIMEOUT_SECONDS_RANGE,
+            ),
+            presence_liveness: env.parsed_or(
+                "PRESENCE_LIVENESS",
+                DEFAULT_PRESENCE_LIVENESS,
+                "heartbeat or connection-activity",
             ),
             reconnect_grace: seconds(
                 &mut env,
@@ -450,6 +515,24 @@ impl Config {
         problems
     }
 
+    /// What `resume` tells clients to send, and how often, to keep their player online
+    /// behind API Gateway (the local stack passes its own idle timeout to
+    /// [`Config::keep_alive_behind`]).
+    pub fn keep_alive(&self) -> KeepAlive {
+        self.keep_alive_behind(Duration::from_secs(
+            gamelift_sockets_protocol::keep_alive::API_GATEWAY_IDLE_TIMEOUT_SECONDS,
+        ))
+    }
+
+    /// What `resume` tells clients behind a gateway that closes sockets idle this long.
+    pub fn keep_alive_behind(&self, idle_timeout: Duration) -> KeepAlive {
+        KeepAlive::for_timeouts(
+            self.presence_liveness.keep_alive_route(),
+            self.heartbeat_timeout.as_secs(),
+            idle_timeout.as_secs(),
+        )
+    }
+
     /// Settings for tests and the local stack: nothing read from the environment.
     pub fn for_local(stage: &str) -> Self {
         Self {
@@ -464,6 +547,7 @@ impl Config {
             presence_event_bus: format!("{DEFAULT_GAME}-presence"),
             message_ttl: Duration::from_secs(DEFAULT_MESSAGE_TTL_SECONDS),
             heartbeat_timeout: Duration::from_secs(DEFAULT_HEARTBEAT_TIMEOUT_SECONDS),
+            presence_liveness: DEFAULT_PRESENCE_LIVENESS,
             reconnect_grace: Duration::from_secs(DEFAULT_RECONNECT_GRACE_SECONDS),
             presence_shards: DEFAULT_PRESENCE_SHARDS,
             rate_limits: RateLimits::DEFAULT,
@@ -578,6 +662,42 @@ mod tests {
         map.insert("GAME_SESSION_QUEUES".into(), "q".into());
         map.insert("MAX_PLAYERS_PER_SESSION".into(), "0".into());
         assert!(Config::from_map(&map).is_err());
+    }
+
+    #[test]
+    fn given_presence_liveness_when_read_then_heartbeat_by_default_and_a_wrong_value_is_a_problem()
+    {
+        let mut map = vars(&[
+            ("GAME", "chess"),
+            ("STAGE", "Development"),
+            ("PLAYERS_TABLE", "p"),
+            ("MESSAGES_TABLE", "m"),
+            ("PLACEMENTS_TABLE", "pl"),
+            ("GAME_SESSION_QUEUES", "q"),
+            ("SUBSCRIPTIONS_TABLE", "s"),
+            ("PRESENCE_EVENT_BUS", "b"),
+            ("PARTIES_TABLE", "pa"),
+        ]);
+        let config = Config::from_map(&map).expect("valid");
+        assert_eq!(config.presence_liveness, PresenceLiveness::Heartbeat);
+        assert_eq!(
+            config.keep_alive(),
+            KeepAlive {
+                route: KeepAliveRoute::Heartbeat,
+                interval_seconds: 40
+            }
+        );
+
+        map.insert("PRESENCE_LIVENESS".into(), "connection-activity".into());
+        let config = Config::from_map(&map).expect("valid");
+        assert_eq!(config.keep_alive().route, KeepAliveRoute::Ping);
+
+        map.insert("PRESENCE_LIVENESS".into(), "pings".into());
+        let err = Config::from_map(&map).unwrap_err();
+        assert_eq!(
+            err.problems,
+            vec!["PRESENCE_LIVENESS=\"pings\" is not heartbeat or connection-activity".to_string()]
+        );
     }
 
     #[test]

@@ -8,6 +8,8 @@ pub use gamelift_sockets_protocol::domain;
 /// The client protocol, from the protocol crate (clients share it).
 pub use gamelift_sockets_protocol::frames as protocol;
 pub mod config;
+/// What `resume` tells a client's timer, from the protocol crate.
+pub use gamelift_sockets_protocol::keep_alive;
 pub mod latencies;
 pub mod matchmaking;
 pub mod party;

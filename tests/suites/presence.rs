@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use shared::config::PresenceLiveness;
 use shared::domain::PresenceStatus;
 use shared::ports::Clock;
 use tests::stack::{Client, Received, TestStack};
@@ -255,6 +256,17 @@ enum Store {
 /// runs: the test moves time and sweeps when it says. `None` when the store is DynamoDB
 /// Local and `DYNAMODB_ENDPOINT` is not set.
 async fn clocked_stack(clock: &shared::ports::ManualClock, store: Store) -> Option<TestStack> {
+    clocked_stack_with(clock, store, PresenceLiveness::Heartbeat, false).await
+}
+
+/// [`clocked_stack`] in `liveness` mode; with `counts_sent_frames`, its API Gateway moves a
+/// socket's `lastActiveAt` on the frames it sends too (what AWS does not rule out).
+async fn clocked_stack_with(
+    clock: &shared::ports::ManualClock,
+    store: Store,
+    liveness: PresenceLiveness,
+    counts_sent_frames: bool,
+) -> Option<TestStack> {
     let endpoint = match store {
         Store::Memory => None,
         Store::DynamoDbLocal => match tests::dynamodb::endpoint() {
@@ -270,6 +282,8 @@ async fn clocked_stack(clock: &shared::ports::ManualClock, store: Store) -> Opti
             s.presence.heartbeat_timeout_seconds = HEARTBEAT_TIMEOUT.as_secs();
             s.presence.reconnect_grace_seconds = RECONNECT_GRACE.as_secs();
             s.presence.sweep_interval_seconds = 3_600;
+            s.presence.presence_liveness = liveness;
+            s.gateway.last_active_counts_sent_frames = counts_sent_frames;
             if let Some(endpoint) = endpoint {
                 s.storage.dynamodb_endpoint = Some(endpoint);
                 s.storage.players_table = tests::dynamodb::unique_table_name("e2e-players");
@@ -366,9 +380,9 @@ async fn given_dynamodb_local_when_dave_only_heartbeats_for_three_timeouts_then_
     only_heartbeats_for_three_timeouts(Store::DynamoDbLocal).await;
 }
 
-async fn goes_silent(store: Store) {
+async fn goes_silent(store: Store, liveness: PresenceLiveness) {
     let clock = shared::ports::ManualClock::at(shared::ports::SystemClock.now_millis());
-    let Some(stack) = clocked_stack(&clock, store).await else {
+    let Some(stack) = clocked_stack_with(&clock, store, liveness, false).await else {
         return;
     };
     let mut erin = stack.online("erin").await.0;
@@ -421,14 +435,27 @@ async fn goes_silent(store: Store) {
 }
 
 #[tokio::test]
-async fn given_erin_goes_silent_then_the_first_sweep_after_her_timeout_takes_her_offline() {
-    goes_silent(Store::Memory).await;
+async fn given_heartbeat_mode_when_erin_goes_silent_then_the_first_sweep_after_her_timeout_takes_her_offline()
+ {
+    goes_silent(Store::Memory, PresenceLiveness::Heartbeat).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn given_dynamodb_local_when_erin_goes_silent_then_the_first_sweep_after_her_timeout_takes_her_offline()
+async fn given_dynamodb_local_in_heartbeat_mode_when_erin_goes_silent_then_the_first_sweep_after_her_timeout_takes_her_offline()
  {
-    goes_silent(Store::DynamoDbLocal).await;
+    goes_silent(Store::DynamoDbLocal, PresenceLiveness::Heartbeat).await;
+}
+
+#[tokio::test]
+async fn given_connection_activity_mode_when_erin_goes_silent_then_the_first_sweep_after_her_timeout_takes_her_offline()
+ {
+    goes_silent(Store::Memory, PresenceLiveness::ConnectionActivity).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn given_dynamodb_local_in_connection_activity_mode_when_erin_goes_silent_then_the_first_sweep_after_her_timeout_takes_her_offline()
+ {
+    goes_silent(Store::DynamoDbLocal, PresenceLiveness::ConnectionActivity).await;
 }
 
 /// Sends a `ping` (no reply ever comes, nothing is written) and waits until API
@@ -458,7 +485,9 @@ async fn ping_recorded(stack: &TestStack, client: &mut Client, player: &str, now
 
 async fn only_pings_for_three_timeouts(store: Store) {
     let clock = shared::ports::ManualClock::at(shared::ports::SystemClock.now_millis());
-    let Some(stack) = clocked_stack(&clock, store).await else {
+    let Some(stack) =
+        clocked_stack_with(&clock, store, PresenceLiveness::ConnectionActivity, false).await
+    else {
         return;
     };
     let mut fay = stack.online("fay").await.0;
@@ -530,13 +559,90 @@ async fn only_pings_for_three_timeouts(store: Store) {
 }
 
 #[tokio::test]
-async fn given_fay_only_pings_for_three_timeouts_then_every_sweep_leaves_her_online_until_she_goes_silent()
+async fn given_connection_activity_mode_when_fay_only_pings_for_three_timeouts_then_every_sweep_leaves_her_online_until_she_goes_silent()
  {
     only_pings_for_three_timeouts(Store::Memory).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn given_dynamodb_local_when_fay_only_pings_for_three_timeouts_then_every_sweep_leaves_her_online_until_she_goes_silent()
+async fn given_dynamodb_local_in_connection_activity_mode_when_fay_only_pings_for_three_timeouts_then_every_sweep_leaves_her_online_until_she_goes_silent()
  {
     only_pings_for_three_timeouts(Store::DynamoDbLocal).await;
+}
+
+/// Gus sends nothing after `resume`; bob messages him every sweep period, and every
+/// message reaches his socket. The stack's API Gateway counts frames it sends as activity
+/// (the reading AWS does not rule out). Returns the sweep (ms after his connect) that took
+/// him offline, if one did within four timeouts.
+async fn only_receives_pushes(store: Store, liveness: PresenceLiveness) -> Option<i64> {
+    let clock = shared::ports::ManualClock::at(shared::ports::SystemClock.now_millis());
+    let stack = clocked_stack_with(&clock, store, liveness, true).await?;
+    let (mut gus, _) = stack.online("gus").await;
+    let (mut bob, _) = stack.online("bob").await;
+    let sweeper = local::Routes::wire_presence_timeout(stack.stack().dependencies());
+    let started = clock.now_millis();
+    let mut offline_at = None;
+    while clock.now_millis() < started + 4 * HEARTBEAT_TIMEOUT.as_millis() as i64 {
+        clock.advance(SWEEP_EVERY_MS);
+        let now = clock.now_millis();
+        // Bob's own heartbeat keeps him online whatever the mode; his message reaches gus.
+        heartbeat_recorded(&stack, &mut bob, "bob", now).await;
+        let sent = bob
+            .request(
+                "sendMessage",
+                json!({"playerIds": ["gus"], "message": {"n": now}}),
+            )
+            .await;
+        if sent["type"] != "ack" {
+            break; // Gus is gone: nothing more reaches him.
+        }
+        let pushed = gus.next_frame().await;
+        assert_eq!(
+            pushed["type"], "message",
+            "{store:?} {liveness:?}: {pushed}"
+        );
+        if sweeper.sweep_once(now).await.swept == 1 {
+            offline_at = Some(now - started);
+            assert_eq!(
+                gus.next_frame().await,
+                json!({"type": "disconnected", "reason": "heartbeat_timeout"})
+            );
+            break;
+        }
+    }
+    stack.shutdown().await;
+    offline_at
+}
+
+#[tokio::test]
+async fn given_heartbeat_mode_when_gus_only_receives_pushes_then_he_goes_offline_within_the_timeout_plus_one_sweep()
+ {
+    let offline_at = only_receives_pushes(Store::Memory, PresenceLiveness::Heartbeat).await;
+    assert!(
+        offline_at.is_some_and(|at| at <= HEARTBEAT_TIMEOUT.as_millis() as i64 + SWEEP_EVERY_MS),
+        "offline at {offline_at:?} ms"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn given_dynamodb_local_in_heartbeat_mode_when_gus_only_receives_pushes_then_he_goes_offline_within_the_timeout_plus_one_sweep()
+ {
+    if tests::dynamodb::endpoint().is_none() {
+        return;
+    }
+    let offline_at = only_receives_pushes(Store::DynamoDbLocal, PresenceLiveness::Heartbeat).await;
+    assert!(
+        offline_at.is_some_and(|at| at <= HEARTBEAT_TIMEOUT.as_millis() as i64 + SWEEP_EVERY_MS),
+        "offline at {offline_at:?} ms"
+    );
+}
+
+#[tokio::test]
+async fn given_connection_activity_mode_and_an_api_gateway_counting_sent_frames_when_gus_only_receives_pushes_then_he_looks_online()
+ {
+    // Why heartbeat is the default: if API Gateway counted its own frames as activity,
+    // a socket nobody reads that keeps receiving pushes would never be swept here.
+    let offline_at =
+        only_receives_pushes(Store::Memory, PresenceLiveness::ConnectionActivity).await;
+    assert_eq!(offline_at, None);
 }

@@ -1,7 +1,7 @@
 //! The Rust client (clients/rust) against the local stack in JWT mode: reconnect after a
 //! server-side drop with a fresh token, `session_replaced`, rollover before the maximum
-//! connection time, typed errors and timeouts, a refused token, and a timer that only
-//! pings keeping its player online.
+//! connection time, typed errors and timeouts, a refused token, and the timer keeping
+//! its player online in both liveness modes (what `resume`'s `keepAlive` says).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -352,76 +352,93 @@ async fn given_rollover_before_a_3_second_limit_then_no_drop_and_no_lost_message
     bob.client.close();
 }
 
-#[tokio::test]
-async fn given_a_2_second_idle_timeout_then_the_heartbeat_timer_keeps_the_socket_and_silence_loses_it()
- {
-    let stack = jwt_stack(|s| s.gateway.idle_timeout_seconds = 2).await;
-    let beating = player(&stack, "gus", 600, |c| {
-        c.heartbeat_interval = Duration::from_millis(500);
-    })
-    .await;
-    let silent = player(&stack, "hal", 600, |c| {
-        c.heartbeat_interval = Duration::from_secs(60);
-    })
-    .await;
-    tokio::time::sleep(Duration::from_millis(3500)).await;
-    let dropped =
-        |p: &Player| p.count(|e| matches!(e, Event::State(ConnectionState::Reconnecting { .. })));
-    assert_eq!(dropped(&beating), 0, "heartbeats kept it open");
-    assert_eq!(beating.tokens.lock().unwrap().len(), 1);
-    assert!(
-        dropped(&silent) > 0,
-        "the idle timeout closed the silent one"
-    );
+/// A raw socket of `name`'s that resumes and then sends nothing at all.
+async fn silent_socket(stack: &TestStack, name: &str) -> tests::stack::Client {
+    let mut silent = stack
+        .connect_query(&format!("token={}", token(name, 600)))
+        .await
+        .expect("the stack takes the token");
+    silent.resume(None).await;
     silent
-        .until("the silent one to resume", |p| {
-            p.events.lock().unwrap().iter().filter_map(resumed).count() >= 2
-        })
-        .await;
-    beating.client.close();
-    silent.client.close();
 }
 
 #[tokio::test]
-async fn given_a_2_second_heartbeat_timeout_then_a_client_whose_timer_only_pings_stays_online_for_three_timeouts_and_a_silent_one_is_swept()
- {
+async fn given_a_2_second_idle_timeout_then_the_timer_keeps_the_socket_and_silence_loses_it() {
+    // The stack tells the client a frame a second (its idle timeout less a tenth, at least
+    // a second to spare); a socket that sends nothing is closed by the idle timeout.
+    let stack = jwt_stack(|s| s.gateway.idle_timeout_seconds = 2).await;
+    let beating = player(&stack, "gus", 600, |_| {}).await;
+    let mut silent = silent_socket(&stack, "hal").await;
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    let dropped =
+        |p: &Player| p.count(|e| matches!(e, Event::State(ConnectionState::Reconnecting { .. })));
+    assert_eq!(dropped(&beating), 0, "the timer kept it open");
+    assert_eq!(beating.tokens.lock().unwrap().len(), 1);
+    assert_eq!(
+        silent.expect_close_within(Duration::from_millis(100)).await,
+        1001,
+        "the idle timeout closed the silent one"
+    );
+    beating.client.close();
+}
+
+/// A client library left to its timer, and a silent socket, on a stack that takes players
+/// silent for 2 seconds offline, in `liveness` mode: the client stays online (the same
+/// socket) for three timeouts, the silent one is swept. Returns how far the client's
+/// deadline moved (heartbeats move it; pings do not).
+async fn left_to_its_timer(liveness: shared::config::PresenceLiveness) -> i64 {
     let stack = jwt_stack(|s| {
         s.presence.heartbeat_timeout_seconds = 2;
         s.presence.sweep_interval_seconds = 1;
+        s.presence.presence_liveness = liveness;
     })
     .await;
-    // Nothing is pushed to either: the timer has no cursor to report, so it only pings.
-    let pinging = player(&stack, "ivy", 600, |c| {
-        c.heartbeat_interval = Duration::from_millis(500);
-    })
-    .await;
-    let silent = player(&stack, "jay", 600, |c| {
+    // The config says a frame a minute; the stack's keepAlive (a frame a second) wins.
+    let timed = player(&stack, "ivy", 600, |c| {
         c.heartbeat_interval = Duration::from_secs(60);
     })
     .await;
+    let mut silent = silent_socket(&stack, "jay").await;
     let ivy = shared::domain::PlayerId::parse("ivy").unwrap();
     let connected = stack.stack().players().get(&ivy).await.unwrap().unwrap();
     tokio::time::sleep(Duration::from_millis(6500)).await;
-    let dropped =
-        |p: &Player| p.count(|e| matches!(e, Event::State(ConnectionState::Reconnecting { .. })));
+    let dropped = timed.count(|e| matches!(e, Event::State(ConnectionState::Reconnecting { .. })));
     assert_eq!(
-        dropped(&pinging),
-        0,
-        "pings kept her online and her socket open"
+        dropped, 0,
+        "{liveness:?}: the timer kept her online, her socket open"
     );
     let now = stack.stack().players().get(&ivy).await.unwrap().unwrap();
-    assert_eq!(now.status, shared::domain::PresenceStatus::Online);
     assert_eq!(
-        (now.connection_id, now.sweep_at),
-        (connected.connection_id, connected.sweep_at),
-        "the same socket, and no heartbeat moved the deadline `$connect` set"
+        now.status,
+        shared::domain::PresenceStatus::Online,
+        "{liveness:?}"
     );
-    assert!(
-        dropped(&silent) > 0,
-        "the sweeper took the silent one offline and closed its socket"
+    assert_eq!(
+        now.connection_id, connected.connection_id,
+        "{liveness:?}: the same socket"
     );
-    pinging.client.close();
-    silent.client.close();
+    assert_eq!(
+        silent.next_frame().await,
+        json!({"type": "disconnected", "reason": "heartbeat_timeout"}),
+        "{liveness:?}: the sweeper took the silent one offline"
+    );
+    timed.client.close();
+    now.sweep_at.unwrap_or_default() - connected.sweep_at.unwrap_or_default()
+}
+
+#[tokio::test]
+async fn given_heartbeat_mode_when_a_client_is_left_to_its_timer_then_its_heartbeats_keep_it_online_for_three_timeouts()
+ {
+    let moved = left_to_its_timer(shared::config::PresenceLiveness::Heartbeat).await;
+    assert!(moved > 0, "heartbeats moved the deadline");
+}
+
+#[tokio::test]
+async fn given_connection_activity_mode_when_a_client_is_left_to_its_timer_then_its_pings_keep_it_online_for_three_timeouts()
+ {
+    // Nothing is pushed to her: the timer has no cursor to report, so it only pings.
+    let moved = left_to_its_timer(shared::config::PresenceLiveness::ConnectionActivity).await;
+    assert_eq!(moved, 0, "no heartbeat moved the deadline `$connect` set");
 }
 
 /// A client whose every connect after the first waits for `gate` to give it a token, so

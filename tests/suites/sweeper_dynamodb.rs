@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use presence_timeout::{PresenceTimeoutHandler, SweepSummary};
 use shared::adapters::dynamodb::{DynamoPartyStore, DynamoPlayerStore};
 use shared::adapters::memory::InProcessEventBus;
-use shared::config::Config;
+use shared::config::{Config, PresenceLiveness};
 use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
 use shared::party::Parties;
 use shared::ports::{
@@ -47,6 +47,10 @@ struct World {
 impl World {
     /// A fresh Players table; every call the sweeper makes is counted.
     async fn new(shards: u32) -> Self {
+        Self::with_liveness(shards, PresenceLiveness::Heartbeat).await
+    }
+
+    async fn with_liveness(shards: u32, liveness: PresenceLiveness) -> Self {
         let client = dynamodb_local().await;
         let table = fresh_players_table(&client).await;
         let counter = CallCounter::new();
@@ -59,6 +63,7 @@ impl World {
         );
         let mut config = Config::for_local("Development");
         config.presence_shards = shards;
+        config.presence_liveness = liveness;
         let parties = Arc::new(DynamoPartyStore::new(
             client.clone(),
             fresh_parties_table(&client).await,
@@ -166,10 +171,6 @@ async fn given_zombies_players_past_grace_and_live_players_when_sweeping_then_on
     assert_eq!(
         gateway.calls(),
         vec![
-            GatewayCall::Get {
-                endpoint: ENDPOINT.into(),
-                connection: "c-zombie".into(),
-            },
             GatewayCall::Post {
                 endpoint: ENDPOINT.into(),
                 connection: "c-zombie".into(),
@@ -208,8 +209,8 @@ async fn given_players_past_their_deadline_whose_sockets_ping_when_sweeping_then
  {
     // Given: both missed the heartbeat deadline in DynamoDB; `pinger`'s socket was
     // active 10 s ago (it sends `ping`, which writes nothing), `silent`'s not for longer
-    // than the timeout, and `unknown`'s GetConnection fails.
-    let w = World::new(1).await;
+    // than the timeout, and `unknown`'s GetConnection fails (connection-activity mode).
+    let w = World::with_liveness(1, PresenceLiveness::ConnectionActivity).await;
     for name in ["pinger", "silent", "unknown"] {
         w.connect(name, T0 - HEARTBEAT - 1).await;
     }

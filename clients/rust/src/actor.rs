@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
-use gamelift_sockets_protocol::ClientRequest;
+use gamelift_sockets_protocol::{ClientRequest, KeepAlive};
 use serde_json::{Map, Value, json};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
-use tokio::time::{Instant, MissedTickBehavior, interval};
+use tokio::time::{Instant, Interval, MissedTickBehavior, interval, interval_at};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 
@@ -89,6 +89,17 @@ pub(crate) struct Actor {
     placements: RecentKeys,
     attempt: u32,
     stopped: bool,
+    /// The timer: what the last `resume` ack's `keepAlive` said (or, without one, the
+    /// config's interval and idle frame).
+    heartbeat: Interval,
+    keep_alive: Option<KeepAlive>,
+}
+
+/// A timer that ticks every `period`, its first tick one period from now.
+fn timer(period: Duration) -> Interval {
+    let mut timer = interval_at(Instant::now() + period, period);
+    timer.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    timer
 }
 
 impl Actor {
@@ -100,6 +111,7 @@ impl Actor {
     ) -> Self {
         let (io_tx, io_rx) = mpsc::unbounded_channel();
         let window = config.dedupe_window;
+        let heartbeat_interval = config.heartbeat_interval;
         Self {
             config,
             commands,
@@ -125,15 +137,14 @@ impl Actor {
             placements: RecentKeys::new(window),
             attempt: 0,
             stopped: false,
+            heartbeat: timer(heartbeat_interval),
+            keep_alive: None,
         }
     }
 
     pub(crate) async fn run(mut self) {
         self.emit(Event::State(ConnectionState::Connecting));
         self.open(false);
-        let mut heartbeat = interval(self.config.heartbeat_interval);
-        heartbeat.set_missed_tick_behavior(MissedTickBehavior::Delay);
-        heartbeat.reset();
         // Deadlines (reconnect, rollover, resume) are checked on a short tick.
         let mut tick = interval(Duration::from_millis(25));
         tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
@@ -144,7 +155,7 @@ impl Actor {
                     Some(Command::Close) | None => self.stop(StopReason::ClosedByClient).await,
                 },
                 Some(io) = self.io_rx.recv() => self.on_io(io).await,
-                _ = heartbeat.tick() => self.beat().await,
+                _ = self.heartbeat.tick() => self.beat().await,
                 _ = tick.tick() => self.on_tick().await,
             }
         }
@@ -344,6 +355,7 @@ impl Actor {
             return;
         }
         self.attempt = 0;
+        self.follow_keep_alive(&ack);
         self.rollover_at = Some(Instant::now() + self.config.rollover_after);
         self.emit(Event::State(ConnectionState::Live));
         self.emit(Event::Resumed(ack));
@@ -351,6 +363,21 @@ impl Actor {
             let _ = first.send(Ok(()));
         }
         self.flush_queue().await;
+    }
+
+    /// Follows the ack's `keepAlive` (a stack older than it sends none: the config's
+    /// interval then); the timer restarts only when its interval changes.
+    fn follow_keep_alive(&mut self, ack: &Map<String, Value>) {
+        self.keep_alive = ack
+            .get("keepAlive")
+            .and_then(|value| serde_json::from_value::<KeepAlive>(value.clone()).ok())
+            .filter(|keep_alive| keep_alive.interval_seconds > 0);
+        let period = self.keep_alive.map_or(self.config.heartbeat_interval, |k| {
+            Duration::from_secs(u64::from(k.interval_seconds))
+        });
+        if period != self.heartbeat.period() {
+            self.heartbeat = timer(period);
+        }
     }
 
     async fn on_closed(&mut self, id: u64) {

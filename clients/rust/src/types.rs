@@ -60,13 +60,11 @@ pub struct Config {
     /// The WebSocket API URL, e.g. `wss://abc.execute-api.us-east-1.amazonaws.com/production`.
     pub url: String,
     pub auth: Auth,
-    /// How often the timer shows the player is alive, below the server's
-    /// HEARTBEAT_TIMEOUT_SECONDS (90 s by default): a `heartbeat` with the cursor when a push
-    /// was handled since the cursor was last reported, otherwise a `ping`. Default 30 s.
+    /// How often the timer shows the player is alive when the server does not say
+    /// (`resume`'s ack carries `keepAlive`, which wins: the stack chooses). Default 30 s.
     pub heartbeat_interval: Duration,
-    /// True (the default): an idle tick sends `ping`. False: every tick sends `heartbeat`
-    /// (a database write each), for a deployment where a `ping` does not keep a player
-    /// online (docs/deploy.md: what presence assumes of API Gateway).
+    /// What an idle tick sends when the server does not say: `ping` (true, the default)
+    /// or `heartbeat`. A server's `keepAlive` wins.
     pub ping_when_idle: bool,
     /// How long a request waits for its reply (and a `resume` for its ack). Default 10 s.
     pub request_timeout: Duration,

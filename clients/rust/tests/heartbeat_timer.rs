@@ -31,6 +31,11 @@ struct Server {
 }
 
 async fn server() -> Server {
+    server_saying(None).await
+}
+
+/// A server whose `resume` acks carry `keep_alive` as their `keepAlive`, if any.
+async fn server_saying(keep_alive: Option<Value>) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("ws://{}/stage", listener.local_addr().unwrap());
     let (frames_tx, frames) = mpsc::unbounded_channel();
@@ -46,9 +51,15 @@ async fn server() -> Server {
                         let Message::Text(text) = message else { continue };
                         let frame: Value = serde_json::from_str(text.as_str()).unwrap();
                         let answer = match (frame["route"].as_str(), frame.get("requestId")) {
-                            (Some("resume"), Some(id)) => Some(json!({"type":"ack","route":"resume",
-                                "requestId":id,"playerId":"p","resumed":number > 1,"pendingMessages":0,
-                                "cursor":null,"placement":null,"gameSession":null,"party":null})),
+                            (Some("resume"), Some(id)) => {
+                                let mut ack = json!({"type":"ack","route":"resume",
+                                    "requestId":id,"playerId":"p","resumed":number > 1,"pendingMessages":0,
+                                    "cursor":null,"placement":null,"gameSession":null,"party":null});
+                                if let Some(keep_alive) = &keep_alive {
+                                    ack["keepAlive"] = keep_alive.clone();
+                                }
+                                Some(ack)
+                            }
                             (Some("heartbeat"), Some(id)) => Some(json!({"type":"ack",
                                 "route":"heartbeat","requestId":id,"serverTime":123})),
                             _ => None,
@@ -138,6 +149,43 @@ async fn given_an_idle_client_when_the_timer_ticks_then_it_sends_the_ping_route_
     let mut server = server().await;
     let (client, _events) = client(&server, 20).await;
     for _ in 0..3 {
+        assert_eq!(server.next_tick().await.1, json!({"route":"ping"}));
+    }
+    client.close();
+}
+
+#[tokio::test]
+async fn given_the_server_says_keep_alive_heartbeat_when_the_timer_ticks_then_every_tick_is_a_heartbeat_at_its_interval()
+ {
+    // The config says a ping a minute; the server says a heartbeat a second: it wins.
+    let mut server = server_saying(Some(json!({"route":"heartbeat","intervalSeconds":1}))).await;
+    let (client, mut events) = client(&server, 60_000).await;
+    server.push(presence(5));
+    handled(&mut events, 5).await;
+    let started = std::time::Instant::now();
+    for _ in 0..2 {
+        assert_eq!(
+            server.next_tick().await.1,
+            json!({"route":"heartbeat","body":{"cursor":5}}),
+            "a heartbeat each tick, with the cursor, even with nothing new to report"
+        );
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "the server's interval"
+    );
+    client.close();
+}
+
+#[tokio::test]
+async fn given_the_server_says_keep_alive_ping_when_idle_then_it_pings_even_with_ping_when_idle_off()
+ {
+    let mut server = server_saying(Some(json!({"route":"ping","intervalSeconds":1}))).await;
+    let mut config = Config::new(server.url.clone(), Auth::player_id("p"));
+    config.heartbeat_interval = Duration::from_secs(60);
+    config.ping_when_idle = false;
+    let (client, _events) = Client::connect(config).await.unwrap();
+    for _ in 0..2 {
         assert_eq!(server.next_tick().await.1, json!({"route":"ping"}));
     }
     client.close();

@@ -1,4 +1,4 @@
-import type { BodyOf, ClientFrame, GameSession, PartyView, ServerFrame } from './protocol.js';
+import type { BodyOf, ClientFrame, GameSession, KeepAlive, PartyView, ServerFrame } from './protocol.js';
 import { GameSocketsError, type StopReason } from './errors.js';
 import { Emitter, type ClientEvents, type ConnectionState, type ResumeAck } from './events.js';
 import { RecentKeys } from './dedupe.js';
@@ -13,15 +13,13 @@ export interface ClientOptions {
   /** Header-mode stacks only (development): the player id, sent as `?playerId=`. */
   playerId?: string;
   /**
-   * How often the timer shows the player is alive (below the server's HEARTBEAT_TIMEOUT_SECONDS,
-   * 90 s by default): a `heartbeat` carrying the cursor when a push was handled since the cursor
-   * was last reported, otherwise a `ping`. Default 30 000.
+   * How often the timer shows the player is alive when the server does not say (`resume`'s ack
+   * carries `keepAlive`, which wins: the stack chooses the frame and interval). Default 30 000.
    */
   heartbeatIntervalMs?: number;
   /**
-   * True (default): an idle tick sends `ping`. False: every tick sends `heartbeat` (a database
-   * write each), for a deployment where a `ping` does not keep a player online (the repo's
-   * docs/deploy.md: what presence assumes of API Gateway).
+   * What an idle tick sends when the server does not say: true (default) a `ping`, false a
+   * `heartbeat`. A server's `keepAlive` wins.
    */
   pingWhenIdle?: boolean;
   /** How long a request waits for its reply. Default 10 000. */
@@ -68,6 +66,15 @@ interface Pending {
   conn?: Conn;
 }
 
+/** The ack's `keepAlive`, if it carries a usable one (a stack older than it sends none). */
+function keepAliveOf(ack: ResumeAck): { route: KeepAlive['route']; intervalMs: number } | null {
+  const keepAlive = ack.keepAlive as Partial<KeepAlive> | undefined;
+  if (!keepAlive || (keepAlive.route !== 'heartbeat' && keepAlive.route !== 'ping')) return null;
+  const seconds = keepAlive.intervalSeconds;
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 1) return null;
+  return { route: keepAlive.route, intervalMs: seconds * 1000 };
+}
+
 const camel = (type: string) => type.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /**
@@ -101,6 +108,8 @@ export class GameSocketsClient {
   private firstLive: Promise<ResumeAck> | null = null;
   /** A rollover is under way: requests wait for the new socket. */
   private rolling = false;
+  /** What the timer sends and how often: the last `resume` ack's `keepAlive`, or the options. */
+  private keepAlive: { route: KeepAlive['route']; intervalMs: number } | null = null;
 
   constructor(private readonly config: ClientOptions) {
     if (config.token === undefined && config.playerId === undefined) {
@@ -388,6 +397,7 @@ export class GameSocketsClient {
       this.emitter.emit('rollover', { resumed: ack.resumed });
     }
     this.attempt = 0;
+    this.keepAlive = keepAliveOf(ack);
     this.setState('live');
     this.startTimers();
     this.emitter.emit('resumed', ack);
@@ -493,27 +503,30 @@ export class GameSocketsClient {
 
   private startTimers(): void {
     this.stopTimers();
-    this.heartbeatTimer = setInterval(() => this.beat(), this.options.heartbeatIntervalMs);
+    const intervalMs = this.keepAlive?.intervalMs ?? this.options.heartbeatIntervalMs;
+    this.heartbeatTimer = setInterval(() => this.beat(), intervalMs);
     this.rolloverTimer = setTimeout(() => this.rollover(), this.options.rolloverAfterMs);
   }
 
   /**
-   * The timer's sign of life. A `ping` costs one inbound message and nothing else (API Gateway
-   * takes it, no function, no write); a `heartbeat` costs a database write, worth it only to
-   * record a new cursor. So: `heartbeat` with the cursor when a push was handled since the
-   * cursor was last reported (a reload's `resume` without cursor then replays at most one
-   * interval of frames), `ping` otherwise. Neither has a `requestId`: nothing comes back.
+   * The timer's sign of life, as the server's `keepAlive` says. `heartbeat`: every tick is a
+   * heartbeat (with the cursor, if any), the only frame that keeps the player online there.
+   * `ping`: a `ping` costs one inbound message and nothing else (API Gateway takes it, no
+   * function, no write), a `heartbeat` a database write, worth it only to record a new cursor;
+   * so a `heartbeat` with the cursor when a push was handled since the cursor was last reported
+   * (a reload's `resume` without cursor then replays at most one interval of frames), a `ping`
+   * otherwise. Neither has a `requestId`: nothing comes back.
    */
   private beat(): void {
     const conn = this.current;
     if (!conn?.live) return;
     const cursor = this.lastSeq;
-    if (cursor !== null && (this.reportedSeq === null || cursor > this.reportedSeq)) {
+    const fresh = cursor !== null && (this.reportedSeq === null || cursor > this.reportedSeq);
+    const idleRoute = this.keepAlive?.route ?? (this.options.pingWhenIdle ? 'ping' : 'heartbeat');
+    if (fresh || (idleRoute === 'heartbeat' && cursor !== null)) {
       if (this.send(conn, { route: 'heartbeat', body: { cursor } })) this.reportedSeq = cursor;
-    } else if (this.options.pingWhenIdle) {
-      this.send(conn, { route: 'ping' });
     } else {
-      this.send(conn, { route: 'heartbeat' });
+      this.send(conn, { route: idleRoute });
     }
   }
 

@@ -1,4 +1,4 @@
-import type { ServerFrame, ServerFrameOf } from './protocol.js';
+import type { KeepAlive, ServerFrame, ServerFrameOf } from './protocol.js';
 import type { StopReason } from './errors.js';
 
 /** Where the client is. */
@@ -13,6 +13,8 @@ export interface ResumeAck {
   placement: unknown;
   gameSession: unknown;
   party: unknown;
+  /** What the client's timer sends, and how often (the client follows it). */
+  keepAlive?: KeepAlive;
   [field: string]: unknown;
 }
 

@@ -207,6 +207,27 @@ export type GameSession = {
 };
 
 /**
+ * The frame a client's timer sends, and how often. A client that got no `keepAlive`
+ * (a stack older than it) sends what it is configured to.
+ */
+export type KeepAlive = {
+  /**
+   * Seconds between two of the timer's frames: two per heartbeat timeout with a tenth
+   * of it to spare, so one lost frame does not take the player offline, and one before
+   * the idle timeout closes the socket (API Gateway's is 10 minutes: at most 540).
+   */
+  intervalSeconds: number;
+  route: KeepAliveRoute;
+};
+
+/**
+ * What the timer sends.
+ */
+export type KeepAliveRoute = 
+  | "heartbeat"
+  | "ping";
+
+/**
  * `setPlacementLatencies`: region → milliseconds (`{}` clears).
  */
 export type LatenciesBody = {

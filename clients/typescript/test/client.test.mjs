@@ -220,6 +220,21 @@ describe('against a stack with a 3-second maximum connection time', () => {
   });
 });
 
+/** A raw socket of `player`'s that resumes and then sends nothing; records how it ends. */
+async function silentSocket(stack, player) {
+  const socket = new WebSocket(`${stack.url}?token=${mintToken(player)}`);
+  const seen = { frames: [], closed: null };
+  socket.onmessage = (event) => seen.frames.push(JSON.parse(event.data));
+  socket.onclose = (event) => (seen.closed = event.code);
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = reject;
+  });
+  socket.send(JSON.stringify({ route: 'resume', requestId: 'r' }));
+  await until(() => seen.frames.some((f) => f.type === 'ack'), `${player}'s resume ack`, 5000);
+  return { socket, seen };
+}
+
 describe('against a stack that closes sockets idle for 2 seconds', () => {
   let stack;
   before(async () => {
@@ -229,45 +244,46 @@ describe('against a stack that closes sockets idle for 2 seconds', () => {
     await stack?.stop();
   });
 
-  it('given the heartbeat timer, then the socket stays open; without it, the idle timeout drops it', async () => {
-    const beating = clientFor(stack, 'gus-heartbeat', { client: { heartbeatIntervalMs: 500 } });
-    const silent = clientFor(stack, 'hal-silent', { client: { heartbeatIntervalMs: 60_000 } });
-    await beating.client.connect();
-    await silent.client.connect();
+  it('given the timer at the interval the stack says, then the socket stays open; a silent one is closed by the idle timeout', async () => {
+    // The option says a frame a minute; the stack's keepAlive (a frame a second) wins.
+    const beating = clientFor(stack, 'gus-heartbeat', { client: { heartbeatIntervalMs: 60_000 } });
+    const ack = await beating.client.connect();
+    assert.equal(ack.keepAlive.intervalSeconds, 1);
+    const silent = await silentSocket(stack, 'hal-silent');
     await sleep(3500);
-    assert.ok(!beating.seen.states.includes('reconnecting'), 'heartbeats kept it open');
+    assert.ok(!beating.seen.states.includes('reconnecting'), 'the timer kept it open');
     assert.equal(beating.tokens.length, 1);
-    assert.ok(silent.seen.states.includes('reconnecting'), 'the idle timeout closed the silent one');
-    // ... and it came back on its own, resumed within the grace.
-    await until(() => silent.seen.resumes.length >= 2, 'the silent client to reconnect');
-    assert.equal(silent.seen.resumes[1].resumed, true);
+    assert.equal(silent.seen.closed, 1001, 'the idle timeout closed the silent one');
     beating.client.close();
-    silent.client.close();
   });
 });
 
-describe('against a stack that takes players silent for 2 seconds offline', () => {
-  let stack;
-  before(async () => {
-    stack = await startStack({ HEARTBEAT_TIMEOUT_SECONDS: '2', SWEEP_INTERVAL_SECONDS: '1' });
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+for (const liveness of ['heartbeat', 'connection-activity']) {
+  describe(`against a stack in ${liveness} mode that takes players silent for 2 seconds offline`, () => {
+    let stack;
+    before(async () => {
+      stack = await startStack({ HEARTBEAT_TIMEOUT_SECONDS: '2', SWEEP_INTERVAL_SECONDS: '1', PRESENCE_LIVENESS: liveness });
+    });
+    after(async () => {
+      await stack?.stop();
+    });
 
-  it('given a timer that only pings, then the player stays online for three timeouts; a silent one is swept', async () => {
-    // Nothing is pushed to either: the timer has no cursor to report, so it only pings.
-    const pinging = clientFor(stack, 'ivy-pings', { client: { heartbeatIntervalMs: 500 } });
-    const silent = clientFor(stack, 'jay-silent', { client: { heartbeatIntervalMs: 60_000 } });
-    await pinging.client.connect();
-    await silent.client.connect();
-    await sleep(6500);
-    assert.ok(!pinging.seen.states.includes('reconnecting'), 'pings kept her socket open');
-    assert.ok(silent.seen.states.includes('reconnecting'), 'the sweeper closed the silent one');
-    const watcher = clientFor(stack, 'kim-watches');
-    await watcher.client.connect();
-    const { presence } = await watcher.client.subscribePresence(['ivy-pings']);
-    assert.deepEqual(presence, { 'ivy-pings': 'online' });
-    for (const { client } of [pinging, silent, watcher]) client.close();
+    it('given a client left to its timer, then its player stays online for three timeouts; a silent socket is swept', async () => {
+      const timed = clientFor(stack, 'ivy-timer', { client: { heartbeatIntervalMs: 60_000 } });
+      const ack = await timed.client.connect();
+      assert.deepEqual(ack.keepAlive, { route: liveness === 'heartbeat' ? 'heartbeat' : 'ping', intervalSeconds: 1 });
+      const silent = await silentSocket(stack, 'jay-silent');
+      await sleep(6500);
+      assert.ok(!timed.seen.states.includes('reconnecting'), 'the timer kept her socket open');
+      assert.ok(
+        silent.seen.frames.some((f) => f.type === 'disconnected' && f.reason === 'heartbeat_timeout'),
+        'the sweeper took the silent one offline',
+      );
+      const watcher = clientFor(stack, 'kim-watches');
+      await watcher.client.connect();
+      const { presence } = await watcher.client.subscribePresence(['ivy-timer']);
+      assert.deepEqual(presence, { 'ivy-timer': 'online' });
+      for (const { client } of [timed, watcher]) client.close();
+    });
   });
-});
+}

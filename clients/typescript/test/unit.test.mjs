@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { GameSocketsClient } from '../dist/index.js';
 
 /** A socket the test drives: `serve(frame)` delivers a server frame. */
-function scriptedSockets({ refuseWith } = {}) {
+function scriptedSockets({ refuseWith, keepAlive } = {}) {
   const sockets = [];
   const factory = (url) => {
     const socket = {
@@ -19,7 +19,7 @@ function scriptedSockets({ refuseWith } = {}) {
         const frame = JSON.parse(text);
         socket.sent.push(frame);
         if (frame.route === 'resume') {
-          socket.serve({ type: 'ack', route: 'resume', requestId: frame.requestId, playerId: 'p', resumed: false, pendingMessages: 0, cursor: null, placement: null, gameSession: null, party: null });
+          socket.serve({ type: 'ack', route: 'resume', requestId: frame.requestId, playerId: 'p', resumed: false, pendingMessages: 0, cursor: null, placement: null, gameSession: null, party: null, ...(keepAlive ? { keepAlive } : {}) });
         }
       },
       close(code = 1000) {
@@ -93,9 +93,9 @@ describe('de-duplication', () => {
 
 describe('the heartbeat timer', () => {
   const timerFrames = (socket) => socket.sent.filter((f) => f.route === 'ping' || f.route === 'heartbeat');
-  const ticks = (socket, n) => until(() => timerFrames(socket).length >= n);
-  const until = async (done) => {
-    for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  const ticks = (socket, n, withinMs = 1_000) => until(() => timerFrames(socket).length >= n, withinMs);
+  const until = async (done, withinMs = 1_000) => {
+    for (let i = 0; i < withinMs / 5 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.ok(done(), 'the timer ticked');
   };
 
@@ -105,6 +105,31 @@ describe('the heartbeat timer', () => {
     await client.connect();
     await ticks(sockets[0], 3);
     assert.deepEqual(timerFrames(sockets[0]).slice(0, 3), [{ route: 'heartbeat' }, { route: 'heartbeat' }, { route: 'heartbeat' }]);
+    client.close();
+  });
+
+  it('given the server says keepAlive heartbeat every second, then every tick is a heartbeat at its interval, whatever the options say', async () => {
+    const { sockets, factory } = scriptedSockets({ keepAlive: { route: 'heartbeat', intervalSeconds: 1 } });
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory, heartbeatIntervalMs: 60_000, pingWhenIdle: true });
+    await client.connect();
+    const socket = sockets[0];
+    socket.serve({ type: 'message', messageId: 'm1', from: 'bob', message: 1, sentAt: 1, seq: 5 });
+    const started = Date.now();
+    await ticks(socket, 2, 3_000);
+    assert.ok(Date.now() - started < 5_000, 'the server interval, not the 60 s option');
+    assert.deepEqual(timerFrames(socket).slice(0, 2), [
+      { route: 'heartbeat', body: { cursor: 5 } },
+      { route: 'heartbeat', body: { cursor: 5 } },
+    ], 'a heartbeat each tick, with the cursor, even with nothing new to report');
+    client.close();
+  });
+
+  it('given the server says keepAlive ping, then idle ticks are pings even with pingWhenIdle false', async () => {
+    const { sockets, factory } = scriptedSockets({ keepAlive: { route: 'ping', intervalSeconds: 1 } });
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory, heartbeatIntervalMs: 60_000, pingWhenIdle: false });
+    await client.connect();
+    await ticks(sockets[0], 2, 3_000);
+    assert.deepEqual(timerFrames(sockets[0]).slice(0, 2), [{ route: 'ping' }, { route: 'ping' }]);
     client.close();
   });
 

@@ -6,11 +6,13 @@
 //! player (online or disconnected: a page of keys, then their `sweepAt` in one batched
 //! read), keeps those whose `sweepAt` has passed (a heartbeat deadline, or the end of a
 //! grace period) and for each, concurrently up to a bound:
-//! - if they are online, asks API Gateway when their socket was last active
-//!   (GetConnection): a client that only sends `ping` frames (no function, no write)
-//!   never moves `sweepAt`, so a socket active within `HEARTBEAT_TIMEOUT_SECONDS` keeps
-//!   its player online and nothing is written (it is asked again next sweep); a failed
-//!   call leaves the player for the next sweep;
+//! - with `PRESENCE_LIVENESS=connection-activity` only, if they are online, asks API
+//!   Gateway when their socket was last active (GetConnection): a client that only sends
+//!   `ping` frames (no function, no write) never moves `sweepAt`, so a socket active
+//!   within `HEARTBEAT_TIMEOUT_SECONDS` keeps its player online and nothing is written
+//!   (it is asked again next sweep); a failed call leaves the player for the next sweep.
+//!   With `heartbeat` (the default) the deadline alone decides: AWS does not document
+//!   which frames move `lastActiveAt` (docs/deploy.md#what-this-stack-assumes-of-aws);
 //! - marks them offline with a conditional write (only if `sweepAt` is still old: a
 //!   heartbeat or reconnect that landed meanwhile wins, and the player is left alone);
 //! - if they were still `online` (a zombie: the socket is open but silent), closes the
@@ -25,7 +27,8 @@
 //! others. A margin before the invocation's deadline the sweep starts no new player
 //! (nor page): the work in flight finishes, the players not reached stay in the index
 //! for the next run. Round trips: one Query and one BatchGetItem per page of 100
-//! tracked players, one GetConnection per online player past its deadline, one
+//! tracked players, one GetConnection per online player past its deadline (in
+//! `connection-activity` mode), one
 //! UpdateItem per player swept, one DeleteConnection per zombie,
 //! one PutEvents per 10 players.
 
@@ -40,7 +43,7 @@ use futures_util::stream;
 use lambda_runtime::LambdaEvent;
 use serde::Serialize;
 use serde_json::Value;
-use shared::config::Config;
+use shared::config::{Config, PresenceLiveness};
 use shared::domain::{EpochMillis, PlayerId, PresenceStatus};
 use shared::party::Parties;
 use shared::ports::{
@@ -310,7 +313,13 @@ impl PresenceTimeoutHandler {
         if self.out_of_time(stop_at, stopped_early) {
             return Retired::LeftForNextRun;
         }
-        if let Some(socket) = &player.online_connection {
+        let asks_api_gateway =
+            self.config.presence_liveness == PresenceLiveness::ConnectionActivity;
+        if let Some(socket) = player
+            .online_connection
+            .as_ref()
+            .filter(|_| asks_api_gateway)
+        {
             match self
                 .gateway
                 .get(&socket.endpoint, &socket.connection_id)

@@ -42,8 +42,13 @@ struct World {
 
 impl World {
     fn new(shards: u32) -> Self {
+        Self::with_liveness(shards, PresenceLiveness::Heartbeat)
+    }
+
+    fn with_liveness(shards: u32, liveness: PresenceLiveness) -> Self {
         let mut config = Config::for_local("Development");
         config.presence_shards = shards;
+        config.presence_liveness = liveness;
         let players = Arc::new(InMemoryPlayerStore::new());
         let messages = Arc::new(InMemoryMessageStore::new());
         Self {
@@ -144,11 +149,7 @@ async fn given_alice_online_without_a_heartbeat_when_sweeping_then_she_goes_offl
     assert_eq!(
         w.gateway.calls(),
         vec![
-            // Was the socket active since (a `ping`)? API Gateway knows no activity.
-            GatewayCall::Get {
-                endpoint: endpoint(),
-                connection: "c-alice".into(),
-            },
+            // In heartbeat mode the deadline alone decides: API Gateway is not asked.
             GatewayCall::Post {
                 endpoint: endpoint(),
                 connection: "c-alice".into(),
@@ -443,10 +444,42 @@ async fn given_concurrent_work_when_the_deadline_margin_is_reached_then_nothing_
 }
 
 #[tokio::test]
+async fn given_connection_activity_mode_when_a_silent_zombie_is_swept_then_api_gateway_is_asked_first()
+ {
+    let w = World::with_liveness(4, PresenceLiveness::ConnectionActivity);
+    w.connect("alice", T0 - HEARTBEAT - 1).await;
+    let summary = w.handler().sweep_once(T0).await;
+    assert_eq!((summary.swept, summary.zombies_closed), (1, 1));
+    assert_eq!(
+        w.gateway.calls().first(),
+        // Was the socket active since (a `ping`)? API Gateway knows no activity.
+        Some(&GatewayCall::Get {
+            endpoint: endpoint(),
+            connection: "c-alice".into(),
+        })
+    );
+}
+
+#[tokio::test]
+async fn given_heartbeat_mode_when_a_socket_api_gateway_saw_active_is_past_its_deadline_then_it_is_swept()
+ {
+    // Given: the socket looks active to API Gateway (pushes, say), but sent no heartbeat.
+    let w = World::new(4);
+    w.connect("alice", T0 - HEARTBEAT - 1).await;
+    w.gateway.set_last_active("c-alice", T0 - 5_000);
+
+    // When / Then: the deadline alone decides.
+    let summary = w.handler().sweep_once(T0).await;
+    assert_eq!((summary.swept, summary.still_active), (1, 0));
+    assert_eq!(w.status("alice").await, PresenceStatus::Offline);
+}
+
+#[tokio::test]
 async fn given_alice_past_her_deadline_but_pinging_when_sweeping_then_she_stays_online_until_she_goes_silent()
  {
-    // Given: no heartbeat moved her deadline, but her socket sent a ping 5 s ago.
-    let w = World::new(4);
+    // Given: connection-activity mode; no heartbeat moved her deadline, but her socket
+    // sent a ping 5 s ago.
+    let w = World::with_liveness(4, PresenceLiveness::ConnectionActivity);
     w.connect("alice", T0 - HEARTBEAT - 1).await;
     w.gateway.set_last_active("c-alice", T0 - 5_000);
 

@@ -21,8 +21,9 @@
 //!    reached, only if no message came after it meanwhile; if one did, the replay goes
 //!    on from there and the hand-over is tried again;
 //! 5. the ack, as the route's reply: `pendingMessages` (how many frames were just
-//!    replayed) and `cursor` (the head the client now has everything up to). Receiving
-//!    it means the socket is live.
+//!    replayed), `cursor` (the head the client now has everything up to) and
+//!    `keepAlive` (what the client's timer sends, and how often: the stack's
+//!    `PRESENCE_LIVENESS` and timeout decide). Receiving it means the socket is live.
 //!
 //! A dependency that fails is answered with an `unavailable` error frame instead of the
 //! ack: send `resume` again.
@@ -34,6 +35,7 @@ use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::Value;
 use shared::domain::{EpochMillis, Seq};
+use shared::keep_alive::KeepAlive;
 use shared::matchmaking::TicketId;
 use shared::party::{MemberPresence, Parties, PartyError, PartyView};
 use shared::ports::{
@@ -60,6 +62,7 @@ pub const CURSORLESS_REPLAY_MARGIN_MS: EpochMillis = 10_000;
 pub const HANDOVER_ATTEMPTS: u32 = 10;
 
 pub struct ResumeHandler {
+    keep_alive: KeepAlive,
     players: Arc<dyn PlayerStore>,
     messages: Arc<dyn MessageStore>,
     handover: Arc<dyn DeliveryHandover>,
@@ -87,6 +90,8 @@ pub struct ResumeResult {
     pub game_session: Option<Value>,
     /// The party the player is in (`null`: none).
     pub party: Option<PartyView>,
+    /// What the client's timer sends to keep the player online, and how often.
+    pub keep_alive: KeepAlive,
 }
 
 /// Why a resume stopped early.
@@ -104,7 +109,9 @@ impl From<RouteError> for Stop {
 }
 
 impl ResumeHandler {
+    /// `keep_alive` is what every ack tells the client's timer (`Config::keep_alive`).
     pub fn new(
+        keep_alive: KeepAlive,
         players: Arc<dyn PlayerStore>,
         messages: Arc<dyn MessageStore>,
         handover: Arc<dyn DeliveryHandover>,
@@ -113,6 +120,7 @@ impl ResumeHandler {
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
+            keep_alive,
             players,
             messages,
             handover,
@@ -193,6 +201,7 @@ impl ResumeHandler {
                         .as_ref()
                         .and_then(|session| serde_json::to_value(session).ok()),
                     party: party.clone(),
+                    keep_alive: self.keep_alive,
                 },
             )
         };

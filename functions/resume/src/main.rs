@@ -15,6 +15,7 @@ async fn main() -> Result<(), Error> {
     let config = Arc::new(Config::from_env()?);
     let sdk = aws::sdk_config().await;
     let handler = ResumeHandler::new(
+        config.keep_alive(),
         aws::player_store(&sdk, &config),
         aws::message_store(&sdk, &config),
         aws::delivery_handover(&sdk, &config),

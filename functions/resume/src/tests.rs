@@ -37,6 +37,7 @@ fn world() -> World {
         4,
     ));
     let handler = ResumeHandler::new(
+        shared::config::Config::for_local("Development").keep_alive(),
         players.clone(),
         messages.clone(),
         Arc::new(InMemoryDeliveryHandover::new(
@@ -184,7 +185,8 @@ async fn given_nothing_waiting_when_resuming_then_the_ack_is_the_reply_and_the_c
         vec![
             json!({"type": "ack", "route": "resume", "requestId": "r1", "playerId": "alice",
                     "resumed": false, "pendingMessages": 0, "cursor": null,
-                    "placement": null, "matchmaking": null, "gameSession": null, "party": null})
+                    "placement": null, "matchmaking": null, "gameSession": null, "party": null,
+                    "keepAlive": {"route": "heartbeat", "intervalSeconds": 40}})
         ]
     );
     let record = w.record("alice").await;
@@ -453,6 +455,7 @@ async fn given_a_message_that_arrives_during_the_replay_then_it_is_replayed_too_
     w.append(&[chat("bob", 1, T0)]).await;
     w.connect("bob", "c-bob", T0 + 5).await;
     let handler = ResumeHandler::new(
+        shared::config::Config::for_local("Development").keep_alive(),
         w.players.clone(),
         w.messages.clone(),
         Arc::new(ArrivalsDuringReplay {
@@ -485,6 +488,7 @@ async fn given_the_storage_is_down_then_the_reply_is_an_unavailable_frame_with_r
  {
     let gateway = Arc::new(RecordingGateway::new());
     let handler = ResumeHandler::new(
+        shared::config::Config::for_local("Development").keep_alive(),
         Arc::new(Unavailable),
         Arc::new(Unavailable),
         Arc::new(Unavailable),
@@ -511,6 +515,7 @@ async fn given_the_hand_over_fails_after_the_replay_then_the_client_is_told_to_r
     w.append(&[chat("bob", 1, T0)]).await;
     w.connect("bob", "c-bob", T0 + 5).await;
     let handler = ResumeHandler::new(
+        shared::config::Config::for_local("Development").keep_alive(),
         w.players.clone(),
         w.messages.clone(),
         Arc::new(Unavailable),

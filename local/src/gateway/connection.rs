@@ -122,6 +122,9 @@ pub(super) async fn run(
                     // `written` is dropped: the post waiting on it fails with 410.
                     break Ending::abnormal();
                 }
+                if gateway.last_active_counts_sent_frames {
+                    meta.touch(gateway.clock.now_millis());
+                }
                 if let Some(written) = written {
                     let _ = written.send(());
                 }

@@ -43,6 +43,8 @@ pub struct Gateway {
     pub registry: Arc<ConnectionRegistry>,
     pub idle_timeout: Duration,
     pub max_connection_duration: Duration,
+    /// Frames sent to a client move its `lastActiveAt` too (LAST_ACTIVE_COUNTS_SENT_FRAMES).
+    pub last_active_counts_sent_frames: bool,
     /// Where `connectedAt` and `requestTimeEpoch` come from (the stack's clock).
     pub clock: Arc<dyn shared::ports::Clock>,
     pub(crate) shutdown: watch::Receiver<bool>,

@@ -87,6 +87,14 @@ pub struct GatewaySettings {
           value_parser = seconds(CONNECTION_SECONDS_RANGE))]
     pub max_connection_seconds: u64,
 
+    /// Count frames sent to a client as activity too (GetConnection's lastActiveAt), not
+    /// only frames from it. AWS does not document which way API Gateway goes; this
+    /// emulates the reading that would keep a dead socket that receives pushes looking
+    /// alive, to see what presence does then (and what smoke --check-assumptions says).
+    #[arg(long, env = "LAST_ACTIVE_COUNTS_SENT_FRAMES", default_value_t = false,
+          action = clap::ArgAction::Set)]
+    pub last_active_counts_sent_frames: bool,
+
     /// TCP port on 127.0.0.1 for the backend API (HTTP, /v1/...) [default: PORT + 1, or
     /// any free port when PORT is 0].
     #[arg(long, env = "BACKEND_API_PORT", value_parser = whole(0..=u16::MAX))]
@@ -155,6 +163,12 @@ pub struct PresenceSettings {
           default_value_t = config::DEFAULT_HEARTBEAT_TIMEOUT_SECONDS,
           value_parser = seconds(config::HEARTBEAT_TIMEOUT_SECONDS_RANGE))]
     pub heartbeat_timeout_seconds: u64,
+
+    /// What keeps a player online: heartbeat (only heartbeats move the deadline) or
+    /// connection-activity (pings too: the sweeper asks the @connections API when the socket
+    /// was last active). resume's ack tells clients which to send.
+    #[arg(long, env = "PRESENCE_LIVENESS", default_value_t = config::DEFAULT_PRESENCE_LIVENESS)]
+    pub presence_liveness: config::PresenceLiveness,
 
     /// A disconnected player may resume within this.
     #[arg(long, env = "RECONNECT_GRACE_SECONDS",

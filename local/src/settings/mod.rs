@@ -288,6 +288,7 @@ impl Settings {
             presence_event_bus: format!("{}-presence", self.game),
             message_ttl: Duration::from_secs(storage.message_ttl_seconds),
             heartbeat_timeout: Duration::from_secs(presence.heartbeat_timeout_seconds),
+            presence_liveness: presence.presence_liveness,
             reconnect_grace: Duration::from_secs(presence.reconnect_grace_seconds),
             presence_shards: presence.presence_shards,
             rate_limits: RateLimits {

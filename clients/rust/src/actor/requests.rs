@@ -5,40 +5,50 @@ use serde_json::{Map, Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
 use futures_util::SinkExt;
-use gamelift_sockets_protocol::ClientRequest;
 use gamelift_sockets_protocol::domain::Seq;
+use gamelift_sockets_protocol::{ClientRequest, KeepAliveRoute};
 
 use super::{Actor, Pending, Reply};
 use crate::types::{ClientError, StopReason};
 
 impl Actor {
-    /// The heartbeat timer's sign of life, asking for no reply. A `ping` costs one inbound
-    /// message and nothing else (API Gateway takes it: no function, no write); a
-    /// `heartbeat` costs a database write, worth it only to record a new cursor. So a
-    /// `heartbeat` with the cursor when a push was handled since the cursor was last
-    /// reported (a reload's `resume` without cursor then replays at most one interval of
-    /// frames), a `ping` otherwise.
+    /// The timer's sign of life, asking for no reply, as the server's `keepAlive` says.
+    /// `heartbeat`: every tick is a heartbeat (with the cursor, if any), the only frame
+    /// that keeps the player online there. `ping`: a `ping` costs one inbound message and
+    /// nothing else (API Gateway takes it: no function, no write), a `heartbeat` a
+    /// database write, worth it only to record a new cursor; so a `heartbeat` with the
+    /// cursor when a push was handled since the cursor was last reported (a reload's
+    /// `resume` without cursor then replays at most one interval of frames), a `ping`
+    /// otherwise. Without a `keepAlive` the config's `ping_when_idle` chooses.
     pub(super) async fn beat(&mut self) {
         self.pending.retain(|_, p| !p.reply.is_closed());
+        let idle_route = match self.keep_alive {
+            Some(keep_alive) => keep_alive.route,
+            None if self.config.ping_when_idle => KeepAliveRoute::Ping,
+            None => KeepAliveRoute::Heartbeat,
+        };
         let Some(conn) = self.current.as_mut().filter(|c| c.live) else {
             return;
         };
         let fresh = self
             .last_seq
             .filter(|seq| self.reported_seq.is_none_or(|reported| *seq > reported));
-        let frame = match fresh {
+        let report = match idle_route {
+            KeepAliveRoute::Heartbeat => fresh.or(self.last_seq),
+            KeepAliveRoute::Ping => fresh,
+        };
+        let frame = match report {
             Some(cursor) => json!({"route": "heartbeat", "body": {"cursor": cursor}}),
-            None if self.config.ping_when_idle => json!({"route": "ping"}),
-            None => json!({"route": "heartbeat"}),
+            None => json!({"route": idle_route.as_str()}),
         };
         if conn
             .sink
             .send(Message::text(frame.to_string()))
             .await
             .is_ok()
-            && fresh.is_some()
+            && report.is_some()
         {
-            self.reported_seq = fresh;
+            self.reported_seq = report;
         }
     }
 

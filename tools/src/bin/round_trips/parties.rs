@@ -121,6 +121,7 @@ impl Party {
                 clock(),
             ),
             resume: ResumeHandler::new(
+                config.keep_alive(),
                 players.clone(),
                 messages.clone(),
                 handover,

@@ -188,6 +188,7 @@ impl World {
                 "ping",
             )?,
             resume: ResumeHandler::new(
+                config.keep_alive(),
                 players.clone(),
                 messages.clone(),
                 handover,
@@ -766,6 +767,9 @@ impl World {
         create_players_table(&self.client, &table).await?;
         let mut config = (*self.config).clone();
         config.players_table = table.clone();
+        // The mode that asks API Gateway: its rows are a superset of heartbeat mode's
+        // (sweep_100_silent's GetConnection calls are the difference).
+        config.presence_liveness = shared::config::PresenceLiveness::ConnectionActivity;
         let config = Arc::new(config);
         let players = Arc::new(DynamoPlayerStore::new(self.client.clone(), table.clone()));
         // Nobody swept here is in a party: the parties index is queried once per shard.
