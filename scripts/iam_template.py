@@ -93,8 +93,9 @@ SHAPES = {
         "TopicArn": "arn:{p}:sns:{r}:{a}:{name}", "TopicName": "{name}"}),
     "AWS::Events::EventBus": ("Name", "{name}", {
         "Arn": "arn:{p}:events:{r}:{a}:event-bus/{name}", "Name": "{name}"}),
-    # {bus} is "<bus name>/" for a rule on a custom bus, "" on the default one.
-    "AWS::Events::Rule": ("Name", "{name}", {"Arn": "arn:{p}:events:{r}:{a}:rule/{bus}{name}"}),
+    # {bus} is "<bus name>/" for a rule on a custom bus, "" on the default one. Ref (whose
+    # form differs on a custom bus) is left unknown: no policy here needs it.
+    "AWS::Events::Rule": ("Name", None, {"Arn": "arn:{p}:events:{r}:{a}:rule/{bus}{name}"}),
     "AWS::Lambda::Function": ("FunctionName", "{name}", {
         "Arn": "arn:{p}:lambda:{r}:{a}:function:{name}"}),
     "AWS::IAM::Role": ("RoleName", "{name}", {"Arn": "arn:{p}:iam::{a}:role/{name}"}),
@@ -178,6 +179,9 @@ class Resolver:
         if name in self.parameters:
             return self.parameters[name]
         fields, ref, _ = self._shape(name)
+        if ref is None:
+            raise Unresolvable(f"Ref {name}: scripts/iam_template.py does not know what it gives "
+                               f"for a {self.resources[name]['Type']}: teach it (SHAPES)")
         return ref.format(**fields)
 
     def get_att(self, logical_id, attribute):
