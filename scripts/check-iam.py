@@ -68,7 +68,8 @@ SCENARIOS = [
         "AliasArns": ALIASES, "EnableEventBridgePlacementRule": "true",
         "MatchmakingRuleSetBody": '{"name":"rules"}', "PlacementTopicKmsKeyId": "alias/placement",
         "AlarmTopicArn": "arn:aws:sns:us-east-1:123456789012:alarms", "LambdaTracing": "Active",
-        "AccessLogs": "Enabled", "ApiGatewayCloudWatchRole": "Create", "ApiName": "game-api"}),
+        "AccessLogs": "Enabled", "ApiGatewayCloudWatchRole": "Create", "ApiName": "game-api",
+        "PresenceLiveness": "connection-activity"}),
     ("existing queue and matchmaking configuration, JWKS", {
         **JWT, "JwksUrl": "https://id.example/jwks.json", "GameSessionQueues": "queue-a",
         "MatchmakingConfigurationName": "existing-config", "AccessLogs": "Enabled",

@@ -7,7 +7,7 @@
 # It installs SAM CLI, cargo-lambda and zig into .tools/venv like scripts/sam-build.sh,
 # and refuses a non-guided deploy whose parameters still hold samconfig.toml's
 # placeholders (REPLACE-ME-...), which would deploy a stack pointing at nothing.
-# Needs: cargo (rustup), Python 3.9+, AWS credentials in the shell.
+# Needs: cargo (rustup), Python 3.10+, AWS credentials in the shell.
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh

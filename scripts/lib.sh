@@ -251,17 +251,18 @@ stop_process() {
 
 # --- Python tools (cfn-lint, SAM CLI, checkov, and for `sam build` cargo-lambda + zig) -------
 
-# Prints a Python 3.9+ interpreter (SAM CLI's minimum); prefers 3.11.
+# Prints a Python 3.10+ interpreter (what the pinned SAM CLI, cfn-lint and policy_sentry
+# need); prefers 3.11.
 python_bin() {
     local candidate
-    for candidate in python3.11 python3.12 python3.13 python3.10 python3.9 python3; do
+    for candidate in python3.11 python3.12 python3.13 python3.10 python3; do
         if command -v "$candidate" >/dev/null 2>&1 &&
-            "$candidate" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 9) else 1)' 2>/dev/null; then
+            "$candidate" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' 2>/dev/null; then
             printf '%s' "$candidate"
             return 0
         fi
     done
-    die "Python 3.9+ is required (3.11 recommended)"
+    die "Python 3.10+ is required (3.11 recommended)"
 }
 
 # pip_install_pinned NAME REQUIREMENT...: installs the pinned requirements into the venv

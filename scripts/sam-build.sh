@@ -3,7 +3,7 @@
 # cross-linker cargo-lambda uses for arm64) into .tools/venv once, puts them on PATH and
 # runs `sam build` with any extra arguments (e.g. scripts/sam-build.sh --no-cached).
 # scripts/deploy.sh builds with it and then deploys (see docs/deploy.md).
-# Needs: cargo (rustup), Python 3.9+.
+# Needs: cargo (rustup), Python 3.10+.
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh

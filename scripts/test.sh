@@ -19,7 +19,7 @@
 #      tests find Debian's chromium and playwright-core through CHROMIUM_PATH and
 #      BROWSER_NODE_PATH (installed by install_browser_tools),
 #   4. stops DynamoDB Local, whatever happened (failure, Ctrl-C).
-# Needs: cargo, Java 17+, Node.js 20+ (npm), Python 3.9+. Exit status is non-zero if any
+# Needs: cargo, Java 17+, Node.js 20+ (npm), Python 3.10+. Exit status is non-zero if any
 # step failed; every step runs even if an earlier one failed, and a summary is printed.
 set -euo pipefail
 
