@@ -165,15 +165,14 @@ namespace GameLiftSockets
             return reply;
         }
 
+        /// <summary>The body as a JSON object, written once here so that what JSON cannot say (NaN, a
+        /// DateTime...) is a clear error now rather than a broken frame later.</summary>
         private static JsonObject ToBody(object body)
         {
             if (body == null) return new JsonObject();
             var typed = body as IJsonObject;
-            if (typed != null) return typed.ToJson();
-            var json = body as JsonObject;
-            if (json != null) return json.Clone();
-            // Anything else is checked by writing it: a clear error now, not a broken frame later.
-            var parsed = Json.Parse(Json.Serialize(body)) as JsonObject;
+            var json = typed != null ? typed.ToJson() : body as JsonObject;
+            var parsed = Json.Parse(Json.Serialize(json ?? body)) as JsonObject;
             if (parsed == null) throw new ArgumentException("a body is a JSON object, not " + body.GetType().Name);
             return parsed;
         }
