@@ -34,6 +34,8 @@ namespace GameLiftSockets
 
         private async Task OpenAsync(bool rollover)
         {
+            // A reconnect timer may fire once more after Close: ask no token then.
+            lock (gate) if (stopped) return;
             Uri uri;
             var headers = new List<KeyValuePair<string, string>>();
             try
