@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Fails when a production Rust source file is over 500 lines.
+"""Fails when a production Rust or C# source file is over 500 lines.
 
 A production file is any `.rs` under `functions/*/src`, `protocol/src`, `shared/src`,
 `local/src` or `clients/rust/src`
 except test code: `tests.rs`, anything under a `tests/` folder, and `shared/src/testing/`
 (helpers for tests). Only the lines before a file's `#[cfg(test)]` module count, so a
-file's own unit tests do not push it over. Past the limit a file has more than one job:
+file's own unit tests do not push it over. For C#, every `.cs` under
+`clients/csharp/Runtime` and `clients/csharp/Samples~` but the generated `*.g.cs` (the
+schema's size, not a design choice). Past the limit a file has more than one job:
 split it at its seams (the README's layout table shows where things live).
 """
 
@@ -28,6 +30,10 @@ def production_files():
             if relative.parts[0] == "testing":
                 continue
             yield path
+    for root in [ROOT / "clients" / "csharp" / "Runtime", ROOT / "clients" / "csharp" / "Samples~"]:
+        for path in sorted(root.rglob("*.cs")):
+            if not path.name.endswith(".g.cs"):
+                yield path
 
 
 def production_lines(path):

@@ -184,6 +184,27 @@ _install_browser_tools() {
     printf '%s' "$wanted" >"$stamp"
 }
 
+# --- Mono (the C# client's tests) -------------------------------------------------------
+
+# Debian's Mono, the runtime family Unity's comes from: mcs (the C# compiler, run at
+# -langversion:7.2) and the runtime. Without recommends, that is mono-mcs, mono-runtime and
+# the class libraries they depend on (mscorlib, System, System.Core: ClientWebSocket,
+# Process, HMACSHA256, LINQ), nothing more. Tested with 6.8.0.105+dfsg-3.3+deb12u1 (bookworm).
+install_mono() {
+    if command -v mcs >/dev/null 2>&1 && command -v mono >/dev/null 2>&1; then
+        info "Mono already installed ($(mono --version | head -n 1))"
+        return 0
+    fi
+    info "installing Debian's mono-mcs and mono-runtime (apt-get)"
+    local sudo=()
+    [[ "$(id -u)" == 0 ]] || sudo=(sudo)
+    tools_lock
+    "${sudo[@]}" apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends mono-mcs mono-runtime >/dev/null ||
+        die "could not install Mono: install Debian's mono-mcs and mono-runtime packages (apt-get install mono-mcs mono-runtime)"
+    tools_unlock
+}
+
 # Prints a TCP port that is free on 127.0.0.1 right now.
 free_port() {
     "$(python_bin)" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'

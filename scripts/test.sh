@@ -15,12 +15,14 @@
 #      template (no finding: the ones that do not fit are skipped in the template, with why),
 #      and actionlint on the GitHub Actions workflows (.github/workflows); the TypeScript
 #      client's tests (clients/typescript: npm ci, node --test against the local stack and
-#      in Chromium); the browser
+#      in Chromium); the C# client's (scripts/test-csharp.sh: Mono's mcs at C# 7.2, its tests
+#      on Mono against the local stack; installs Debian's Mono when missing); the browser
 #      tests find Debian's chromium and playwright-core through CHROMIUM_PATH and
 #      BROWSER_NODE_PATH (installed by install_browser_tools),
 #   4. stops DynamoDB Local, whatever happened (failure, Ctrl-C).
-# Needs: cargo, Java 17+, Node.js 20+ (npm), Python 3.10+. Exit status is non-zero if any
-# step failed; every step runs even if an earlier one failed, and a summary is printed.
+# Needs: cargo, Java 17+, Node.js 20+ (npm), Python 3.10+, and apt-get for Chromium and Mono
+# when missing. Exit status is non-zero if any step failed; every step runs even if an
+# earlier one failed, and a summary is printed.
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -113,6 +115,7 @@ install_lint_tools
 install_template_tools
 install_actionlint
 install_browser_tools
+install_mono
 
 section "DynamoDB Local"
 port="$(free_port)"
@@ -137,6 +140,7 @@ run_step "IAM against AWS's reference" "$VENV_DIR/bin/python" scripts/check-iam.
 run_step "checkov template.yaml" checkov_template
 run_step "actionlint .github/workflows" actionlint_workflows
 run_step "TypeScript client (types current, build, node --test: local stack and Chromium)" typescript_client
+run_step "C# client (mcs -langversion:7.2, Unity package layout, types current, Mono: local stack)" "$REPO_ROOT/scripts/test-csharp.sh"
 
 section "Summary"
 if ((${#failed[@]} > 0)); then
