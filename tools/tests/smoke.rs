@@ -177,7 +177,7 @@ async fn given_a_header_mode_stack_when_the_documented_smoke_command_runs_then_e
     let blocks = documented_commands();
     let header = blocks
         .iter()
-        .find(|b| !b.contains("--token"))
+        .find(|b| !b.contains("--token") && !b.contains("--check-assumptions"))
         .expect("docs/deploy.md has the header-mode smoke command");
     let output = run_block(header, &stack.url()).await;
     assert_every_check_passed(&output, header);
@@ -324,4 +324,89 @@ async fn given_bad_arguments_when_smoke_starts_then_it_says_what_is_wrong_and_ex
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
         assert!(output.stdout.is_empty(), "{args:?}: nothing was run");
     }
+}
+
+/// `smoke --check-assumptions`'s verdict lines: (result, assumption id).
+fn verdicts(stdout: &str) -> Vec<(String, String)> {
+    stdout
+        .lines()
+        .filter_map(|line| {
+            let (result, rest) = line.split_once(' ')?;
+            let id = rest.trim_start().split(':').next()?;
+            matches!(result, "CONFIRMED" | "CONTRADICTED" | "UNKNOWN")
+                .then(|| (result.to_owned(), id.to_owned()))
+        })
+        .collect()
+}
+
+const ASSUMPTIONS: [&str; 6] = [
+    "sent-frames-are-not-activity",
+    "ping-is-activity",
+    "heartbeat-acked",
+    "heartbeat-silent",
+    "replaced-socket-told",
+    "closed-socket-gone",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn given_the_local_stack_when_the_documented_assumptions_check_runs_then_every_assumption_is_confirmed()
+ {
+    let stack = local_stack(false).await;
+    let block = documented_commands()
+        .into_iter()
+        .find(|b| b.contains("--check-assumptions"))
+        .expect("docs/deploy.md has the --check-assumptions command");
+    let output = run_block(&block, &stack.url()).await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let report = format!("{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "{report}");
+    let expected: Vec<(String, String)> = ASSUMPTIONS
+        .iter()
+        .map(|id| ("CONFIRMED".to_owned(), (*id).to_owned()))
+        .collect();
+    assert_eq!(verdicts(&stdout), expected, "{report}");
+    assert!(
+        stdout.contains("set: PRESENCE_LIVENESS=connection-activity is safe here"),
+        "{report}"
+    );
+    stack.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn given_an_api_gateway_that_counts_its_own_frames_as_activity_when_checked_then_that_assumption_is_contradicted_and_heartbeat_mode_advised()
+ {
+    let stack = local_stack_with(true, |s| s.gateway.last_active_counts_sent_frames = true).await;
+    let mint = Path::new(REPO).join("scripts/mint-hs256-token.py");
+    let output = run_smoke(vec![
+        "--url".into(),
+        stack.url(),
+        "--token-command".into(),
+        format!(
+            "SECRET={SECRET} ISS={ISSUER} AUD={AUDIENCE} {} \"$1\"",
+            mint.display()
+        ),
+        "--check-assumptions".into(),
+    ])
+    .await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let report = format!("{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(output.status.code(), Some(3), "{report}");
+    let seen = verdicts(&stdout);
+    assert_eq!(
+        seen.first(),
+        Some(&(
+            "CONTRADICTED".to_owned(),
+            "sent-frames-are-not-activity".to_owned()
+        )),
+        "{report}"
+    );
+    assert!(
+        seen[1..].iter().all(|(result, _)| result == "CONFIRMED"),
+        "{report}"
+    );
+    assert!(
+        stdout.contains("set: keep PRESENCE_LIVENESS=heartbeat (the default)"),
+        "{report}"
+    );
+    stack.shutdown().await;
 }

@@ -76,6 +76,9 @@ pub struct ResumeHandler {
 #[serde(rename_all = "camelCase")]
 pub struct ResumeResult {
     pub player_id: String,
+    /// This socket's id in the `@connections` API: what support and the operator's
+    /// checks (`smoke --check-assumptions`) ask API Gateway about.
+    pub connection_id: String,
     /// This connection replaced a disconnected one within the grace period.
     pub resumed: bool,
     /// How many frames were replayed, right before this ack.
@@ -191,6 +194,7 @@ impl ResumeHandler {
                 &request.frame,
                 ResumeResult {
                     player_id: caller.player_id.to_string(),
+                    connection_id: caller.connection_id.to_string(),
                     resumed: record.resumed(),
                     pending_messages: replayed,
                     cursor: head,

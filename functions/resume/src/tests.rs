@@ -184,7 +184,7 @@ async fn given_nothing_waiting_when_resuming_then_the_ack_is_the_reply_and_the_c
         w.seen("c-alice"),
         vec![
             json!({"type": "ack", "route": "resume", "requestId": "r1", "playerId": "alice",
-                    "resumed": false, "pendingMessages": 0, "cursor": null,
+                    "connectionId": "c-alice", "resumed": false, "pendingMessages": 0, "cursor": null,
                     "placement": null, "matchmaking": null, "gameSession": null, "party": null,
                     "keepAlive": {"route": "heartbeat", "intervalSeconds": 40}})
         ]

@@ -222,6 +222,28 @@ impl RawSocket {
         }
     }
 
+    /// The next text frame as it came (JSON or not, empty too), or `None` if none came
+    /// within `wait`; frames kept from earlier waits come first.
+    pub async fn next_text_within(&mut self, wait: Duration) -> Result<Option<String>, String> {
+        if let Some(frame) = self.kept.pop_front() {
+            return Ok(Some(frame.to_string()));
+        }
+        let deadline = Instant::now() + wait;
+        loop {
+            match tokio::time::timeout_at(deadline, self.socket.next()).await {
+                Err(_) => return Ok(None),
+                Ok(Some(Ok(Message::Text(text)))) => return Ok(Some(text.as_str().to_owned())),
+                Ok(Some(Ok(Message::Binary(bytes)))) => {
+                    return Ok(Some(format!("(binary, {} bytes)", bytes.len())));
+                }
+                Ok(Some(Ok(_))) => {}
+                Ok(None | Some(Err(_))) => {
+                    return Err(format!("{}: the socket closed", self.name));
+                }
+            }
+        }
+    }
+
     /// Waits for the server to close this socket (after `session_replaced`).
     pub async fn closed_by_server(&mut self, timeout: Duration) -> Result<(), String> {
         let deadline = Instant::now() + timeout;

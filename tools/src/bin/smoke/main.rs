@@ -28,6 +28,7 @@
 
 #![allow(clippy::expect_used)] // Starting the runtime: failing to is the end, with the message.
 
+mod assumptions;
 mod client;
 mod journeys;
 mod player;
@@ -84,6 +85,13 @@ struct Args {
     /// Seconds to wait for each answer or push.
     #[arg(long, default_value_t = 30)]
     timeout: u64,
+    /// Instead of the journeys: check what the stack assumes of API Gateway where AWS
+    /// documents nothing (GetConnection's lastActiveAt, the heartbeat integration's
+    /// answers), with player a's socket and your AWS credentials for the @connections API
+    /// (the SDK's default chain: AWS_PROFILE, SSO, environment); prints each CONFIRMED or
+    /// CONTRADICTED, and what to set. Exits 3 unless every one is confirmed.
+    #[arg(long)]
+    check_assumptions: bool,
 }
 
 fn main() -> ExitCode {
@@ -95,12 +103,21 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    println!("smoke test of {}", plan.url);
-    println!("players: a = {}, b = {}\n", plan.a.1, plan.b.1);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a tokio runtime starts");
+    if args.check_assumptions {
+        println!("assumptions of API Gateway, checked on {}", plan.url);
+        println!("player: a = {}\n", plan.a.1);
+        return if runtime.block_on(assumptions::check(&plan)) {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(3)
+        };
+    }
+    println!("smoke test of {}", plan.url);
+    println!("players: a = {}, b = {}\n", plan.a.1, plan.b.1);
     let passed = runtime.block_on(async {
         let mut report = Report::new();
         journeys::run(&plan, &mut report).await;
