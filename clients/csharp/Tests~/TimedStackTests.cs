@@ -106,16 +106,5 @@ namespace GameLiftSockets.Tests
             Check.Equal("online", ack.Presence["ivy-pings"], "the pinging player's presence");
             foreach (var player in new[] { pinging, silent, watcher }) player.Close();
         }
-
-        [Scenario("given the server's keepAlive instruction overridden to heartbeat every 500 ms, then the player stays online")]
-        public async Task KeepAliveOverrideOfHeartbeatsKeepsThePlayerOnline()
-        {
-            var beating = new Player(stack, "lea-heartbeats", o => o.KeepAlive = new KeepAliveSettings("heartbeat", TimeSpan.FromMilliseconds(500)));
-            await beating.Connect();
-            await Check.Sleep(4500);
-            Check.True(!beating.States.Contains(ConnectionState.Reconnecting), "heartbeats kept her socket open");
-            Check.Equal("heartbeat", beating.Client.EffectiveKeepAlive.Route, "the timer's route");
-            beating.Close();
-        }
     }
 }
