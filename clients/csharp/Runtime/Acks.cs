@@ -57,7 +57,8 @@ namespace GameLiftSockets
         public JsonObject Placement { get { return Fields.GetObject("placement"); } }
         /// <summary>The live matchmaking ticket (`ticketId`), or null.</summary>
         public JsonObject Matchmaking { get { return Fields.GetObject("matchmaking"); } }
-        /// <summary>The server's keep-alive instruction (`keepAlive`), or null: then the client's settings apply.</summary>
-        public KeepAliveSettings KeepAlive { get { return KeepAliveSettings.FromJson(Fields.GetObject("keepAlive")); } }
+        /// <summary>The server's keep-alive instruction as received, or null (a stack older than this
+        /// client): the timer follows it (<see cref="GameSocketsClient.EffectiveKeepAlive"/> says what it does).</summary>
+        public KeepAlive KeepAlive { get { return KeepAlive.FromJson(Fields.GetObject("keepAlive")); } }
     }
 }

@@ -1,33 +1,34 @@
 using System;
 using System.Threading.Tasks;
+using GameLiftSockets.Protocol;
 
 namespace GameLiftSockets
 {
-    /// <summary>The keep-alive timer's route and interval (the server's instruction, or an override).</summary>
+    /// <summary>What the keep-alive timer sends and how often: the server's instruction (`resume`'s
+    /// `keepAlive`), else <see cref="ClientOptions.HeartbeatInterval"/> and <see cref="ClientOptions.PingWhenIdle"/>.</summary>
     public sealed class KeepAliveSettings
     {
         /// <summary>`heartbeat`: every tick a heartbeat with the cursor. `ping`: a ping, unless a push
         /// was handled since the cursor was last reported; then a heartbeat with that cursor.</summary>
-        public string Route;
-        public TimeSpan Interval;
+        public string Route { get; private set; }
+        public TimeSpan Interval { get; private set; }
 
-        public KeepAliveSettings(string route, TimeSpan interval)
+        internal KeepAliveSettings(string route, TimeSpan interval)
         {
-            if (route != "ping" && route != "heartbeat") throw new ArgumentException("a keep-alive route is `ping` or `heartbeat`, not `" + route + "`");
-            if (interval <= TimeSpan.Zero) throw new ArgumentException("a keep-alive interval is positive, not " + interval);
             Route = route;
             Interval = interval;
         }
 
-        /// <summary>Reads `resume`'s `keepAlive` ({"route", "intervalSeconds"}); null when absent or not usable.</summary>
-        public static KeepAliveSettings FromJson(JsonObject json)
+        /// <summary>The server's instruction as the timer follows it; null when absent or not usable
+        /// (an unknown route, an interval under a second): then the options apply.</summary>
+        internal static KeepAliveSettings Of(KeepAlive instruction)
         {
-            if (json == null) return null;
-            string route = json.GetString("route");
-            long? seconds = json.GetLong("intervalSeconds");
-            if ((route != "ping" && route != "heartbeat") || seconds == null || seconds <= 0) return null;
-            return new KeepAliveSettings(route, TimeSpan.FromSeconds(seconds.Value));
+            if (instruction == null || instruction.IntervalSeconds < 1) return null;
+            if (instruction.Route != KeepAliveRoute.Heartbeat && instruction.Route != KeepAliveRoute.Ping) return null;
+            return new KeepAliveSettings(instruction.Route, TimeSpan.FromSeconds(instruction.IntervalSeconds));
         }
+
+        public override string ToString() { return Route + " every " + Interval; }
     }
 
     /// <summary>Reconnect backoff: delay = random(0, min(MaxDelay, InitialDelay × 2^attempt)) ("full jitter").</summary>
@@ -60,19 +61,17 @@ namespace GameLiftSockets
         public bool TokenInHeader;
 
         /// <summary>
-        /// How often the timer shows the player is alive (below the server's
-        /// HEARTBEAT_TIMEOUT_SECONDS, 90 s by default) when neither <see cref="KeepAlive"/> nor
-        /// the server's `resume` ack says otherwise. Default 30 s.
+        /// How often the timer shows the player is alive, only against a stack whose `resume` ack
+        /// carries no `keepAlive` (one older than this client): the server's instruction wins, since
+        /// the server decides what keeps a player online. Keep it below the stack's
+        /// HEARTBEAT_TIMEOUT_SECONDS (90 s by default). Default 30 s.
         /// </summary>
         public TimeSpan HeartbeatInterval = TimeSpan.FromSeconds(30);
 
-        /// <summary>True (default): an idle tick sends `ping`. False: every tick sends `heartbeat` (a
-        /// database write each), for a deployment where a ping does not keep a player online.</summary>
+        /// <summary>Only without the server's `keepAlive`, as <see cref="HeartbeatInterval"/>. True
+        /// (default): an idle tick sends `ping`. False: every tick sends `heartbeat` (a database
+        /// write each), for a deployment where a ping does not keep a player online.</summary>
         public bool PingWhenIdle = true;
-
-        /// <summary>When set, the keep-alive route and interval, over both the server's instruction
-        /// (`resume`'s `keepAlive`) and the two settings above.</summary>
-        public KeepAliveSettings KeepAlive;
 
         /// <summary>How long a request waits for its reply. Default 10 s.</summary>
         public TimeSpan RequestTimeout = TimeSpan.FromSeconds(10);

@@ -16,19 +16,21 @@ namespace GameLiftSockets
         private int attempt;
         /// <summary>A rollover is under way: requests wait for the new socket.</summary>
         private bool rolling;
-        /// <summary>The last `resume` ack's `keepAlive`, when it carried one.</summary>
+        /// <summary>The last `resume` ack's `keepAlive`, when it carried a usable one.</summary>
         private KeepAliveSettings serverKeepAlive;
         private Timer keepAliveTimer, rolloverTimer, reconnectTimer, drainTimer;
 
-        /// <summary>What the keep-alive timer does now: the option's override, else the server's instruction, else the defaults.</summary>
+        /// <summary>What the keep-alive timer does now: the last `resume` ack's `keepAlive`, else (a
+        /// stack older than this client) <see cref="ClientOptions.HeartbeatInterval"/> and
+        /// <see cref="ClientOptions.PingWhenIdle"/>. The server's instruction always wins: it knows
+        /// what keeps a player online (in its `heartbeat` mode, a ping does not).</summary>
         public KeepAliveSettings EffectiveKeepAlive
         {
             get
             {
                 lock (gate)
                 {
-                    return options.KeepAlive ?? serverKeepAlive
-                        ?? new KeepAliveSettings(options.PingWhenIdle ? Routes.Ping : Routes.Heartbeat, options.HeartbeatInterval);
+                    return serverKeepAlive ?? new KeepAliveSettings(options.PingWhenIdle ? Routes.Ping : Routes.Heartbeat, options.HeartbeatInterval);
                 }
             }
         }
@@ -100,7 +102,7 @@ namespace GameLiftSockets
             conn.Live = true;
             if (conn.ResumeTimer != null) conn.ResumeTimer.Dispose();
             var ack = new ResumeAck(frame.Raw);
-            serverKeepAlive = ack.KeepAlive;
+            serverKeepAlive = KeepAliveSettings.Of(ack.KeepAlive);
             if (conn == candidate)
             {
                 var old = current;

@@ -75,6 +75,8 @@ namespace GameLiftSockets
                 throw new ArgumentException("ClientOptions.Url must be a ws:// or wss:// URL, e.g. wss://abc.execute-api.us-east-1.amazonaws.com/production; got `" + options.Url + "`");
             if (options.Token == null && options.PlayerId == null)
                 throw new ArgumentException("GameSocketsClient needs ClientOptions.Token (JWT stacks) or PlayerId (header-mode development stacks)");
+            if (options.HeartbeatInterval <= TimeSpan.Zero)
+                throw new ArgumentException("ClientOptions.HeartbeatInterval must be positive, not " + options.HeartbeatInterval);
             if (options.Reconnect == null) options.Reconnect = new ReconnectOptions();
             this.options = options;
             socketFactory = options.Socket ?? (() => new ClientWebSocketAdapter());

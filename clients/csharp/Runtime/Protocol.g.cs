@@ -268,6 +268,65 @@ namespace GameLiftSockets.Protocol
     }
 
     /// <summary>
+    /// The frame a client's timer sends, and how often. A client that got no `keepAlive`
+    /// (a stack older than it) sends what it is configured to.
+    /// </summary>
+    public sealed partial class KeepAlive : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        /// <summary>
+        /// Seconds between two of the timer's frames: two per heartbeat timeout with a tenth
+        /// of it to spare, so one lost frame does not take the player offline, and one before
+        /// the idle timeout closes the socket (API Gateway's is 10 minutes: at most 540).
+        /// </summary>
+        public long IntervalSeconds;
+        public string Route;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static KeepAlive FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new KeepAlive
+            {
+                Raw = json,
+                IntervalSeconds = JsonRead.Long(json, "intervalSeconds") ?? 0,
+                Route = JsonRead.String(json, "route"),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["intervalSeconds"] = IntervalSeconds;
+            json["route"] = Route;
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// What the timer sends.
+    /// </summary>
+    public static class KeepAliveRoute
+    {
+        /// <summary>
+        /// Every tick is a `heartbeat` (with the cursor of the last pushed frame handled, if
+        /// any): the server's record of the player moves only on heartbeats.
+        /// </summary>
+        public const string Heartbeat = "heartbeat";
+        /// <summary>
+        /// A tick is a `ping` (one inbound message, no write), or a `heartbeat` with the
+        /// cursor when a pushed frame was handled since the cursor was last reported: the
+        /// server also counts API Gateway's record of the socket's activity.
+        /// </summary>
+        public const string Ping = "ping";
+        /// <summary>Every value, in the schema's order.</summary>
+        public static readonly string[] All = { "heartbeat", "ping" };
+    }
+
+    /// <summary>
     /// `setPlacementLatencies`: region → milliseconds (`{}` clears).
     /// </summary>
     public sealed partial class LatenciesBody : IJsonObject

@@ -13,48 +13,57 @@ namespace GameLiftSockets.Tests
     [Order(2)]
     public sealed class ClientBehaviour : Suite
     {
+        /// <summary>A resume ack's `keepAlive` field.</summary>
         private static JsonObject KeepAlive(string route, long seconds)
         {
             return new JsonObject { { "keepAlive", new JsonObject { { "route", route }, { "intervalSeconds", seconds } } } };
         }
 
-        [Scenario("keep-alive: given resume's ack says heartbeat every 1 s, then every tick at that interval is a heartbeat with the cursor")]
+        [Scenario("keep-alive: given the server says keepAlive heartbeat every second, then every tick is a heartbeat with the cursor at its interval, though the options say 60 s")]
         public async Task ServerSaysHeartbeat()
         {
             var sockets = new ScriptedSockets { ResumeExtra = KeepAlive("heartbeat", 1) };
-            var client = sockets.Client(o => o.HeartbeatInterval = TimeSpan.FromSeconds(30));
+            var client = sockets.Client(o => { o.HeartbeatInterval = TimeSpan.FromSeconds(60); o.PingWhenIdle = true; });
             var ack = await client.ConnectAsync();
-            Check.Equal("heartbeat", ack.KeepAlive.Route, "the ack's instruction");
+            Check.Equal("heartbeat", ack.KeepAlive.Route, "the ack's route");
+            Check.Equal(1L, ack.KeepAlive.IntervalSeconds, "the ack's interval");
+            Check.Equal("heartbeat", client.EffectiveKeepAlive.Route, "the timer's route");
             Check.Equal(TimeSpan.FromSeconds(1), client.EffectiveKeepAlive.Interval, "the timer's interval");
-            sockets[0].Serve(new JsonObject { { "type", "presence" }, { "playerId", "x" }, { "status", "online" }, { "at", 1L }, { "seq", 4L } });
-            await Check.Until(() => sockets[0].TimerFrames().Count >= 2, "two ticks", 4000);
-            Check.Sequence(Enumerable.Repeat("{\"route\":\"heartbeat\",\"body\":{\"cursor\":4}}", 2), sockets[0].TimerFrames().Take(2),
-                "a heartbeat each tick, the cursor reported or not");
+            sockets[0].Serve(new JsonObject { { "type", "message" }, { "messageId", "m1" }, { "from", "bob" }, { "message", 1L }, { "sentAt", 1L }, { "seq", 5L } });
+            var started = System.Diagnostics.Stopwatch.StartNew();
+            await Check.Until(() => sockets[0].TimerFrames().Count >= 2, "two ticks", 3000);
+            Check.True(started.ElapsedMilliseconds < 5000, "the server's interval, not the 60 s option");
+            Check.Sequence(Enumerable.Repeat("{\"route\":\"heartbeat\",\"body\":{\"cursor\":5}}", 2), sockets[0].TimerFrames().Take(2),
+                "a heartbeat each tick, with the cursor, even with nothing new to report");
             client.Close();
         }
 
-        [Scenario("keep-alive: given resume's ack says ping every 1 s, then a tick pings unless a push was handled since the last report")]
+        [Scenario("keep-alive: given the server says keepAlive ping, then idle ticks are pings even with PingWhenIdle false, and a push handled makes the next a heartbeat")]
         public async Task ServerSaysPing()
         {
             var sockets = new ScriptedSockets { ResumeExtra = KeepAlive("ping", 1) };
-            var client = sockets.Client(o => { o.HeartbeatInterval = TimeSpan.FromSeconds(30); o.PingWhenIdle = false; });
+            var client = sockets.Client(o => { o.HeartbeatInterval = TimeSpan.FromSeconds(60); o.PingWhenIdle = false; });
             await client.ConnectAsync();
-            await Check.Until(() => sockets[0].TimerFrames().Count >= 1, "the first tick", 3000);
+            await Check.Until(() => sockets[0].TimerFrames().Count >= 2, "two ticks", 3000);
             sockets[0].Serve(new JsonObject { { "type", "presence" }, { "playerId", "x" }, { "status", "online" }, { "at", 1L }, { "seq", 8L } });
-            await Check.Until(() => sockets[0].TimerFrames().Count >= 2, "the second tick", 3000);
-            Check.Sequence(new[] { "{\"route\":\"ping\"}", "{\"route\":\"heartbeat\",\"body\":{\"cursor\":8}}" }, sockets[0].TimerFrames().Take(2),
-                "the server's ping wins over PingWhenIdle false; a new cursor is reported");
+            await Check.Until(() => client.Cursor == 8, "the push");
+            int before = sockets[0].TimerFrames().Count;
+            await Check.Until(() => sockets[0].TimerFrames().Count > before, "the next tick", 3000);
+            Check.Sequence(new[] { "{\"route\":\"ping\"}", "{\"route\":\"ping\"}" }, sockets[0].TimerFrames().Take(2), "the idle ticks");
+            Check.Equal("{\"route\":\"heartbeat\",\"body\":{\"cursor\":8}}", sockets[0].TimerFrames()[before], "the tick after the push");
             client.Close();
         }
 
-        [Scenario("keep-alive: given the KeepAlive option, then it wins over the server's instruction; without either, the defaults apply")]
-        public async Task OptionOverridesTheServer()
+        [Scenario("keep-alive: given an ack without keepAlive (an older stack), then HeartbeatInterval and PingWhenIdle apply; no option overrides the server's instruction")]
+        public async Task OptionsAreTheFallback()
         {
-            var sockets = new ScriptedSockets { ResumeExtra = KeepAlive("ping", 60) };
-            var client = sockets.Client(o => o.KeepAlive = new KeepAliveSettings("heartbeat", TimeSpan.FromMilliseconds(20)));
-            await client.ConnectAsync();
+            var sockets = new ScriptedSockets();
+            var client = sockets.Client(o => { o.HeartbeatInterval = TimeSpan.FromMilliseconds(20); o.PingWhenIdle = false; });
+            var ack = await client.ConnectAsync();
+            Check.Equal(null, ack.KeepAlive, "no instruction");
             await Check.Until(() => sockets[0].TimerFrames().Count >= 3, "three ticks", 3000);
-            Check.Sequence(Enumerable.Repeat("{\"route\":\"heartbeat\"}", 3), sockets[0].TimerFrames().Take(3), "the option's route and interval");
+            Check.Sequence(Enumerable.Repeat("{\"route\":\"heartbeat\"}", 3), sockets[0].TimerFrames().Take(3), "the options' route and interval");
+            Check.Equal(TimeSpan.FromMilliseconds(20), client.EffectiveKeepAlive.Interval, "the option's interval");
             client.Close();
 
             var plain = new ScriptedSockets().Client();
@@ -62,17 +71,25 @@ namespace GameLiftSockets.Tests
             Check.Equal("ping", plain.EffectiveKeepAlive.Route, "the default route");
             Check.Equal(TimeSpan.FromSeconds(30), plain.EffectiveKeepAlive.Interval, "the default interval");
             plain.Close();
+            // A client overriding the server would let its player be swept in heartbeat mode.
+            Check.Equal(0, typeof(ClientOptions).GetMember("KeepAlive").Length, "ClientOptions has no KeepAlive override");
         }
 
-        [Scenario("keep-alive: given an instruction the client cannot follow (an unknown route, no interval), then it keeps its defaults")]
+        [Scenario("keep-alive: given an instruction the client cannot follow (an unknown route, an interval under a second), then the options apply")]
         public async Task UnusableInstructionIsIgnored()
         {
-            var sockets = new ScriptedSockets { ResumeExtra = new JsonObject { { "keepAlive", new JsonObject { { "route", "dance" }, { "intervalSeconds", 5L } } } } };
-            var client = sockets.Client();
-            var ack = await client.ConnectAsync();
-            Check.Equal(null, ack.KeepAlive, "not read as an instruction");
-            Check.Equal("ping", client.EffectiveKeepAlive.Route, "the default route");
-            client.Close();
+            foreach (var instruction in new[] { KeepAlive("dance", 5), KeepAlive("heartbeat", 0) })
+            {
+                var sockets = new ScriptedSockets { ResumeExtra = instruction };
+                var client = sockets.Client(o => o.HeartbeatInterval = TimeSpan.FromSeconds(7));
+                var ack = await client.ConnectAsync();
+                var sent = instruction.GetObject("keepAlive");
+                Check.Equal(sent.GetString("route"), ack.KeepAlive.Route, "the ack's keepAlive, as received");
+                Check.Equal(sent.GetLong("intervalSeconds"), (long?)ack.KeepAlive.IntervalSeconds, "its interval, as received");
+                Check.Equal("ping", client.EffectiveKeepAlive.Route, "the option's route");
+                Check.Equal(TimeSpan.FromSeconds(7), client.EffectiveKeepAlive.Interval, "the option's interval");
+                client.Close();
+            }
         }
 
         [Scenario("events: given the default options, then events wait for DispatchEvents, and a handler that throws does not stop the others")]
@@ -195,13 +212,15 @@ namespace GameLiftSockets.Tests
             loop.Stop();
         }
 
-        [Scenario("options: given no credentials or a URL that is not ws(s), then the constructor says what to pass")]
+        [Scenario("options: given no credentials, a URL that is not ws(s) or a heartbeat interval that is not positive, then the constructor says what to pass")]
         public Task BadOptionsAreExplained()
         {
             var noAuth = Throws(() => new GameSocketsClient(new ClientOptions { Url = "ws://x/y" }));
             Check.True(noAuth.Contains("Token") && noAuth.Contains("PlayerId"), noAuth);
             var http = Throws(() => new GameSocketsClient(new ClientOptions { Url = "https://x/y", PlayerId = "p" }));
             Check.True(http.Contains("ws:// or wss://"), http);
+            var interval = Throws(() => new GameSocketsClient(new ClientOptions { Url = "ws://x/y", PlayerId = "p", HeartbeatInterval = TimeSpan.Zero }));
+            Check.True(interval.Contains("HeartbeatInterval"), interval);
             return Task.FromResult(0);
         }
 

@@ -62,60 +62,70 @@ namespace GameLiftSockets.Tests
     {
         protected override Dictionary<string, string> Settings { get { return new Dictionary<string, string> { { "IDLE_TIMEOUT_SECONDS", "2" } }; } }
 
-        [Scenario("given the keep-alive timer, then the socket stays open; without it, the idle timeout drops it and it resumes")]
-        public async Task KeepAliveKeepsTheSocket()
+        [Scenario("given a client left to its timer, then its socket stays open at the interval the stack says; a silent socket is closed by the idle timeout")]
+        public async Task TheServersIntervalKeepsTheSocket()
         {
-            var beating = new Player(stack, "gus-heartbeat", o => o.HeartbeatInterval = TimeSpan.FromMilliseconds(500));
-            var silent = new Player(stack, "hal-silent", o => o.HeartbeatInterval = TimeSpan.FromSeconds(60));
-            await beating.Connect();
-            await silent.Connect();
-            await Check.Sleep(3500);
-            Check.True(!beating.States.Contains(ConnectionState.Reconnecting), "the keep-alive timer kept it open");
-            Check.Equal(1, beating.Tokens.Count, "one connect");
-            Check.True(silent.States.Contains(ConnectionState.Reconnecting), "the idle timeout closed the silent one");
-            // ... and it came back on its own, resumed within the grace.
-            await Check.Until(() => silent.Resumes.Count >= 2, "the silent client to reconnect");
-            Check.Equal(true, silent.Resumes[1].Resumed, "resumed within the grace");
-            beating.Close();
-            silent.Close();
+            // The option says a frame a minute; the stack's keepAlive (a frame a second) wins.
+            var timed = new Player(stack, "gus-timer", o => o.HeartbeatInterval = TimeSpan.FromSeconds(60));
+            var ack = await timed.Connect();
+            Check.Equal((long?)1, ack.KeepAlive == null ? null : (long?)ack.KeepAlive.IntervalSeconds, "the ack's keepAlive interval");
+            using (var silent = await SilentSocket.Open(stack, "hal-silent"))
+            {
+                await Check.Sleep(3500);
+                Check.True(!timed.States.Contains(ConnectionState.Reconnecting), "the timer kept it open");
+                Check.Equal(1, timed.Tokens.Count, "one connect");
+                Check.Equal((int?)1001, silent.ClosedWith, "the idle timeout closed the silent one");
+            }
+            timed.Close();
         }
     }
 
-    /// <summary>client.test.mjs: "against a stack that takes players silent for 2 seconds offline".</summary>
-    public sealed class HeartbeatTimeout : OwnStack
+    /// <summary>client.test.mjs: "against a stack in {heartbeat, connection-activity} mode that takes players silent for 2 seconds offline".</summary>
+    public abstract class PresenceLiveness : OwnStack
     {
+        /// <summary>PRESENCE_LIVENESS.</summary>
+        protected abstract string Mode { get; }
+
         protected override Dictionary<string, string> Settings
         {
-            get { return new Dictionary<string, string> { { "HEARTBEAT_TIMEOUT_SECONDS", "2" }, { "SWEEP_INTERVAL_SECONDS", "1" } }; }
+            get
+            {
+                return new Dictionary<string, string> { { "HEARTBEAT_TIMEOUT_SECONDS", "2" }, { "SWEEP_INTERVAL_SECONDS", "1" }, { "PRESENCE_LIVENESS", Mode } };
+            }
         }
 
-        [Scenario("given a timer that only pings, then the player stays online for three timeouts; a silent one is swept")]
-        public async Task PingsKeepThePlayerOnline()
+        [Scenario("given a client left to its timer, then its player stays online for three timeouts; a silent socket is swept")]
+        public async Task TheTimerKeepsThePlayerOnline()
         {
-            // Nothing is pushed to either: the timer has no cursor to report, so it only pings.
-            var pinging = new Player(stack, "ivy-pings", o => o.HeartbeatInterval = TimeSpan.FromMilliseconds(500));
-            var silent = new Player(stack, "jay-silent", o => o.HeartbeatInterval = TimeSpan.FromSeconds(60));
-            await pinging.Connect();
-            await silent.Connect();
-            await Check.Sleep(6500);
-            Check.True(!pinging.States.Contains(ConnectionState.Reconnecting), "pings kept her socket open");
-            Check.True(silent.States.Contains(ConnectionState.Reconnecting), "the sweeper closed the silent one");
+            var timed = new Player(stack, "ivy-timer", o => o.HeartbeatInterval = TimeSpan.FromSeconds(60));
+            var ack = await timed.Connect();
+            string route = Mode == "heartbeat" ? "heartbeat" : "ping";
+            var keepAlive = ack.KeepAlive;
+            Check.Equal(route + " every 1 s", keepAlive == null ? "none" : keepAlive.Route + " every " + keepAlive.IntervalSeconds + " s", "the ack's keepAlive");
+            using (var silent = await SilentSocket.Open(stack, "jay-silent"))
+            {
+                await Check.Sleep(6500);
+                Check.True(!timed.States.Contains(ConnectionState.Reconnecting), "the timer kept her socket open");
+                Check.Equal(1, timed.Tokens.Count, "one connect");
+                Check.True(silent.Frames.Any(f => f.GetString("type") == "disconnected" && f.GetString("reason") == "heartbeat_timeout"),
+                    "the sweeper took the silent one offline: " + string.Join(", ", silent.Frames.Select(f => Json.Serialize(f))));
+            }
             var watcher = new Player(stack, "kim-watches");
             await watcher.Connect();
-            var ack = await watcher.Client.SubscribePresenceAsync(new[] { "ivy-pings" });
-            Check.Equal("online", ack.Presence["ivy-pings"], "the pinging player's presence");
-            foreach (var player in new[] { pinging, silent, watcher }) player.Close();
+            var watched = await watcher.Client.SubscribePresenceAsync(new[] { "ivy-timer" });
+            Check.Equal("{\"ivy-timer\":\"online\"}", Json.Serialize(watched.Fields["presence"]), "the timed player's presence");
+            timed.Close();
+            watcher.Close();
         }
+    }
 
-        [Scenario("given the server's keepAlive instruction overridden to heartbeat every 500 ms, then the player stays online")]
-        public async Task KeepAliveOverrideOfHeartbeatsKeepsThePlayerOnline()
-        {
-            var beating = new Player(stack, "lea-heartbeats", o => o.KeepAlive = new KeepAliveSettings("heartbeat", TimeSpan.FromMilliseconds(500)));
-            await beating.Connect();
-            await Check.Sleep(4500);
-            Check.True(!beating.States.Contains(ConnectionState.Reconnecting), "heartbeats kept her socket open");
-            Check.Equal("heartbeat", beating.Client.EffectiveKeepAlive.Route, "the timer's route");
-            beating.Close();
-        }
+    public sealed class HeartbeatLiveness : PresenceLiveness
+    {
+        protected override string Mode { get { return "heartbeat"; } }
+    }
+
+    public sealed class ConnectionActivityLiveness : PresenceLiveness
+    {
+        protected override string Mode { get { return "connection-activity"; } }
     }
 }
