@@ -9,7 +9,7 @@
 //! line is `presence ratio to seed: R`.
 
 use clap::Parser;
-use tools::cost::{Line, Prices, Scenario, price_all, render};
+use tools::cost::{Line, Prices, Scenario, presence_ratios, price_all, render};
 use tools::counts::OperationCounts;
 
 #[derive(Parser, Debug)]
@@ -20,10 +20,19 @@ struct Args {
     /// Concurrent players, all month.
     #[arg(long, default_value_t = 1000.0)]
     ccu: f64,
-    /// Seconds between a client's timer frames (heartbeats; where the tree has the ping
-    /// route, a heartbeat only with a newer cursor and a ping otherwise).
+    /// Seconds between the heartbeats of the seed's clients and this project's before (c)
+    /// ((c)'s clients send what resume's keepAlive says, from --heartbeat-timeout-seconds).
     #[arg(long, default_value_t = 30.0)]
     heartbeat_seconds: f64,
+    /// HEARTBEAT_TIMEOUT_SECONDS, the offline-detection bound every design shares; (c)'s
+    /// keepAlive interval comes from it.
+    #[arg(long, default_value_t = 90.0)]
+    heartbeat_timeout_seconds: f64,
+    /// PRESENCE_LIVENESS of (c), whose column the table shows: heartbeat (every timer frame
+    /// a heartbeat) or connection-activity (pings, and a heartbeat only with a newer cursor).
+    /// The ratio to the seed is printed for both.
+    #[arg(long, default_value_t = shared::config::DEFAULT_PRESENCE_LIVENESS)]
+    presence_liveness: shared::config::PresenceLiveness,
     /// sendMessage frames per player per minute.
     #[arg(long, default_value_t = 0.2)]
     messages_per_player_minute: f64,
@@ -76,6 +85,8 @@ fn run(args: &Args) -> Result<String, String> {
     let scenario = Scenario {
         ccu: args.ccu,
         heartbeat_seconds: args.heartbeat_seconds,
+        heartbeat_timeout_seconds: args.heartbeat_timeout_seconds,
+        liveness: args.presence_liveness,
         messages_per_player_minute: args.messages_per_player_minute,
         recipients_per_message: args.recipients_per_message,
         placements_per_player_hour: args.placements_per_player_hour,
@@ -98,7 +109,8 @@ fn run(args: &Args) -> Result<String, String> {
         include_str!("../../data/operation-counts.json"),
     )?;
     let priced = price_all(&scenario, &prices, &before, &after)?;
-    render::table(&scenario, &prices, &priced)
+    let ratios = presence_ratios(&scenario, &prices, &before, &after)?;
+    render::table(&scenario, &prices, &priced, &ratios)
 }
 
 fn main() -> std::process::ExitCode {

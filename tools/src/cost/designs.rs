@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::usage::{Bill, Feature, Line, Work};
-use super::{HOURS_PER_MONTH, Prices, SECONDS_PER_MONTH, Scenario};
+use super::{HOURS_PER_MONTH, PresenceLiveness, Prices, SECONDS_PER_MONTH, Scenario};
 use crate::counts::{Operation, OperationCounts};
 
 /// Bytes one presence change's publishing call moves through the seed's NAT gateway
@@ -177,14 +177,17 @@ pub fn ours(scenario: &Scenario, measured: &Measured<'_>) -> Result<Bill, String
                 .times(s.acked_heartbeats),
         )
         .plus(&frame);
-    let pings = measured.pings();
-    let (heartbeats, tracked) = if pings {
-        let ping = measured.work("ping")?.plus(&frame);
-        bill.add_work(Feature::Presence, "ping", &ping, s.pings(), gb);
-        bill.pings = s.pings();
-        (s.cursor_heartbeats(), "sweep_100_pinging")
-    } else {
-        (s.heartbeats(), "sweep_100_online")
+    // A tree with the `ping` route is (c): its clients follow `keepAlive`, and the
+    // sweeper asks GetConnection only in connection-activity mode.
+    let (heartbeats, tracked) = match (measured.pings(), s.liveness) {
+        (false, _) => (s.heartbeats(), "sweep_100_online"),
+        (true, PresenceLiveness::Heartbeat) => (s.timer_frames(), "sweep_100_online"),
+        (true, PresenceLiveness::ConnectionActivity) => {
+            let ping = measured.work("ping")?.plus(&frame);
+            bill.add_work(Feature::Presence, "ping", &ping, s.pings(), gb);
+            bill.pings = s.pings();
+            (s.cursor_heartbeats(), "sweep_100_pinging")
+        }
     };
     bill.add_work(Feature::Presence, "heartbeat", &heartbeat, heartbeats, gb);
     let sweep = measured.work("sweep_empty")?;
@@ -494,6 +497,26 @@ pub fn price_all(
 /// (both sweep every minute with the same timeout).
 pub fn presence_ratio(priced: &[Priced; 3]) -> f64 {
     priced[2].feature_total(Feature::Presence) / priced[0].feature_total(Feature::Presence)
+}
+
+/// The presence ratio of `scenario` in each `PRESENCE_LIVENESS` mode of (c).
+pub fn presence_ratios(
+    scenario: &Scenario,
+    prices: &Prices,
+    before: &OperationCounts,
+    after: &OperationCounts,
+) -> Result<Vec<(PresenceLiveness, f64)>, String> {
+    PresenceLiveness::ALL
+        .into_iter()
+        .map(|liveness| {
+            let scenario = Scenario {
+                liveness,
+                ..scenario.clone()
+            };
+            let priced = price_all(&scenario, prices, before, after)?;
+            Ok((liveness, presence_ratio(&priced)))
+        })
+        .collect()
 }
 
 /// The least a delivered message can cost: API Gateway's inbound message (shared by the

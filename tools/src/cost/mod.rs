@@ -16,9 +16,12 @@ pub mod prices;
 pub mod render;
 pub mod usage;
 
-pub use designs::{Design, Priced, price_all};
+pub use designs::{Design, Priced, price_all, presence_ratios};
 pub use prices::Prices;
 pub use usage::{Bill, Feature, Line, Work};
+
+pub use shared::config::PresenceLiveness;
+use shared::keep_alive::{API_GATEWAY_IDLE_TIMEOUT_SECONDS, KeepAlive};
 
 /// AWS prices a month as 730 hours.
 pub const HOURS_PER_MONTH: f64 = 730.0;
@@ -30,8 +33,14 @@ pub const SECONDS_PER_MONTH: f64 = MINUTES_PER_MONTH * 60.0;
 pub struct Scenario {
     /// Concurrent players, all month.
     pub ccu: f64,
-    /// Seconds between a client's heartbeats.
+    /// Seconds between a client's heartbeats in the designs whose clients beat at a
+    /// fixed interval: the seed's and this project's before (c).
     pub heartbeat_seconds: f64,
+    /// `HEARTBEAT_TIMEOUT_SECONDS`, the offline-detection bound every design shares (with
+    /// a sweep a minute): (c)'s clients are told their interval from it (`keepAlive`).
+    pub heartbeat_timeout_seconds: f64,
+    /// `PRESENCE_LIVENESS` of (c): what its clients' timer sends.
+    pub liveness: PresenceLiveness,
     /// `sendMessage` frames per player per minute.
     pub messages_per_player_minute: f64,
     /// Recipients per `sendMessage`.
@@ -55,6 +64,8 @@ impl Default for Scenario {
         Self {
             ccu: 1000.0,
             heartbeat_seconds: 30.0,
+            heartbeat_timeout_seconds: f64::from(90_u32),
+            liveness: shared::config::DEFAULT_PRESENCE_LIVENESS,
             messages_per_player_minute: 0.2,
             recipients_per_message: 1.0,
             placements_per_player_hour: 1.0,
@@ -73,6 +84,7 @@ impl Scenario {
         let positive = [
             ("ccu", self.ccu),
             ("heartbeat-seconds", self.heartbeat_seconds),
+            ("heartbeat-timeout-seconds", self.heartbeat_timeout_seconds),
             ("recipients-per-message", self.recipients_per_message),
             ("session-minutes", self.session_minutes),
             ("lambda-memory", self.lambda_memory_mb),
@@ -112,10 +124,29 @@ impl Scenario {
         self.ccu * MINUTES_PER_MONTH
     }
 
-    /// Timer frames: one per interval per player (all heartbeats in a tree without
-    /// `ping`; heartbeats and pings otherwise, [`Self::cursor_heartbeat_share`]).
+    /// Heartbeats of the clients that beat every `heartbeat_seconds` (the seed's, and
+    /// this project's before (c)).
     pub fn heartbeats(&self) -> f64 {
         self.player_minutes() * 60.0 / self.heartbeat_seconds
+    }
+
+    /// The interval (c)'s `resume` tells its clients (`keepAlive`): from the timeout and
+    /// API Gateway's idle timeout, by the function the server itself uses.
+    pub fn keep_alive_seconds(&self) -> f64 {
+        let timeout = self.heartbeat_timeout_seconds.round().max(1.0) as u64;
+        let keep_alive = KeepAlive::for_timeouts(
+            self.liveness.keep_alive_route(),
+            timeout,
+            API_GATEWAY_IDLE_TIMEOUT_SECONDS,
+        );
+        f64::from(keep_alive.interval_seconds)
+    }
+
+    /// (c)'s timer frames: one per `keepAlive` interval per player; all heartbeats with
+    /// `PRESENCE_LIVENESS=heartbeat`, heartbeats and pings with `connection-activity`
+    /// ([`Self::cursor_heartbeat_share`]).
+    pub fn timer_frames(&self) -> f64 {
+        self.player_minutes() * 60.0 / self.keep_alive_seconds()
     }
 
     pub fn messages(&self) -> f64 {
@@ -153,22 +184,23 @@ impl Scenario {
         pushed / (self.ccu * SECONDS_PER_MONTH)
     }
 
-    /// The share of timer frames that are cursor heartbeats where clients ping (a
-    /// heartbeat only when a pushed frame newer than the reported cursor was handled
-    /// since the last tick): the chance that at least one of a Poisson stream of λ
-    /// frames a second arrived in one interval, 1 − exp(−λ·interval).
+    /// The share of (c)'s timer frames that are cursor heartbeats where clients ping
+    /// (`connection-activity`: a heartbeat only when a pushed frame newer than the
+    /// reported cursor was handled since the last tick): the chance that at least one of
+    /// a Poisson stream of λ frames a second arrived in one interval, 1 − exp(−λ·interval).
     pub fn cursor_heartbeat_share(&self) -> f64 {
-        1.0 - (-self.pushed_frames_per_player_second() * self.heartbeat_seconds).exp()
+        1.0 - (-self.pushed_frames_per_player_second() * self.keep_alive_seconds()).exp()
     }
 
-    /// Timer frames that are cursor heartbeats where clients ping.
+    /// (c)'s timer frames that are cursor heartbeats where clients ping.
     pub fn cursor_heartbeats(&self) -> f64 {
-        self.heartbeats() * self.cursor_heartbeat_share()
+        self.timer_frames() * self.cursor_heartbeat_share()
     }
 
-    /// Timer frames that are pings (one inbound message, nothing else) where clients ping.
+    /// (c)'s timer frames that are pings (one inbound message, nothing else) where
+    /// clients ping.
     pub fn pings(&self) -> f64 {
-        self.heartbeats() - self.cursor_heartbeats()
+        self.timer_frames() - self.cursor_heartbeats()
     }
 
     pub fn sweeps(&self) -> f64 {
@@ -194,9 +226,9 @@ pub fn assumptions() -> Vec<&'static str> {
         "Seed connections and placement are this project's before the change (the seeds only redesign presence and messaging).",
         "X-Ray, when on, samples each function by the default rule: the first request each second and 5 % of the rest.",
         "A heartbeat without a requestId gets no frame back: its integration response renders nothing, which API Gateway is assumed to send as no message (docs/architecture.md, the heartbeat route); --acked-heartbeats prices the share of heartbeats that asks for an ack.",
-        "Where the tree has the ping route, the client's timer sends a heartbeat (with its cursor) only when it handled a pushed frame since the last tick, and a ping otherwise. Pushed frames (deliveries, presence frames, placement results) reach each player as a Poisson stream at the scenario's average rate λ, so a tick is a heartbeat with probability 1 - exp(-λ·interval). A ping is one inbound message (and its access log line when the stage logs), nothing else.",
-        "API Gateway moves a socket's lastActiveAt (GetConnection) on every frame the client sends, a ping included (documented: lastActiveAt is when the connection was last active; assumed: that a MOCK route's frame counts).",
-        "The sweeper asks GetConnection about every tracked online player on every run, as if each one's deadline had passed: an upper bound (only players with no heartbeat within the timeout are asked). GetConnection is priced by apigateway_get_connection, 0 by default (API Gateway bills messages sent and received and connection minutes; GetConnection sends no message); --get-connection-usd-per-million prices it otherwise.",
+        "(c)'s clients send what resume's keepAlive says, every (timeout - timeout/10) / 2 seconds (40 s for the 90 s timeout): with PRESENCE_LIVENESS=heartbeat (the default) a heartbeat each time; with connection-activity a heartbeat (with its cursor) only when the client handled a pushed frame since the last tick, and a ping otherwise. Pushed frames (deliveries, presence frames, placement results) reach each player as a Poisson stream at the scenario's average rate λ, so a tick is then a heartbeat with probability 1 - exp(-λ·interval). A ping is one inbound message (and its access log line when the stage logs), nothing else. (a) and (b) beat every --heartbeat-seconds, with the same timeout: every design detects a silent player within the timeout plus one sweep.",
+        "With connection-activity: API Gateway moves a socket's lastActiveAt (GetConnection) on every frame the client sends, a ping included (documented: lastActiveAt is when the connection was last active; assumed: that a MOCK route's frame counts; smoke --check-assumptions checks it on a deployment).",
+        "With connection-activity: the sweeper asks GetConnection about every tracked online player on every run, as if each one's deadline had passed: an upper bound (only players with no heartbeat within the timeout are asked). GetConnection is priced by apigateway_get_connection, 0 by default (API Gateway bills messages sent and received and connection minutes; GetConnection sends no message); --get-connection-usd-per-million prices it otherwise. With heartbeat the sweeper never calls it.",
         "The sweeper's Lambda time is measured against a recording gateway that answers at once; a deployed GetConnection is a network round trip (at most 32 in flight), which adds GB-seconds this model does not see.",
     ]
 }

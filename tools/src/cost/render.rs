@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::designs::{Priced, floor_per_delivery, presence_ratio};
-use super::{Feature, Line, Prices, Scenario};
+use super::{Feature, Line, PresenceLiveness, Prices, Scenario};
 
 fn money(usd: f64) -> String {
     if usd == 0.0 {
@@ -16,8 +16,14 @@ fn money(usd: f64) -> String {
     }
 }
 
-/// The whole table, ending with `presence ratio to seed: R`.
-pub fn table(scenario: &Scenario, prices: &Prices, priced: &[Priced; 3]) -> Result<String, String> {
+/// The whole table, then the presence ratio in each `PRESENCE_LIVENESS` mode (`ratios`),
+/// ending with `presence ratio to seed: R` for the table's mode.
+pub fn table(
+    scenario: &Scenario,
+    prices: &Prices,
+    priced: &[Priced; 3],
+    ratios: &[(PresenceLiveness, f64)],
+) -> Result<String, String> {
     let s = scenario;
     let mut out = String::new();
     let w = &mut out;
@@ -28,9 +34,12 @@ pub fn table(scenario: &Scenario, prices: &Prices, priced: &[Priced; 3]) -> Resu
     );
     let _ = writeln!(
         w,
-        "Scenario: {} concurrent players; heartbeat every {} s ({} with a requestId); {} messages per player-minute to {} recipient(s); {} placements per player-hour; {} presence subscriptions per player; {}-minute sessions; Lambda {} MB arm64",
+        "Scenario: {} concurrent players; a player silent for {} s goes offline (+ a sweep a minute); (a) and (b) heartbeat every {} s, (c) sends resume's keepAlive every {} s (PRESENCE_LIVENESS={}); {} of heartbeats with a requestId; {} messages per player-minute to {} recipient(s); {} placements per player-hour; {} presence subscriptions per player; {}-minute sessions; Lambda {} MB arm64",
         s.ccu,
+        s.heartbeat_timeout_seconds,
         s.heartbeat_seconds,
+        s.keep_alive_seconds(),
+        s.liveness,
         format_share(s.acked_heartbeats),
         s.messages_per_player_minute,
         s.recipients_per_message,
@@ -41,8 +50,9 @@ pub fn table(scenario: &Scenario, prices: &Prices, priced: &[Priced; 3]) -> Resu
     );
     let _ = writeln!(
         w,
-        "Per month: {:.0} timer frames (heartbeats), {:.0} messages ({:.0} deliveries), {:.0} placements, {:.0} sessions, {:.0} presence frames",
+        "Per month: {:.0} heartbeats in (a) and (b), {:.0} timer frames in (c), {:.0} messages ({:.0} deliveries), {:.0} placements, {:.0} sessions, {:.0} presence frames",
         s.heartbeats(),
+        s.timer_frames(),
         s.messages(),
         s.deliveries(),
         s.placements(),
@@ -56,7 +66,7 @@ pub fn table(scenario: &Scenario, prices: &Prices, priced: &[Priced; 3]) -> Resu
             "Timer frames in (c): a heartbeat with its cursor when a pushed frame came since the last tick ({:.1} %: 1 - exp(-{:.5} pushed frames per player-second x {} s)), else a ping: {:.0} cursor heartbeats, {:.0} pings",
             s.cursor_heartbeat_share() * 100.0,
             s.pushed_frames_per_player_second(),
-            s.heartbeat_seconds,
+            s.keep_alive_seconds(),
             s.cursor_heartbeats(),
             s.pings()
         );
@@ -144,6 +154,22 @@ pub fn table(scenario: &Scenario, prices: &Prices, priced: &[Priced; 3]) -> Resu
         );
     }
     let _ = writeln!(w);
+    let modes: Vec<String> = ratios
+        .iter()
+        .map(|(liveness, ratio)| {
+            let default = if *liveness == shared::config::DEFAULT_PRESENCE_LIVENESS {
+                " (the default)"
+            } else {
+                ""
+            };
+            format!("{liveness}{default} {ratio:.2}")
+        })
+        .collect();
+    let _ = writeln!(
+        w,
+        "presence ratio to seed by PRESENCE_LIVENESS: {}",
+        modes.join(", ")
+    );
     let _ = write!(w, "presence ratio to seed: {:.2}", presence_ratio(priced));
     Ok(out)
 }

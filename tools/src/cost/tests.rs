@@ -266,9 +266,16 @@ fn the_priced_table_ends_with_the_presence_ratio_and_the_floor_is_api_gateway_in
         ratio,
         priced[2].feature_total(Feature::Presence) / priced[0].feature_total(Feature::Presence)
     );
-    let table = render::table(&scenario, &prices, &priced).unwrap();
+    let ratios = presence_ratios(&scenario, &prices, &counts, &counts).unwrap();
+    let table = render::table(&scenario, &prices, &priced, &ratios).unwrap();
     let last = table.lines().last().unwrap();
     assert_eq!(last, format!("presence ratio to seed: {ratio:.2}"));
+    let by_mode = table.lines().rev().nth(1).unwrap();
+    assert!(
+        by_mode.starts_with("presence ratio to seed by PRESENCE_LIVENESS: heartbeat (the default) ")
+            && by_mode.contains(", connection-activity "),
+        "{by_mode}"
+    );
     // Every price is 1 a unit: a line's cost is its quantity.
     assert_approx!(
         priced[1].cost(Feature::Presence, Line::DynamoDbWrites),
@@ -314,20 +321,56 @@ fn counts_with_ping(changes: impl FnOnce(&mut BTreeMap<String, Operation>)) -> O
 }
 
 #[test]
-fn timer_frames_split_by_the_chance_a_pushed_frame_came_in_one_interval() {
-    // Given the must-show scenario: per player-second 0.2/60 messages delivered, 2 × 5
-    // presence frames an hour, 1 placement result an hour.
+fn given_the_default_timeout_then_c_sends_the_servers_keep_alive_interval_and_a_and_b_their_own() {
     let s = Scenario::default();
+    assert_approx!(s.keep_alive_seconds(), 40.0);
+    // 1,000 players, a frame every 40 s: 65.7 million; (a) and (b) every 30 s: 87.6 million.
+    assert_approx!(s.timer_frames(), 65_700_000.0);
+    assert_approx!(s.heartbeats(), 87_600_000.0);
+    let longer = Scenario {
+        heartbeat_timeout_seconds: 7_200.0,
+        ..Scenario::default()
+    };
+    assert_approx!(longer.keep_alive_seconds(), 540.0);
+}
+
+#[test]
+fn given_heartbeat_mode_then_every_timer_frame_of_c_is_a_heartbeat_and_the_sweeper_asks_nothing() {
+    let counts = counts_with_ping(|ops| {
+        ops.get_mut("heartbeat").unwrap().write_units = 1.0;
+    });
+    let scenario = Scenario::default();
+    assert_eq!(scenario.liveness, PresenceLiveness::Heartbeat);
+    let bill = ours(&scenario, &Measured::new(&counts)).unwrap();
+    assert_approx!(bill.pings, 0.0);
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::DynamoDbWrites),
+        scenario.timer_frames()
+    );
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::ApiGatewayGetConnection),
+        0.0
+    );
+}
+
+#[test]
+fn timer_frames_split_by_the_chance_a_pushed_frame_came_in_one_interval() {
+    // Given the must-show scenario in connection-activity mode: per player-second 0.2/60
+    // messages delivered, 2 × 5 presence frames an hour, 1 placement result an hour.
+    let s = Scenario {
+        liveness: PresenceLiveness::ConnectionActivity,
+        ..Scenario::default()
+    };
     let lambda = 0.2 / 60.0 + 10.0 / 3600.0 + 1.0 / 3600.0;
     assert_approx!(s.pushed_frames_per_player_second(), lambda);
-    let share = 1.0 - (-lambda * 30.0).exp();
+    let share = 1.0 - (-lambda * 40.0).exp();
     assert_approx!(s.cursor_heartbeat_share(), share);
-    assert_approx!(s.cursor_heartbeats(), 87_600_000.0 * share);
-    assert_approx!(s.cursor_heartbeats() + s.pings(), s.heartbeats());
+    assert_approx!(s.cursor_heartbeats(), 65_700_000.0 * share);
+    assert_approx!(s.cursor_heartbeats() + s.pings(), s.timer_frames());
     // More recipients per message push more frames to each player: more heartbeats.
     let busier = Scenario {
         recipients_per_message: 4.0,
-        ..Scenario::default()
+        ..s.clone()
     };
     assert!(busier.cursor_heartbeat_share() > share);
     // Nothing pushed: every timer frame is a ping.
@@ -335,19 +378,20 @@ fn timer_frames_split_by_the_chance_a_pushed_frame_came_in_one_interval() {
         messages_per_player_minute: 0.0,
         placements_per_player_hour: 0.0,
         subscriptions_per_player: 0.0,
-        ..Scenario::default()
+        ..s.clone()
     };
     assert_approx!(quiet.cursor_heartbeat_share(), 0.0);
-    assert_approx!(quiet.pings(), quiet.heartbeats());
+    assert_approx!(quiet.pings(), quiet.timer_frames());
 }
 
 #[test]
 fn where_the_tree_pings_a_ping_is_one_inbound_message_and_only_cursor_heartbeats_write() {
-    // Given one player heartbeating every minute, a quarter of heartbeats acked, and a
-    // tree with the ping route.
+    // Given one player told a frame a minute (a 2-minute-and-a-bit timeout), a quarter
+    // of heartbeats acked, and a tree with the ping route in connection-activity mode.
     let scenario = Scenario {
         ccu: 1.0,
-        heartbeat_seconds: 60.0,
+        heartbeat_timeout_seconds: 133.0,
+        liveness: PresenceLiveness::ConnectionActivity,
         messages_per_player_minute: 0.5,
         placements_per_player_hour: 0.0,
         subscriptions_per_player: 0.0,
@@ -363,6 +407,7 @@ fn where_the_tree_pings_a_ping_is_one_inbound_message_and_only_cursor_heartbeats
         ops.get_mut("heartbeat_with_cursor").unwrap().replies = 1;
     });
     // When it is priced.
+    assert_approx!(scenario.keep_alive_seconds(), 60.0);
     let bill = ours(&scenario, &Measured::new(&counts)).unwrap();
     // Then the 43,800 timer frames are cursor heartbeats with 1 − exp(−0.5/60 × 60) of
     // them, pings otherwise; only heartbeats write, and a quarter of them are acked.
@@ -401,7 +446,10 @@ fn where_the_tree_pings_a_ping_is_one_inbound_message_and_only_cursor_heartbeats
 fn get_connection_costs_nothing_by_default_and_its_price_when_given_one() {
     let counts = counts_with_ping(|_| {});
     let prices = Prices::parse(prices::BUNDLED).unwrap();
-    let scenario = Scenario::default();
+    let scenario = Scenario {
+        liveness: PresenceLiveness::ConnectionActivity,
+        ..Scenario::default()
+    };
     let free = price_all(&scenario, &prices, &counts, &counts).unwrap();
     let calls = free[2]
         .bill
@@ -425,7 +473,8 @@ fn get_connection_costs_nothing_by_default_and_its_price_when_given_one() {
         calls / 1e6
     );
     // The table shows the line at 0.00 where it is done, and says how the frames split.
-    let table = render::table(&scenario, &prices, &free).unwrap();
+    let ratios = presence_ratios(&scenario, &prices, &counts, &counts).unwrap();
+    let table = render::table(&scenario, &prices, &free, &ratios).unwrap();
     let line = table.lines().find(|l| l.contains("GetConnection")).unwrap();
     assert!(line.trim_end().ends_with("0.00"), "{line}");
     assert!(table.contains("cursor heartbeats"), "{table}");
@@ -459,7 +508,10 @@ fn the_must_show_scenario_meets_its_presence_target_with_the_bundled_counts() {
     assert!(!Measured::new(&before).pings());
     assert!(Measured::new(&after).pings());
     let prices = Prices::parse(prices::BUNDLED).unwrap();
-    let priced = price_all(&Scenario::default(), &prices, &before, &after).unwrap();
-    let ratio = presence_ratio(&priced);
-    assert!(ratio <= 0.35, "{ratio}");
+    // In both modes, the default one included.
+    for (liveness, ratio) in
+        presence_ratios(&Scenario::default(), &prices, &before, &after).unwrap()
+    {
+        assert!(ratio <= 0.35, "{liveness}: {ratio}");
+    }
 }
