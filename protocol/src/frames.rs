@@ -549,25 +549,6 @@ mod tests {
     }
 }
 
-/// Reads the optional `cursor` of a `resume` or `heartbeat` body: the `seq` of the last
-/// frame the client processed, or says precisely what is wrong.
-pub fn cursor_field(body: &Map<String, Value>) -> Result<Option<crate::domain::Seq>, String> {
-    use crate::domain::Seq;
-    match body.get("cursor") {
-        None | Some(Value::Null) => Ok(None),
-        Some(value) => value
-            .as_u64()
-            .and_then(|raw| Seq::new(raw).ok())
-            .map(Some)
-            .ok_or_else(|| {
-                format!(
-                    "`cursor` must be the `seq` of the last frame you processed: a whole number from 0 to {}, got {value}",
-                    Seq::MAX
-                )
-            }),
-    }
-}
-
 /// Most recipients (or presence targets) one request may name.
 pub const MAX_PLAYER_IDS: usize = 100;
 

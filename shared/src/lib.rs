@@ -8,10 +8,13 @@ pub use gamelift_sockets_protocol::domain;
 /// The client protocol, from the protocol crate (clients share it).
 pub use gamelift_sockets_protocol::frames as protocol;
 pub mod config;
-pub mod latencies;
+/// The latencies a client reports, parsed once (`protocol/`).
+pub use gamelift_sockets_protocol::latencies;
 pub mod matchmaking;
 pub mod party;
 pub mod ports;
+/// Every request a client may send, typed; routes receive theirs from [`websocket::Request`].
+pub use gamelift_sockets_protocol::requests;
 pub mod telemetry;
 pub mod websocket;
 
