@@ -88,7 +88,9 @@ impl fmt::Display for PlayerId {
 impl<'de> Deserialize<'de> for PlayerId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = String::deserialize(d)?;
-        PlayerId::parse(raw).map_err(serde::de::Error::custom)
+        // Worded to follow the field's name: "`playerId` is not a valid player id: ...".
+        PlayerId::parse(raw)
+            .map_err(|e| serde::de::Error::custom(format!("is not a valid player id: {e}")))
     }
 }
 
@@ -258,7 +260,37 @@ impl fmt::Display for Seq {
 
 impl<'de> Deserialize<'de> for Seq {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Seq::new(u64::deserialize(d)?).map_err(serde::de::Error::custom)
+        struct SeqVisitor;
+
+        impl serde::de::Visitor<'_> for SeqVisitor {
+            type Value = Seq;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "a seq, a whole number from 0 to {}", Seq::MAX)
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Seq, E> {
+                Seq::new(n).map_err(|_| out_of_range(n))
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Seq, E> {
+                u64::try_from(n).map_or_else(|_| Err(out_of_range(n)), |n| self.visit_u64(n))
+            }
+
+            fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Seq, E> {
+                Err(out_of_range(n))
+            }
+        }
+
+        /// Worded to follow the field's name: "`cursor` is -1; it must be ...".
+        fn out_of_range<E: serde::de::Error>(n: impl fmt::Display) -> E {
+            E::custom(format!(
+                "is {n}; it must be a seq, a whole number from 0 to {}",
+                Seq::MAX
+            ))
+        }
+
+        d.deserialize_u64(SeqVisitor)
     }
 }
 
@@ -378,7 +410,12 @@ impl fmt::Display for PlacementId {
 impl<'de> Deserialize<'de> for PlacementId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = String::deserialize(d)?;
-        PlacementId::parse(raw).map_err(serde::de::Error::custom)
+        // Worded to follow the field's name: "`placementId` \"p/1\" is not a placement id ...".
+        PlacementId::parse(raw.as_str()).map_err(|e| {
+            serde::de::Error::custom(format!(
+                "{raw:?} is not a placement id (1–48 of A-Z a-z 0-9 -): {e}"
+            ))
+        })
     }
 }
 

@@ -182,6 +182,33 @@ impl ClientFrame {
     }
 }
 
+/// A frame a reply answers: the `route` and `requestId` the reply echoes. The frame as
+/// read ([`ClientFrame`]) or typed ([`crate::requests::ClientRequest`]).
+pub trait Answered {
+    fn route(&self) -> &str;
+    fn request_id(&self) -> Option<&str>;
+}
+
+impl Answered for ClientFrame {
+    fn route(&self) -> &str {
+        &self.route
+    }
+
+    fn request_id(&self) -> Option<&str> {
+        self.request_id.as_deref()
+    }
+}
+
+impl Answered for crate::requests::ClientRequest {
+    fn route(&self) -> &str {
+        Self::route(self)
+    }
+
+    fn request_id(&self) -> Option<&str> {
+        Self::request_id(self)
+    }
+}
+
 /// "an array", "a string", ... for error messages.
 pub fn json_kind(value: &Value) -> &'static str {
     match value {
@@ -316,23 +343,23 @@ pub enum DisconnectReason {
 impl ServerFrame {
     /// An `ack` for `frame`'s route carrying `result`'s fields (which must serialize to
     /// a JSON object).
-    pub fn ack(frame: &ClientFrame, result: impl Serialize) -> Self {
+    pub fn ack(frame: &impl Answered, result: impl Serialize) -> Self {
         let result = match serde_json::to_value(result) {
             Ok(Value::Object(map)) => map,
             _ => Map::new(),
         };
         Self::Ack {
-            route: frame.route.clone(),
-            request_id: frame.request_id.clone(),
+            route: frame.route().to_owned(),
+            request_id: frame.request_id().map(str::to_owned),
             result,
         }
     }
 
     /// An `error` reply to `frame`.
-    pub fn error(frame: &ClientFrame, code: ErrorCode, message: impl Into<String>) -> Self {
+    pub fn error(frame: &impl Answered, code: ErrorCode, message: impl Into<String>) -> Self {
         Self::Error {
-            route: Some(frame.route.clone()),
-            request_id: frame.request_id.clone(),
+            route: Some(frame.route().to_owned()),
+            request_id: frame.request_id().map(str::to_owned),
             code,
             message: message.into(),
             details: Map::new(),
@@ -522,30 +549,12 @@ mod tests {
     }
 }
 
-/// Reads the optional `cursor` of a `resume` or `heartbeat` body: the `seq` of the last
-/// frame the client processed, or says precisely what is wrong.
-pub fn cursor_field(body: &Map<String, Value>) -> Result<Option<crate::domain::Seq>, String> {
-    use crate::domain::Seq;
-    match body.get("cursor") {
-        None | Some(Value::Null) => Ok(None),
-        Some(value) => value
-            .as_u64()
-            .and_then(|raw| Seq::new(raw).ok())
-            .map(Some)
-            .ok_or_else(|| {
-                format!(
-                    "`cursor` must be the `seq` of the last frame you processed: a whole number from 0 to {}, got {value}",
-                    Seq::MAX
-                )
-            }),
-    }
-}
-
-/// Most recipients (or presence targets) one request may name, after de-duplication.
+/// Most recipients (or presence targets) one request may name.
 pub const MAX_PLAYER_IDS: usize = 100;
 
 /// Reads `body[field]` as 1..=`MAX_PLAYER_IDS` distinct player ids (duplicates
-/// dropped, first occurrence kept), or says precisely what is wrong.
+/// dropped, first occurrence kept), or says precisely what is wrong: the backend API's
+/// bodies (the WebSocket routes read theirs typed, `requests::PlayerIdsBody`).
 pub fn player_ids_field(body: &Map<String, Value>, field: &str) -> Result<Vec<PlayerId>, String> {
     let items = match body.get(field) {
         None | Some(Value::Null) => return Err(format!("`{field}` is required")),

@@ -73,7 +73,75 @@ impl fmt::Display for PartyId {
 impl<'de> Deserialize<'de> for PartyId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = String::deserialize(d)?;
-        PartyId::parse(raw).map_err(serde::de::Error::custom)
+        // Worded to follow the field's name: "`partyId` is not a party id: ...".
+        PartyId::parse(raw).map_err(|e| serde::de::Error::custom(format!("is not a party id: {e}")))
+    }
+}
+
+/// The smallest party `createParty` makes.
+pub const MIN_PARTY_SIZE: u32 = 2;
+/// The largest party any stack may allow (`PARTY_MAX_SIZE` is at most this), so that a
+/// party fits one FlexMatch ticket.
+pub const MAX_PARTY_SIZE: u32 = 10;
+
+/// The size `createParty` asks for: a whole number from 2 to 10. A stack allows at most
+/// its `PARTY_MAX_SIZE` (8 unless set): a well-formed size above that is refused as
+/// `forbidden`, not malformed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
+#[serde(transparent)]
+pub struct PartySize(#[schemars(range(min = 2, max = 10))] u32);
+
+impl PartySize {
+    /// `size`, if it is from [`MIN_PARTY_SIZE`] to [`MAX_PARTY_SIZE`].
+    pub fn new(size: u32) -> Option<Self> {
+        (MIN_PARTY_SIZE..=MAX_PARTY_SIZE)
+            .contains(&size)
+            .then_some(Self(size))
+    }
+
+    pub fn get(self) -> u32 {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for PartySize {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct SizeVisitor;
+
+        impl serde::de::Visitor<'_> for SizeVisitor {
+            type Value = PartySize;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(
+                    f,
+                    "a whole number from {MIN_PARTY_SIZE} to {MAX_PARTY_SIZE}"
+                )
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<PartySize, E> {
+                u32::try_from(n)
+                    .ok()
+                    .and_then(PartySize::new)
+                    .ok_or_else(|| wrong_size(n))
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<PartySize, E> {
+                u64::try_from(n).map_or_else(|_| Err(wrong_size(n)), |n| self.visit_u64(n))
+            }
+
+            fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<PartySize, E> {
+                Err(wrong_size(n))
+            }
+        }
+
+        /// Worded to follow the field's name: "`maxSize` is 1; it must be ...".
+        fn wrong_size<E: serde::de::Error>(n: impl fmt::Display) -> E {
+            E::custom(format!(
+                "is {n}; it must be a whole number from {MIN_PARTY_SIZE} to {MAX_PARTY_SIZE}"
+            ))
+        }
+
+        d.deserialize_u64(SizeVisitor)
     }
 }
 

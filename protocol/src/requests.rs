@@ -1,20 +1,29 @@
-//! Every request a client may send, typed: the `ClientFrame` of the JSON Schema and what
-//! the Rust client writes. The server reads frames with [`crate::frames::ClientFrame::parse`]
-//! and each route its own body (unknown body fields are ignored there); these types
-//! describe what it accepts.
-
-use std::collections::BTreeMap;
+//! Every request a client may send, typed: the `ClientFrame` of the JSON Schema, what
+//! the Rust client writes and what the server reads ([`ClientRequest::from_frame`]: each
+//! route's body deserialized into its type here, unknown body fields ignored). A
+//! constraint the server enforces is in these types, so the schema states it too.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::domain::{PlacementId, PlayerId, Seq};
-use crate::matchmaking::{Attributes, TicketId};
-use crate::party::PartyId;
+use crate::latencies::Latencies;
+use crate::matchmaking::{PlayerAttributes, TicketId};
+use crate::party::{PartyId, PartySize};
+
+pub mod body;
+mod fields;
+mod send_message;
+
+pub use fields::{
+    ConfigurationName, HeartbeatBody, MAX_GAMELIFT_NAME_CHARS, MAX_PLAYER_DATA_CHARS, PlayerData,
+    QueueName,
+};
+pub use send_message::SendMessageBody;
 
 /// A request: `{"route", "requestId"?, "body"?}`, one variant per route. `requestId`
-/// (at most 64 characters) is echoed back on the `ack` or `error` that answers it.
+/// (at most 64 characters) is echoed back on the `ack` or `error` that answers it. A body
+/// a route can go without may also be absent or `null` (read as `{}`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(
     tag = "route",
@@ -28,7 +37,8 @@ pub enum ClientRequest {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(length(max = 64))]
         request_id: Option<String>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "body::or_default")]
+        #[schemars(with = "Option<CursorBody>")]
         body: CursorBody,
     },
     /// Keeps the player online and records `cursor` as processed (a database write);
@@ -37,7 +47,8 @@ pub enum ClientRequest {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(length(max = 64))]
         request_id: Option<String>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "body::or_default")]
+        #[schemars(with = "Option<HeartbeatBody>")]
         body: CursorBody,
     },
     /// Keeps the player online for the price of one inbound message: API Gateway takes it
@@ -55,21 +66,24 @@ pub enum ClientRequest {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(length(max = 64))]
         request_id: Option<String>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "body::or_default")]
+        #[schemars(with = "Option<PlacementRequestBody>")]
         body: PlacementRequestBody,
     },
     CancelPlacement {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(length(max = 64))]
         request_id: Option<String>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "body::or_default")]
+        #[schemars(with = "Option<CancelPlacementBody>")]
         body: CancelPlacementBody,
     },
     RejoinSession {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(length(max = 64))]
         request_id: Option<String>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "body::or_default")]
+        #[schemars(with = "Option<EmptyBody>")]
         body: EmptyBody,
     },
     SubscribePresence {
@@ -94,7 +108,8 @@ pub enum ClientRequest {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(length(max = 64))]
         request_id: Option<String>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "body::or_default")]
+        #[schemars(with = "Option<CreatePartyBody>")]
         body: CreatePartyBody,
     },
     InviteToParty {
@@ -119,7 +134,8 @@ pub enum ClientRequest {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(length(max = 64))]
         request_id: Option<String>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "body::or_default")]
+        #[schemars(with = "Option<EmptyBody>")]
         body: EmptyBody,
     },
     KickFromParty {
@@ -138,7 +154,8 @@ pub enum ClientRequest {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(length(max = 64))]
         request_id: Option<String>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "body::or_default")]
+        #[schemars(with = "Option<StartMatchmakingRequestBody>")]
         body: StartMatchmakingRequestBody,
     },
     AcceptMatch {
@@ -151,7 +168,8 @@ pub enum ClientRequest {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(length(max = 64))]
         request_id: Option<String>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "body::or_default")]
+        #[schemars(with = "Option<TicketBody>")]
         body: TicketBody,
     },
     SetMatchmakingAttributes {
@@ -173,43 +191,25 @@ pub struct CursorBody {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct EmptyBody {}
 
-/// `sendMessage`: to 1–100 players, or to every other member of your party.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(untagged, rename_all_fields = "camelCase")]
-pub enum SendMessageBody {
-    ToPlayers {
-        #[schemars(length(min = 1, max = 100))]
-        player_ids: Vec<PlayerId>,
-        /// Any JSON, at most 32 KiB serialized.
-        message: Value,
-    },
-    ToParty {
-        party_id: PartyId,
-        /// Any JSON, at most 32 KiB serialized.
-        message: Value,
-    },
-}
-
 /// `sessionPlacementRequest`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlacementRequestBody {
     /// Region → round-trip milliseconds (0–10000), at most 20 regions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latencies: Option<BTreeMap<String, f64>>,
+    pub latencies: Option<Latencies>,
     /// Handed to the game server; at most 2048 characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = 2048))]
-    pub player_data: Option<String>,
-    /// One of the configured queues (the first when absent).
+    pub player_data: Option<PlayerData>,
+    /// One of the configured queues (the first when absent; another is `not_found`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub queue: Option<String>,
+    pub queue: Option<QueueName>,
 }
 
 /// `setPlacementLatencies`: region → milliseconds (`{}` clears).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LatenciesBody {
-    pub latencies: BTreeMap<String, f64>,
+    pub latencies: Latencies,
 }
 
 /// `cancelPlacement`: the pending placement (yours when absent).
@@ -220,21 +220,21 @@ pub struct CancelPlacementBody {
     pub placement_id: Option<PlacementId>,
 }
 
-/// `subscribePresence` / `unsubscribePresence`: 1–100 players.
+/// `subscribePresence` / `unsubscribePresence`: 1–100 players (duplicates dropped).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlayerIdsBody {
+    #[serde(deserialize_with = "fields::player_ids")]
     #[schemars(length(min = 1, max = 100))]
     pub player_ids: Vec<PlayerId>,
 }
 
-/// `createParty`: its size (2–`PARTY_MAX_SIZE`, that when absent).
+/// `createParty`: its size (2–10, at most the stack's `PARTY_MAX_SIZE`, that when absent).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreatePartyBody {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 2, max = 10))]
-    pub max_size: Option<u32>,
+    pub max_size: Option<PartySize>,
 }
 
 /// `inviteToParty`, `kickFromParty`, `promotePartyLeader`: whom.
@@ -256,15 +256,16 @@ pub struct PartyBody {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StartMatchmakingRequestBody {
-    /// One of the stack's matchmaking configurations (its default when absent).
+    /// One of the stack's matchmaking configurations (its default when absent; another
+    /// is `not_found`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub configuration: Option<String>,
+    pub configuration: Option<ConfigurationName>,
     /// At most 32: number, string, list of strings or map of string → number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attributes: Option<Attributes>,
+    pub attributes: Option<PlayerAttributes>,
     /// Region → round-trip milliseconds (0–10000), at most 20 regions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latencies: Option<BTreeMap<String, f64>>,
+    pub latencies: Option<Latencies>,
 }
 
 /// `acceptMatch`: accept (true) or reject (false) the proposed match of a ticket.
@@ -286,7 +287,7 @@ pub struct TicketBody {
 /// `setMatchmakingAttributes`: your attributes for the party leader's ticket (`{}` clears).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AttributesBody {
-    pub attributes: Attributes,
+    pub attributes: PlayerAttributes,
 }
 
 /// `Some($found)` with `$id` bound to the variant's `request_id` field, `None` for a

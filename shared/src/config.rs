@@ -47,7 +47,9 @@ pub const RATE_LIMIT_RANGE: RangeInclusive<u32> = 0..=1_000_000;
 /// Parties: the largest a party may be, at most 10 so that a party fits one FlexMatch
 /// ticket (and a party's change, one transaction).
 pub const DEFAULT_PARTY_MAX_SIZE: u32 = 8;
-pub const PARTY_MAX_SIZE_RANGE: RangeInclusive<u32> = 2..=10;
+pub const PARTY_MAX_SIZE_RANGE: RangeInclusive<u32> =
+    gamelift_sockets_protocol::party::MIN_PARTY_SIZE
+        ..=gamelift_sockets_protocol::party::MAX_PARTY_SIZE;
 pub const DEFAULT_PARTY_INVITE_TTL_SECONDS: u64 = 300;
 pub const PARTY_INVITE_TTL_SECONDS_RANGE: RangeInclusive<u64> = 10..=86_400;
 pub const DEFAULT_PARTY_OFFLINE_SECONDS: u64 = 120;

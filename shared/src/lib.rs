@@ -10,10 +10,13 @@ pub use gamelift_sockets_protocol::frames as protocol;
 pub mod config;
 /// What `resume` tells a client's timer, from the protocol crate.
 pub use gamelift_sockets_protocol::keep_alive;
-pub mod latencies;
+/// The latencies a client reports, parsed once (`protocol/`).
+pub use gamelift_sockets_protocol::latencies;
 pub mod matchmaking;
 pub mod party;
 pub mod ports;
+/// Every request a client may send, typed; routes receive theirs from [`websocket::Request`].
+pub use gamelift_sockets_protocol::requests;
 pub mod telemetry;
 pub mod websocket;
 

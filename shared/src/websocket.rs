@@ -17,7 +17,8 @@ use tracing::{error, warn};
 use crate::domain::{ConnectionId, ConnectionIdError, EpochMillis, PlayerId, PlayerIdError};
 use crate::ports::rate_limit::{Bucket, Quota, RateLimiter, Spent};
 use crate::ports::{ConnectionGateway, GatewayError, StoreError};
-use crate::protocol::{ClientFrame, ErrorCode, ServerFrame};
+use crate::protocol::{Answered, ClientFrame, ErrorCode, FrameRejection, ServerFrame};
+use crate::requests::ClientRequest;
 use crate::telemetry::ErrorChain;
 
 /// The authorizer context key carrying the player id.
@@ -153,35 +154,61 @@ pub fn body_text(event: &ApiGatewayWebsocketProxyRequest) -> Result<&str, &'stat
     Ok(event.body.as_deref().unwrap_or(""))
 }
 
-/// The client frame of a route event, or the error reply to send instead: a bad frame
-/// is the client's mistake, answered on the socket, never a Lambda error.
+/// The client frame of a route event (route, `requestId` and the body untyped), or the
+/// error reply to send instead: a bad frame is the client's mistake, answered on the
+/// socket, never a Lambda error. `$default` reads frames this way; routes read theirs
+/// typed, with [`Request::open`].
 #[allow(clippy::result_large_err)] // The Err is the reply itself, returned straight to the runtime.
 pub fn client_frame(
     event: &ApiGatewayWebsocketProxyRequest,
 ) -> Result<ClientFrame, ApiGatewayProxyResponse> {
-    let text = body_text(event).map_err(|message| {
-        reply(&ServerFrame::Error {
-            route: None,
-            request_id: None,
-            code: ErrorCode::BadRequest,
-            message: message.to_owned(),
-            details: serde_json::Map::new(),
-        })
-    })?;
-    ClientFrame::parse(text).map_err(|rejection| reply(&rejection.into_frame()))
+    frame_text(event)
+        .and_then(ClientFrame::parse)
+        .map_err(|rejection| reply(&rejection.into_frame()))
+}
+
+/// The typed request of a route event (its body read into the route's type), or the
+/// error reply to send instead: `bad_request` naming the field at fault, with the frame's
+/// route and `requestId`.
+#[allow(clippy::result_large_err)] // The Err is the reply itself, returned straight to the runtime.
+pub fn client_request(
+    event: &ApiGatewayWebsocketProxyRequest,
+) -> Result<ClientRequest, ApiGatewayProxyResponse> {
+    frame_text(event)
+        .and_then(ClientRequest::parse)
+        .map_err(|rejection| reply(&rejection.into_frame()))
+}
+
+fn frame_text(event: &ApiGatewayWebsocketProxyRequest) -> Result<&str, FrameRejection> {
+    body_text(event).map_err(|message| FrameRejection {
+        route: None,
+        request_id: None,
+        code: ErrorCode::BadRequest,
+        message: message.to_owned(),
+    })
 }
 
 /// A client's request on a route: who sent it (from the authorizer context, never the
-/// body) and the frame. Every route with a client frame opens with [`Request::open`] and
-/// answers with [`Request::respond`], so they all follow one failure contract: a bad
-/// frame or a refused request is an `error` frame carrying the route and `requestId`; a
-/// dependency that fails is `unavailable` (safe to retry) and a fault is `internal`,
-/// both logged with their whole cause; only an API wired wrong (no authorizer context)
-/// is a Lambda error.
+/// body) and the frame, typed: its body already read into the route's type. Every route
+/// with a client frame opens with [`Request::open`] and answers with
+/// [`Request::respond`], so they all follow one failure contract: a bad frame (one its
+/// route's type does not read) or a refused request is an `error` frame carrying the
+/// route and `requestId`; a dependency that fails is `unavailable` (safe to retry) and a
+/// fault is `internal`, both logged with their whole cause; only an API wired wrong (no
+/// authorizer context, a route sent to the wrong function) is a Lambda error.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Request {
     pub caller: Caller,
-    pub frame: ClientFrame,
+    pub frame: ClientRequest,
+}
+
+/// A frame of a route the function it reached does not serve: the API is wired wrong.
+#[derive(Debug, thiserror::Error)]
+#[error("{function} was invoked for route {route:?}; it serves {serves}")]
+pub struct WrongRoute {
+    pub function: &'static str,
+    pub route: &'static str,
+    pub serves: &'static str,
 }
 
 /// What [`Request::open`] found in a route event: a request to handle, or the reply a
@@ -199,7 +226,7 @@ impl Request {
     /// when the event itself is wrong (a fault in how the API is wired).
     pub fn open(event: &ApiGatewayWebsocketProxyRequest) -> Result<Opened, CallerError> {
         let caller = Caller::from_event(event)?;
-        Ok(match client_frame(event) {
+        Ok(match client_request(event) {
             Ok(frame) => Opened::Request(Self { caller, frame }),
             Err(reply) => Opened::Refused(reply),
         })
@@ -225,7 +252,7 @@ impl Request {
         let (player, connection, route) = (
             self.caller.player_id.as_str(),
             self.caller.connection_id.as_str(),
-            self.frame.route.as_str(),
+            self.frame.route(),
         );
         let cause = refusal
             .cause()
@@ -350,10 +377,10 @@ impl RouteError {
             .map(|cause| cause as &(dyn std::error::Error + 'static))
     }
 
-    pub fn into_frame(self, frame: &ClientFrame) -> ServerFrame {
+    pub fn into_frame(self, frame: &impl Answered) -> ServerFrame {
         ServerFrame::Error {
-            route: Some(frame.route.clone()),
-            request_id: frame.request_id.clone(),
+            route: Some(frame.route().to_owned()),
+            request_id: frame.request_id().map(str::to_owned),
             code: self.code,
             message: self.message,
             details: self.details,
@@ -420,5 +447,23 @@ mod route_tests {
         assert!(matches!(Request::open(&event).unwrap(), Opened::Refused(_)));
         event.request_context.authorizer = Default::default();
         assert!(Request::open(&event).is_err());
+    }
+
+    #[test]
+    fn given_a_body_its_route_cannot_read_then_bad_request_names_the_field_with_route_and_request_id()
+     {
+        let body = r#"{"route":"joinParty","requestId":"r3","body":{"partyId":7}}"#;
+        let event = route_event("joinParty", "alice", "c1", 1, Some(body)).payload;
+        let Opened::Refused(response) = Request::open(&event).unwrap() else {
+            panic!("a party id of 7 is refused")
+        };
+        let Some(Body::Text(text)) = response.body else {
+            panic!("a text reply")
+        };
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+            serde_json::json!({"type":"error","route":"joinParty","requestId":"r3",
+                "code":"bad_request","message":"`partyId` must be a string, got a number"})
+        );
     }
 }

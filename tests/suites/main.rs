@@ -7,7 +7,8 @@
 //! Adapters against DynamoDB Local, the `*_dynamodb` suites: they need `DYNAMODB_ENDPOINT`
 //! (`scripts/test.sh` starts DynamoDB Local and sets it).
 //!
-//! `asyncapi` checks protocol/asyncapi.yaml against protocol/schema.json.
+//! `asyncapi` checks protocol/asyncapi.yaml against protocol/schema.json; `client_frames`,
+//! that what the server accepts is what protocol/schema.json says (frames made from it).
 //! `template_drift` compares template.yaml with the code (its table checks need DynamoDB Local).
 //!
 //! Run one suite with `cargo test -p tests --test suites messaging::`.
@@ -16,6 +17,7 @@
 
 mod asyncapi;
 mod backend_api;
+mod client_frames;
 mod connection_lifecycle;
 mod delivery_faults;
 mod management_api;

@@ -440,31 +440,42 @@ async fn bad_input(storage: Storage) {
         return;
     };
     let mut alice = Player::online(&stack, "alice").await;
-    for (body, says) in [
+    for (body, code, says) in [
+        // Well formed, but not a configuration of this stack.
         (
             json!({"configuration": "ranked"}),
+            "not_found",
             "not a known matchmaking configuration; use one of: default",
         ),
+        // Well formed, but not what the rule set declares: GameLift's refusal.
         (
             json!({"attributes": {"skill": "high"}}),
+            "bad_request",
             "attribute skill must be of type Number",
         ),
         (
             json!({"attributes": {"skill": [1]}}),
-            "`attributes.skill`[0] must be a string",
+            "bad_request",
+            "`attributes.skill[0]` must be a string",
         ),
-        (json!({"attributes": 5}), "`attributes` must be an object"),
+        (
+            json!({"attributes": 5}),
+            "bad_request",
+            "`attributes` must be an object",
+        ),
         (
             json!({"latencies": {"local": -5}}),
+            "bad_request",
             "must be from 0 to 10000",
         ),
         (
             json!({"latencies": "fast"}),
+            "bad_request",
             "`latencies` must be an object",
         ),
     ] {
         let reply = alice.ask("startMatchmaking", body.clone()).await;
-        assert_eq!(reply["code"], "bad_request", "{body}: {reply}");
+        assert_eq!(reply["code"], code, "{body}: {reply}");
         assert!(
             reply["message"].as_str().unwrap().contains(says),
             "{body}: {reply}"

@@ -326,18 +326,39 @@ async fn given_bad_placement_input_then_bad_request_names_the_field_and_nothing_
     let too_many_regions: serde_json::Map<String, Value> = (0..21)
         .map(|i| (format!("region-{i}"), json!(10)))
         .collect();
-    for (body, field) in [
-        (json!({"latencies": [1, 2]}), "latencies"),
-        (json!({"latencies": {"us-east-1": "fast"}}), "latencies"),
-        (json!({"latencies": {"us-east-1": -1}}), "latencies"),
-        (json!({"latencies": {"us-east-1": 10_001}}), "latencies"),
-        (json!({"latencies": too_many_regions}), "latencies"),
-        (json!({"queue": "no-such-queue"}), "queue"),
-        (json!({"playerData": "x".repeat(2_049)}), "playerData"),
+    for (body, code, field) in [
+        (json!({"latencies": [1, 2]}), "bad_request", "latencies"),
+        (
+            json!({"latencies": {"us-east-1": "fast"}}),
+            "bad_request",
+            "latencies",
+        ),
+        (
+            json!({"latencies": {"us-east-1": -1}}),
+            "bad_request",
+            "latencies",
+        ),
+        (
+            json!({"latencies": {"us-east-1": 10_001}}),
+            "bad_request",
+            "latencies",
+        ),
+        (
+            json!({"latencies": too_many_regions}),
+            "bad_request",
+            "latencies",
+        ),
+        // Well formed, but no queue of this stack.
+        (json!({"queue": "no-such-queue"}), "not_found", "queue"),
+        (
+            json!({"playerData": "x".repeat(2_049)}),
+            "bad_request",
+            "playerData",
+        ),
     ] {
         let reply = alice.request("sessionPlacementRequest", body.clone()).await;
         assert_eq!(reply["type"], "error", "{body} → {reply}");
-        assert_eq!(reply["code"], "bad_request", "{body} → {reply}");
+        assert_eq!(reply["code"], code, "{body} → {reply}");
         let message = reply["message"].as_str().unwrap_or_default();
         assert!(message.contains(field), "{body} → {reply} names no {field}");
     }

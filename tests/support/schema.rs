@@ -9,15 +9,29 @@ use serde_json::Value;
 
 const SCHEMA: &str = include_str!("../../protocol/schema.json");
 
+/// The committed protocol/schema.json.
+pub fn document() -> Value {
+    serde_json::from_str(SCHEMA).expect("protocol/schema.json is JSON")
+}
+
+/// A validator of one of the schema's `$defs` (`ServerFrame`, `ClientFrame`).
+fn validator(def: &str) -> jsonschema::Validator {
+    let mut root = document();
+    let object = root.as_object_mut().expect("the schema is an object");
+    object.remove("anyOf");
+    object.insert("$ref".into(), Value::from(format!("#/$defs/{def}")));
+    jsonschema::draft202012::new(&root).expect("protocol/schema.json is a valid schema")
+}
+
 fn server_frame() -> &'static jsonschema::Validator {
     static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
-    VALIDATOR.get_or_init(|| {
-        let mut root: Value = serde_json::from_str(SCHEMA).expect("protocol/schema.json is JSON");
-        let object = root.as_object_mut().expect("the schema is an object");
-        object.remove("anyOf");
-        object.insert("$ref".into(), Value::from("#/$defs/ServerFrame"));
-        jsonschema::draft202012::new(&root).expect("protocol/schema.json is a valid schema")
-    })
+    VALIDATOR.get_or_init(|| validator("ServerFrame"))
+}
+
+/// The validator of `$defs.ClientFrame`: what a client may send.
+pub fn client_frame() -> &'static jsonschema::Validator {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| validator("ClientFrame"))
 }
 
 /// Panics, naming every violation, when `text` is not a `ServerFrame` of the schema.

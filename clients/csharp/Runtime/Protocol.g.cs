@@ -117,7 +117,7 @@ namespace GameLiftSockets.Protocol
     }
 
     /// <summary>
-    /// `createParty`: its size (2–`PARTY_MAX_SIZE`, that when absent).
+    /// `createParty`: its size (2–10, at most the stack's `PARTY_MAX_SIZE`, that when absent).
     /// </summary>
     public sealed partial class CreatePartyBody : IJsonObject
     {
@@ -263,6 +263,42 @@ namespace GameLiftSockets.Protocol
             json["playerSessionId"] = PlayerSessionId;
             json["port"] = Port;
             json["region"] = Region;
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// `heartbeat`'s body as the server reads it: API Gateway itself, with the mapping
+    /// template of template.yaml's `HeartbeatIntegration`, which takes a `cursor` of at most
+    /// 15 digits. Only the schema uses this type; Rust writes the body as `CursorBody` (seqs
+    /// stay below 10^15 until the year 2286).
+    /// </summary>
+    public sealed partial class HeartbeatBody : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        /// <summary>
+        /// The `seq` of the last pushed frame the client processed.
+        /// </summary>
+        public long? Cursor;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static HeartbeatBody FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new HeartbeatBody
+            {
+                Raw = json,
+                Cursor = JsonRead.Long(json, "cursor"),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            if (Cursor != null) json["cursor"] = Cursor; else json.Remove("cursor");
             return json;
         }
     }
@@ -534,7 +570,7 @@ namespace GameLiftSockets.Protocol
         /// </summary>
         public string PlayerData;
         /// <summary>
-        /// One of the configured queues (the first when absent).
+        /// One of the configured queues (the first when absent; another is `not_found`).
         /// </summary>
         public string Queue;
 
@@ -608,7 +644,7 @@ namespace GameLiftSockets.Protocol
     }
 
     /// <summary>
-    /// `subscribePresence` / `unsubscribePresence`: 1–100 players.
+    /// `subscribePresence` / `unsubscribePresence`: 1–100 players (duplicates dropped).
     /// </summary>
     public sealed partial class PlayerIdsBody : IJsonObject
     {
@@ -638,7 +674,9 @@ namespace GameLiftSockets.Protocol
     }
 
     /// <summary>
-    /// `sendMessage`: to 1–100 players, or to every other member of your party.
+    /// `sendMessage`: to 1–100 players (duplicates dropped), or to every other member of your
+    /// party; the other field absent or null. Over 32 KiB serialized, `message` is refused as
+    /// `payload_too_large` (a size JSON Schema cannot state).
     /// </summary>
     public sealed partial class SendMessageBody : IJsonObject
     {
@@ -649,8 +687,8 @@ namespace GameLiftSockets.Protocol
         /// Any JSON, at most 32 KiB serialized.
         /// </summary>
         public object Message;
+        public object PartyId;
         public List<string> PlayerIds;
-        public string PartyId;
 
         /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
         public static SendMessageBody FromJson(JsonObject json)
@@ -660,8 +698,8 @@ namespace GameLiftSockets.Protocol
             {
                 Raw = json,
                 Message = JsonRead.Any(json, "message"),
+                PartyId = JsonRead.Any(json, "partyId"),
                 PlayerIds = JsonRead.List(json, "playerIds", JsonRead.AsString),
-                PartyId = JsonRead.String(json, "partyId"),
             };
         }
 
@@ -670,8 +708,8 @@ namespace GameLiftSockets.Protocol
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
             json["message"] = Message;
-            if (PlayerIds != null) json["playerIds"] = PlayerIds; else json.Remove("playerIds");
             if (PartyId != null) json["partyId"] = PartyId; else json.Remove("partyId");
+            if (PlayerIds != null) json["playerIds"] = PlayerIds; else json.Remove("playerIds");
             return json;
         }
     }
@@ -690,7 +728,8 @@ namespace GameLiftSockets.Protocol
         /// </summary>
         public Dictionary<string, object> Attributes;
         /// <summary>
-        /// One of the stack's matchmaking configurations (its default when absent).
+        /// One of the stack's matchmaking configurations (its default when absent; another
+        /// is `not_found`).
         /// </summary>
         public string Configuration;
         /// <summary>
@@ -789,7 +828,7 @@ namespace GameLiftSockets.Protocol
         /// <summary>
         /// Keeps the player online and records `cursor` as processed (a database write);
         /// answered only when it carries a `requestId`.
-        /// Takes body CursorBody (optional).
+        /// Takes body HeartbeatBody (optional).
         /// </summary>
         public const string Heartbeat = "heartbeat";
         /// <summary>

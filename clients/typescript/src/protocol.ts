@@ -12,7 +12,8 @@ export type AcceptMatchRequestBody = {
 /**
  * One player attribute, in the four kinds FlexMatch knows (its `AttributeValue`: `N`,
  * `S`, `SL`, `SDM`). On the wire, plain JSON: a number, a string, an array of strings or
- * an object of string → number.
+ * an object of string → number; strings (and map keys) of at most 100 characters, at most
+ * 32 strings or entries.
  */
 export type AttributeValue = 
   | number
@@ -26,9 +27,7 @@ export type AttributeValue =
  * `setMatchmakingAttributes`: your attributes for the party leader's ticket (`{}` clears).
  */
 export type AttributesBody = {
-  attributes: {
-    [field: string]: AttributeValue;
-  };
+  attributes: PlayerAttributes;
 };
 
 /**
@@ -47,16 +46,21 @@ export type ChangeKind = "created" | "joined" | "left" | "kicked" | "promoted" |
 
 /**
  * A request: `{"route", "requestId"?, "body"?}`, one variant per route. `requestId`
- * (at most 64 characters) is echoed back on the `ack` or `error` that answers it.
+ * (at most 64 characters) is echoed back on the `ack` or `error` that answers it. A body
+ * a route can go without may also be absent or `null` (read as `{}`).
  */
 export type ClientFrame = 
   | {
-    body?: CursorBody;
+    body?: 
+      | CursorBody
+      | null;
     requestId?: string | null;
     route: "resume";
   }
   | {
-    body?: CursorBody;
+    body?: 
+      | HeartbeatBody
+      | null;
     requestId?: string | null;
     route: "heartbeat";
   }
@@ -69,17 +73,23 @@ export type ClientFrame =
     route: "sendMessage";
   }
   | {
-    body?: PlacementRequestBody;
+    body?: 
+      | PlacementRequestBody
+      | null;
     requestId?: string | null;
     route: "sessionPlacementRequest";
   }
   | {
-    body?: CancelPlacementBody;
+    body?: 
+      | CancelPlacementBody
+      | null;
     requestId?: string | null;
     route: "cancelPlacement";
   }
   | {
-    body?: EmptyBody;
+    body?: 
+      | EmptyBody
+      | null;
     requestId?: string | null;
     route: "rejoinSession";
   }
@@ -99,7 +109,9 @@ export type ClientFrame =
     route: "setPlacementLatencies";
   }
   | {
-    body?: CreatePartyBody;
+    body?: 
+      | CreatePartyBody
+      | null;
     requestId?: string | null;
     route: "createParty";
   }
@@ -119,7 +131,9 @@ export type ClientFrame =
     route: "declinePartyInvite";
   }
   | {
-    body?: EmptyBody;
+    body?: 
+      | EmptyBody
+      | null;
     requestId?: string | null;
     route: "leaveParty";
   }
@@ -134,7 +148,9 @@ export type ClientFrame =
     route: "promotePartyLeader";
   }
   | {
-    body?: StartMatchmakingRequestBody;
+    body?: 
+      | StartMatchmakingRequestBody
+      | null;
     requestId?: string | null;
     route: "startMatchmaking";
   }
@@ -144,7 +160,9 @@ export type ClientFrame =
     route: "acceptMatch";
   }
   | {
-    body?: TicketBody;
+    body?: 
+      | TicketBody
+      | null;
     requestId?: string | null;
     route: "stopMatchmaking";
   }
@@ -155,10 +173,19 @@ export type ClientFrame =
   };
 
 /**
- * `createParty`: its size (2–`PARTY_MAX_SIZE`, that when absent).
+ * The name (or ARN) of one of the stack's matchmaking configurations: 1–256
+ * characters. Which there are is the stack's setting (`MATCHMAKING_CONFIGURATIONS`):
+ * another name is `not_found`, not malformed.
+ */
+export type ConfigurationName = string;
+
+/**
+ * `createParty`: its size (2–10, at most the stack's `PARTY_MAX_SIZE`, that when absent).
  */
 export type CreatePartyBody = {
-  maxSize?: number | null;
+  maxSize?: 
+    | PartySize
+    | null;
 };
 
 /**
@@ -207,6 +234,19 @@ export type GameSession = {
 };
 
 /**
+ * `heartbeat`'s body as the server reads it: API Gateway itself, with the mapping
+ * template of template.yaml's `HeartbeatIntegration`, which takes a `cursor` of at most
+ * 15 digits. Only the schema uses this type; Rust writes the body as `CursorBody` (seqs
+ * stay below 10^15 until the year 2286).
+ */
+export type HeartbeatBody = {
+  /**
+   * The `seq` of the last pushed frame the client processed.
+   */
+  cursor?: number | null;
+};
+
+/**
  * The frame a client's timer sends, and how often. A client that got no `keepAlive`
  * (a stack older than it) sends what it is configured to.
  */
@@ -228,12 +268,17 @@ export type KeepAliveRoute =
   | "ping";
 
 /**
+ * Region → round-trip milliseconds (0–10000), at most 20 regions; a region is 1–64 of `a-z 0-9 -` (an AWS Region or a GameLift location).
+ */
+export type Latencies = {
+  [field: string]: number;
+};
+
+/**
  * `setPlacementLatencies`: region → milliseconds (`{}` clears).
  */
 export type LatenciesBody = {
-  latencies: {
-    [field: string]: number;
-  };
+  latencies: Latencies;
 };
 
 /**
@@ -275,6 +320,13 @@ export type PartyBody = {
 export type PartyId = string;
 
 /**
+ * The size `createParty` asks for: a whole number from 2 to 10. A stack allows at most
+ * its `PARTY_MAX_SIZE` (8 unless set): a well-formed size above that is refused as
+ * `forbidden`, not malformed.
+ */
+export type PartySize = number;
+
+/**
  * A party in `party` frames and acks: `{"partyId", "leaderId", "maxSize", "members":
  * [{"playerId", "presence", "joinedAt"}], "version"}`.
  */
@@ -303,17 +355,21 @@ export type PlacementRequestBody = {
   /**
    * Region → round-trip milliseconds (0–10000), at most 20 regions.
    */
-  latencies?: {
-    [field: string]: number;
-  } | null;
+  latencies?: 
+    | Latencies
+    | null;
   /**
    * Handed to the game server; at most 2048 characters.
    */
-  playerData?: string | null;
+  playerData?: 
+    | PlayerData
+    | null;
   /**
-   * One of the configured queues (the first when absent).
+   * One of the configured queues (the first when absent; another is `not_found`).
    */
-  queue?: string | null;
+  queue?: 
+    | QueueName
+    | null;
 };
 
 /**
@@ -323,11 +379,24 @@ export type PlacementRequestBody = {
 export type PlacementStatus = "PENDING" | "FULFILLED" | "CANCELLED" | "TIMED_OUT" | "FAILED";
 
 /**
+ * A player's attributes by name: at most 32, each named by 1–64 of `A-Z a-z 0-9 _ -`.
+ */
+export type PlayerAttributes = {
+  [field: string]: AttributeValue;
+};
+
+/**
  * `inviteToParty`, `kickFromParty`, `promotePartyLeader`: whom.
  */
 export type PlayerBody = {
   playerId: PlayerId;
 };
+
+/**
+ * What `sessionPlacementRequest` hands the game server (GameLift's `PlayerData`): at
+ * most 2048 characters; empty is the same as none.
+ */
+export type PlayerData = string;
 
 /**
  * A player's identity: 1–128 characters of `A-Z a-z 0-9 . _ : @ -`.
@@ -338,14 +407,23 @@ export type PlayerBody = {
 export type PlayerId = string;
 
 /**
- * `subscribePresence` / `unsubscribePresence`: 1–100 players.
+ * `subscribePresence` / `unsubscribePresence`: 1–100 players (duplicates dropped).
  */
 export type PlayerIdsBody = {
   playerIds: Array<PlayerId>;
 };
 
 /**
- * `sendMessage`: to 1–100 players, or to every other member of your party.
+ * The name (or ARN) of one of the stack's GameLift queues: 1–256 characters. Which
+ * queues there are is the stack's setting (`GAME_SESSION_QUEUES`): another name is
+ * `not_found`, not malformed.
+ */
+export type QueueName = string;
+
+/**
+ * `sendMessage`: to 1–100 players (duplicates dropped), or to every other member of your
+ * party; the other field absent or null. Over 32 KiB serialized, `message` is refused as
+ * `payload_too_large` (a size JSON Schema cannot state).
  */
 export type SendMessageBody = 
   | {
@@ -353,6 +431,7 @@ export type SendMessageBody =
      * Any JSON, at most 32 KiB serialized.
      */
     message: unknown;
+    partyId?: null;
     playerIds: Array<PlayerId>;
   }
   | {
@@ -361,6 +440,7 @@ export type SendMessageBody =
      */
     message: unknown;
     partyId: PartyId;
+    playerIds?: null;
   };
 
 /**
@@ -516,19 +596,22 @@ export type StartMatchmakingRequestBody = {
   /**
    * At most 32: number, string, list of strings or map of string → number.
    */
-  attributes?: {
-    [field: string]: AttributeValue;
-  } | null;
+  attributes?: 
+    | PlayerAttributes
+    | null;
   /**
-   * One of the stack's matchmaking configurations (its default when absent).
+   * One of the stack's matchmaking configurations (its default when absent; another
+   * is `not_found`).
    */
-  configuration?: string | null;
+  configuration?: 
+    | ConfigurationName
+    | null;
   /**
    * Region → round-trip milliseconds (0–10000), at most 20 regions.
    */
-  latencies?: {
-    [field: string]: number;
-  } | null;
+  latencies?: 
+    | Latencies
+    | null;
 };
 
 /**

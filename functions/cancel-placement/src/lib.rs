@@ -11,35 +11,21 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde_json::{Map, Value, json};
+use serde_json::json;
 use shared::domain::{PlacementId, PlayerId};
 use shared::matchmaking::TicketId;
 use shared::ports::{GameLift, GameLiftError, PlacementStore, PlayerStore, StoreError};
-use shared::protocol::{ErrorCode, json_kind};
-use shared::websocket::{Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
+use shared::protocol::ErrorCode;
+use shared::requests::ClientRequest;
+use shared::websocket::{
+    Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult, WrongRoute,
+};
 use tracing::{error, info, warn};
 
 pub struct CancelPlacementHandler {
     players: Arc<dyn PlayerStore>,
     placements: Arc<dyn PlacementStore>,
     gamelift: Arc<dyn GameLift>,
-}
-
-/// `placementId` of the body, if given, parsed: a bad one is refused here, before
-/// anything is read or stopped.
-pub fn requested_placement(body: &Map<String, Value>) -> Result<Option<PlacementId>, RouteError> {
-    match body.get("placementId") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(id)) => PlacementId::parse(id.as_str()).map(Some).map_err(|e| {
-            RouteError::bad_request(format!(
-                "`placementId` {id:?} is not a placement id (1–48 of A-Z a-z 0-9 -): {e}"
-            ))
-        }),
-        Some(other) => Err(RouteError::bad_request(format!(
-            "`placementId` must be a string, got {}",
-            json_kind(other)
-        ))),
-    }
 }
 
 impl CancelPlacementHandler {
@@ -152,14 +138,21 @@ impl RouteHandler for CancelPlacementHandler {
             Opened::Request(request) => request,
             Opened::Refused(reply) => return Ok(reply),
         };
-        let player = &request.caller.player_id;
-        let result = match requested_placement(&request.frame.body) {
-            Ok(requested) => self.cancel(player, requested).await.map(|placement_id| {
-                info!(player_id = %player, placement_id = %placement_id, "placement cancel requested");
-                json!({ "placementId": placement_id })
-            }),
-            Err(refusal) => Err(refusal),
+        let ClientRequest::CancelPlacement { body, .. } = &request.frame else {
+            return Err(WrongRoute {
+                function: "cancel-placement",
+                route: request.frame.route(),
+                serves: "cancelPlacement",
+            }
+            .into());
         };
+        let player = &request.caller.player_id;
+        // A `placementId` that is not one was refused as the frame was read.
+        let requested = body.placement_id.clone();
+        let result = self.cancel(player, requested).await.map(|placement_id| {
+            info!(player_id = %player, placement_id = %placement_id, "placement cancel requested");
+            json!({ "placementId": placement_id })
+        });
         Ok(request.respond(result))
     }
 }

@@ -1,4 +1,5 @@
 use super::*;
+use serde_json::Value;
 use shared::adapters::memory::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };

@@ -6,18 +6,22 @@
 //! `stopMatchmaking` without `ticketId`, the player's item first) + one GameLift call.
 
 use serde_json::{Value, json};
-use shared::matchmaking::{AcceptMatchBody, StopMatchmakingBody, TicketId, TicketStatus};
+use shared::matchmaking::{TicketId, TicketStatus};
 use shared::ports::{GameLiftError, TicketRecord};
 use shared::protocol::ErrorCode;
+use shared::requests::{AcceptMatchRequestBody, AttributesBody, TicketBody};
 use shared::websocket::{Request, RouteError};
 use tracing::info;
 
 use crate::{MatchmakingHandler, gamelift_refusal, store_refusal};
 
 impl MatchmakingHandler {
-    pub(crate) async fn accept(&self, request: &Request) -> Result<Value, RouteError> {
+    pub(crate) async fn accept(
+        &self,
+        request: &Request,
+        body: &AcceptMatchRequestBody,
+    ) -> Result<Value, RouteError> {
         let player = &request.caller.player_id;
-        let body = AcceptMatchBody::parse(&request.frame.body)?;
         let ticket = self.ticket_of(&body.ticket_id, request).await?;
         if ticket.status != TicketStatus::RequiresAcceptance {
             return Err(not_awaiting(&ticket));
@@ -44,11 +48,14 @@ impl MatchmakingHandler {
         }
     }
 
-    pub(crate) async fn stop(&self, request: &Request) -> Result<Value, RouteError> {
+    pub(crate) async fn stop(
+        &self,
+        request: &Request,
+        body: &TicketBody,
+    ) -> Result<Value, RouteError> {
         let player = &request.caller.player_id;
-        let body = StopMatchmakingBody::parse(&request.frame.body)?;
-        let ticket_id = match body.ticket_id {
-            Some(ticket_id) => ticket_id,
+        let ticket_id = match &body.ticket_id {
+            Some(ticket_id) => ticket_id.clone(),
             None => self
                 .players
                 .get(player)
@@ -89,19 +96,16 @@ impl MatchmakingHandler {
 
     /// Stores the caller's attributes for the tickets their party's leader starts (one
     /// write; `{}` clears them).
-    pub(crate) async fn set_attributes(&self, request: &Request) -> Result<Value, RouteError> {
+    pub(crate) async fn set_attributes(
+        &self,
+        request: &Request,
+        body: &AttributesBody,
+    ) -> Result<Value, RouteError> {
         let player = &request.caller.player_id;
-        let attributes = match request.frame.body.get("attributes") {
-            None | Some(Value::Null) => {
-                return Err(RouteError::bad_request(
-                    "`attributes` is required (`{}` clears yours)",
-                ));
-            }
-            given => shared::matchmaking::request::attributes(given)?,
-        };
+        let attributes = body.attributes.as_map();
         let stored = self
             .players
-            .set_matchmaking_attributes(player, &attributes)
+            .set_matchmaking_attributes(player, attributes)
             .await
             .map_err(store_refusal)?;
         if !stored {

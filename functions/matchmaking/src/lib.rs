@@ -22,8 +22,11 @@ use shared::ports::{
     StoreError, TicketStore,
 };
 use shared::protocol::ErrorCode;
+use shared::requests::ClientRequest;
 use shared::telemetry::ErrorChain;
-use shared::websocket::{Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
+use shared::websocket::{
+    Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult, WrongRoute,
+};
 use tracing::{error, info, warn};
 
 mod answer;
@@ -214,13 +217,6 @@ impl RouteHandler for MatchmakingHandler {
             Opened::Request(request) => request,
             Opened::Refused(reply) => return Ok(reply),
         };
-        let route = event
-            .payload
-            .request_context
-            .route_key
-            .as_deref()
-            .unwrap_or(&request.frame.route)
-            .to_owned();
         if self.settings.configurations.is_empty() {
             return Ok(request.refuse(RouteError::new(
                 ErrorCode::Unavailable,
@@ -228,11 +224,21 @@ impl RouteHandler for MatchmakingHandler {
                  (MATCHMAKING_CONFIGURATIONS; locally, --matchmaking-rule-set)",
             )));
         }
-        let result = match route.as_str() {
-            ACCEPT_ROUTE => self.accept(&request).await,
-            STOP_ROUTE => self.stop(&request).await,
-            ATTRIBUTES_ROUTE => self.set_attributes(&request).await,
-            _ => self.start(&request).await,
+        let result = match &request.frame {
+            ClientRequest::StartMatchmaking { body, .. } => self.start(&request, body).await,
+            ClientRequest::AcceptMatch { body, .. } => self.accept(&request, body).await,
+            ClientRequest::StopMatchmaking { body, .. } => self.stop(&request, body).await,
+            ClientRequest::SetMatchmakingAttributes { body, .. } => {
+                self.set_attributes(&request, body).await
+            }
+            other => {
+                return Err(WrongRoute {
+                    function: "matchmaking",
+                    route: other.route(),
+                    serves: "startMatchmaking, acceptMatch, stopMatchmaking and setMatchmakingAttributes",
+                }
+                .into());
+            }
         };
         Ok(request.respond(result))
     }

@@ -19,13 +19,14 @@
 
 use serde_json::{Value, json};
 use shared::domain::{PlacementId, PlayerId};
-use shared::matchmaking::{StartMatchmakingBody, TicketId, TicketStatus};
+use shared::matchmaking::{TicketId, TicketStatus};
 use shared::party::{PartyId, PartyRefusal};
 use shared::ports::{
     GameLiftError, MAX_TICKET_PLAYERS, MatchmakingPlayer, MatchmakingRequest, PartyPlacementBegun,
     PlacementBegun, TicketChange, TicketPlayerChange, TicketRecord,
 };
 use shared::protocol::ErrorCode;
+use shared::requests::StartMatchmakingRequestBody;
 use shared::telemetry::ErrorChain;
 use shared::websocket::{Request, RouteError};
 use tracing::{error, info, warn};
@@ -36,9 +37,37 @@ use crate::{MatchmakingHandler, gamelift_refusal, pending_conflict, store_refusa
 const ATTEMPTS: u32 = 3;
 
 impl MatchmakingHandler {
-    pub(crate) async fn start(&self, request: &Request) -> Result<Value, RouteError> {
+    /// The configuration a ticket is for: the one named, if the stack has it (another
+    /// is `not_found`: a well-formed name this stack has no configuration of), else the
+    /// stack's default.
+    fn configuration(&self, body: &StartMatchmakingRequestBody) -> Result<String, RouteError> {
+        let configurations = &self.settings.configurations;
+        match &body.configuration {
+            None => configurations.first().cloned().ok_or_else(|| {
+                RouteError::new(
+                    ErrorCode::Unavailable,
+                    "matchmaking is not set up here: no matchmaking configuration is configured",
+                )
+            }),
+            Some(name) if configurations.iter().any(|c| c == name.as_str()) => Ok(name.to_string()),
+            Some(name) => Err(RouteError::new(
+                ErrorCode::NotFound,
+                format!(
+                    "`configuration` {:?} is not a known matchmaking configuration; use one of: {}",
+                    name.as_str(),
+                    configurations.join(", ")
+                ),
+            )),
+        }
+    }
+
+    pub(crate) async fn start(
+        &self,
+        request: &Request,
+        body: &StartMatchmakingRequestBody,
+    ) -> Result<Value, RouteError> {
         let player = &request.caller.player_id;
-        let body = StartMatchmakingBody::parse(&request.frame.body, &self.settings.configurations)?;
+        let configuration = self.configuration(body)?;
         self.spend(player).await?;
         let now = self.clock.now_millis();
         let ticket_id = TicketId::new_at(now);
@@ -50,7 +79,7 @@ impl MatchmakingHandler {
             ticket_id.clone(),
             player.clone(),
             others.clone(),
-            &body.configuration,
+            &configuration,
             now,
         );
         if let Err(err) = self.tickets.create(&record).await {
@@ -59,18 +88,26 @@ impl MatchmakingHandler {
         }
         let mut players = vec![MatchmakingPlayer {
             player_id: player.clone(),
-            attributes: body.attributes,
-            latencies: body.latencies,
+            attributes: body
+                .attributes
+                .as_ref()
+                .map(|attributes| attributes.as_map().clone())
+                .unwrap_or_default(),
+            latencies: body
+                .latencies
+                .as_ref()
+                .map(|latencies| latencies.rounded())
+                .unwrap_or_default(),
         }];
         players.extend(self.members(&others).await);
         let start = MatchmakingRequest {
             ticket_id: ticket_id.clone(),
-            configuration: body.configuration.clone(),
+            configuration: configuration.clone(),
             players,
         };
         match self.matchmaker.start_matchmaking(&start).await {
             Ok(()) => {
-                info!(player_id = %player, ticket_id = %ticket_id, configuration = body.configuration, players = record.player_ids.len(), "matchmaking started");
+                info!(player_id = %player, ticket_id = %ticket_id, configuration, players = record.player_ids.len(), "matchmaking started");
                 Ok(json!({"ticketId": ticket_id, "status": TicketStatus::Queued}))
             }
             Err(refusal) => {

@@ -246,15 +246,21 @@ async fn given_an_ended_ticket_left_in_the_slot_then_it_is_cleared_and_a_new_one
 async fn given_bad_input_then_each_is_a_typed_error_and_nothing_is_started() {
     let w = world().await;
     for (body, code, says) in [
+        // Well formed, but no configuration of this stack: not found, not malformed.
         (
             json!({"configuration": "nope"}),
+            "not_found",
+            "`configuration` \"nope\" is not a known matchmaking configuration; use one of: ranked, casual",
+        ),
+        (
+            json!({"configuration": ""}),
             "bad_request",
-            "not a known matchmaking configuration",
+            "`configuration` must not be empty",
         ),
         (
             json!({"attributes": {"skill": [1]}}),
             "bad_request",
-            "`attributes.skill`[0] must be a string",
+            "`attributes.skill[0]` must be a string",
         ),
         (
             json!({"attributes": "fast"}),
@@ -286,8 +292,14 @@ async fn given_bad_input_then_each_is_a_typed_error_and_nothing_is_started() {
 #[tokio::test]
 async fn given_no_configuration_then_every_route_is_unavailable_saying_why() {
     let w = world_with(MatchmakingSettings::default()).await;
-    for route in [START_ROUTE, ACCEPT_ROUTE, STOP_ROUTE] {
-        let reply = w.send("carol", route, json!({})).await;
+    // Well-formed requests (a malformed one is refused as such first, as on every route).
+    for (route, body) in [
+        (START_ROUTE, json!({})),
+        (ACCEPT_ROUTE, json!({"ticketId": "mm-1", "accept": true})),
+        (STOP_ROUTE, json!({})),
+        (ATTRIBUTES_ROUTE, json!({"attributes": {}})),
+    ] {
+        let reply = w.send("carol", route, body).await;
         assert_eq!(reply["code"], "unavailable", "{route}");
         assert!(reply["message"].as_str().unwrap().contains("not set up"));
     }

@@ -28,12 +28,10 @@ use async_trait::async_trait;
 use shared::config::Config;
 use shared::party::{Parties, PartyError};
 use shared::ports::{Clock, PartyStore, PlayerStore, RateLimiter};
+use shared::requests::ClientRequest;
 use shared::websocket::{Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
 
-mod body;
 mod ops;
-
-pub use body::MIN_PARTY_SIZE;
 
 pub const CREATE: &str = "createParty";
 pub const INVITE: &str = "inviteToParty";
@@ -92,21 +90,15 @@ impl RouteHandler for PartyHandler {
             Opened::Request(request) => request,
             Opened::Refused(reply) => return Ok(reply),
         };
-        let route = event
-            .payload
-            .request_context
-            .route_key
-            .clone()
-            .unwrap_or_else(|| request.frame.route.clone());
-        let result = match route.as_str() {
-            CREATE => self.create(&request).await,
-            INVITE => self.invite(&request).await,
-            JOIN => self.join(&request).await,
-            DECLINE => self.decline(&request).await,
-            LEAVE => self.leave(&request).await,
-            KICK => self.kick(&request).await,
-            PROMOTE => self.promote(&request).await,
-            _ => return Err(WrongRoute(route).into()),
+        let result = match &request.frame {
+            ClientRequest::CreateParty { body, .. } => self.create(&request, body).await,
+            ClientRequest::InviteToParty { body, .. } => self.invite(&request, body).await,
+            ClientRequest::JoinParty { body, .. } => self.join(&request, body).await,
+            ClientRequest::DeclinePartyInvite { body, .. } => self.decline(&request, body).await,
+            ClientRequest::LeaveParty { .. } => self.leave(&request).await,
+            ClientRequest::KickFromParty { body, .. } => self.kick(&request, body).await,
+            ClientRequest::PromotePartyLeader { body, .. } => self.promote(&request, body).await,
+            other => return Err(WrongRoute(other.route().to_owned()).into()),
         };
         Ok(request.respond(result))
     }

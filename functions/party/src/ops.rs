@@ -5,10 +5,12 @@ use serde_json::{Value, json};
 use shared::domain::PlayerId;
 use shared::party::{CHANGE_ATTEMPTS, Invitation, Party, PartyError, PartyId, PartyRefusal};
 use shared::ports::{Bucket, Committed, InvitationWrite, PartyCommit, PartyCondition};
+use shared::protocol::ErrorCode;
+use shared::requests::{CreatePartyBody, PartyBody, PlayerBody};
 use shared::websocket::{Request, RouteError};
 use tracing::info;
 
-use crate::{PartyHandler, body, refusal};
+use crate::{PartyHandler, refusal};
 
 /// What a client is told did not happen when the store failed.
 const NOTHING_CHANGED: &str = "nothing changed; retry";
@@ -32,9 +34,28 @@ impl PartyHandler {
             .ok_or_else(|| refused(PartyRefusal::NotInParty))
     }
 
-    pub(crate) async fn create(&self, request: &Request) -> Result<Value, RouteError> {
+    /// The size a new party gets: the one asked for, within the stack's
+    /// `PARTY_MAX_SIZE` (which it is when none is asked). Above it is `forbidden`: the
+    /// request is well formed (2–10), this stack does not allow it.
+    fn party_size(&self, body: &CreatePartyBody) -> Result<u32, RouteError> {
+        let largest = self.config.parties.max_size;
+        match body.max_size.map(|size| size.get()) {
+            None => Ok(largest),
+            Some(size) if size <= largest => Ok(size),
+            Some(size) => Err(RouteError::new(
+                ErrorCode::Forbidden,
+                format!("`maxSize` is {size}; parties here hold at most {largest} players"),
+            )),
+        }
+    }
+
+    pub(crate) async fn create(
+        &self,
+        request: &Request,
+        body: &CreatePartyBody,
+    ) -> Result<Value, RouteError> {
         let creator = &request.caller.player_id;
-        let max_size = body::max_size(&request.frame.body, self.config.parties.max_size)?;
+        let max_size = self.party_size(body)?;
         let now = self.parties.now();
         let change = Party::create(PartyId::generate(), creator, max_size, now);
         let committed = self
@@ -73,9 +94,13 @@ impl PartyHandler {
         .await
     }
 
-    pub(crate) async fn invite(&self, request: &Request) -> Result<Value, RouteError> {
+    pub(crate) async fn invite(
+        &self,
+        request: &Request,
+        body: &PlayerBody,
+    ) -> Result<Value, RouteError> {
         let inviter = &request.caller.player_id;
-        let invitee = body::player_id(&request.frame.body)?;
+        let invitee = body.player_id.clone();
         if invitee == *inviter {
             return Err(refused(PartyRefusal::InviteYourself));
         }
@@ -131,9 +156,13 @@ impl PartyHandler {
         Err(refused(PartyRefusal::Contended))
     }
 
-    pub(crate) async fn join(&self, request: &Request) -> Result<Value, RouteError> {
+    pub(crate) async fn join(
+        &self,
+        request: &Request,
+        body: &PartyBody,
+    ) -> Result<Value, RouteError> {
         let player = &request.caller.player_id;
-        let party_id = body::party_id(&request.frame.body)?;
+        let party_id = body.party_id.clone();
         for _ in 0..CHANGE_ATTEMPTS {
             let (party, invitation) = self
                 .parties
@@ -168,9 +197,13 @@ impl PartyHandler {
         Err(refused(PartyRefusal::Contended))
     }
 
-    pub(crate) async fn decline(&self, request: &Request) -> Result<Value, RouteError> {
+    pub(crate) async fn decline(
+        &self,
+        request: &Request,
+        body: &PartyBody,
+    ) -> Result<Value, RouteError> {
         let player = &request.caller.player_id;
-        let party_id = body::party_id(&request.frame.body)?;
+        let party_id = body.party_id.clone();
         let (_, invitation) = self
             .parties
             .store()
@@ -208,13 +241,23 @@ impl PartyHandler {
         Ok(json!({ "partyId": party_id }))
     }
 
-    pub(crate) async fn kick(&self, request: &Request) -> Result<Value, RouteError> {
-        self.leader_change(request, |party, leader, target| party.kick(leader, target))
-            .await
+    pub(crate) async fn kick(
+        &self,
+        request: &Request,
+        body: &PlayerBody,
+    ) -> Result<Value, RouteError> {
+        self.leader_change(request, body, |party, leader, target| {
+            party.kick(leader, target)
+        })
+        .await
     }
 
-    pub(crate) async fn promote(&self, request: &Request) -> Result<Value, RouteError> {
-        self.leader_change(request, |party, leader, target| {
+    pub(crate) async fn promote(
+        &self,
+        request: &Request,
+        body: &PlayerBody,
+    ) -> Result<Value, RouteError> {
+        self.leader_change(request, body, |party, leader, target| {
             party.promote(leader, target)
         })
         .await
@@ -224,10 +267,11 @@ impl PartyHandler {
     async fn leader_change(
         &self,
         request: &Request,
+        body: &PlayerBody,
         change: impl Fn(&Party, &PlayerId, &PlayerId) -> Result<shared::party::Change, PartyRefusal>,
     ) -> Result<Value, RouteError> {
         let leader = &request.caller.player_id;
-        let target = body::player_id(&request.frame.body)?;
+        let target = body.player_id.clone();
         let party_id = self.caller_party(leader).await?;
         let changed = self
             .parties

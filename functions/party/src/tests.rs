@@ -397,6 +397,25 @@ async fn given_bad_input_on_each_route_then_bad_request_names_the_field_and_noth
 }
 
 #[tokio::test]
+async fn given_a_size_above_the_stacks_party_max_size_when_creating_then_forbidden_not_malformed() {
+    // Given a stack whose parties hold at most 4 (PARTY_MAX_SIZE)
+    let w = world_with(|config| config.parties.max_size = 4).await;
+    let before = w.parties.all();
+    // When alice asks for 5, a size the protocol allows (2–10)
+    let reply = w
+        .refused("alice", CREATE, json!({"maxSize": 5}), "forbidden")
+        .await;
+    // Then this stack refuses it, saying its limit, and makes no party
+    assert_eq!(
+        reply["message"],
+        "`maxSize` is 5; parties here hold at most 4 players"
+    );
+    assert_eq!(w.parties.all(), before, "nothing changed");
+    // And the limit itself is fine
+    w.ok("alice", CREATE, json!({"maxSize": 4})).await;
+}
+
+#[tokio::test]
 async fn given_invitations_over_the_rate_limit_then_rate_limited_and_nobody_is_invited() {
     let w = world_with(|c| c.rate_limits.party_invites_per_minute = 2).await;
     w.party_of(&[]).await;

@@ -42,10 +42,11 @@ use shared::ports::{
     Clock, ConnectionGateway, DeliveryHandover, Handover, HandoverOutcome, Liveness, MessageKind,
     MessageStore, PlayerRecord, PlayerStore, ReplayFrom, StoredMessage,
 };
-use shared::protocol::{DisconnectReason, ServerFrame, cursor_field};
+use shared::protocol::{DisconnectReason, ServerFrame};
+use shared::requests::ClientRequest;
 use shared::telemetry::ErrorChain;
 use shared::websocket::{
-    Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult, reply, status,
+    Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult, WrongRoute, reply, status,
     tell_and_close,
 };
 use tracing::{info, warn};
@@ -421,10 +422,15 @@ impl RouteHandler for ResumeHandler {
             Opened::Request(request) => request,
             Opened::Refused(reply) => return Ok(reply),
         };
-        let cursor = match cursor_field(&request.frame.body) {
-            Ok(cursor) => cursor,
-            Err(message) => return Ok(request.refuse(RouteError::bad_request(message))),
+        let ClientRequest::Resume { body, .. } = &request.frame else {
+            return Err(WrongRoute {
+                function: "resume",
+                route: request.frame.route(),
+                serves: "resume",
+            }
+            .into());
         };
+        let cursor = body.cursor;
         match self.resume(&request, cursor).await {
             Ok(Some(ack)) => Ok(reply(&ack)),
             Ok(None) | Err(Stop::SocketGone) => Ok(status(200)),

@@ -26,9 +26,10 @@ use shared::ports::{
     Bucket, Clock, Exceeded, MessageKind, MessageStore, NewMessage, PartyStore, PlayerStore, Quota,
     RateLimiter, Spent,
 };
-use shared::protocol::{ClientFrame, ErrorCode, ServerFrame, json_kind, player_ids_field};
+use shared::protocol::{ErrorCode, ServerFrame};
+use shared::requests::{ClientRequest, SendMessageBody};
 use shared::websocket::{
-    Caller, Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult,
+    Caller, Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult, WrongRoute,
 };
 use tracing::debug;
 
@@ -45,12 +46,6 @@ pub struct SendMessageHandler {
     limiter: Arc<dyn RateLimiter>,
     parties: Arc<dyn PartyStore>,
     clock: Arc<dyn Clock>,
-}
-
-/// Who a message goes to.
-enum Audience {
-    Players(Vec<PlayerId>),
-    Party(PartyId),
 }
 
 impl SendMessageHandler {
@@ -79,39 +74,16 @@ impl SendMessageHandler {
         }
     }
 
-    /// `playerIds` or `partyId`, not both.
-    fn audience(frame: &ClientFrame) -> Result<Audience, RouteError> {
-        match frame.body.get("partyId") {
-            None | Some(Value::Null) => player_ids_field(&frame.body, "playerIds")
-                .map(Audience::Players)
-                .map_err(RouteError::bad_request),
-            Some(_) if frame.body.get("playerIds").is_some_and(|v| !v.is_null()) => Err(
-                RouteError::bad_request("give `playerIds` or `partyId`, not both"),
-            ),
-            Some(Value::String(raw)) => PartyId::parse(raw.as_str())
-                .map(Audience::Party)
-                .map_err(|e| RouteError::bad_request(format!("`partyId` is not a party id: {e}"))),
-            Some(other) => Err(RouteError::bad_request(format!(
-                "`partyId` must be a string, got {}",
-                json_kind(other)
-            ))),
-        }
-    }
-
     /// One message per recipient, sharing one id; `party` is the party it was sent to.
+    /// Its size is checked here, not in its type: JSON Schema cannot state a size
+    /// serialized, and the refusal is `payload_too_large`, not a malformed frame.
     fn build(
         &self,
         caller: &Caller,
-        frame: &ClientFrame,
+        message: &Value,
         recipients: Vec<PlayerId>,
         party: Option<&PartyId>,
     ) -> Result<Vec<NewMessage>, RouteError> {
-        let message = match frame.body.get("message") {
-            None => {
-                return Err(RouteError::bad_request("`message` is required"));
-            }
-            Some(message) => message,
-        };
         let size = serde_json::to_vec(message).map_or(usize::MAX, |bytes| bytes.len());
         if size > MAX_MESSAGE_BYTES {
             return Err(RouteError::new(
@@ -145,13 +117,18 @@ impl SendMessageHandler {
             .collect())
     }
 
-    async fn send(&self, request: &Request) -> Result<Value, RouteError> {
-        match Self::audience(&request.frame)? {
-            Audience::Players(recipients) => {
-                let messages = self.build(&request.caller, &request.frame, recipients, None)?;
+    async fn send(&self, request: &Request, body: &SendMessageBody) -> Result<Value, RouteError> {
+        match body {
+            SendMessageBody::ToPlayers {
+                player_ids,
+                message,
+            } => {
+                let messages = self.build(&request.caller, message, player_ids.clone(), None)?;
                 self.send_to_players(request, messages).await
             }
-            Audience::Party(party) => self.send_to_party(request, &party).await,
+            SendMessageBody::ToParty { party_id, message } => {
+                self.send_to_party(request, party_id, message).await
+            }
         }
     }
 
@@ -160,10 +137,11 @@ impl SendMessageHandler {
         &self,
         request: &Request,
         party_id: &PartyId,
+        message: &Value,
     ) -> Result<Value, RouteError> {
         let sender = &request.caller.player_id;
         // The message is checked before anything is read.
-        self.build(&request.caller, &request.frame, Vec::new(), Some(party_id))?;
+        self.build(&request.caller, message, Vec::new(), Some(party_id))?;
         let party = self
             .parties
             .get(party_id)
@@ -185,7 +163,7 @@ impl SendMessageHandler {
             .filter(|member| *member != sender)
             .cloned()
             .collect();
-        let messages = self.build(&request.caller, &request.frame, recipients, Some(party_id))?;
+        let messages = self.build(&request.caller, message, recipients, Some(party_id))?;
         let count = u32::try_from(messages.len()).unwrap_or(u32::MAX);
         let spent = self
             .limiter
@@ -296,7 +274,15 @@ impl RouteHandler for SendMessageHandler {
             Opened::Request(request) => request,
             Opened::Refused(reply) => return Ok(reply),
         };
-        let result = self.send(&request).await;
+        let ClientRequest::SendMessage { body, .. } = &request.frame else {
+            return Err(WrongRoute {
+                function: "send-message",
+                route: request.frame.route(),
+                serves: "sendMessage",
+            }
+            .into());
+        };
+        let result = self.send(&request, body).await;
         Ok(request.respond(result))
     }
 }

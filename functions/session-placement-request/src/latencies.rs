@@ -5,23 +5,18 @@
 
 use serde_json::{Map, Value};
 use shared::protocol::ErrorCode;
+use shared::requests::LatenciesBody;
 use shared::websocket::{Request, RouteError};
 
 use crate::SessionPlacementRequestHandler;
-use crate::body::latencies;
-
-/// The route key.
-pub const ROUTE: &str = "setPlacementLatencies";
 
 impl SessionPlacementRequestHandler {
-    pub(crate) async fn set_latencies(&self, request: &Request) -> Result<Value, RouteError> {
-        let value = request.frame.body.get("latencies");
-        if value.is_none_or(Value::is_null) {
-            return Err(RouteError::bad_request(
-                "`latencies` is required: an object of region → milliseconds ({} clears them)",
-            ));
-        }
-        let latencies = latencies(value)?;
+    pub(crate) async fn set_latencies(
+        &self,
+        request: &Request,
+        body: &LatenciesBody,
+    ) -> Result<Value, RouteError> {
+        let latencies = body.latencies.rounded();
         let stored = self
             .players
             .set_placement_latencies(&request.caller.player_id, &latencies)

@@ -35,21 +35,66 @@ use shared::ports::{
     PlacementRequest, PlacementStore, PlayerStore, RateLimiter, StoreError,
 };
 use shared::protocol::ErrorCode;
+use shared::requests::{ClientRequest, PlacementRequestBody};
 use shared::telemetry::ErrorChain;
-use shared::websocket::{Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
+use shared::websocket::{
+    Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult, WrongRoute,
+};
 use tracing::{error, info, warn};
 
 /// A pending placement with no record this long after it was requested was abandoned
 /// by a request that died between its two writes (API Gateway gives a route 29 s).
 pub const UNRECORDED_PLACEMENT_STALE_AFTER_MS: i64 = 60_000;
 
-mod body;
 mod latencies;
 mod party;
 
-pub use body::{
-    MAX_LATENCY_MS, MAX_LATENCY_REGIONS, MAX_PLAYER_DATA_CHARS, MAX_REGION_LEN, PlacementBody,
-};
+/// A placement request, its body resolved against the stack's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlacementBody {
+    /// Region → milliseconds, rounded to whole milliseconds, in region order.
+    pub latencies: Vec<(String, u32)>,
+    /// `None` when not given or empty.
+    pub player_data: Option<String>,
+    /// One of the configured queues.
+    pub queue: String,
+}
+
+impl PlacementBody {
+    /// `body` with its queue (the first configured when it names none) one of `queues`:
+    /// another is `not_found`, a well-formed name this stack has no queue of.
+    pub fn resolve(body: &PlacementRequestBody, queues: &[String]) -> Result<Self, RouteError> {
+        let queue = match &body.queue {
+            None => queues.first().cloned().ok_or_else(|| {
+                RouteError::new(ErrorCode::Internal, "no game session queue is configured")
+            })?,
+            Some(name) if queues.iter().any(|q| q == name.as_str()) => name.to_string(),
+            Some(name) => {
+                return Err(RouteError::new(
+                    ErrorCode::NotFound,
+                    format!(
+                        "`queue` {:?} is not a known queue; use one of: {}",
+                        name.as_str(),
+                        queues.join(", ")
+                    ),
+                ));
+            }
+        };
+        Ok(Self {
+            latencies: body
+                .latencies
+                .as_ref()
+                .map(|latencies| latencies.rounded())
+                .unwrap_or_default(),
+            player_data: body
+                .player_data
+                .as_ref()
+                .map(|data| data.to_string())
+                .filter(|data| !data.is_empty()),
+            queue,
+        })
+    }
+}
 
 pub struct SessionPlacementRequestHandler {
     config: Arc<Config>,
@@ -311,14 +356,23 @@ impl RouteHandler for SessionPlacementRequestHandler {
             Opened::Request(request) => request,
             Opened::Refused(reply) => return Ok(reply),
         };
-        let route = event.payload.request_context.route_key.as_deref();
-        if route.unwrap_or(&request.frame.route) == latencies::ROUTE {
-            let result = self.set_latencies(&request).await;
-            return Ok(request.respond(result));
-        }
+        let body = match &request.frame {
+            ClientRequest::SessionPlacementRequest { body, .. } => body,
+            ClientRequest::SetPlacementLatencies { body, .. } => {
+                let result = self.set_latencies(&request, body).await;
+                return Ok(request.respond(result));
+            }
+            other => {
+                return Err(WrongRoute {
+                    function: "session-placement-request",
+                    route: other.route(),
+                    serves: "sessionPlacementRequest and setPlacementLatencies",
+                }
+                .into());
+            }
+        };
         let player = &request.caller.player_id;
-        let body = match PlacementBody::parse(&request.frame.body, &self.config.game_session_queues)
-        {
+        let body = match PlacementBody::resolve(body, &self.config.game_session_queues) {
             Ok(body) => body,
             Err(refusal) => return Ok(request.refuse(refusal)),
         };

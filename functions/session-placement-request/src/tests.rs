@@ -244,11 +244,8 @@ async fn given_bad_input_then_bad_request_naming_the_field_and_nothing_written_o
             "`latencies` key \"US East\"",
         ),
         (json!({"latencies": many}), "`latencies` names 21 regions"),
-        (
-            json!({"queue": "mystery-queue"}),
-            "`queue` \"mystery-queue\" is not a known queue",
-        ),
         (json!({"queue": 3}), "`queue` must be a string"),
+        (json!({"queue": ""}), "`queue` must not be empty"),
         (
             json!({"playerData": "x".repeat(2049)}),
             "`playerData` is 2049 characters",
@@ -265,6 +262,25 @@ async fn given_bad_input_then_bad_request_naming_the_field_and_nothing_written_o
             "{body}: {frame}"
         );
     }
+    assert!(w.gamelift.calls().is_empty());
+    assert!(w.placements.all().is_empty());
+    assert_eq!(pending_of(&w).await, None);
+}
+
+#[tokio::test]
+async fn given_a_queue_this_stack_does_not_have_then_not_found_naming_its_queues_and_nothing_placed()
+ {
+    let w = world().await;
+    // A well-formed name: the schema cannot know this stack's queues, so it is not malformed.
+    let frame = request(&w, json!({"queue": "mystery-queue"})).await;
+    assert_eq!(frame["code"], "not_found", "{frame}");
+    assert!(
+        frame["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("`queue` \"mystery-queue\" is not a known queue; use one of: "),
+        "{frame}"
+    );
     assert!(w.gamelift.calls().is_empty());
     assert!(w.placements.all().is_empty());
     assert_eq!(pending_of(&w).await, None);

@@ -15,7 +15,7 @@ use shared::domain::{EpochMillis, PresenceStatus};
 use shared::ports::{
     Clock, PlayerRecord, PlayerStore, SUBSCRIPTION_TTL_SECONDS, SubscriptionStore,
 };
-use shared::protocol::{ClientFrame, player_ids_field};
+use shared::requests::{ClientRequest, PlayerIdsBody};
 use shared::websocket::{
     Caller, Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult,
 };
@@ -68,25 +68,24 @@ impl SubscribePresenceHandler {
         }
     }
 
-    async fn subscribe(&self, caller: &Caller, frame: &ClientFrame) -> Result<Value, RouteError> {
-        let targets =
-            player_ids_field(&frame.body, "playerIds").map_err(RouteError::bad_request)?;
+    async fn subscribe(&self, caller: &Caller, body: &PlayerIdsBody) -> Result<Value, RouteError> {
+        let targets = &body.player_ids;
         let now = self.clock.now_millis();
         let expire_at_secs = subscription_expire_at_secs(caller.connected_at, now);
         self.subscriptions
-            .subscribe(&caller.player_id, &targets, expire_at_secs)
+            .subscribe(&caller.player_id, targets, expire_at_secs)
             .await
             .map_err(|e| {
                 RouteError::from_store(e, "the subscription could not be stored; retry")
             })?;
-        let records = self.players.get_many(&targets).await.map_err(|e| {
+        let records = self.players.get_many(targets).await.map_err(|e| {
             RouteError::from_store(
                 e,
                 "subscribed, but the current status could not be read; retry",
             )
         })?;
         let mut presence = Map::new();
-        for target in &targets {
+        for target in targets {
             let record = records.iter().find(|r| r.player_id == *target);
             presence.insert(target.to_string(), json!(watched_status(record, now)));
         }
@@ -94,11 +93,14 @@ impl SubscribePresenceHandler {
         Ok(json!({ "presence": presence }))
     }
 
-    async fn unsubscribe(&self, caller: &Caller, frame: &ClientFrame) -> Result<Value, RouteError> {
-        let targets =
-            player_ids_field(&frame.body, "playerIds").map_err(RouteError::bad_request)?;
+    async fn unsubscribe(
+        &self,
+        caller: &Caller,
+        body: &PlayerIdsBody,
+    ) -> Result<Value, RouteError> {
+        let targets = &body.player_ids;
         self.subscriptions
-            .unsubscribe(&caller.player_id, &targets)
+            .unsubscribe(&caller.player_id, targets)
             .await
             .map_err(|e| {
                 RouteError::from_store(e, "the subscriptions could not all be removed; retry")
@@ -115,16 +117,14 @@ impl RouteHandler for SubscribePresenceHandler {
             Opened::Request(request) => request,
             Opened::Refused(reply) => return Ok(reply),
         };
-        let route = event
-            .payload
-            .request_context
-            .route_key
-            .clone()
-            .unwrap_or_else(|| request.frame.route.clone());
-        let result = match route.as_str() {
-            SUBSCRIBE_ROUTE => self.subscribe(&request.caller, &request.frame).await,
-            UNSUBSCRIBE_ROUTE => self.unsubscribe(&request.caller, &request.frame).await,
-            _ => return Err(WrongRoute(route).into()),
+        let result = match &request.frame {
+            ClientRequest::SubscribePresence { body, .. } => {
+                self.subscribe(&request.caller, body).await
+            }
+            ClientRequest::UnsubscribePresence { body, .. } => {
+                self.unsubscribe(&request.caller, body).await
+            }
+            other => return Err(WrongRoute(other.route().to_owned()).into()),
         };
         Ok(request.respond(result))
     }

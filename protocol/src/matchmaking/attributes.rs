@@ -1,15 +1,30 @@
 //! A player's matchmaking attributes, as clients send them (`startMatchmaking`,
-//! `setMatchmakingAttributes`) and FlexMatch reads them.
+//! `setMatchmakingAttributes`) and FlexMatch reads them: at most 32, each named by 1–64
+//! of `A-Z a-z 0-9 _ -`, each a number, a string, a list of strings or a map of string →
+//! number (strings of at most 100 characters, at most 32 items). Parsed once, here; the
+//! schema says the same (`PlayerAttributes`, `AttributeValue`).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::fmt;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::de::{Error as _, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// At most this many attributes per player.
+pub const MAX_ATTRIBUTES: usize = 32;
+/// The longest attribute name (FlexMatch's own limit is larger; rule sets use short ones).
+pub const MAX_ATTRIBUTE_NAME_LEN: usize = 64;
+/// The longest string value, and the longest string in a list or a map key.
+pub const MAX_ATTRIBUTE_STRING_LEN: usize = 100;
+/// At most this many strings in a list, or entries in a map.
+pub const MAX_ATTRIBUTE_ITEMS: usize = 32;
 
 /// One player attribute, in the four kinds FlexMatch knows (its `AttributeValue`: `N`,
 /// `S`, `SL`, `SDM`). On the wire, plain JSON: a number, a string, an array of strings or
 /// an object of string → number.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum AttributeValue {
     Number(f64),
@@ -18,9 +33,357 @@ pub enum AttributeValue {
     StringNumberMap(BTreeMap<String, f64>),
 }
 
-// Numbers here are finite (the parser refuses others, and JSON has no NaN), so equality
-// is reflexive: records holding attributes can be `Eq`.
+// Numbers here are finite (JSON has no NaN or infinity), so equality is reflexive:
+// records holding attributes can be `Eq`.
 impl Eq for AttributeValue {}
 
 /// A player's attributes by name, in name order.
 pub type Attributes = BTreeMap<String, AttributeValue>;
+
+/// A player's attributes as a request gives them: at most [`MAX_ATTRIBUTES`], each named
+/// by 1–64 of `A-Z a-z 0-9 _ -`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct PlayerAttributes(Attributes);
+
+impl PlayerAttributes {
+    /// `attributes` checked as the server checks them, the error naming the one at fault.
+    pub fn new(attributes: Attributes) -> Result<Self, String> {
+        let value = serde_json::to_value(&attributes).map_err(|e| e.to_string())?;
+        let body = serde_json::Map::from_iter([("attributes".to_owned(), value)]);
+        crate::requests::body::read_body::<crate::requests::AttributesBody>(body)
+            .map(|body| body.attributes)
+    }
+
+    pub fn as_map(&self) -> &Attributes {
+        &self.0
+    }
+
+    pub fn into_inner(self) -> Attributes {
+        self.0
+    }
+}
+
+fn is_attribute_name(name: &str) -> bool {
+    (1..=MAX_ATTRIBUTE_NAME_LEN).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// A string of at most [`MAX_ATTRIBUTE_STRING_LEN`] characters.
+fn short<E: serde::de::Error>(text: String) -> Result<String, E> {
+    let chars = text.chars().count();
+    if chars > MAX_ATTRIBUTE_STRING_LEN {
+        return Err(E::custom(format!(
+            "is {chars} characters; the maximum is {MAX_ATTRIBUTE_STRING_LEN}"
+        )));
+    }
+    Ok(text)
+}
+
+/// The items of a list or map: refused past [`MAX_ATTRIBUTE_ITEMS`] (`what`: "strings").
+fn too_many_items<E: serde::de::Error>(count: usize, what: &str) -> E {
+    E::custom(format!(
+        "holds {count} {what}; the maximum is {MAX_ATTRIBUTE_ITEMS}"
+    ))
+}
+
+/// A string in a list.
+struct ShortString(String);
+
+impl<'de> Deserialize<'de> for ShortString {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        short(String::deserialize(deserializer)?).map(Self)
+    }
+}
+
+/// A number in a map.
+struct Number(f64);
+
+impl<'de> Deserialize<'de> for Number {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NumberVisitor;
+
+        impl Visitor<'_> for NumberVisitor {
+            type Value = Number;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number")
+            }
+
+            fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Number, E> {
+                Ok(Number(n))
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Number, E> {
+                Ok(Number(n as f64))
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Number, E> {
+                Ok(Number(n as f64))
+            }
+        }
+
+        deserializer.deserialize_f64(NumberVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for AttributeValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ValueVisitor;
+
+        impl<'de> Visitor<'de> for ValueVisitor {
+            type Value = AttributeValue;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a number, a string, an array of strings or an object of string → number",
+                )
+            }
+
+            fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<AttributeValue, E> {
+                Ok(AttributeValue::Number(n))
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<AttributeValue, E> {
+                Ok(AttributeValue::Number(n as f64))
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<AttributeValue, E> {
+                Ok(AttributeValue::Number(n as f64))
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<AttributeValue, E> {
+                short(text.to_owned()).map(AttributeValue::String)
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<AttributeValue, A::Error> {
+                if let Some(n) = seq.size_hint().filter(|n| *n > MAX_ATTRIBUTE_ITEMS) {
+                    return Err(too_many_items(n, "strings"));
+                }
+                let mut items = Vec::new();
+                while let Some(ShortString(item)) = seq.next_element()? {
+                    items.push(item);
+                }
+                if items.len() > MAX_ATTRIBUTE_ITEMS {
+                    return Err(too_many_items(items.len(), "strings"));
+                }
+                Ok(AttributeValue::StringList(items))
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AttributeValue, A::Error> {
+                if let Some(n) = map.size_hint().filter(|n| *n > MAX_ATTRIBUTE_ITEMS) {
+                    return Err(too_many_items(n, "entries"));
+                }
+                let mut entries = BTreeMap::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let key =
+                        short(key).map_err(|e: A::Error| A::Error::custom(format!("key {e}")))?;
+                    let Number(n) = map.next_value()?;
+                    entries.insert(key, n);
+                }
+                if entries.len() > MAX_ATTRIBUTE_ITEMS {
+                    return Err(too_many_items(entries.len(), "entries"));
+                }
+                Ok(AttributeValue::StringNumberMap(entries))
+            }
+        }
+
+        deserializer.deserialize_any(ValueVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for PlayerAttributes {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct AttributesVisitor;
+
+        impl<'de> Visitor<'de> for AttributesVisitor {
+            type Value = PlayerAttributes;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of attribute name → value")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PlayerAttributes, A::Error> {
+                let too_many = |n| {
+                    A::Error::custom(format!(
+                        "names {n} attributes; the maximum is {MAX_ATTRIBUTES}"
+                    ))
+                };
+                if let Some(n) = map.size_hint().filter(|n| *n > MAX_ATTRIBUTES) {
+                    return Err(too_many(n));
+                }
+                let mut attributes = Attributes::new();
+                while let Some(name) = map.next_key::<String>()? {
+                    if !is_attribute_name(&name) {
+                        return Err(A::Error::custom(format!(
+                            "key {name:?} is not an attribute name (1–{MAX_ATTRIBUTE_NAME_LEN} of A-Z a-z 0-9 _ -)"
+                        )));
+                    }
+                    let value = map.next_value()?;
+                    attributes.insert(name, value);
+                }
+                if attributes.len() > MAX_ATTRIBUTES {
+                    return Err(too_many(attributes.len()));
+                }
+                Ok(PlayerAttributes(attributes))
+            }
+        }
+
+        deserializer.deserialize_map(AttributesVisitor)
+    }
+}
+
+impl JsonSchema for AttributeValue {
+    fn schema_name() -> Cow<'static, str> {
+        "AttributeValue".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let string = json_schema!({"type": "string", "maxLength": MAX_ATTRIBUTE_STRING_LEN});
+        json_schema!({
+            "description": "One player attribute, in the four kinds FlexMatch knows (its `AttributeValue`: `N`,\n`S`, `SL`, `SDM`). On the wire, plain JSON: a number, a string, an array of strings or\nan object of string → number; strings (and map keys) of at most 100 characters, at most\n32 strings or entries.",
+            "anyOf": [
+                {"type": "number"},
+                string,
+                {"type": "array", "items": string, "maxItems": MAX_ATTRIBUTE_ITEMS},
+                {
+                    "type": "object",
+                    "maxProperties": MAX_ATTRIBUTE_ITEMS,
+                    "propertyNames": {"maxLength": MAX_ATTRIBUTE_STRING_LEN},
+                    "additionalProperties": {"type": "number"}
+                }
+            ]
+        })
+    }
+}
+
+impl JsonSchema for PlayerAttributes {
+    fn schema_name() -> Cow<'static, str> {
+        "PlayerAttributes".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A player's attributes by name: at most 32, each named by 1–64 of `A-Z a-z 0-9 _ -`.",
+            "type": "object",
+            "maxProperties": MAX_ATTRIBUTES,
+            "propertyNames": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": MAX_ATTRIBUTE_NAME_LEN,
+                "pattern": "^[A-Za-z0-9_-]+$"
+            },
+            "additionalProperties": generator.subschema_for::<AttributeValue>()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    fn read(value: Value) -> Result<PlayerAttributes, String> {
+        let body = serde_json::Map::from_iter([("attributes".to_owned(), value)]);
+        crate::requests::body::read_body::<crate::requests::AttributesBody>(body)
+            .map(|body| body.attributes)
+    }
+
+    #[test]
+    fn given_every_attribute_kind_then_each_is_kept_as_flexmatch_types_it_and_written_back_unchanged()
+     {
+        let given = json!({"skill": 23.5, "mode": "duel", "maps": ["a", "b"],
+                           "roles": {"tank": 1.0, "healer": 0.5}});
+        let attributes = read(given.clone()).unwrap();
+        let map = attributes.as_map();
+        assert_eq!(map["skill"], AttributeValue::Number(23.5));
+        assert_eq!(map["mode"], AttributeValue::String("duel".into()));
+        assert_eq!(
+            map["maps"],
+            AttributeValue::StringList(vec!["a".into(), "b".into()])
+        );
+        assert_eq!(
+            map["roles"],
+            AttributeValue::StringNumberMap(BTreeMap::from([
+                ("healer".into(), 0.5),
+                ("tank".into(), 1.0)
+            ]))
+        );
+        assert_eq!(serde_json::to_value(&attributes).unwrap(), given);
+    }
+
+    #[test]
+    fn given_each_bad_attribute_then_the_refusal_names_it_by_its_path() {
+        let long = "x".repeat(101);
+        let many: serde_json::Map<String, Value> =
+            (0..33).map(|i| (format!("a{i}"), json!(1))).collect();
+        let items: Vec<String> = (0..33).map(|i| format!("m{i}")).collect();
+        for (value, says) in [
+            (
+                json!([1]),
+                "`attributes` must be an object of attribute name → value, got an array",
+            ),
+            (
+                json!({"skill": true}),
+                "`attributes.skill` must be a number, a string, an array of strings or an object of string → number, got a boolean",
+            ),
+            (
+                json!({"skill": null}),
+                "`attributes.skill` must be a number, a string",
+            ),
+            (
+                json!({"bad name": 1}),
+                "`attributes` key \"bad name\" is not an attribute name (1–64 of A-Z a-z 0-9 _ -)",
+            ),
+            (
+                json!({"maps": ["a", 2]}),
+                "`attributes.maps[1]` must be a string, got a number",
+            ),
+            (
+                json!({"roles": {"tank": "x"}}),
+                "`attributes.roles.tank` must be a number, got a string",
+            ),
+            (
+                json!({"mode": long}),
+                "`attributes.mode` is 101 characters; the maximum is 100",
+            ),
+            (
+                json!({"maps": [long]}),
+                "`attributes.maps[0]` is 101 characters",
+            ),
+            (
+                json!({"roles": {long.clone(): 1}}),
+                "`attributes.roles` key is 101 characters",
+            ),
+            (
+                json!({"maps": items}),
+                "`attributes.maps` holds 33 strings; the maximum is 32",
+            ),
+            (
+                Value::Object(many),
+                "`attributes` names 33 attributes; the maximum is 32",
+            ),
+        ] {
+            let error = read(value.clone()).unwrap_err();
+            assert!(error.starts_with(says), "{value}: {error}");
+        }
+    }
+
+    #[test]
+    fn given_attributes_built_in_rust_then_new_checks_them_as_the_server_does() {
+        let ok = Attributes::from([("skill".to_owned(), AttributeValue::Number(1.0))]);
+        assert_eq!(PlayerAttributes::new(ok.clone()).unwrap().into_inner(), ok);
+        let bad = Attributes::from([("a b".to_owned(), AttributeValue::Number(1.0))]);
+        assert!(
+            PlayerAttributes::new(bad)
+                .unwrap_err()
+                .contains("is not an attribute name")
+        );
+    }
+}

@@ -103,7 +103,9 @@ impl fmt::Display for TicketId {
 impl<'de> Deserialize<'de> for TicketId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = String::deserialize(d)?;
-        TicketId::parse(raw).map_err(serde::de::Error::custom)
+        // Worded to follow the field's name: "`ticketId` is not a ticket id: ...".
+        TicketId::parse(raw)
+            .map_err(|e| serde::de::Error::custom(format!("is not a ticket id: {e}")))
     }
 }
 

@@ -1,10 +1,10 @@
 //! FlexMatch matchmaking as the socket offers it (README: Client protocol,
 //! Matchmaking): ticket ids and statuses with the rule every status change follows
-//! (`ticket`), the route bodies (`request`), the `matchmaking` frame's fields (`frame`)
-//! and the FlexMatch events GameLift sends (`event`).
+//! (`ticket`), a player's attributes, the `matchmaking` frame's fields (`frame`) and the
+//! FlexMatch events GameLift sends (`event`). The route bodies are the protocol crate's
+//! (`requests`).
 
 pub mod event;
-pub mod request;
 pub mod settings;
 
 /// The ticket and frame types clients see, from the protocol crate.
@@ -14,8 +14,6 @@ pub use event::{
     Acceptance, EventTicket, MalformedMatchmakingEvent, MatchmakingEvent, MatchmakingEventKind,
 };
 pub use frame::{MatchedSeat, MatchmakingDetail};
-pub use request::{
-    AcceptMatchBody, AttributeValue, Attributes, StartMatchmakingBody, StopMatchmakingBody,
-};
+pub use gamelift_sockets_protocol::matchmaking::{AttributeValue, Attributes, PlayerAttributes};
 pub use settings::MatchmakingSettings;
 pub use ticket::{TicketId, TicketIdError, TicketStatus};

@@ -1,0 +1,275 @@
+//! How the server reads a request: [`ClientRequest::from_frame`] deserializes the frame's
+//! body into its route's type (the same types that generate `$defs.ClientFrame`), and a
+//! body that does not fit is refused with a message naming the field by its path
+//! (`latencies.us-east-1`) and saying what it must be.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
+
+use super::ClientRequest;
+use crate::frames::{ClientFrame, ErrorCode, FrameRejection};
+
+/// A route's body read into its type `B`, or what is wrong with it, naming the field.
+pub fn read_body<B: DeserializeOwned>(body: Map<String, Value>) -> Result<B, String> {
+    serde_path_to_error::deserialize(Value::Object(body)).map_err(|error| {
+        let path = error.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        describe(&path, &error.into_inner().to_string())
+    })
+}
+
+/// `Option<T>`, absent or null, read as `T::default()`: a body the server reads as `{}`
+/// when a frame has none or `null`.
+pub fn or_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Option::<T>::deserialize(deserializer).map(Option::unwrap_or_default)
+}
+
+impl ClientRequest {
+    /// The typed request of a frame [`ClientFrame::parse`] read: its body deserialized
+    /// into its route's type (unknown fields ignored, a missing or `null` body read as
+    /// `{}`). A body that does not fit is a `bad_request` naming the field; a route with
+    /// no request type, `unknown_route`. Either carries the frame's `route` and
+    /// `requestId` for the error reply.
+    pub fn from_frame(frame: ClientFrame) -> Result<Self, FrameRejection> {
+        let ClientFrame {
+            route,
+            request_id,
+            body,
+        } = frame;
+        let refuse = |code, message| FrameRejection {
+            route: Some(route.clone()),
+            request_id: request_id.clone(),
+            code,
+            message,
+        };
+        macro_rules! typed {
+            ($variant:ident) => {
+                match read_body(body) {
+                    Ok(body) => Self::$variant {
+                        request_id: request_id.clone(),
+                        body,
+                    },
+                    Err(message) => return Err(refuse(ErrorCode::BadRequest, message)),
+                }
+            };
+        }
+        Ok(match route.as_str() {
+            "ping" => Self::Ping,
+            "resume" => typed!(Resume),
+            "heartbeat" => typed!(Heartbeat),
+            "sendMessage" => typed!(SendMessage),
+            "sessionPlacementRequest" => typed!(SessionPlacementRequest),
+            "cancelPlacement" => typed!(CancelPlacement),
+            "rejoinSession" => typed!(RejoinSession),
+            "subscribePresence" => typed!(SubscribePresence),
+            "unsubscribePresence" => typed!(UnsubscribePresence),
+            "setPlacementLatencies" => typed!(SetPlacementLatencies),
+            "createParty" => typed!(CreateParty),
+            "inviteToParty" => typed!(InviteToParty),
+            "joinParty" => typed!(JoinParty),
+            "declinePartyInvite" => typed!(DeclinePartyInvite),
+            "leaveParty" => typed!(LeaveParty),
+            "kickFromParty" => typed!(KickFromParty),
+            "promotePartyLeader" => typed!(PromotePartyLeader),
+            "startMatchmaking" => typed!(StartMatchmaking),
+            "acceptMatch" => typed!(AcceptMatch),
+            "stopMatchmaking" => typed!(StopMatchmaking),
+            "setMatchmakingAttributes" => typed!(SetMatchmakingAttributes),
+            other => {
+                let message = format!("unknown route {other:?}");
+                return Err(refuse(ErrorCode::UnknownRoute, message));
+            }
+        })
+    }
+
+    /// A frame's text read as a typed request: [`ClientFrame::parse`], then
+    /// [`Self::from_frame`].
+    pub fn parse(text: &str) -> Result<Self, FrameRejection> {
+        ClientFrame::parse(text).and_then(Self::from_frame)
+    }
+}
+
+/// serde's message about the field at `path` (empty: the body itself) as a client reads
+/// it: "`path` must be …, got …", "`path` is required", or "`path` " and the domain
+/// type's own words ("is -5; it must be from 0 to 10000 milliseconds"). At the body
+/// itself a type's words are whole sentences naming their fields already.
+pub fn describe(path: &str, message: &str) -> String {
+    let field = |name: &str| {
+        if path.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{path}.{name}")
+        }
+    };
+    if let Some(name) = message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.strip_suffix('`'))
+    {
+        return format!("`{}` is required", field(name));
+    }
+    let mismatch = message
+        .strip_prefix("invalid type: ")
+        .or_else(|| message.strip_prefix("invalid value: "));
+    if let Some((got, expected)) = mismatch.and_then(|rest| rest.rsplit_once(", expected ")) {
+        return format!(
+            "`{path}` must be {}, got {}",
+            expected_kind(expected),
+            json_kind_of(got)
+        );
+    }
+    if path.is_empty() {
+        message.to_owned()
+    } else {
+        format!("`{path}` {message}")
+    }
+}
+
+/// serde's name of what a type expects, in the protocol's words.
+fn expected_kind(expected: &str) -> &str {
+    match expected {
+        "a sequence" => "an array",
+        "a map" | "a JSON object" => "an object",
+        "a boolean" => "true or false",
+        "u8" | "u16" | "u32" | "u64" | "usize" | "i8" | "i16" | "i32" | "i64" | "isize" => {
+            "a whole number"
+        }
+        "f32" | "f64" => "a number",
+        other if other.starts_with("struct ") => "an object",
+        other => other,
+    }
+}
+
+/// serde's `Unexpected` as the JSON kind a client sent.
+fn json_kind_of(got: &str) -> &str {
+    match got {
+        "unit value" => "null",
+        "sequence" => "an array",
+        "map" => "an object",
+        other if other.starts_with("integer ") || other.starts_with("floating point ") => {
+            "a number"
+        }
+        other if other.starts_with("string ") => "a string",
+        other if other.starts_with("boolean ") => "a boolean",
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn frame(route: &str, body: Value) -> ClientFrame {
+        let Value::Object(body) = body else {
+            unreachable!("a test body is an object")
+        };
+        ClientFrame {
+            route: route.to_owned(),
+            request_id: Some("r1".to_owned()),
+            body,
+        }
+    }
+
+    fn refusal(route: &str, body: Value) -> FrameRejection {
+        ClientRequest::from_frame(frame(route, body)).expect_err("refused")
+    }
+
+    #[test]
+    fn given_a_bad_field_deep_in_a_body_then_the_refusal_names_its_path_and_keeps_the_frame() {
+        let refused = refusal(
+            "sessionPlacementRequest",
+            json!({"latencies": {"us-east-1": -5}}),
+        );
+        assert_eq!(refused.code, ErrorCode::BadRequest);
+        assert_eq!(refused.route.as_deref(), Some("sessionPlacementRequest"));
+        assert_eq!(refused.request_id.as_deref(), Some("r1"));
+        assert_eq!(
+            refused.message,
+            "`latencies.us-east-1` is -5; it must be from 0 to 10000 milliseconds"
+        );
+    }
+
+    #[test]
+    fn given_serdes_own_errors_then_they_read_as_the_field_must_be_or_is_required() {
+        for (route, body, says) in [
+            ("joinParty", json!({}), "`partyId` is required"),
+            (
+                "joinParty",
+                json!({"partyId": 7}),
+                "`partyId` must be a string, got a number",
+            ),
+            (
+                "acceptMatch",
+                json!({"ticketId": "t-1", "accept": "yes"}),
+                "`accept` must be true or false, got a string",
+            ),
+            (
+                "acceptMatch",
+                json!({"ticketId": "t-1", "accept": null}),
+                "`accept` must be true or false, got null",
+            ),
+            (
+                "subscribePresence",
+                json!({"playerIds": ["bob", 7]}),
+                "`playerIds[1]` must be a string, got a number",
+            ),
+        ] {
+            assert_eq!(refusal(route, body).message, says);
+        }
+    }
+
+    #[test]
+    fn given_every_route_with_its_smallest_body_then_it_reads_as_that_route() {
+        for route in crate::frames::ROUTES {
+            let body = match *route {
+                "sendMessage" => json!({"playerIds": ["bob"], "message": 1}),
+                "subscribePresence" | "unsubscribePresence" => json!({"playerIds": ["bob"]}),
+                "setPlacementLatencies" => json!({"latencies": {}}),
+                "inviteToParty" | "kickFromParty" | "promotePartyLeader" => {
+                    json!({"playerId": "bob"})
+                }
+                "joinParty" | "declinePartyInvite" => json!({"partyId": "p1"}),
+                "acceptMatch" => json!({"ticketId": "t1", "accept": true}),
+                "setMatchmakingAttributes" => json!({"attributes": {}}),
+                _ => json!({}),
+            };
+            let request = ClientRequest::from_frame(frame(route, body.clone()))
+                .unwrap_or_else(|e| panic!("{route}: {}", e.message));
+            assert_eq!(request.route(), *route);
+            // The same frame read by the derived Deserialize is the same request.
+            let derived: ClientRequest =
+                serde_json::from_value(json!({"route": route, "requestId": "r1", "body": body}))
+                    .unwrap();
+            assert_eq!(derived, request, "{route}");
+        }
+    }
+
+    #[test]
+    fn given_a_route_with_no_request_type_then_unknown_route() {
+        let refused = refusal("dance", json!({}));
+        assert_eq!(refused.code, ErrorCode::UnknownRoute);
+        assert_eq!(refused.route.as_deref(), Some("dance"));
+    }
+
+    #[test]
+    fn given_a_body_level_sentence_then_it_is_kept_whole() {
+        assert_eq!(
+            describe("", "give `playerIds` or `partyId`, not both"),
+            "give `playerIds` or `partyId`, not both"
+        );
+        assert_eq!(
+            describe("latencies", "names 21 regions; the maximum is 20"),
+            "`latencies` names 21 regions; the maximum is 20"
+        );
+        assert_eq!(
+            describe("latencies", "missing field `x`"),
+            "`latencies.x` is required"
+        );
+    }
+}
