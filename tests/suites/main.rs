@@ -9,7 +9,8 @@
 //!
 //! `asyncapi` checks protocol/asyncapi.yaml against protocol/schema.json; `client_frames`,
 //! that what the server accepts is what protocol/schema.json says (frames made from it).
-//! `template_drift` compares template.yaml with the code (its table checks need DynamoDB Local).
+//! `template_drift` compares template.yaml with the code (its table checks need DynamoDB Local);
+//! `settings_docs`, the documentation's settings tables and `local --help` with the settings table.
 //!
 //! Run one suite with `cargo test -p tests --test suites messaging::`.
 
@@ -33,6 +34,7 @@ mod presence;
 mod rate_limits;
 mod rust_client;
 mod rust_client_routes;
+mod settings_docs;
 mod subscription_store_dynamodb;
 mod sweeper_dynamodb;
 mod template_drift;

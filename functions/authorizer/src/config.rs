@@ -6,19 +6,13 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::net::IpAddr;
-use std::ops::RangeInclusive;
 use std::time::Duration;
 
-use shared::config::{ConfigError, EnvReader};
+use shared::config::{ConfigError, EnvReader, settings};
 
 /// Clock skew tolerated on `exp`, `nbf` and `iat` unless `JWT_LEEWAY_SECONDS` says
-/// otherwise.
-pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
-/// The largest `JWT_LEEWAY_SECONDS` accepted.
-pub const MAX_LEEWAY_SECONDS: u64 = 300;
-/// What `JWT_MAX_LIFETIME_SECONDS` accepts; 0 (or unset) turns the check off. A cap
-/// above 30 days would hardly be one.
-pub const MAX_LIFETIME_SECONDS_RANGE: RangeInclusive<u64> = 0..=2_592_000;
+/// otherwise (its declaration: `shared::config::settings::JWT_LEEWAY_SECONDS`).
+pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(settings::JWT_LEEWAY_SECONDS.default);
 /// The shortest HS256 secret accepted (RFC 7518 §3.2: at least the hash size, 256 bits).
 pub const MIN_HS256_SECRET_BYTES: usize = 32;
 
@@ -143,14 +137,16 @@ impl AuthConfig {
     /// Reads any variable source for a runtime: the local stack uses
     /// `AuthConfig::from_reader(<its settings>, Runtime::LocalStack)`.
     pub fn from_reader(mut env: EnvReader<'_>, runtime: Runtime) -> Result<Self, ConfigError> {
-        let mode = match env.optional("AUTH_MODE") {
+        let mode = match env.optional(settings::AUTH_MODE.variable) {
             None => Some(runtime.default_mode()),
             Some(raw) => match raw.to_ascii_lowercase().as_str() {
                 "jwt" => Some(AuthMode::Jwt),
                 "header" => Some(AuthMode::Header),
                 _ => {
                     env.problem(format!(
-                        "AUTH_MODE={raw:?} is not one of \"jwt\", \"header\""
+                        "{}={raw:?} is not {}",
+                        settings::AUTH_MODE.variable,
+                        settings::AUTH_MODE.accepts()
                     ));
                     None
                 }
@@ -161,7 +157,7 @@ impl AuthConfig {
         // other way of deploying it (a console edit, another template) can open a stage
         // to players who name themselves without saying so, or open Production at all.
         if mode == Some(AuthMode::Header) {
-            let stage = env.optional("STAGE");
+            let stage = env.optional(settings::STAGE.variable);
             if let Some(stage) = stage.filter(|s| s.eq_ignore_ascii_case(PRODUCTION_STAGE)) {
                 env.problem(format!(
                     "AUTH_MODE=header is refused when STAGE={stage}: clients would name \
@@ -254,35 +250,26 @@ impl AuthConfig {
     }
 }
 
-/// `ALLOW_UNAUTHENTICATED`: `true` or `false` (any case); unset is `false`.
+/// `ALLOW_UNAUTHENTICATED`: `true` or `false` (any case); unset is `false`; `None` when
+/// it is neither (a problem).
 fn read_allow_unauthenticated(env: &mut EnvReader<'_>) -> Option<bool> {
-    match env.optional("ALLOW_UNAUTHENTICATED") {
-        None => Some(false),
-        Some(raw) if raw.eq_ignore_ascii_case("true") => Some(true),
-        Some(raw) if raw.eq_ignore_ascii_case("false") => Some(false),
-        Some(raw) => {
-            env.problem(format!(
-                "ALLOW_UNAUTHENTICATED={raw:?} is not one of \"true\", \"false\""
-            ));
-            None
-        }
-    }
+    let valid = env
+        .optional(settings::ALLOW_UNAUTHENTICATED.variable)
+        .is_none_or(|raw| raw.eq_ignore_ascii_case("true") || raw.eq_ignore_ascii_case("false"));
+    let allow = env.flag(&settings::ALLOW_UNAUTHENTICATED);
+    valid.then_some(allow)
 }
 
 fn read_jwt(env: &mut EnvReader<'_>, runtime: Runtime) -> JwtConfig {
-    let issuer = env.required("JWT_ISSUER");
-    let audience = env.required("JWT_AUDIENCE");
+    let issuer = env.required(settings::JWT_ISSUER.variable);
+    let audience = env.required(settings::JWT_AUDIENCE.variable);
     let secret = env.optional("JWT_HS256_SECRET");
     let parameter = match runtime {
-        Runtime::Lambda => env.optional("JWT_HS256_SECRET_PARAMETER"),
+        Runtime::Lambda => env.optional(settings::JWT_HS256_SECRET_PARAMETER.variable),
         Runtime::LocalStack => None,
     };
-    let url = env.optional("JWKS_URL");
-    let leeway = env.seconds_or(
-        "JWT_LEEWAY_SECONDS",
-        DEFAULT_LEEWAY.as_secs(),
-        0..=MAX_LEEWAY_SECONDS,
-    );
+    let url = env.optional(settings::JWKS_URL.variable);
+    let leeway = env.seconds(&settings::JWT_LEEWAY_SECONDS);
     let max_lifetime = read_max_lifetime(env);
     let (secret_name, hs256) = match runtime {
         Runtime::Lambda => ("JWT_HS256_SECRET_PARAMETER", parameter.is_some()),
@@ -351,7 +338,7 @@ fn read_jwt(env: &mut EnvReader<'_>, runtime: Runtime) -> JwtConfig {
 
 /// `JWT_MAX_LIFETIME_SECONDS`: unset or 0 is no limit.
 fn read_max_lifetime(env: &mut EnvReader<'_>) -> Option<Duration> {
-    let max = env.seconds_or("JWT_MAX_LIFETIME_SECONDS", 0, MAX_LIFETIME_SECONDS_RANGE);
+    let max = env.seconds(&settings::JWT_MAX_LIFETIME_SECONDS);
     (!max.is_zero()).then_some(max)
 }
 
@@ -525,7 +512,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             err.problems[0],
-            "ALLOW_UNAUTHENTICATED=\"yes\" is not one of \"true\", \"false\""
+            "ALLOW_UNAUTHENTICATED=\"yes\" is not true or false"
         );
     }
 
@@ -718,7 +705,7 @@ mod tests {
         let err = AuthConfig::from_map(&vars(&[("AUTH_MODE", "cookie")])).unwrap_err();
         assert_eq!(
             err.problems,
-            vec!["AUTH_MODE=\"cookie\" is not one of \"jwt\", \"header\"".to_owned()]
+            vec!["AUTH_MODE=\"cookie\" is not jwt or header".to_owned()]
         );
     }
 

@@ -70,7 +70,7 @@ impl RouteHandler for ConnectHandler {
                 now
             },
             now,
-            heartbeat_deadline: now + self.config.heartbeat_timeout.as_millis() as i64,
+            heartbeat_deadline: self.config.heartbeat_deadline(now),
             sweep_shard: caller.player_id.sweep_shard(self.config.presence_shards),
             expire_at_secs: now / 1000 + PLAYER_RETENTION_SECONDS,
         };

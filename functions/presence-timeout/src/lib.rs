@@ -327,7 +327,7 @@ impl PresenceTimeoutHandler {
             {
                 Ok(info) => {
                     let last_active = info.last_active_at_millis.or(info.connected_at_millis);
-                    if last_active.is_some_and(|at| at + self.timeout_millis() > now) {
+                    if last_active.is_some_and(|at| self.config.heartbeat_deadline(at) > now) {
                         return Retired::Active;
                     }
                 }
@@ -376,10 +376,6 @@ impl PresenceTimeoutHandler {
             closed,
             party_failed,
         }
-    }
-
-    fn timeout_millis(&self) -> i64 {
-        i64::try_from(self.config.heartbeat_timeout.as_millis()).unwrap_or(i64::MAX)
     }
 
     /// Publishes events while the sweep goes on, in full chunks of 100 (10 PutEvents

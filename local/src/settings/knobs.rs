@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::ValueEnum;
 use serde::Serialize;
-use shared::config;
+use shared::config::{self, settings};
 
 use super::values::{millis, seconds, whole};
 use crate::gamelift;
@@ -120,16 +120,16 @@ impl GatewaySettings {
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args, Serialize)]
 #[command(next_help_heading = "Authorizer")]
 pub struct AuthSettings {
-    /// How the $connect authorizer identifies players.
-    #[arg(long, env = "AUTH_MODE", value_enum, ignore_case = true, default_value_t = AuthMode::Header)]
+    /// `settings::AUTH_MODE`.
+    #[arg(long, env = settings::AUTH_MODE.variable, help = settings::AUTH_MODE.meaning, value_enum, ignore_case = true, default_value_t = AuthMode::Header)]
     pub auth_mode: AuthMode,
 
-    /// Expected `iss` of player tokens (AUTH_MODE=jwt).
-    #[arg(long, env = "JWT_ISSUER")]
+    /// `settings::JWT_ISSUER`.
+    #[arg(long, env = settings::JWT_ISSUER.variable, help = settings::JWT_ISSUER.meaning)]
     pub jwt_issuer: Option<String>,
 
-    /// Expected `aud` of player tokens (AUTH_MODE=jwt).
-    #[arg(long, env = "JWT_AUDIENCE")]
+    /// `settings::JWT_AUDIENCE`.
+    #[arg(long, env = settings::JWT_AUDIENCE.variable, help = settings::JWT_AUDIENCE.meaning)]
     pub jwt_audience: Option<String>,
 
     /// Shared secret for HS256 tokens (AUTH_MODE=jwt; or JWKS_URL). Local stack only:
@@ -137,20 +137,19 @@ pub struct AuthSettings {
     #[arg(long, env = "JWT_HS256_SECRET", hide_env_values = true)]
     pub jwt_hs256_secret: Option<String>,
 
-    /// JWKS URL for RS256/ES256 tokens (AUTH_MODE=jwt; or JWT_HS256_SECRET).
-    #[arg(long, env = "JWKS_URL")]
+    /// `settings::JWKS_URL`.
+    #[arg(long, env = settings::JWKS_URL.variable, help = settings::JWKS_URL.meaning)]
     pub jwks_url: Option<String>,
 
-    /// Clock skew tolerated on a token's exp, nbf and iat (AUTH_MODE=jwt).
-    #[arg(long, env = "JWT_LEEWAY_SECONDS",
-          default_value_t = authorizer::config::DEFAULT_LEEWAY.as_secs(),
-          value_parser = seconds(0..=authorizer::config::MAX_LEEWAY_SECONDS))]
+    /// `settings::JWT_LEEWAY_SECONDS`.
+    #[arg(long, env = settings::JWT_LEEWAY_SECONDS.variable, help = settings::JWT_LEEWAY_SECONDS.meaning,
+          default_value_t = settings::JWT_LEEWAY_SECONDS.default,
+          value_parser = seconds(settings::JWT_LEEWAY_SECONDS.range))]
     pub jwt_leeway_seconds: u64,
 
-    /// Longest token lifetime accepted, exp - iat; a token without iat is then refused
-    /// (AUTH_MODE=jwt; 0: no limit).
-    #[arg(long, env = "JWT_MAX_LIFETIME_SECONDS", default_value_t = 0,
-          value_parser = seconds(authorizer::config::MAX_LIFETIME_SECONDS_RANGE))]
+    /// `settings::JWT_MAX_LIFETIME_SECONDS`.
+    #[arg(long, env = settings::JWT_MAX_LIFETIME_SECONDS.variable, help = settings::JWT_MAX_LIFETIME_SECONDS.meaning, default_value_t = settings::JWT_MAX_LIFETIME_SECONDS.default,
+          value_parser = seconds(settings::JWT_MAX_LIFETIME_SECONDS.range))]
     pub jwt_max_lifetime_seconds: u64,
 }
 
@@ -158,22 +157,20 @@ pub struct AuthSettings {
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args, Serialize)]
 #[command(next_help_heading = "Presence")]
 pub struct PresenceSettings {
-    /// No heartbeat for this long: the player is swept offline.
-    #[arg(long, env = "HEARTBEAT_TIMEOUT_SECONDS",
-          default_value_t = config::DEFAULT_HEARTBEAT_TIMEOUT_SECONDS,
-          value_parser = seconds(config::HEARTBEAT_TIMEOUT_SECONDS_RANGE))]
+    /// `settings::HEARTBEAT_TIMEOUT_SECONDS`.
+    #[arg(long, env = settings::HEARTBEAT_TIMEOUT_SECONDS.variable, help = settings::HEARTBEAT_TIMEOUT_SECONDS.meaning,
+          default_value_t = settings::HEARTBEAT_TIMEOUT_SECONDS.default,
+          value_parser = seconds(settings::HEARTBEAT_TIMEOUT_SECONDS.range))]
     pub heartbeat_timeout_seconds: u64,
 
-    /// What keeps a player online: heartbeat (only heartbeats move the deadline) or
-    /// connection-activity (pings too: the sweeper asks the @connections API when the socket
-    /// was last active). resume's ack tells clients which to send.
-    #[arg(long, env = "PRESENCE_LIVENESS", default_value_t = config::DEFAULT_PRESENCE_LIVENESS)]
+    /// `settings::PRESENCE_LIVENESS`.
+    #[arg(long, env = settings::PRESENCE_LIVENESS.variable, help = settings::PRESENCE_LIVENESS.meaning, default_value_t = config::DEFAULT_PRESENCE_LIVENESS)]
     pub presence_liveness: config::PresenceLiveness,
 
-    /// A disconnected player may resume within this.
-    #[arg(long, env = "RECONNECT_GRACE_SECONDS",
-          default_value_t = config::DEFAULT_RECONNECT_GRACE_SECONDS,
-          value_parser = seconds(config::RECONNECT_GRACE_SECONDS_RANGE))]
+    /// `settings::RECONNECT_GRACE_SECONDS`.
+    #[arg(long, env = settings::RECONNECT_GRACE_SECONDS.variable, help = settings::RECONNECT_GRACE_SECONDS.meaning,
+          default_value_t = settings::RECONNECT_GRACE_SECONDS.default,
+          value_parser = seconds(settings::RECONNECT_GRACE_SECONDS.range))]
     pub reconnect_grace_seconds: u64,
 
     /// How often the presence sweeper runs (the deployed schedule is every minute).
@@ -181,9 +178,9 @@ pub struct PresenceSettings {
           value_parser = seconds(SWEEP_INTERVAL_SECONDS_RANGE))]
     pub sweep_interval_seconds: u64,
 
-    /// Partitions of the BySweepShard index.
-    #[arg(long, env = "PRESENCE_SHARDS", default_value_t = config::DEFAULT_PRESENCE_SHARDS,
-          value_parser = whole(config::PRESENCE_SHARDS_RANGE))]
+    /// `settings::PRESENCE_SHARDS`.
+    #[arg(long, env = settings::PRESENCE_SHARDS.variable, help = settings::PRESENCE_SHARDS.meaning, default_value_t = settings::PRESENCE_SHARDS.default,
+          value_parser = whole(settings::PRESENCE_SHARDS.range))]
     pub presence_shards: u32,
 }
 
@@ -191,28 +188,28 @@ pub struct PresenceSettings {
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args, Serialize)]
 #[command(next_help_heading = "Rate limits")]
 pub struct RateLimitSettings {
-    /// sendMessage frames a player may send per minute.
-    #[arg(long, env = "RATE_LIMIT_MESSAGES_PER_MINUTE",
-          default_value_t = config::DEFAULT_RATE_LIMIT_MESSAGES_PER_MINUTE,
-          value_parser = whole(config::RATE_LIMIT_RANGE))]
+    /// `settings::RATE_LIMIT_MESSAGES_PER_MINUTE`.
+    #[arg(long, env = settings::RATE_LIMIT_MESSAGES_PER_MINUTE.variable, help = settings::RATE_LIMIT_MESSAGES_PER_MINUTE.meaning,
+          default_value_t = settings::RATE_LIMIT_MESSAGES_PER_MINUTE.default,
+          value_parser = whole(settings::RATE_LIMIT_MESSAGES_PER_MINUTE.range))]
     pub rate_limit_messages_per_minute: u32,
 
-    /// Recipients a player may message per minute, over all their frames.
-    #[arg(long, env = "RATE_LIMIT_RECIPIENTS_PER_MINUTE",
-          default_value_t = config::DEFAULT_RATE_LIMIT_RECIPIENTS_PER_MINUTE,
-          value_parser = whole(config::RATE_LIMIT_RANGE))]
+    /// `settings::RATE_LIMIT_RECIPIENTS_PER_MINUTE`.
+    #[arg(long, env = settings::RATE_LIMIT_RECIPIENTS_PER_MINUTE.variable, help = settings::RATE_LIMIT_RECIPIENTS_PER_MINUTE.meaning,
+          default_value_t = settings::RATE_LIMIT_RECIPIENTS_PER_MINUTE.default,
+          value_parser = whole(settings::RATE_LIMIT_RECIPIENTS_PER_MINUTE.range))]
     pub rate_limit_recipients_per_minute: u32,
 
-    /// sessionPlacementRequests a player may send per minute.
-    #[arg(long, env = "RATE_LIMIT_PLACEMENTS_PER_MINUTE",
-          default_value_t = config::DEFAULT_RATE_LIMIT_PLACEMENTS_PER_MINUTE,
-          value_parser = whole(config::RATE_LIMIT_RANGE))]
+    /// `settings::RATE_LIMIT_PLACEMENTS_PER_MINUTE`.
+    #[arg(long, env = settings::RATE_LIMIT_PLACEMENTS_PER_MINUTE.variable, help = settings::RATE_LIMIT_PLACEMENTS_PER_MINUTE.meaning,
+          default_value_t = settings::RATE_LIMIT_PLACEMENTS_PER_MINUTE.default,
+          value_parser = whole(settings::RATE_LIMIT_PLACEMENTS_PER_MINUTE.range))]
     pub rate_limit_placements_per_minute: u32,
 
-    /// inviteToParty requests a player may send per minute.
-    #[arg(long, env = "RATE_LIMIT_PARTY_INVITES_PER_MINUTE",
-          default_value_t = config::DEFAULT_RATE_LIMIT_PARTY_INVITES_PER_MINUTE,
-          value_parser = whole(config::RATE_LIMIT_RANGE))]
+    /// `settings::RATE_LIMIT_PARTY_INVITES_PER_MINUTE`.
+    #[arg(long, env = settings::RATE_LIMIT_PARTY_INVITES_PER_MINUTE.variable, help = settings::RATE_LIMIT_PARTY_INVITES_PER_MINUTE.meaning,
+          default_value_t = settings::RATE_LIMIT_PARTY_INVITES_PER_MINUTE.default,
+          value_parser = whole(settings::RATE_LIMIT_PARTY_INVITES_PER_MINUTE.range))]
     pub rate_limit_party_invites_per_minute: u32,
 }
 
@@ -220,25 +217,25 @@ pub struct RateLimitSettings {
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args, Serialize)]
 #[command(next_help_heading = "Parties")]
 pub struct PartyKnobs {
-    /// The most members a party may have (2-10; createParty may ask for fewer).
-    #[arg(long, env = "PARTY_MAX_SIZE", default_value_t = config::DEFAULT_PARTY_MAX_SIZE,
-          value_parser = whole(config::PARTY_MAX_SIZE_RANGE))]
+    /// `settings::PARTY_MAX_SIZE`.
+    #[arg(long, env = settings::PARTY_MAX_SIZE.variable, help = settings::PARTY_MAX_SIZE.meaning, default_value_t = settings::PARTY_MAX_SIZE.default,
+          value_parser = whole(settings::PARTY_MAX_SIZE.range))]
     pub party_max_size: u32,
 
-    /// How long an invitation to a party can be taken up.
-    #[arg(long, env = "PARTY_INVITE_TTL_SECONDS",
-          default_value_t = config::DEFAULT_PARTY_INVITE_TTL_SECONDS,
-          value_parser = seconds(config::PARTY_INVITE_TTL_SECONDS_RANGE))]
+    /// `settings::PARTY_INVITE_TTL_SECONDS`.
+    #[arg(long, env = settings::PARTY_INVITE_TTL_SECONDS.variable, help = settings::PARTY_INVITE_TTL_SECONDS.meaning,
+          default_value_t = settings::PARTY_INVITE_TTL_SECONDS.default,
+          value_parser = seconds(settings::PARTY_INVITE_TTL_SECONDS.range))]
     pub party_invite_ttl_seconds: u64,
 
-    /// How long a member the sweeper took offline stays in their party.
-    #[arg(long, env = "PARTY_OFFLINE_SECONDS",
-          default_value_t = config::DEFAULT_PARTY_OFFLINE_SECONDS,
-          value_parser = seconds(config::PARTY_OFFLINE_SECONDS_RANGE))]
+    /// `settings::PARTY_OFFLINE_SECONDS`.
+    #[arg(long, env = settings::PARTY_OFFLINE_SECONDS.variable, help = settings::PARTY_OFFLINE_SECONDS.meaning,
+          default_value_t = settings::PARTY_OFFLINE_SECONDS.default,
+          value_parser = seconds(settings::PARTY_OFFLINE_SECONDS.range))]
     pub party_offline_seconds: u64,
 
-    /// Only a party's leader may invite (true), or any member (false).
-    #[arg(long, env = "PARTY_INVITE_LEADER_ONLY", default_value_t = false,
+    /// `settings::PARTY_INVITE_LEADER_ONLY`.
+    #[arg(long, env = settings::PARTY_INVITE_LEADER_ONLY.variable, help = settings::PARTY_INVITE_LEADER_ONLY.meaning, default_value_t = settings::PARTY_INVITE_LEADER_ONLY.default,
           action = clap::ArgAction::Set)]
     pub party_invite_leader_only: bool,
 }
@@ -252,29 +249,29 @@ pub struct StorageSettings {
     #[arg(long, env = "DYNAMODB_ENDPOINT")]
     pub dynamodb_endpoint: Option<String>,
 
-    /// Players table name (with --dynamodb-endpoint).
-    #[arg(long, env = "PLAYERS_TABLE", default_value = config::DEFAULT_PLAYERS_TABLE)]
+    /// `settings::PLAYERS_TABLE`.
+    #[arg(long, env = settings::PLAYERS_TABLE.variable, help = settings::PLAYERS_TABLE.meaning, default_value = settings::PLAYERS_TABLE.default.unwrap_or_default())]
     pub players_table: String,
 
-    /// Messages table name (with --dynamodb-endpoint).
-    #[arg(long, env = "MESSAGES_TABLE", default_value = config::DEFAULT_MESSAGES_TABLE)]
+    /// `settings::MESSAGES_TABLE`.
+    #[arg(long, env = settings::MESSAGES_TABLE.variable, help = settings::MESSAGES_TABLE.meaning, default_value = settings::MESSAGES_TABLE.default.unwrap_or_default())]
     pub messages_table: String,
 
-    /// Placements table name (with --dynamodb-endpoint).
-    #[arg(long, env = "PLACEMENTS_TABLE", default_value = config::DEFAULT_PLACEMENTS_TABLE)]
+    /// `settings::PLACEMENTS_TABLE`.
+    #[arg(long, env = settings::PLACEMENTS_TABLE.variable, help = settings::PLACEMENTS_TABLE.meaning, default_value = settings::PLACEMENTS_TABLE.default.unwrap_or_default())]
     pub placements_table: String,
 
-    /// Presence subscriptions table name (with --dynamodb-endpoint).
-    #[arg(long, env = "SUBSCRIPTIONS_TABLE", default_value = config::DEFAULT_SUBSCRIPTIONS_TABLE)]
+    /// `settings::SUBSCRIPTIONS_TABLE`.
+    #[arg(long, env = settings::SUBSCRIPTIONS_TABLE.variable, help = settings::SUBSCRIPTIONS_TABLE.meaning, default_value = settings::SUBSCRIPTIONS_TABLE.default.unwrap_or_default())]
     pub subscriptions_table: String,
 
-    /// Parties table name (with --dynamodb-endpoint).
-    #[arg(long, env = "PARTIES_TABLE", default_value = config::DEFAULT_PARTIES_TABLE)]
+    /// `settings::PARTIES_TABLE`.
+    #[arg(long, env = settings::PARTIES_TABLE.variable, help = settings::PARTIES_TABLE.meaning, default_value = settings::PARTIES_TABLE.default.unwrap_or_default())]
     pub parties_table: String,
 
-    /// Undelivered messages are kept this long.
-    #[arg(long, env = "MESSAGE_TTL_SECONDS", default_value_t = config::DEFAULT_MESSAGE_TTL_SECONDS,
-          value_parser = seconds(config::MESSAGE_TTL_SECONDS_RANGE))]
+    /// `settings::MESSAGE_TTL_SECONDS`.
+    #[arg(long, env = settings::MESSAGE_TTL_SECONDS.variable, help = settings::MESSAGE_TTL_SECONDS.meaning, default_value_t = settings::MESSAGE_TTL_SECONDS.default,
+          value_parser = seconds(settings::MESSAGE_TTL_SECONDS.range))]
     pub message_ttl_seconds: u64,
 }
 
@@ -282,15 +279,14 @@ pub struct StorageSettings {
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args, Serialize)]
 #[command(next_help_heading = "Placements")]
 pub struct PlacementSettings {
-    /// The GameLift queues a placement may name (comma-separated); the first is the
-    /// default. The simulator knows exactly these.
-    #[arg(long, env = "GAME_SESSION_QUEUES", default_value = config::DEFAULT_GAME_SESSION_QUEUES)]
+    /// `settings::GAME_SESSION_QUEUES`.
+    #[arg(long, env = settings::GAME_SESSION_QUEUES.variable, help = settings::GAME_SESSION_QUEUES.meaning, default_value = settings::GAME_SESSION_QUEUES.default.unwrap_or_default())]
     pub game_session_queues: String,
 
-    /// GameLift MaximumPlayerSessionCount of the game sessions placements create (1-200).
-    #[arg(long, env = "MAX_PLAYERS_PER_SESSION",
-          default_value_t = config::DEFAULT_MAX_PLAYERS_PER_SESSION,
-          value_parser = whole(config::MAX_PLAYERS_PER_SESSION_RANGE))]
+    /// `settings::MAX_PLAYERS_PER_SESSION`.
+    #[arg(long, env = settings::MAX_PLAYERS_PER_SESSION.variable, help = settings::MAX_PLAYERS_PER_SESSION.meaning,
+          default_value_t = settings::MAX_PLAYERS_PER_SESSION.default,
+          value_parser = whole(settings::MAX_PLAYERS_PER_SESSION.range))]
     pub max_players_per_session: u32,
 }
 

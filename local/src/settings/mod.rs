@@ -15,15 +15,14 @@ mod values;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::RangeInclusive;
 use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches, Parser};
 use serde::Serialize;
-use shared::config::{
-    self, Config, ConfigError, EnvReader, PartySettings, RateLimits, queue_names,
-};
+use shared::config::{self, Config, ConfigError, EnvReader, queue_names};
 
 use crate::gamelift::SimulatorSettings;
 use crate::stream::{FeederConfig, PollerConfig, StreamSource};
@@ -48,12 +47,12 @@ pub use read::{Origin, Origins, ReadError};
                   local invoke <function> <event.json> [these flags]"
 )]
 pub struct Settings {
-    /// Game name (naming, logs, event source).
-    #[arg(long, env = "GAME", default_value = config::DEFAULT_GAME)]
+    /// `config::settings::GAME`.
+    #[arg(long, env = config::settings::GAME.variable, help = config::settings::GAME.meaning, default_value = config::settings::GAME.default.unwrap_or_default())]
     pub game: String,
 
-    /// Stage: the first path segment of the WebSocket URL and the management endpoint.
-    #[arg(long, env = "STAGE", default_value = config::DEFAULT_STAGE)]
+    /// `config::settings::STAGE`.
+    #[arg(long, env = config::settings::STAGE.variable, help = config::settings::STAGE.meaning, default_value = config::settings::STAGE.default.unwrap_or_default())]
     pub stage: String,
 
     #[command(flatten)]
@@ -271,56 +270,99 @@ impl Settings {
         authorizer::AuthConfig::from_reader(EnvReader::new(lookup), authorizer::Runtime::LocalStack)
     }
 
-    /// The `Config` the route handlers get, checked by `shared::config`.
+    /// The `Config` the route handlers get: this stack's values, under the variables the
+    /// functions read, through the functions' own reader (`Config::read`): the same
+    /// defaults, checks and problems as a deployed function's.
     pub fn config(&self) -> Result<Config, ConfigError> {
-        let storage = &self.storage;
-        let presence = &self.presence;
-        let config = Config {
-            game: self.game.clone(),
-            stage: self.stage.clone(),
-            players_table: storage.players_table.clone(),
-            messages_table: storage.messages_table.clone(),
-            placements_table: storage.placements_table.clone(),
-            game_session_queues: queue_names(&self.placement.game_session_queues),
-            max_players_per_session: self.placement.max_players_per_session,
-            subscriptions_table: storage.subscriptions_table.clone(),
+        let variables = self.shared_variables();
+        Config::read(EnvReader::new(|name| variables.get(name).cloned()))
+    }
+
+    /// The shared settings' variables, as this stack's flags and environment set them.
+    fn shared_variables(&self) -> HashMap<&'static str, String> {
+        use config::settings as s;
+        let (storage, presence) = (&self.storage, &self.presence);
+        let (limits, parties) = (&self.rate_limits, &self.parties);
+        HashMap::from([
+            (s::GAME.variable, self.game.clone()),
+            (s::STAGE.variable, self.stage.clone()),
+            (s::PLAYERS_TABLE.variable, storage.players_table.clone()),
+            (s::MESSAGES_TABLE.variable, storage.messages_table.clone()),
+            (
+                s::PLACEMENTS_TABLE.variable,
+                storage.placements_table.clone(),
+            ),
+            (
+                s::SUBSCRIPTIONS_TABLE.variable,
+                storage.subscriptions_table.clone(),
+            ),
+            (s::PARTIES_TABLE.variable, storage.parties_table.clone()),
             // The in-process bus has no name of its own; this is the template's.
-            presence_event_bus: format!("{}-presence", self.game),
-            message_ttl: Duration::from_secs(storage.message_ttl_seconds),
-            heartbeat_timeout: Duration::from_secs(presence.heartbeat_timeout_seconds),
-            presence_liveness: presence.presence_liveness,
-            reconnect_grace: Duration::from_secs(presence.reconnect_grace_seconds),
-            presence_shards: presence.presence_shards,
-            rate_limits: RateLimits {
-                messages_per_minute: self.rate_limits.rate_limit_messages_per_minute,
-                recipients_per_minute: self.rate_limits.rate_limit_recipients_per_minute,
-                placements_per_minute: self.rate_limits.rate_limit_placements_per_minute,
-                party_invites_per_minute: self.rate_limits.rate_limit_party_invites_per_minute,
-            },
-            parties_table: storage.parties_table.clone(),
-            parties: PartySettings {
-                max_size: self.parties.party_max_size,
-                invite_ttl: Duration::from_secs(self.parties.party_invite_ttl_seconds),
-                offline: Duration::from_secs(self.parties.party_offline_seconds),
-                invite_leader_only: self.parties.party_invite_leader_only,
-            },
-        };
-        let mut problems = Vec::new();
-        if config.game.trim().is_empty() {
-            problems.push("GAME is not set".to_owned());
-        }
-        if config.game_session_queues.is_empty() {
-            problems.push(format!(
-                "GAME_SESSION_QUEUES={:?} names no queue; give comma-separated queue names",
-                self.placement.game_session_queues
-            ));
-        }
-        problems.extend(config.problems());
-        if problems.is_empty() {
-            Ok(config)
-        } else {
-            Err(ConfigError { problems })
-        }
+            (
+                s::PRESENCE_EVENT_BUS.variable,
+                config::local_presence_event_bus(&self.game),
+            ),
+            (
+                s::GAME_SESSION_QUEUES.variable,
+                self.placement.game_session_queues.clone(),
+            ),
+            (
+                s::MAX_PLAYERS_PER_SESSION.variable,
+                self.placement.max_players_per_session.to_string(),
+            ),
+            (
+                s::MESSAGE_TTL_SECONDS.variable,
+                storage.message_ttl_seconds.to_string(),
+            ),
+            (
+                s::HEARTBEAT_TIMEOUT_SECONDS.variable,
+                presence.heartbeat_timeout_seconds.to_string(),
+            ),
+            (
+                s::PRESENCE_LIVENESS.variable,
+                presence.presence_liveness.to_string(),
+            ),
+            (
+                s::RECONNECT_GRACE_SECONDS.variable,
+                presence.reconnect_grace_seconds.to_string(),
+            ),
+            (
+                s::PRESENCE_SHARDS.variable,
+                presence.presence_shards.to_string(),
+            ),
+            (
+                s::RATE_LIMIT_MESSAGES_PER_MINUTE.variable,
+                limits.rate_limit_messages_per_minute.to_string(),
+            ),
+            (
+                s::RATE_LIMIT_RECIPIENTS_PER_MINUTE.variable,
+                limits.rate_limit_recipients_per_minute.to_string(),
+            ),
+            (
+                s::RATE_LIMIT_PLACEMENTS_PER_MINUTE.variable,
+                limits.rate_limit_placements_per_minute.to_string(),
+            ),
+            (
+                s::RATE_LIMIT_PARTY_INVITES_PER_MINUTE.variable,
+                limits.rate_limit_party_invites_per_minute.to_string(),
+            ),
+            (
+                s::PARTY_MAX_SIZE.variable,
+                parties.party_max_size.to_string(),
+            ),
+            (
+                s::PARTY_INVITE_TTL_SECONDS.variable,
+                parties.party_invite_ttl_seconds.to_string(),
+            ),
+            (
+                s::PARTY_OFFLINE_SECONDS.variable,
+                parties.party_offline_seconds.to_string(),
+            ),
+            (
+                s::PARTY_INVITE_LEADER_ONLY.variable,
+                parties.party_invite_leader_only.to_string(),
+            ),
+        ])
     }
 
     /// The GameLift simulator's settings, checked by the simulator; its queues are

@@ -149,6 +149,11 @@ impl Settings {
 
     /// Every setting, one `NAME=value (where it came from)` line each, in `--help`'s
     /// order; secrets redacted.
+    /// `local --help`, as text.
+    pub fn long_help() -> String {
+        Self::command().render_long_help().to_string()
+    }
+
     pub fn summary(&self) -> Vec<String> {
         let values = match serde_json::to_value(self) {
             Ok(Value::Object(values)) => values,

@@ -89,18 +89,23 @@ fn given_nothing_when_read_then_the_declared_defaults_which_are_the_functions_ow
     assert_eq!(settings, Settings::default());
     assert_eq!(
         settings.config().unwrap(),
-        Config::for_local(config::DEFAULT_STAGE),
+        Config::for_local(config::settings::STAGE.default.unwrap_or_default()),
         "the local stack's defaults are shared::config's"
     );
     assert_eq!(
         settings.presence.heartbeat_timeout_seconds,
-        config::DEFAULT_HEARTBEAT_TIMEOUT_SECONDS
+        config::settings::HEARTBEAT_TIMEOUT_SECONDS.default
     );
     let simulator = settings.simulator_settings().unwrap();
     assert_eq!(
         simulator,
         SimulatorSettings {
-            queues: vec![config::DEFAULT_GAME_SESSION_QUEUES.to_owned()],
+            queues: vec![
+                config::settings::GAME_SESSION_QUEUES
+                    .default
+                    .unwrap_or_default()
+                    .to_owned()
+            ],
             ..SimulatorSettings::default()
         }
     );

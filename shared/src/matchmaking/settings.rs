@@ -1,7 +1,7 @@
 //! What the matchmaking routes read besides the shared [`crate::config::Config`]:
 //! which FlexMatch configurations a client may name.
 
-use crate::config::{ConfigError, EnvReader, queue_names};
+use crate::config::{ConfigError, EnvReader, queue_names, settings};
 
 /// `MATCHMAKING_CONFIGURATIONS` and `MATCHMAKING_CONFIGURATION`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -28,10 +28,10 @@ impl MatchmakingSettings {
     /// (unset: the first); alone, it is the one configuration.
     pub fn read(env: &mut EnvReader<'_>) -> Self {
         let mut configurations = queue_names(
-            &env.optional("MATCHMAKING_CONFIGURATIONS")
+            &env.optional(settings::MATCHMAKING_CONFIGURATIONS.variable)
                 .unwrap_or_default(),
         );
-        if let Some(default) = env.optional("MATCHMAKING_CONFIGURATION") {
+        if let Some(default) = env.optional(settings::MATCHMAKING_CONFIGURATION.variable) {
             if configurations.is_empty() {
                 configurations.push(default);
             } else if let Some(at) = configurations.iter().position(|c| *c == default) {

@@ -1,72 +1,24 @@
 //! Typed configuration read once at init. A bad deployment fails on cold start with
 //! the list of every missing or malformed variable, not on the first request.
+//!
+//! Each setting is declared once, in [`settings`] (variable, template parameter, default,
+//! range, meaning); [`reader`] reads them; [`Config`] is what every function gets.
 
 use std::collections::HashMap;
 use std::fmt;
-use std::ops::RangeInclusive;
 use std::str::FromStr;
 use std::time::Duration;
 
+use gamelift_sockets_protocol::keep_alive::API_GATEWAY_IDLE_TIMEOUT_SECONDS;
 use gamelift_sockets_protocol::{KeepAlive, KeepAliveRoute};
 
-// Defaults and accepted values of the shared knobs: what a function assumes when a
-// variable is unset, and the local stack's own defaults (its `--help` shows them).
+pub mod reader;
+pub mod settings;
 
-pub const DEFAULT_GAME: &str = "gamelift-sockets";
-/// The template's default stage.
-pub const DEFAULT_STAGE: &str = "Development";
-/// Table names of the local stack and the tests (a deployed stack's come from the template).
-pub const DEFAULT_PLAYERS_TABLE: &str = "Players";
-pub const DEFAULT_MESSAGES_TABLE: &str = "Messages";
-pub const DEFAULT_PLACEMENTS_TABLE: &str = "Placements";
-pub const DEFAULT_SUBSCRIPTIONS_TABLE: &str = "PresenceSubscriptions";
-pub const DEFAULT_PARTIES_TABLE: &str = "Parties";
-/// The local stack's one queue (a deployed stack names its own: no default there).
-pub const DEFAULT_GAME_SESSION_QUEUES: &str = "default-queue";
-pub const DEFAULT_MAX_PLAYERS_PER_SESSION: u32 = 8;
-/// GameLift's `MaximumPlayerSessionCount` allows at most 200.
-pub const MAX_PLAYERS_PER_SESSION_RANGE: RangeInclusive<u32> = 1..=200;
-pub const DEFAULT_MESSAGE_TTL_SECONDS: u64 = 86_400;
-/// From a minute to two weeks.
-pub const MESSAGE_TTL_SECONDS_RANGE: RangeInclusive<u64> = 60..=1_209_600;
-pub const DEFAULT_HEARTBEAT_TIMEOUT_SECONDS: u64 = 90;
-/// Up to API Gateway's maximum connection duration (2 hours).
-pub const HEARTBEAT_TIMEOUT_SECONDS_RANGE: RangeInclusive<u64> = 1..=7_200;
-/// What keeps a player online (`PRESENCE_LIVENESS`): heartbeats only, by default.
+pub use reader::{ConfigError, EnvReader, whole_number};
+
+/// `PRESENCE_LIVENESS`'s default, as its type.
 pub const DEFAULT_PRESENCE_LIVENESS: PresenceLiveness = PresenceLiveness::Heartbeat;
-pub const DEFAULT_RECONNECT_GRACE_SECONDS: u64 = 30;
-pub const RECONNECT_GRACE_SECONDS_RANGE: RangeInclusive<u64> = 0..=3_600;
-pub const DEFAULT_PRESENCE_SHARDS: u32 = 4;
-pub const PRESENCE_SHARDS_RANGE: RangeInclusive<u32> = 1..=64;
-/// Per-player limits per minute (0 turns one off).
-pub const DEFAULT_RATE_LIMIT_MESSAGES_PER_MINUTE: u32 = 120;
-pub const DEFAULT_RATE_LIMIT_RECIPIENTS_PER_MINUTE: u32 = 600;
-pub const DEFAULT_RATE_LIMIT_PLACEMENTS_PER_MINUTE: u32 = 10;
-pub const DEFAULT_RATE_LIMIT_PARTY_INVITES_PER_MINUTE: u32 = 30;
-pub const RATE_LIMIT_RANGE: RangeInclusive<u32> = 0..=1_000_000;
-/// Parties: the largest a party may be, at most 10 so that a party fits one FlexMatch
-/// ticket (and a party's change, one transaction).
-pub const DEFAULT_PARTY_MAX_SIZE: u32 = 8;
-pub const PARTY_MAX_SIZE_RANGE: RangeInclusive<u32> =
-    gamelift_sockets_protocol::party::MIN_PARTY_SIZE
-        ..=gamelift_sockets_protocol::party::MAX_PARTY_SIZE;
-pub const DEFAULT_PARTY_INVITE_TTL_SECONDS: u64 = 300;
-pub const PARTY_INVITE_TTL_SECONDS_RANGE: RangeInclusive<u64> = 10..=86_400;
-pub const DEFAULT_PARTY_OFFLINE_SECONDS: u64 = 120;
-pub const PARTY_OFFLINE_SECONDS_RANGE: RangeInclusive<u64> = 0..=86_400;
-
-/// What a numeric knob accepts, as every problem says it: "a whole number from 1 to 64",
-/// or with a unit, "a whole number of seconds from 1 to 7200".
-pub fn whole_number<T: fmt::Display>(range: &RangeInclusive<T>, unit: Option<&str>) -> String {
-    match unit {
-        Some(unit) => format!(
-            "a whole number of {unit} from {} to {}",
-            range.start(),
-            range.end()
-        ),
-        None => format!("a whole number from {} to {}", range.start(), range.end()),
-    }
-}
 
 /// `GAME_SESSION_QUEUES`: comma-separated names (or ARNs), in order; blanks around and
 /// between commas are ignored, duplicates dropped.
@@ -97,7 +49,7 @@ pub enum PresenceLiveness {
 }
 
 impl PresenceLiveness {
-    /// Every value, in the order the documentation lists them.
+    /// Every value, in the order `settings::PRESENCE_LIVENESS` lists them.
     pub const ALL: [Self; 2] = [Self::Heartbeat, Self::ConnectionActivity];
 
     /// The value of `PRESENCE_LIVENESS`.
@@ -131,95 +83,6 @@ impl FromStr for PresenceLiveness {
             .into_iter()
             .find(|liveness| liveness.as_str() == raw)
             .ok_or_else(|| format!("{raw:?} is not heartbeat or connection-activity"))
-    }
-}
-
-/// Every problem found while reading the environment, reported together.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub struct ConfigError {
-    pub problems: Vec<String>,
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid configuration: {}", self.problems.join("; "))
-    }
-}
-
-/// Reads variables from a source (the process environment, or a map in tests) and
-/// collects problems instead of stopping at the first one.
-type Lookup<'a> = Box<dyn Fn(&str) -> Option<String> + 'a>;
-
-pub struct EnvReader<'a> {
-    lookup: Lookup<'a>,
-    problems: Vec<String>,
-}
-
-impl<'a> EnvReader<'a> {
-    pub fn from_process() -> Self {
-        Self::new(|name| std::env::var(name).ok())
-    }
-
-    pub fn from_map(vars: &'a HashMap<String, String>) -> Self {
-        Self::new(move |name| vars.get(name).cloned())
-    }
-
-    pub fn new(lookup: impl Fn(&str) -> Option<String> + 'a) -> Self {
-        Self {
-            lookup: Box::new(lookup),
-            problems: Vec::new(),
-        }
-    }
-
-    /// The raw value, with surrounding whitespace removed; empty counts as unset.
-    pub fn optional(&mut self, name: &str) -> Option<String> {
-        (self.lookup)(name)
-            .map(|v| v.trim().to_owned())
-            .filter(|v| !v.is_empty())
-    }
-
-    pub fn required(&mut self, name: &str) -> String {
-        self.optional(name).unwrap_or_else(|| {
-            self.problems.push(format!("{name} is not set"));
-            String::new()
-        })
-    }
-
-    /// A parsed value, or `default` when unset. A value that does not parse is a problem.
-    pub fn parsed_or<T: FromStr>(&mut self, name: &str, default: T, expected: &str) -> T {
-        match self.optional(name) {
-            None => default,
-            Some(raw) => raw.parse().unwrap_or_else(|_| {
-                self.problems
-                    .push(format!("{name}={raw:?} is not {expected}"));
-                default
-            }),
-        }
-    }
-
-    /// A whole number of seconds within `range`.
-    pub fn seconds_or(&mut self, name: &str, default: u64, range: RangeInclusive<u64>) -> Duration {
-        let expected = whole_number(&range, Some("seconds"));
-        let secs = self.parsed_or(name, default, &expected);
-        if !range.contains(&secs) {
-            self.problems
-                .push(format!("{name}={secs} is not {expected}"));
-        }
-        Duration::from_secs(secs)
-    }
-
-    pub fn problem(&mut self, message: impl Into<String>) {
-        self.problems.push(message.into());
-    }
-
-    pub fn finish(self) -> Result<(), ConfigError> {
-        if self.problems.is_empty() {
-            Ok(())
-        } else {
-            Err(ConfigError {
-                problems: self.problems,
-            })
-        }
     }
 }
 
@@ -275,10 +138,10 @@ pub struct PartySettings {
 
 impl PartySettings {
     pub const DEFAULT: Self = Self {
-        max_size: DEFAULT_PARTY_MAX_SIZE,
-        invite_ttl: Duration::from_secs(DEFAULT_PARTY_INVITE_TTL_SECONDS),
-        offline: Duration::from_secs(DEFAULT_PARTY_OFFLINE_SECONDS),
-        invite_leader_only: false,
+        max_size: settings::PARTY_MAX_SIZE.default,
+        invite_ttl: Duration::from_secs(settings::PARTY_INVITE_TTL_SECONDS.default),
+        offline: Duration::from_secs(settings::PARTY_OFFLINE_SECONDS.default),
+        invite_leader_only: settings::PARTY_INVITE_LEADER_ONLY.default,
     };
 }
 
@@ -299,10 +162,10 @@ pub struct RateLimits {
 
 impl RateLimits {
     pub const DEFAULT: Self = Self {
-        messages_per_minute: DEFAULT_RATE_LIMIT_MESSAGES_PER_MINUTE,
-        recipients_per_minute: DEFAULT_RATE_LIMIT_RECIPIENTS_PER_MINUTE,
-        placements_per_minute: DEFAULT_RATE_LIMIT_PLACEMENTS_PER_MINUTE,
-        party_invites_per_minute: DEFAULT_RATE_LIMIT_PARTY_INVITES_PER_MINUTE,
+        messages_per_minute: settings::RATE_LIMIT_MESSAGES_PER_MINUTE.default,
+        recipients_per_minute: settings::RATE_LIMIT_RECIPIENTS_PER_MINUTE.default,
+        placements_per_minute: settings::RATE_LIMIT_PLACEMENTS_PER_MINUTE.default,
+        party_invites_per_minute: settings::RATE_LIMIT_PARTY_INVITES_PER_MINUTE.default,
     };
     /// No limit at all (load benchmarks).
     pub const OFF: Self = Self {
@@ -329,201 +192,85 @@ impl Config {
         Self::read(EnvReader::from_map(vars))
     }
 
-    fn read(mut env: EnvReader<'_>) -> Result<Self, ConfigError> {
-        let seconds = |env: &mut EnvReader<'_>, name, default, range| {
-            let expected = whole_number(range, Some("seconds"));
-            Duration::from_secs(env.parsed_or(name, default, &expected))
-        };
+    /// Reads every setting from `env` (the process environment, a map, or the local
+    /// stack's flags), listing every problem at once.
+    pub fn read(mut env: EnvReader<'_>) -> Result<Self, ConfigError> {
+        use settings as s;
         let config = Self {
-            game: env.required("GAME"),
-            stage: env.required("STAGE"),
-            players_table: env.required("PLAYERS_TABLE"),
-            messages_table: env.required("MESSAGES_TABLE"),
-            placements_table: env.required("PLACEMENTS_TABLE"),
+            game: env.text(&s::GAME),
+            stage: env.text(&s::STAGE),
+            players_table: env.text(&s::PLAYERS_TABLE),
+            messages_table: env.text(&s::MESSAGES_TABLE),
+            placements_table: env.text(&s::PLACEMENTS_TABLE),
             game_session_queues: game_session_queues(&mut env),
-            max_players_per_session: env.parsed_or(
-                "MAX_PLAYERS_PER_SESSION",
-                DEFAULT_MAX_PLAYERS_PER_SESSION,
-                &whole_number(&MAX_PLAYERS_PER_SESSION_RANGE, None),
-            ),
-            subscriptions_table: env.required("SUBSCRIPTIONS_TABLE"),
-            presence_event_bus: env.required("PRESENCE_EVENT_BUS"),
-            message_ttl: seconds(
-                &mut env,
-                "MESSAGE_TTL_SECONDS",
-                DEFAULT_MESSAGE_TTL_SECONDS,
-                &MESSAGE_TTL_SECONDS_RANGE,
-            ),
-            heartbeat_timeout: seconds(
-                &mut env,
-                "HEARTBEAT_TIMEOUT_SECONDS",
-                DEFAULT_HEARTBEAT_TIMEOUT_SECONDS,
-                &HEARTBEAT_TIMEOUT_SECONDS_RANGE,
-            ),
-            presence_liveness: env.parsed_or(
-                "PRESENCE_LIVENESS",
-                DEFAULT_PRESENCE_LIVENESS,
-                "heartbeat or connection-activity",
-            ),
-            reconnect_grace: seconds(
-                &mut env,
-                "RECONNECT_GRACE_SECONDS",
-                DEFAULT_RECONNECT_GRACE_SECONDS,
-                &RECONNECT_GRACE_SECONDS_RANGE,
-            ),
-            presence_shards: env.parsed_or(
-                "PRESENCE_SHARDS",
-                DEFAULT_PRESENCE_SHARDS,
-                &whole_number(&PRESENCE_SHARDS_RANGE, None),
-            ),
+            max_players_per_session: env.whole(&s::MAX_PLAYERS_PER_SESSION),
+            subscriptions_table: env.text(&s::SUBSCRIPTIONS_TABLE),
+            presence_event_bus: env.text(&s::PRESENCE_EVENT_BUS),
+            message_ttl: env.seconds(&s::MESSAGE_TTL_SECONDS),
+            heartbeat_timeout: env.seconds(&s::HEARTBEAT_TIMEOUT_SECONDS),
+            presence_liveness: env
+                .choice(&s::PRESENCE_LIVENESS)
+                .unwrap_or(DEFAULT_PRESENCE_LIVENESS),
+            reconnect_grace: env.seconds(&s::RECONNECT_GRACE_SECONDS),
+            presence_shards: env.whole(&s::PRESENCE_SHARDS),
             rate_limits: RateLimits {
-                messages_per_minute: env.parsed_or(
-                    "RATE_LIMIT_MESSAGES_PER_MINUTE",
-                    DEFAULT_RATE_LIMIT_MESSAGES_PER_MINUTE,
-                    &whole_number(&RATE_LIMIT_RANGE, None),
-                ),
-                recipients_per_minute: env.parsed_or(
-                    "RATE_LIMIT_RECIPIENTS_PER_MINUTE",
-                    DEFAULT_RATE_LIMIT_RECIPIENTS_PER_MINUTE,
-                    &whole_number(&RATE_LIMIT_RANGE, None),
-                ),
-                placements_per_minute: env.parsed_or(
-                    "RATE_LIMIT_PLACEMENTS_PER_MINUTE",
-                    DEFAULT_RATE_LIMIT_PLACEMENTS_PER_MINUTE,
-                    &whole_number(&RATE_LIMIT_RANGE, None),
-                ),
-                party_invites_per_minute: env.parsed_or(
-                    "RATE_LIMIT_PARTY_INVITES_PER_MINUTE",
-                    DEFAULT_RATE_LIMIT_PARTY_INVITES_PER_MINUTE,
-                    &whole_number(&RATE_LIMIT_RANGE, None),
-                ),
+                messages_per_minute: env.whole(&s::RATE_LIMIT_MESSAGES_PER_MINUTE),
+                recipients_per_minute: env.whole(&s::RATE_LIMIT_RECIPIENTS_PER_MINUTE),
+                placements_per_minute: env.whole(&s::RATE_LIMIT_PLACEMENTS_PER_MINUTE),
+                party_invites_per_minute: env.whole(&s::RATE_LIMIT_PARTY_INVITES_PER_MINUTE),
             },
-            parties_table: env.required("PARTIES_TABLE"),
+            parties_table: env.text(&s::PARTIES_TABLE),
             parties: PartySettings {
-                max_size: env.parsed_or(
-                    "PARTY_MAX_SIZE",
-                    DEFAULT_PARTY_MAX_SIZE,
-                    &whole_number(&PARTY_MAX_SIZE_RANGE, None),
-                ),
-                invite_ttl: seconds(
-                    &mut env,
-                    "PARTY_INVITE_TTL_SECONDS",
-                    DEFAULT_PARTY_INVITE_TTL_SECONDS,
-                    &PARTY_INVITE_TTL_SECONDS_RANGE,
-                ),
-                offline: seconds(
-                    &mut env,
-                    "PARTY_OFFLINE_SECONDS",
-                    DEFAULT_PARTY_OFFLINE_SECONDS,
-                    &PARTY_OFFLINE_SECONDS_RANGE,
-                ),
-                invite_leader_only: env.parsed_or(
-                    "PARTY_INVITE_LEADER_ONLY",
-                    false,
-                    "true or false",
-                ),
+                max_size: env.whole(&s::PARTY_MAX_SIZE),
+                invite_ttl: env.seconds(&s::PARTY_INVITE_TTL_SECONDS),
+                offline: env.seconds(&s::PARTY_OFFLINE_SECONDS),
+                invite_leader_only: env.flag(&s::PARTY_INVITE_LEADER_ONLY),
             },
         };
-        for problem in config.problems() {
-            env.problem(problem);
-        }
         env.finish()?;
         Ok(config)
     }
 
     /// Every value outside what its variable accepts, one problem each, named by the
-    /// variable (`from_env` reports these too; a `Config` built in code is checked here).
+    /// variable: what [`Config::read`] refuses, for a `Config` built in code.
     pub fn problems(&self) -> Vec<String> {
-        let mut problems = Vec::new();
-        for (name, value, range) in [
-            (
-                "MAX_PLAYERS_PER_SESSION",
-                self.max_players_per_session,
-                MAX_PLAYERS_PER_SESSION_RANGE,
-            ),
-            (
-                "PRESENCE_SHARDS",
-                self.presence_shards,
-                PRESENCE_SHARDS_RANGE,
-            ),
-            (
-                "RATE_LIMIT_MESSAGES_PER_MINUTE",
-                self.rate_limits.messages_per_minute,
-                RATE_LIMIT_RANGE,
-            ),
-            (
-                "RATE_LIMIT_RECIPIENTS_PER_MINUTE",
-                self.rate_limits.recipients_per_minute,
-                RATE_LIMIT_RANGE,
-            ),
-            (
-                "RATE_LIMIT_PLACEMENTS_PER_MINUTE",
-                self.rate_limits.placements_per_minute,
-                RATE_LIMIT_RANGE,
-            ),
-            (
-                "RATE_LIMIT_PARTY_INVITES_PER_MINUTE",
-                self.rate_limits.party_invites_per_minute,
-                RATE_LIMIT_RANGE,
-            ),
-            (
-                "PARTY_MAX_SIZE",
-                self.parties.max_size,
-                PARTY_MAX_SIZE_RANGE,
-            ),
-        ] {
-            if !range.contains(&value) {
-                problems.push(format!(
-                    "{name}={value} is not {}",
-                    whole_number(&range, None)
-                ));
-            }
-        }
-        for (name, value, range) in [
-            (
-                "MESSAGE_TTL_SECONDS",
-                self.message_ttl,
-                MESSAGE_TTL_SECONDS_RANGE,
-            ),
-            (
-                "HEARTBEAT_TIMEOUT_SECONDS",
-                self.heartbeat_timeout,
-                HEARTBEAT_TIMEOUT_SECONDS_RANGE,
-            ),
-            (
-                "RECONNECT_GRACE_SECONDS",
-                self.reconnect_grace,
-                RECONNECT_GRACE_SECONDS_RANGE,
-            ),
-            (
-                "PARTY_INVITE_TTL_SECONDS",
-                self.parties.invite_ttl,
-                PARTY_INVITE_TTL_SECONDS_RANGE,
-            ),
-            (
-                "PARTY_OFFLINE_SECONDS",
-                self.parties.offline,
-                PARTY_OFFLINE_SECONDS_RANGE,
-            ),
-        ] {
-            let secs = value.as_secs();
-            if !range.contains(&secs) {
-                problems.push(format!(
-                    "{name}={secs} is not {}",
-                    whole_number(&range, Some("seconds"))
-                ));
-            }
-        }
-        problems
+        use settings as s;
+        let seconds =
+            |setting: &settings::Whole<u64>, value: Duration| setting.check(value.as_secs());
+        [
+            s::MAX_PLAYERS_PER_SESSION.check(self.max_players_per_session),
+            s::PRESENCE_SHARDS.check(self.presence_shards),
+            s::RATE_LIMIT_MESSAGES_PER_MINUTE.check(self.rate_limits.messages_per_minute),
+            s::RATE_LIMIT_RECIPIENTS_PER_MINUTE.check(self.rate_limits.recipients_per_minute),
+            s::RATE_LIMIT_PLACEMENTS_PER_MINUTE.check(self.rate_limits.placements_per_minute),
+            s::RATE_LIMIT_PARTY_INVITES_PER_MINUTE.check(self.rate_limits.party_invites_per_minute),
+            s::PARTY_MAX_SIZE.check(self.parties.max_size),
+            seconds(&s::MESSAGE_TTL_SECONDS, self.message_ttl),
+            seconds(&s::HEARTBEAT_TIMEOUT_SECONDS, self.heartbeat_timeout),
+            seconds(&s::RECONNECT_GRACE_SECONDS, self.reconnect_grace),
+            seconds(&s::PARTY_INVITE_TTL_SECONDS, self.parties.invite_ttl),
+            seconds(&s::PARTY_OFFLINE_SECONDS, self.parties.offline),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    /// The sweeper's deadline for a player last heard from at `now`: the one place the
+    /// timeout is added (the heartbeat route's mapping template does the same sum, tested
+    /// against this one end to end: tests/suites/presence.rs).
+    pub fn heartbeat_deadline(
+        &self,
+        now: crate::domain::EpochMillis,
+    ) -> crate::domain::EpochMillis {
+        now.saturating_add(i64::try_from(self.heartbeat_timeout.as_millis()).unwrap_or(i64::MAX))
     }
 
     /// What `resume` tells clients to send, and how often, to keep their player online
     /// behind API Gateway (the local stack passes its own idle timeout to
     /// [`Config::keep_alive_behind`]).
     pub fn keep_alive(&self) -> KeepAlive {
-        self.keep_alive_behind(Duration::from_secs(
-            gamelift_sockets_protocol::keep_alive::API_GATEWAY_IDLE_TIMEOUT_SECONDS,
-        ))
+        self.keep_alive_behind(Duration::from_secs(API_GATEWAY_IDLE_TIMEOUT_SECONDS))
     }
 
     /// What `resume` tells clients behind a gateway that closes sockets idle this long.
@@ -535,34 +282,43 @@ impl Config {
         )
     }
 
-    /// Settings for tests and the local stack: nothing read from the environment.
+    /// Settings for tests and the local stack: every default, nothing read from the
+    /// environment.
     pub fn for_local(stage: &str) -> Self {
+        use settings as s;
+        let text = |setting: &settings::Text| setting.default.unwrap_or_default().to_owned();
         Self {
-            game: DEFAULT_GAME.into(),
+            game: text(&s::GAME),
             stage: stage.into(),
-            players_table: DEFAULT_PLAYERS_TABLE.into(),
-            messages_table: DEFAULT_MESSAGES_TABLE.into(),
-            placements_table: DEFAULT_PLACEMENTS_TABLE.into(),
-            game_session_queues: queue_names(DEFAULT_GAME_SESSION_QUEUES),
-            max_players_per_session: DEFAULT_MAX_PLAYERS_PER_SESSION,
-            subscriptions_table: DEFAULT_SUBSCRIPTIONS_TABLE.into(),
-            presence_event_bus: format!("{DEFAULT_GAME}-presence"),
-            message_ttl: Duration::from_secs(DEFAULT_MESSAGE_TTL_SECONDS),
-            heartbeat_timeout: Duration::from_secs(DEFAULT_HEARTBEAT_TIMEOUT_SECONDS),
+            players_table: text(&s::PLAYERS_TABLE),
+            messages_table: text(&s::MESSAGES_TABLE),
+            placements_table: text(&s::PLACEMENTS_TABLE),
+            game_session_queues: queue_names(&text(&s::GAME_SESSION_QUEUES)),
+            max_players_per_session: s::MAX_PLAYERS_PER_SESSION.default,
+            subscriptions_table: text(&s::SUBSCRIPTIONS_TABLE),
+            presence_event_bus: local_presence_event_bus(&text(&s::GAME)),
+            message_ttl: Duration::from_secs(s::MESSAGE_TTL_SECONDS.default),
+            heartbeat_timeout: Duration::from_secs(s::HEARTBEAT_TIMEOUT_SECONDS.default),
             presence_liveness: DEFAULT_PRESENCE_LIVENESS,
-            reconnect_grace: Duration::from_secs(DEFAULT_RECONNECT_GRACE_SECONDS),
-            presence_shards: DEFAULT_PRESENCE_SHARDS,
+            reconnect_grace: Duration::from_secs(s::RECONNECT_GRACE_SECONDS.default),
+            presence_shards: s::PRESENCE_SHARDS.default,
             rate_limits: RateLimits::DEFAULT,
-            parties_table: DEFAULT_PARTIES_TABLE.into(),
+            parties_table: text(&s::PARTIES_TABLE),
             parties: PartySettings::DEFAULT,
         }
     }
 }
 
+/// The name the template gives the presence bus, which the local stack's in-process bus
+/// goes by.
+pub fn local_presence_event_bus(game: &str) -> String {
+    format!("{game}-presence")
+}
+
 /// `GAME_SESSION_QUEUES`: comma-separated GameLift queue names (or ARNs), at least one;
 /// blanks around and between commas are ignored, duplicates dropped.
 fn game_session_queues(env: &mut EnvReader<'_>) -> Vec<String> {
-    let raw = env.required("GAME_SESSION_QUEUES");
+    let raw = env.text(&settings::GAME_SESSION_QUEUES);
     let queues = queue_names(&raw);
     if queues.is_empty() && !raw.is_empty() {
         env.problem(format!(

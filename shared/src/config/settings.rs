@@ -1,0 +1,486 @@
+//! Every setting of a deployment, declared once: its variable, the template parameter that
+//! sets it, its default, what it accepts and what it means. The functions' readers
+//! ([`super::Config::read`], the authorizer's, the matchmaking routes'), the local stack's
+//! flags and `--help`, and the checks of a `Config` built in code take them from here;
+//! template.yaml's parameters, and the documentation's tables, are tested against
+//! [`catalogue`] (tests/suites/template_drift/settings.rs, local/tests/binary/docs.rs).
+//!
+//! A new setting: declare it here, add it to [`catalogue`], read it where it is used
+//! (`env.whole(&settings::X)`), and add its parameter and variable to template.yaml and a
+//! row to the tables: the tests name whatever is missing (docs/architecture.md,
+//! "Configuration surface").
+
+use std::fmt;
+use std::ops::RangeInclusive;
+
+/// A whole number in a range: a count, or a duration in `unit`s.
+#[derive(Debug)]
+pub struct Whole<T: 'static> {
+    pub variable: &'static str,
+    /// The template parameter whose value the variable is (`!Ref`), if any.
+    pub parameter: Option<&'static str>,
+    pub default: T,
+    pub range: RangeInclusive<T>,
+    /// `seconds`, or none for a count.
+    pub unit: Option<&'static str>,
+    pub meaning: &'static str,
+}
+
+impl<T: Copy + PartialOrd + fmt::Display> Whole<T> {
+    /// What it accepts, as every problem says it: "a whole number of seconds from 1 to
+    /// 7200", "a whole number from 1 to 64".
+    pub fn accepts(&self) -> String {
+        super::reader::whole_number(&self.range, self.unit)
+    }
+
+    /// The problem with `value`, if it is out of range.
+    pub fn check(&self, value: T) -> Option<String> {
+        (!self.range.contains(&value))
+            .then(|| format!("{}={value} is not {}", self.variable, self.accepts()))
+    }
+}
+
+/// Text: a name, a URL, a list.
+#[derive(Debug)]
+pub struct Text {
+    pub variable: &'static str,
+    pub parameter: Option<&'static str>,
+    /// What the local stack (and, where it has the parameter, the template) uses when it
+    /// is not given.
+    pub default: Option<&'static str>,
+    /// A function refuses to start without it (the template always sets it).
+    pub required: bool,
+    pub meaning: &'static str,
+}
+
+/// `true` or `false`.
+#[derive(Debug)]
+pub struct Flag {
+    pub variable: &'static str,
+    pub parameter: Option<&'static str>,
+    pub default: bool,
+    pub meaning: &'static str,
+}
+
+/// One of a few words.
+#[derive(Debug)]
+pub struct Choice {
+    pub variable: &'static str,
+    pub parameter: Option<&'static str>,
+    pub default: &'static str,
+    pub values: &'static [&'static str],
+    pub meaning: &'static str,
+}
+
+impl Choice {
+    /// "heartbeat or connection-activity".
+    pub fn accepts(&self) -> String {
+        match self.values.split_last() {
+            Some((last, [])) => (*last).to_owned(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        }
+    }
+}
+
+/// One setting, whatever its kind, for listings and the tests that compare them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Described {
+    pub variable: &'static str,
+    pub parameter: Option<&'static str>,
+    /// The default as the template and the docs write it; `None`: none (required, or
+    /// the template decides).
+    pub default: Option<String>,
+    pub minimum: Option<String>,
+    pub maximum: Option<String>,
+    /// The only values accepted, if it is a choice or a flag.
+    pub allowed: Vec<String>,
+    pub accepts: String,
+    pub meaning: &'static str,
+}
+
+impl<T: Copy + PartialOrd + fmt::Display> Whole<T> {
+    pub fn describe(&self) -> Described {
+        Described {
+            variable: self.variable,
+            parameter: self.parameter,
+            default: Some(self.default.to_string()),
+            minimum: Some(self.range.start().to_string()),
+            maximum: Some(self.range.end().to_string()),
+            allowed: Vec::new(),
+            accepts: self.accepts(),
+            meaning: self.meaning,
+        }
+    }
+}
+
+impl Text {
+    pub fn describe(&self) -> Described {
+        Described {
+            variable: self.variable,
+            parameter: self.parameter,
+            default: self.default.map(str::to_owned),
+            minimum: None,
+            maximum: None,
+            allowed: Vec::new(),
+            accepts: "text".to_owned(),
+            meaning: self.meaning,
+        }
+    }
+}
+
+impl Flag {
+    pub fn describe(&self) -> Described {
+        Described {
+            variable: self.variable,
+            parameter: self.parameter,
+            default: Some(self.default.to_string()),
+            minimum: None,
+            maximum: None,
+            allowed: vec!["true".to_owned(), "false".to_owned()],
+            accepts: "true or false".to_owned(),
+            meaning: self.meaning,
+        }
+    }
+}
+
+impl Choice {
+    pub fn describe(&self) -> Described {
+        Described {
+            variable: self.variable,
+            parameter: self.parameter,
+            default: Some(self.default.to_owned()),
+            minimum: None,
+            maximum: None,
+            allowed: self.values.iter().map(|v| (*v).to_owned()).collect(),
+            accepts: self.accepts(),
+            meaning: self.meaning,
+        }
+    }
+}
+
+// --- Every function ---------------------------------------------------------------------
+
+pub const GAME: Text = Text {
+    variable: "GAME",
+    parameter: Some("Game"),
+    default: Some("gamelift-sockets"),
+    required: true,
+    meaning: "the game's name: resource names, logs, the presence events' source",
+};
+pub const STAGE: Text = Text {
+    variable: "STAGE",
+    parameter: Some("Stage"),
+    default: Some("Development"),
+    required: true,
+    meaning: "the stage: the WebSocket URL's path, resource names",
+};
+pub const PLAYERS_TABLE: Text = Text {
+    variable: "PLAYERS_TABLE",
+    parameter: None,
+    default: Some("Players"),
+    required: true,
+    meaning: "the Players table (the template's; the local stack's name)",
+};
+pub const MESSAGES_TABLE: Text = Text {
+    variable: "MESSAGES_TABLE",
+    parameter: None,
+    default: Some("Messages"),
+    required: true,
+    meaning: "the Messages table (every player's inbox)",
+};
+pub const PLACEMENTS_TABLE: Text = Text {
+    variable: "PLACEMENTS_TABLE",
+    parameter: None,
+    default: Some("Placements"),
+    required: true,
+    meaning: "the Placements table (placements and matchmaking tickets)",
+};
+pub const SUBSCRIPTIONS_TABLE: Text = Text {
+    variable: "SUBSCRIPTIONS_TABLE",
+    parameter: None,
+    default: Some("PresenceSubscriptions"),
+    required: true,
+    meaning: "the PresenceSubscriptions table",
+};
+pub const PARTIES_TABLE: Text = Text {
+    variable: "PARTIES_TABLE",
+    parameter: None,
+    default: Some("Parties"),
+    required: true,
+    meaning: "the Parties table",
+};
+pub const PRESENCE_EVENT_BUS: Text = Text {
+    variable: "PRESENCE_EVENT_BUS",
+    parameter: None,
+    default: None,
+    required: true,
+    meaning: "the custom EventBridge bus presence events go to (name or ARN)",
+};
+pub const GAME_SESSION_QUEUES: Text = Text {
+    variable: "GAME_SESSION_QUEUES",
+    parameter: None,
+    default: Some("default-queue"),
+    required: true,
+    meaning: "comma-separated GameLift queue names (or ARNs); the first is the default (the template: the queue it creates first, then GameSessionQueues)",
+};
+pub const MAX_PLAYERS_PER_SESSION: Whole<u32> = Whole {
+    variable: "MAX_PLAYERS_PER_SESSION",
+    parameter: Some("MaxPlayersPerSession"),
+    default: 8,
+    // GameLift's MaximumPlayerSessionCount allows at most 200.
+    range: 1..=200,
+    unit: None,
+    meaning: "MaximumPlayerSessionCount of the game sessions placements create",
+};
+pub const MESSAGE_TTL_SECONDS: Whole<u64> = Whole {
+    variable: "MESSAGE_TTL_SECONDS",
+    parameter: Some("MessageTtlSeconds"),
+    default: 86_400,
+    // From a minute to two weeks.
+    range: 60..=1_209_600,
+    unit: Some("seconds"),
+    meaning: "undelivered messages are kept this long",
+};
+pub const HEARTBEAT_TIMEOUT_SECONDS: Whole<u64> = Whole {
+    variable: "HEARTBEAT_TIMEOUT_SECONDS",
+    parameter: Some("HeartbeatTimeoutSeconds"),
+    default: 90,
+    // Up to API Gateway's maximum connection duration (2 hours).
+    range: 1..=7_200,
+    unit: Some("seconds"),
+    meaning: "no sign of life for this long: the player is swept offline; clients are told to send one every (timeout - timeout/10) / 2 s",
+};
+pub const PRESENCE_LIVENESS: Choice = Choice {
+    variable: "PRESENCE_LIVENESS",
+    parameter: Some("PresenceLiveness"),
+    default: "heartbeat",
+    values: &["heartbeat", "connection-activity"],
+    meaning: "heartbeat: only heartbeats keep a player online; connection-activity: pings too (the sweeper asks API Gateway)",
+};
+pub const RECONNECT_GRACE_SECONDS: Whole<u64> = Whole {
+    variable: "RECONNECT_GRACE_SECONDS",
+    parameter: Some("ReconnectGraceSeconds"),
+    default: 30,
+    range: 0..=3_600,
+    unit: Some("seconds"),
+    meaning: "a disconnected player may resume within this",
+};
+pub const PRESENCE_SHARDS: Whole<u32> = Whole {
+    variable: "PRESENCE_SHARDS",
+    parameter: Some("PresenceShards"),
+    default: 4,
+    range: 1..=64,
+    unit: None,
+    meaning: "partitions of the BySweepShard index",
+};
+/// Per-player limits per minute: 0 turns one off.
+const RATE_LIMIT_RANGE: RangeInclusive<u32> = 0..=1_000_000;
+pub const RATE_LIMIT_MESSAGES_PER_MINUTE: Whole<u32> = Whole {
+    variable: "RATE_LIMIT_MESSAGES_PER_MINUTE",
+    parameter: Some("RateLimitMessagesPerMinute"),
+    default: 120,
+    range: RATE_LIMIT_RANGE,
+    unit: None,
+    meaning: "sendMessage frames a player may send per minute (0: no limit)",
+};
+pub const RATE_LIMIT_RECIPIENTS_PER_MINUTE: Whole<u32> = Whole {
+    variable: "RATE_LIMIT_RECIPIENTS_PER_MINUTE",
+    parameter: Some("RateLimitRecipientsPerMinute"),
+    default: 600,
+    range: RATE_LIMIT_RANGE,
+    unit: None,
+    meaning: "recipients a player may message per minute, over all their frames (0: no limit)",
+};
+pub const RATE_LIMIT_PLACEMENTS_PER_MINUTE: Whole<u32> = Whole {
+    variable: "RATE_LIMIT_PLACEMENTS_PER_MINUTE",
+    parameter: Some("RateLimitPlacementsPerMinute"),
+    default: 10,
+    range: RATE_LIMIT_RANGE,
+    unit: None,
+    meaning: "placement and matchmaking requests a player may send per minute (0: no limit)",
+};
+pub const RATE_LIMIT_PARTY_INVITES_PER_MINUTE: Whole<u32> = Whole {
+    variable: "RATE_LIMIT_PARTY_INVITES_PER_MINUTE",
+    parameter: Some("RateLimitPartyInvitesPerMinute"),
+    default: 30,
+    range: RATE_LIMIT_RANGE,
+    unit: None,
+    meaning: "inviteToParty requests a player may send per minute (0: no limit)",
+};
+pub const PARTY_MAX_SIZE: Whole<u32> = Whole {
+    variable: "PARTY_MAX_SIZE",
+    parameter: Some("PartyMaxSize"),
+    default: 8,
+    // At most 10, so that a party fits one FlexMatch ticket (and a change, one transaction).
+    range: 2..=10,
+    unit: None,
+    meaning: "the most members a party may have",
+};
+pub const PARTY_INVITE_TTL_SECONDS: Whole<u64> = Whole {
+    variable: "PARTY_INVITE_TTL_SECONDS",
+    parameter: Some("PartyInviteTtlSeconds"),
+    default: 300,
+    range: 10..=86_400,
+    unit: Some("seconds"),
+    meaning: "an invitation can be taken up this long",
+};
+pub const PARTY_OFFLINE_SECONDS: Whole<u64> = Whole {
+    variable: "PARTY_OFFLINE_SECONDS",
+    parameter: Some("PartyOfflineSeconds"),
+    default: 120,
+    range: 0..=86_400,
+    unit: Some("seconds"),
+    meaning: "a member the sweeper took offline stays in the party this long",
+};
+pub const PARTY_INVITE_LEADER_ONLY: Flag = Flag {
+    variable: "PARTY_INVITE_LEADER_ONLY",
+    parameter: Some("PartyInviteLeaderOnly"),
+    default: false,
+    meaning: "true: only the party's leader invites; false: any member",
+};
+
+// --- The authorizer ---------------------------------------------------------------------
+
+pub const AUTH_MODE: Choice = Choice {
+    variable: "AUTH_MODE",
+    parameter: Some("AuthMode"),
+    default: "jwt",
+    values: &["jwt", "header"],
+    meaning: "how players are identified: jwt (a token's sub) or header (the client names itself: development only, needs ALLOW_UNAUTHENTICATED=true, never Production)",
+};
+pub const ALLOW_UNAUTHENTICATED: Flag = Flag {
+    variable: "ALLOW_UNAUTHENTICATED",
+    parameter: Some("AllowUnauthenticated"),
+    default: false,
+    meaning: "true: AUTH_MODE=header may start (clients name themselves)",
+};
+pub const JWT_ISSUER: Text = Text {
+    variable: "JWT_ISSUER",
+    parameter: Some("JwtIssuer"),
+    default: None,
+    required: false,
+    meaning: "the iss player tokens must carry (AUTH_MODE=jwt)",
+};
+pub const JWT_AUDIENCE: Text = Text {
+    variable: "JWT_AUDIENCE",
+    parameter: Some("JwtAudience"),
+    default: None,
+    required: false,
+    meaning: "the aud player tokens must carry (AUTH_MODE=jwt)",
+};
+pub const JWKS_URL: Text = Text {
+    variable: "JWKS_URL",
+    parameter: Some("JwksUrl"),
+    default: None,
+    required: false,
+    meaning: "the issuer's public keys, for RS256 and ES256 tokens (or the HS256 secret)",
+};
+pub const JWT_HS256_SECRET_PARAMETER: Text = Text {
+    variable: "JWT_HS256_SECRET_PARAMETER",
+    parameter: Some("JwtHs256SecretParameter"),
+    default: None,
+    required: false,
+    meaning: "the Parameter Store SecureString holding the HS256 secret (or JWKS_URL); the local stack takes the secret itself, JWT_HS256_SECRET",
+};
+pub const JWT_LEEWAY_SECONDS: Whole<u64> = Whole {
+    variable: "JWT_LEEWAY_SECONDS",
+    parameter: None,
+    default: 30,
+    range: 0..=300,
+    unit: Some("seconds"),
+    meaning: "clock skew allowed on a token's exp, nbf and iat",
+};
+pub const JWT_MAX_LIFETIME_SECONDS: Whole<u64> = Whole {
+    variable: "JWT_MAX_LIFETIME_SECONDS",
+    parameter: Some("JwtMaxLifetimeSeconds"),
+    default: 0,
+    range: 0..=2_592_000,
+    unit: Some("seconds"),
+    meaning: "the longest token lifetime accepted, exp - iat; a token without iat is then refused (0: no limit)",
+};
+
+// --- The matchmaking routes ---------------------------------------------------------------
+
+pub const MATCHMAKING_CONFIGURATIONS: Text = Text {
+    variable: "MATCHMAKING_CONFIGURATIONS",
+    parameter: None,
+    default: None,
+    required: false,
+    meaning: "comma-separated FlexMatch configurations a client may name (none: matchmaking is off); the template's is the one it creates, or MatchmakingConfigurationName",
+};
+pub const MATCHMAKING_CONFIGURATION: Text = Text {
+    variable: "MATCHMAKING_CONFIGURATION",
+    parameter: None,
+    default: None,
+    required: false,
+    meaning: "the default configuration, one of MATCHMAKING_CONFIGURATIONS (unset: the first)",
+};
+
+/// Every setting above, in the order the documentation lists them.
+pub fn catalogue() -> Vec<Described> {
+    vec![
+        GAME.describe(),
+        STAGE.describe(),
+        PLAYERS_TABLE.describe(),
+        MESSAGES_TABLE.describe(),
+        PLACEMENTS_TABLE.describe(),
+        SUBSCRIPTIONS_TABLE.describe(),
+        PARTIES_TABLE.describe(),
+        PRESENCE_EVENT_BUS.describe(),
+        GAME_SESSION_QUEUES.describe(),
+        MAX_PLAYERS_PER_SESSION.describe(),
+        MESSAGE_TTL_SECONDS.describe(),
+        HEARTBEAT_TIMEOUT_SECONDS.describe(),
+        PRESENCE_LIVENESS.describe(),
+        RECONNECT_GRACE_SECONDS.describe(),
+        PRESENCE_SHARDS.describe(),
+        RATE_LIMIT_MESSAGES_PER_MINUTE.describe(),
+        RATE_LIMIT_RECIPIENTS_PER_MINUTE.describe(),
+        RATE_LIMIT_PLACEMENTS_PER_MINUTE.describe(),
+        RATE_LIMIT_PARTY_INVITES_PER_MINUTE.describe(),
+        PARTY_MAX_SIZE.describe(),
+        PARTY_INVITE_TTL_SECONDS.describe(),
+        PARTY_OFFLINE_SECONDS.describe(),
+        PARTY_INVITE_LEADER_ONLY.describe(),
+        AUTH_MODE.describe(),
+        ALLOW_UNAUTHENTICATED.describe(),
+        JWT_ISSUER.describe(),
+        JWT_AUDIENCE.describe(),
+        JWKS_URL.describe(),
+        JWT_HS256_SECRET_PARAMETER.describe(),
+        JWT_LEEWAY_SECONDS.describe(),
+        JWT_MAX_LIFETIME_SECONDS.describe(),
+        MATCHMAKING_CONFIGURATIONS.describe(),
+        MATCHMAKING_CONFIGURATION.describe(),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn given_the_catalogue_then_every_variable_is_listed_once_with_a_meaning() {
+        let all = catalogue();
+        let mut variables: Vec<&str> = all.iter().map(|s| s.variable).collect();
+        variables.sort_unstable();
+        variables.dedup();
+        assert_eq!(variables.len(), all.len(), "a variable listed twice");
+        assert!(all.iter().all(|s| !s.meaning.is_empty()));
+    }
+
+    #[test]
+    fn given_a_whole_number_setting_then_its_problem_names_the_variable_and_the_range() {
+        assert_eq!(HEARTBEAT_TIMEOUT_SECONDS.check(90), None);
+        assert_eq!(
+            HEARTBEAT_TIMEOUT_SECONDS.check(7_201).as_deref(),
+            Some("HEARTBEAT_TIMEOUT_SECONDS=7201 is not a whole number of seconds from 1 to 7200")
+        );
+        assert_eq!(PRESENCE_SHARDS.accepts(), "a whole number from 1 to 64");
+        assert_eq!(
+            PRESENCE_LIVENESS.accepts(),
+            "heartbeat or connection-activity"
+        );
+    }
+}
