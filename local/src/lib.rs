@@ -41,6 +41,7 @@ pub mod routes;
 mod schedules;
 pub mod settings;
 pub mod stack;
+mod start_error;
 pub mod storage;
 pub mod stream;
 pub mod template;

@@ -11,7 +11,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
-use shared::ports::{PlayerStore, StoreError, SystemClock};
+use shared::ports::{PlayerStore, SystemClock};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -26,33 +26,12 @@ use crate::placement_events;
 use crate::routes::{Dependencies, Routes};
 use crate::settings::{Settings, SettingsError};
 use crate::storage;
-use crate::stream::{
-    MessageStream, RunningStream, StreamError, StreamHandler, StreamStatsSnapshot,
-};
+use crate::stream::{MessageStream, RunningStream, StreamHandler, StreamStatsSnapshot};
+
+pub use crate::start_error::StartError;
 
 /// How long shutdown waits for connections to close and `$disconnect`s to run.
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
-
-#[derive(Debug, thiserror::Error)]
-pub enum StartError {
-    #[error(transparent)]
-    Settings(#[from] SettingsError),
-
-    #[error("cannot build the authorizer: {0}")]
-    Authorizer(String),
-    #[error("cannot read the heartbeat route's integration from template.yaml: {0}")]
-    Template(String),
-    #[error("cannot open the store")]
-    Storage(#[from] StoreError),
-    #[error("cannot consume the Messages stream")]
-    Stream(#[from] StreamError),
-    #[error("cannot listen on {addr}")]
-    Bind {
-        addr: SocketAddr,
-        #[source]
-        source: std::io::Error,
-    },
-}
 
 /// The stack, assembled but not serving yet: change the route table or the authorizer
 /// here (tests, later features), then [`LocalStack::start`].

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
-use tokio::time::{Instant, Interval, MissedTickBehavior, interval, interval_at};
+use tokio::time::{Instant, Interval, MissedTickBehavior, interval};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 
@@ -19,8 +19,11 @@ use crate::dedupe::{RecentKeys, backoff};
 use crate::types::{ClientError, Config, ConnectionState, Event, StopReason};
 
 mod deliver;
+mod keep_alive;
 mod requests;
 mod upgrade;
+
+use keep_alive::timer;
 
 type Sink = SplitSink<WebSocketStream<MaybeTlsStream<TcpStream>>, Message>;
 type Reply = oneshot::Sender<Result<Map<String, Value>, ClientError>>;
@@ -93,13 +96,6 @@ pub(crate) struct Actor {
     /// config's interval and idle frame).
     heartbeat: Interval,
     keep_alive: Option<KeepAlive>,
-}
-
-/// A timer that ticks every `period`, its first tick one period from now.
-fn timer(period: Duration) -> Interval {
-    let mut timer = interval_at(Instant::now() + period, period);
-    timer.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    timer
 }
 
 impl Actor {
@@ -363,21 +359,6 @@ impl Actor {
             let _ = first.send(Ok(()));
         }
         self.flush_queue().await;
-    }
-
-    /// Follows the ack's `keepAlive` (a stack older than it sends none: the config's
-    /// interval then); the timer restarts only when its interval changes.
-    fn follow_keep_alive(&mut self, ack: &Map<String, Value>) {
-        self.keep_alive = ack
-            .get("keepAlive")
-            .and_then(|value| serde_json::from_value::<KeepAlive>(value.clone()).ok())
-            .filter(|keep_alive| keep_alive.interval_seconds > 0);
-        let period = self.keep_alive.map_or(self.config.heartbeat_interval, |k| {
-            Duration::from_secs(u64::from(k.interval_seconds))
-        });
-        if period != self.heartbeat.period() {
-            self.heartbeat = timer(period);
-        }
     }
 
     async fn on_closed(&mut self, id: u64) {
