@@ -84,7 +84,7 @@ impl LocalStack {
         })?;
         let stores = storage::open(&settings).await?;
         let registry = Arc::new(ConnectionRegistry::new());
-        let (bus, presence_events) = shared::adapters::memory::InProcessEventBus::with_channel();
+        let (bus, presence_events) = memory_adapters::InProcessEventBus::with_channel();
         let config = Arc::new(config);
         // The queue's notification target: the SNS topic, to which on-placement-event
         // is subscribed.

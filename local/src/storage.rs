@@ -5,13 +5,13 @@
 
 use std::sync::Arc;
 
-use shared::adapters::dynamodb::{
+use aws_adapters::dynamodb::{
     DynamoDeliveryHandover, DynamoMessageStore, DynamoPartyStore, DynamoPlacementOutcomes,
     DynamoPlacementStore, DynamoPlayerStore, DynamoSubscriptionStore, DynamoTicketStore,
     client_for_endpoint, create_messages_table, create_parties_table, create_placements_table,
     create_players_table, create_subscriptions_table,
 };
-use shared::adapters::memory::{
+use memory_adapters::{
     InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementOutcomes,
     InMemoryPlacementStore, InMemoryPlayerStore, InMemorySubscriptionStore, InMemoryTicketStore,
 };

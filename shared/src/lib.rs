@@ -1,8 +1,8 @@
 //! The crate every GameLift Sockets function shares: the client protocol, domain types,
-//! ports (narrow traits the handlers depend on) and their adapters, configuration and
-//! telemetry.
+//! ports (narrow traits the handlers depend on), configuration, telemetry and the
+//! WebSocket kit. No AWS SDK: the adapters are `aws-adapters` and `memory-adapters`, the
+//! contract suites every adapter passes `contracts`.
 
-pub mod adapters;
 /// The domain types, from the protocol crate (clients share them).
 pub use gamelift_sockets_protocol::domain;
 /// The client protocol, from the protocol crate (clients share it).
@@ -19,6 +19,3 @@ pub mod ports;
 pub use gamelift_sockets_protocol::requests;
 pub mod telemetry;
 pub mod websocket;
-
-#[cfg(any(test, feature = "test-support"))]
-pub mod testing;

@@ -397,7 +397,7 @@ impl From<StoreError> for RouteError {
 #[cfg(test)]
 mod route_tests {
     use super::*;
-    use crate::testing::events::route_event;
+    use contracts::events::route_event;
 
     fn request(body: &str) -> Request {
         let mut event = route_event("heartbeat", "alice", "c1", 1, Some(body)).payload;

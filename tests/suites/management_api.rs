@@ -1,10 +1,10 @@
 //! The real `aws-sdk-apigatewaymanagement` adapter against the local stack's
 //! `@connections` API: what the deployed functions do, over HTTP.
 
+use aws_adapters::apigateway::ApiGatewayManagementGateway;
 use aws_config::{BehaviorVersion, Region, SdkConfig};
 use aws_sdk_apigatewaymanagement::config::{Credentials, SharedCredentialsProvider};
 use serde_json::json;
-use shared::adapters::apigateway::ApiGatewayManagementGateway;
 use shared::domain::{ConnectionId, PresenceStatus};
 use shared::ports::{ConnectionGateway, GatewayError};
 use tests::stack::TestStack;

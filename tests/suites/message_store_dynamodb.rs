@@ -5,10 +5,8 @@
 mod contract {
     use std::sync::Arc;
 
-    use shared::adapters::dynamodb::{
-        DynamoDeliveryHandover, DynamoMessageStore, DynamoPlayerStore,
-    };
-    use shared::testing::message_store_contract::Subject;
+    use aws_adapters::dynamodb::{DynamoDeliveryHandover, DynamoMessageStore, DynamoPlayerStore};
+    use contracts::message_store_contract::Subject;
     use tests::dynamodb::{dynamodb_local, fresh_messages_table, fresh_players_table};
 
     async fn subject() -> Subject {
@@ -26,24 +24,24 @@ mod contract {
         }
     }
 
-    shared::message_store_contract_tests!(subject);
+    contracts::message_store_contract_tests!(subject);
 }
 
 mod dynamodb_specific {
     use std::collections::BTreeMap;
 
-    use aws_sdk_dynamodb::types::{AttributeValue, KeyType, ScalarAttributeType, StreamViewType};
-    use shared::adapters::dynamodb::message_item::message_to_item;
-    use shared::adapters::dynamodb::{
+    use aws_adapters::dynamodb::message_item::message_to_item;
+    use aws_adapters::dynamodb::{
         DynamoDeliveryHandover, DynamoMessageStore, DynamoPlayerStore, create_messages_table,
     };
+    use aws_sdk_dynamodb::types::{AttributeValue, KeyType, ScalarAttributeType, StreamViewType};
+    use contracts::fixtures::{T0, connection_of, new_connection, player};
+    use contracts::message_store_contract::message;
     use shared::domain::{PlayerId, Seq};
     use shared::ports::player_store::StoreError;
     use shared::ports::{
         DeliveryHandover, Handover, HandoverOutcome, MessageStore, PlayerStore, ReplayFrom,
     };
-    use shared::testing::fixtures::{T0, connection_of, new_connection, player};
-    use shared::testing::message_store_contract::message;
     use tests::dynamodb::{
         counted_client, describe_template_table, dynamodb_local, fresh_messages_table,
         fresh_players_table, key_pairs,

@@ -6,8 +6,8 @@
 mod contract {
     use std::sync::Arc;
 
-    use shared::adapters::dynamodb::{DynamoMessageStore, DynamoPartyStore, DynamoPlayerStore};
-    use shared::testing::party_store_contract::PartyStores;
+    use aws_adapters::dynamodb::{DynamoMessageStore, DynamoPartyStore, DynamoPlayerStore};
+    use contracts::party_store_contract::PartyStores;
     use tests::dynamodb::{
         dynamodb_local, fresh_messages_table, fresh_parties_table, fresh_players_table,
     };
@@ -30,20 +30,20 @@ mod contract {
         }
     }
 
-    shared::party_store_contract_tests!(stores);
+    contracts::party_store_contract_tests!(stores);
 }
 
 mod dynamodb_specific {
     use std::sync::Arc;
 
-    use shared::adapters::dynamodb::{DynamoMessageStore, DynamoPartyStore, DynamoPlayerStore};
+    use aws_adapters::dynamodb::{DynamoMessageStore, DynamoPartyStore, DynamoPlayerStore};
+    use contracts::fixtures::{T0, new_connection, player};
     use shared::domain::MessageId;
     use shared::party::{Parties, Party, PartyId};
     use shared::ports::{
         Committed, ManualClock, MessageKind, MessageStore, NewMessage, PartyStore, PlayerStore,
         ReplayFrom,
     };
-    use shared::testing::fixtures::{T0, new_connection, player};
     use tests::dynamodb::{
         counted_client, fresh_messages_table, fresh_parties_table, fresh_players_table,
     };

@@ -5,10 +5,10 @@
 mod contract {
     use std::sync::Arc;
 
-    use shared::adapters::dynamodb::{
+    use aws_adapters::dynamodb::{
         DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore,
     };
-    use shared::testing::placement_store_contract::PlacementStores;
+    use contracts::placement_store_contract::PlacementStores;
     use tests::dynamodb::{
         dynamodb_local, fresh_messages_table, fresh_placements_table, fresh_players_table,
     };
@@ -34,24 +34,24 @@ mod contract {
         }
     }
 
-    shared::placement_store_contract_tests!(stores);
+    contracts::placement_store_contract_tests!(stores);
 }
 
 mod dynamodb_specific {
     use std::collections::{BTreeMap, HashMap};
 
-    use aws_sdk_dynamodb::Client;
-    use aws_sdk_dynamodb::types::{AttributeValue, KeyType};
-    use shared::adapters::dynamodb::{
+    use aws_adapters::call_counter::CallCounter;
+    use aws_adapters::dynamodb::{
         DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore, create_placements_table,
     };
+    use aws_sdk_dynamodb::Client;
+    use aws_sdk_dynamodb::types::{AttributeValue, KeyType};
+    use contracts::fixtures::placement_id;
     use shared::domain::{ConnectionId, MessageId, PlacementStatus, PlayerId};
     use shared::ports::{
         MessageKind, NewConnection, NewMessage, PlacedGameSession, PlacementBegun,
         PlacementOutcomes, PlacementRecord, PlacementStore, PlayerStore, SettledPlayer, Settlement,
     };
-    use shared::testing::call_counter::CallCounter;
-    use shared::testing::fixtures::placement_id;
     use tests::dynamodb::{
         describe_template_table, dynamodb_local, fresh_messages_table, fresh_placements_table,
         fresh_players_table, key_pairs,

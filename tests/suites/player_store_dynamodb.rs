@@ -3,7 +3,7 @@
 //! own table.
 
 mod contract {
-    use shared::adapters::dynamodb::DynamoPlayerStore;
+    use aws_adapters::dynamodb::DynamoPlayerStore;
     use tests::dynamodb::{dynamodb_local, fresh_players_table};
 
     async fn store() -> DynamoPlayerStore {
@@ -12,18 +12,18 @@ mod contract {
         DynamoPlayerStore::new(client, table)
     }
 
-    shared::player_store_contract_tests!(store);
-    shared::rate_limiter_contract_tests!(store);
+    contracts::player_store_contract_tests!(store);
+    contracts::rate_limiter_contract_tests!(store);
 }
 
 mod rate_limit {
     use std::collections::BTreeMap;
 
+    use aws_adapters::dynamodb::DynamoPlayerStore;
     use aws_sdk_dynamodb::types::AttributeValue;
-    use shared::adapters::dynamodb::DynamoPlayerStore;
+    use contracts::fixtures::{T0, new_connection, player};
     use shared::ports::player_store::PlayerStore;
     use shared::ports::rate_limit::{Bucket, Quota, RateLimiter, Spent, WINDOW_MS};
-    use shared::testing::fixtures::{T0, new_connection, player};
     use tests::dynamodb::{counted_client, fresh_players_table};
 
     fn calls(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
@@ -98,9 +98,9 @@ mod rate_limit {
 mod dynamodb_specific {
     use std::collections::HashMap;
 
+    use aws_adapters::dynamodb::{DynamoPlayerStore, SWEEP_INDEX, create_players_table};
     use aws_sdk_dynamodb::config::retry::RetryConfig;
     use aws_sdk_dynamodb::types::{AttributeValue, IndexStatus, KeyType, ProjectionType};
-    use shared::adapters::dynamodb::{DynamoPlayerStore, SWEEP_INDEX, create_players_table};
     use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
     use shared::ports::player_store::{ConnectOutcome, NewConnection, PlayerStore, StoreError};
     use tests::dynamodb::{

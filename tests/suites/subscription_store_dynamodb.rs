@@ -3,7 +3,7 @@
 //! its own table.
 
 mod contract {
-    use shared::adapters::dynamodb::DynamoSubscriptionStore;
+    use aws_adapters::dynamodb::DynamoSubscriptionStore;
     use tests::dynamodb::{dynamodb_local, fresh_subscriptions_table};
 
     async fn store() -> DynamoSubscriptionStore {
@@ -12,7 +12,7 @@ mod contract {
         DynamoSubscriptionStore::new(client, table)
     }
 
-    shared::subscription_store_contract_tests!(store);
+    contracts::subscription_store_contract_tests!(store);
 
     /// The same suite reading watchers 4 items per Query, so every listing pages (and
     /// some pages are filtered down to nothing).
@@ -23,18 +23,18 @@ mod contract {
             store().await.with_page_limit(4)
         }
 
-        shared::subscription_store_contract_tests!(store_paging_by_4);
+        contracts::subscription_store_contract_tests!(store_paging_by_4);
     }
 }
 
 mod dynamodb_specific {
     use std::collections::HashMap;
 
+    use aws_adapters::call_counter::CallCounter;
+    use aws_adapters::dynamodb::{DynamoSubscriptionStore, create_subscriptions_table};
     use aws_sdk_dynamodb::types::{AttributeValue, KeyType};
-    use shared::adapters::dynamodb::{DynamoSubscriptionStore, create_subscriptions_table};
     use shared::domain::PlayerId;
     use shared::ports::SubscriptionStore;
-    use shared::testing::call_counter::CallCounter;
     use tests::dynamodb::{
         describe_template_table, dynamodb_local, fresh_subscriptions_table, key_pairs,
     };

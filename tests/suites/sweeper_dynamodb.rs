@@ -6,9 +6,11 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use aws_adapters::call_counter::CallCounter;
+use aws_adapters::dynamodb::{DynamoPartyStore, DynamoPlayerStore};
+use contracts::recording_gateway::{GatewayCall, RecordingGateway};
+use memory_adapters::InProcessEventBus;
 use presence_timeout::{PresenceTimeoutHandler, SweepSummary};
-use shared::adapters::dynamodb::{DynamoPartyStore, DynamoPlayerStore};
-use shared::adapters::memory::InProcessEventBus;
 use shared::config::{Config, PresenceLiveness};
 use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
 use shared::party::Parties;
@@ -16,8 +18,6 @@ use shared::ports::{
     ConnectionGateway, ConnectionInfo, GatewayError, ManualClock, NewConnection, PlayerStore,
     PresenceChange,
 };
-use shared::testing::call_counter::CallCounter;
-use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
 use tests::dynamodb::{
     dynamodb_local, fresh_messages_table, fresh_parties_table, fresh_players_table,
 };

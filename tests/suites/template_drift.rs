@@ -5,7 +5,7 @@
 //!   selection expression and two-way replies, against the local stack's route table
 //!   (`Routes::wire`, built as `cargo run -p local` builds it) and `protocol::ROUTES`;
 //! - tables: keys, attributes, indexes, stream and TTL of each table, against what
-//!   `shared/src/adapters/dynamodb/tables.rs` creates on DynamoDB Local (these tests need
+//!   `adapters/aws/src/dynamodb/tables.rs` creates on DynamoDB Local (these tests need
 //!   `DYNAMODB_ENDPOINT`, like the other `*_dynamodb` suites);
 //! - environment: every variable the template sets is one the function's reader reads,
 //!   and the template sets every variable `shared::config` requires;
@@ -805,7 +805,7 @@ impl TableKind {
     }
 
     async fn create(self, client: &aws_sdk_dynamodb::Client, name: &str) {
-        use shared::adapters::dynamodb::{
+        use aws_adapters::dynamodb::{
             create_messages_table, create_parties_table, create_placements_table,
             create_players_table, create_subscriptions_table,
         };
@@ -1076,7 +1076,7 @@ async fn assert_table_is_the_templates(kind: TableKind) {
     );
     assert_no_problems(
         &format!(
-            "{} in template.yaml and the table shared/src/adapters/dynamodb/tables.rs creates differ",
+            "{} in template.yaml and the table adapters/aws/src/dynamodb/tables.rs creates differ",
             kind.resource()
         ),
         &problems,
@@ -1094,7 +1094,7 @@ fn given_the_template_tables_when_listed_then_they_are_the_five_the_code_creates
     let known: BTreeSet<&str> = TableKind::ALL.iter().map(|kind| kind.resource()).collect();
     assert_eq!(
         declared, known,
-        "template.yaml's tables are not the ones shared/src/adapters/dynamodb/tables.rs creates \
+        "template.yaml's tables are not the ones adapters/aws/src/dynamodb/tables.rs creates \
          (and this suite compares)"
     );
 }
@@ -1152,7 +1152,7 @@ fn messages_stream_mapping(template: &Template) -> (String, Value) {
 /// of an inbox's epoch item (the message's keys with `seq` = `EPOCH_ITEM_SEQ`), plus the
 /// MODIFY and REMOVE (TTL) of each.
 fn stream_records() -> Vec<(&'static str, Value, bool)> {
-    use shared::adapters::dynamodb::message_item::{EPOCH_ITEM_SEQ, attr};
+    use aws_adapters::dynamodb::message_item::{EPOCH_ITEM_SEQ, attr};
     use shared::domain::{MessageId, PlayerId, Seq};
     use shared::ports::{MessageKind, StoredMessage};
 

@@ -5,8 +5,8 @@
 mod contract {
     use std::sync::Arc;
 
-    use shared::adapters::dynamodb::{DynamoMessageStore, DynamoPlayerStore, DynamoTicketStore};
-    use shared::testing::ticket_store_contract::TicketStores;
+    use aws_adapters::dynamodb::{DynamoMessageStore, DynamoPlayerStore, DynamoTicketStore};
+    use contracts::ticket_store_contract::TicketStores;
     use tests::dynamodb::{
         dynamodb_local, fresh_messages_table, fresh_placements_table, fresh_players_table,
     };
@@ -28,5 +28,5 @@ mod contract {
         }
     }
 
-    shared::ticket_store_contract_tests!(stores);
+    contracts::ticket_store_contract_tests!(stores);
 }

@@ -4,12 +4,12 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use aws_adapters::dynamodb::{
+    client_for_endpoint, create_messages_table, create_players_table, create_subscriptions_table,
+};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
     BillingMode, KeySchemaElement, KeyType, TableDescription, TableStatus, TimeToLiveStatus,
-};
-use shared::adapters::dynamodb::{
-    client_for_endpoint, create_messages_table, create_players_table, create_subscriptions_table,
 };
 
 /// Set by `scripts/test.sh` to the DynamoDB Local it started.
@@ -96,7 +96,7 @@ pub async fn fresh_subscriptions_table(client: &Client) -> String {
 /// When DynamoDB Local refuses or cannot be reached.
 pub async fn fresh_placements_table(client: &Client) -> String {
     let name = unique_table_name("placements");
-    if let Err(err) = shared::adapters::dynamodb::create_placements_table(client, &name).await {
+    if let Err(err) = aws_adapters::dynamodb::create_placements_table(client, &name).await {
         panic!(
             "creating table {name} on DynamoDB Local failed: {}",
             error_chain(&err)
@@ -112,7 +112,7 @@ pub async fn fresh_placements_table(client: &Client) -> String {
 /// When DynamoDB Local refuses or cannot be reached.
 pub async fn fresh_parties_table(client: &Client) -> String {
     let name = unique_table_name("parties");
-    if let Err(err) = shared::adapters::dynamodb::create_parties_table(client, &name).await {
+    if let Err(err) = aws_adapters::dynamodb::create_parties_table(client, &name).await {
         panic!(
             "creating table {name} on DynamoDB Local failed: {}",
             error_chain(&err)
@@ -182,8 +182,8 @@ pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// A client for DynamoDB Local that counts its round trips per operation.
-pub async fn counted_client() -> (Client, shared::testing::call_counter::CallCounter) {
-    let counter = shared::testing::call_counter::CallCounter::new();
+pub async fn counted_client() -> (Client, aws_adapters::call_counter::CallCounter) {
+    let counter = aws_adapters::call_counter::CallCounter::new();
     let base = dynamodb_local().await;
     let client = Client::from_conf(
         base.config()

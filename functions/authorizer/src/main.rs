@@ -35,7 +35,7 @@ async fn main() -> ExitCode {
         Some(parameter) => {
             // The same client configuration (region, credentials, timeouts, trust roots)
             // as every other function's AWS clients.
-            let sdk = shared::adapters::aws::sdk_config().await;
+            let sdk = aws_adapters::aws::sdk_config().await;
             let ssm = SsmSecrets::new(aws_sdk_ssm::Client::new(&sdk));
             match secret::resolve(config, &ssm).await {
                 Ok(config) => {

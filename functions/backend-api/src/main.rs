@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
+use aws_adapters::aws;
 use backend_api::BackendApi;
 use lambda_http::{Error, Request, run, service_fn};
-use shared::adapters::aws;
 use shared::config::Config;
 use shared::ports::SystemClock;
 

@@ -3,12 +3,14 @@
 
 use std::sync::Arc;
 
+use contracts::fixtures::{T0, new_connection, placement_id, player};
+use contracts::unavailable::Unavailable;
 use lambda_http::http::{StatusCode, header};
-use serde_json::{Value, json};
-use shared::adapters::memory::{
+use memory_adapters::{
     InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementOutcomes, InMemoryPlacementStore,
     InMemoryPlayerStore,
 };
+use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlacementStatus};
 use shared::ports::{
@@ -16,8 +18,6 @@ use shared::ports::{
     PlacementRecord, PlacementStore, PlayerStore, ReplayFrom, SettledPlayer, Settlement,
     StoredMessage,
 };
-use shared::testing::fixtures::{T0, new_connection, placement_id, player};
-use shared::testing::unavailable::Unavailable;
 
 use super::*;
 
@@ -333,7 +333,7 @@ async fn given_the_batch_get_sample_then_known_players_in_order_and_the_rest_not
     w.players
         .disconnect(
             &player("bob"),
-            &shared::testing::fixtures::connection_of("bob"),
+            &contracts::fixtures::connection_of("bob"),
             T0,
             T0 + 500,
         )
@@ -386,7 +386,7 @@ async fn given_a_player_without_an_open_connection_when_ending_it_then_404_and_n
     w.players
         .disconnect(
             &player("alice"),
-            &shared::testing::fixtures::connection_of("alice"),
+            &contracts::fixtures::connection_of("alice"),
             T0,
             T0 + 30_000,
         )

@@ -1,16 +1,16 @@
 use super::*;
-use serde_json::Value;
-use shared::adapters::memory::{
+use contracts::events::{parse_event, reply_frame, route_event};
+use contracts::fake_gamelift::FakeGameLift;
+use contracts::fixtures::placement_id;
+use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
+use serde_json::Value;
 use shared::domain::{ConnectionId, MessageId, PlacementStatus};
 use shared::ports::{
     MessageKind, NewConnection, NewMessage, PlacementOutcomes, PlacementRecord, SettledPlayer,
     Settlement,
 };
-use shared::testing::events::{parse_event, reply_frame, route_event};
-use shared::testing::fake_gamelift::FakeGameLift;
-use shared::testing::fixtures::placement_id;
 
 const T0: i64 = 1_795_323_600_000;
 

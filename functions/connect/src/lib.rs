@@ -132,11 +132,11 @@ impl RouteHandler for ConnectHandler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::adapters::memory::{InMemoryPlayerStore, InProcessEventBus};
+    use contracts::events::{parse_event, route_event};
+    use contracts::recording_gateway::{GatewayCall, RecordingGateway};
+    use memory_adapters::{InMemoryPlayerStore, InProcessEventBus};
     use shared::domain::{PlayerId, PresenceStatus};
     use shared::ports::{ManualClock, PresenceEvent};
-    use shared::testing::events::{parse_event, route_event};
-    use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
 
     const T0: i64 = 1_700_000_000_000;
 
@@ -368,7 +368,7 @@ mod tests {
      {
         let handler = ConnectHandler::new(
             Arc::new(Config::for_local("Development")),
-            Arc::new(shared::testing::unavailable::Unavailable),
+            Arc::new(contracts::unavailable::Unavailable),
             Arc::new(RecordingGateway::new()),
             Arc::new(ManualClock::at(T0)),
             Arc::new(InProcessEventBus::new()),

@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
+use aws_adapters::aws;
 use connect::ConnectHandler;
 use lambda_runtime::{Error, run, service_fn};
-use shared::adapters::aws;
 use shared::config::Config;
 use shared::ports::SystemClock;
 use shared::websocket::RouteHandler;

@@ -44,8 +44,8 @@ impl RouteHandler for DefaultHandler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use contracts::events::{parse_event, reply_frame, route_event};
     use serde_json::json;
-    use shared::testing::events::{parse_event, reply_frame, route_event};
 
     async fn reply_to(body: &str) -> serde_json::Value {
         let event = route_event("$default", "alice", "c1", 1, Some(body));

@@ -65,10 +65,10 @@ impl RouteHandler for DisconnectHandler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::adapters::memory::InMemoryPlayerStore;
+    use contracts::events::{parse_event, route_event};
+    use memory_adapters::InMemoryPlayerStore;
     use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
     use shared::ports::{ManualClock, NewConnection};
-    use shared::testing::events::{parse_event, route_event};
 
     const T0: i64 = 1_795_323_600_000;
 

@@ -2,20 +2,20 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
-use shared::adapters::memory::{
+use contracts::events::{reply_frame, route_event};
+use contracts::fake_matchmaker::{FakeMatchmaker, MatchmakerCall};
+use contracts::fixtures::{T0, new_connection, placement_id, player};
+use memory_adapters::{
     InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementStore, InMemoryPlayerStore,
     InMemoryTicketStore,
 };
+use serde_json::{Value, json};
 use shared::matchmaking::{AttributeValue, TicketStatus};
 use shared::party::{Invitation, Parties, Party, PartyId};
 use shared::ports::{
     Committed, InvitationWrite, ManualClock, PartyCommit, PartyCondition, PlacementRecord,
     TicketChange, TicketPlayerChange, TicketRecord,
 };
-use shared::testing::events::{reply_frame, route_event};
-use shared::testing::fake_matchmaker::{FakeMatchmaker, MatchmakerCall};
-use shared::testing::fixtures::{T0, new_connection, placement_id, player};
 
 use super::*;
 
@@ -422,7 +422,7 @@ async fn given_stop_then_only_a_live_ticket_of_its_requester_is_stopped() {
 async fn given_the_route_samples_then_start_is_queued_and_stop_cancels_it() {
     let w = world().await;
     let run = |raw: &str| {
-        let event = shared::testing::events::parse_event(serde_json::from_str(raw).unwrap());
+        let event = contracts::events::parse_event(serde_json::from_str(raw).unwrap());
         w.handler.handle(event)
     };
     let started = reply_frame(

@@ -3,8 +3,8 @@
 //! duplicates, late and out-of-order events change and push nothing.
 
 use lambda_runtime::Context;
+use memory_adapters::{InMemoryMessageStore, InMemoryPlayerStore, InMemoryTicketStore};
 use serde_json::json;
-use shared::adapters::memory::{InMemoryMessageStore, InMemoryPlayerStore, InMemoryTicketStore};
 use shared::domain::ConnectionId;
 use shared::matchmaking::TicketId;
 use shared::ports::{ManualClock, MessageStore, NewConnection, PlayerStore, ReplayFrom};

@@ -21,13 +21,13 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
+use aws_adapters::dynamodb::message_item::{is_epoch_item_image, message_from_stream_image};
 use aws_lambda_events::event::dynamodb::EventRecord;
 use aws_lambda_events::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 use futures_util::stream::{self, StreamExt};
 use lambda_runtime::LambdaEvent;
 use serde::Deserialize;
 use serde_json::Value;
-use shared::adapters::dynamodb::message_item::{is_epoch_item_image, message_from_stream_image};
 use shared::config::Config;
 use shared::domain::PlayerId;
 use shared::ports::{

@@ -1,15 +1,13 @@
+use contracts::events::{parse_event, stream_insert};
+use contracts::fixtures::{T0, connection_of, new_connection, player};
+use contracts::recording_gateway::{GatewayCall, RecordingGateway};
+use memory_adapters::{InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPlayerStore};
 use serde_json::json;
-use shared::adapters::memory::{
-    InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPlayerStore,
-};
 use shared::domain::{MessageId, PresenceStatus, Seq};
 use shared::ports::{
     DeliveryHandover, Handover, HandoverOutcome, ManualClock, MessageKind, MessageStore,
     NewMessage, ReplayFrom,
 };
-use shared::testing::events::{parse_event, stream_insert};
-use shared::testing::fixtures::{T0, connection_of, new_connection, player};
-use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
 
 use super::*;
 

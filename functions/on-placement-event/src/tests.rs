@@ -1,14 +1,14 @@
 use super::*;
 use async_trait::async_trait;
+use contracts::fixtures::placement_id;
 use lambda_runtime::Context;
-use serde_json::json;
-use shared::adapters::memory::{
+use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
+use serde_json::json;
 use shared::domain::ConnectionId;
 use shared::domain::PlacementStatus;
 use shared::ports::{ManualClock, NewConnection, PlacementRecord, PlayerStore};
-use shared::testing::fixtures::placement_id;
 
 const T0: i64 = 1_795_323_600_000;
 const P_FUL: &str = "4f1c5b2e-7d3a-4b8e-9c61-2a5d8e0f1b37";

@@ -1,10 +1,10 @@
 use std::collections::BTreeMap;
 
+use contracts::events::parse_event;
+use memory_adapters::{InMemoryMessageStore, InMemorySubscriptionStore};
 use serde_json::json;
-use shared::adapters::memory::{InMemoryMessageStore, InMemorySubscriptionStore};
 use shared::domain::EpochMillis;
 use shared::ports::{ManualClock, SUBSCRIPTION_TTL_SECONDS, StoredMessage};
-use shared::testing::events::parse_event;
 
 use super::*;
 
@@ -120,7 +120,7 @@ async fn given_two_watchers_when_alice_connects_then_each_gets_one_short_lived_p
 #[derive(Clone, Default)]
 struct Inserts(Arc<std::sync::atomic::AtomicUsize>);
 
-impl shared::adapters::memory::InsertObserver for Inserts {
+impl memory_adapters::InsertObserver for Inserts {
     fn inserted(&self, _: &StoredMessage) {
         self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
@@ -249,7 +249,7 @@ async fn given_the_messages_table_down_then_the_invocation_fails_so_eventbridge_
         .unwrap();
     let handler = PresenceEventHandler::new(
         subscriptions,
-        Arc::new(shared::testing::unavailable::Unavailable),
+        Arc::new(contracts::unavailable::Unavailable),
         Arc::new(ManualClock::at(T0)),
     );
     let error = handler

@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
+use aws_adapters::aws;
 use lambda_runtime::{Error, run, service_fn};
 use party::PartyHandler;
-use shared::adapters::aws;
 use shared::config::Config;
 use shared::ports::SystemClock;
 use shared::websocket::RouteHandler;

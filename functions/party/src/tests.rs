@@ -1,10 +1,10 @@
 use super::*;
+use contracts::events::{reply_frame, route_event};
+use contracts::fixtures::{T0, new_connection, player};
+use memory_adapters::{InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore};
 use serde_json::{Value, json};
-use shared::adapters::memory::{InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore};
 use shared::domain::PlayerId;
 use shared::ports::{ManualClock, MessageKind, MessageStore, ReplayFrom};
-use shared::testing::events::{reply_frame, route_event};
-use shared::testing::fixtures::{T0, new_connection, player};
 
 /// alice, bob, carol, dave and eve have connected; nobody is in a party.
 struct World {
@@ -431,7 +431,7 @@ async fn given_invitations_over_the_rate_limit_then_rate_limited_and_nobody_is_i
 #[tokio::test]
 async fn given_the_store_down_when_acting_then_unavailable_and_the_socket_stays_usable() {
     let w = world().await;
-    let down = Arc::new(shared::testing::unavailable::Unavailable);
+    let down = Arc::new(contracts::unavailable::Unavailable);
     let handler = PartyHandler::new(
         Arc::new(w.config.clone()),
         down.clone(),
@@ -499,7 +499,7 @@ async fn run_sample(w: &World, raw: &str) -> Value {
     let raw: Value = serde_json::from_str(raw).unwrap();
     reply_frame(
         &w.handler()
-            .handle(shared::testing::events::parse_event(raw))
+            .handle(contracts::events::parse_event(raw))
             .await
             .unwrap(),
     )

@@ -1,14 +1,14 @@
 use std::sync::atomic::AtomicI64;
 
 use async_trait::async_trait;
-use serde_json::json;
-use shared::adapters::memory::{
+use contracts::events::parse_event;
+use contracts::recording_gateway::{GatewayCall, RecordingGateway};
+use memory_adapters::{
     InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore, InProcessEventBus,
 };
+use serde_json::json;
 use shared::domain::{ConnectionId, PlayerId};
 use shared::ports::{ConnectionInfo, ManualClock, NewConnection, PresenceChange};
-use shared::testing::events::parse_event;
-use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
 
 use shared::party::Parties;
 

@@ -1,8 +1,8 @@
 //! Lambda wiring only: telemetry, configuration, adapters built once, the runtime.
 
+use aws_adapters::aws;
 use lambda_runtime::{Error, run, service_fn};
 use rejoin_session::RejoinSessionHandler;
-use shared::adapters::aws;
 use shared::config::Config;
 use shared::websocket::RouteHandler;
 

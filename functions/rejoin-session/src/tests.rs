@@ -1,18 +1,18 @@
 use super::*;
-use serde_json::Value;
-use shared::adapters::memory::{
+use contracts::events::{parse_event, reply_frame, route_event};
+use contracts::fake_gamelift::{
+    FAKE_DNS_NAME, FAKE_IP_ADDRESS, FAKE_PORT, FakeGameLift, GameLiftCall,
+};
+use contracts::fixtures::placement_id;
+use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
+use serde_json::Value;
 use shared::domain::{ConnectionId, MessageId, PlacementId, PlacementStatus};
 use shared::ports::{
     MessageKind, NewConnection, NewMessage, PlacedGameSession, PlacementOutcomes, PlacementRecord,
     PlacementStore, PlayerSession, SettledPlayer, Settlement,
 };
-use shared::testing::events::{parse_event, reply_frame, route_event};
-use shared::testing::fake_gamelift::{
-    FAKE_DNS_NAME, FAKE_IP_ADDRESS, FAKE_PORT, FakeGameLift, GameLiftCall,
-};
-use shared::testing::fixtures::placement_id;
 
 const T0: i64 = 1_795_323_600_000;
 const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1";

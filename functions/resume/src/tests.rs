@@ -1,16 +1,16 @@
 use std::sync::Mutex;
 
-use serde_json::json;
-use shared::adapters::memory::{
+use contracts::events::{parse_event, reply_frame, route_event};
+use contracts::fixtures::{T0, connection_of, new_connection, player};
+use contracts::recording_gateway::{GatewayCall, RecordingGateway};
+use contracts::unavailable::Unavailable;
+use memory_adapters::{
     InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore,
 };
+use serde_json::json;
 use shared::domain::{MessageId, PresenceStatus};
 use shared::party::Parties;
 use shared::ports::{ManualClock, NewMessage, StoreError};
-use shared::testing::events::{parse_event, reply_frame, route_event};
-use shared::testing::fixtures::{T0, connection_of, new_connection, player};
-use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
-use shared::testing::unavailable::Unavailable;
 
 use super::*;
 
@@ -428,7 +428,7 @@ async fn given_a_takeover_when_the_new_connection_resumes_then_the_old_one_is_cl
     assert!(record.is_live());
     assert_eq!(
         record.live_connection_id,
-        Some(shared::testing::fixtures::connection("c-bob-new"))
+        Some(contracts::fixtures::connection("c-bob-new"))
     );
 }
 

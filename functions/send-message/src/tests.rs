@@ -1,9 +1,9 @@
 use super::*;
-use shared::adapters::memory::{InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore};
+use contracts::events::{parse_event, reply_frame, route_event};
+use contracts::fixtures::{T0, new_connection};
+use memory_adapters::{InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore};
 use shared::config::RateLimits;
 use shared::ports::ManualClock;
-use shared::testing::events::{parse_event, reply_frame, route_event};
-use shared::testing::fixtures::{T0, new_connection};
 
 /// Alice sends; bob, carol and p0..p119 have connected once (their items exist).
 struct World {
@@ -93,7 +93,7 @@ async fn given_the_store_unavailable_when_sending_then_an_unavailable_error_fram
     {
         let case = "storage down";
         // Given a store that cannot take the writes
-        let store = Arc::new(shared::testing::unavailable::Unavailable);
+        let store = Arc::new(contracts::unavailable::Unavailable);
 
         // When alice sends to two players
         let result = send_to(
@@ -362,11 +362,11 @@ async fn given_the_limits_off_then_a_sender_is_never_limited() {
 
 mod party_chat {
     use super::*;
+    use contracts::fixtures::player;
     use shared::party::{Invitation, Parties, Party, PartyId};
     use shared::ports::{
         Committed, InvitationWrite, PartyCommit, PartyCondition, PartyStore, ReplayFrom,
     };
-    use shared::testing::fixtures::player;
 
     /// alice leads a party of alice, bob and carol; its id.
     async fn party(w: &World) -> PartyId {

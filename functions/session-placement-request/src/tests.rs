@@ -1,12 +1,12 @@
 use super::*;
-use serde_json::{Map, Value, json};
-use shared::adapters::memory::{
+use contracts::events::{parse_event, reply_frame, route_event};
+use contracts::fake_gamelift::FakeGameLift;
+use memory_adapters::{
     InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementStore, InMemoryPlayerStore,
 };
+use serde_json::{Map, Value, json};
 use shared::domain::{ConnectionId, EpochMillis, PlacementStatus};
 use shared::ports::{ManualClock, NewConnection};
-use shared::testing::events::{parse_event, reply_frame, route_event};
-use shared::testing::fake_gamelift::FakeGameLift;
 
 const T0: i64 = 1_795_323_600_000;
 
@@ -192,10 +192,10 @@ async fn given_the_storage_is_down_then_an_unavailable_frame_and_nothing_is_plac
     let w = world().await;
     let handler = SessionPlacementRequestHandler::new(
         Arc::new(Config::for_local("Development")),
-        Arc::new(shared::testing::unavailable::Unavailable),
-        Arc::new(shared::testing::unavailable::Unavailable),
-        Arc::new(shared::testing::unavailable::Unavailable),
-        Arc::new(shared::testing::unavailable::Unavailable),
+        Arc::new(contracts::unavailable::Unavailable),
+        Arc::new(contracts::unavailable::Unavailable),
+        Arc::new(contracts::unavailable::Unavailable),
+        Arc::new(contracts::unavailable::Unavailable),
         w.gamelift.clone(),
         Arc::new(ManualClock::at(T0)),
     );
@@ -444,7 +444,7 @@ async fn given_the_placement_cannot_be_recorded_then_unavailable_and_nothing_pen
         w.players.clone(),
         w.players.clone(),
         Arc::new(UnwritablePlacements),
-        Arc::new(shared::testing::unavailable::Unavailable),
+        Arc::new(contracts::unavailable::Unavailable),
         w.gamelift.clone(),
         Arc::new(ManualClock::at(T0)),
     );
@@ -488,9 +488,7 @@ async fn given_the_placement_limit_reached_then_rate_limited_before_anything_is_
     let players = Arc::new(InMemoryPlayerStore::new());
     let placements = Arc::new(InMemoryPlacementStore::new());
     players
-        .connect(&shared::testing::fixtures::new_connection(
-            "alice", "c1", T0,
-        ))
+        .connect(&contracts::fixtures::new_connection("alice", "c1", T0))
         .await
         .unwrap();
     let gamelift = Arc::new(FakeGameLift::new());
@@ -502,7 +500,7 @@ async fn given_the_placement_limit_reached_then_rate_limited_before_anything_is_
             players.clone(),
             players.clone(),
             placements.clone(),
-            Arc::new(shared::testing::unavailable::Unavailable),
+            Arc::new(contracts::unavailable::Unavailable),
             gamelift.clone(),
             Arc::new(ManualClock::at(T0 + 10_000)),
         ),

@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
+use aws_adapters::aws;
 use lambda_runtime::{Error, run, service_fn};
-use shared::adapters::aws;
 use shared::config::Config;
 use shared::ports::SystemClock;
 use shared::websocket::RouteHandler;

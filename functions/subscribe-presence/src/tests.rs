@@ -1,8 +1,8 @@
-use shared::adapters::memory::{InMemoryPlayerStore, InMemorySubscriptionStore};
+use contracts::events::{parse_event, reply_frame, route_event};
+use memory_adapters::{InMemoryPlayerStore, InMemorySubscriptionStore};
 use shared::domain::{ConnectionId, PlayerId};
 use shared::ports::StoreError;
 use shared::ports::{ManualClock, NewConnection};
-use shared::testing::events::{parse_event, reply_frame, route_event};
 
 use super::*;
 

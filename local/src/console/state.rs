@@ -240,9 +240,9 @@ async fn parties(console: &Console) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use shared::adapters::memory::InMemoryPlayerStore;
+    use contracts::fixtures::{connection, new_connection, player};
+    use memory_adapters::InMemoryPlayerStore;
     use shared::ports::PlayerStore;
-    use shared::testing::fixtures::{connection, new_connection, player};
 
     use super::presence;
 

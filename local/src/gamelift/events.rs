@@ -167,7 +167,7 @@ pub fn iso8601_seconds(millis: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::testing::fixtures::placement_id;
+    use contracts::fixtures::placement_id;
 
     // 2021-03-01T15:50:49.741Z
     const START: i64 = 1_614_613_849_741;

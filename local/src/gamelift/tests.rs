@@ -8,7 +8,7 @@ use tokio::task::JoinHandle;
 use tokio::time::sleep;
 
 use super::*;
-use shared::testing::fixtures::placement_id;
+use contracts::fixtures::placement_id;
 
 const QUEUE: &str = "default-queue";
 

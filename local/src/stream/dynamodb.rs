@@ -20,12 +20,12 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use aws_adapters::dynamodb::client_for_endpoint;
 use aws_sdk_dynamodbstreams::Client;
 use aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_dynamodbstreams::error::DisplayErrorContext;
 use aws_sdk_dynamodbstreams::operation::get_records::GetRecordsError;
 use aws_sdk_dynamodbstreams::types::{Shard, ShardIteratorType};
-use shared::adapters::dynamodb::client_for_endpoint;
 use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
 

@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use shared::adapters::memory::InsertObserver;
+use memory_adapters::InsertObserver;
 use shared::ports::StoredMessage;
 
 use super::feeder::FeederInput;
@@ -49,7 +49,7 @@ mod tests {
     use super::*;
     use crate::stream::feeder::Feeder;
     use crate::stream::record::local_stream_arn;
-    use shared::adapters::memory::InMemoryMessageStore;
+    use memory_adapters::InMemoryMessageStore;
     use shared::domain::{MessageId, PlayerId};
     use shared::ports::{MessageKind, MessageStore, NewMessage};
 

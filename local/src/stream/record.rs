@@ -5,13 +5,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use aws_adapters::dynamodb::message_item::message_to_stream_image;
 use aws_lambda_events::event::dynamodb::EventRecord;
 use aws_sdk_dynamodbstreams::types::{AttributeValue, OperationType, Record};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use on_message_inserted::BatchRecord;
 use serde_json::{Map, Value, json};
-use shared::adapters::dynamodb::message_item::message_to_stream_image;
 use shared::ports::StoredMessage;
 
 /// The region of the in-memory stream's records (the local stack's ARNs use `local`).
@@ -310,10 +310,10 @@ fn attribute_json(value: &AttributeValue) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aws_adapters::dynamodb::message_item::{message_from_stream_image, message_to_item};
     use aws_lambda_events::event::dynamodb::EventRecord;
     use aws_sdk_dynamodbstreams::primitives::{Blob, DateTime};
     use aws_sdk_dynamodbstreams::types::{StreamRecord as SdkStreamRecord, StreamViewType};
-    use shared::adapters::dynamodb::message_item::{message_from_stream_image, message_to_item};
     use shared::domain::{MessageId, PlayerId};
     use shared::ports::MessageKind;
 

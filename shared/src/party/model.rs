@@ -76,8 +76,8 @@ impl Party {
             .min()
     }
 
-    /// Members in the stored order: longest-standing first.
-    pub(crate) fn sort_members(&mut self) {
+    /// Members in the stored order: longest-standing first (what an adapter restores).
+    pub fn sort_members(&mut self) {
         self.members
             .sort_by(|a, b| (a.joined_at, &a.player_id).cmp(&(b.joined_at, &b.player_id)));
     }

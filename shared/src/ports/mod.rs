@@ -1,5 +1,5 @@
 //! Ports: the narrow traits handlers depend on. Each has a production adapter (AWS SDK)
-//! and an in-memory/local one in `crate::adapters`.
+//! and an in-memory one (`memory-adapters`); the AWS ones are `aws-adapters`.
 
 pub mod clock;
 pub mod connection_gateway;

@@ -7,7 +7,7 @@
 //! `TransactWriteItems` on DynamoDB). So two members acting at once never lose a change
 //! (the second finds the version moved and is told so), and every change reaches every
 //! member through their inbox, like any other push. The contract suite in
-//! `crate::testing` checks both adapters give the same answers.
+//! the contract suites (`contracts`) check both adapters give the same answers.
 
 use async_trait::async_trait;
 

@@ -4,7 +4,7 @@
 //! A placement record is written PENDING before GameLift is asked (the result event may
 //! arrive before the request handler returns), and its status then moves only from
 //! PENDING to one final state, once: every status write is conditional, so duplicate
-//! and out-of-order events change nothing. The contract suite in `crate::testing`
+//! and out-of-order events change nothing. The contract suites in the `contracts` crate
 //! checks both adapters give the same answers.
 
 use std::collections::BTreeMap;

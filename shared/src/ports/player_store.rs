@@ -1,6 +1,6 @@
 //! The Players table (docs/architecture.md#players): one item per player holding the
 //! connection, presence and game state. Every write that could race is conditional, so adapters must give
-//! the same answers under races; the contract suite in `crate::testing` checks that.
+//! the same answers under races; the contract suites in the `contracts` crate checks that.
 
 use async_trait::async_trait;
 

@@ -412,7 +412,7 @@ fn closed_port() -> Result<u16, String> {
 }
 
 async fn create_tables(endpoint: &str, env: &BTreeMap<String, String>) -> Result<(), String> {
-    use shared::adapters::dynamodb::{
+    use aws_adapters::dynamodb::{
         client_for_endpoint, create_messages_table, create_parties_table, create_placements_table,
         create_players_table, create_subscriptions_table,
     };

@@ -16,21 +16,21 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use clap::Parser;
-use futures_util::StreamExt;
-use futures_util::stream;
-use presence_timeout::PresenceTimeoutHandler;
-use shared::adapters::dynamodb::{
+use aws_adapters::call_counter::CallCounter;
+use aws_adapters::dynamodb::{
     DynamoPartyStore, DynamoPlayerStore, client_for_endpoint, create_messages_table,
     create_parties_table, create_players_table,
 };
-use shared::adapters::memory::InProcessEventBus;
+use clap::Parser;
+use futures_util::StreamExt;
+use futures_util::stream;
+use memory_adapters::InProcessEventBus;
+use presence_timeout::PresenceTimeoutHandler;
 use shared::config::Config;
 use shared::domain::{ConnectionId, PlayerId};
 use shared::ports::{
     Clock, ConnectionGateway, ConnectionInfo, GatewayError, NewConnection, PlayerStore, SystemClock,
 };
-use shared::testing::call_counter::CallCounter;
 
 #[derive(Parser, Debug)]
 #[command(about = "Benchmarks one presence sweep against DynamoDB")]

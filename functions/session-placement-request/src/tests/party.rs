@@ -2,10 +2,13 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
-use shared::adapters::memory::{
+use contracts::events::{reply_frame, route_event};
+use contracts::fake_gamelift::FakeGameLift;
+use contracts::fixtures::{T0, new_connection, placement_id, player};
+use memory_adapters::{
     InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementStore, InMemoryPlayerStore,
 };
+use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::PlacementId;
 use shared::party::{Invitation, Parties, Party, PartyId};
@@ -13,9 +16,6 @@ use shared::ports::{
     Committed, GameLiftError, InvitationWrite, ManualClock, PartyCommit, PartyCondition,
     PartyStore, PlacementBegun, PlacementPlayer, PlayerStore,
 };
-use shared::testing::events::{reply_frame, route_event};
-use shared::testing::fake_gamelift::FakeGameLift;
-use shared::testing::fixtures::{T0, new_connection, placement_id, player};
 use shared::websocket::RouteHandler;
 
 use crate::SessionPlacementRequestHandler;

@@ -6,13 +6,13 @@
 
 use std::sync::Arc;
 
-use backend_api::BackendApi;
-use serde_json::{Value, json};
-use shared::adapters::dynamodb::{
+use aws_adapters::dynamodb::{
     DynamoMessageStore, DynamoPartyStore, DynamoPlacementOutcomes, DynamoPlacementStore,
     DynamoPlayerStore, create_messages_table, create_parties_table, create_placements_table,
     create_players_table,
 };
+use backend_api::BackendApi;
+use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlacementId, PlacementStatus, PlayerId};
 use shared::ports::{

@@ -20,18 +20,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use aws_adapters::call_counter::CallCounter;
 use aws_config::BehaviorVersion;
 use aws_lambda_events::apigw::ApiGatewayProxyResponse;
 use aws_lambda_events::encodings::Body;
 use aws_sdk_dynamodb::config::{Credentials, Region};
+use contracts::fake_gamelift::{FakeGameLift, GameLiftCall};
+use contracts::fake_matchmaker::{FakeMatchmaker, MatchmakerCall};
+use contracts::recording_gateway::{GatewayCall, RecordingGateway};
 use lambda_runtime::LambdaEvent;
+use memory_adapters::InProcessEventBus;
 use serde_json::{Value, json};
-use shared::adapters::memory::InProcessEventBus;
 use shared::ports::{Clock, SystemClock};
-use shared::testing::call_counter::CallCounter;
-use shared::testing::fake_gamelift::{FakeGameLift, GameLiftCall};
-use shared::testing::fake_matchmaker::{FakeMatchmaker, MatchmakerCall};
-use shared::testing::recording_gateway::{GatewayCall, RecordingGateway};
 use tools::counts::{Measured, Operation, OperationCounts, REGENERATE};
 
 mod backend_api;

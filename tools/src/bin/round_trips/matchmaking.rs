@@ -5,20 +5,20 @@
 
 use std::sync::Arc;
 
-use matchmaking::{MatchmakingHandler, Stores};
-use on_matchmaking_event::MatchmakingEventHandler;
-use serde_json::{Value, json};
-use shared::adapters::dynamodb::{
+use aws_adapters::dynamodb::{
     DynamoMessageStore, DynamoPartyStore, DynamoPlacementStore, DynamoPlayerStore,
     DynamoTicketStore, create_messages_table, create_parties_table, create_placements_table,
     create_players_table,
 };
+use contracts::events::{reply_frame, route_event};
+use contracts::fixtures::new_connection;
+use matchmaking::{MatchmakingHandler, Stores};
+use on_matchmaking_event::MatchmakingEventHandler;
+use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlayerId};
 use shared::matchmaking::MatchmakingSettings;
 use shared::ports::{MessageKind, MessageStore, NewMessage, PlayerStore};
-use shared::testing::events::{reply_frame, route_event};
-use shared::testing::fixtures::new_connection;
 use shared::websocket::RouteHandler;
 
 use crate::{Bench, body, clock, lambda_event, now};

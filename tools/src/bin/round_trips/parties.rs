@@ -5,8 +5,14 @@
 
 use std::sync::Arc;
 
+use aws_adapters::dynamodb::{
+    DynamoDeliveryHandover, DynamoMessageStore, DynamoPartyStore, DynamoPlacementStore,
+    DynamoPlayerStore, create_messages_table, create_parties_table, create_placements_table,
+    create_players_table,
+};
 use aws_lambda_events::apigw::ApiGatewayProxyResponse;
 use connect::ConnectHandler;
+use contracts::events::{reply_frame, route_event};
 use disconnect::DisconnectHandler;
 use party::PartyHandler;
 use presence_timeout::PresenceTimeoutHandler;
@@ -14,16 +20,10 @@ use resume::ResumeHandler;
 use send_message::SendMessageHandler;
 use serde_json::{Value, json};
 use session_placement_request::SessionPlacementRequestHandler;
-use shared::adapters::dynamodb::{
-    DynamoDeliveryHandover, DynamoMessageStore, DynamoPartyStore, DynamoPlacementStore,
-    DynamoPlayerStore, create_messages_table, create_parties_table, create_placements_table,
-    create_players_table,
-};
 use shared::config::Config;
 use shared::domain::{MessageId, PlayerId};
 use shared::party::Parties;
 use shared::ports::{MessageKind, MessageStore, NewMessage};
-use shared::testing::events::{reply_frame, route_event};
 use shared::websocket::{RouteEvent, RouteHandler};
 
 use crate::{Bench, body, clock, now};

@@ -5,9 +5,16 @@
 
 use std::sync::Arc;
 
+use aws_adapters::dynamodb::{
+    DynamoDeliveryHandover, DynamoMessageStore, DynamoPartyStore, DynamoPlacementOutcomes,
+    DynamoPlacementStore, DynamoPlayerStore, DynamoSubscriptionStore, create_messages_table,
+    create_parties_table, create_placements_table, create_players_table,
+    create_subscriptions_table,
+};
 use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
 use aws_lambda_events::eventbridge::EventBridgeEvent;
 use connect::ConnectHandler;
+use contracts::events::{route_event, stream_insert};
 use disconnect::DisconnectHandler;
 use local::integration::dynamodb::DynamoDbUpdateItem;
 use local::integration::{Integration, IntegrationRequest, MockIntegration, UpdateItemIntegration};
@@ -17,19 +24,12 @@ use presence_timeout::PresenceTimeoutHandler;
 use resume::ResumeHandler;
 use send_message::SendMessageHandler;
 use serde_json::{Value, json};
-use shared::adapters::dynamodb::{
-    DynamoDeliveryHandover, DynamoMessageStore, DynamoPartyStore, DynamoPlacementOutcomes,
-    DynamoPlacementStore, DynamoPlayerStore, DynamoSubscriptionStore, create_messages_table,
-    create_parties_table, create_placements_table, create_players_table,
-    create_subscriptions_table,
-};
 use shared::config::Config;
 use shared::domain::{MessageId, PlacementId, PlayerId};
 use shared::ports::{
     GameLiftError, MessageKind, MessageStore, NewMessage, PlacementRecord, PlacementStore,
     ReplayFrom,
 };
-use shared::testing::events::{route_event, stream_insert};
 use shared::websocket::RouteHandler;
 use subscribe_presence::SubscribePresenceHandler;
 
@@ -579,7 +579,7 @@ impl World {
             )
         };
         let pending_of = |reply: aws_lambda_events::apigw::ApiGatewayProxyResponse| -> Result<PlacementId, Error> {
-            let frame = shared::testing::events::reply_frame(&reply);
+            let frame = contracts::events::reply_frame(&reply);
             let raw = frame["placementId"]
                 .as_str()
                 .ok_or_else(|| format!("no placementId in {frame}"))?;

@@ -10,10 +10,10 @@
 
 use std::time::Duration;
 
+use aws_adapters::apigateway::ApiGatewayManagementGateway;
 use aws_config::{BehaviorVersion, Region, SdkConfig};
 use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
 use serde_json::json;
-use shared::adapters::apigateway::ApiGatewayManagementGateway;
 use shared::domain::ConnectionId;
 use shared::ports::{ConnectionGateway, GatewayError};
 

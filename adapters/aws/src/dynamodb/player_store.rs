@@ -1,0 +1,658 @@
+//! [`PlayerStore`] on the DynamoDB Players table: every operation is exactly one round
+//! trip, and every race is settled by a condition expression
+//! (docs/architecture.md#where-each-guarantee-is-enforced).
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, KeysAndAttributes, ReturnValue, ReturnValuesOnConditionCheckFailure,
+};
+
+use super::batch::RetryPolicy;
+use super::error::{Failure, applied, classify, store_error};
+use super::player_item::{
+    NO_PREVIOUS_STATUS, NO_PREVIOUS_SWEEP_AT, attr, key, n, player_of_key, record_from_item,
+    required_record, s, sweep_deadline, sweep_index_key,
+};
+use shared::domain::{
+    ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
+};
+use shared::ports::player_store::{
+    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
+    PlayerRecord, PlayerStore, StoreError,
+};
+
+/// The sparse index of the players the sweeper tracks (online or disconnected), by
+/// shard (KEYS_ONLY). `sweepAt` is deliberately not in it: a heartbeat moves `sweepAt`,
+/// and moving an index key costs two index writes on every heartbeat; reading every
+/// tracked player's item once a sweep costs far less (docs/cost.md).
+pub const SWEEP_INDEX: &str = "BySweepShard";
+
+/// `$connect`: overwrite the connection unless a later connection already holds the
+/// record, copying the replaced status and `sweepAt` in the same write (the right-hand
+/// sides are evaluated against the item as it was before the update).
+const CONNECT_UPDATE: &str = "SET connectionId = :connectionId, #endpoint = :endpoint, \
+     connectedAt = :connectedAt, lastSeen = :now, #status = :online, \
+     sweepShard = :sweepShard, sweepAt = :sweepAt, expireAt = :expireAt, \
+     previousStatus = if_not_exists(#status, :none), \
+     previousSweepAt = if_not_exists(sweepAt, :zero), \
+     previousConnectionId = if_not_exists(connectionId, :none), \
+     previousEndpoint = if_not_exists(#endpoint, :none), \
+     previousLastSeen = if_not_exists(lastSeen, :zero)";
+/// `connectedAt` rather than `playerId`: an item other writers created with game state
+/// only (no connection yet) must not make every `$connect` look superseded.
+const CONNECT_CONDITION: &str = "attribute_not_exists(connectedAt) OR connectedAt <= :connectedAt";
+
+/// Only the player's current, online connection may disconnect or heartbeat.
+const CURRENT_ONLINE_CONDITION: &str = "connectionId = :connectionId AND #status = :online";
+const DISCONNECT_UPDATE: &str = "SET #status = :disconnected, lastSeen = :now, sweepAt = :sweepAt";
+const HEARTBEAT_UPDATE: &str = "SET lastSeen = :now, sweepAt = :sweepAt";
+/// The same, remembering the cursor the client reported.
+const HEARTBEAT_WITH_CURSOR_UPDATE: &str =
+    "SET lastSeen = :now, sweepAt = :sweepAt, ackedSeq = :cursor";
+
+/// The sweeper: only if `sweepAt` is still before `now` (a missing `sweepAt` fails it).
+const MARK_OFFLINE_UPDATE: &str = "SET #status = :offline REMOVE sweepShard, sweepAt";
+const MARK_OFFLINE_CONDITION: &str = "sweepAt < :now";
+
+const TRACKED_KEY_CONDITION: &str = "sweepShard = :shard";
+/// What a read returns of an item: a projection expression and the names it uses in place
+/// of reserved words.
+struct Projection {
+    expression: &'static str,
+    names: &'static [(&'static str, &'static str)],
+}
+
+/// What the sweeper reads of a tracked player's item. The read costs the same whatever
+/// it projects (the whole item is metered).
+const SWEEP_PROJECTION: Projection = Projection {
+    expression: "playerId, sweepAt, #status, connectionId, endpoint",
+    names: &[("#status", attr::STATUS)],
+};
+
+/// BatchGetItem takes at most 100 keys.
+const BATCH_GET_LIMIT: usize = 100;
+/// The keys DynamoDB left unprocessed are asked for again after 25, 50, 100 and 200 ms
+/// (jittered like BatchWriteItem's retries): five calls per 100 keys at most.
+const BATCH_GET_RETRY: RetryPolicy = RetryPolicy {
+    retries: 4,
+    base_delay: Duration::from_millis(25),
+};
+
+/// What `get_many` could not read after every retry; the source of the
+/// [`StoreError::Unavailable`] it returns.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{unprocessed} of {requested} keys still unprocessed after {attempts} BatchGetItem attempts"
+)]
+pub(crate) struct UnprocessedReads {
+    pub unprocessed: usize,
+    /// The keys of the batch (≤ 100) that ran out of retries.
+    pub requested: usize,
+    /// The first call plus the retries.
+    pub attempts: u32,
+}
+
+/// The Players table in DynamoDB.
+#[derive(Clone, Debug)]
+pub struct DynamoPlayerStore {
+    pub(super) client: Client,
+    table: String,
+}
+
+impl DynamoPlayerStore {
+    pub fn new(client: Client, table: impl Into<String>) -> Self {
+        Self {
+            client,
+            table: table.into(),
+        }
+    }
+
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// The items of `keys` (at most 100) in one BatchGetItem, asking again (after a
+    /// backoff) for the keys DynamoDB left unprocessed; never a partial answer (a missing
+    /// record would read as "offline"): `Unavailable` when keys are still left.
+    async fn batch_get(
+        &self,
+        mut keys: Vec<HashMap<String, AttributeValue>>,
+        consistent: bool,
+        projection: Option<&Projection>,
+    ) -> Result<Vec<HashMap<String, AttributeValue>>, StoreError> {
+        let requested = keys.len();
+        let mut items = Vec::with_capacity(requested);
+        for retry in 0..=BATCH_GET_RETRY.retries {
+            if retry > 0 {
+                tokio::time::sleep(BATCH_GET_RETRY.delay(retry)).await;
+            }
+            let request = KeysAndAttributes::builder()
+                .set_keys(Some(std::mem::take(&mut keys)))
+                .consistent_read(consistent)
+                .set_projection_expression(projection.map(|p| p.expression.to_owned()))
+                .set_expression_attribute_names(projection.map(|p| {
+                    p.names
+                        .iter()
+                        .map(|(alias, name)| ((*alias).to_owned(), (*name).to_owned()))
+                        .collect()
+                }))
+                .build()
+                .map_err(|e| StoreError::Other(Box::new(e)))?;
+            let mut output = self
+                .client
+                .batch_get_item()
+                .request_items(&self.table, request)
+                .send()
+                .await
+                .map_err(store_error)?;
+            items.extend(
+                output
+                    .responses
+                    .as_mut()
+                    .and_then(|r| r.remove(&self.table))
+                    .unwrap_or_default(),
+            );
+            keys = output
+                .unprocessed_keys
+                .and_then(|mut u| u.remove(&self.table))
+                .map(|k| k.keys)
+                .unwrap_or_default();
+            if keys.is_empty() {
+                return Ok(items);
+            }
+        }
+        tracing::warn!(
+            unprocessed = keys.len(),
+            attempts = BATCH_GET_RETRY.retries + 1,
+            "BatchGetItem left keys unprocessed after every retry"
+        );
+        Err(StoreError::Unavailable(Box::new(UnprocessedReads {
+            unprocessed: keys.len(),
+            requested,
+            attempts: BATCH_GET_RETRY.retries + 1,
+        })))
+    }
+
+    /// A conditional write on the player's current online connection; `Ok(false)` when
+    /// the condition fails.
+    async fn update_current_online(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        update: &str,
+        values: impl IntoIterator<Item = (&str, AttributeValue)>,
+    ) -> Result<bool, StoreError> {
+        let mut values: HashMap<String, AttributeValue> = values
+            .into_iter()
+            .map(|(name, value)| (name.to_owned(), value))
+            .collect();
+        values.insert(":connectionId".into(), s(connection.as_str()));
+        values.insert(":online".into(), s(PresenceStatus::Online.as_str()));
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(player)))
+            .update_expression(update)
+            .condition_expression(CURRENT_ONLINE_CONDITION)
+            .expression_attribute_names("#status", attr::STATUS)
+            .set_expression_attribute_values(Some(values))
+            .send()
+            .await;
+        applied(result)
+    }
+}
+
+#[async_trait]
+impl PlayerStore for DynamoPlayerStore {
+    async fn connect(&self, new: &NewConnection) -> Result<ConnectOutcome, StoreError> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(&new.player_id)))
+            .update_expression(CONNECT_UPDATE)
+            .condition_expression(CONNECT_CONDITION)
+            .expression_attribute_names("#status", attr::STATUS)
+            .expression_attribute_names("#endpoint", attr::ENDPOINT)
+            .expression_attribute_values(":connectionId", s(new.connection_id.as_str()))
+            .expression_attribute_values(":endpoint", s(&new.endpoint))
+            .expression_attribute_values(":connectedAt", n(new.connected_at))
+            .expression_attribute_values(":now", n(new.now))
+            .expression_attribute_values(":online", s(PresenceStatus::Online.as_str()))
+            .expression_attribute_values(":sweepShard", n(new.sweep_shard))
+            .expression_attribute_values(":sweepAt", n(new.heartbeat_deadline))
+            .expression_attribute_values(":expireAt", n(new.expire_at_secs))
+            // Also what `previousConnectionId`/`previousEndpoint` get when there were none.
+            .expression_attribute_values(":none", s(NO_PREVIOUS_STATUS))
+            .expression_attribute_values(":zero", n(NO_PREVIOUS_SWEEP_AT))
+            .return_values(ReturnValue::AllOld)
+            .send()
+            .await;
+        let output = match result {
+            Ok(output) => output,
+            Err(err) => {
+                return match classify(err) {
+                    Failure::ConditionFailed => Ok(ConnectOutcome::Superseded),
+                    Failure::Store(err) => Err(err),
+                };
+            }
+        };
+        let previous = match output.attributes() {
+            Some(old) if !old.is_empty() => record_from_item(old)?,
+            _ => None,
+        };
+        Ok(ConnectOutcome::decide(previous.as_ref(), new))
+    }
+
+    async fn disconnect(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        now: EpochMillis,
+        grace_until: EpochMillis,
+    ) -> Result<bool, StoreError> {
+        self.update_current_online(
+            player,
+            connection,
+            DISCONNECT_UPDATE,
+            [
+                (":disconnected", s(PresenceStatus::Disconnected.as_str())),
+                (":now", n(now)),
+                (":sweepAt", n(grace_until)),
+            ],
+        )
+        .await
+    }
+
+    async fn heartbeat(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        now: EpochMillis,
+        deadline: EpochMillis,
+        cursor: Option<Seq>,
+    ) -> Result<Liveness, StoreError> {
+        let mut request = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(player)))
+            .condition_expression(CURRENT_ONLINE_CONDITION)
+            .expression_attribute_names("#status", attr::STATUS)
+            .expression_attribute_values(":connectionId", s(connection.as_str()))
+            .expression_attribute_values(":online", s(PresenceStatus::Online.as_str()))
+            .expression_attribute_values(":now", n(now))
+            .expression_attribute_values(":sweepAt", n(deadline))
+            // A refused heartbeat says why (replaced, or swept) at no extra cost.
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        request = match cursor {
+            Some(cursor) => request
+                .update_expression(HEARTBEAT_WITH_CURSOR_UPDATE)
+                .expression_attribute_values(":cursor", n(cursor.get())),
+            None => request.update_expression(HEARTBEAT_UPDATE),
+        };
+        match request.send().await {
+            Ok(_) => Ok(Liveness::Current),
+            Err(err) => {
+                let old = match err.as_service_error() {
+                    Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
+                        failed.item().cloned()
+                    }
+                    _ => None,
+                };
+                match classify(err) {
+                    Failure::ConditionFailed => {
+                        let record = match old {
+                            Some(item) => record_from_item(&item)?,
+                            None => None,
+                        };
+                        Ok(match Liveness::of(record.as_ref(), connection) {
+                            // The condition failed, so it is not current after all.
+                            Liveness::Current => Liveness::Gone,
+                            other => other,
+                        })
+                    }
+                    Failure::Store(err) => Err(err),
+                }
+            }
+        }
+    }
+
+    async fn get(&self, player: &PlayerId) -> Result<Option<PlayerRecord>, StoreError> {
+        let output = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key(player)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(store_error)?;
+        match output.item() {
+            Some(item) => record_from_item(item),
+            None => Ok(None),
+        }
+    }
+
+    async fn get_many(&self, players: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError> {
+        let mut seen = HashSet::new();
+        let unique: Vec<&PlayerId> = players.iter().filter(|p| seen.insert(*p)).collect();
+        let mut records = Vec::with_capacity(unique.len());
+        for chunk in unique.chunks(BATCH_GET_LIMIT) {
+            let keys = chunk.iter().map(|p| key(p)).collect();
+            for item in self.batch_get(keys, true, None).await? {
+                records.extend(record_from_item(&item)?);
+            }
+        }
+        Ok(records)
+    }
+
+    async fn expired(
+        &self,
+        shard: u32,
+        now: EpochMillis,
+        limit: u32,
+        after: Option<&PlayerId>,
+    ) -> Result<ExpiredPage, StoreError> {
+        let limit = limit.clamp(1, BATCH_GET_LIMIT as u32);
+        let output = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .index_name(SWEEP_INDEX)
+            .key_condition_expression(TRACKED_KEY_CONDITION)
+            .expression_attribute_values(":shard", n(shard))
+            .limit(i32::try_from(limit).unwrap_or(i32::MAX))
+            .set_exclusive_start_key(after.map(|after| sweep_index_key(shard, after)))
+            .send()
+            .await
+            .map_err(store_error)?;
+        let keys: Vec<HashMap<String, AttributeValue>> = output
+            .items()
+            .iter()
+            .map(|index_key| player_of_key(index_key).map(|player| key(&player)))
+            .collect::<Result<_, _>>()?;
+        let next = match output.last_evaluated_key() {
+            Some(last) if !last.is_empty() => Some(player_of_key(last)?),
+            _ => None,
+        };
+        // Eventually consistent: a stale `sweepAt` only makes a player look due, and
+        // `mark_offline` checks the item itself before it acts.
+        let mut players = Vec::new();
+        if !keys.is_empty() {
+            for item in self.batch_get(keys, false, Some(&SWEEP_PROJECTION)).await? {
+                let deadline = sweep_deadline(&item)?;
+                if let Some(sweep_at) = deadline.sweep_at.filter(|at| *at < now) {
+                    players.push(ExpiredPlayer {
+                        player_id: deadline.player_id,
+                        sweep_at,
+                        online_connection: deadline.online_connection,
+                    });
+                }
+            }
+        }
+        players.sort_by_key(|p| p.sweep_at);
+        Ok(ExpiredPage { players, next })
+    }
+
+    async fn mark_offline(
+        &self,
+        player: &PlayerId,
+        now: EpochMillis,
+    ) -> Result<Option<PlayerRecord>, StoreError> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(player)))
+            .update_expression(MARK_OFFLINE_UPDATE)
+            .condition_expression(MARK_OFFLINE_CONDITION)
+            .expression_attribute_names("#status", attr::STATUS)
+            .expression_attribute_values(":offline", s(PresenceStatus::Offline.as_str()))
+            .expression_attribute_values(":now", n(now))
+            .return_values(ReturnValue::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(output) => match output.attributes() {
+                Some(old) => required_record(old).map(Some),
+                // The condition held, so the item existed; an empty image is a fault.
+                None => Err(StoreError::Corrupt {
+                    key: format!("{}={player}", attr::PLAYER_ID),
+                    reason: "UpdateItem returned no ALL_OLD image".into(),
+                }),
+            },
+            Err(err) => match classify(err) {
+                Failure::ConditionFailed => Ok(None),
+                Failure::Store(err) => Err(err),
+            },
+        }
+    }
+
+    async fn begin_placement(
+        &self,
+        player: &PlayerId,
+        placement_id: &PlacementId,
+    ) -> Result<PlacementBegun, StoreError> {
+        self.begin_placement_now(player, placement_id).await
+    }
+
+    async fn abandon_placement(
+        &self,
+        player: &PlayerId,
+        placement_id: &PlacementId,
+    ) -> Result<(), StoreError> {
+        self.abandon_placement_now(player, placement_id).await
+    }
+
+    async fn set_placement_latencies(
+        &self,
+        player: &PlayerId,
+        latencies: &[(String, u32)],
+    ) -> Result<bool, StoreError> {
+        self.set_placement_latencies_now(player, latencies).await
+    }
+
+    async fn set_matchmaking_attributes(
+        &self,
+        player: &PlayerId,
+        attributes: &shared::matchmaking::Attributes,
+    ) -> Result<bool, StoreError> {
+        self.set_matchmaking_attributes_now(player, attributes)
+            .await
+    }
+
+    async fn update_game_session(
+        &self,
+        player: &PlayerId,
+        session: &GameSession,
+    ) -> Result<bool, StoreError> {
+        self.update_game_session_now(player, session).await
+    }
+
+    async fn end_game_session(
+        &self,
+        player: &PlayerId,
+        game_session_arn: &str,
+    ) -> Result<bool, StoreError> {
+        self.end_game_session_now(player, game_session_arn).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use aws_sdk_dynamodb::config::retry::RetryConfig;
+    use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
+    use aws_smithy_mocks::{Rule, RuleMode, mock, mock_client};
+
+    use super::*;
+
+    const TABLE: &str = "Players";
+
+    /// A store whose client answers with `rules` (SDK retries off: one HTTP attempt per
+    /// call, so every call the adapter makes is one the rule sees).
+    fn store(rules: &[&Rule]) -> DynamoPlayerStore {
+        let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, rules, |config| {
+            config.retry_config(RetryConfig::disabled())
+        });
+        DynamoPlayerStore::new(client, TABLE)
+    }
+
+    fn player(name: &str) -> PlayerId {
+        PlayerId::parse(name).unwrap()
+    }
+
+    fn online_item(name: &str) -> HashMap<String, AttributeValue> {
+        HashMap::from([
+            (attr::PLAYER_ID.to_owned(), s(name)),
+            (attr::CONNECTION_ID.to_owned(), s(format!("conn-{name}"))),
+            (attr::ENDPOINT.to_owned(), s("https://api.example/prod")),
+            (attr::CONNECTED_AT.to_owned(), n(10)),
+            (attr::LAST_SEEN.to_owned(), n(11)),
+            (attr::STATUS.to_owned(), s("online")),
+        ])
+    }
+
+    fn name_of(key: &HashMap<String, AttributeValue>) -> String {
+        key[attr::PLAYER_ID].as_s().unwrap().clone()
+    }
+
+    /// The player names each BatchGetItem call asked for, in call order.
+    type Asked = Arc<Mutex<Vec<Vec<String>>>>;
+
+    /// A BatchGetItem rule that records every call and answers with the items of the
+    /// keys `process(call, name)` accepts, leaving the rest unprocessed.
+    fn batch_get(
+        asked: &Asked,
+        process: impl Fn(usize, &str) -> bool + Send + Sync + 'static,
+    ) -> Rule {
+        let asked = asked.clone();
+        mock!(Client::batch_get_item).then_compute_output(move |req| {
+            let request = &req.request_items().unwrap()[TABLE];
+            assert_eq!(request.consistent_read(), Some(true));
+            let names: Vec<String> = request.keys().iter().map(name_of).collect();
+            let call = {
+                let mut asked = asked.lock().unwrap();
+                asked.push(names.clone());
+                asked.len() - 1
+            };
+            let (done, left): (Vec<String>, Vec<String>) =
+                names.into_iter().partition(|name| process(call, name));
+            let mut output = BatchGetItemOutput::builder()
+                .responses(TABLE, done.iter().map(|name| online_item(name)).collect());
+            if !left.is_empty() {
+                let keys = left.iter().map(|name| key(&player(name))).collect();
+                output = output.unprocessed_keys(
+                    TABLE,
+                    KeysAndAttributes::builder()
+                        .set_keys(Some(keys))
+                        .consistent_read(true)
+                        .build()
+                        .unwrap(),
+                );
+            }
+            output.build()
+        })
+    }
+
+    fn sorted_names(records: &[PlayerRecord]) -> Vec<String> {
+        let mut names: Vec<String> = records.iter().map(|r| r.player_id.to_string()).collect();
+        names.sort();
+        names
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn given_unprocessed_keys_when_reading_many_then_only_those_are_asked_again_and_every_record_returns()
+     {
+        // Given DynamoDB processes only alice the first time, the rest the second time.
+        let asked = Asked::default();
+        let rule = batch_get(&asked, |call, name| call > 0 || name == "alice");
+        let started = tokio::time::Instant::now();
+
+        // When reading three players (one named twice)
+        let records = store(&[&rule])
+            .get_many(&[
+                player("alice"),
+                player("bob"),
+                player("carol"),
+                player("bob"),
+            ])
+            .await
+            .unwrap();
+
+        // Then all three come back from two calls, the second one after a backoff and
+        // for the unprocessed keys alone.
+        assert_eq!(sorted_names(&records), vec!["alice", "bob", "carol"]);
+        assert_eq!(rule.num_calls(), 2);
+        let asked = asked.lock().unwrap().clone();
+        assert_eq!(asked[0], vec!["alice", "bob", "carol"]);
+        assert_eq!(asked[1], vec!["bob", "carol"]);
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_micros(12_500) && waited <= Duration::from_millis(25),
+            "{waited:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn given_keys_never_processed_when_reading_many_then_unavailable_with_a_count_after_five_calls()
+     {
+        // Given DynamoDB never processes bob's key
+        let asked = Asked::default();
+        let rule = batch_get(&asked, |_, name| name != "bob");
+        let started = tokio::time::Instant::now();
+
+        // When reading alice and bob
+        let err = store(&[&rule])
+            .get_many(&[player("alice"), player("bob")])
+            .await
+            .unwrap_err();
+
+        // Then the read fails as transient (not a partial answer that would make bob
+        // look offline), naming what was left, after 1 + 4 calls and bounded waits.
+        let StoreError::Unavailable(source) = &err else {
+            panic!("{err:?}");
+        };
+        let left = source
+            .downcast_ref::<UnprocessedReads>()
+            .expect("the count is the source");
+        assert_eq!((left.unprocessed, left.requested, left.attempts), (1, 2, 5));
+        assert_eq!(
+            source.to_string(),
+            "1 of 2 keys still unprocessed after 5 BatchGetItem attempts"
+        );
+        assert_eq!(rule.num_calls(), 5);
+        assert!(
+            asked.lock().unwrap()[1..]
+                .iter()
+                .all(|names| names == &["bob"])
+        );
+        // 25 + 50 + 100 + 200 ms, each jittered into its upper half.
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_micros(187_500) && waited <= Duration::from_millis(375),
+            "{waited:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn given_150_players_when_reading_many_then_two_calls_of_at_most_100_keys() {
+        let asked = Asked::default();
+        let rule = batch_get(&asked, |_, _| true);
+        let players: Vec<PlayerId> = (0..150).map(|i| player(&format!("p{i:03}"))).collect();
+
+        let records = store(&[&rule]).get_many(&players).await.unwrap();
+
+        assert_eq!(records.len(), 150);
+        let sizes: Vec<usize> = asked.lock().unwrap().iter().map(Vec::len).collect();
+        assert_eq!(sizes, vec![100, 50]);
+    }
+}

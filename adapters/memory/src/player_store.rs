@@ -1,0 +1,484 @@
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+
+use shared::domain::{
+    ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
+};
+use shared::party::PartyId;
+use shared::ports::player_store::{
+    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
+    PlayerRecord, PlayerStore, StoreError,
+};
+use shared::ports::rate_limit::Bucket;
+
+/// A rate-limit window: its start, and the calls and units counted in it.
+type Window = (EpochMillis, u64, u64);
+
+#[derive(Clone, Debug)]
+struct Item {
+    record: PlayerRecord,
+    sweep_shard: Option<u32>,
+}
+
+/// Game state written for a player who has never connected (DynamoDB creates an item
+/// holding only that; `get` does not see it, the first `$connect` keeps it).
+#[derive(Clone, Debug, Default)]
+struct GameState {
+    pending_placement_id: Option<PlacementId>,
+    last_placement_id: Option<PlacementId>,
+    game_session: Option<GameSession>,
+    ended_game_session: Option<String>,
+}
+
+/// The game state of a record or of a game-state-only item, to update either alike.
+struct GameStateMut<'a> {
+    pending_placement_id: &'a mut Option<PlacementId>,
+    last_placement_id: &'a mut Option<PlacementId>,
+    game_session: &'a mut Option<GameSession>,
+    ended_game_session: &'a mut Option<String>,
+}
+
+impl<'a> GameStateMut<'a> {
+    fn of_record(record: &'a mut PlayerRecord) -> Self {
+        Self {
+            pending_placement_id: &mut record.pending_placement_id,
+            last_placement_id: &mut record.last_placement_id,
+            game_session: &mut record.game_session,
+            ended_game_session: &mut record.ended_game_session,
+        }
+    }
+
+    fn of_game_only(state: &'a mut GameState) -> Self {
+        Self {
+            pending_placement_id: &mut state.pending_placement_id,
+            last_placement_id: &mut state.last_placement_id,
+            game_session: &mut state.game_session,
+            ended_game_session: &mut state.ended_game_session,
+        }
+    }
+}
+
+/// The Players table in a `Mutex<HashMap>`: each method is one atomic step, like one
+/// conditional DynamoDB write.
+#[derive(Default)]
+pub struct InMemoryPlayerStore {
+    items: Mutex<HashMap<PlayerId, Item>>,
+    /// Locked after `items` when both are needed.
+    game_only: Mutex<HashMap<PlayerId, GameState>>,
+    /// Rate-limit windows (on the player's item in DynamoDB). Locked after `items`.
+    windows: Mutex<HashMap<(PlayerId, Bucket), Window>>,
+}
+
+impl InMemoryPlayerStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn items(&self) -> std::sync::MutexGuard<'_, HashMap<PlayerId, Item>> {
+        // A panic while holding the lock cannot leave an item half-written (each update
+        // replaces whole values), so a poisoned lock is safe to keep using.
+        self.items.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Applies `update` to the player's game state: on their record, or on a
+    /// game-state-only item (created if missing when `create` is set).
+    fn update_game_state<T>(
+        &self,
+        player: &PlayerId,
+        create: bool,
+        update: impl FnOnce(GameStateMut<'_>) -> T,
+    ) -> Option<T> {
+        let mut items = self.items();
+        if let Some(item) = items.get_mut(player) {
+            return Some(update(GameStateMut::of_record(&mut item.record)));
+        }
+        let mut game_only = self.game_only.lock().unwrap_or_else(|p| p.into_inner());
+        if create {
+            let state = game_only.entry(player.clone()).or_default();
+            return Some(update(GameStateMut::of_game_only(state)));
+        }
+        game_only
+            .get_mut(player)
+            .map(|state| update(GameStateMut::of_game_only(state)))
+    }
+
+    /// A placement's settlement on one player, as one step: `pendingPlacementId` cleared
+    /// if it is `placement_id`, and `gameSession` set when given. Creates the game state
+    /// of a player who has no item, as DynamoDB's UpdateItem does.
+    pub(crate) fn settle_placement(
+        &self,
+        player: &PlayerId,
+        placement_id: &PlacementId,
+        seat: Option<GameSession>,
+    ) {
+        self.update_game_state(player, true, |state| {
+            if state.pending_placement_id.as_ref() == Some(placement_id) {
+                *state.pending_placement_id = None;
+            }
+            if let Some(seat) = seat {
+                *state.game_session = Some(seat);
+            }
+        });
+    }
+
+    /// The players' items, locked: a party's commit checks and writes several players'
+    /// links as one step (lock order: parties, then players, then inboxes).
+    pub(crate) fn lock(&self) -> LockedPlayers<'_> {
+        LockedPlayers(self.items())
+    }
+
+    /// The hand-over's write on the player (see `DeliveryHandover`): `connection` becomes
+    /// live from `live_from`, only if it is still the player's online connection.
+    pub(crate) fn set_live(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        live_from: Seq,
+        acked: Option<Seq>,
+    ) -> bool {
+        self.update_online(player, connection, |item| {
+            item.record.live_connection_id = Some(connection.clone());
+            item.record.live_from = Some(live_from);
+            if acked.is_some() {
+                item.record.acked_seq = acked;
+            }
+        })
+    }
+
+    /// Updates the item only if it holds `connection` online.
+    fn update_online(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        update: impl FnOnce(&mut Item),
+    ) -> bool {
+        let mut items = self.items();
+        match items.get_mut(player) {
+            Some(item)
+                if item.record.connection_id == *connection
+                    && item.record.status == PresenceStatus::Online =>
+            {
+                update(item);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+#[async_trait]
+impl PlayerStore for InMemoryPlayerStore {
+    async fn connect(&self, new: &NewConnection) -> Result<ConnectOutcome, StoreError> {
+        let mut items = self.items();
+        let previous = items.get(&new.player_id).map(|item| &item.record);
+        if previous.is_some_and(|p| p.connected_at > new.connected_at) {
+            return Ok(ConnectOutcome::Superseded);
+        }
+        let outcome = ConnectOutcome::decide(previous, new);
+        // `$connect` writes connection fields only: game state stays.
+        let game = match previous {
+            Some(p) => GameState {
+                pending_placement_id: p.pending_placement_id.clone(),
+                last_placement_id: p.last_placement_id.clone(),
+                game_session: p.game_session.clone(),
+                ended_game_session: p.ended_game_session.clone(),
+            },
+            None => self
+                .game_only
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&new.player_id)
+                .unwrap_or_default(),
+        };
+        let record = PlayerRecord {
+            player_id: new.player_id.clone(),
+            connection_id: new.connection_id.clone(),
+            endpoint: new.endpoint.clone(),
+            connected_at: new.connected_at,
+            last_seen: new.now,
+            status: PresenceStatus::Online,
+            sweep_at: Some(new.heartbeat_deadline),
+            previous_status: previous.map(|p| p.status),
+            previous_sweep_at: previous.and_then(|p| p.sweep_at),
+            previous_connection_id: previous.map(|p| p.connection_id.clone()),
+            previous_endpoint: previous.map(|p| p.endpoint.clone()),
+            previous_last_seen: previous.map(|p| p.last_seen),
+            // Delivery state stays with the player: the new connection is not live
+            // until its own hand-over.
+            live_connection_id: previous.and_then(|p| p.live_connection_id.clone()),
+            live_from: previous.and_then(|p| p.live_from),
+            acked_seq: previous.and_then(|p| p.acked_seq),
+            pending_placement_id: game.pending_placement_id,
+            last_placement_id: game.last_placement_id,
+            game_session: game.game_session,
+            ended_game_session: game.ended_game_session,
+            // Party links and latencies are not connection state either.
+            party_id: previous.and_then(|p| p.party_id.clone()),
+            placement_latencies: previous
+                .map(|p| p.placement_latencies.clone())
+                .unwrap_or_default(),
+            matchmaking_attributes: previous
+                .map(|p| p.matchmaking_attributes.clone())
+                .unwrap_or_default(),
+        };
+        items.insert(
+            new.player_id.clone(),
+            Item {
+                record,
+                sweep_shard: Some(new.sweep_shard),
+            },
+        );
+        Ok(outcome)
+    }
+
+    async fn disconnect(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        now: EpochMillis,
+        grace_until: EpochMillis,
+    ) -> Result<bool, StoreError> {
+        Ok(self.update_online(player, connection, |item| {
+            item.record.status = PresenceStatus::Disconnected;
+            item.record.last_seen = now;
+            item.record.sweep_at = Some(grace_until);
+        }))
+    }
+
+    async fn heartbeat(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        now: EpochMillis,
+        deadline: EpochMillis,
+        cursor: Option<Seq>,
+    ) -> Result<Liveness, StoreError> {
+        let mut items = self.items();
+        let item = items.get_mut(player);
+        let liveness = Liveness::of(item.as_ref().map(|i| &i.record), connection);
+        if let (Liveness::Current, Some(item)) = (liveness, item) {
+            item.record.last_seen = now;
+            item.record.sweep_at = Some(deadline);
+            if cursor.is_some() {
+                item.record.acked_seq = cursor;
+            }
+        }
+        Ok(liveness)
+    }
+
+    async fn get(&self, player: &PlayerId) -> Result<Option<PlayerRecord>, StoreError> {
+        Ok(self.items().get(player).map(|item| item.record.clone()))
+    }
+
+    async fn get_many(&self, players: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError> {
+        let items = self.items();
+        let mut seen = std::collections::HashSet::new();
+        Ok(players
+            .iter()
+            .filter(|p| seen.insert(*p))
+            .filter_map(|p| items.get(p).map(|item| item.record.clone()))
+            .collect())
+    }
+
+    async fn expired(
+        &self,
+        shard: u32,
+        now: EpochMillis,
+        limit: u32,
+        after: Option<&PlayerId>,
+    ) -> Result<ExpiredPage, StoreError> {
+        let items = self.items();
+        let mut tracked: Vec<&PlayerRecord> = items
+            .values()
+            .filter(|item| item.sweep_shard == Some(shard))
+            .map(|item| &item.record)
+            .filter(|record| after.is_none_or(|a| record.player_id > *a))
+            .collect();
+        tracked.sort_by(|a, b| a.player_id.cmp(&b.player_id));
+        let limit = limit.max(1) as usize;
+        let next = (tracked.len() > limit).then(|| tracked[limit - 1].player_id.clone());
+        tracked.truncate(limit);
+        let players = tracked
+            .into_iter()
+            .filter_map(|record| {
+                let sweep_at = record.sweep_at?;
+                (sweep_at < now).then(|| ExpiredPlayer {
+                    player_id: record.player_id.clone(),
+                    sweep_at,
+                    online_connection: record.online_connection(),
+                })
+            })
+            .collect();
+        Ok(ExpiredPage { players, next })
+    }
+
+    async fn mark_offline(
+        &self,
+        player: &PlayerId,
+        now: EpochMillis,
+    ) -> Result<Option<PlayerRecord>, StoreError> {
+        let mut items = self.items();
+        let Some(item) = items.get_mut(player) else {
+            return Ok(None);
+        };
+        let still_due = item.record.sweep_at.is_some_and(|at| at < now);
+        if !still_due {
+            return Ok(None);
+        }
+        let before = item.record.clone();
+        item.record.status = PresenceStatus::Offline;
+        item.record.sweep_at = None;
+        item.sweep_shard = None;
+        Ok(Some(before))
+    }
+
+    async fn begin_placement(
+        &self,
+        player: &PlayerId,
+        placement_id: &PlacementId,
+    ) -> Result<PlacementBegun, StoreError> {
+        if let Some(party) = self
+            .items()
+            .get(player)
+            .and_then(|item| item.record.party_id.clone())
+        {
+            return Ok(PlacementBegun::InParty(party));
+        }
+        let began = self.update_game_state(player, true, |state| {
+            if let Some(pending) = state.pending_placement_id.as_ref() {
+                return PlacementBegun::AlreadyPending(pending.clone());
+            }
+            *state.pending_placement_id = Some(placement_id.clone());
+            *state.last_placement_id = Some(placement_id.clone());
+            PlacementBegun::Began
+        });
+        Ok(began.unwrap_or(PlacementBegun::Began))
+    }
+
+    async fn abandon_placement(
+        &self,
+        player: &PlayerId,
+        placement_id: &PlacementId,
+    ) -> Result<(), StoreError> {
+        self.update_game_state(player, false, |state| {
+            if state.pending_placement_id.as_ref() == Some(placement_id) {
+                *state.pending_placement_id = None;
+            }
+        });
+        Ok(())
+    }
+
+    async fn set_placement_latencies(
+        &self,
+        player: &PlayerId,
+        latencies: &[(String, u32)],
+    ) -> Result<bool, StoreError> {
+        let mut items = self.items();
+        let Some(item) = items.get_mut(player) else {
+            return Ok(false);
+        };
+        let mut latencies = latencies.to_vec();
+        latencies.sort();
+        item.record.placement_latencies = latencies;
+        Ok(true)
+    }
+
+    async fn set_matchmaking_attributes(
+        &self,
+        player: &PlayerId,
+        attributes: &shared::matchmaking::Attributes,
+    ) -> Result<bool, StoreError> {
+        let mut items = self.items();
+        let Some(item) = items.get_mut(player) else {
+            return Ok(false);
+        };
+        item.record.matchmaking_attributes = attributes.clone();
+        Ok(true)
+    }
+
+    async fn update_game_session(
+        &self,
+        player: &PlayerId,
+        session: &GameSession,
+    ) -> Result<bool, StoreError> {
+        let updated = self.update_game_state(player, false, |state| {
+            let same_game = state
+                .game_session
+                .as_ref()
+                .is_some_and(|current| current.game_session_arn == session.game_session_arn);
+            if same_game {
+                *state.game_session = Some(session.clone());
+            }
+            same_game
+        });
+        Ok(updated.unwrap_or(false))
+    }
+
+    async fn end_game_session(
+        &self,
+        player: &PlayerId,
+        game_session_arn: &str,
+    ) -> Result<bool, StoreError> {
+        let ended = self.update_game_state(player, false, |state| {
+            let same_game = state
+                .game_session
+                .as_ref()
+                .is_some_and(|current| current.game_session_arn == game_session_arn);
+            if same_game {
+                *state.game_session = None;
+                *state.ended_game_session = Some(game_session_arn.to_owned());
+            }
+            same_game
+        });
+        Ok(ended.unwrap_or(false))
+    }
+}
+
+/// The players' items under their lock, for a party's commit.
+pub(crate) struct LockedPlayers<'a>(std::sync::MutexGuard<'a, HashMap<PlayerId, Item>>);
+
+impl LockedPlayers<'_> {
+    /// `None`: no item; else the party the player is in, if any.
+    pub(crate) fn party_of(&self, player: &PlayerId) -> Option<Option<PartyId>> {
+        self.0.get(player).map(|item| item.record.party_id.clone())
+    }
+
+    /// Sets (or clears) the player's party link, if they have an item.
+    pub(crate) fn set_party(&mut self, player: &PlayerId, party: Option<PartyId>) {
+        if let Some(item) = self.0.get_mut(player) {
+            item.record.party_id = party;
+        }
+    }
+
+    /// The pending placement of a player with an item.
+    pub(crate) fn pending_placement(&self, player: &PlayerId) -> Option<PlacementId> {
+        self.0
+            .get(player)
+            .and_then(|item| item.record.pending_placement_id.clone())
+    }
+
+    /// Makes `placement_id` the player's pending and last placement (an item is
+    /// expected: party members have connected).
+    pub(crate) fn begin_placement(&mut self, player: &PlayerId, placement_id: &PlacementId) {
+        if let Some(item) = self.0.get_mut(player) {
+            item.record.pending_placement_id = Some(placement_id.clone());
+            item.record.last_placement_id = Some(placement_id.clone());
+        }
+    }
+}
+
+mod rate_limit;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn store() -> InMemoryPlayerStore {
+        InMemoryPlayerStore::new()
+    }
+
+    contracts::player_store_contract_tests!(store);
+    contracts::rate_limiter_contract_tests!(store);
+}

@@ -1,0 +1,119 @@
+//! [`TicketStore`] in memory, with the DynamoDB adapter's semantics: the ticket's check
+//! and write, and every player's update, happen under the tickets lock (nothing else can
+//! change the ticket meanwhile); the messages are then appended through
+//! [`InMemoryMessageStore`], whose observer (the local stack's stream feeder) sees them
+//! like stream INSERTs.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use async_trait::async_trait;
+
+use super::message_store::InMemoryMessageStore;
+use super::player_store::InMemoryPlayerStore;
+use shared::matchmaking::TicketId;
+use shared::ports::message_store::{MessageStore, NewMessage};
+use shared::ports::player_store::StoreError;
+use shared::ports::ticket_store::{TicketChange, TicketRecord, TicketStore};
+
+pub struct InMemoryTicketStore {
+    items: Mutex<HashMap<TicketId, TicketRecord>>,
+    players: Arc<InMemoryPlayerStore>,
+    messages: Arc<InMemoryMessageStore>,
+}
+
+impl InMemoryTicketStore {
+    pub fn new(players: Arc<InMemoryPlayerStore>, messages: Arc<InMemoryMessageStore>) -> Self {
+        Self {
+            items: Mutex::default(),
+            players,
+            messages,
+        }
+    }
+
+    fn items(&self) -> MutexGuard<'_, HashMap<TicketId, TicketRecord>> {
+        // Every update replaces whole values: a poisoned lock is safe to keep using.
+        self.items.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[async_trait]
+impl TicketStore for InMemoryTicketStore {
+    async fn create(&self, ticket: &TicketRecord) -> Result<(), StoreError> {
+        let mut items = self.items();
+        if items.contains_key(&ticket.ticket_id) {
+            return Err(StoreError::Other(
+                format!(
+                    "ticket {} already exists: ticket ids are never reused",
+                    ticket.ticket_id
+                )
+                .into(),
+            ));
+        }
+        items.insert(ticket.ticket_id.clone(), ticket.clone());
+        Ok(())
+    }
+
+    async fn get(&self, ticket_id: &TicketId) -> Result<Option<TicketRecord>, StoreError> {
+        Ok(self.items().get(ticket_id).cloned())
+    }
+
+    async fn advance(&self, change: &TicketChange) -> Result<bool, StoreError> {
+        let messages: Vec<NewMessage> = {
+            let mut items = self.items();
+            let Some(ticket) = items.get_mut(&change.ticket_id) else {
+                return Ok(false);
+            };
+            if ticket.status != change.from || ticket.status_at != change.from_at {
+                return Ok(false);
+            }
+            ticket.status = change.to;
+            ticket.status_at = change.to_at;
+            ticket.match_id = change.match_id.clone();
+            ticket.updated_at = change.now;
+            if change.game_session.is_some() {
+                ticket.game_session = change.game_session.clone();
+                ticket.player_sessions = change.player_sessions.clone();
+            }
+            if change.to.is_final() {
+                let pending = change.ticket_id.as_pending();
+                for player in &change.players {
+                    if let Some(pending) = &pending {
+                        self.players.settle_placement(
+                            &player.player_id,
+                            pending,
+                            player.seat.clone(),
+                        );
+                    }
+                }
+            }
+            change
+                .players
+                .iter()
+                .filter_map(|p| p.message.clone())
+                .collect()
+        };
+        if !messages.is_empty() {
+            self.messages.append(&messages).await?;
+        }
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use contracts::ticket_store_contract::TicketStores;
+
+    async fn stores() -> TicketStores {
+        let players = Arc::new(InMemoryPlayerStore::new());
+        let messages = Arc::new(InMemoryMessageStore::new());
+        TicketStores {
+            tickets: Arc::new(InMemoryTicketStore::new(players.clone(), messages.clone())),
+            players,
+            messages,
+        }
+    }
+
+    contracts::ticket_store_contract_tests!(stores);
+}

@@ -1,0 +1,56 @@
+//! The building blocks tests share: one start time, players and connections by name,
+//! and a connected player's `$connect` write in one call.
+
+use shared::domain::{ConnectionId, EpochMillis, PlacementId, PlayerId};
+use shared::ports::player_store::NewConnection;
+
+/// The time tests start at: 2100-01-01, so that items written with it are never in the
+/// past for DynamoDB Local's TTL sweeper, which deletes expired items for real.
+pub const T0: EpochMillis = 4_102_444_800_000;
+
+/// The heartbeat timeout [`new_connection`] gives a connection (the default setting).
+pub const HEARTBEAT_TIMEOUT_MS: EpochMillis = 90_000;
+
+/// A valid player id.
+///
+/// # Panics
+/// When `name` is not a valid player id (a mistake in the test).
+pub fn player(name: &str) -> PlayerId {
+    PlayerId::parse(name).unwrap_or_else(|e| panic!("{name:?} is not a player id: {e}"))
+}
+
+/// A valid connection id.
+///
+/// # Panics
+/// When `raw` is not a valid connection id (a mistake in the test).
+pub fn connection(raw: &str) -> ConnectionId {
+    ConnectionId::parse(raw).unwrap_or_else(|e| panic!("{raw:?} is not a connection id: {e}"))
+}
+
+/// A valid placement id.
+///
+/// # Panics
+/// When `raw` is not a valid placement id (a mistake in the test).
+pub fn placement_id(raw: &str) -> PlacementId {
+    PlacementId::parse(raw).unwrap_or_else(|e| panic!("{raw:?} is not a placement id: {e}"))
+}
+
+/// `c-<name>`: the connection tests give a player by default.
+pub fn connection_of(name: &str) -> ConnectionId {
+    connection(&format!("c-{name}"))
+}
+
+/// The `$connect` write of `name` on `connection_id` at `at` (API Gateway's `connectedAt`
+/// and the handler's clock alike), with the default heartbeat deadline.
+pub fn new_connection(name: &str, connection_id: &str, at: EpochMillis) -> NewConnection {
+    NewConnection {
+        player_id: player(name),
+        connection_id: connection(connection_id),
+        endpoint: "https://abcdef1234.execute-api.us-east-1.amazonaws.com/Development".into(),
+        connected_at: at,
+        now: at,
+        heartbeat_deadline: at + HEARTBEAT_TIMEOUT_MS,
+        sweep_shard: 0,
+        expire_at_secs: at / 1000 + shared::domain::PLAYER_RETENTION_SECONDS,
+    }
+}

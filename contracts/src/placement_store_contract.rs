@@ -1,0 +1,520 @@
+//! The `PlacementStore` and `PlacementOutcomes` contract, one test per scenario:
+//! `contracts::placement_store_contract_tests!(factory)` expands to one `#[tokio::test]` per
+//! scenario below, each on fresh [`PlacementStores`] (sharing one backend) from `factory`.
+
+use std::sync::Arc;
+
+use shared::domain::{ConnectionId, EpochMillis, MessageId, PlacementStatus, PlayerId};
+use shared::ports::message_store::{MessageKind, MessageStore, NewMessage, ReplayFrom};
+use shared::ports::placement_store::{
+    PlacedGameSession, PlacementOutcomes, PlacementRecord, PlacementStore, SettledPlayer,
+    Settlement,
+};
+use shared::ports::player_store::{NewConnection, PlacementBegun, PlayerStore};
+
+use crate::fixtures::{T0, placement_id};
+
+/// The stores a scenario works on; `outcomes` must settle into these `placements`,
+/// `players` and `messages`.
+pub struct PlacementStores {
+    pub placements: Arc<dyn PlacementStore>,
+    pub outcomes: Arc<dyn PlacementOutcomes>,
+    pub players: Arc<dyn PlayerStore>,
+    pub messages: Arc<dyn MessageStore>,
+}
+
+fn player(name: &str) -> PlayerId {
+    PlayerId::parse(name).expect("valid test player id")
+}
+
+async fn connect(stores: &PlacementStores, name: &str, at: EpochMillis) {
+    let player_id = player(name);
+    stores
+        .players
+        .connect(&NewConnection {
+            sweep_shard: player_id.sweep_shard(4),
+            player_id,
+            connection_id: ConnectionId::parse(format!("c-{name}")).expect("valid connection id"),
+            endpoint: "https://api.example/prod".into(),
+            connected_at: at,
+            now: at,
+            heartbeat_deadline: at + 90_000,
+            expire_at_secs: at / 1000 + 86_400,
+        })
+        .await
+        .expect("connect");
+}
+
+fn game_session() -> PlacedGameSession {
+    PlacedGameSession {
+        game_session_arn: "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1".into(),
+        ip_address: "10.0.0.1".into(),
+        dns_name: "ec2-10-0-0-1.eu-west-1.compute.amazonaws.com".into(),
+        port: 7777,
+        region: "eu-west-1".into(),
+    }
+}
+
+fn message(id: &str, recipient: &str, status: PlacementStatus) -> NewMessage {
+    NewMessage {
+        message_id: MessageId::deterministic(&["placement", id, recipient]),
+        recipient_id: player(recipient),
+        sender_id: "system".into(),
+        kind: MessageKind::Placement,
+        payload: format!(r#"{{"type":"placement","placementId":"{id}","status":"{status}"}}"#),
+        created_at: T0,
+        expire_at_secs: T0 / 1000 + 86_400,
+    }
+}
+
+fn settlement(id: &str, status: PlacementStatus, players: &[&str]) -> Settlement {
+    let fulfilled = status == PlacementStatus::Fulfilled;
+    Settlement {
+        placement_id: placement_id(id),
+        status,
+        game_session: fulfilled.then(game_session),
+        players: players
+            .iter()
+            .map(|name| SettledPlayer {
+                player_id: player(name),
+                player_session_id: fulfilled.then(|| format!("psess-{name}")),
+                message: message(id, name, status),
+            })
+            .collect(),
+        at: T0 + 5_000,
+    }
+}
+
+/// Everything in `recipient`'s inbox, as it was appended (seqs left out).
+async fn pending_messages(stores: &PlacementStores, recipient: &str) -> Vec<NewMessage> {
+    stores
+        .messages
+        .read(&player(recipient), &ReplayFrom::EVERYTHING, T0)
+        .await
+        .expect("inbox read")
+        .messages
+        .into_iter()
+        .map(|m| NewMessage {
+            message_id: m.message_id,
+            recipient_id: m.recipient_id,
+            sender_id: m.sender_id,
+            kind: m.kind,
+            payload: m.payload,
+            created_at: m.created_at,
+            expire_at_secs: m.expire_at_secs,
+        })
+        .collect()
+}
+
+pub async fn given_a_new_placement_when_created_then_it_reads_back_pending_and_its_id_is_never_reused(
+    stores: &PlacementStores,
+) {
+    assert_eq!(
+        stores.placements.get(&placement_id("p-1")).await.unwrap(),
+        None
+    );
+    let placement = PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", T0);
+    stores.placements.create(&placement).await.unwrap();
+    assert_eq!(
+        stores.placements.get(&placement_id("p-1")).await.unwrap(),
+        Some(placement.clone())
+    );
+    assert_eq!(placement.player_ids, vec![player("alice")]);
+    assert_eq!(placement.status, PlacementStatus::Pending);
+    assert!(stores.placements.create(&placement).await.is_err());
+}
+
+pub async fn given_a_pending_placement_when_marked_failed_then_failed_once(
+    stores: &PlacementStores,
+) {
+    let placement = PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", T0);
+    stores.placements.create(&placement).await.unwrap();
+    assert!(
+        stores
+            .placements
+            .mark_failed(&placement_id("p-1"), T0 + 1)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !stores
+            .placements
+            .mark_failed(&placement_id("p-1"), T0 + 2)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !stores
+            .placements
+            .mark_failed(&placement_id("p-unknown"), T0)
+            .await
+            .unwrap()
+    );
+    let stored = stores
+        .placements
+        .get(&placement_id("p-1"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.status, PlacementStatus::Failed);
+    assert_eq!(stored.updated_at, T0 + 1);
+    // A failed placement is final: an event cannot settle it any more.
+    let late = settlement("p-1", PlacementStatus::Failed, &["alice"]);
+    assert!(!stores.outcomes.settle(&late).await.unwrap());
+    assert!(pending_messages(stores, "alice").await.is_empty());
+}
+
+pub async fn given_a_pending_placement_when_fulfilled_then_placement_players_and_messages_change_together(
+    stores: &PlacementStores,
+) {
+    connect(stores, "alice", T0).await;
+    connect(stores, "bob", T0).await;
+    assert_eq!(
+        stores
+            .players
+            .begin_placement(&player("alice"), &placement_id("p-1"))
+            .await
+            .unwrap(),
+        PlacementBegun::Began
+    );
+    let mut placement =
+        PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", T0);
+    placement.player_ids.push(player("bob"));
+    stores.placements.create(&placement).await.unwrap();
+
+    let fulfilled = settlement("p-1", PlacementStatus::Fulfilled, &["alice", "bob"]);
+    assert!(stores.outcomes.settle(&fulfilled).await.unwrap());
+
+    let stored = stores
+        .placements
+        .get(&placement_id("p-1"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.status, PlacementStatus::Fulfilled);
+    assert_eq!(stored.updated_at, T0 + 5_000);
+    assert_eq!(stored.created_at, T0);
+    assert_eq!(stored.game_session, Some(game_session()));
+    assert_eq!(
+        stored
+            .player_sessions
+            .get(&player("bob"))
+            .map(String::as_str),
+        Some("psess-bob")
+    );
+    assert_eq!(stored.player_sessions.len(), 2);
+
+    for name in ["alice", "bob"] {
+        let record = stores.players.get(&player(name)).await.unwrap().unwrap();
+        assert_eq!(record.pending_placement_id, None, "{name}");
+        assert_eq!(
+            record.game_session,
+            Some(game_session().seat(format!("psess-{name}"))),
+            "{name}: each player gets their own player session"
+        );
+        let messages = pending_messages(stores, name).await;
+        assert_eq!(
+            messages,
+            vec![message("p-1", name, PlacementStatus::Fulfilled)]
+        );
+    }
+    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(alice.last_placement_id, Some(placement_id("p-1")));
+
+    // The seat survives a reconnect, and a rejoin replaces it within the same game only.
+    connect(stores, "alice", T0 + 10_000).await;
+    let rejoined = game_session().seat("psess-alice-2");
+    assert!(
+        stores
+            .players
+            .update_game_session(&player("alice"), &rejoined)
+            .await
+            .unwrap()
+    );
+    let mut other_game = game_session().seat("psess-alice-3");
+    other_game.game_session_arn = "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-2".into();
+    assert!(
+        !stores
+            .players
+            .update_game_session(&player("alice"), &other_game)
+            .await
+            .unwrap()
+    );
+    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(alice.game_session, Some(rejoined));
+}
+
+pub async fn given_a_settled_placement_when_the_same_outcome_comes_again_then_nothing_is_written(
+    stores: &PlacementStores,
+) {
+    connect(stores, "alice", T0).await;
+    stores
+        .players
+        .begin_placement(&player("alice"), &placement_id("p-1"))
+        .await
+        .unwrap();
+    stores
+        .placements
+        .create(&PlacementRecord::pending(
+            placement_id("p-1"),
+            player("alice"),
+            "eu-queue",
+            T0,
+        ))
+        .await
+        .unwrap();
+    let fulfilled = settlement("p-1", PlacementStatus::Fulfilled, &["alice"]);
+    assert!(stores.outcomes.settle(&fulfilled).await.unwrap());
+    // Then a new placement begins.
+    assert_eq!(pending_messages(stores, "alice").await.len(), 1);
+    stores
+        .players
+        .begin_placement(&player("alice"), &placement_id("p-2"))
+        .await
+        .unwrap();
+
+    let mut duplicate = fulfilled.clone();
+    duplicate.at = T0 + 9_000;
+    assert!(!stores.outcomes.settle(&duplicate).await.unwrap());
+    assert_eq!(
+        pending_messages(stores, "alice").await.len(),
+        1,
+        "a duplicate appends nothing"
+    );
+    let stored = stores
+        .placements
+        .get(&placement_id("p-1"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.updated_at, T0 + 5_000);
+    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(alice.pending_placement_id, Some(placement_id("p-2")));
+}
+
+pub async fn given_a_cancelled_placement_when_a_late_fulfilled_event_lands_then_nothing_changes(
+    stores: &PlacementStores,
+) {
+    connect(stores, "alice", T0).await;
+    stores
+        .players
+        .begin_placement(&player("alice"), &placement_id("p-1"))
+        .await
+        .unwrap();
+    stores
+        .placements
+        .create(&PlacementRecord::pending(
+            placement_id("p-1"),
+            player("alice"),
+            "eu-queue",
+            T0,
+        ))
+        .await
+        .unwrap();
+    let cancelled = settlement("p-1", PlacementStatus::Cancelled, &["alice"]);
+    assert!(stores.outcomes.settle(&cancelled).await.unwrap());
+    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(alice.pending_placement_id, None);
+    assert_eq!(alice.game_session, None);
+
+    let late = settlement("p-1", PlacementStatus::Fulfilled, &["alice"]);
+    assert!(!stores.outcomes.settle(&late).await.unwrap());
+    let stored = stores
+        .placements
+        .get(&placement_id("p-1"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.status, PlacementStatus::Cancelled);
+    assert_eq!(stored.game_session, None);
+    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(alice.game_session, None);
+    assert_eq!(
+        pending_messages(stores, "alice").await,
+        vec![message("p-1", "alice", PlacementStatus::Cancelled)]
+    );
+}
+
+pub async fn given_an_unknown_placement_when_settled_then_nothing_is_written(
+    stores: &PlacementStores,
+) {
+    connect(stores, "alice", T0).await;
+    let unknown = settlement("p-elsewhere", PlacementStatus::Fulfilled, &["alice"]);
+    assert!(!stores.outcomes.settle(&unknown).await.unwrap());
+    assert_eq!(
+        stores
+            .placements
+            .get(&placement_id("p-elsewhere"))
+            .await
+            .unwrap(),
+        None
+    );
+    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(alice.game_session, None);
+    assert!(pending_messages(stores, "alice").await.is_empty());
+}
+
+pub async fn given_a_later_pending_placement_when_an_older_one_settles_then_the_later_one_stays(
+    stores: &PlacementStores,
+) {
+    connect(stores, "alice", T0).await;
+    stores
+        .placements
+        .create(&PlacementRecord::pending(
+            placement_id("p-old"),
+            player("alice"),
+            "eu-queue",
+            T0,
+        ))
+        .await
+        .unwrap();
+    stores
+        .players
+        .begin_placement(&player("alice"), &placement_id("p-new"))
+        .await
+        .unwrap();
+    let timed_out = settlement("p-old", PlacementStatus::TimedOut, &["alice"]);
+    assert!(stores.outcomes.settle(&timed_out).await.unwrap());
+    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(alice.pending_placement_id, Some(placement_id("p-new")));
+    assert_eq!(
+        stores
+            .placements
+            .get(&placement_id("p-old"))
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
+        PlacementStatus::TimedOut
+    );
+}
+
+pub async fn given_more_players_than_one_transaction_takes_when_settled_then_every_one_is_settled_once(
+    stores: &PlacementStores,
+) {
+    let names: Vec<String> = (0..120).map(|i| format!("many{i:03}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut placement =
+        PlacementRecord::pending(placement_id("p-big"), player("many000"), "eu-queue", T0);
+    placement.player_ids = refs.iter().map(|n| player(n)).collect();
+    stores.placements.create(&placement).await.unwrap();
+    // Placed players who never connected: their game state waits for their first connect.
+    let fulfilled = settlement("p-big", PlacementStatus::Fulfilled, &refs);
+    assert!(stores.outcomes.settle(&fulfilled).await.unwrap());
+    assert!(!stores.outcomes.settle(&fulfilled).await.unwrap());
+
+    let stored = stores
+        .placements
+        .get(&placement_id("p-big"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.status, PlacementStatus::Fulfilled);
+    assert_eq!(stored.player_sessions.len(), 120);
+    for name in &refs {
+        assert_eq!(
+            pending_messages(stores, name).await,
+            vec![message("p-big", name, PlacementStatus::Fulfilled)],
+            "{name}"
+        );
+    }
+    assert_eq!(stores.players.get(&player("many119")).await.unwrap(), None);
+    connect(stores, "many119", T0 + 1).await;
+    let last = stores
+        .players
+        .get(&player("many119"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        last.game_session,
+        Some(game_session().seat("psess-many119"))
+    );
+}
+
+pub async fn given_a_seated_player_when_their_game_is_reported_over_then_the_seat_goes_and_the_game_is_remembered_as_ended(
+    stores: &PlacementStores,
+) {
+    connect(stores, "alice", T0).await;
+    connect(stores, "bob", T0).await;
+    stores
+        .players
+        .begin_placement(&player("alice"), &placement_id("p-1"))
+        .await
+        .unwrap();
+    let mut placement =
+        PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", T0);
+    placement.player_ids.push(player("bob"));
+    stores.placements.create(&placement).await.unwrap();
+    let fulfilled = settlement("p-1", PlacementStatus::Fulfilled, &["alice", "bob"]);
+    assert!(stores.outcomes.settle(&fulfilled).await.unwrap());
+    let arn = game_session().game_session_arn;
+
+    // Another game: nothing changes.
+    assert!(
+        !stores
+            .players
+            .end_game_session(
+                &player("alice"),
+                "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/other"
+            )
+            .await
+            .unwrap()
+    );
+    assert!(
+        stores
+            .players
+            .end_game_session(&player("alice"), &arn)
+            .await
+            .unwrap()
+    );
+    // Twice, or for a player with no item: nothing to clear.
+    assert!(
+        !stores
+            .players
+            .end_game_session(&player("alice"), &arn)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !stores
+            .players
+            .end_game_session(&player("ghost"), &arn)
+            .await
+            .unwrap()
+    );
+
+    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(alice.game_session, None);
+    assert_eq!(alice.ended_game_session.as_deref(), Some(arn.as_str()));
+    let bob = stores.players.get(&player("bob")).await.unwrap().unwrap();
+    assert!(bob.game_session.is_some(), "bob's seat is his own: {bob:?}");
+    assert_eq!(bob.ended_game_session, None);
+}
+
+/// One `#[tokio::test]` per scenario of this contract, each on `$factory().await` (an
+/// async function returning fresh [`PlacementStores`]).
+#[macro_export]
+macro_rules! placement_store_contract_tests {
+    ($factory:expr) => {
+        $crate::placement_store_contract_tests!(@each $factory, [
+            given_a_new_placement_when_created_then_it_reads_back_pending_and_its_id_is_never_reused,
+            given_a_pending_placement_when_marked_failed_then_failed_once,
+            given_a_pending_placement_when_fulfilled_then_placement_players_and_messages_change_together,
+            given_a_settled_placement_when_the_same_outcome_comes_again_then_nothing_is_written,
+            given_a_cancelled_placement_when_a_late_fulfilled_event_lands_then_nothing_changes,
+            given_an_unknown_placement_when_settled_then_nothing_is_written,
+            given_a_later_pending_placement_when_an_older_one_settles_then_the_later_one_stays,
+            given_more_players_than_one_transaction_takes_when_settled_then_every_one_is_settled_once,
+            given_a_seated_player_when_their_game_is_reported_over_then_the_seat_goes_and_the_game_is_remembered_as_ended,
+        ]);
+    };
+    (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $scenario() {
+                $crate::placement_store_contract::$scenario(&$factory().await).await;
+            }
+        )*
+    };
+}

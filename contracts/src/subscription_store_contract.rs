@@ -1,0 +1,212 @@
+//! The `SubscriptionStore` contract, one test per scenario:
+//! `contracts::subscription_store_contract_tests!(factory)` expands to one `#[tokio::test]` per
+//! scenario below, each on a fresh store from `factory`.
+
+use shared::domain::{EpochMillis, PlayerId};
+use shared::ports::subscription_store::SubscriptionStore;
+
+use crate::fixtures::T0;
+/// `expireAt` of the subscriptions the scenarios make: two hours after T0.
+const EXPIRE: i64 = T0 / 1000 + 7200;
+
+fn player(name: &str) -> PlayerId {
+    PlayerId::parse(name).expect("valid test player id")
+}
+
+fn players(names: &[&str]) -> Vec<PlayerId> {
+    names.iter().map(|name| player(name)).collect()
+}
+
+/// Watchers sorted by id, as text (the port returns them in no particular order).
+pub async fn watchers_of(
+    store: &impl SubscriptionStore,
+    target: &str,
+    now: EpochMillis,
+) -> Vec<String> {
+    let mut watchers: Vec<String> = store
+        .watchers(&player(target), now)
+        .await
+        .expect("watchers")
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    watchers.sort();
+    watchers
+}
+
+pub async fn given_subscriptions_when_listing_watchers_then_only_the_targets_own_watchers(
+    store: &impl SubscriptionStore,
+) {
+    store
+        .subscribe(&player("bob"), &players(&["alice", "carol"]), EXPIRE)
+        .await
+        .unwrap();
+    store
+        .subscribe(&player("dave"), &players(&["alice"]), EXPIRE)
+        .await
+        .unwrap();
+    assert_eq!(watchers_of(store, "alice", T0).await, vec!["bob", "dave"]);
+    assert_eq!(watchers_of(store, "carol", T0).await, vec!["bob"]);
+    assert!(watchers_of(store, "bob", T0).await.is_empty());
+    assert!(watchers_of(store, "nobody", T0).await.is_empty());
+}
+
+pub async fn given_a_repeated_subscription_then_it_is_listed_once_until_the_later_expiry(
+    store: &impl SubscriptionStore,
+) {
+    let bob = player("bob");
+    let alice = players(&["alice"]);
+    store.subscribe(&bob, &alice, EXPIRE).await.unwrap();
+    store.subscribe(&bob, &alice, EXPIRE + 600).await.unwrap();
+    assert_eq!(watchers_of(store, "alice", T0).await, vec!["bob"]);
+    // Past the first expiry, before the second.
+    let later = (EXPIRE + 300) * 1000;
+    assert_eq!(watchers_of(store, "alice", later).await, vec!["bob"]);
+    assert!(
+        watchers_of(store, "alice", (EXPIRE + 600) * 1000)
+            .await
+            .is_empty()
+    );
+}
+
+pub async fn given_an_expired_subscription_not_yet_deleted_then_it_is_not_listed(
+    store: &impl SubscriptionStore,
+) {
+    store
+        .subscribe(&player("bob"), &players(&["alice"]), EXPIRE)
+        .await
+        .unwrap();
+    store
+        .subscribe(&player("carol"), &players(&["alice"]), EXPIRE + 1)
+        .await
+        .unwrap();
+    // The last millisecond before `expireAt` still counts; `expireAt` itself does not.
+    assert_eq!(
+        watchers_of(store, "alice", EXPIRE * 1000 - 1).await,
+        vec!["bob", "carol"]
+    );
+    assert_eq!(
+        watchers_of(store, "alice", EXPIRE * 1000).await,
+        vec!["carol"]
+    );
+    assert!(
+        watchers_of(store, "alice", (EXPIRE + 1) * 1000)
+            .await
+            .is_empty()
+    );
+}
+
+pub async fn given_an_unsubscribe_then_only_the_named_subscriptions_of_that_watcher_go(
+    store: &impl SubscriptionStore,
+) {
+    store
+        .subscribe(
+            &player("bob"),
+            &players(&["alice", "carol", "erin"]),
+            EXPIRE,
+        )
+        .await
+        .unwrap();
+    store
+        .subscribe(&player("dave"), &players(&["alice"]), EXPIRE)
+        .await
+        .unwrap();
+    // "frank" was never watched: removing it is not an error.
+    store
+        .unsubscribe(&player("bob"), &players(&["alice", "carol", "frank"]))
+        .await
+        .unwrap();
+    assert_eq!(watchers_of(store, "alice", T0).await, vec!["dave"]);
+    assert!(watchers_of(store, "carol", T0).await.is_empty());
+    assert_eq!(watchers_of(store, "erin", T0).await, vec!["bob"]);
+    // Again: already gone is fine.
+    store
+        .unsubscribe(&player("bob"), &players(&["alice"]))
+        .await
+        .unwrap();
+}
+
+pub async fn given_more_than_25_targets_then_every_subscription_is_written_and_removed(
+    store: &impl SubscriptionStore,
+) {
+    let targets: Vec<PlayerId> = (0..60).map(|i| player(&format!("p{i:02}"))).collect();
+    store
+        .subscribe(&player("bob"), &targets, EXPIRE)
+        .await
+        .unwrap();
+    for target in &targets {
+        assert_eq!(
+            watchers_of(store, target.as_str(), T0).await,
+            vec!["bob"],
+            "{target}"
+        );
+    }
+    store.unsubscribe(&player("bob"), &targets).await.unwrap();
+    for target in &targets {
+        assert!(
+            watchers_of(store, target.as_str(), T0).await.is_empty(),
+            "{target}"
+        );
+    }
+}
+
+pub async fn given_many_watchers_of_one_target_then_every_one_is_listed(
+    store: &impl SubscriptionStore,
+) {
+    let mut expected = Vec::new();
+    for i in 0..30 {
+        let watcher = format!("w{i:02}");
+        // Every third one has expired: pages may come back filtered down to nothing.
+        let expire = if i % 3 == 0 { T0 / 1000 - 1 } else { EXPIRE };
+        store
+            .subscribe(&player(&watcher), &players(&["alice"]), expire)
+            .await
+            .unwrap();
+        if i % 3 != 0 {
+            expected.push(watcher);
+        }
+    }
+    assert_eq!(watchers_of(store, "alice", T0).await, expected);
+}
+
+pub async fn given_a_player_watching_themselves_then_they_are_their_own_watcher(
+    store: &impl SubscriptionStore,
+) {
+    store
+        .subscribe(&player("alice"), &players(&["alice"]), EXPIRE)
+        .await
+        .unwrap();
+    assert_eq!(watchers_of(store, "alice", T0).await, vec!["alice"]);
+}
+
+pub async fn given_nothing_to_write_or_remove_then_nothing_fails(store: &impl SubscriptionStore) {
+    store.subscribe(&player("bob"), &[], EXPIRE).await.unwrap();
+    store.unsubscribe(&player("bob"), &[]).await.unwrap();
+    assert!(watchers_of(store, "bob", T0).await.is_empty());
+}
+
+/// One `#[tokio::test]` per scenario of this contract, each on `$factory().await` (an
+/// async function returning a fresh [`SubscriptionStore`]).
+#[macro_export]
+macro_rules! subscription_store_contract_tests {
+    ($factory:expr) => {
+        $crate::subscription_store_contract_tests!(@each $factory, [
+            given_subscriptions_when_listing_watchers_then_only_the_targets_own_watchers,
+            given_a_repeated_subscription_then_it_is_listed_once_until_the_later_expiry,
+            given_an_expired_subscription_not_yet_deleted_then_it_is_not_listed,
+            given_an_unsubscribe_then_only_the_named_subscriptions_of_that_watcher_go,
+            given_more_than_25_targets_then_every_subscription_is_written_and_removed,
+            given_many_watchers_of_one_target_then_every_one_is_listed,
+            given_a_player_watching_themselves_then_they_are_their_own_watcher,
+            given_nothing_to_write_or_remove_then_nothing_fails,
+        ]);
+    };
+    (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $scenario() {
+                $crate::subscription_store_contract::$scenario(&$factory().await).await;
+            }
+        )*
+    };
+}
