@@ -56,7 +56,7 @@ pub fn reply_frame(response: &ApiGatewayProxyResponse) -> Value {
 
 /// A DynamoDB stream INSERT record carrying `message` as its NEW_IMAGE, as Lambda
 /// delivers it.
-pub fn stream_insert(message: &shared::ports::StoredMessage, sequence_number: &str) -> Value {
+pub fn stream_insert(message: &shared::messaging::StoredMessage, sequence_number: &str) -> Value {
     json!({
         "eventID": format!("evt-{sequence_number}"),
         "eventName": "INSERT",

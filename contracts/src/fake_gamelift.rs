@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use async_trait::async_trait;
 
 use shared::domain::{PlacementId, PlayerId};
-use shared::ports::gamelift::{GameLift, GameLiftError, PlacementRequest, PlayerSession};
+use shared::placement::{PlacementRequest, PlayerSession};
+use shared::ports::{GameLiftError, PlacementStarter, PlacementStopper, PlayerSessions};
 
 /// The IP, DNS name and port of the player sessions the fake creates by default.
 pub const FAKE_IP_ADDRESS: &str = "10.0.0.1";
@@ -96,17 +97,23 @@ impl FakeGameLift {
 }
 
 #[async_trait]
-impl GameLift for FakeGameLift {
+impl PlacementStarter for FakeGameLift {
     async fn start_placement(&self, request: &PlacementRequest) -> Result<(), GameLiftError> {
         self.record(GameLiftCall::StartPlacement(request.clone()));
         lock(&self.start).pop_front().unwrap_or(Ok(()))
     }
+}
 
+#[async_trait]
+impl PlacementStopper for FakeGameLift {
     async fn stop_placement(&self, placement_id: &PlacementId) -> Result<(), GameLiftError> {
         self.record(GameLiftCall::StopPlacement(placement_id.clone()));
         lock(&self.stop).pop_front().unwrap_or(Ok(()))
     }
+}
 
+#[async_trait]
+impl PlayerSessions for FakeGameLift {
     async fn create_player_session(
         &self,
         game_session_arn: &str,

@@ -7,9 +7,10 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 
 use shared::domain::PlayerId;
+use shared::matchmaking::MatchmakingRequest;
 use shared::matchmaking::TicketId;
-use shared::ports::gamelift::GameLiftError;
-use shared::ports::matchmaker::{Matchmaker, MatchmakingRequest};
+use shared::ports::GameLiftError;
+use shared::ports::Matchmaker;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum MatchmakerCall {

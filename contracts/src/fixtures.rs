@@ -2,7 +2,8 @@
 //! and a connected player's `$connect` write in one call.
 
 use shared::domain::{ConnectionId, EpochMillis, PlacementId, PlayerId};
-use shared::ports::player_store::NewConnection;
+use shared::pending::Pending;
+use shared::players::NewConnection;
 
 /// The time tests start at: 2100-01-01, so that items written with it are never in the
 /// past for DynamoDB Local's TTL sweeper, which deletes expired items for real.
@@ -33,6 +34,14 @@ pub fn connection(raw: &str) -> ConnectionId {
 /// When `raw` is not a valid placement id (a mistake in the test).
 pub fn placement_id(raw: &str) -> PlacementId {
     PlacementId::parse(raw).unwrap_or_else(|e| panic!("{raw:?} is not a placement id: {e}"))
+}
+
+/// A pending queue placement of id `raw`.
+///
+/// # Panics
+/// When `raw` is not a valid placement id (a mistake in the test).
+pub fn pending(raw: &str) -> Pending {
+    Pending::Placement(placement_id(raw))
 }
 
 /// `c-<name>`: the connection tests give a player by default.

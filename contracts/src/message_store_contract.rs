@@ -4,17 +4,18 @@
 
 use std::sync::Arc;
 
+use crate::Inboxes;
+
+use crate::PlayersTable;
 use crate::fixtures::{T0, connection_of};
 use shared::domain::{ConnectionId, MessageId, PlayerId, Seq};
-use shared::ports::message_store::{
-    DeliveryHandover, Handover, HandoverOutcome, MessageKind, MessageStore, NewMessage, ReplayFrom,
-};
-use shared::ports::player_store::PlayerStore;
+use shared::messaging::{Handover, HandoverOutcome, MessageKind, NewMessage, ReplayFrom};
+use shared::ports::DeliveryHandover;
 
 /// The stores a scenario works on; `handover` must span `players` and `messages`.
 pub struct Subject {
-    pub messages: Arc<dyn MessageStore>,
-    pub players: Arc<dyn PlayerStore>,
+    pub messages: Arc<dyn Inboxes>,
+    pub players: Arc<dyn PlayersTable>,
     pub handover: Arc<dyn DeliveryHandover>,
 }
 
@@ -39,11 +40,11 @@ pub fn message(recipient: &str, n: i64) -> NewMessage {
     }
 }
 
-fn seqs(read: &shared::ports::message_store::InboxRead) -> Vec<u64> {
+fn seqs(read: &shared::messaging::InboxRead) -> Vec<u64> {
     read.messages.iter().map(|m| m.seq.get()).collect()
 }
 
-fn ns(read: &shared::ports::message_store::InboxRead) -> Vec<String> {
+fn ns(read: &shared::messaging::InboxRead) -> Vec<String> {
     read.messages
         .iter()
         .map(|m| m.message_id.to_string())

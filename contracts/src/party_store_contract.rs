@@ -4,23 +4,25 @@
 
 use std::sync::Arc;
 
-use crate::fixtures::{T0, new_connection, placement_id, player};
+use crate::Inboxes;
+
+use crate::PartiesTable;
+use crate::PlayersTable;
+use crate::fixtures::{T0, new_connection, pending, player};
 use shared::domain::{EpochMillis, PlayerId};
+use shared::messaging::{MessageKind, ReplayFrom};
 use shared::party::{Change, Invitation, MemberPresence, Parties, Party, PartyId};
-use shared::ports::message_store::{MessageKind, MessageStore, ReplayFrom};
-use shared::ports::party_store::{
-    Committed, InvitationWrite, OfflineParty, PartyCommit, PartyCondition, PartyPlacementBegun,
-    PartyStore,
-};
-use shared::ports::player_store::PlayerStore;
-use shared::ports::{ManualClock, PlacementBegun};
+use shared::party::{Committed, InvitationWrite, OfflineParty, PartyCommit, PartyCondition};
+use shared::pending::PartyReservation;
+use shared::pending::Reservation;
+use shared::ports::ManualClock;
 
 /// The stores a scenario works on; `parties` must link players in `players` and append
 /// to `messages`.
 pub struct PartyStores {
-    pub parties: Arc<dyn PartyStore>,
-    pub players: Arc<dyn PlayerStore>,
-    pub messages: Arc<dyn MessageStore>,
+    pub parties: Arc<dyn PartiesTable>,
+    pub players: Arc<dyn PlayersTable>,
+    pub messages: Arc<dyn Inboxes>,
 }
 
 impl PartyStores {
@@ -28,7 +30,12 @@ impl PartyStores {
     pub const SHARDS: u32 = 4;
 
     fn service(&self) -> Parties {
-        Parties::new(self.parties.clone(), Arc::new(ManualClock::at(T0)), 86_400)
+        Parties::new(
+            self.parties.clone(),
+            self.parties.clone(),
+            Arc::new(ManualClock::at(T0)),
+            86_400,
+        )
     }
 
     async fn connect(&self, names: &[&str]) {
@@ -351,49 +358,45 @@ pub async fn given_a_party_when_its_placement_begins_then_every_member_is_pendin
     assert_eq!(
         stores
             .players
-            .begin_placement(&player("dave"), &placement_id("p-dave"))
+            .reserve(&player("dave"), &pending("p-dave"))
             .await
             .unwrap(),
-        PlacementBegun::Began
+        Reservation::Reserved
     );
     assert_eq!(
         stores
             .players
-            .begin_placement(&player("carol"), &placement_id("p-solo"))
+            .reserve(&player("carol"), &pending("p-solo"))
             .await
             .unwrap(),
-        PlacementBegun::InParty(party("pp-1")),
+        Reservation::InParty(party("pp-1")),
         "a member places only through the leader"
     );
 
     let began = stores
         .parties
-        .begin_placement(&party_state, &placement_id("p-party"))
+        .reserve_party(&party_state, &pending("p-party"))
         .await
         .unwrap();
-    assert_eq!(began, PartyPlacementBegun::Began);
+    assert_eq!(began, PartyReservation::Reserved);
     for name in ["alice", "bob", "carol"] {
         let record = stores.players.get(&player(name)).await.unwrap().unwrap();
-        assert_eq!(
-            record.pending_placement_id,
-            Some(placement_id("p-party")),
-            "{name}"
-        );
+        assert_eq!(record.pending, Some(pending("p-party")), "{name}");
     }
     let again = stores
         .parties
-        .begin_placement(&party_state, &placement_id("p-again"))
+        .reserve_party(&party_state, &pending("p-again"))
         .await
         .unwrap();
     assert_eq!(
         again,
-        PartyPlacementBegun::AlreadyPending {
+        PartyReservation::Taken {
             player: player("alice"),
-            placement_id: placement_id("p-party")
+            pending: pending("p-party")
         }
     );
     let bob = stores.players.get(&player("bob")).await.unwrap().unwrap();
-    assert_eq!(bob.pending_placement_id, Some(placement_id("p-party")));
+    assert_eq!(bob.pending, Some(pending("p-party")));
 
     let promoted = party_state
         .promote(&player("alice"), &player("bob"))
@@ -402,10 +405,10 @@ pub async fn given_a_party_when_its_placement_begins_then_every_member_is_pendin
     assert_eq!(
         stores
             .parties
-            .begin_placement(&party_state, &placement_id("p-stale"))
+            .reserve_party(&party_state, &pending("p-stale"))
             .await
             .unwrap(),
-        PartyPlacementBegun::PartyMoved,
+        PartyReservation::PartyMoved,
         "read before the promotion"
     );
 }

@@ -4,23 +4,26 @@
 
 use std::sync::Arc;
 
-use shared::domain::{ConnectionId, EpochMillis, MessageId, PlacementStatus, PlayerId};
-use shared::ports::message_store::{MessageKind, MessageStore, NewMessage, ReplayFrom};
-use shared::ports::placement_store::{
-    PlacedGameSession, PlacementOutcomes, PlacementRecord, PlacementStore, SettledPlayer,
-    Settlement,
-};
-use shared::ports::player_store::{NewConnection, PlacementBegun, PlayerStore};
+use crate::Inboxes;
 
-use crate::fixtures::{T0, placement_id};
+use crate::PlacementsTable;
+use crate::PlayersTable;
+use shared::domain::{ConnectionId, EpochMillis, MessageId, PlacementStatus, PlayerId};
+use shared::messaging::{MessageKind, NewMessage, ReplayFrom};
+use shared::pending::Reservation;
+use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
+use shared::players::NewConnection;
+use shared::ports::PlacementOutcomes;
+
+use crate::fixtures::{T0, pending, placement_id};
 
 /// The stores a scenario works on; `outcomes` must settle into these `placements`,
 /// `players` and `messages`.
 pub struct PlacementStores {
-    pub placements: Arc<dyn PlacementStore>,
+    pub placements: Arc<dyn PlacementsTable>,
     pub outcomes: Arc<dyn PlacementOutcomes>,
-    pub players: Arc<dyn PlayerStore>,
-    pub messages: Arc<dyn MessageStore>,
+    pub players: Arc<dyn PlayersTable>,
+    pub messages: Arc<dyn Inboxes>,
 }
 
 fn player(name: &str) -> PlayerId {
@@ -172,10 +175,10 @@ pub async fn given_a_pending_placement_when_fulfilled_then_placement_players_and
     assert_eq!(
         stores
             .players
-            .begin_placement(&player("alice"), &placement_id("p-1"))
+            .reserve(&player("alice"), &pending("p-1"))
             .await
             .unwrap(),
-        PlacementBegun::Began
+        Reservation::Reserved
     );
     let mut placement =
         PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", T0);
@@ -206,7 +209,7 @@ pub async fn given_a_pending_placement_when_fulfilled_then_placement_players_and
 
     for name in ["alice", "bob"] {
         let record = stores.players.get(&player(name)).await.unwrap().unwrap();
-        assert_eq!(record.pending_placement_id, None, "{name}");
+        assert_eq!(record.pending, None, "{name}");
         assert_eq!(
             record.game_session,
             Some(game_session().seat(format!("psess-{name}"))),
@@ -219,7 +222,7 @@ pub async fn given_a_pending_placement_when_fulfilled_then_placement_players_and
         );
     }
     let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
-    assert_eq!(alice.last_placement_id, Some(placement_id("p-1")));
+    assert_eq!(alice.last_request, Some(pending("p-1")));
 
     // The seat survives a reconnect, and a rejoin replaces it within the same game only.
     connect(stores, "alice", T0 + 10_000).await;
@@ -250,7 +253,7 @@ pub async fn given_a_settled_placement_when_the_same_outcome_comes_again_then_no
     connect(stores, "alice", T0).await;
     stores
         .players
-        .begin_placement(&player("alice"), &placement_id("p-1"))
+        .reserve(&player("alice"), &pending("p-1"))
         .await
         .unwrap();
     stores
@@ -269,7 +272,7 @@ pub async fn given_a_settled_placement_when_the_same_outcome_comes_again_then_no
     assert_eq!(pending_messages(stores, "alice").await.len(), 1);
     stores
         .players
-        .begin_placement(&player("alice"), &placement_id("p-2"))
+        .reserve(&player("alice"), &pending("p-2"))
         .await
         .unwrap();
 
@@ -289,7 +292,7 @@ pub async fn given_a_settled_placement_when_the_same_outcome_comes_again_then_no
         .unwrap();
     assert_eq!(stored.updated_at, T0 + 5_000);
     let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
-    assert_eq!(alice.pending_placement_id, Some(placement_id("p-2")));
+    assert_eq!(alice.pending, Some(pending("p-2")));
 }
 
 pub async fn given_a_cancelled_placement_when_a_late_fulfilled_event_lands_then_nothing_changes(
@@ -298,7 +301,7 @@ pub async fn given_a_cancelled_placement_when_a_late_fulfilled_event_lands_then_
     connect(stores, "alice", T0).await;
     stores
         .players
-        .begin_placement(&player("alice"), &placement_id("p-1"))
+        .reserve(&player("alice"), &pending("p-1"))
         .await
         .unwrap();
     stores
@@ -314,7 +317,7 @@ pub async fn given_a_cancelled_placement_when_a_late_fulfilled_event_lands_then_
     let cancelled = settlement("p-1", PlacementStatus::Cancelled, &["alice"]);
     assert!(stores.outcomes.settle(&cancelled).await.unwrap());
     let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
-    assert_eq!(alice.pending_placement_id, None);
+    assert_eq!(alice.pending, None);
     assert_eq!(alice.game_session, None);
 
     let late = settlement("p-1", PlacementStatus::Fulfilled, &["alice"]);
@@ -370,13 +373,13 @@ pub async fn given_a_later_pending_placement_when_an_older_one_settles_then_the_
         .unwrap();
     stores
         .players
-        .begin_placement(&player("alice"), &placement_id("p-new"))
+        .reserve(&player("alice"), &pending("p-new"))
         .await
         .unwrap();
     let timed_out = settlement("p-old", PlacementStatus::TimedOut, &["alice"]);
     assert!(stores.outcomes.settle(&timed_out).await.unwrap());
     let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
-    assert_eq!(alice.pending_placement_id, Some(placement_id("p-new")));
+    assert_eq!(alice.pending, Some(pending("p-new")));
     assert_eq!(
         stores
             .placements
@@ -439,7 +442,7 @@ pub async fn given_a_seated_player_when_their_game_is_reported_over_then_the_sea
     connect(stores, "bob", T0).await;
     stores
         .players
-        .begin_placement(&player("alice"), &placement_id("p-1"))
+        .reserve(&player("alice"), &pending("p-1"))
         .await
         .unwrap();
     let mut placement =

@@ -1,12 +1,15 @@
-//! The `PlayerStore` contract, one test per scenario: `contracts::player_store_contract_tests!(factory)`
+//! The Players ports' contract, one test per scenario: `contracts::player_store_contract_tests!(factory)`
 //! expands to one `#[tokio::test]` per scenario below, each on a fresh store from `factory`.
 
-use shared::domain::{ConnectionId, EpochMillis, PlayerId, PresenceStatus, Seq};
-use shared::ports::player_store::{
-    ConnectOutcome, Liveness, NewConnection, PlacementBegun, PlayerStore,
-};
+use std::sync::Arc;
 
-use crate::fixtures::{T0, placement_id};
+use crate::PlayersTable;
+use shared::domain::{ConnectionId, EpochMillis, PlayerId, PresenceStatus, Seq};
+use shared::pending::Reservation;
+use shared::players::{ConnectOutcome, Liveness, NewConnection};
+use shared::ports::Heartbeats;
+
+use crate::fixtures::{T0, pending};
 
 const HEARTBEAT: EpochMillis = 90_000;
 const GRACE: EpochMillis = 30_000;
@@ -34,26 +37,26 @@ fn connection(p: &str, c: &str, at: EpochMillis) -> NewConnection {
 }
 
 pub async fn given_no_pending_placement_when_beginning_then_pending_and_a_second_conflicts_naming_it(
-    store: &impl PlayerStore,
+    store: &impl PlayersTable,
 ) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     assert_eq!(
         store
-            .begin_placement(&player("alice"), &placement_id("p-1"))
+            .reserve(&player("alice"), &pending("p-1"))
             .await
             .unwrap(),
-        PlacementBegun::Began
+        Reservation::Reserved
     );
     assert_eq!(
         store
-            .begin_placement(&player("alice"), &placement_id("p-2"))
+            .reserve(&player("alice"), &pending("p-2"))
             .await
             .unwrap(),
-        PlacementBegun::AlreadyPending(placement_id("p-1"))
+        Reservation::Taken(pending("p-1"))
     );
     let record = store.get(&player("alice")).await.unwrap().unwrap();
-    assert_eq!(record.pending_placement_id, Some(placement_id("p-1")));
-    assert_eq!(record.last_placement_id, Some(placement_id("p-1")));
+    assert_eq!(record.pending, Some(pending("p-1")));
+    assert_eq!(record.last_request, Some(pending("p-1")));
     assert_eq!(record.game_session, None);
 
     // Game state survives reconnects (a `$connect` writes connection fields only).
@@ -63,72 +66,72 @@ pub async fn given_no_pending_placement_when_beginning_then_pending_and_a_second
         .unwrap();
     let record = store.get(&player("alice")).await.unwrap().unwrap();
     assert_eq!(record.connection_id, conn("c2"));
-    assert_eq!(record.pending_placement_id, Some(placement_id("p-1")));
+    assert_eq!(record.pending, Some(pending("p-1")));
 }
 
-pub async fn given_a_pending_placement_then_only_its_own_id_abandons_it(store: &impl PlayerStore) {
+pub async fn given_a_pending_placement_then_only_its_own_id_abandons_it(store: &impl PlayersTable) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     store
-        .begin_placement(&player("alice"), &placement_id("p-1"))
+        .reserve(&player("alice"), &pending("p-1"))
         .await
         .unwrap();
     store
-        .abandon_placement(&player("alice"), &placement_id("p-0"))
+        .release(&player("alice"), &pending("p-0"))
         .await
         .unwrap();
     let record = store.get(&player("alice")).await.unwrap().unwrap();
-    assert_eq!(record.pending_placement_id, Some(placement_id("p-1")));
+    assert_eq!(record.pending, Some(pending("p-1")));
 
     store
-        .abandon_placement(&player("alice"), &placement_id("p-1"))
+        .release(&player("alice"), &pending("p-1"))
         .await
         .unwrap();
     let record = store.get(&player("alice")).await.unwrap().unwrap();
-    assert_eq!(record.pending_placement_id, None);
-    assert_eq!(record.last_placement_id, Some(placement_id("p-1")));
+    assert_eq!(record.pending, None);
+    assert_eq!(record.last_request, Some(pending("p-1")));
     assert_eq!(
         store
-            .begin_placement(&player("alice"), &placement_id("p-2"))
+            .reserve(&player("alice"), &pending("p-2"))
             .await
             .unwrap(),
-        PlacementBegun::Began
+        Reservation::Reserved
     );
 
     // No item: nothing to abandon, and nothing is created.
     store
-        .abandon_placement(&player("ghost"), &placement_id("p-1"))
+        .release(&player("ghost"), &pending("p-1"))
         .await
         .unwrap();
     assert_eq!(store.get(&player("ghost")).await.unwrap(), None);
 }
 
 pub async fn given_game_state_written_before_the_first_connect_then_the_connect_keeps_it(
-    store: &impl PlayerStore,
+    store: &impl PlayersTable,
 ) {
     assert_eq!(
         store
-            .begin_placement(&player("bob"), &placement_id("p-1"))
+            .reserve(&player("bob"), &pending("p-1"))
             .await
             .unwrap(),
-        PlacementBegun::Began
+        Reservation::Reserved
     );
     // An item holding game state only is no connection record.
     assert_eq!(store.get(&player("bob")).await.unwrap(), None);
     assert_eq!(
         store
-            .begin_placement(&player("bob"), &placement_id("p-2"))
+            .reserve(&player("bob"), &pending("p-2"))
             .await
             .unwrap(),
-        PlacementBegun::AlreadyPending(placement_id("p-1"))
+        Reservation::Taken(pending("p-1"))
     );
     let outcome = store.connect(&connection("bob", "c1", T0)).await.unwrap();
     assert_eq!(outcome, ConnectOutcome::New);
     let record = store.get(&player("bob")).await.unwrap().unwrap();
-    assert_eq!(record.pending_placement_id, Some(placement_id("p-1")));
+    assert_eq!(record.pending, Some(pending("p-1")));
 }
 
 pub async fn given_no_game_session_when_updating_it_then_nothing_is_written(
-    store: &impl PlayerStore,
+    store: &impl PlayersTable,
 ) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     let session = shared::domain::GameSession {
@@ -157,7 +160,7 @@ pub async fn given_no_game_session_when_updating_it_then_nothing_is_written(
 }
 
 pub async fn given_matchmaking_attributes_then_they_are_stored_replaced_and_kept_over_a_reconnect(
-    store: &impl PlayerStore,
+    store: &impl PlayersTable,
 ) {
     use shared::matchmaking::{AttributeValue, Attributes};
     let attributes: Attributes = [
@@ -210,7 +213,7 @@ pub async fn given_matchmaking_attributes_then_they_are_stored_replaced_and_kept
     assert!(record.matchmaking_attributes.is_empty());
 }
 
-pub async fn given_no_record_when_connecting_then_a_new_online_session(store: &impl PlayerStore) {
+pub async fn given_no_record_when_connecting_then_a_new_online_session(store: &impl PlayersTable) {
     assert_eq!(store.get(&player("alice")).await.unwrap(), None);
     let outcome = store.connect(&connection("alice", "c1", T0)).await.unwrap();
     assert_eq!(outcome, ConnectOutcome::New);
@@ -225,7 +228,7 @@ pub async fn given_no_record_when_connecting_then_a_new_online_session(store: &i
 }
 
 pub async fn given_a_disconnect_within_grace_when_reconnecting_then_resumed(
-    store: &impl PlayerStore,
+    store: &impl PlayersTable,
 ) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     assert!(
@@ -250,7 +253,7 @@ pub async fn given_a_disconnect_within_grace_when_reconnecting_then_resumed(
     assert!(record.resumed(), "{record:?}");
 }
 
-pub async fn given_the_grace_period_over_when_reconnecting_then_new(store: &impl PlayerStore) {
+pub async fn given_the_grace_period_over_when_reconnecting_then_new(store: &impl PlayersTable) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     store
         .disconnect(
@@ -272,7 +275,7 @@ pub async fn given_the_grace_period_over_when_reconnecting_then_new(store: &impl
 }
 
 pub async fn given_online_elsewhere_when_connecting_then_take_over_the_old_connection(
-    store: &impl PlayerStore,
+    store: &impl PlayersTable,
 ) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     let outcome = store
@@ -291,7 +294,7 @@ pub async fn given_online_elsewhere_when_connecting_then_take_over_the_old_conne
     assert!(!record.resumed());
 }
 
-pub async fn given_an_offline_player_when_connecting_then_new(store: &impl PlayerStore) {
+pub async fn given_an_offline_player_when_connecting_then_new(store: &impl PlayersTable) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     let swept = store
         .mark_offline(&player("alice"), T0 + HEARTBEAT + 1)
@@ -306,7 +309,7 @@ pub async fn given_an_offline_player_when_connecting_then_new(store: &impl Playe
 }
 
 pub async fn given_a_newer_connection_when_an_older_connect_lands_then_superseded(
-    store: &impl PlayerStore,
+    store: &impl PlayersTable,
 ) {
     store
         .connect(&connection("alice", "new", T0 + 10))
@@ -326,7 +329,7 @@ pub async fn given_a_newer_connection_when_an_older_connect_lands_then_supersede
 }
 
 pub async fn given_a_takeover_when_the_old_disconnect_lands_late_then_the_new_connection_is_untouched(
-    store: &impl PlayerStore,
+    store: &impl PlayersTable,
 ) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     store
@@ -345,7 +348,7 @@ pub async fn given_a_takeover_when_the_old_disconnect_lands_late_then_the_new_co
 }
 
 pub async fn given_the_current_connection_when_disconnecting_then_disconnected_with_grace(
-    store: &impl PlayerStore,
+    store: &impl PlayersTable,
 ) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     assert!(
@@ -373,12 +376,17 @@ pub async fn given_the_current_connection_when_disconnecting_then_disconnected_w
 }
 
 pub async fn given_a_heartbeat_then_only_the_current_online_connection_is_refreshed(
-    store: &impl PlayerStore,
+    stores: &HeartbeatStores,
 ) {
-    store.connect(&connection("alice", "c1", T0)).await.unwrap();
+    stores
+        .players
+        .connect(&connection("alice", "c1", T0))
+        .await
+        .unwrap();
     let cursor = Seq::new(41).unwrap();
     assert_eq!(
-        store
+        stores
+            .heartbeats
             .heartbeat(
                 &player("alice"),
                 &conn("c1"),
@@ -390,11 +398,12 @@ pub async fn given_a_heartbeat_then_only_the_current_online_connection_is_refres
             .unwrap(),
         Liveness::Current
     );
-    let record = store.get(&player("alice")).await.unwrap().unwrap();
+    let record = stores.players.get(&player("alice")).await.unwrap().unwrap();
     assert_eq!(record.last_seen, T0 + 50);
     assert_eq!(record.sweep_at, Some(T0 + 50 + HEARTBEAT));
     assert_eq!(record.acked_seq, Some(cursor), "the cursor is remembered");
-    store
+    stores
+        .heartbeats
         .heartbeat(
             &player("alice"),
             &conn("c1"),
@@ -404,7 +413,7 @@ pub async fn given_a_heartbeat_then_only_the_current_online_connection_is_refres
         )
         .await
         .unwrap();
-    let record = store.get(&player("alice")).await.unwrap().unwrap();
+    let record = stores.players.get(&player("alice")).await.unwrap().unwrap();
     assert_eq!(
         record.acked_seq,
         Some(cursor),
@@ -412,7 +421,8 @@ pub async fn given_a_heartbeat_then_only_the_current_online_connection_is_refres
     );
 
     assert_eq!(
-        store
+        stores
+            .heartbeats
             .heartbeat(
                 &player("alice"),
                 &conn("other"),
@@ -425,10 +435,11 @@ pub async fn given_a_heartbeat_then_only_the_current_online_connection_is_refres
         Liveness::Replaced,
         "a stale connection's heartbeat must not apply, and says it was replaced"
     );
-    let record = store.get(&player("alice")).await.unwrap().unwrap();
+    let record = stores.players.get(&player("alice")).await.unwrap().unwrap();
     assert_eq!(record.acked_seq, Some(cursor));
     assert_eq!(
-        store
+        stores
+            .heartbeats
             .heartbeat(
                 &player("nobody"),
                 &conn("c1"),
@@ -441,14 +452,16 @@ pub async fn given_a_heartbeat_then_only_the_current_online_connection_is_refres
         Liveness::Gone,
         "a heartbeat for an unknown player must not create a record"
     );
-    assert_eq!(store.get(&player("nobody")).await.unwrap(), None);
+    assert_eq!(stores.players.get(&player("nobody")).await.unwrap(), None);
 
-    store
+    stores
+        .players
         .disconnect(&player("alice"), &conn("c1"), T0 + 70, T0 + 70 + GRACE)
         .await
         .unwrap();
     assert_eq!(
-        store
+        stores
+            .heartbeats
             .heartbeat(
                 &player("alice"),
                 &conn("c1"),
@@ -461,7 +474,7 @@ pub async fn given_a_heartbeat_then_only_the_current_online_connection_is_refres
         Liveness::Gone,
         "a heartbeat after $disconnect must not bring the player back online"
     );
-    let record = store.get(&player("alice")).await.unwrap().unwrap();
+    let record = stores.players.get(&player("alice")).await.unwrap().unwrap();
     assert_eq!(record.status, PresenceStatus::Disconnected);
 }
 
@@ -475,24 +488,27 @@ fn players_in_shard(shard: u32, count: usize) -> Vec<String> {
 }
 
 pub async fn given_players_due_when_listing_expired_then_only_due_players_of_the_shard_page_by_page(
-    store: &impl PlayerStore,
+    stores: &HeartbeatStores,
 ) {
     let shard = 1;
     let mine = players_in_shard(shard, 4);
     let other = players_in_shard(2, 1);
     for (i, p) in mine.iter().enumerate() {
         let at = T0 + 3 - i as i64;
-        store
+        stores
+            .players
             .connect(&connection(p, &format!("c-{p}"), at))
             .await
             .unwrap();
     }
-    store
+    stores
+        .players
         .connect(&connection(&other[0], "c-other", T0))
         .await
         .unwrap();
     // mine[0] heartbeats: no longer due, though still tracked (still in the index).
-    store
+    stores
+        .heartbeats
         .heartbeat(
             &player(&mine[0]),
             &conn(&format!("c-{}", mine[0])),
@@ -510,7 +526,11 @@ pub async fn given_players_due_when_listing_expired_then_only_due_players_of_the
     let mut after = None;
     let mut pages = 0;
     loop {
-        let page = store.expired(shard, now, 2, after.as_ref()).await.unwrap();
+        let page = stores
+            .players
+            .expired(shard, now, 2, after.as_ref())
+            .await
+            .unwrap();
         pages += 1;
         assert!(page.players.len() <= 2, "a page reads at most its limit");
         due.extend(page.players.into_iter().map(|p| p.player_id.to_string()));
@@ -527,7 +547,8 @@ pub async fn given_players_due_when_listing_expired_then_only_due_players_of_the
     assert!((2..=3).contains(&pages), "{pages} pages for 4 players by 2");
 
     assert!(
-        store
+        stores
+            .players
             .expired(shard, T0, 10, None)
             .await
             .unwrap()
@@ -537,7 +558,7 @@ pub async fn given_players_due_when_listing_expired_then_only_due_players_of_the
 }
 
 pub async fn given_an_expired_player_when_marking_offline_then_it_leaves_the_index(
-    store: &impl PlayerStore,
+    store: &impl PlayersTable,
 ) {
     let alice = players_in_shard(0, 1).remove(0);
     store.connect(&connection(&alice, "c1", T0)).await.unwrap();
@@ -575,32 +596,41 @@ pub async fn given_an_expired_player_when_marking_offline_then_it_leaves_the_ind
 }
 
 pub async fn given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_wins(
-    store: &impl PlayerStore,
+    stores: &HeartbeatStores,
 ) {
     let alice = players_in_shard(3, 1).remove(0);
-    store.connect(&connection(&alice, "c1", T0)).await.unwrap();
+    stores
+        .players
+        .connect(&connection(&alice, "c1", T0))
+        .await
+        .unwrap();
     let now = T0 + HEARTBEAT + 1;
-    let due = store.expired(3, now, 10, None).await.unwrap();
+    let due = stores.players.expired(3, now, 10, None).await.unwrap();
     assert_eq!(due.players.len(), 1, "the sweeper sees alice as due");
     // The heartbeat lands between the sweeper's query and its conditional write.
     assert_eq!(
-        store
+        stores
+            .heartbeats
             .heartbeat(&player(&alice), &conn("c1"), now, now + HEARTBEAT, None)
             .await
             .unwrap(),
         Liveness::Current
     );
     assert_eq!(
-        store.mark_offline(&player(&alice), now).await.unwrap(),
+        stores
+            .players
+            .mark_offline(&player(&alice), now)
+            .await
+            .unwrap(),
         None
     );
-    let record = store.get(&player(&alice)).await.unwrap().unwrap();
+    let record = stores.players.get(&player(&alice)).await.unwrap().unwrap();
     assert_eq!(record.status, PresenceStatus::Online);
     assert_eq!(record.sweep_at, Some(now + HEARTBEAT));
 }
 
 pub async fn given_a_reconnect_that_lands_while_the_sweeper_acts_then_the_reconnect_wins(
-    store: &impl PlayerStore,
+    store: &impl PlayersTable,
 ) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
     store
@@ -623,7 +653,7 @@ pub async fn given_a_reconnect_that_lands_while_the_sweeper_acts_then_the_reconn
 }
 
 pub async fn given_many_players_when_reading_them_together_then_only_existing_ones_return(
-    store: &impl PlayerStore,
+    store: &impl PlayersTable,
 ) {
     // More than one batch of 100, with duplicates and unknown players mixed in.
     let names: Vec<String> = (0..130).map(|i| format!("many{i}")).collect();
@@ -650,15 +680,20 @@ pub async fn given_many_players_when_reading_them_together_then_only_existing_on
 }
 
 pub async fn given_a_new_connection_then_it_remembers_the_one_it_replaced_and_keeps_delivery_state(
-    store: &impl PlayerStore,
+    stores: &HeartbeatStores,
 ) {
-    store.connect(&connection("bob", "c1", T0)).await.unwrap();
-    let first = store.get(&player("bob")).await.unwrap().unwrap();
+    stores
+        .players
+        .connect(&connection("bob", "c1", T0))
+        .await
+        .unwrap();
+    let first = stores.players.get(&player("bob")).await.unwrap().unwrap();
     assert_eq!(first.previous_connection_id, None);
     assert_eq!(first.previous_endpoint, None);
     assert_eq!(first.previous_last_seen, None);
     assert!(!first.is_live(), "not live before its hand-over");
-    store
+    stores
+        .heartbeats
         .heartbeat(
             &player("bob"),
             &conn("c1"),
@@ -670,11 +705,12 @@ pub async fn given_a_new_connection_then_it_remembers_the_one_it_replaced_and_ke
         .unwrap();
 
     // A takeover: c1 is still online when c2 connects.
-    store
+    stores
+        .players
         .connect(&connection("bob", "c2", T0 + 9))
         .await
         .unwrap();
-    let second = store.get(&player("bob")).await.unwrap().unwrap();
+    let second = stores.players.get(&player("bob")).await.unwrap().unwrap();
     assert_eq!(second.previous_connection_id, Some(conn("c1")));
     assert_eq!(
         second.previous_endpoint.as_deref(),
@@ -692,7 +728,7 @@ pub async fn given_a_new_connection_then_it_remembers_the_one_it_replaced_and_ke
 }
 
 /// One `#[tokio::test]` per scenario of this contract, each on `$factory().await` (an
-/// async function returning a fresh [`PlayerStore`]).
+/// async function returning a fresh store of every [`PlayersTable`] port).
 #[macro_export]
 macro_rules! player_store_contract_tests {
     ($factory:expr) => {
@@ -706,17 +742,42 @@ macro_rules! player_store_contract_tests {
             given_a_newer_connection_when_an_older_connect_lands_then_superseded,
             given_a_takeover_when_the_old_disconnect_lands_late_then_the_new_connection_is_untouched,
             given_the_current_connection_when_disconnecting_then_disconnected_with_grace,
-            given_a_heartbeat_then_only_the_current_online_connection_is_refreshed,
-            given_players_due_when_listing_expired_then_only_due_players_of_the_shard_page_by_page,
             given_an_expired_player_when_marking_offline_then_it_leaves_the_index,
-            given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_wins,
             given_a_reconnect_that_lands_while_the_sweeper_acts_then_the_reconnect_wins,
             given_many_players_when_reading_them_together_then_only_existing_ones_return,
-            given_a_new_connection_then_it_remembers_the_one_it_replaced_and_keeps_delivery_state,
             given_no_pending_placement_when_beginning_then_pending_and_a_second_conflicts_naming_it,
             given_a_pending_placement_then_only_its_own_id_abandons_it,
             given_game_state_written_before_the_first_connect_then_the_connect_keeps_it,
             given_no_game_session_when_updating_it_then_nothing_is_written,
+        ]);
+    };
+    (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $scenario() {
+                $crate::player_store_contract::$scenario(&$factory().await).await;
+            }
+        )*
+    };
+}
+
+/// A Players store and what records heartbeats on it: in memory, the same store; on
+/// DynamoDB, the heartbeat route's mapping template as API Gateway runs it.
+pub struct HeartbeatStores {
+    pub players: Arc<dyn PlayersTable>,
+    pub heartbeats: Arc<dyn Heartbeats>,
+}
+
+/// One `#[tokio::test]` per heartbeat scenario, each on `$factory().await` (an async
+/// function returning fresh [`HeartbeatStores`]).
+#[macro_export]
+macro_rules! heartbeat_contract_tests {
+    ($factory:expr) => {
+        $crate::heartbeat_contract_tests!(@each $factory, [
+            given_a_heartbeat_then_only_the_current_online_connection_is_refreshed,
+            given_players_due_when_listing_expired_then_only_due_players_of_the_shard_page_by_page,
+            given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_wins,
+            given_a_new_connection_then_it_remembers_the_one_it_replaced_and_keeps_delivery_state,
         ]);
     };
     (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {

@@ -3,17 +3,18 @@
 //! scenario below, each on a fresh store from `factory` (a store that is both the
 //! `PlayerStore` holding the players' items and their `RateLimiter`).
 
+use crate::PlayersTable;
 use crate::fixtures::{T0, new_connection, player};
 use shared::domain::EpochMillis;
-use shared::ports::PlayerStore;
-use shared::ports::rate_limit::{Bucket, Exceeded, Quota, RateLimiter, Spent, WINDOW_MS};
+use shared::ports::RateLimiter;
+use shared::rate_limits::{Bucket, Exceeded, Quota, Spent, WINDOW_MS};
 
 /// A window start: T0 is a whole minute.
 const W: EpochMillis = T0;
 
 const FIVE_CALLS: Quota = Quota { calls: 5, units: 0 };
 
-async fn connected(store: &(impl PlayerStore + RateLimiter), name: &str) {
+async fn connected(store: &(impl PlayersTable + RateLimiter), name: &str) {
     store
         .connect(&new_connection(name, &format!("c-{name}"), T0 - 1_000))
         .await
@@ -39,7 +40,7 @@ fn allowed_count(outcomes: &[Spent]) -> usize {
 }
 
 pub async fn calls_within_the_limit_pass_and_the_next_is_told_when_the_window_ends(
-    store: &(impl PlayerStore + RateLimiter),
+    store: &(impl PlayersTable + RateLimiter),
 ) {
     connected(store, "alice").await;
     for i in 0..5 {
@@ -65,7 +66,7 @@ pub async fn calls_within_the_limit_pass_and_the_next_is_told_when_the_window_en
 }
 
 pub async fn a_call_that_would_cross_the_unit_limit_is_refused_and_counts_nothing(
-    store: &(impl PlayerStore + RateLimiter),
+    store: &(impl PlayersTable + RateLimiter),
 ) {
     connected(store, "alice").await;
     let quota = Quota {
@@ -94,7 +95,7 @@ pub async fn a_call_that_would_cross_the_unit_limit_is_refused_and_counts_nothin
     ));
 }
 
-pub async fn a_new_window_starts_from_zero(store: &(impl PlayerStore + RateLimiter)) {
+pub async fn a_new_window_starts_from_zero(store: &(impl PlayersTable + RateLimiter)) {
     connected(store, "alice").await;
     for i in 0..5 {
         spend(store, "alice", Bucket::SendMessage, FIVE_CALLS, 1, W + i).await;
@@ -125,7 +126,7 @@ pub async fn a_new_window_starts_from_zero(store: &(impl PlayerStore + RateLimit
     assert_eq!(allowed_count(&next), 5, "{next:?}");
 }
 
-pub async fn limits_are_per_player_and_per_bucket(store: &(impl PlayerStore + RateLimiter)) {
+pub async fn limits_are_per_player_and_per_bucket(store: &(impl PlayersTable + RateLimiter)) {
     connected(store, "alice").await;
     connected(store, "bob").await;
     let one = Quota { calls: 1, units: 0 };
@@ -150,7 +151,7 @@ pub async fn limits_are_per_player_and_per_bucket(store: &(impl PlayerStore + Ra
 }
 
 pub async fn concurrent_calls_never_pass_more_than_the_limit(
-    store: &(impl PlayerStore + RateLimiter),
+    store: &(impl PlayersTable + RateLimiter),
 ) {
     connected(store, "alice").await;
     let outcomes: Vec<Spent> = futures_util::future::join_all(
@@ -160,7 +161,7 @@ pub async fn concurrent_calls_never_pass_more_than_the_limit(
     assert_eq!(allowed_count(&outcomes), 5, "{outcomes:?}");
 }
 
-pub async fn with_the_quota_off_everything_passes(store: &(impl PlayerStore + RateLimiter)) {
+pub async fn with_the_quota_off_everything_passes(store: &(impl PlayersTable + RateLimiter)) {
     connected(store, "alice").await;
     let off = Quota { calls: 0, units: 0 };
     for i in 0..50 {
@@ -172,7 +173,7 @@ pub async fn with_the_quota_off_everything_passes(store: &(impl PlayerStore + Ra
 }
 
 pub async fn a_player_without_an_item_is_allowed_and_no_item_is_created(
-    store: &(impl PlayerStore + RateLimiter),
+    store: &(impl PlayersTable + RateLimiter),
 ) {
     assert_eq!(
         spend(store, "ghost", Bucket::SendMessage, FIVE_CALLS, 1, W).await,
@@ -185,7 +186,7 @@ pub async fn a_player_without_an_item_is_allowed_and_no_item_is_created(
 }
 
 pub async fn spending_leaves_the_players_record_as_it_was(
-    store: &(impl PlayerStore + RateLimiter),
+    store: &(impl PlayersTable + RateLimiter),
 ) {
     connected(store, "alice").await;
     let before = store.get(&player("alice")).await.expect("get");

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 
 use shared::domain::ConnectionId;
-use shared::ports::connection_gateway::{ConnectionGateway, ConnectionInfo, GatewayError};
+use shared::ports::{ConnectionGateway, ConnectionInfo, ConnectionProbe, GatewayError};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GatewayCall {
@@ -159,7 +159,10 @@ impl ConnectionGateway for RecordingGateway {
         }
         self.record(call, connection)
     }
+}
 
+#[async_trait]
+impl ConnectionProbe for RecordingGateway {
     async fn get(
         &self,
         endpoint: &str,

@@ -2,8 +2,8 @@
 //! `contracts::subscription_store_contract_tests!(factory)` expands to one `#[tokio::test]` per
 //! scenario below, each on a fresh store from `factory`.
 
+use crate::SubscriptionsTable;
 use shared::domain::{EpochMillis, PlayerId};
-use shared::ports::subscription_store::SubscriptionStore;
 
 use crate::fixtures::T0;
 /// `expireAt` of the subscriptions the scenarios make: two hours after T0.
@@ -19,7 +19,7 @@ fn players(names: &[&str]) -> Vec<PlayerId> {
 
 /// Watchers sorted by id, as text (the port returns them in no particular order).
 pub async fn watchers_of(
-    store: &impl SubscriptionStore,
+    store: &impl SubscriptionsTable,
     target: &str,
     now: EpochMillis,
 ) -> Vec<String> {
@@ -35,7 +35,7 @@ pub async fn watchers_of(
 }
 
 pub async fn given_subscriptions_when_listing_watchers_then_only_the_targets_own_watchers(
-    store: &impl SubscriptionStore,
+    store: &impl SubscriptionsTable,
 ) {
     store
         .subscribe(&player("bob"), &players(&["alice", "carol"]), EXPIRE)
@@ -52,7 +52,7 @@ pub async fn given_subscriptions_when_listing_watchers_then_only_the_targets_own
 }
 
 pub async fn given_a_repeated_subscription_then_it_is_listed_once_until_the_later_expiry(
-    store: &impl SubscriptionStore,
+    store: &impl SubscriptionsTable,
 ) {
     let bob = player("bob");
     let alice = players(&["alice"]);
@@ -70,7 +70,7 @@ pub async fn given_a_repeated_subscription_then_it_is_listed_once_until_the_late
 }
 
 pub async fn given_an_expired_subscription_not_yet_deleted_then_it_is_not_listed(
-    store: &impl SubscriptionStore,
+    store: &impl SubscriptionsTable,
 ) {
     store
         .subscribe(&player("bob"), &players(&["alice"]), EXPIRE)
@@ -97,7 +97,7 @@ pub async fn given_an_expired_subscription_not_yet_deleted_then_it_is_not_listed
 }
 
 pub async fn given_an_unsubscribe_then_only_the_named_subscriptions_of_that_watcher_go(
-    store: &impl SubscriptionStore,
+    store: &impl SubscriptionsTable,
 ) {
     store
         .subscribe(
@@ -127,7 +127,7 @@ pub async fn given_an_unsubscribe_then_only_the_named_subscriptions_of_that_watc
 }
 
 pub async fn given_more_than_25_targets_then_every_subscription_is_written_and_removed(
-    store: &impl SubscriptionStore,
+    store: &impl SubscriptionsTable,
 ) {
     let targets: Vec<PlayerId> = (0..60).map(|i| player(&format!("p{i:02}"))).collect();
     store
@@ -151,7 +151,7 @@ pub async fn given_more_than_25_targets_then_every_subscription_is_written_and_r
 }
 
 pub async fn given_many_watchers_of_one_target_then_every_one_is_listed(
-    store: &impl SubscriptionStore,
+    store: &impl SubscriptionsTable,
 ) {
     let mut expected = Vec::new();
     for i in 0..30 {
@@ -170,7 +170,7 @@ pub async fn given_many_watchers_of_one_target_then_every_one_is_listed(
 }
 
 pub async fn given_a_player_watching_themselves_then_they_are_their_own_watcher(
-    store: &impl SubscriptionStore,
+    store: &impl SubscriptionsTable,
 ) {
     store
         .subscribe(&player("alice"), &players(&["alice"]), EXPIRE)
@@ -179,7 +179,7 @@ pub async fn given_a_player_watching_themselves_then_they_are_their_own_watcher(
     assert_eq!(watchers_of(store, "alice", T0).await, vec!["alice"]);
 }
 
-pub async fn given_nothing_to_write_or_remove_then_nothing_fails(store: &impl SubscriptionStore) {
+pub async fn given_nothing_to_write_or_remove_then_nothing_fails(store: &impl SubscriptionsTable) {
     store.subscribe(&player("bob"), &[], EXPIRE).await.unwrap();
     store.unsubscribe(&player("bob"), &[]).await.unwrap();
     assert!(watchers_of(store, "bob", T0).await.is_empty());

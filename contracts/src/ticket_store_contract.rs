@@ -5,20 +5,26 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::fixtures::{T0, placement_id};
+use crate::Inboxes;
+
+use crate::PlayersTable;
+use crate::TicketsTable;
+use crate::fixtures::{self, T0};
 use shared::domain::{ConnectionId, EpochMillis, GameSession, MessageId, PlayerId};
+use shared::matchmaking::{TicketChange, TicketPlayerChange, TicketRecord};
 use shared::matchmaking::{TicketId, TicketStatus};
-use shared::ports::message_store::{MessageKind, MessageStore, NewMessage, ReplayFrom};
-use shared::ports::placement_store::PlacedGameSession;
-use shared::ports::player_store::{NewConnection, PlacementBegun, PlayerStore};
-use shared::ports::ticket_store::{TicketChange, TicketPlayerChange, TicketRecord, TicketStore};
+use shared::messaging::{MessageKind, NewMessage, ReplayFrom};
+use shared::pending::Pending;
+use shared::pending::Reservation;
+use shared::placement::PlacedGameSession;
+use shared::players::NewConnection;
 
 /// The stores a scenario works on; `tickets` must write into these `players` and
 /// `messages`.
 pub struct TicketStores {
-    pub tickets: Arc<dyn TicketStore>,
-    pub players: Arc<dyn PlayerStore>,
-    pub messages: Arc<dyn MessageStore>,
+    pub tickets: Arc<dyn TicketsTable>,
+    pub players: Arc<dyn PlayersTable>,
+    pub messages: Arc<dyn Inboxes>,
 }
 
 fn player(name: &str) -> PlayerId {
@@ -58,14 +64,14 @@ async fn queued(stores: &TicketStores) -> TicketRecord {
     );
     for name in ["alice", "bob"] {
         connect(stores, name).await;
-        let pending = ticket.ticket_id.as_pending().expect("our ticket");
+        let pending = Pending::of_ticket(&ticket.ticket_id).expect("our ticket");
         assert_eq!(
             stores
                 .players
-                .begin_placement(&player(name), &pending)
+                .reserve(&player(name), &pending)
                 .await
                 .unwrap(),
-            PlacementBegun::Began
+            Reservation::Reserved
         );
     }
     stores.tickets.create(&ticket).await.unwrap();
@@ -148,7 +154,7 @@ async fn seat_and_pending(stores: &TicketStores, name: &str) -> (Option<GameSess
         .await
         .unwrap()
         .expect("a player item");
-    (record.game_session, record.pending_placement_id.is_some())
+    (record.game_session, record.pending.is_some())
 }
 
 pub async fn given_a_new_ticket_when_created_then_it_reads_back_queued_and_its_id_is_never_reused(
@@ -258,21 +264,21 @@ pub async fn given_a_later_placement_pending_when_an_older_ticket_ends_then_the_
 ) {
     let ticket = queued(stores).await;
     // bob's ticket slot was cleared by a fault, and he placed since.
-    let pending = ticket.ticket_id.as_pending().unwrap();
+    let slot = Pending::of_ticket(&ticket.ticket_id).unwrap();
     stores
         .players
-        .abandon_placement(&player("bob"), &pending)
+        .release(&player("bob"), &slot)
         .await
         .unwrap();
     stores
         .players
-        .begin_placement(&player("bob"), &placement_id("p-later"))
+        .reserve(&player("bob"), &fixtures::pending("p-later"))
         .await
         .unwrap();
     let cancelled = change(&ticket, TicketStatus::Cancelled, T0 + 10, true);
     assert!(stores.tickets.advance(&cancelled).await.unwrap());
     let bob = stores.players.get(&player("bob")).await.unwrap().unwrap();
-    assert_eq!(bob.pending_placement_id, Some(placement_id("p-later")));
+    assert_eq!(bob.pending, Some(fixtures::pending("p-later")));
     assert_eq!(seat_and_pending(stores, "alice").await, (None, false));
 }
 

@@ -6,22 +6,20 @@
 use async_trait::async_trait;
 
 use shared::domain::{ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, Seq};
+use shared::matchmaking::{TicketChange, TicketId, TicketRecord};
+use shared::messaging::{Handover, HandoverOutcome, InboxRead, NewMessage, ReplayFrom};
+use shared::party::{Committed, OfflinePage, OfflineParty, PartyCommit};
 use shared::party::{Invitation, Party, PartyId};
-use shared::ports::message_store::{
-    DeliveryHandover, Handover, HandoverOutcome, InboxRead, MessageStore, NewMessage, ReplayFrom,
+use shared::pending::{PartyReservation, Pending, Reservation};
+use shared::placement::{PlacementRecord, Settlement};
+use shared::players::{ConnectOutcome, ExpiredPage, Liveness, NewConnection, PlayerRecord};
+use shared::ports::{
+    Connections, DeliveryHandover, Heartbeats, InboxReader, MessageStore, OfflineParties,
+    PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementOutcomes, PlacementReader,
+    PlacementRecorder, PlayerLookup, PlayerReader, PresenceSweep, Profiles, RateLimiter, Seats,
+    StoreError, Subscriptions, TicketChanges, TicketReader, TicketRecorder, Watchers,
 };
-use shared::ports::party_store::{
-    Committed, OfflinePage, OfflineParty, PartyCommit, PartyPlacementBegun, PartyStore,
-};
-use shared::ports::placement_store::{
-    PlacementOutcomes, PlacementRecord, PlacementStore, Settlement,
-};
-use shared::ports::player_store::{
-    ConnectOutcome, ExpiredPage, Liveness, NewConnection, PlacementBegun, PlayerRecord,
-    PlayerStore, StoreError,
-};
-use shared::ports::rate_limit::{Bucket, Quota, RateLimiter, Spent};
-use shared::ports::subscription_store::SubscriptionStore;
+use shared::rate_limits::{Bucket, Quota, Spent};
 
 /// Every store, unreachable.
 #[derive(Clone, Copy, Debug, Default)]
@@ -35,10 +33,25 @@ fn down<T>() -> Result<T, StoreError> {
 }
 
 #[async_trait]
-impl PlayerStore for Unavailable {
+impl PlayerReader for Unavailable {
+    async fn get(&self, _: &PlayerId) -> Result<Option<PlayerRecord>, StoreError> {
+        down()
+    }
+}
+
+#[async_trait]
+impl PlayerLookup for Unavailable {
+    async fn get_many(&self, _: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError> {
+        down()
+    }
+}
+
+#[async_trait]
+impl Connections for Unavailable {
     async fn connect(&self, _: &NewConnection) -> Result<ConnectOutcome, StoreError> {
         down()
     }
+
     async fn disconnect(
         &self,
         _: &PlayerId,
@@ -48,6 +61,10 @@ impl PlayerStore for Unavailable {
     ) -> Result<bool, StoreError> {
         down()
     }
+}
+
+#[async_trait]
+impl Heartbeats for Unavailable {
     async fn heartbeat(
         &self,
         _: &PlayerId,
@@ -58,12 +75,10 @@ impl PlayerStore for Unavailable {
     ) -> Result<Liveness, StoreError> {
         down()
     }
-    async fn get(&self, _: &PlayerId) -> Result<Option<PlayerRecord>, StoreError> {
-        down()
-    }
-    async fn get_many(&self, _: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError> {
-        down()
-    }
+}
+
+#[async_trait]
+impl PresenceSweep for Unavailable {
     async fn expired(
         &self,
         _: u32,
@@ -73,6 +88,7 @@ impl PlayerStore for Unavailable {
     ) -> Result<ExpiredPage, StoreError> {
         down()
     }
+
     async fn mark_offline(
         &self,
         _: &PlayerId,
@@ -80,22 +96,32 @@ impl PlayerStore for Unavailable {
     ) -> Result<Option<PlayerRecord>, StoreError> {
         down()
     }
-    async fn begin_placement(
-        &self,
-        _: &PlayerId,
-        _: &PlacementId,
-    ) -> Result<PlacementBegun, StoreError> {
+}
+
+#[async_trait]
+impl PendingSlots for Unavailable {
+    async fn reserve(&self, _: &PlayerId, _: &Pending) -> Result<Reservation, StoreError> {
         down()
     }
-    async fn abandon_placement(&self, _: &PlayerId, _: &PlacementId) -> Result<(), StoreError> {
+
+    async fn release(&self, _: &PlayerId, _: &Pending) -> Result<(), StoreError> {
         down()
     }
+}
+
+#[async_trait]
+impl Seats for Unavailable {
     async fn update_game_session(&self, _: &PlayerId, _: &GameSession) -> Result<bool, StoreError> {
         down()
     }
+
     async fn end_game_session(&self, _: &PlayerId, _: &str) -> Result<bool, StoreError> {
         down()
     }
+}
+
+#[async_trait]
+impl Profiles for Unavailable {
     async fn set_placement_latencies(
         &self,
         _: &PlayerId,
@@ -103,6 +129,7 @@ impl PlayerStore for Unavailable {
     ) -> Result<bool, StoreError> {
         down()
     }
+
     async fn set_matchmaking_attributes(
         &self,
         _: &PlayerId,
@@ -113,10 +140,11 @@ impl PlayerStore for Unavailable {
 }
 
 #[async_trait]
-impl PartyStore for Unavailable {
+impl PartyReader for Unavailable {
     async fn get(&self, _: &PartyId) -> Result<Option<Party>, StoreError> {
         down()
     }
+
     async fn get_with_invitation(
         &self,
         _: &PartyId,
@@ -124,16 +152,24 @@ impl PartyStore for Unavailable {
     ) -> Result<(Option<Party>, Option<Invitation>), StoreError> {
         down()
     }
+}
+
+#[async_trait]
+impl PartyCommits for Unavailable {
     async fn commit(&self, _: &PartyCommit) -> Result<Committed, StoreError> {
         down()
     }
-    async fn begin_placement(
-        &self,
-        _: &Party,
-        _: &PlacementId,
-    ) -> Result<PartyPlacementBegun, StoreError> {
+}
+
+#[async_trait]
+impl PartySlots for Unavailable {
+    async fn reserve_party(&self, _: &Party, _: &Pending) -> Result<PartyReservation, StoreError> {
         down()
     }
+}
+
+#[async_trait]
+impl OfflineParties for Unavailable {
     async fn offline(
         &self,
         _: u32,
@@ -150,6 +186,10 @@ impl MessageStore for Unavailable {
     async fn append(&self, _: &[NewMessage]) -> Result<usize, StoreError> {
         down()
     }
+}
+
+#[async_trait]
+impl InboxReader for Unavailable {
     async fn read(
         &self,
         _: &PlayerId,
@@ -182,13 +222,18 @@ impl DeliveryHandover for Unavailable {
 }
 
 #[async_trait]
-impl PlacementStore for Unavailable {
-    async fn create(&self, _: &PlacementRecord) -> Result<(), StoreError> {
-        down()
-    }
+impl PlacementReader for Unavailable {
     async fn get(&self, _: &PlacementId) -> Result<Option<PlacementRecord>, StoreError> {
         down()
     }
+}
+
+#[async_trait]
+impl PlacementRecorder for Unavailable {
+    async fn create(&self, _: &PlacementRecord) -> Result<(), StoreError> {
+        down()
+    }
+
     async fn mark_failed(&self, _: &PlacementId, _: EpochMillis) -> Result<bool, StoreError> {
         down()
     }
@@ -202,14 +247,40 @@ impl PlacementOutcomes for Unavailable {
 }
 
 #[async_trait]
-impl SubscriptionStore for Unavailable {
+impl Subscriptions for Unavailable {
     async fn subscribe(&self, _: &PlayerId, _: &[PlayerId], _: i64) -> Result<(), StoreError> {
         down()
     }
+
     async fn unsubscribe(&self, _: &PlayerId, _: &[PlayerId]) -> Result<(), StoreError> {
         down()
     }
+}
+
+#[async_trait]
+impl Watchers for Unavailable {
     async fn watchers(&self, _: &PlayerId, _: EpochMillis) -> Result<Vec<PlayerId>, StoreError> {
+        down()
+    }
+}
+
+#[async_trait]
+impl TicketReader for Unavailable {
+    async fn get(&self, _: &TicketId) -> Result<Option<TicketRecord>, StoreError> {
+        down()
+    }
+}
+
+#[async_trait]
+impl TicketRecorder for Unavailable {
+    async fn create(&self, _: &TicketRecord) -> Result<(), StoreError> {
+        down()
+    }
+}
+
+#[async_trait]
+impl TicketChanges for Unavailable {
+    async fn advance(&self, _: &TicketChange) -> Result<bool, StoreError> {
         down()
     }
 }

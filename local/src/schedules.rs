@@ -11,7 +11,7 @@ use crate::routes::{Dependencies, Routes};
 /// dependencies (the bus, the stores) are dropped.
 pub(crate) fn spawn_presence(
     deps: &Dependencies,
-    mut events: tokio::sync::mpsc::UnboundedReceiver<shared::ports::PresenceEvent>,
+    mut events: tokio::sync::mpsc::UnboundedReceiver<shared::presence::PresenceEvent>,
     interval_seconds: u64,
     hub: Arc<crate::console::Hub>,
 ) {

@@ -106,7 +106,7 @@ async fn given_a_heartbeat_from_a_socket_that_is_no_longer_current_then_session_
     let alice = shared::domain::PlayerId::parse("alice").unwrap();
     let before = players.get(&alice).await.unwrap().unwrap();
     players
-        .connect(&shared::ports::NewConnection {
+        .connect(&shared::players::NewConnection {
             player_id: alice.clone(),
             connection_id: shared::domain::ConnectionId::parse("newer").unwrap(),
             endpoint: stack.management_endpoint(),

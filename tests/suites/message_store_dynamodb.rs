@@ -38,10 +38,10 @@ mod dynamodb_specific {
     use contracts::fixtures::{T0, connection_of, new_connection, player};
     use contracts::message_store_contract::message;
     use shared::domain::{PlayerId, Seq};
-    use shared::ports::player_store::StoreError;
-    use shared::ports::{
-        DeliveryHandover, Handover, HandoverOutcome, MessageStore, PlayerStore, ReplayFrom,
-    };
+    use shared::messaging::{Handover, HandoverOutcome, ReplayFrom};
+    use shared::ports::StoreError;
+    use shared::ports::{DeliveryHandover, MessageStore};
+use contracts::ports::*;
     use tests::dynamodb::{
         counted_client, describe_template_table, dynamodb_local, fresh_messages_table,
         fresh_players_table, key_pairs,

@@ -39,11 +39,11 @@ mod dynamodb_specific {
     use aws_adapters::dynamodb::{DynamoMessageStore, DynamoPartyStore, DynamoPlayerStore};
     use contracts::fixtures::{T0, new_connection, player};
     use shared::domain::MessageId;
+    use shared::messaging::{MessageKind, NewMessage, ReplayFrom};
+    use shared::party::Committed;
     use shared::party::{Parties, Party, PartyId};
-    use shared::ports::{
-        Committed, ManualClock, MessageKind, MessageStore, NewMessage, PartyStore, PlayerStore,
-        ReplayFrom,
-    };
+    use shared::ports::{ManualClock, MessageStore};
+use contracts::ports::*;
     use tests::dynamodb::{
         counted_client, fresh_messages_table, fresh_parties_table, fresh_players_table,
     };
@@ -89,12 +89,12 @@ mod dynamodb_specific {
                 from: player("alice"),
                 expires_at: T0 + 60_000,
             };
-            let mut invite = shared::ports::PartyCommit::on(
+            let mut invite = shared::party::PartyCommit::on(
                 state.party_id.clone(),
-                shared::ports::PartyCondition::AtVersion(state.version),
+                shared::party::PartyCondition::AtVersion(state.version),
                 T0,
             );
-            invite.invitation = Some(shared::ports::InvitationWrite::Put(invitation.clone()));
+            invite.invitation = Some(shared::party::InvitationWrite::Put(invitation.clone()));
             assert_eq!(store.commit(&invite).await.unwrap(), Committed::Done);
             let joined = state.join(&player(name), Some(&invitation), T0).unwrap();
             assert_eq!(

@@ -11,7 +11,7 @@ use local::Settings;
 use local::gamelift::{DesiredPlayer, GroupPlacementRequest};
 use serde_json::{Value, json};
 use shared::domain::{PlacementId, PlayerId};
-use shared::ports::PlacementRecord;
+use shared::placement::PlacementRecord;
 use tests::dynamodb::unique_table_name;
 use tests::stack::{Client, TestStack};
 

@@ -48,10 +48,12 @@ mod dynamodb_specific {
     use aws_sdk_dynamodb::types::{AttributeValue, KeyType};
     use contracts::fixtures::placement_id;
     use shared::domain::{ConnectionId, MessageId, PlacementStatus, PlayerId};
-    use shared::ports::{
-        MessageKind, NewConnection, NewMessage, PlacedGameSession, PlacementBegun,
-        PlacementOutcomes, PlacementRecord, PlacementStore, PlayerStore, SettledPlayer, Settlement,
-    };
+    use shared::messaging::{MessageKind, NewMessage};
+    use shared::pending::PlacementBegun;
+    use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
+    use shared::players::NewConnection;
+    use shared::ports::PlacementOutcomes;
+use contracts::ports::*;
     use tests::dynamodb::{
         describe_template_table, dynamodb_local, fresh_messages_table, fresh_placements_table,
         fresh_players_table, key_pairs,

@@ -22,8 +22,9 @@ mod rate_limit {
     use aws_adapters::dynamodb::DynamoPlayerStore;
     use aws_sdk_dynamodb::types::AttributeValue;
     use contracts::fixtures::{T0, new_connection, player};
-    use shared::ports::player_store::PlayerStore;
-    use shared::ports::rate_limit::{Bucket, Quota, RateLimiter, Spent, WINDOW_MS};
+    use contracts::ports::*;
+    use shared::ports::RateLimiter;
+    use shared::rate_limits::{Bucket, Quota, Spent, WINDOW_MS};
     use tests::dynamodb::{counted_client, fresh_players_table};
 
     fn calls(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
@@ -102,7 +103,8 @@ mod dynamodb_specific {
     use aws_sdk_dynamodb::config::retry::RetryConfig;
     use aws_sdk_dynamodb::types::{AttributeValue, IndexStatus, KeyType, ProjectionType};
     use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
-    use shared::ports::player_store::{ConnectOutcome, NewConnection, PlayerStore, StoreError};
+    use shared::players::{ConnectOutcome, NewConnection};
+    use shared::ports::StoreError;
     use tests::dynamodb::{
         describe_template_table, dynamodb_local, fresh_players_table, key_pairs,
     };

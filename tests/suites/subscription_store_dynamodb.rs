@@ -34,7 +34,7 @@ mod dynamodb_specific {
     use aws_adapters::dynamodb::{DynamoSubscriptionStore, create_subscriptions_table};
     use aws_sdk_dynamodb::types::{AttributeValue, KeyType};
     use shared::domain::PlayerId;
-    use shared::ports::SubscriptionStore;
+    use contracts::ports::*;
     use tests::dynamodb::{
         describe_template_table, dynamodb_local, fresh_subscriptions_table, key_pairs,
     };

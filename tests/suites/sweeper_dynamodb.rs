@@ -14,10 +14,10 @@ use presence_timeout::{PresenceTimeoutHandler, SweepSummary};
 use shared::config::{Config, PresenceLiveness};
 use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
 use shared::party::Parties;
-use shared::ports::{
-    ConnectionGateway, ConnectionInfo, GatewayError, ManualClock, NewConnection, PlayerStore,
-    PresenceChange,
-};
+use shared::players::NewConnection;
+use shared::ports::{ConnectionGateway, ConnectionInfo, GatewayError, ManualClock};
+use contracts::ports::*;
+use shared::presence::PresenceChange;
 use tests::dynamodb::{
     dynamodb_local, fresh_messages_table, fresh_parties_table, fresh_players_table,
 };
@@ -273,7 +273,7 @@ impl ConnectionGateway for HeartbeatDuringSweep {
                 .unwrap();
             assert_eq!(
                 refreshed,
-                shared::ports::Liveness::Current,
+                shared::players::Liveness::Current,
                 "the heartbeat lands"
             );
         }

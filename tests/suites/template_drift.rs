@@ -1154,7 +1154,7 @@ fn messages_stream_mapping(template: &Template) -> (String, Value) {
 fn stream_records() -> Vec<(&'static str, Value, bool)> {
     use aws_adapters::dynamodb::message_item::{EPOCH_ITEM_SEQ, attr};
     use shared::domain::{MessageId, PlayerId, Seq};
-    use shared::ports::{MessageKind, StoredMessage};
+    use shared::messaging::{MessageKind, StoredMessage};
 
     let message = StoredMessage {
         seq: Seq::new(12).expect("a valid seq"),

@@ -241,13 +241,13 @@ impl TestStack {
     }
 
     /// Every unexpired message in `player`'s inbox, oldest first.
-    pub async fn inbox(&self, player: &str) -> Vec<shared::ports::StoredMessage> {
+    pub async fn inbox(&self, player: &str) -> Vec<shared::messaging::StoredMessage> {
         let id = PlayerId::parse(player).expect("a valid player id");
         let now = shared::ports::Clock::now_millis(self.stack.dependencies().clock.as_ref());
         self.stack
             .dependencies()
             .messages
-            .read(&id, &shared::ports::ReplayFrom::EVERYTHING, now)
+            .read(&id, &shared::messaging::ReplayFrom::EVERYTHING, now)
             .await
             .expect("the store answers")
             .messages

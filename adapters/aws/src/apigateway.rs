@@ -18,8 +18,9 @@ use aws_sdk_apigatewaymanagement::operation::post_to_connection::PostToConnectio
 use aws_sdk_apigatewaymanagement::primitives::{Blob, DateTime};
 use aws_sdk_apigatewaymanagement::{Client, Config};
 
+use crate::calls::{AwsCall, Calls, Verb};
 use shared::domain::ConnectionId;
-use shared::ports::connection_gateway::{ConnectionGateway, ConnectionInfo, GatewayError};
+use shared::ports::{ConnectionGateway, ConnectionInfo, ConnectionProbe, GatewayError};
 
 /// The management API, one cached SDK client per endpoint.
 pub struct ApiGatewayManagementGateway {
@@ -117,7 +118,19 @@ impl ConnectionGateway for ApiGatewayManagementGateway {
             .map(|_| ())
             .map_err(gateway_error)
     }
+}
 
+impl Calls<dyn ConnectionGateway> for ApiGatewayManagementGateway {
+    fn calls(&self) -> Vec<AwsCall> {
+        vec![
+            AwsCall::connections(Verb::Post),
+            AwsCall::connections(Verb::Delete),
+        ]
+    }
+}
+
+#[async_trait]
+impl ConnectionProbe for ApiGatewayManagementGateway {
     async fn get(
         &self,
         endpoint: &str,
@@ -138,6 +151,12 @@ impl ConnectionGateway for ApiGatewayManagementGateway {
                 .and_then(|identity| identity.source_ip())
                 .map(str::to_owned),
         })
+    }
+}
+
+impl Calls<dyn ConnectionProbe> for ApiGatewayManagementGateway {
+    fn calls(&self) -> Vec<AwsCall> {
+        vec![AwsCall::connections(Verb::Get)]
     }
 }
 

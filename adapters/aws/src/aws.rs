@@ -1,18 +1,13 @@
-//! Production wiring for Lambda `main.rs` files: one SDK configuration per process and
-//! the AWS adapters built from it, once, during init.
+//! The SDK configuration every AWS client of a function shares: region and credentials
+//! from the environment, timeouts inside the function's own, and the trust roots of its
+//! HTTPS client. Built once per process, during init.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use aws_config::timeout::TimeoutConfig;
 use aws_config::{BehaviorVersion, SdkConfig};
 use aws_smithy_http_client::tls::{self, TlsContext, TrustStore, rustls_provider::CryptoMode};
 use aws_smithy_runtime_api::client::http::SharedHttpClient;
-
-use crate::apigateway::ApiGatewayManagementGateway;
-use crate::dynamodb::{DynamoMessageStore, DynamoPlayerStore};
-use shared::config::Config;
-use shared::ports::{ConnectionGateway, MessageStore, PlayerStore};
 
 /// The roots of Amazon Trust Services, which issues the certificates of AWS service
 /// endpoints (see the file's header).
@@ -82,129 +77,6 @@ pub async fn sdk_config() -> SdkConfig {
         .timeout_config(timeouts)
         .load()
         .await
-}
-
-pub fn player_store(sdk: &SdkConfig, config: &Config) -> Arc<dyn PlayerStore> {
-    Arc::new(DynamoPlayerStore::new(
-        aws_sdk_dynamodb::Client::new(sdk),
-        config.players_table.clone(),
-    ))
-}
-
-/// The Players table as both the player store and the rate limiter (the windows live on
-/// the players' items): one client, one adapter.
-pub fn players_with_limits(
-    sdk: &SdkConfig,
-    config: &Config,
-) -> (Arc<dyn PlayerStore>, Arc<dyn shared::ports::RateLimiter>) {
-    let players = Arc::new(DynamoPlayerStore::new(
-        aws_sdk_dynamodb::Client::new(sdk),
-        config.players_table.clone(),
-    ));
-    (players.clone(), players)
-}
-
-pub fn message_store(sdk: &SdkConfig, config: &Config) -> Arc<dyn MessageStore> {
-    Arc::new(DynamoMessageStore::new(
-        aws_sdk_dynamodb::Client::new(sdk),
-        config.messages_table.clone(),
-    ))
-}
-
-/// `resume`'s hand-over: one TransactWriteItems across Players and Messages.
-pub fn delivery_handover(
-    sdk: &SdkConfig,
-    config: &Config,
-) -> Arc<dyn shared::ports::DeliveryHandover> {
-    Arc::new(crate::dynamodb::DynamoDeliveryHandover::new(
-        aws_sdk_dynamodb::Client::new(sdk),
-        config.players_table.clone(),
-        config.messages_table.clone(),
-    ))
-}
-
-pub fn placement_store(sdk: &SdkConfig, config: &Config) -> Arc<dyn shared::ports::PlacementStore> {
-    Arc::new(crate::dynamodb::DynamoPlacementStore::new(
-        aws_sdk_dynamodb::Client::new(sdk),
-        config.placements_table.clone(),
-    ))
-}
-
-/// Placement settlements: one TransactWriteItems across Placements, Players and Messages.
-pub fn placement_outcomes(
-    sdk: &SdkConfig,
-    config: &Config,
-) -> Arc<dyn shared::ports::PlacementOutcomes> {
-    Arc::new(crate::dynamodb::DynamoPlacementOutcomes::new(
-        aws_sdk_dynamodb::Client::new(sdk),
-        config.placements_table.clone(),
-        config.players_table.clone(),
-        config.messages_table.clone(),
-    ))
-}
-
-/// The Parties table, whose changes also write Players (party links) and Messages
-/// (every member's push) in one transaction.
-pub fn party_store(sdk: &SdkConfig, config: &Config) -> Arc<dyn shared::ports::PartyStore> {
-    Arc::new(crate::dynamodb::DynamoPartyStore::new(
-        aws_sdk_dynamodb::Client::new(sdk),
-        config.parties_table.clone(),
-        config.players_table.clone(),
-        config.messages_table.clone(),
-        config.presence_shards,
-    ))
-}
-
-/// Party changes and their pushes on the Parties table, on the system clock.
-pub fn parties(sdk: &SdkConfig, config: &Config) -> shared::party::Parties {
-    shared::party::Parties::new(
-        party_store(sdk, config),
-        Arc::new(shared::ports::SystemClock),
-        i64::try_from(config.message_ttl.as_secs()).unwrap_or(i64::MAX),
-    )
-}
-
-/// Matchmaking tickets: items of the Placements table, changed together with the Players
-/// and Messages tables.
-pub fn ticket_store(sdk: &SdkConfig, config: &Config) -> Arc<dyn shared::ports::TicketStore> {
-    Arc::new(crate::dynamodb::DynamoTicketStore::new(
-        aws_sdk_dynamodb::Client::new(sdk),
-        config.placements_table.clone(),
-        config.players_table.clone(),
-        config.messages_table.clone(),
-    ))
-}
-
-/// FlexMatch through the process's GameLift client configuration.
-pub fn matchmaker(sdk: &SdkConfig) -> Arc<dyn shared::ports::Matchmaker> {
-    Arc::new(crate::gamelift::SdkGameLift::from_sdk_config(sdk))
-}
-
-pub fn connection_gateway(sdk: &SdkConfig) -> Arc<dyn ConnectionGateway> {
-    Arc::new(ApiGatewayManagementGateway::new(sdk.clone()))
-}
-
-pub fn gamelift(sdk: &SdkConfig) -> Arc<dyn shared::ports::GameLift> {
-    Arc::new(crate::gamelift::SdkGameLift::from_sdk_config(sdk))
-}
-
-/// Presence events to the custom bus `PRESENCE_EVENT_BUS`, `Source` = `<GAME>.presence`.
-pub fn event_bus(sdk: &SdkConfig, config: &Config) -> Arc<dyn shared::ports::EventBus> {
-    Arc::new(crate::eventbridge::EventBridgeBus::new(
-        aws_sdk_eventbridge::Client::new(sdk),
-        config.presence_event_bus.clone(),
-        shared::ports::event_bus::presence_source(&config.game),
-    ))
-}
-
-pub fn subscription_store(
-    sdk: &SdkConfig,
-    config: &Config,
-) -> Arc<dyn shared::ports::SubscriptionStore> {
-    Arc::new(crate::dynamodb::DynamoSubscriptionStore::new(
-        aws_sdk_dynamodb::Client::new(sdk),
-        config.subscriptions_table.clone(),
-    ))
 }
 
 #[cfg(test)]

@@ -16,7 +16,9 @@ use aws_sdk_eventbridge::types::PutEventsRequestEntry;
 use futures_util::StreamExt;
 use futures_util::stream;
 
-use shared::ports::event_bus::{EventBus, EventBusError, PresenceEvent};
+use crate::calls::{AwsCall, Calls, Resource};
+use shared::ports::{EventBus, EventBusError};
+use shared::presence::PresenceEvent;
 
 /// EventBridge's limit of entries per PutEvents call.
 pub const MAX_ENTRIES_PER_CALL: usize = 10;
@@ -185,6 +187,15 @@ impl EventBus for EventBridgeBus {
             attempts: self.retry.attempts.max(1),
             error_codes: refused,
         })))
+    }
+}
+
+impl Calls<dyn EventBus> for EventBridgeBus {
+    fn calls(&self) -> Vec<AwsCall> {
+        vec![AwsCall::new(
+            "events:PutEvents",
+            Resource::EventBus(self.bus_name.clone()),
+        )]
     }
 }
 

@@ -20,18 +20,32 @@ use aws_sdk_gamelift::operation::start_game_session_placement::StartGameSessionP
 use aws_sdk_gamelift::operation::stop_game_session_placement::StopGameSessionPlacementError;
 use aws_sdk_gamelift::types::{DesiredPlayerSession, PlayerLatency};
 
+use crate::calls::{AwsCall, Calls, Resource};
 use shared::domain::{PlacementId, PlayerId};
-use shared::ports::gamelift::{GameLift, GameLiftError, PlacementRequest, PlayerSession};
+use shared::placement::{PlacementRequest, PlayerSession};
+use shared::ports::{GameLiftError, PlacementStarter, PlacementStopper, PlayerSessions};
 
 /// Amazon GameLift through one SDK client (built once per process).
 #[derive(Clone, Debug)]
 pub struct SdkGameLift {
     pub(super) client: Client,
+    /// The queues placements go to (`GAME_SESSION_QUEUES`): what StartGameSessionPlacement
+    /// is declared on.
+    queues: Vec<String>,
 }
 
 impl SdkGameLift {
     pub fn new(client: Client) -> Self {
-        Self { client }
+        Self {
+            client,
+            queues: Vec::new(),
+        }
+    }
+
+    /// The same client, placing on `queues`.
+    pub fn placing_on(mut self, queues: Vec<String>) -> Self {
+        self.queues = queues;
+        self
     }
 
     /// A client from the process's SDK configuration (region, credentials, timeouts).
@@ -41,7 +55,7 @@ impl SdkGameLift {
 }
 
 #[async_trait]
-impl GameLift for SdkGameLift {
+impl PlacementStarter for SdkGameLift {
     async fn start_placement(&self, request: &PlacementRequest) -> Result<(), GameLiftError> {
         let max_players =
             i32::try_from(request.max_players).map_err(|_| GameLiftError::InvalidRequest {
@@ -90,7 +104,25 @@ impl GameLift for SdkGameLift {
             .map(|_| ())
             .map_err(gamelift_error)
     }
+}
 
+impl Calls<dyn PlacementStarter> for SdkGameLift {
+    /// StartGameSessionPlacement has a resource type: the queues it may place on.
+    fn calls(&self) -> Vec<AwsCall> {
+        self.queues
+            .iter()
+            .map(|queue| {
+                AwsCall::new(
+                    "gamelift:StartGameSessionPlacement",
+                    Resource::GameSessionQueue(queue.clone()),
+                )
+            })
+            .collect()
+    }
+}
+
+#[async_trait]
+impl PlacementStopper for SdkGameLift {
     async fn stop_placement(&self, placement_id: &PlacementId) -> Result<(), GameLiftError> {
         self.client
             .stop_game_session_placement()
@@ -100,7 +132,20 @@ impl GameLift for SdkGameLift {
             .map(|_| ())
             .map_err(gamelift_error)
     }
+}
 
+impl Calls<dyn PlacementStopper> for SdkGameLift {
+    /// No resource type: IAM matches it on `*` only.
+    fn calls(&self) -> Vec<AwsCall> {
+        vec![AwsCall::new(
+            "gamelift:StopGameSessionPlacement",
+            Resource::Any,
+        )]
+    }
+}
+
+#[async_trait]
+impl PlayerSessions for SdkGameLift {
     async fn create_player_session(
         &self,
         game_session_arn: &str,
@@ -117,6 +162,13 @@ impl GameLift for SdkGameLift {
             .await
             .map_err(gamelift_error)?;
         player_session(&output, game_session_arn)
+    }
+}
+
+impl Calls<dyn PlayerSessions> for SdkGameLift {
+    /// No resource type: IAM matches it on `*` only.
+    fn calls(&self) -> Vec<AwsCall> {
+        vec![AwsCall::new("gamelift:CreatePlayerSession", Resource::Any)]
     }
 }
 
@@ -346,7 +398,7 @@ mod tests {
     use aws_smithy_runtime_api::client::result::ConnectorError;
     use aws_smithy_runtime_api::http::StatusCode;
     use aws_smithy_types::body::SdkBody;
-    use shared::ports::gamelift::PlacementPlayer;
+    use shared::placement::PlacementPlayer;
 
     use super::*;
     use contracts::fixtures::placement_id;

@@ -13,10 +13,12 @@ use aws_sdk_gamelift::operation::stop_matchmaking::StopMatchmakingError;
 use aws_sdk_gamelift::types::{AcceptanceType, AttributeValue as SdkAttribute, Player};
 
 use super::gamelift::{Kind, Modeled, SdkGameLift, by_code, gamelift_error};
+use crate::calls::{AwsCall, Calls, Resource};
 use shared::domain::PlayerId;
 use shared::matchmaking::{AttributeValue, TicketId};
-use shared::ports::gamelift::GameLiftError;
-use shared::ports::matchmaker::{Matchmaker, MatchmakingPlayer, MatchmakingRequest};
+use shared::matchmaking::{MatchmakingPlayer, MatchmakingRequest};
+use shared::ports::GameLiftError;
+use shared::ports::Matchmaker;
 
 #[async_trait]
 impl Matchmaker for SdkGameLift {
@@ -65,6 +67,16 @@ impl Matchmaker for SdkGameLift {
             .await
             .map(|_| ())
             .map_err(gamelift_error)
+    }
+}
+
+impl Calls<dyn Matchmaker> for SdkGameLift {
+    /// No resource type for any of them: IAM matches them on `*` only.
+    fn calls(&self) -> Vec<AwsCall> {
+        ["StartMatchmaking", "AcceptMatch", "StopMatchmaking"]
+            .into_iter()
+            .map(|action| AwsCall::new(format!("gamelift:{action}"), Resource::Any))
+            .collect()
     }
 }
 

@@ -1,13 +1,17 @@
 //! The ports on AWS: DynamoDB (one module per table's item mapping, one per store), the
 //! API Gateway management API, GameLift (placements, player sessions, FlexMatch) and
-//! EventBridge, built from one SDK configuration ([`aws`]). Only Lambda `main.rs` files,
-//! the local stack (DynamoDB Local) and the tools link it.
+//! EventBridge, built from one SDK configuration ([`aws`]) by a function's wiring
+//! ([`wiring`]), each declaring the AWS calls it can make ([`calls`]). Only Lambda
+//! `main.rs` files ([`lambda`]), the local stack (DynamoDB Local) and the tools link it.
 
 pub mod apigateway;
 pub mod aws;
 #[cfg(any(test, feature = "test-support"))]
 pub mod call_counter;
+pub mod calls;
 pub mod dynamodb;
 pub mod eventbridge;
 pub mod gamelift;
 mod gamelift_matchmaking;
+pub mod lambda;
+pub mod wiring;

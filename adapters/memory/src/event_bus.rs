@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use tokio::sync::mpsc;
 
-use shared::ports::event_bus::{EventBus, EventBusError, PresenceEvent};
+use shared::ports::{EventBus, EventBusError};
+use shared::presence::PresenceEvent;
 
 /// Receives every published event, in publishing order. It runs inside `publish`, so it
 /// should hand the event on (spawn a task, send on a channel) rather than do the work.

@@ -5,11 +5,11 @@ use async_trait::async_trait;
 
 use super::player_store::InMemoryPlayerStore;
 use shared::domain::{EpochMillis, PlayerId, Seq};
-use shared::ports::message_store::{
-    DeliveryHandover, Handover, HandoverOutcome, InboxRead, MessageStore, NewMessage, ReplayFrom,
-    StoredMessage,
+use shared::messaging::{
+    Handover, HandoverOutcome, InboxRead, NewMessage, ReplayFrom, StoredMessage,
 };
-use shared::ports::player_store::StoreError;
+use shared::ports::StoreError;
+use shared::ports::{DeliveryHandover, InboxReader, MessageStore};
 
 /// Observes every append, as a DynamoDB stream does; the local stack feeds the real
 /// `on-message-inserted` handler from it. Called while the inbox is locked, so that the
@@ -147,7 +147,10 @@ impl MessageStore for InMemoryMessageStore {
             .filter_map(|message| self.append_locked(&mut inboxes, message))
             .count())
     }
+}
 
+#[async_trait]
+impl InboxReader for InMemoryMessageStore {
     async fn read(
         &self,
         recipient: &PlayerId,
@@ -217,7 +220,7 @@ mod tests {
     use super::*;
 
     use shared::domain::MessageId;
-    use shared::ports::message_store::MessageKind;
+    use shared::messaging::MessageKind;
 
     mod contract {
         use super::*;

@@ -9,13 +9,13 @@ use async_trait::async_trait;
 
 use super::message_store::InMemoryMessageStore;
 use super::player_store::InMemoryPlayerStore;
-use shared::domain::{EpochMillis, PlacementId, PlayerId};
-use shared::party::{Invitation, Party, PartyId};
-use shared::ports::party_store::{
-    Committed, InvitationWrite, OfflinePage, OfflineParty, PartyCommit, PartyCondition,
-    PartyPlacementBegun, PartyStore, PartyWrite,
+use shared::domain::{EpochMillis, PlayerId};
+use shared::party::{
+    Committed, InvitationWrite, OfflinePage, OfflineParty, PartyCommit, PartyCondition, PartyWrite,
 };
-use shared::ports::player_store::StoreError;
+use shared::party::{Invitation, Party, PartyId};
+use shared::pending::{PartyReservation, Pending};
+use shared::ports::{OfflineParties, PartyCommits, PartyReader, PartySlots, StoreError};
 
 #[derive(Default)]
 struct State {
@@ -57,7 +57,7 @@ impl InMemoryPartyStore {
 }
 
 #[async_trait]
-impl PartyStore for InMemoryPartyStore {
+impl PartyReader for InMemoryPartyStore {
     async fn get(&self, party_id: &PartyId) -> Result<Option<Party>, StoreError> {
         Ok(self.state().parties.get(party_id).cloned())
     }
@@ -76,7 +76,10 @@ impl PartyStore for InMemoryPartyStore {
                 .cloned(),
         ))
     }
+}
 
+#[async_trait]
+impl PartyCommits for InMemoryPartyStore {
     async fn commit(&self, commit: &PartyCommit) -> Result<Committed, StoreError> {
         let mut state = self.state();
         let id = &commit.party_id;
@@ -147,34 +150,40 @@ impl PartyStore for InMemoryPartyStore {
         self.messages.append_now(&commit.pushes);
         Ok(Committed::Done)
     }
+}
 
-    async fn begin_placement(
+#[async_trait]
+impl PartySlots for InMemoryPartyStore {
+    async fn reserve_party(
         &self,
         party: &Party,
-        placement_id: &PlacementId,
-    ) -> Result<PartyPlacementBegun, StoreError> {
+        pending: &Pending,
+    ) -> Result<PartyReservation, StoreError> {
         let state = self.state();
         let unchanged = state.parties.get(&party.party_id).is_some_and(|stored| {
             stored.version == party.version && stored.leader_id == party.leader_id
         });
         if !unchanged {
-            return Ok(PartyPlacementBegun::PartyMoved);
+            return Ok(PartyReservation::PartyMoved);
         }
         let mut players = self.players.lock();
         for member in party.member_ids() {
-            if let Some(pending) = players.pending_placement(member) {
-                return Ok(PartyPlacementBegun::AlreadyPending {
+            if let Some(taken) = players.pending(member) {
+                return Ok(PartyReservation::Taken {
                     player: member.clone(),
-                    placement_id: pending,
+                    pending: taken,
                 });
             }
         }
         for member in party.member_ids() {
-            players.begin_placement(member, placement_id);
+            players.reserve(member, pending);
         }
-        Ok(PartyPlacementBegun::Began)
+        Ok(PartyReservation::Reserved)
     }
+}
 
+#[async_trait]
+impl OfflineParties for InMemoryPartyStore {
     async fn offline(
         &self,
         shard: u32,

@@ -6,11 +6,12 @@ use async_trait::async_trait;
 use super::message_store::InMemoryMessageStore;
 use super::player_store::InMemoryPlayerStore;
 use shared::domain::{EpochMillis, PlacementId, PlacementStatus};
-use shared::ports::message_store::{MessageStore, NewMessage};
-use shared::ports::placement_store::{
-    PlacementOutcomes, PlacementRecord, PlacementStore, Settlement,
-};
-use shared::ports::player_store::StoreError;
+use shared::messaging::NewMessage;
+use shared::pending::Pending;
+use shared::placement::{PlacementRecord, Settlement};
+use shared::ports::MessageStore;
+use shared::ports::StoreError;
+use shared::ports::{PlacementOutcomes, PlacementReader, PlacementRecorder};
 
 /// The Placements table in a `Mutex<HashMap>`: each method is one atomic step, like one
 /// conditional DynamoDB write.
@@ -36,7 +37,14 @@ impl InMemoryPlacementStore {
 }
 
 #[async_trait]
-impl PlacementStore for InMemoryPlacementStore {
+impl PlacementReader for InMemoryPlacementStore {
+    async fn get(&self, placement_id: &PlacementId) -> Result<Option<PlacementRecord>, StoreError> {
+        Ok(self.items().get(placement_id).cloned())
+    }
+}
+
+#[async_trait]
+impl PlacementRecorder for InMemoryPlacementStore {
     async fn create(&self, placement: &PlacementRecord) -> Result<(), StoreError> {
         let mut items = self.items();
         if items.contains_key(&placement.placement_id) {
@@ -50,10 +58,6 @@ impl PlacementStore for InMemoryPlacementStore {
         }
         items.insert(placement.placement_id.clone(), placement.clone());
         Ok(())
-    }
-
-    async fn get(&self, placement_id: &PlacementId) -> Result<Option<PlacementRecord>, StoreError> {
-        Ok(self.items().get(placement_id).cloned())
     }
 
     async fn mark_failed(
@@ -122,7 +126,7 @@ impl PlacementOutcomes for InMemoryPlacementOutcomes {
             for player in &settlement.players {
                 self.players.settle_placement(
                     &player.player_id,
-                    &settlement.placement_id,
+                    &Pending::Placement(settlement.placement_id.clone()),
                     settlement.seat_of(player),
                 );
             }

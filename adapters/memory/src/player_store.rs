@@ -4,14 +4,18 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 
 use shared::domain::{
-    ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
+    ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq,
 };
 use shared::party::PartyId;
-use shared::ports::player_store::{
-    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
-    PlayerRecord, PlayerStore, StoreError,
+use shared::pending::{Pending, Reservation};
+use shared::players::{
+    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlayerRecord,
 };
-use shared::ports::rate_limit::Bucket;
+use shared::ports::{
+    Connections, Heartbeats, PendingSlots, PlayerLookup, PlayerReader, PresenceSweep, Profiles,
+    Seats, StoreError,
+};
+use shared::rate_limits::Bucket;
 
 /// A rate-limit window: its start, and the calls and units counted in it.
 type Window = (EpochMillis, u64, u64);
@@ -26,16 +30,16 @@ struct Item {
 /// holding only that; `get` does not see it, the first `$connect` keeps it).
 #[derive(Clone, Debug, Default)]
 struct GameState {
-    pending_placement_id: Option<PlacementId>,
-    last_placement_id: Option<PlacementId>,
+    pending: Option<Pending>,
+    last_request: Option<Pending>,
     game_session: Option<GameSession>,
     ended_game_session: Option<String>,
 }
 
 /// The game state of a record or of a game-state-only item, to update either alike.
 struct GameStateMut<'a> {
-    pending_placement_id: &'a mut Option<PlacementId>,
-    last_placement_id: &'a mut Option<PlacementId>,
+    pending: &'a mut Option<Pending>,
+    last_request: &'a mut Option<Pending>,
     game_session: &'a mut Option<GameSession>,
     ended_game_session: &'a mut Option<String>,
 }
@@ -43,8 +47,8 @@ struct GameStateMut<'a> {
 impl<'a> GameStateMut<'a> {
     fn of_record(record: &'a mut PlayerRecord) -> Self {
         Self {
-            pending_placement_id: &mut record.pending_placement_id,
-            last_placement_id: &mut record.last_placement_id,
+            pending: &mut record.pending,
+            last_request: &mut record.last_request,
             game_session: &mut record.game_session,
             ended_game_session: &mut record.ended_game_session,
         }
@@ -52,8 +56,8 @@ impl<'a> GameStateMut<'a> {
 
     fn of_game_only(state: &'a mut GameState) -> Self {
         Self {
-            pending_placement_id: &mut state.pending_placement_id,
-            last_placement_id: &mut state.last_placement_id,
+            pending: &mut state.pending,
+            last_request: &mut state.last_request,
             game_session: &mut state.game_session,
             ended_game_session: &mut state.ended_game_session,
         }
@@ -104,18 +108,18 @@ impl InMemoryPlayerStore {
             .map(|state| update(GameStateMut::of_game_only(state)))
     }
 
-    /// A placement's settlement on one player, as one step: `pendingPlacementId` cleared
-    /// if it is `placement_id`, and `gameSession` set when given. Creates the game state
+    /// A request's settlement on one player, as one step: `pendingPlacementId` cleared
+    /// if it is `pending`, and `gameSession` set when given. Creates the game state
     /// of a player who has no item, as DynamoDB's UpdateItem does.
     pub(crate) fn settle_placement(
         &self,
         player: &PlayerId,
-        placement_id: &PlacementId,
+        pending: &Pending,
         seat: Option<GameSession>,
     ) {
         self.update_game_state(player, true, |state| {
-            if state.pending_placement_id.as_ref() == Some(placement_id) {
-                *state.pending_placement_id = None;
+            if state.pending.as_ref() == Some(pending) {
+                *state.pending = None;
             }
             if let Some(seat) = seat {
                 *state.game_session = Some(seat);
@@ -169,7 +173,27 @@ impl InMemoryPlayerStore {
 }
 
 #[async_trait]
-impl PlayerStore for InMemoryPlayerStore {
+impl PlayerReader for InMemoryPlayerStore {
+    async fn get(&self, player: &PlayerId) -> Result<Option<PlayerRecord>, StoreError> {
+        Ok(self.items().get(player).map(|item| item.record.clone()))
+    }
+}
+
+#[async_trait]
+impl PlayerLookup for InMemoryPlayerStore {
+    async fn get_many(&self, players: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError> {
+        let items = self.items();
+        let mut seen = std::collections::HashSet::new();
+        Ok(players
+            .iter()
+            .filter(|p| seen.insert(*p))
+            .filter_map(|p| items.get(p).map(|item| item.record.clone()))
+            .collect())
+    }
+}
+
+#[async_trait]
+impl Connections for InMemoryPlayerStore {
     async fn connect(&self, new: &NewConnection) -> Result<ConnectOutcome, StoreError> {
         let mut items = self.items();
         let previous = items.get(&new.player_id).map(|item| &item.record);
@@ -180,8 +204,8 @@ impl PlayerStore for InMemoryPlayerStore {
         // `$connect` writes connection fields only: game state stays.
         let game = match previous {
             Some(p) => GameState {
-                pending_placement_id: p.pending_placement_id.clone(),
-                last_placement_id: p.last_placement_id.clone(),
+                pending: p.pending.clone(),
+                last_request: p.last_request.clone(),
                 game_session: p.game_session.clone(),
                 ended_game_session: p.ended_game_session.clone(),
             },
@@ -210,8 +234,8 @@ impl PlayerStore for InMemoryPlayerStore {
             live_connection_id: previous.and_then(|p| p.live_connection_id.clone()),
             live_from: previous.and_then(|p| p.live_from),
             acked_seq: previous.and_then(|p| p.acked_seq),
-            pending_placement_id: game.pending_placement_id,
-            last_placement_id: game.last_placement_id,
+            pending: game.pending,
+            last_request: game.last_request,
             game_session: game.game_session,
             ended_game_session: game.ended_game_session,
             // Party links and latencies are not connection state either.
@@ -246,7 +270,10 @@ impl PlayerStore for InMemoryPlayerStore {
             item.record.sweep_at = Some(grace_until);
         }))
     }
+}
 
+#[async_trait]
+impl Heartbeats for InMemoryPlayerStore {
     async fn heartbeat(
         &self,
         player: &PlayerId,
@@ -267,21 +294,10 @@ impl PlayerStore for InMemoryPlayerStore {
         }
         Ok(liveness)
     }
+}
 
-    async fn get(&self, player: &PlayerId) -> Result<Option<PlayerRecord>, StoreError> {
-        Ok(self.items().get(player).map(|item| item.record.clone()))
-    }
-
-    async fn get_many(&self, players: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError> {
-        let items = self.items();
-        let mut seen = std::collections::HashSet::new();
-        Ok(players
-            .iter()
-            .filter(|p| seen.insert(*p))
-            .filter_map(|p| items.get(p).map(|item| item.record.clone()))
-            .collect())
-    }
-
+#[async_trait]
+impl PresenceSweep for InMemoryPlayerStore {
     async fn expired(
         &self,
         shard: u32,
@@ -333,71 +349,45 @@ impl PlayerStore for InMemoryPlayerStore {
         item.sweep_shard = None;
         Ok(Some(before))
     }
+}
 
-    async fn begin_placement(
+#[async_trait]
+impl PendingSlots for InMemoryPlayerStore {
+    async fn reserve(
         &self,
         player: &PlayerId,
-        placement_id: &PlacementId,
-    ) -> Result<PlacementBegun, StoreError> {
+        pending: &Pending,
+    ) -> Result<Reservation, StoreError> {
         if let Some(party) = self
             .items()
             .get(player)
             .and_then(|item| item.record.party_id.clone())
         {
-            return Ok(PlacementBegun::InParty(party));
+            return Ok(Reservation::InParty(party));
         }
-        let began = self.update_game_state(player, true, |state| {
-            if let Some(pending) = state.pending_placement_id.as_ref() {
-                return PlacementBegun::AlreadyPending(pending.clone());
+        let reserved = self.update_game_state(player, true, |state| {
+            if let Some(taken) = state.pending.as_ref() {
+                return Reservation::Taken(taken.clone());
             }
-            *state.pending_placement_id = Some(placement_id.clone());
-            *state.last_placement_id = Some(placement_id.clone());
-            PlacementBegun::Began
+            *state.pending = Some(pending.clone());
+            *state.last_request = Some(pending.clone());
+            Reservation::Reserved
         });
-        Ok(began.unwrap_or(PlacementBegun::Began))
+        Ok(reserved.unwrap_or(Reservation::Reserved))
     }
 
-    async fn abandon_placement(
-        &self,
-        player: &PlayerId,
-        placement_id: &PlacementId,
-    ) -> Result<(), StoreError> {
+    async fn release(&self, player: &PlayerId, pending: &Pending) -> Result<(), StoreError> {
         self.update_game_state(player, false, |state| {
-            if state.pending_placement_id.as_ref() == Some(placement_id) {
-                *state.pending_placement_id = None;
+            if state.pending.as_ref() == Some(pending) {
+                *state.pending = None;
             }
         });
         Ok(())
     }
+}
 
-    async fn set_placement_latencies(
-        &self,
-        player: &PlayerId,
-        latencies: &[(String, u32)],
-    ) -> Result<bool, StoreError> {
-        let mut items = self.items();
-        let Some(item) = items.get_mut(player) else {
-            return Ok(false);
-        };
-        let mut latencies = latencies.to_vec();
-        latencies.sort();
-        item.record.placement_latencies = latencies;
-        Ok(true)
-    }
-
-    async fn set_matchmaking_attributes(
-        &self,
-        player: &PlayerId,
-        attributes: &shared::matchmaking::Attributes,
-    ) -> Result<bool, StoreError> {
-        let mut items = self.items();
-        let Some(item) = items.get_mut(player) else {
-            return Ok(false);
-        };
-        item.record.matchmaking_attributes = attributes.clone();
-        Ok(true)
-    }
-
+#[async_trait]
+impl Seats for InMemoryPlayerStore {
     async fn update_game_session(
         &self,
         player: &PlayerId,
@@ -436,6 +426,37 @@ impl PlayerStore for InMemoryPlayerStore {
     }
 }
 
+#[async_trait]
+impl Profiles for InMemoryPlayerStore {
+    async fn set_placement_latencies(
+        &self,
+        player: &PlayerId,
+        latencies: &[(String, u32)],
+    ) -> Result<bool, StoreError> {
+        let mut items = self.items();
+        let Some(item) = items.get_mut(player) else {
+            return Ok(false);
+        };
+        let mut latencies = latencies.to_vec();
+        latencies.sort();
+        item.record.placement_latencies = latencies;
+        Ok(true)
+    }
+
+    async fn set_matchmaking_attributes(
+        &self,
+        player: &PlayerId,
+        attributes: &shared::matchmaking::Attributes,
+    ) -> Result<bool, StoreError> {
+        let mut items = self.items();
+        let Some(item) = items.get_mut(player) else {
+            return Ok(false);
+        };
+        item.record.matchmaking_attributes = attributes.clone();
+        Ok(true)
+    }
+}
+
 /// The players' items under their lock, for a party's commit.
 pub(crate) struct LockedPlayers<'a>(std::sync::MutexGuard<'a, HashMap<PlayerId, Item>>);
 
@@ -452,19 +473,19 @@ impl LockedPlayers<'_> {
         }
     }
 
-    /// The pending placement of a player with an item.
-    pub(crate) fn pending_placement(&self, player: &PlayerId) -> Option<PlacementId> {
+    /// The pending request of a player with an item.
+    pub(crate) fn pending(&self, player: &PlayerId) -> Option<Pending> {
         self.0
             .get(player)
-            .and_then(|item| item.record.pending_placement_id.clone())
+            .and_then(|item| item.record.pending.clone())
     }
 
-    /// Makes `placement_id` the player's pending and last placement (an item is
-    /// expected: party members have connected).
-    pub(crate) fn begin_placement(&mut self, player: &PlayerId, placement_id: &PlacementId) {
+    /// Makes `pending` the player's pending and last request (an item is expected:
+    /// party members have connected).
+    pub(crate) fn reserve(&mut self, player: &PlayerId, pending: &Pending) {
         if let Some(item) = self.0.get_mut(player) {
-            item.record.pending_placement_id = Some(placement_id.clone());
-            item.record.last_placement_id = Some(placement_id.clone());
+            item.record.pending = Some(pending.clone());
+            item.record.last_request = Some(pending.clone());
         }
     }
 }
@@ -479,6 +500,15 @@ mod tests {
         InMemoryPlayerStore::new()
     }
 
+    async fn with_heartbeats() -> contracts::player_store_contract::HeartbeatStores {
+        let store = std::sync::Arc::new(InMemoryPlayerStore::new());
+        contracts::player_store_contract::HeartbeatStores {
+            players: store.clone(),
+            heartbeats: store,
+        }
+    }
+
     contracts::player_store_contract_tests!(store);
+    contracts::heartbeat_contract_tests!(with_heartbeats);
     contracts::rate_limiter_contract_tests!(store);
 }

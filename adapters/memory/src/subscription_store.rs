@@ -4,8 +4,8 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 
 use shared::domain::{EpochMillis, PlayerId};
-use shared::ports::player_store::StoreError;
-use shared::ports::subscription_store::SubscriptionStore;
+use shared::ports::StoreError;
+use shared::ports::{Subscriptions, Watchers};
 
 /// The PresenceSubscriptions table in memory: (target, watcher) → `expireAt` (epoch
 /// seconds). Expired subscriptions stay until overwritten, like items DynamoDB's TTL has
@@ -36,7 +36,7 @@ impl InMemorySubscriptionStore {
 }
 
 #[async_trait]
-impl SubscriptionStore for InMemorySubscriptionStore {
+impl Subscriptions for InMemorySubscriptionStore {
     async fn subscribe(
         &self,
         watcher: &PlayerId,
@@ -61,7 +61,10 @@ impl SubscriptionStore for InMemorySubscriptionStore {
         }
         Ok(())
     }
+}
 
+#[async_trait]
+impl Watchers for InMemorySubscriptionStore {
     async fn watchers(
         &self,
         target: &PlayerId,

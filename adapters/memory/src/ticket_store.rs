@@ -12,9 +12,12 @@ use async_trait::async_trait;
 use super::message_store::InMemoryMessageStore;
 use super::player_store::InMemoryPlayerStore;
 use shared::matchmaking::TicketId;
-use shared::ports::message_store::{MessageStore, NewMessage};
-use shared::ports::player_store::StoreError;
-use shared::ports::ticket_store::{TicketChange, TicketRecord, TicketStore};
+use shared::pending::Pending;
+use shared::matchmaking::{TicketChange, TicketRecord};
+use shared::messaging::NewMessage;
+use shared::ports::MessageStore;
+use shared::ports::StoreError;
+use shared::ports::{TicketChanges, TicketReader, TicketRecorder};
 
 pub struct InMemoryTicketStore {
     items: Mutex<HashMap<TicketId, TicketRecord>>,
@@ -38,7 +41,14 @@ impl InMemoryTicketStore {
 }
 
 #[async_trait]
-impl TicketStore for InMemoryTicketStore {
+impl TicketReader for InMemoryTicketStore {
+    async fn get(&self, ticket_id: &TicketId) -> Result<Option<TicketRecord>, StoreError> {
+        Ok(self.items().get(ticket_id).cloned())
+    }
+}
+
+#[async_trait]
+impl TicketRecorder for InMemoryTicketStore {
     async fn create(&self, ticket: &TicketRecord) -> Result<(), StoreError> {
         let mut items = self.items();
         if items.contains_key(&ticket.ticket_id) {
@@ -53,11 +63,10 @@ impl TicketStore for InMemoryTicketStore {
         items.insert(ticket.ticket_id.clone(), ticket.clone());
         Ok(())
     }
+}
 
-    async fn get(&self, ticket_id: &TicketId) -> Result<Option<TicketRecord>, StoreError> {
-        Ok(self.items().get(ticket_id).cloned())
-    }
-
+#[async_trait]
+impl TicketChanges for InMemoryTicketStore {
     async fn advance(&self, change: &TicketChange) -> Result<bool, StoreError> {
         let messages: Vec<NewMessage> = {
             let mut items = self.items();
@@ -76,14 +85,10 @@ impl TicketStore for InMemoryTicketStore {
                 ticket.player_sessions = change.player_sessions.clone();
             }
             if change.to.is_final() {
-                let pending = change.ticket_id.as_pending();
-                for player in &change.players {
-                    if let Some(pending) = &pending {
-                        self.players.settle_placement(
-                            &player.player_id,
-                            pending,
-                            player.seat.clone(),
-                        );
+                if let Some(pending) = Pending::of_ticket(&change.ticket_id) {
+                    for player in &change.players {
+                        self.players
+                            .settle_placement(&player.player_id, &pending, player.seat.clone());
                     }
                 }
             }

@@ -30,7 +30,7 @@ impl BackendApi {
         let outcomes: Vec<(PlayerId, Result<bool, shared::ports::StoreError>)> =
             stream::iter(players)
                 .map(|player| async move {
-                    let ended = self.players.end_game_session(&player, game).await;
+                    let ended = self.seats.end_game_session(&player, game).await;
                     (player, ended)
                 })
                 .buffered(CONCURRENCY)
@@ -58,7 +58,7 @@ impl BackendApi {
     pub(crate) async fn player_left(&self, game: &str, player: &PlayerId) -> Answer {
         let retry = "retry";
         if self
-            .players
+            .seats
             .end_game_session(player, game)
             .await
             .map_err(|e| store_refusal(e, retry))?

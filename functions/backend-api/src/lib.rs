@@ -26,10 +26,11 @@ use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, RequestExt, Response};
 use serde_json::{Map, Value};
 use shared::config::Config;
-use shared::ports::{Clock, MessageStore, PartyStore, PlayerStore};
+use shared::ports::{Clock, MessageStore, PartyReader, PlayerLookup, PlayerReader, Seats};
 use shared::protocol::{ErrorCode, json_kind};
 use shared::telemetry::ErrorChain;
 use shared::websocket::RouteError;
+use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
 use crate::route::{Endpoint, route};
@@ -40,12 +41,27 @@ mod tests;
 /// The largest request body read (a 32 KiB message and 100 ids fit well within it).
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
+/// The backend API as every deployment builds it.
+pub fn wire(w: &Wiring) -> BackendApi {
+    BackendApi::new(
+        w.config.clone(),
+        w.stores.player_reader(),
+        w.stores.player_lookup(),
+        w.stores.seats(),
+        w.stores.inboxes(),
+        w.stores.party_reader(),
+        w.clock.clone(),
+    )
+}
+
 /// The API's handler: one instance per execution environment, built at init.
 pub struct BackendApi {
     config: Arc<Config>,
-    players: Arc<dyn PlayerStore>,
+    players: Arc<dyn PlayerReader>,
+    lookup: Arc<dyn PlayerLookup>,
+    seats: Arc<dyn Seats>,
     messages: Arc<dyn MessageStore>,
-    parties: Arc<dyn PartyStore>,
+    parties: Arc<dyn PartyReader>,
     clock: Arc<dyn Clock>,
 }
 
@@ -55,14 +71,18 @@ type Answer = Result<(StatusCode, Value), RouteError>;
 impl BackendApi {
     pub fn new(
         config: Arc<Config>,
-        players: Arc<dyn PlayerStore>,
+        players: Arc<dyn PlayerReader>,
+        lookup: Arc<dyn PlayerLookup>,
+        seats: Arc<dyn Seats>,
         messages: Arc<dyn MessageStore>,
-        parties: Arc<dyn PartyStore>,
+        parties: Arc<dyn PartyReader>,
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
             config,
             players,
+            lookup,
+            seats,
             messages,
             parties,
             clock,

@@ -1,25 +1,11 @@
-//! Lambda wiring only: telemetry, configuration, adapters built once, the runtime.
+//! Lambda wiring only: the handler as `backend_api::wire` builds it, on AWS, behind
+//! `lambda_http` (the HTTP API's payload 2.0 events).
 
-use std::sync::Arc;
-
-use aws_adapters::aws;
-use backend_api::BackendApi;
 use lambda_http::{Error, Request, run, service_fn};
-use shared::config::Config;
-use shared::ports::SystemClock;
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    shared::telemetry::init();
-    let config = Arc::new(Config::from_env()?);
-    let sdk = aws::sdk_config().await;
-    let api = BackendApi::new(
-        config.clone(),
-        aws::player_store(&sdk, &config),
-        aws::message_store(&sdk, &config),
-        aws::party_store(&sdk, &config),
-        Arc::new(SystemClock),
-    );
+    let api = backend_api::wire(&aws_adapters::lambda::wiring().await?);
     let api = &api;
     run(service_fn(move |request: Request| async move {
         Ok::<_, Error>(api.handle(request).await)

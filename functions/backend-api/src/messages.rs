@@ -7,20 +7,17 @@
 //! callers are trusted (IAM). Unknown recipients are refused whole, as `sendMessage`
 //! does (`not_found` naming them): nothing is stored for a player nobody has.
 
-use std::collections::HashSet;
-
 use lambda_http::http::StatusCode;
 use serde_json::{Map, Value, json};
 use shared::domain::{MessageId, PlayerId};
+use shared::messaging::recipients;
+use shared::messaging::{MessageKind, NewMessage};
 use shared::party::PartyId;
-use shared::ports::{MessageKind, NewMessage};
 use shared::protocol::{ErrorCode, ServerFrame, json_kind, player_ids_field};
 use shared::websocket::RouteError;
 
 use crate::{Answer, BackendApi, field_error, store_refusal};
 
-/// The most a message may weigh, serialized (as for `sendMessage`).
-pub const MAX_MESSAGE_BYTES: usize = 32 * 1024;
 /// The longest service name `from` may give.
 pub const MAX_FROM_LEN: usize = 64;
 /// `from` when none is given.
@@ -38,41 +35,16 @@ impl BackendApi {
         let message = body
             .get("message")
             .ok_or_else(|| field_error("message", "`message` is required"))?;
-        let size = serde_json::to_vec(message).map_or(usize::MAX, |bytes| bytes.len());
-        if size > MAX_MESSAGE_BYTES {
-            return Err(RouteError::new(
-                ErrorCode::PayloadTooLarge,
-                format!("`message` is {size} bytes serialized; the maximum is {MAX_MESSAGE_BYTES}"),
-            )
-            .with_detail("field", "message"));
+        if let Some(size) = recipients::oversized(message) {
+            return Err(RouteError::message_too_large(size).with_detail("field", "message"));
         }
         let from = from_field(body)?;
         let nothing_sent = "nothing was sent; retry";
         let (recipients, party) = match audience {
             Audience::Players(players) => {
-                let known: HashSet<PlayerId> = self
-                    .players
-                    .get_many(&players)
+                recipients::require_known(self.lookup.as_ref(), &players)
                     .await
-                    .map_err(|e| store_refusal(e, nothing_sent))?
-                    .into_iter()
-                    .map(|record| record.player_id)
-                    .collect();
-                let unknown: Vec<&str> = players
-                    .iter()
-                    .filter(|id| !known.contains(*id))
-                    .map(PlayerId::as_str)
-                    .collect();
-                if !unknown.is_empty() {
-                    return Err(RouteError::new(
-                        ErrorCode::NotFound,
-                        format!(
-                            "no player has the id {}; nothing was sent",
-                            unknown.join(", ")
-                        ),
-                    )
-                    .with_detail("playerIds", unknown));
-                }
+                    .map_err(|e| RouteError::from_recipients(e, nothing_sent))?;
                 (players, None)
             }
             Audience::Party(party_id) => {

@@ -11,7 +11,8 @@
 use lambda_http::http::StatusCode;
 use serde_json::{Map, Value, json};
 use shared::domain::{MessageId, PlayerId, PresenceStatus};
-use shared::ports::{MessageKind, NewMessage, PlayerRecord};
+use shared::messaging::{MessageKind, NewMessage};
+use shared::players::PlayerRecord;
 use shared::protocol::{ErrorCode, ServerFrame, json_kind, player_ids_field};
 use shared::websocket::RouteError;
 
@@ -37,7 +38,7 @@ impl BackendApi {
     pub(crate) async fn batch_get_players(&self, body: &Map<String, Value>) -> Answer {
         let ids = player_ids_field(body, "playerIds").map_err(|e| field_error("playerIds", e))?;
         let records = self
-            .players
+            .lookup
             .get_many(&ids)
             .await
             .map_err(|e| store_refusal(e, "retry"))?;
@@ -148,6 +149,6 @@ fn view(record: &PlayerRecord, now: i64) -> Value {
         "lastSeen": record.last_seen,
         "gameSession": record.game_session,
         "partyId": record.party_id.as_ref().map(ToString::to_string),
-        "pendingPlacementId": record.pending_placement_id.as_ref().map(ToString::to_string),
+        "pendingPlacementId": record.pending.as_ref().map(ToString::to_string),
     })
 }

@@ -13,11 +13,10 @@ use memory_adapters::{
 use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlacementStatus};
-use shared::ports::{
-    ManualClock, MessageKind, MessageStore, NewMessage, PlacedGameSession, PlacementOutcomes,
-    PlacementRecord, PlacementStore, PlayerStore, ReplayFrom, SettledPlayer, Settlement,
-    StoredMessage,
-};
+use shared::messaging::{MessageKind, NewMessage, ReplayFrom, StoredMessage};
+use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
+use shared::ports::{ManualClock, PlacementOutcomes};
+use contracts::ports::*;
 
 use super::*;
 
@@ -48,6 +47,8 @@ async fn world() -> World {
     }
     let api = BackendApi::new(
         Arc::new(Config::for_local("Development")),
+        players.clone(),
+        players.clone(),
         players.clone(),
         messages.clone(),
         parties,
@@ -124,7 +125,7 @@ impl World {
             .collect()
     }
 
-    async fn record(&self, name: &str) -> shared::ports::PlayerRecord {
+    async fn record(&self, name: &str) -> shared::players::PlayerRecord {
         self.players.get(&player(name)).await.unwrap().unwrap()
     }
 }
@@ -497,6 +498,8 @@ async fn given_the_store_is_down_then_503_retryable() {
     let down = Arc::new(Unavailable);
     let api = BackendApi::new(
         Arc::new(Config::for_local("Development")),
+        down.clone(),
+        down.clone(),
         down.clone(),
         down.clone(),
         down,

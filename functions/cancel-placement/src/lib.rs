@@ -12,27 +12,36 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::json;
+use serde_json::Value;
 use shared::domain::{PlacementId, PlayerId};
-use shared::matchmaking::TicketId;
-use shared::ports::{GameLift, GameLiftError, PlacementStore, PlayerStore, StoreError};
+use shared::pending::Pending;
+use shared::ports::{GameLiftError, PlacementReader, PlacementStopper, PlayerReader, StoreError};
 use shared::protocol::ErrorCode;
 use shared::requests::ClientRequest;
-use shared::websocket::{
-    Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult, WrongRoute,
-};
+use shared::websocket::{Reply, Request, Route, RouteError, Serves};
+use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
+/// `cancelPlacement` as every deployment builds it.
+pub fn wire(w: &Wiring) -> CancelPlacementHandler {
+    CancelPlacementHandler::new(
+        w.stores.player_reader(),
+        w.stores.placement_reader(),
+        w.services.placement_stopper(),
+    )
+}
+
 pub struct CancelPlacementHandler {
-    players: Arc<dyn PlayerStore>,
-    placements: Arc<dyn PlacementStore>,
-    gamelift: Arc<dyn GameLift>,
+    players: Arc<dyn PlayerReader>,
+    placements: Arc<dyn PlacementReader>,
+    gamelift: Arc<dyn PlacementStopper>,
 }
 
 impl CancelPlacementHandler {
     pub fn new(
-        players: Arc<dyn PlayerStore>,
-        placements: Arc<dyn PlacementStore>,
-        gamelift: Arc<dyn GameLift>,
+        players: Arc<dyn PlayerReader>,
+        placements: Arc<dyn PlacementReader>,
+        gamelift: Arc<dyn PlacementStopper>,
     ) -> Self {
         Self {
             players,
@@ -48,11 +57,12 @@ impl CancelPlacementHandler {
         requested: Option<PlacementId>,
     ) -> Result<PlacementId, RouteError> {
         let record = self.players.get(player).await.map_err(store_refusal)?;
-        let pending = record.as_ref().and_then(|r| r.pending_placement_id.clone());
-        let last = record.as_ref().and_then(|r| r.last_placement_id.clone());
+        let pending = record.as_ref().and_then(|r| r.pending.clone());
+        let last = record.as_ref().and_then(|r| r.last_request.clone());
         // Default: the pending placement, else the last one (so that a cancel that
         // raced the result says "already ended" rather than "no placement").
-        let Some(target) = requested.or_else(|| pending.clone()).or(last) else {
+        let Some(target) = requested.map(Pending::from).or_else(|| pending.clone()).or(last)
+        else {
             return Err(RouteError::new(
                 ErrorCode::NotFound,
                 "no placement is pending",
@@ -60,14 +70,17 @@ impl CancelPlacementHandler {
         };
         // A live matchmaking ticket takes the same slot; it is stopped with
         // `stopMatchmaking`, not here.
-        if let Some(ticket) = TicketId::from_pending(&target) {
-            return Err(RouteError::new(
-                ErrorCode::NotFound,
-                format!("{ticket} is a matchmaking ticket, not a placement: stopMatchmaking stops a live ticket"),
-            )
-            .with_detail("ticketId", ticket.as_str()));
-        }
-        if pending.as_ref() != Some(&target) {
+        let target = match target {
+            Pending::Placement(placement) => placement,
+            Pending::Ticket(ticket) => {
+                return Err(RouteError::new(
+                    ErrorCode::NotFound,
+                    format!("{ticket} is a matchmaking ticket, not a placement: stopMatchmaking stops a live ticket"),
+                )
+                .with_detail("ticketId", ticket.as_str()));
+            }
+        };
+        if pending.as_ref().and_then(Pending::placement) != Some(&target) {
             match self.placements.get(&target).await {
                 Ok(Some(placement)) if placement.requester_id == *player => {
                     if placement.status.is_final() {
@@ -132,28 +145,23 @@ fn store_refusal(err: StoreError) -> RouteError {
 }
 
 #[async_trait]
-impl RouteHandler for CancelPlacementHandler {
-    async fn handle(&self, event: RouteEvent) -> RouteResult {
-        let request = match Request::open(&event.payload)? {
-            Opened::Request(request) => request,
-            Opened::Refused(reply) => return Ok(reply),
-        };
+impl Route for CancelPlacementHandler {
+    type Ack = Value;
+
+    const SERVES: Serves = Serves {
+        function: "cancel-placement",
+        routes: "cancelPlacement",
+    };
+
+    async fn answer(&self, request: &Request) -> Result<Reply<Value>, RouteError> {
         let ClientRequest::CancelPlacement { body, .. } = &request.frame else {
-            return Err(WrongRoute {
-                function: "cancel-placement",
-                route: request.frame.route(),
-                serves: "cancelPlacement",
-            }
-            .into());
+            return Ok(Reply::WrongRoute);
         };
         let player = &request.caller.player_id;
         // A `placementId` that is not one was refused as the frame was read.
-        let requested = body.placement_id.clone();
-        let result = self.cancel(player, requested).await.map(|placement_id| {
-            info!(player_id = %player, placement_id = %placement_id, "placement cancel requested");
-            json!({ "placementId": placement_id })
-        });
-        Ok(request.respond(result))
+        let placement_id = self.cancel(player, body.placement_id.clone()).await?;
+        info!(player_id = %player, placement_id = %placement_id, "placement cancel requested");
+        Ok(Reply::Ack(json!({ "placementId": placement_id })))
     }
 }
 

@@ -1,21 +1,6 @@
-//! Lambda wiring only: telemetry, configuration, adapters built once, the runtime.
-
-use aws_adapters::aws;
-use cancel_placement::CancelPlacementHandler;
-use lambda_runtime::{Error, run, service_fn};
-use shared::config::Config;
-use shared::websocket::RouteHandler;
+//! Lambda wiring only: the handler as `cancel_placement::wire` builds it, on AWS.
 
 #[tokio::main]
-async fn main() -> Result<(), Error> {
-    shared::telemetry::init();
-    let config = Config::from_env()?;
-    let sdk = aws::sdk_config().await;
-    let handler = CancelPlacementHandler::new(
-        aws::player_store(&sdk, &config),
-        aws::placement_store(&sdk, &config),
-        aws::gamelift(&sdk),
-    );
-    let handler = &handler;
-    run(service_fn(move |event| handler.handle(event))).await
+async fn main() -> Result<(), lambda_runtime::Error> {
+    aws_adapters::lambda::serve_route(cancel_placement::wire).await
 }

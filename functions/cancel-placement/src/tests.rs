@@ -1,16 +1,20 @@
 use super::*;
+use shared::websocket::RouteHandler;
+use contracts::ports::*;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
 use contracts::fixtures::placement_id;
+use shared::matchmaking::TicketId;
+use shared::pending::Pending;
 use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
 use serde_json::Value;
 use shared::domain::{ConnectionId, MessageId, PlacementStatus};
-use shared::ports::{
-    MessageKind, NewConnection, NewMessage, PlacementOutcomes, PlacementRecord, SettledPlayer,
-    Settlement,
-};
+use shared::messaging::{MessageKind, NewMessage};
+use shared::placement::{PlacementRecord, SettledPlayer, Settlement};
+use shared::players::NewConnection;
+use shared::ports::PlacementOutcomes;
 
 const T0: i64 = 1_795_323_600_000;
 
@@ -65,7 +69,7 @@ async fn world() -> World {
 async fn pending(w: &World, player: &str, id: &str) {
     let player = PlayerId::parse(player).unwrap();
     w.players
-        .begin_placement(&player, &placement_id(id))
+        .reserve(&player, &contracts::fixtures::pending(id))
         .await
         .unwrap();
     w.placements
@@ -118,7 +122,7 @@ async fn given_a_pending_placement_when_cancelling_without_an_id_then_it_is_stop
     assert_eq!(w.gamelift.stopped(), vec![placement_id("p-1")]);
     // The result (CANCELLED) arrives through the event path, which clears it.
     let record = w.players.get(&alice()).await.unwrap().unwrap();
-    assert_eq!(record.pending_placement_id, Some(placement_id("p-1")));
+    assert_eq!(record.pending, Some(contracts::fixtures::pending("p-1")));
 }
 
 #[tokio::test]
@@ -256,7 +260,7 @@ async fn given_a_live_matchmaking_ticket_when_cancelling_then_not_found_naming_i
     let w = world().await;
     let ticket = TicketId::new_at(T0);
     w.players
-        .begin_placement(&alice(), &ticket.as_pending().unwrap())
+        .reserve(&alice(), &Pending::of_ticket(&ticket).unwrap())
         .await
         .unwrap();
     let frame = cancel(&w, "alice", json!({})).await;

@@ -10,18 +10,29 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use shared::config::Config;
 use shared::domain::PLAYER_RETENTION_SECONDS;
-use shared::ports::{
-    Clock, ConnectOutcome, ConnectionGateway, EventBus, NewConnection, PlayerStore, PresenceEvent,
-    StoreError,
-};
+use shared::players::{ConnectOutcome, NewConnection};
+use shared::ports::{Clock, ConnectionGateway, Connections, EventBus, StoreError};
+use shared::presence::PresenceEvent;
 use shared::protocol::ServerFrame;
 use shared::telemetry::ErrorChain;
 use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, status, tell_and_close};
+use shared::wiring::Wiring;
 use tracing::{error, info, warn};
+
+/// `$connect` as every deployment builds it.
+pub fn wire(w: &Wiring) -> ConnectHandler {
+    ConnectHandler::new(
+        w.config.clone(),
+        w.stores.connections(),
+        w.services.connection_gateway(),
+        w.clock.clone(),
+        w.services.event_bus(),
+    )
+}
 
 pub struct ConnectHandler {
     config: Arc<Config>,
-    players: Arc<dyn PlayerStore>,
+    players: Arc<dyn Connections>,
     gateway: Arc<dyn ConnectionGateway>,
     clock: Arc<dyn Clock>,
     events: Arc<dyn EventBus>,
@@ -30,7 +41,7 @@ pub struct ConnectHandler {
 impl ConnectHandler {
     pub fn new(
         config: Arc<Config>,
-        players: Arc<dyn PlayerStore>,
+        players: Arc<dyn Connections>,
         gateway: Arc<dyn ConnectionGateway>,
         clock: Arc<dyn Clock>,
         events: Arc<dyn EventBus>,
@@ -132,11 +143,13 @@ impl RouteHandler for ConnectHandler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use contracts::ports::*;
     use contracts::events::{parse_event, route_event};
     use contracts::recording_gateway::{GatewayCall, RecordingGateway};
     use memory_adapters::{InMemoryPlayerStore, InProcessEventBus};
     use shared::domain::{PlayerId, PresenceStatus};
-    use shared::ports::{ManualClock, PresenceEvent};
+    use shared::ports::ManualClock;
+    use shared::presence::PresenceEvent;
 
     const T0: i64 = 1_700_000_000_000;
 

@@ -8,19 +8,25 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use shared::config::Config;
-use shared::ports::{Clock, PlayerStore};
+use shared::ports::{Clock, Connections};
 use shared::telemetry::ErrorChain;
 use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, status};
+use shared::wiring::Wiring;
 use tracing::{info, warn};
+
+/// `$disconnect` as every deployment builds it.
+pub fn wire(w: &Wiring) -> DisconnectHandler {
+    DisconnectHandler::new(w.config.clone(), w.stores.connections(), w.clock.clone())
+}
 
 pub struct DisconnectHandler {
     config: Arc<Config>,
-    players: Arc<dyn PlayerStore>,
+    players: Arc<dyn Connections>,
     clock: Arc<dyn Clock>,
 }
 
 impl DisconnectHandler {
-    pub fn new(config: Arc<Config>, players: Arc<dyn PlayerStore>, clock: Arc<dyn Clock>) -> Self {
+    pub fn new(config: Arc<Config>, players: Arc<dyn Connections>, clock: Arc<dyn Clock>) -> Self {
         Self {
             config,
             players,
@@ -65,10 +71,12 @@ impl RouteHandler for DisconnectHandler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use contracts::ports::*;
     use contracts::events::{parse_event, route_event};
     use memory_adapters::InMemoryPlayerStore;
     use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
-    use shared::ports::{ManualClock, NewConnection};
+    use shared::players::NewConnection;
+    use shared::ports::ManualClock;
 
     const T0: i64 = 1_795_323_600_000;
 

@@ -6,8 +6,9 @@
 //! `stopMatchmaking` without `ticketId`, the player's item first) + one GameLift call.
 
 use serde_json::{Value, json};
+use shared::matchmaking::TicketRecord;
 use shared::matchmaking::{TicketId, TicketStatus};
-use shared::ports::{GameLiftError, TicketRecord};
+use shared::ports::GameLiftError;
 use shared::protocol::ErrorCode;
 use shared::requests::{AcceptMatchRequestBody, AttributesBody, TicketBody};
 use shared::websocket::{Request, RouteError};

@@ -18,10 +18,11 @@ use async_trait::async_trait;
 use shared::domain::{PlacementId, PlayerId};
 use shared::matchmaking::{MatchmakingSettings, TicketId};
 use shared::ports::{
-    Bucket, Clock, GameLiftError, Matchmaker, PartyStore, PlacementStore, PlayerStore, RateLimiter,
+    Clock, GameLiftError, Matchmaker, PartyStore, PlacementStore, PlayerStore, RateLimiter,
     StoreError, TicketStore,
 };
 use shared::protocol::ErrorCode;
+use shared::rate_limits::Bucket;
 use shared::requests::ClientRequest;
 use shared::telemetry::ErrorChain;
 use shared::websocket::{

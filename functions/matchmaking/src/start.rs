@@ -19,12 +19,14 @@
 
 use serde_json::{Value, json};
 use shared::domain::{PlacementId, PlayerId};
+use shared::matchmaking::{
+    MAX_TICKET_PLAYERS, MatchmakingPlayer, MatchmakingRequest, TicketChange, TicketPlayerChange,
+    TicketRecord,
+};
 use shared::matchmaking::{TicketId, TicketStatus};
 use shared::party::{PartyId, PartyRefusal};
-use shared::ports::{
-    GameLiftError, MAX_TICKET_PLAYERS, MatchmakingPlayer, MatchmakingRequest, PartyPlacementBegun,
-    PlacementBegun, TicketChange, TicketPlayerChange, TicketRecord,
-};
+use shared::pending::{PartyPlacementBegun, PlacementBegun};
+use shared::ports::GameLiftError;
 use shared::protocol::ErrorCode;
 use shared::requests::StartMatchmakingRequestBody;
 use shared::telemetry::ErrorChain;

@@ -11,11 +11,11 @@ use memory_adapters::{
 };
 use serde_json::{Value, json};
 use shared::matchmaking::{AttributeValue, TicketStatus};
+use shared::matchmaking::{TicketChange, TicketPlayerChange, TicketRecord};
+use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
 use shared::party::{Invitation, Parties, Party, PartyId};
-use shared::ports::{
-    Committed, InvitationWrite, ManualClock, PartyCommit, PartyCondition, PlacementRecord,
-    TicketChange, TicketPlayerChange, TicketRecord,
-};
+use shared::placement::PlacementRecord;
+use shared::ports::ManualClock;
 
 use super::*;
 

@@ -30,10 +30,11 @@ use shared::matchmaking::{
     EventTicket, MatchedSeat, MatchmakingDetail, MatchmakingEvent, MatchmakingEventKind,
     TicketStatus,
 };
-use shared::ports::{
-    Clock, MessageKind, NewMessage, StoreError, TicketChange, TicketPlayerChange, TicketRecord,
-    TicketStore,
-};
+use shared::matchmaking::{TicketChange, TicketPlayerChange, TicketRecord};
+use shared::messaging::{MessageKind, NewMessage};
+use shared::matchmaking::TicketPushes;
+use shared::ports::{Clock, StoreError, TicketChanges, TicketReader};
+use shared::wiring::Wiring;
 use shared::protocol::ServerFrame;
 use shared::telemetry::ErrorChain;
 use tracing::{error, info, warn};
@@ -45,9 +46,21 @@ pub const SYSTEM_SENDER: &str = "system";
 /// invocation is retried).
 const ATTEMPTS: u32 = 3;
 
+/// `on-matchmaking-event` as every deployment builds it: its changes push a frame to
+/// each of the ticket's players.
+pub fn wire(w: &Wiring) -> MatchmakingEventHandler {
+    MatchmakingEventHandler::new(
+        w.config.clone(),
+        w.stores.ticket_reader(),
+        w.stores.ticket_changes(TicketPushes::ToPlayers),
+        w.clock.clone(),
+    )
+}
+
 pub struct MatchmakingEventHandler {
     config: Arc<Config>,
-    tickets: Arc<dyn TicketStore>,
+    tickets: Arc<dyn TicketReader>,
+    changes: Arc<dyn TicketChanges>,
     clock: Arc<dyn Clock>,
 }
 
@@ -60,10 +73,16 @@ enum Applied {
 }
 
 impl MatchmakingEventHandler {
-    pub fn new(config: Arc<Config>, tickets: Arc<dyn TicketStore>, clock: Arc<dyn Clock>) -> Self {
+    pub fn new(
+        config: Arc<Config>,
+        tickets: Arc<dyn TicketReader>,
+        changes: Arc<dyn TicketChanges>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
         Self {
             config,
             tickets,
+            changes,
             clock,
         }
     }
@@ -130,7 +149,7 @@ impl MatchmakingEventHandler {
                 ));
             }
             let change = self.change(event, &record, to);
-            if self.tickets.advance(&change).await? {
+            if self.changes.advance(&change).await? {
                 return Ok(Applied::Moved(to));
             }
             // Another event moved the ticket since it was read: decide again.

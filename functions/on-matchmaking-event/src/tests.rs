@@ -7,7 +7,11 @@ use memory_adapters::{InMemoryMessageStore, InMemoryPlayerStore, InMemoryTicketS
 use serde_json::json;
 use shared::domain::ConnectionId;
 use shared::matchmaking::TicketId;
-use shared::ports::{ManualClock, MessageStore, NewConnection, PlayerStore, ReplayFrom};
+use shared::messaging::ReplayFrom;
+use shared::players::NewConnection;
+use shared::pending::Pending;
+use shared::ports::ManualClock;
+use contracts::ports::*;
 
 use super::*;
 
@@ -71,13 +75,14 @@ async fn world() -> World {
             .unwrap();
         let record = TicketRecord::queued(ticket(id), player(name), vec![], "default", T0 - 1_000);
         players
-            .begin_placement(&player(name), &record.ticket_id.as_pending().unwrap())
+            .reserve(&player(name), &Pending::of_ticket(&record.ticket_id).unwrap())
             .await
             .unwrap();
         tickets.create(&record).await.unwrap();
     }
     let handler = MatchmakingEventHandler::new(
         Arc::new(Config::for_local("test")),
+        tickets.clone(),
         tickets.clone(),
         Arc::new(ManualClock::at(T0 + 60_000)),
     );
@@ -123,7 +128,7 @@ impl World {
 
     async fn pending(&self, name: &str) -> bool {
         let record = self.players.get(&player(name)).await.unwrap().unwrap();
-        record.pending_placement_id.is_some()
+        record.pending.is_some()
     }
 }
 
@@ -227,7 +232,7 @@ async fn given_a_match_made_then_each_player_gets_their_own_seat_in_the_same_gam
         for who in ["alice", "bob"] {
             let record = world.players.get(&player(who)).await.unwrap().unwrap();
             assert!(
-                record.pending_placement_id.is_none(),
+                record.pending.is_none(),
                 "{name}: {who} is free"
             );
             assert!(

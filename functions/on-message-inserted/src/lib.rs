@@ -30,10 +30,11 @@ use serde::Deserialize;
 use serde_json::Value;
 use shared::config::Config;
 use shared::domain::PlayerId;
-use shared::ports::{
-    Clock, ConnectionGateway, GatewayError, PlayerRecord, PlayerStore, StoredMessage,
-};
+use shared::messaging::StoredMessage;
+use shared::players::PlayerRecord;
+use shared::ports::{Clock, ConnectionGateway, Connections, GatewayError, PlayerLookup};
 use shared::telemetry::ErrorChain;
+use shared::wiring::Wiring;
 use tracing::{debug, info, warn};
 
 #[cfg(test)]
@@ -101,9 +102,23 @@ enum Delivery {
     Retry,
 }
 
+/// `on-message-inserted` as every deployment builds it.
+pub fn wire(w: &Wiring) -> MessageInsertedHandler {
+    MessageInsertedHandler::new(
+        w.config.clone(),
+        w.stores.player_lookup(),
+        w.stores.connections(),
+        w.services.connection_gateway(),
+        w.clock.clone(),
+    )
+}
+
 pub struct MessageInsertedHandler {
     config: Arc<Config>,
-    players: Arc<dyn PlayerStore>,
+    /// The recipients' records: who is live, on which connection.
+    players: Arc<dyn PlayerLookup>,
+    /// A live connection found gone is marked disconnected.
+    connections: Arc<dyn Connections>,
     gateway: Arc<dyn ConnectionGateway>,
     clock: Arc<dyn Clock>,
 }
@@ -111,13 +126,15 @@ pub struct MessageInsertedHandler {
 impl MessageInsertedHandler {
     pub fn new(
         config: Arc<Config>,
-        players: Arc<dyn PlayerStore>,
+        players: Arc<dyn PlayerLookup>,
+        connections: Arc<dyn Connections>,
         gateway: Arc<dyn ConnectionGateway>,
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
             config,
             players,
+            connections,
             gateway,
             clock,
         }
@@ -313,7 +330,7 @@ impl MessageInsertedHandler {
         let now = self.clock.now_millis();
         let grace_until = now + self.config.reconnect_grace.as_millis() as i64;
         match self
-            .players
+            .connections
             .disconnect(&record.player_id, &record.connection_id, now, grace_until)
             .await
         {

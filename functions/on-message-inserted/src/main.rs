@@ -1,24 +1,8 @@
-//! Lambda wiring only: telemetry, configuration, adapters built once, the runtime.
+//! Lambda wiring only: the handler as `on_message_inserted::wire` builds it, on AWS.
 
-use std::sync::Arc;
-
-use aws_adapters::aws;
-use lambda_runtime::{Error, run, service_fn};
 use on_message_inserted::MessageInsertedHandler;
-use shared::config::Config;
-use shared::ports::SystemClock;
 
 #[tokio::main]
-async fn main() -> Result<(), Error> {
-    shared::telemetry::init();
-    let config = Arc::new(Config::from_env()?);
-    let sdk = aws::sdk_config().await;
-    let handler = MessageInsertedHandler::new(
-        config.clone(),
-        aws::player_store(&sdk, &config),
-        aws::connection_gateway(&sdk),
-        Arc::new(SystemClock),
-    );
-    let handler = &handler;
-    run(service_fn(move |event| handler.handle(event))).await
+async fn main() -> Result<(), lambda_runtime::Error> {
+    aws_adapters::lambda::serve(on_message_inserted::wire, MessageInsertedHandler::handle).await
 }

@@ -4,12 +4,11 @@ use contracts::recording_gateway::{GatewayCall, RecordingGateway};
 use memory_adapters::{InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPlayerStore};
 use serde_json::json;
 use shared::domain::{MessageId, PresenceStatus, Seq};
-use shared::ports::{
-    DeliveryHandover, Handover, HandoverOutcome, ManualClock, MessageKind, MessageStore,
-    NewMessage, ReplayFrom,
-};
+use shared::messaging::{Handover, HandoverOutcome, MessageKind, NewMessage, ReplayFrom};
+use shared::ports::{DeliveryHandover, ManualClock, MessageStore};
 
 use super::*;
+use contracts::ports::*;
 
 struct World {
     players: Arc<InMemoryPlayerStore>,
@@ -25,6 +24,7 @@ fn world() -> World {
     let gateway = Arc::new(RecordingGateway::new());
     let handler = MessageInsertedHandler::new(
         Arc::new(Config::for_local("Development")),
+        players.clone(),
         players.clone(),
         gateway.clone(),
         Arc::new(ManualClock::at(T0)),

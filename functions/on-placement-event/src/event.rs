@@ -10,7 +10,7 @@ use aws_lambda_events::event::sns::SnsRecord;
 use serde::Deserialize;
 use serde_json::Value;
 use shared::domain::{PlacementId, PlacementIdError, PlacementStatus, PlayerId};
-use shared::ports::PlacedGameSession;
+use shared::placement::PlacedGameSession;
 use tracing::warn;
 
 /// `detail-type` of GameLift queue placement events.

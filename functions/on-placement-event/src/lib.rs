@@ -34,12 +34,12 @@ use lambda_runtime::LambdaEvent;
 use serde_json::Value;
 use shared::config::Config;
 use shared::domain::{MessageId, PlayerId};
-use shared::ports::{
-    Clock, MessageKind, NewMessage, PlacedGameSession, PlacementOutcomes, PlacementStore,
-    SettledPlayer, Settlement, StoreError,
-};
+use shared::messaging::{MessageKind, NewMessage};
+use shared::placement::{PlacedGameSession, SettledPlayer, Settlement};
+use shared::ports::{Clock, PlacementOutcomes, PlacementReader, StoreError};
 use shared::protocol::ServerFrame;
 use shared::telemetry::ErrorChain;
+use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
 /// `senderId` of placement messages.
@@ -52,9 +52,19 @@ pub use event::{
     events_of,
 };
 
+/// `on-placement-event` as every deployment builds it.
+pub fn wire(w: &Wiring) -> PlacementEventHandler {
+    PlacementEventHandler::new(
+        w.config.clone(),
+        w.stores.placement_reader(),
+        w.stores.placement_outcomes(),
+        w.clock.clone(),
+    )
+}
+
 pub struct PlacementEventHandler {
     config: Arc<Config>,
-    placements: Arc<dyn PlacementStore>,
+    placements: Arc<dyn PlacementReader>,
     outcomes: Arc<dyn PlacementOutcomes>,
     clock: Arc<dyn Clock>,
 }
@@ -62,7 +72,7 @@ pub struct PlacementEventHandler {
 impl PlacementEventHandler {
     pub fn new(
         config: Arc<Config>,
-        placements: Arc<dyn PlacementStore>,
+        placements: Arc<dyn PlacementReader>,
         outcomes: Arc<dyn PlacementOutcomes>,
         clock: Arc<dyn Clock>,
     ) -> Self {

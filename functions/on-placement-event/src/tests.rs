@@ -8,7 +8,10 @@ use memory_adapters::{
 use serde_json::json;
 use shared::domain::ConnectionId;
 use shared::domain::PlacementStatus;
-use shared::ports::{ManualClock, NewConnection, PlacementRecord, PlayerStore};
+use shared::placement::PlacementRecord;
+use shared::players::NewConnection;
+use shared::ports::ManualClock;
+use contracts::ports::*;
 
 const T0: i64 = 1_795_323_600_000;
 const P_FUL: &str = "4f1c5b2e-7d3a-4b8e-9c61-2a5d8e0f1b37";
@@ -109,7 +112,7 @@ async fn world() -> World {
 impl World {
     async fn begin(&self, id: &str) {
         self.players
-            .begin_placement(&player("alice"), &placement_id(id))
+            .reserve(&player("alice"), &contracts::fixtures::pending(id))
             .await
             .unwrap();
     }
@@ -129,7 +132,7 @@ impl World {
             .collect()
     }
 
-    async fn record(&self, name: &str) -> shared::ports::PlayerRecord {
+    async fn record(&self, name: &str) -> shared::players::PlayerRecord {
         self.players.get(&player(name)).await.unwrap().unwrap()
     }
 
@@ -171,7 +174,7 @@ async fn given_a_fulfilled_event_in_either_form_then_each_placed_player_gets_the
                 "{form}: {name}"
             );
             let record = w.record(name).await;
-            assert_eq!(record.pending_placement_id, None, "{form}: {name}");
+            assert_eq!(record.pending, None, "{form}: {name}");
             assert_eq!(
                 serde_json::to_value(record.game_session.unwrap()).unwrap(),
                 seat(psess),
@@ -223,7 +226,7 @@ async fn given_an_ended_event_in_either_form_then_the_requester_is_told_and_no_l
         );
         assert!(w.frames_to("bob").is_empty(), "{form}");
         let alice = w.record("alice").await;
-        assert_eq!(alice.pending_placement_id, None, "{form}");
+        assert_eq!(alice.pending, None, "{form}");
         assert_eq!(alice.game_session, None, "{form}");
         assert_eq!(w.status_of(id).await.as_str(), status, "{form}");
     }

@@ -20,10 +20,11 @@ use lambda_runtime::LambdaEvent;
 use serde::Serialize;
 use serde_json::Value;
 use shared::domain::{MessageId, PlayerId};
-use shared::ports::{
-    Clock, MessageKind, MessageStore, NewMessage, PresenceEvent, StoreError, SubscriptionStore,
-};
+use shared::messaging::{MessageKind, NewMessage};
+use shared::ports::{Clock, MessageStore, StoreError, Watchers};
+use shared::presence::PresenceEvent;
 use shared::protocol::ServerFrame;
+use shared::wiring::Wiring;
 use tracing::{info, warn};
 
 /// How long an undelivered presence message is kept (DynamoDB TTL): it is only useful
@@ -56,15 +57,20 @@ pub struct Outcome {
     pub skipped: bool,
 }
 
+/// `on-presence-event` as every deployment builds it.
+pub fn wire(w: &Wiring) -> PresenceEventHandler {
+    PresenceEventHandler::new(w.stores.watchers(), w.stores.inboxes(), w.clock.clone())
+}
+
 pub struct PresenceEventHandler {
-    subscriptions: Arc<dyn SubscriptionStore>,
+    subscriptions: Arc<dyn Watchers>,
     messages: Arc<dyn MessageStore>,
     clock: Arc<dyn Clock>,
 }
 
 impl PresenceEventHandler {
     pub fn new(
-        subscriptions: Arc<dyn SubscriptionStore>,
+        subscriptions: Arc<dyn Watchers>,
         messages: Arc<dyn MessageStore>,
         clock: Arc<dyn Clock>,
     ) -> Self {

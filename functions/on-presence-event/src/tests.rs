@@ -4,9 +4,12 @@ use contracts::events::parse_event;
 use memory_adapters::{InMemoryMessageStore, InMemorySubscriptionStore};
 use serde_json::json;
 use shared::domain::EpochMillis;
-use shared::ports::{ManualClock, SUBSCRIPTION_TTL_SECONDS, StoredMessage};
+use shared::messaging::StoredMessage;
+use shared::ports::ManualClock;
+use shared::presence::SUBSCRIPTION_TTL_SECONDS;
 
 use super::*;
+use contracts::ports::*;
 
 const T0: i64 = 1_795_323_600_000;
 

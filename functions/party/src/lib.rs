@@ -26,10 +26,12 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use shared::config::Config;
-use shared::party::{Parties, PartyError};
-use shared::ports::{Clock, PartyStore, PlayerStore, RateLimiter};
+use serde_json::Value;
+use shared::party::{CommitScope, Parties, PartyError};
+use shared::ports::{PlayerReader, RateLimiter};
 use shared::requests::ClientRequest;
-use shared::websocket::{Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
+use shared::websocket::{Reply, Request, Route, RouteError, Serves};
+use shared::wiring::Wiring;
 
 mod ops;
 
@@ -44,14 +46,20 @@ pub const PROMOTE: &str = "promotePartyLeader";
 /// Every route this function serves.
 pub const ROUTES: [&str; 7] = [CREATE, INVITE, JOIN, DECLINE, LEAVE, KICK, PROMOTE];
 
-/// Faults in how the function is wired (a route mapped to the wrong integration).
-#[derive(Debug, thiserror::Error)]
-#[error("party was invoked for route {0:?}; it serves {routes}", routes = ROUTES.join(", "))]
-pub struct WrongRoute(pub String);
+/// The party routes as every deployment builds them: any party change
+/// ([`CommitScope::Any`]).
+pub fn wire(w: &Wiring) -> PartyHandler {
+    PartyHandler::new(
+        w.config.clone(),
+        w.stores.player_reader(),
+        w.stores.rate_limiter(),
+        w.parties(CommitScope::Any),
+    )
+}
 
 pub struct PartyHandler {
     config: Arc<Config>,
-    players: Arc<dyn PlayerStore>,
+    players: Arc<dyn PlayerReader>,
     limiter: Arc<dyn RateLimiter>,
     parties: Parties,
 }
@@ -59,14 +67,12 @@ pub struct PartyHandler {
 impl PartyHandler {
     pub fn new(
         config: Arc<Config>,
-        players: Arc<dyn PlayerStore>,
+        players: Arc<dyn PlayerReader>,
         limiter: Arc<dyn RateLimiter>,
-        parties: Arc<dyn PartyStore>,
-        clock: Arc<dyn Clock>,
+        parties: Parties,
     ) -> Self {
-        let ttl = i64::try_from(config.message_ttl.as_secs()).unwrap_or(i64::MAX);
         Self {
-            parties: Parties::new(parties, clock, ttl),
+            parties,
             config,
             players,
             limiter,
@@ -78,29 +84,32 @@ impl PartyHandler {
 /// `internal`), saying what did not happen.
 fn refusal(error: PartyError, consequence: &str) -> RouteError {
     match error {
-        PartyError::Refused(refusal) => RouteError::new(refusal.code(), refusal.to_string()),
+        PartyError::Refused(refusal) => refusal.into(),
         PartyError::Store(err) => RouteError::from_store(err, consequence),
     }
 }
 
 #[async_trait]
-impl RouteHandler for PartyHandler {
-    async fn handle(&self, event: RouteEvent) -> RouteResult {
-        let request = match Request::open(&event.payload)? {
-            Opened::Request(request) => request,
-            Opened::Refused(reply) => return Ok(reply),
-        };
+impl Route for PartyHandler {
+    type Ack = Value;
+
+    const SERVES: Serves = Serves {
+        function: "party",
+        routes: "createParty, inviteToParty, joinParty, declinePartyInvite, leaveParty, kickFromParty, promotePartyLeader",
+    };
+
+    async fn answer(&self, request: &Request) -> Result<Reply<Value>, RouteError> {
         let result = match &request.frame {
-            ClientRequest::CreateParty { body, .. } => self.create(&request, body).await,
-            ClientRequest::InviteToParty { body, .. } => self.invite(&request, body).await,
-            ClientRequest::JoinParty { body, .. } => self.join(&request, body).await,
-            ClientRequest::DeclinePartyInvite { body, .. } => self.decline(&request, body).await,
-            ClientRequest::LeaveParty { .. } => self.leave(&request).await,
-            ClientRequest::KickFromParty { body, .. } => self.kick(&request, body).await,
-            ClientRequest::PromotePartyLeader { body, .. } => self.promote(&request, body).await,
-            other => return Err(WrongRoute(other.route().to_owned()).into()),
+            ClientRequest::CreateParty { body, .. } => self.create(request, body).await,
+            ClientRequest::InviteToParty { body, .. } => self.invite(request, body).await,
+            ClientRequest::JoinParty { body, .. } => self.join(request, body).await,
+            ClientRequest::DeclinePartyInvite { body, .. } => self.decline(request, body).await,
+            ClientRequest::LeaveParty { .. } => self.leave(request).await,
+            ClientRequest::KickFromParty { body, .. } => self.kick(request, body).await,
+            ClientRequest::PromotePartyLeader { body, .. } => self.promote(request, body).await,
+            _ => return Ok(Reply::WrongRoute),
         };
-        Ok(request.respond(result))
+        result.map(Reply::Ack)
     }
 }
 

@@ -1,27 +1,6 @@
-//! Lambda wiring only: telemetry, configuration, adapters built once, the runtime.
-
-use std::sync::Arc;
-
-use aws_adapters::aws;
-use lambda_runtime::{Error, run, service_fn};
-use party::PartyHandler;
-use shared::config::Config;
-use shared::ports::SystemClock;
-use shared::websocket::RouteHandler;
+//! Lambda wiring only: the handler as `party::wire` builds it, on AWS.
 
 #[tokio::main]
-async fn main() -> Result<(), Error> {
-    shared::telemetry::init();
-    let config = Arc::new(Config::from_env()?);
-    let sdk = aws::sdk_config().await;
-    let (players, limiter) = aws::players_with_limits(&sdk, &config);
-    let handler = PartyHandler::new(
-        config.clone(),
-        players,
-        limiter,
-        aws::party_store(&sdk, &config),
-        Arc::new(SystemClock),
-    );
-    let handler = &handler;
-    run(service_fn(move |event| handler.handle(event))).await
+async fn main() -> Result<(), lambda_runtime::Error> {
+    aws_adapters::lambda::serve_route(party::wire).await
 }

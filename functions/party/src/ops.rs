@@ -4,8 +4,9 @@
 use serde_json::{Value, json};
 use shared::domain::PlayerId;
 use shared::party::{CHANGE_ATTEMPTS, Invitation, Party, PartyError, PartyId, PartyRefusal};
-use shared::ports::{Bucket, Committed, InvitationWrite, PartyCommit, PartyCondition};
+use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
 use shared::protocol::ErrorCode;
+use shared::rate_limits::{self, Bucket};
 use shared::requests::{CreatePartyBody, PartyBody, PlayerBody};
 use shared::websocket::{Request, RouteError};
 use tracing::info;
@@ -14,10 +15,6 @@ use crate::{PartyHandler, refusal};
 
 /// What a client is told did not happen when the store failed.
 const NOTHING_CHANGED: &str = "nothing changed; retry";
-
-fn refused(refusal: PartyRefusal) -> RouteError {
-    RouteError::new(refusal.code(), refusal.to_string())
-}
 
 fn store(err: shared::ports::StoreError) -> RouteError {
     RouteError::from_store(err, NOTHING_CHANGED)
@@ -31,7 +28,7 @@ impl PartyHandler {
             .await
             .map_err(store)?
             .and_then(|record| record.party_id)
-            .ok_or_else(|| refused(PartyRefusal::NotInParty))
+            .ok_or_else(|| RouteError::from(PartyRefusal::NotInParty))
     }
 
     /// The size a new party gets: the one asked for, within the stack's
@@ -60,7 +57,7 @@ impl PartyHandler {
         let change = Party::create(PartyId::generate(), creator, max_size, now);
         let committed = self
             .parties
-            .store()
+            .commits()
             .commit(&self.parties.commit_of(&change, now))
             .await
             .map_err(store)?;
@@ -69,12 +66,12 @@ impl PartyHandler {
                 info!(player_id = %creator, party_id = %change.after.party_id, max_size, "party created");
                 Ok(json!({ "party": change.after.view() }))
             }
-            Committed::InAnotherParty(party) => Err(refused(PartyRefusal::AlreadyInParty(party))),
-            Committed::NoSuchPlayer => Err(refused(PartyRefusal::NoSuchPlayer(creator.clone()))),
+            Committed::InAnotherParty(party) => Err(RouteError::from(PartyRefusal::AlreadyInParty(party))),
+            Committed::NoSuchPlayer => Err(RouteError::from(PartyRefusal::NoSuchPlayer(creator.clone()))),
             // A fresh random id that exists already, or an invitation write that is not
             // there: neither can happen.
             Committed::PartyMoved | Committed::InvitationGone => {
-                Err(refused(PartyRefusal::Contended))
+                Err(RouteError::from(PartyRefusal::Contended))
             }
         }
     }
@@ -82,16 +79,21 @@ impl PartyHandler {
     /// Counts an invitation against `RATE_LIMIT_PARTY_INVITES_PER_MINUTE`.
     async fn spend_invite(&self, player: &PlayerId) -> Result<(), RouteError> {
         let limit = self.config.rate_limits.party_invites_per_minute;
-        RouteError::spend_call(
+        rate_limits::spend_call(
             self.limiter.as_ref(),
             player,
             Bucket::PartyInvite,
             limit,
             self.parties.now(),
-            &format!("{limit} party invitations a minute"),
-            "nobody was invited; retry",
         )
         .await
+        .map_err(|e| {
+            RouteError::from_limit(
+                e,
+                |_| format!("{limit} party invitations a minute"),
+                "nobody was invited; retry",
+            )
+        })
     }
 
     pub(crate) async fn invite(
@@ -102,7 +104,7 @@ impl PartyHandler {
         let inviter = &request.caller.player_id;
         let invitee = body.player_id.clone();
         if invitee == *inviter {
-            return Err(refused(PartyRefusal::InviteYourself));
+            return Err(RouteError::from(PartyRefusal::InviteYourself));
         }
         let (spent, party_id) =
             tokio::join!(self.spend_invite(inviter), self.caller_party(inviter));
@@ -113,14 +115,14 @@ impl PartyHandler {
         for _ in 0..CHANGE_ATTEMPTS {
             let party = self
                 .parties
-                .store()
+                .reader()
                 .get(&party_id)
                 .await
                 .map_err(store)?
-                .ok_or_else(|| refused(PartyRefusal::NotInParty))?;
+                .ok_or_else(|| RouteError::from(PartyRefusal::NotInParty))?;
             party
                 .check_invite(inviter, &invitee, settings.invite_leader_only)
-                .map_err(refused)?;
+                .map_err(RouteError::from)?;
             let now = self.parties.now();
             let invitation = Invitation {
                 party_id: party_id.clone(),
@@ -136,7 +138,7 @@ impl PartyHandler {
             commit.invitation = Some(InvitationWrite::Put(invitation.clone()));
             commit.must_exist = Some(invitee.clone());
             commit.pushes = vec![self.parties.invite_push(&invitation, now)];
-            match self.parties.store().commit(&commit).await.map_err(store)? {
+            match self.parties.commits().commit(&commit).await.map_err(store)? {
                 Committed::Done => {
                     info!(player_id = %inviter, party_id = %party_id, invitee = %invitee, "invited to a party");
                     return Ok(json!({
@@ -146,14 +148,14 @@ impl PartyHandler {
                     }));
                 }
                 Committed::NoSuchPlayer => {
-                    return Err(refused(PartyRefusal::NoSuchPlayer(invitee)));
+                    return Err(RouteError::from(PartyRefusal::NoSuchPlayer(invitee)));
                 }
                 Committed::PartyMoved
                 | Committed::InvitationGone
                 | Committed::InAnotherParty(_) => {}
             }
         }
-        Err(refused(PartyRefusal::Contended))
+        Err(RouteError::from(PartyRefusal::Contended))
     }
 
     pub(crate) async fn join(
@@ -166,35 +168,35 @@ impl PartyHandler {
         for _ in 0..CHANGE_ATTEMPTS {
             let (party, invitation) = self
                 .parties
-                .store()
+                .reader()
                 .get_with_invitation(&party_id, player)
                 .await
                 .map_err(store)?;
             let party =
-                party.ok_or_else(|| refused(PartyRefusal::NoSuchParty(party_id.clone())))?;
+                party.ok_or_else(|| RouteError::from(PartyRefusal::NoSuchParty(party_id.clone())))?;
             let now = self.parties.now();
             let change = party
                 .join(player, invitation.as_ref(), now)
-                .map_err(refused)?;
+                .map_err(RouteError::from)?;
             let commit = self.parties.commit_of(&change, now);
-            match self.parties.store().commit(&commit).await.map_err(store)? {
+            match self.parties.commits().commit(&commit).await.map_err(store)? {
                 Committed::Done => {
                     info!(player_id = %player, party_id = %party_id, members = change.after.members.len(), "joined a party");
                     return Ok(json!({ "party": change.after.view() }));
                 }
                 Committed::PartyMoved => {}
                 Committed::InvitationGone => {
-                    return Err(refused(PartyRefusal::NoInvitation(party_id)));
+                    return Err(RouteError::from(PartyRefusal::NoInvitation(party_id)));
                 }
                 Committed::InAnotherParty(other) => {
-                    return Err(refused(PartyRefusal::AlreadyInParty(other)));
+                    return Err(RouteError::from(PartyRefusal::AlreadyInParty(other)));
                 }
                 Committed::NoSuchPlayer => {
-                    return Err(refused(PartyRefusal::NoSuchPlayer(player.clone())));
+                    return Err(RouteError::from(PartyRefusal::NoSuchPlayer(player.clone())));
                 }
             }
         }
-        Err(refused(PartyRefusal::Contended))
+        Err(RouteError::from(PartyRefusal::Contended))
     }
 
     pub(crate) async fn decline(
@@ -206,24 +208,24 @@ impl PartyHandler {
         let party_id = body.party_id.clone();
         let (_, invitation) = self
             .parties
-            .store()
+            .reader()
             .get_with_invitation(&party_id, player)
             .await
             .map_err(store)?;
         let now = self.parties.now();
         let Some(invitation) = invitation.filter(|i| i.is_live(now)) else {
-            return Err(refused(PartyRefusal::NoInvitation(party_id)));
+            return Err(RouteError::from(PartyRefusal::NoInvitation(party_id)));
         };
         // Whatever became of the party, the invitation goes and its sender is told.
         let mut commit = PartyCommit::on(party_id.clone(), PartyCondition::Any, now);
         commit.invitation = Some(InvitationWrite::Take(player.clone()));
         commit.pushes = vec![self.parties.declined_push(&invitation, now)];
-        match self.parties.store().commit(&commit).await.map_err(store)? {
+        match self.parties.commits().commit(&commit).await.map_err(store)? {
             Committed::Done => {
                 info!(player_id = %player, party_id = %party_id, "declined a party invitation");
                 Ok(json!({ "partyId": party_id }))
             }
-            _ => Err(refused(PartyRefusal::NoInvitation(party_id))),
+            _ => Err(RouteError::from(PartyRefusal::NoInvitation(party_id))),
         }
     }
 
@@ -281,7 +283,7 @@ impl PartyHandler {
             .await
             .map_err(|e: PartyError| refusal(e, NOTHING_CHANGED))?;
         let Some(changed) = changed else {
-            return Err(refused(PartyRefusal::Contended));
+            return Err(RouteError::from(PartyRefusal::Contended));
         };
         info!(player_id = %leader, party_id = %party_id, target = %target, change = ?changed.kind, "party changed by its leader");
         Ok(json!({ "party": changed.after.view() }))

@@ -1,10 +1,13 @@
 use super::*;
+use shared::websocket::RouteHandler;
+use contracts::ports::*;
 use contracts::events::{reply_frame, route_event};
 use contracts::fixtures::{T0, new_connection, player};
 use memory_adapters::{InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore};
 use serde_json::{Value, json};
 use shared::domain::PlayerId;
-use shared::ports::{ManualClock, MessageKind, MessageStore, ReplayFrom};
+use shared::messaging::{MessageKind, ReplayFrom};
+use shared::ports::ManualClock;
 
 /// alice, bob, carol, dave and eve have connected; nobody is in a party.
 struct World {
@@ -50,8 +53,12 @@ impl World {
             Arc::new(self.config.clone()),
             self.players.clone(),
             self.players.clone(),
-            self.parties.clone(),
-            Arc::new(self.clock.clone()),
+            Parties::new(
+                self.parties.clone(),
+                self.parties.clone(),
+                Arc::new(self.clock.clone()),
+                self.config.message_ttl.as_secs() as i64,
+            ),
         )
     }
 
@@ -436,8 +443,12 @@ async fn given_the_store_down_when_acting_then_unavailable_and_the_socket_stays_
         Arc::new(w.config.clone()),
         down.clone(),
         down.clone(),
-        down,
-        Arc::new(w.clock.clone()),
+        Parties::new(
+            down.clone(),
+            down,
+            Arc::new(w.clock.clone()),
+            w.config.message_ttl.as_secs() as i64,
+        ),
     );
     for (route, body) in [
         (CREATE, json!({})),

@@ -46,11 +46,15 @@ use serde_json::Value;
 use shared::config::{Config, PresenceLiveness};
 use shared::domain::{EpochMillis, PlayerId, PresenceStatus};
 use shared::party::Parties;
+use shared::players::ExpiredPlayer;
+use shared::party::CommitScope;
 use shared::ports::{
-    Clock, ConnectionGateway, EventBus, ExpiredPlayer, GatewayError, PlayerStore, PresenceEvent,
+    Clock, ConnectionGateway, ConnectionProbe, EventBus, GatewayError, OfflineParties, PresenceSweep,
 };
+use shared::presence::PresenceEvent;
 use shared::protocol::{DisconnectReason, ServerFrame};
 use shared::telemetry::ErrorChain;
+use shared::wiring::Wiring;
 use tokio::sync::mpsc;
 use tracing::{error, info, warn};
 
@@ -108,12 +112,35 @@ enum Retired {
     Failed,
 }
 
+/// The sweeper as every deployment builds it: members offline too long leave their
+/// party ([`CommitScope::Departures`]); in the connection-activity liveness mode, and
+/// only then, it asks API Gateway about an expired player's socket.
+pub fn wire(w: &Wiring) -> PresenceTimeoutHandler {
+    let handler = PresenceTimeoutHandler::new(
+        w.config.clone(),
+        w.stores.presence_sweep(),
+        w.services.connection_gateway(),
+        w.services.event_bus(),
+        w.parties(CommitScope::Departures),
+        w.stores.offline_parties(),
+        w.clock.clone(),
+    );
+    match w.config.presence_liveness {
+        PresenceLiveness::ConnectionActivity => handler.asking(w.services.connection_probe()),
+        PresenceLiveness::Heartbeat => handler,
+    }
+}
+
 pub struct PresenceTimeoutHandler {
     config: Arc<Config>,
-    players: Arc<dyn PlayerStore>,
+    players: Arc<dyn PresenceSweep>,
     gateway: Arc<dyn ConnectionGateway>,
+    /// Asked when an expired online player's socket was last active (a `ping` keeps it
+    /// online); `None`: the heartbeat deadline alone decides.
+    probe: Option<Arc<dyn ConnectionProbe>>,
     events: Arc<dyn EventBus>,
     parties: Parties,
+    offline_parties: Arc<dyn OfflineParties>,
     clock: Arc<dyn Clock>,
     deadline_margin: Duration,
     concurrency: usize,
@@ -122,22 +149,32 @@ pub struct PresenceTimeoutHandler {
 impl PresenceTimeoutHandler {
     pub fn new(
         config: Arc<Config>,
-        players: Arc<dyn PlayerStore>,
+        players: Arc<dyn PresenceSweep>,
         gateway: Arc<dyn ConnectionGateway>,
         events: Arc<dyn EventBus>,
         parties: Parties,
+        offline_parties: Arc<dyn OfflineParties>,
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
             config,
             players,
             gateway,
+            probe: None,
             events,
             parties,
+            offline_parties,
             clock,
             deadline_margin: DEFAULT_DEADLINE_MARGIN,
             concurrency: DEFAULT_CONCURRENCY,
         }
+    }
+
+    /// Asks `probe` when an expired online player's socket was last active before
+    /// taking them offline (the connection-activity liveness mode).
+    pub fn asking(mut self, probe: Arc<dyn ConnectionProbe>) -> Self {
+        self.probe = Some(probe);
+        self
     }
 
     /// Starts no new player `margin` before the invocation's deadline.
@@ -313,18 +350,8 @@ impl PresenceTimeoutHandler {
         if self.out_of_time(stop_at, stopped_early) {
             return Retired::LeftForNextRun;
         }
-        let asks_api_gateway =
-            self.config.presence_liveness == PresenceLiveness::ConnectionActivity;
-        if let Some(socket) = player
-            .online_connection
-            .as_ref()
-            .filter(|_| asks_api_gateway)
-        {
-            match self
-                .gateway
-                .get(&socket.endpoint, &socket.connection_id)
-                .await
-            {
+        if let (Some(socket), Some(probe)) = (player.online_connection.as_ref(), &self.probe) {
+            match probe.get(&socket.endpoint, &socket.connection_id).await {
                 Ok(info) => {
                     let last_active = info.last_active_at_millis.or(info.connected_at_millis);
                     if last_active.is_some_and(|at| self.config.heartbeat_deadline(at) > now) {

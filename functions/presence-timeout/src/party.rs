@@ -10,8 +10,9 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use shared::domain::EpochMillis;
+use shared::party::OfflineParty;
 use shared::party::{MemberPresence, PartyError, PartyId, PartyRefusal};
-use shared::ports::{OfflineParty, PlayerRecord};
+use shared::players::PlayerRecord;
 use shared::telemetry::ErrorChain;
 use tracing::{error, info};
 
@@ -58,8 +59,7 @@ impl PresenceTimeoutHandler {
                     return removed;
                 }
                 let page = match self
-                    .parties
-                    .store()
+                    .offline_parties
                     .offline(shard, before, PAGE_SIZE, after.as_ref())
                     .await
                 {

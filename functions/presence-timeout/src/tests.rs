@@ -8,11 +8,14 @@ use memory_adapters::{
 };
 use serde_json::json;
 use shared::domain::{ConnectionId, PlayerId};
-use shared::ports::{ConnectionInfo, ManualClock, NewConnection, PresenceChange};
+use shared::players::NewConnection;
+use shared::ports::{ConnectionInfo, ManualClock};
+use shared::presence::PresenceChange;
 
 use shared::party::Parties;
 
 use super::*;
+use contracts::ports::*;
 
 const T0: i64 = 1_795_323_600_000;
 const HEARTBEAT: i64 = 90_000;
@@ -70,15 +73,30 @@ impl World {
         self.handler_with(self.gateway.clone())
     }
 
-    fn handler_with(&self, gateway: Arc<dyn ConnectionGateway>) -> PresenceTimeoutHandler {
-        PresenceTimeoutHandler::new(
+    /// The sweeper on `gateway`, asking it about sockets in the connection-activity
+    /// mode, as `wire` does.
+    fn handler_with<G: ConnectionGateway + ConnectionProbe + 'static>(
+        &self,
+        gateway: Arc<G>,
+    ) -> PresenceTimeoutHandler {
+        let handler = PresenceTimeoutHandler::new(
             self.config.clone(),
             self.players.clone(),
-            gateway,
+            gateway.clone(),
             self.bus.clone(),
-            Parties::new(self.parties.clone(), Arc::new(self.clock.clone()), 86_400),
+            Parties::new(
+                self.parties.clone(),
+                self.parties.clone(),
+                Arc::new(self.clock.clone()),
+                86_400,
+            ),
+            self.parties.clone(),
             Arc::new(self.clock.clone()),
-        )
+        );
+        match self.config.presence_liveness {
+            PresenceLiveness::ConnectionActivity => handler.asking(gateway),
+            PresenceLiveness::Heartbeat => handler,
+        }
     }
 
     /// `player` connects at `at` (heartbeat deadline `at + 90 s`).
@@ -206,7 +224,7 @@ async fn given_a_player_who_heartbeats_every_second_then_every_sweep_leaves_them
                 .heartbeat(&p("alice"), &conn("alice"), now, now + HEARTBEAT, None)
                 .await
                 .unwrap(),
-            shared::ports::Liveness::Current
+            shared::players::Liveness::Current
         );
         assert_eq!(w.handler().sweep_once(now).await.swept, 0);
     }
@@ -235,10 +253,14 @@ impl ConnectionGateway for HeartbeatDuringSweep {
                 .heartbeat(&late, &conn(self.late), self.at, self.at + HEARTBEAT, None)
                 .await
                 .unwrap();
-            assert_eq!(refreshed, shared::ports::Liveness::Current);
+            assert_eq!(refreshed, shared::players::Liveness::Current);
         }
         Ok(())
     }
+}
+
+#[async_trait]
+impl ConnectionProbe for HeartbeatDuringSweep {
     async fn get(&self, _: &str, _: &ConnectionId) -> Result<ConnectionInfo, GatewayError> {
         Err(GatewayError::Gone)
     }
@@ -331,6 +353,10 @@ impl ConnectionGateway for SlowGateway {
         self.in_flight.fetch_sub(1, Ordering::SeqCst);
         Ok(())
     }
+}
+
+#[async_trait]
+impl ConnectionProbe for SlowGateway {
     async fn get(&self, _: &str, _: &ConnectionId) -> Result<ConnectionInfo, GatewayError> {
         Err(GatewayError::Gone)
     }
@@ -550,17 +576,20 @@ async fn the_sample_schedule_event_sweeps_and_returns_the_summary() {
 
 mod parties {
     use super::*;
+    use shared::messaging::ReplayFrom;
+    use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
     use shared::party::{Invitation, Party, PartyId};
-    use shared::ports::{
-        Committed, InvitationWrite, MessageStore, PartyCommit, PartyCondition, PartyStore,
-        ReplayFrom,
-    };
 
     const OFFLINE: i64 = 120_000;
 
     impl World {
         fn service(&self) -> Parties {
-            Parties::new(self.parties.clone(), Arc::new(self.clock.clone()), 86_400)
+            Parties::new(
+                self.parties.clone(),
+                self.parties.clone(),
+                Arc::new(self.clock.clone()),
+                86_400,
+            )
         }
 
         /// A party led by `names[0]`, everyone connected at `at`.

@@ -10,21 +10,40 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde_json::json;
+use serde_json::{Value, json};
 use shared::domain::{GameSession, PlayerId};
-use shared::ports::{GameLift, GameLiftError, PlayerStore};
+use shared::ports::{GameLiftError, PlayerReader, PlayerSessions, Seats};
 use shared::protocol::ErrorCode;
-use shared::websocket::{Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
+use shared::websocket::{Reply, Request, Route, RouteError, Serves};
+use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
+/// `rejoinSession` as every deployment builds it.
+pub fn wire(w: &Wiring) -> RejoinSessionHandler {
+    RejoinSessionHandler::new(
+        w.stores.player_reader(),
+        w.stores.seats(),
+        w.services.player_sessions(),
+    )
+}
+
 pub struct RejoinSessionHandler {
-    players: Arc<dyn PlayerStore>,
-    gamelift: Arc<dyn GameLift>,
+    players: Arc<dyn PlayerReader>,
+    seats: Arc<dyn Seats>,
+    gamelift: Arc<dyn PlayerSessions>,
 }
 
 impl RejoinSessionHandler {
-    pub fn new(players: Arc<dyn PlayerStore>, gamelift: Arc<dyn GameLift>) -> Self {
-        Self { players, gamelift }
+    pub fn new(
+        players: Arc<dyn PlayerReader>,
+        seats: Arc<dyn Seats>,
+        gamelift: Arc<dyn PlayerSessions>,
+    ) -> Self {
+        Self {
+            players,
+            seats,
+            gamelift,
+        }
     }
 
     async fn rejoin(&self, player: &PlayerId) -> Result<GameSession, RouteError> {
@@ -64,7 +83,7 @@ impl RejoinSessionHandler {
             region: last.region,
             player_session_id: seat.player_session_id,
         };
-        match self.players.update_game_session(player, &session).await {
+        match self.seats.update_game_session(player, &session).await {
             Ok(true) => Ok(session),
             Ok(false) => {
                 warn!(player_id = %player, game_session_arn = %last.game_session_arn, "the player's game changed during the rejoin");
@@ -113,18 +132,20 @@ fn store_refusal(err: shared::ports::StoreError) -> RouteError {
 }
 
 #[async_trait]
-impl RouteHandler for RejoinSessionHandler {
-    async fn handle(&self, event: RouteEvent) -> RouteResult {
-        let request = match Request::open(&event.payload)? {
-            Opened::Request(request) => request,
-            Opened::Refused(reply) => return Ok(reply),
-        };
+impl Route for RejoinSessionHandler {
+    type Ack = Value;
+
+    const SERVES: Serves = Serves {
+        function: "rejoin-session",
+        routes: "rejoinSession",
+    };
+
+    /// Any frame routed here asks to rejoin (the route's body is empty).
+    async fn answer(&self, request: &Request) -> Result<Reply<Value>, RouteError> {
         let player = &request.caller.player_id;
-        let result = self.rejoin(player).await.map(|session| {
-            info!(player_id = %player, game_session_arn = %session.game_session_arn, player_session_id = %session.player_session_id, "rejoined");
-            json!({ "gameSession": session })
-        });
-        Ok(request.respond(result))
+        let session = self.rejoin(player).await?;
+        info!(player_id = %player, game_session_arn = %session.game_session_arn, player_session_id = %session.player_session_id, "rejoined");
+        Ok(Reply::Ack(json!({ "gameSession": session })))
     }
 }
 

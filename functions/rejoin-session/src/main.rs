@@ -1,17 +1,6 @@
-//! Lambda wiring only: telemetry, configuration, adapters built once, the runtime.
-
-use aws_adapters::aws;
-use lambda_runtime::{Error, run, service_fn};
-use rejoin_session::RejoinSessionHandler;
-use shared::config::Config;
-use shared::websocket::RouteHandler;
+//! Lambda wiring only: the handler as `rejoin_session::wire` builds it, on AWS.
 
 #[tokio::main]
-async fn main() -> Result<(), Error> {
-    shared::telemetry::init();
-    let config = Config::from_env()?;
-    let sdk = aws::sdk_config().await;
-    let handler = RejoinSessionHandler::new(aws::player_store(&sdk, &config), aws::gamelift(&sdk));
-    let handler = &handler;
-    run(service_fn(move |event| handler.handle(event))).await
+async fn main() -> Result<(), lambda_runtime::Error> {
+    aws_adapters::lambda::serve_route(rejoin_session::wire).await
 }

@@ -1,4 +1,5 @@
 use super::*;
+use shared::websocket::RouteHandler;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::{
     FAKE_DNS_NAME, FAKE_IP_ADDRESS, FAKE_PORT, FakeGameLift, GameLiftCall,
@@ -8,11 +9,14 @@ use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
 use serde_json::Value;
-use shared::domain::{ConnectionId, MessageId, PlacementId, PlacementStatus};
-use shared::ports::{
-    MessageKind, NewConnection, NewMessage, PlacedGameSession, PlacementOutcomes, PlacementRecord,
-    PlacementStore, PlayerSession, SettledPlayer, Settlement,
+use shared::domain::{ConnectionId, MessageId, PlacementStatus};
+use shared::messaging::{MessageKind, NewMessage};
+use shared::placement::{
+    PlacedGameSession, PlacementRecord, PlayerSession, SettledPlayer, Settlement,
 };
+use shared::players::NewConnection;
+use shared::ports::PlacementOutcomes;
+use contracts::ports::*;
 
 const T0: i64 = 1_795_323_600_000;
 const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1";
@@ -45,7 +49,7 @@ async fn world() -> World {
         .unwrap();
     let placements = Arc::new(InMemoryPlacementStore::new());
     let gamelift = Arc::new(FakeGameLift::new());
-    let handler = RejoinSessionHandler::new(players.clone(), gamelift.clone());
+    let handler = RejoinSessionHandler::new(players.clone(), players.clone(), gamelift.clone());
     World {
         players,
         placements,
@@ -210,16 +214,7 @@ struct RacingGameLift {
 }
 
 #[async_trait]
-impl GameLift for RacingGameLift {
-    async fn start_placement(
-        &self,
-        request: &shared::ports::PlacementRequest,
-    ) -> Result<(), GameLiftError> {
-        self.inner.start_placement(request).await
-    }
-    async fn stop_placement(&self, placement_id: &PlacementId) -> Result<(), GameLiftError> {
-        self.inner.stop_placement(placement_id).await
-    }
+impl PlayerSessions for RacingGameLift {
     async fn create_player_session(
         &self,
         arn: &str,
@@ -237,6 +232,7 @@ async fn given_a_new_game_fulfilled_during_the_rejoin_then_conflict_and_the_new_
     let w = world().await;
     placed(&w.players, &w.placements, "p-1", ARN).await;
     let handler = RejoinSessionHandler::new(
+        w.players.clone(),
         w.players.clone(),
         Arc::new(RacingGameLift {
             inner: FakeGameLift::new(),

@@ -36,19 +36,16 @@ use serde::Serialize;
 use serde_json::Value;
 use shared::domain::{EpochMillis, Seq};
 use shared::keep_alive::KeepAlive;
-use shared::matchmaking::TicketId;
-use shared::party::{MemberPresence, Parties, PartyError, PartyView};
-use shared::ports::{
-    Clock, ConnectionGateway, DeliveryHandover, Handover, HandoverOutcome, Liveness, MessageKind,
-    MessageStore, PlayerRecord, PlayerStore, ReplayFrom, StoredMessage,
-};
+use shared::messaging::{Handover, HandoverOutcome, MessageKind, ReplayFrom, StoredMessage};
+use shared::party::{CommitScope, MemberPresence, Parties, PartyError, PartyView};
+use shared::pending::Pending;
+use shared::players::{Liveness, PlayerRecord};
+use shared::ports::{Clock, ConnectionGateway, DeliveryHandover, InboxReader, PlayerReader};
 use shared::protocol::{DisconnectReason, ServerFrame};
 use shared::requests::ClientRequest;
 use shared::telemetry::ErrorChain;
-use shared::websocket::{
-    Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult, WrongRoute, reply, status,
-    tell_and_close,
-};
+use shared::websocket::{Reply, Request, Route, RouteError, Serves, tell_and_close};
+use shared::wiring::Wiring;
 use tracing::{info, warn};
 
 #[cfg(test)]
@@ -62,10 +59,24 @@ pub const CURSORLESS_REPLAY_MARGIN_MS: EpochMillis = 10_000;
 /// How many times the hand-over is tried while messages keep arriving.
 pub const HANDOVER_ATTEMPTS: u32 = 10;
 
+/// `resume` as every deployment builds it: a member back from offline is online again
+/// in their party ([`CommitScope::Presence`]).
+pub fn wire(w: &Wiring) -> ResumeHandler {
+    ResumeHandler::new(
+        w.keep_alive,
+        w.stores.player_reader(),
+        w.stores.inbox_reader(),
+        w.stores.delivery_handover(),
+        w.parties(CommitScope::Presence),
+        w.services.connection_gateway(),
+        w.clock.clone(),
+    )
+}
+
 pub struct ResumeHandler {
     keep_alive: KeepAlive,
-    players: Arc<dyn PlayerStore>,
-    messages: Arc<dyn MessageStore>,
+    players: Arc<dyn PlayerReader>,
+    messages: Arc<dyn InboxReader>,
     handover: Arc<dyn DeliveryHandover>,
     parties: Parties,
     gateway: Arc<dyn ConnectionGateway>,
@@ -116,8 +127,8 @@ impl ResumeHandler {
     /// `keep_alive` is what every ack tells the client's timer (`Config::keep_alive`).
     pub fn new(
         keep_alive: KeepAlive,
-        players: Arc<dyn PlayerStore>,
-        messages: Arc<dyn MessageStore>,
+        players: Arc<dyn PlayerReader>,
+        messages: Arc<dyn InboxReader>,
         handover: Arc<dyn DeliveryHandover>,
         parties: Parties,
         gateway: Arc<dyn ConnectionGateway>,
@@ -274,7 +285,7 @@ impl ResumeHandler {
         request: &Request,
         from: &ReplayFrom,
         now: EpochMillis,
-    ) -> Result<shared::ports::InboxRead, RouteError> {
+    ) -> Result<shared::messaging::InboxRead, RouteError> {
         self.messages
             .read(&request.caller.player_id, from, now)
             .await
@@ -402,39 +413,34 @@ fn presence_subject(message: &StoredMessage) -> String {
 /// The ack's `placement`: the pending one, from the record already read (a live
 /// matchmaking ticket takes the same slot: it is `matchmaking` instead).
 fn pending_placement(record: &PlayerRecord) -> Option<Value> {
-    let id = record.pending_placement_id.as_ref()?;
-    if TicketId::from_pending(id).is_some() {
-        return None;
-    }
+    let id = record.pending.as_ref().and_then(Pending::placement)?;
     Some(serde_json::json!({ "placementId": id, "status": "PENDING" }))
 }
 
 /// The ack's `matchmaking`: the live ticket, from the record already read.
 fn live_ticket(record: &PlayerRecord) -> Option<Value> {
-    let ticket = TicketId::from_pending(record.pending_placement_id.as_ref()?)?;
+    let ticket = record.pending.as_ref().and_then(Pending::ticket)?;
     Some(serde_json::json!({ "ticketId": ticket }))
 }
 
 #[async_trait]
-impl RouteHandler for ResumeHandler {
-    async fn handle(&self, event: RouteEvent) -> RouteResult {
-        let request = match Request::open(&event.payload)? {
-            Opened::Request(request) => request,
-            Opened::Refused(reply) => return Ok(reply),
-        };
+impl Route for ResumeHandler {
+    /// `resume` replies with its state frame ([`ResumeResult`] in an ack) itself.
+    type Ack = ResumeResult;
+
+    const SERVES: Serves = Serves {
+        function: "resume",
+        routes: "resume",
+    };
+
+    async fn answer(&self, request: &Request) -> Result<Reply<ResumeResult>, RouteError> {
         let ClientRequest::Resume { body, .. } = &request.frame else {
-            return Err(WrongRoute {
-                function: "resume",
-                route: request.frame.route(),
-                serves: "resume",
-            }
-            .into());
+            return Ok(Reply::WrongRoute);
         };
-        let cursor = body.cursor;
-        match self.resume(&request, cursor).await {
-            Ok(Some(ack)) => Ok(reply(&ack)),
-            Ok(None) | Err(Stop::SocketGone) => Ok(status(200)),
-            Err(Stop::Refused(refusal)) => Ok(request.refuse(refusal)),
+        match self.resume(request, body.cursor).await {
+            Ok(Some(ack)) => Ok(Reply::Frame(ack)),
+            Ok(None) | Err(Stop::SocketGone) => Ok(Reply::Silent),
+            Err(Stop::Refused(refusal)) => Err(refusal),
         }
     }
 }

@@ -1,28 +1,6 @@
-//! Lambda wiring only: telemetry, configuration, adapters built once, the runtime.
-
-use std::sync::Arc;
-
-use aws_adapters::aws;
-use lambda_runtime::{Error, run, service_fn};
-use resume::ResumeHandler;
-use shared::config::Config;
-use shared::ports::SystemClock;
-use shared::websocket::RouteHandler;
+//! Lambda wiring only: the handler as `resume::wire` builds it, on AWS.
 
 #[tokio::main]
-async fn main() -> Result<(), Error> {
-    shared::telemetry::init();
-    let config = Arc::new(Config::from_env()?);
-    let sdk = aws::sdk_config().await;
-    let handler = ResumeHandler::new(
-        config.keep_alive(),
-        aws::player_store(&sdk, &config),
-        aws::message_store(&sdk, &config),
-        aws::delivery_handover(&sdk, &config),
-        aws::parties(&sdk, &config),
-        aws::connection_gateway(&sdk),
-        Arc::new(SystemClock),
-    );
-    let handler = &handler;
-    run(service_fn(move |event| handler.handle(event))).await
+async fn main() -> Result<(), lambda_runtime::Error> {
+    aws_adapters::lambda::serve_route(resume::wire).await
 }

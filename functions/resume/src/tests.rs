@@ -9,10 +9,15 @@ use memory_adapters::{
 };
 use serde_json::json;
 use shared::domain::{MessageId, PresenceStatus};
+use shared::messaging::NewMessage;
+use shared::matchmaking::TicketId;
 use shared::party::Parties;
-use shared::ports::{ManualClock, NewMessage, StoreError};
+use shared::pending::Pending;
+use shared::ports::{ManualClock, StoreError};
 
 use super::*;
+use contracts::ports::*;
+use shared::websocket::{RouteEvent, RouteHandler, RouteResult};
 
 struct World {
     /// The `resume` replies per connection, each with how many posts that connection had
@@ -44,7 +49,12 @@ fn world() -> World {
             players.clone(),
             messages.clone(),
         )),
-        Parties::new(parties.clone(), Arc::new(clock.clone()), 86_400),
+        Parties::new(
+            parties.clone(),
+            parties.clone(),
+            Arc::new(clock.clone()),
+            86_400,
+        ),
         gateway.clone(),
         Arc::new(clock.clone()),
     );
@@ -163,7 +173,7 @@ async fn given_a_live_matchmaking_ticket_when_resuming_then_the_ack_names_it_ins
     w.connect("alice", "c-alice", T0).await;
     let ticket = TicketId::new_at(T0);
     w.players
-        .begin_placement(&player("alice"), &ticket.as_pending().unwrap())
+        .reserve(&player("alice"), &Pending::of_ticket(&ticket).unwrap())
         .await
         .unwrap();
     w.resume("alice", json!({})).await.unwrap();
@@ -463,7 +473,12 @@ async fn given_a_message_that_arrives_during_the_replay_then_it_is_replayed_too_
             messages: w.messages.clone(),
             arrivals: Mutex::new(vec![chat("bob", 2, T0 + 6)]),
         }),
-        Parties::new(w.parties.clone(), Arc::new(w.clock.clone()), 86_400),
+        Parties::new(
+            w.parties.clone(),
+            w.parties.clone(),
+            Arc::new(w.clock.clone()),
+            86_400,
+        ),
         w.gateway.clone(),
         Arc::new(w.clock.clone()),
     );
@@ -492,7 +507,12 @@ async fn given_the_storage_is_down_then_the_reply_is_an_unavailable_frame_with_r
         Arc::new(Unavailable),
         Arc::new(Unavailable),
         Arc::new(Unavailable),
-        Parties::new(Arc::new(Unavailable), Arc::new(ManualClock::at(T0)), 86_400),
+        Parties::new(
+            Arc::new(Unavailable),
+            Arc::new(Unavailable),
+            Arc::new(ManualClock::at(T0)),
+            86_400,
+        ),
         gateway.clone(),
         Arc::new(ManualClock::at(T0)),
     );
@@ -519,7 +539,12 @@ async fn given_the_hand_over_fails_after_the_replay_then_the_client_is_told_to_r
         w.players.clone(),
         w.messages.clone(),
         Arc::new(Unavailable),
-        Parties::new(w.parties.clone(), Arc::new(w.clock.clone()), 86_400),
+        Parties::new(
+            w.parties.clone(),
+            w.parties.clone(),
+            Arc::new(w.clock.clone()),
+            86_400,
+        ),
         w.gateway.clone(),
         Arc::new(w.clock.clone()),
     );
@@ -575,16 +600,20 @@ fn only_the_latest_presence_change_of_each_player_survives_and_order_is_kept() {
 
 mod parties {
     use super::*;
+    use shared::messaging::ReplayFrom;
+    use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
     use shared::party::{Invitation, MemberPresence, Party, PartyId};
-    use shared::ports::{
-        Committed, InvitationWrite, PartyCommit, PartyCondition, PartyStore, ReplayFrom,
-    };
 
     /// alice leads a party with bob; both connected at T0. The party, as stored.
     async fn party(w: &World) -> Party {
         w.connect("alice", "c-alice", T0).await;
         w.connect("bob", "c-bob", T0).await;
-        let service = Parties::new(w.parties.clone(), Arc::new(w.clock.clone()), 86_400);
+        let service = Parties::new(
+            w.parties.clone(),
+            w.parties.clone(),
+            Arc::new(w.clock.clone()),
+            86_400,
+        );
         let created = Party::create(PartyId::parse("party-1").unwrap(), &player("alice"), 4, T0);
         let store = w.parties.clone();
         assert_eq!(
@@ -643,7 +672,12 @@ mod parties {
         let offline = party
             .set_presence(&player("bob"), MemberPresence::Offline { since: T0 })
             .unwrap();
-        let service = Parties::new(w.parties.clone(), Arc::new(w.clock.clone()), 86_400);
+        let service = Parties::new(
+            w.parties.clone(),
+            w.parties.clone(),
+            Arc::new(w.clock.clone()),
+            86_400,
+        );
         w.parties
             .commit(&service.commit_of(&offline, T0))
             .await
@@ -675,7 +709,12 @@ mod parties {
     async fn given_a_link_to_a_party_that_is_gone_when_resuming_then_party_is_null() {
         let w = world();
         let party = party(&w).await;
-        let service = Parties::new(w.parties.clone(), Arc::new(w.clock.clone()), 86_400);
+        let service = Parties::new(
+            w.parties.clone(),
+            w.parties.clone(),
+            Arc::new(w.clock.clone()),
+            86_400,
+        );
         // alice leaves; bob's link stays but he is removed behind the handler's back.
         let left = party.leave(&player("alice")).unwrap();
         w.parties
@@ -687,7 +726,7 @@ mod parties {
             PartyCondition::AtVersion(left.after.version),
             T0,
         );
-        gone.write = Some(shared::ports::PartyWrite::Delete);
+        gone.write = Some(shared::party::PartyWrite::Delete);
         w.parties.commit(&gone).await.unwrap();
         w.resume("bob", json!({})).await.unwrap();
         let ack = w.seen("c-bob").pop().unwrap();

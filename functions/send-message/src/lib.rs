@@ -14,37 +14,44 @@
 //! is a member), the limits are spent for its other members, and each gets the message
 //! with `"partyId"`.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlayerId};
+use shared::messaging::recipients;
+use shared::messaging::{MessageKind, NewMessage};
 use shared::party::{PartyId, PartyRefusal};
-use shared::ports::{
-    Bucket, Clock, Exceeded, MessageKind, MessageStore, NewMessage, PartyStore, PlayerStore, Quota,
-    RateLimiter, Spent,
-};
-use shared::protocol::{ErrorCode, ServerFrame};
+use shared::ports::{Clock, MessageStore, PartyReader, PlayerLookup, RateLimiter};
+use shared::protocol::ServerFrame;
+use shared::rate_limits::{self, Bucket, Exceeded, Quota};
 use shared::requests::{ClientRequest, SendMessageBody};
-use shared::websocket::{
-    Caller, Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult, WrongRoute,
-};
+use shared::websocket::{Caller, Reply, Request, Route, RouteError, Serves};
+use shared::wiring::Wiring;
 use tracing::debug;
 
 #[cfg(test)]
 mod tests;
 
-/// The most a message may weigh, serialized (the README's protocol section).
-pub const MAX_MESSAGE_BYTES: usize = 32 * 1024;
+/// `sendMessage` as every deployment builds it.
+pub fn wire(w: &Wiring) -> SendMessageHandler {
+    SendMessageHandler::new(
+        w.config.clone(),
+        w.stores.inboxes(),
+        w.stores.player_lookup(),
+        w.stores.rate_limiter(),
+        w.stores.party_reader(),
+        w.clock.clone(),
+    )
+}
 
 pub struct SendMessageHandler {
     config: Arc<Config>,
     messages: Arc<dyn MessageStore>,
-    players: Arc<dyn PlayerStore>,
+    players: Arc<dyn PlayerLookup>,
     limiter: Arc<dyn RateLimiter>,
-    parties: Arc<dyn PartyStore>,
+    parties: Arc<dyn PartyReader>,
     clock: Arc<dyn Clock>,
 }
 
@@ -52,9 +59,9 @@ impl SendMessageHandler {
     pub fn new(
         config: Arc<Config>,
         messages: Arc<dyn MessageStore>,
-        players: Arc<dyn PlayerStore>,
+        players: Arc<dyn PlayerLookup>,
         limiter: Arc<dyn RateLimiter>,
-        parties: Arc<dyn PartyStore>,
+        parties: Arc<dyn PartyReader>,
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
@@ -75,8 +82,8 @@ impl SendMessageHandler {
     }
 
     /// One message per recipient, sharing one id; `party` is the party it was sent to.
-    /// Its size is checked here, not in its type: JSON Schema cannot state a size
-    /// serialized, and the refusal is `payload_too_large`, not a malformed frame.
+    /// Its size is checked here, not in its type ([`recipients::oversized`]): the refusal
+    /// is `payload_too_large`, not a malformed frame.
     fn build(
         &self,
         caller: &Caller,
@@ -84,12 +91,8 @@ impl SendMessageHandler {
         recipients: Vec<PlayerId>,
         party: Option<&PartyId>,
     ) -> Result<Vec<NewMessage>, RouteError> {
-        let size = serde_json::to_vec(message).map_or(usize::MAX, |bytes| bytes.len());
-        if size > MAX_MESSAGE_BYTES {
-            return Err(RouteError::new(
-                ErrorCode::PayloadTooLarge,
-                format!("`message` is {size} bytes serialized; the maximum is {MAX_MESSAGE_BYTES}"),
-            ));
+        if let Some(size) = recipients::oversized(message) {
+            return Err(RouteError::message_too_large(size));
         }
         let now = self.clock.now_millis();
         let expire_at_secs = (now / 1000) + self.config.message_ttl.as_secs() as i64;
@@ -155,7 +158,7 @@ impl SendMessageHandler {
             Some(_) => None,
         };
         if let Some(refusal) = refusal {
-            return Err(RouteError::new(refusal.code(), refusal.to_string()));
+            return Err(refusal.into());
         }
         let recipients: Vec<PlayerId> = party
             .iter()
@@ -165,24 +168,16 @@ impl SendMessageHandler {
             .collect();
         let messages = self.build(&request.caller, message, recipients, Some(party_id))?;
         let count = u32::try_from(messages.len()).unwrap_or(u32::MAX);
-        let spent = self
-            .limiter
-            .spend(
-                sender,
-                Bucket::SendMessage,
-                self.quota(),
-                count,
-                self.clock.now_millis(),
-            )
-            .await
-            .map_err(|e| RouteError::from_store(e, "nothing was sent; retry"))?;
-        if let Spent::Limited {
-            exceeded,
-            retry_after_ms,
-        } = spent
-        {
-            return Err(rate_limited(exceeded, retry_after_ms));
-        }
+        rate_limits::spend(
+            self.limiter.as_ref(),
+            sender,
+            Bucket::SendMessage,
+            self.quota(),
+            count,
+            self.clock.now_millis(),
+        )
+        .await
+        .map_err(|e| RouteError::from_limit(e, limit, NOTHING_SENT))?;
         self.append(request, &messages).await
     }
 
@@ -216,73 +211,48 @@ impl SendMessageHandler {
             )));
         }
         let now = self.clock.now_millis();
+        // The limits are spent and the recipients looked up at once: two round trips in
+        // the time of one.
         let (spent, known) = tokio::join!(
-            self.limiter.spend(
+            rate_limits::spend(
+                self.limiter.as_ref(),
                 &request.caller.player_id,
                 Bucket::SendMessage,
                 quota,
                 count,
                 now
             ),
-            self.players.get_many(&recipients),
+            recipients::require_known(self.players.as_ref(), &recipients),
         );
-        let nothing_sent = "nothing was sent; retry";
-        if let Spent::Limited {
-            exceeded,
-            retry_after_ms,
-        } = spent.map_err(|e| RouteError::from_store(e, nothing_sent))?
-        {
-            return Err(rate_limited(exceeded, retry_after_ms));
-        }
-        let known: HashSet<PlayerId> = known
-            .map_err(|e| RouteError::from_store(e, nothing_sent))?
-            .into_iter()
-            .map(|record| record.player_id)
-            .collect();
-        let unknown: Vec<&str> = recipients
-            .iter()
-            .filter(|id| !known.contains(*id))
-            .map(PlayerId::as_str)
-            .collect();
-        if !unknown.is_empty() {
-            return Err(RouteError::new(
-                ErrorCode::NotFound,
-                format!(
-                    "no player has the id {}; nothing was sent",
-                    unknown.join(", ")
-                ),
-            )
-            .with_detail("playerIds", unknown));
-        }
+        spent.map_err(|e| RouteError::from_limit(e, limit, NOTHING_SENT))?;
+        known.map_err(|e| RouteError::from_recipients(e, NOTHING_SENT))?;
         self.append(request, &messages).await
     }
 }
 
-/// The `rate_limited` error: which limit, and when to try again.
-fn rate_limited(exceeded: Exceeded, retry_after_ms: i64) -> RouteError {
-    let what = match exceeded {
+const NOTHING_SENT: &str = "nothing was sent; retry";
+
+/// The limit a refused message crossed.
+fn limit(exceeded: Exceeded) -> String {
+    match exceeded {
         Exceeded::Calls { limit } => format!("{limit} messages a minute"),
         Exceeded::Units { limit } => format!("{limit} recipients a minute"),
-    };
-    RouteError::rate_limited(&what, retry_after_ms)
+    }
 }
 
 #[async_trait]
-impl RouteHandler for SendMessageHandler {
-    async fn handle(&self, event: RouteEvent) -> RouteResult {
-        let request = match Request::open(&event.payload)? {
-            Opened::Request(request) => request,
-            Opened::Refused(reply) => return Ok(reply),
-        };
+impl Route for SendMessageHandler {
+    type Ack = Value;
+
+    const SERVES: Serves = Serves {
+        function: "send-message",
+        routes: "sendMessage",
+    };
+
+    async fn answer(&self, request: &Request) -> Result<Reply<Value>, RouteError> {
         let ClientRequest::SendMessage { body, .. } = &request.frame else {
-            return Err(WrongRoute {
-                function: "send-message",
-                route: request.frame.route(),
-                serves: "sendMessage",
-            }
-            .into());
+            return Ok(Reply::WrongRoute);
         };
-        let result = self.send(&request, body).await;
-        Ok(request.respond(result))
+        self.send(request, body).await.map(Reply::Ack)
     }
 }

@@ -1,4 +1,7 @@
 use super::*;
+use contracts::ports::*;
+use shared::messaging::recipients::MAX_MESSAGE_BYTES;
+use shared::websocket::{RouteHandler, RouteResult};
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fixtures::{T0, new_connection};
 use memory_adapters::{InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore};
@@ -363,14 +366,18 @@ async fn given_the_limits_off_then_a_sender_is_never_limited() {
 mod party_chat {
     use super::*;
     use contracts::fixtures::player;
+    use shared::messaging::ReplayFrom;
+    use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
     use shared::party::{Invitation, Parties, Party, PartyId};
-    use shared::ports::{
-        Committed, InvitationWrite, PartyCommit, PartyCondition, PartyStore, ReplayFrom,
-    };
 
     /// alice leads a party of alice, bob and carol; its id.
     async fn party(w: &World) -> PartyId {
-        let service = Parties::new(w.parties.clone(), Arc::new(w.clock.clone()), 86_400);
+        let service = Parties::new(
+            w.parties.clone(),
+            w.parties.clone(),
+            Arc::new(w.clock.clone()),
+            86_400,
+        );
         let change = Party::create(PartyId::parse("party-1").unwrap(), &player("alice"), 8, T0);
         let store = w.parties.clone();
         assert_eq!(

@@ -18,7 +18,8 @@ impl SessionPlacementRequestHandler {
     ) -> Result<Value, RouteError> {
         let latencies = body.latencies.rounded();
         let stored = self
-            .players
+            .ports
+            .profiles
             .set_placement_latencies(&request.caller.player_id, &latencies)
             .await
             .map_err(|e| RouteError::from_store(e, "nothing was saved; retry"))?;

@@ -21,33 +21,63 @@
 //! placement (in that order, so a late event for it can never clear a newer one), and
 //! replies with the refusal's error code: nothing stays pending. If a fault stops that
 //! clean-up half way, the next request finds the pending placement ended (or never
-//! recorded) and clears it: a fault never blocks a player for good.
+//! recorded) and clears it: a fault never blocks a player for good. The slot, the party
+//! and that clean-up are `shared::pending`'s, which `startMatchmaking` shares; this
+//! route has no ticket reader, so a ticket in the slot always blocks it.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde_json::json;
+use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{PlacementId, PlayerId};
-use shared::matchmaking::TicketId;
+use shared::pending::{Pending, PendingRequests};
+use shared::placement::{PlacementPlayer, PlacementRecord, PlacementRequest};
 use shared::ports::{
-    Bucket, Clock, GameLift, GameLiftError, PartyStore, PlacementBegun, PlacementRecord,
-    PlacementRequest, PlacementStore, PlayerStore, RateLimiter, StoreError,
+    Clock, GameLiftError, PlacementRecorder, PlacementStarter, PlacementStopper, PlayerLookup,
+    Profiles, RateLimiter, StoreError,
 };
 use shared::protocol::ErrorCode;
+use shared::rate_limits::{self, Bucket};
 use shared::requests::{ClientRequest, PlacementRequestBody};
 use shared::telemetry::ErrorChain;
-use shared::websocket::{
-    Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult, WrongRoute,
-};
+use shared::websocket::{Reply, Request, Route, RouteError, Serves};
+use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
-/// A pending placement with no record this long after it was requested was abandoned
-/// by a request that died between its two writes (API Gateway gives a route 29 s).
-pub const UNRECORDED_PLACEMENT_STALE_AFTER_MS: i64 = 60_000;
-
 mod latencies;
-mod party;
+
+/// What the routes use besides the configuration and the clock.
+pub struct Ports {
+    /// The caller's (or their party's) pending-request slot.
+    pub pending: PendingRequests,
+    pub limiter: Arc<dyn RateLimiter>,
+    /// The party members' latencies.
+    pub players: Arc<dyn PlayerLookup>,
+    /// A member's own latencies (`setPlacementLatencies`).
+    pub profiles: Arc<dyn Profiles>,
+    pub placements: Arc<dyn PlacementRecorder>,
+    pub starter: Arc<dyn PlacementStarter>,
+    /// A refused placement whose outcome is unknown is stopped, best effort.
+    pub stopper: Arc<dyn PlacementStopper>,
+}
+
+/// `sessionPlacementRequest` and `setPlacementLatencies` as every deployment builds them.
+pub fn wire(w: &Wiring) -> SessionPlacementRequestHandler {
+    SessionPlacementRequestHandler::new(
+        w.config.clone(),
+        Ports {
+            pending: w.pending_requests(),
+            limiter: w.stores.rate_limiter(),
+            players: w.stores.player_lookup(),
+            profiles: w.stores.profiles(),
+            placements: w.stores.placement_recorder(),
+            starter: w.services.placement_starter(),
+            stopper: w.services.placement_stopper(),
+        },
+        w.clock.clone(),
+    )
+}
 
 /// A placement request, its body resolved against the stack's settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,31 +128,18 @@ impl PlacementBody {
 
 pub struct SessionPlacementRequestHandler {
     config: Arc<Config>,
-    players: Arc<dyn PlayerStore>,
-    limiter: Arc<dyn RateLimiter>,
-    placements: Arc<dyn PlacementStore>,
-    parties: Arc<dyn PartyStore>,
-    gamelift: Arc<dyn GameLift>,
+    ports: Ports,
     clock: Arc<dyn Clock>,
 }
 
+/// What a client is told when the store failed.
+const NOTHING_PLACED: &str = "the placement could not be recorded; nothing was placed; retry";
+
 impl SessionPlacementRequestHandler {
-    pub fn new(
-        config: Arc<Config>,
-        players: Arc<dyn PlayerStore>,
-        limiter: Arc<dyn RateLimiter>,
-        placements: Arc<dyn PlacementStore>,
-        parties: Arc<dyn PartyStore>,
-        gamelift: Arc<dyn GameLift>,
-        clock: Arc<dyn Clock>,
-    ) -> Self {
+    pub fn new(config: Arc<Config>, ports: Ports, clock: Arc<dyn Clock>) -> Self {
         Self {
             config,
-            players,
-            limiter,
-            placements,
-            parties,
-            gamelift,
+            ports,
             clock,
         }
     }
@@ -134,24 +151,34 @@ impl SessionPlacementRequestHandler {
         placement_id: &PlacementId,
     ) -> Result<(), RouteError> {
         self.spend_placement(player).await?;
+        let pending = Pending::Placement(placement_id.clone());
         // Everyone placed: the caller, or their whole party (the caller leading it).
-        let party = match self.begin_solo(player, placement_id).await? {
-            None => Vec::new(),
-            Some(party_id) => {
-                self.begin_party(player, &party_id, &body, placement_id)
-                    .await?
+        let others = self
+            .ports
+            .pending
+            .reserve(player, &pending, None)
+            .await
+            .map_err(|e| RouteError::from_pending(e, player, NOTHING_PLACED))?;
+        let placed: Vec<PlayerId> = std::iter::once(player.clone())
+            .chain(others.iter().cloned())
+            .collect();
+        let party = match self.members(&others).await {
+            Ok(party) => party,
+            Err(err) => {
+                self.ports.pending.release(&placed, &pending).await;
+                return Err(RouteError::from_store(err, NOTHING_PLACED));
             }
         };
-        let placed: Vec<PlayerId> = std::iter::once(player.clone())
-            .chain(party.iter().map(|member| member.player_id.clone()))
-            .collect();
+        if !party.is_empty() {
+            info!(placement_id = %placement_id, members = placed.len(), queue = body.queue, "party placement begun");
+        }
         let now = self.clock.now_millis();
         let mut record =
             PlacementRecord::pending(placement_id.clone(), player.clone(), &body.queue, now);
         record.player_ids = placed.clone();
-        if let Err(err) = self.placements.create(&record).await {
-            self.abandon_all(&placed, placement_id).await;
-            return Err(store_refusal(err));
+        if let Err(err) = self.ports.placements.create(&record).await {
+            self.ports.pending.release(&placed, &pending).await;
+            return Err(RouteError::from_store(err, NOTHING_PLACED));
         }
         let request = PlacementRequest {
             placement_id: placement_id.clone(),
@@ -162,7 +189,7 @@ impl SessionPlacementRequestHandler {
             latencies: body.latencies,
             party,
         };
-        match self.gamelift.start_placement(&request).await {
+        match self.ports.starter.start_placement(&request).await {
             Ok(()) => Ok(()),
             Err(refusal) => {
                 self.fail(&placed, placement_id, &refusal).await;
@@ -171,113 +198,66 @@ impl SessionPlacementRequestHandler {
         }
     }
 
-    /// Makes the placement the caller's pending one. `Some(party)` when the caller is in
-    /// a party: nothing was written, and the party's placement goes on from there.
-    async fn begin_solo(
-        &self,
-        player: &PlayerId,
-        placement_id: &PlacementId,
-    ) -> Result<Option<shared::party::PartyId>, RouteError> {
-        match self.players.begin_placement(player, placement_id).await {
-            Ok(PlacementBegun::Began) => Ok(None),
-            Ok(PlacementBegun::InParty(party)) => Ok(Some(party)),
-            Ok(PlacementBegun::AlreadyPending(pending)) => {
-                // Only a placement that is still going blocks a new one: one left behind
-                // by a fault is cleared, and the request goes on.
-                if !self.clear_if_stale(player, &pending).await? {
-                    return Err(conflict(&pending));
-                }
-                match self.players.begin_placement(player, placement_id).await {
-                    Ok(PlacementBegun::Began) => Ok(None),
-                    Ok(PlacementBegun::InParty(party)) => Ok(Some(party)),
-                    Ok(PlacementBegun::AlreadyPending(pending)) => Err(conflict(&pending)),
-                    Err(err) => Err(store_refusal(err)),
-                }
-            }
-            Err(err) => Err(store_refusal(err)),
+    /// The party's other members as GameLift gets them: each with their own latencies
+    /// (`setPlacementLatencies`); one batched read, none for a player on their own.
+    async fn members(&self, others: &[PlayerId]) -> Result<Vec<PlacementPlayer>, StoreError> {
+        if others.is_empty() {
+            return Ok(Vec::new());
         }
+        let records = self.ports.players.get_many(others).await?;
+        Ok(others
+            .iter()
+            .map(|player_id| PlacementPlayer {
+                latencies: records
+                    .iter()
+                    .find(|r| r.player_id == *player_id)
+                    .map(|r| r.placement_latencies.clone())
+                    .unwrap_or_default(),
+                player_id: player_id.clone(),
+            })
+            .collect())
     }
 
     /// Counts the request against `RATE_LIMIT_PLACEMENTS_PER_MINUTE` (one write on the
     /// player's item; none with the limit off).
     async fn spend_placement(&self, player: &PlayerId) -> Result<(), RouteError> {
         let limit = self.config.rate_limits.placements_per_minute;
-        RouteError::spend_call(
-            self.limiter.as_ref(),
+        rate_limits::spend_call(
+            self.ports.limiter.as_ref(),
             player,
             Bucket::Placement,
             limit,
             self.clock.now_millis(),
-            &format!("{limit} placement requests a minute"),
-            "nothing was placed; retry",
         )
         .await
-    }
-
-    /// Whether `pending`, the player's pending placement, was left behind by a fault
-    /// (and is now cleared): its record already ended (GameLift refused it and clearing
-    /// the player failed), or it was never recorded although it was requested long ago
-    /// (the request died between its two writes). A PENDING record is a placement still
-    /// going: its event settles it. Costs one read, on the conflict path only.
-    async fn clear_if_stale(
-        &self,
-        player: &PlayerId,
-        pending: &PlacementId,
-    ) -> Result<bool, RouteError> {
-        // A matchmaking ticket in the slot is judged by the matchmaking routes (the
-        // next `startMatchmaking` clears one left behind by a fault), never read here.
-        if TicketId::from_pending(pending).is_some() {
-            return Ok(false);
-        }
-        let record = match self.placements.get(pending).await {
-            Ok(record) => record,
-            Err(StoreError::Unavailable(source)) => {
-                warn!(player_id = %player, placement_id = %pending, error = %ErrorChain(source.as_ref()), "cannot check the pending placement; reporting the conflict");
-                return Ok(false);
-            }
-            Err(fault) => return Err(store_refusal(fault)),
-        };
-        let stale = match &record {
-            Some(record) => record.status.is_final(),
-            None => pending.requested_at().is_some_and(|requested| {
-                self.clock.now_millis() - requested > UNRECORDED_PLACEMENT_STALE_AFTER_MS
-            }),
-        };
-        if !stale {
-            return Ok(false);
-        }
-        let status = record.map_or("never recorded", |r| r.status.as_str());
-        match self.players.abandon_placement(player, pending).await {
-            Ok(()) => {
-                warn!(player_id = %player, placement_id = %pending, status, "cleared a pending placement left behind by a fault");
-                Ok(true)
-            }
-            Err(err) => {
-                warn!(player_id = %player, placement_id = %pending, error = %ErrorChain(&err), "could not clear a stale pending placement");
-                Ok(false)
-            }
-        }
+        .map_err(|e| {
+            RouteError::from_limit(
+                e,
+                |_| format!("{limit} placement requests a minute"),
+                "nothing was placed; retry",
+            )
+        })
     }
 
     /// GameLift refused: no event will settle the placement. FAILED first, so that a
     /// late event (GameLift did start it after all) can no longer settle it and clear a
-    /// newer pending placement; then the player's pending placement is cleared.
+    /// newer pending placement; then the players' pending placement is cleared.
     ///
-    /// A failure that is not an answer (a timeout, a 5xx, an unexpected error) may hide
-    /// a placement GameLift did start: it is stopped, best effort, so that no game
-    /// session is created for a player who was told nothing was placed. A throttle or a
-    /// refused connection did nothing: no extra call then (least of all under throttling).
+    /// A failure that is not an answer may hide a placement GameLift did start: it is
+    /// stopped, best effort, so that no game session is created for a player who was
+    /// told nothing was placed. A throttle or a refused connection did nothing: no extra
+    /// call then (least of all under throttling).
     async fn fail(&self, placed: &[PlayerId], placement_id: &PlacementId, refusal: &GameLiftError) {
         let now = self.clock.now_millis();
-        if let Err(err) = self.placements.mark_failed(placement_id, now).await {
+        if let Err(err) = self.ports.placements.mark_failed(placement_id, now).await {
             warn!(placement_id = %placement_id, error = %ErrorChain(&err), "could not mark a refused placement FAILED");
         }
-        self.abandon_all(placed, placement_id).await;
-        if matches!(
-            refusal,
-            GameLiftError::OutcomeUnknown(_) | GameLiftError::Other(_)
-        ) {
-            match self.gamelift.stop_placement(placement_id).await {
+        self.ports
+            .pending
+            .release(placed, &Pending::Placement(placement_id.clone()))
+            .await;
+        if refusal.may_have_acted() {
+            match self.ports.stopper.stop_placement(placement_id).await {
                 Ok(()) => {
                     warn!(placement_id = %placement_id, "GameLift had started the placement after all; stopped it");
                 }
@@ -289,41 +269,6 @@ impl SessionPlacementRequestHandler {
             }
         }
     }
-
-    /// Clears the placement from every player placed (each only if it is still theirs).
-    async fn abandon_all(&self, placed: &[PlayerId], placement_id: &PlacementId) {
-        for player in placed {
-            if let Err(err) = self.players.abandon_placement(player, placement_id).await {
-                error!(player_id = %player, placement_id = %placement_id, error = %ErrorChain(&err), "could not clear the pending placement; the player cannot place again until it is cleared");
-            }
-        }
-    }
-}
-
-pub(crate) fn store_refusal(err: StoreError) -> RouteError {
-    RouteError::from_store(
-        err,
-        "the placement could not be recorded; nothing was placed; retry",
-    )
-}
-
-/// A `conflict` that also names the pending placement as `placementId` (or the live
-/// matchmaking ticket as `ticketId`).
-fn conflict(pending: &PlacementId) -> RouteError {
-    if let Some(ticket) = TicketId::from_pending(pending) {
-        info!(ticket_id = %ticket, "a matchmaking ticket is live");
-        return RouteError::new(
-            ErrorCode::Conflict,
-            format!("matchmaking ticket {ticket} is live: wait for its result or stopMatchmaking"),
-        )
-        .with_detail("ticketId", ticket.as_str());
-    }
-    info!(placement_id = %pending, "a placement is already pending");
-    RouteError::new(
-        ErrorCode::Conflict,
-        format!("placement {pending} is already pending: wait for its result or cancel it"),
-    )
-    .with_detail("placementId", pending.as_str())
 }
 
 fn gamelift_refusal(
@@ -350,39 +295,31 @@ fn gamelift_refusal(
 }
 
 #[async_trait]
-impl RouteHandler for SessionPlacementRequestHandler {
-    async fn handle(&self, event: RouteEvent) -> RouteResult {
-        let request = match Request::open(&event.payload)? {
-            Opened::Request(request) => request,
-            Opened::Refused(reply) => return Ok(reply),
-        };
+impl Route for SessionPlacementRequestHandler {
+    type Ack = Value;
+
+    const SERVES: Serves = Serves {
+        function: "session-placement-request",
+        routes: "sessionPlacementRequest and setPlacementLatencies",
+    };
+
+    async fn answer(&self, request: &Request) -> Result<Reply<Value>, RouteError> {
         let body = match &request.frame {
             ClientRequest::SessionPlacementRequest { body, .. } => body,
             ClientRequest::SetPlacementLatencies { body, .. } => {
-                let result = self.set_latencies(&request, body).await;
-                return Ok(request.respond(result));
+                return self.set_latencies(request, body).await.map(Reply::Ack);
             }
-            other => {
-                return Err(WrongRoute {
-                    function: "session-placement-request",
-                    route: other.route(),
-                    serves: "sessionPlacementRequest and setPlacementLatencies",
-                }
-                .into());
-            }
+            _ => return Ok(Reply::WrongRoute),
         };
         let player = &request.caller.player_id;
-        let body = match PlacementBody::resolve(body, &self.config.game_session_queues) {
-            Ok(body) => body,
-            Err(refusal) => return Ok(request.refuse(refusal)),
-        };
+        let body = PlacementBody::resolve(body, &self.config.game_session_queues)?;
         let placement_id = PlacementId::new_at(self.clock.now_millis());
         let queue = body.queue.clone();
-        let result = self.place(player, body, &placement_id).await.map(|()| {
-            info!(player_id = %player, placement_id = %placement_id, queue, "placement requested");
-            json!({"placementId": placement_id, "status": "PENDING"})
-        });
-        Ok(request.respond(result))
+        self.place(player, body, &placement_id).await?;
+        info!(player_id = %player, placement_id = %placement_id, queue, "placement requested");
+        Ok(Reply::Ack(
+            json!({"placementId": placement_id, "status": "PENDING"}),
+        ))
     }
 }
 

@@ -1,29 +1,6 @@
-//! Lambda wiring only: telemetry, configuration, adapters built once, the runtime.
-
-use std::sync::Arc;
-
-use aws_adapters::aws;
-use lambda_runtime::{Error, run, service_fn};
-use session_placement_request::SessionPlacementRequestHandler;
-use shared::config::Config;
-use shared::ports::SystemClock;
-use shared::websocket::RouteHandler;
+//! Lambda wiring only: the handler as `session_placement_request::wire` builds it, on AWS.
 
 #[tokio::main]
-async fn main() -> Result<(), Error> {
-    shared::telemetry::init();
-    let config = Arc::new(Config::from_env()?);
-    let sdk = aws::sdk_config().await;
-    let (players, limiter) = aws::players_with_limits(&sdk, &config);
-    let handler = SessionPlacementRequestHandler::new(
-        config.clone(),
-        players,
-        limiter,
-        aws::placement_store(&sdk, &config),
-        aws::party_store(&sdk, &config),
-        aws::gamelift(&sdk),
-        Arc::new(SystemClock),
-    );
-    let handler = &handler;
-    run(service_fn(move |event| handler.handle(event))).await
+async fn main() -> Result<(), lambda_runtime::Error> {
+    aws_adapters::lambda::serve_route(session_placement_request::wire).await
 }

@@ -1,4 +1,6 @@
 use super::*;
+use shared::websocket::RouteHandler;
+use contracts::ports::*;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
 use memory_adapters::{
@@ -6,9 +8,41 @@ use memory_adapters::{
 };
 use serde_json::{Map, Value, json};
 use shared::domain::{ConnectionId, EpochMillis, PlacementStatus};
-use shared::ports::{ManualClock, NewConnection};
+use shared::players::NewConnection;
+use shared::matchmaking::TicketId;
+use shared::ports::ManualClock;
 
 const T0: i64 = 1_795_323_600_000;
+
+/// The routes' ports over one store per table, as the local stack wires them.
+pub(crate) fn ports<P, L, Q, G>(
+    players: &Arc<P>,
+    placements: &Arc<L>,
+    parties: &Arc<Q>,
+    gamelift: &Arc<G>,
+) -> Ports
+where
+    P: PendingSlots + PlayerLookup + Profiles + RateLimiter + 'static,
+    L: PlacementReader + PlacementRecorder + 'static,
+    Q: PartyReader + PartySlots + 'static,
+    G: PlacementStarter + PlacementStopper + 'static,
+{
+    Ports {
+        pending: PendingRequests::new(
+            players.clone(),
+            parties.clone(),
+            parties.clone(),
+            placements.clone(),
+            Arc::new(ManualClock::at(T0)),
+        ),
+        limiter: players.clone(),
+        players: players.clone(),
+        profiles: players.clone(),
+        placements: placements.clone(),
+        starter: gamelift.clone(),
+        stopper: gamelift.clone(),
+    }
+}
 
 struct World {
     players: Arc<InMemoryPlayerStore>,
@@ -45,17 +79,14 @@ async fn world_with(placements: Arc<InMemoryPlacementStore>) -> World {
         .await
         .unwrap();
     let gamelift = Arc::new(FakeGameLift::new());
+    let parties = Arc::new(InMemoryPartyStore::new(
+        players.clone(),
+        Arc::new(InMemoryMessageStore::new()),
+        4,
+    ));
     let handler = SessionPlacementRequestHandler::new(
         Arc::new(config()),
-        players.clone(),
-        players.clone(),
-        placements.clone(),
-        Arc::new(InMemoryPartyStore::new(
-            players.clone(),
-            Arc::new(InMemoryMessageStore::new()),
-            4,
-        )),
-        gamelift.clone(),
+        ports(&players, &placements, &parties, &gamelift),
         Arc::new(ManualClock::at(T0)),
     );
     World {
@@ -73,13 +104,13 @@ async fn request(w: &World, body: Value) -> Value {
     reply_frame(&w.handler.handle(event).await.unwrap())
 }
 
-async fn pending_of(w: &World) -> Option<PlacementId> {
+async fn pending_of(w: &World) -> Option<Pending> {
     w.players
         .get(&PlayerId::parse("alice").unwrap())
         .await
         .unwrap()
         .unwrap()
-        .pending_placement_id
+        .pending
 }
 
 #[tokio::test]
@@ -98,7 +129,10 @@ async fn given_a_valid_request_then_ack_pending_with_the_placement_recorded_and_
     let placement_id = PlacementId::parse(ack["placementId"].as_str().unwrap()).unwrap();
     assert_eq!(placement_id.requested_at(), Some(T0));
 
-    assert_eq!(pending_of(&w).await, Some(placement_id.clone()));
+    assert_eq!(
+        pending_of(&w).await,
+        Some(Pending::Placement(placement_id.clone()))
+    );
     let [placement] = w.placements.all().try_into().unwrap();
     assert_eq!(
         placement,
@@ -140,9 +174,9 @@ async fn given_a_live_matchmaking_ticket_when_placing_then_conflict_naming_the_t
     // Long after the ticket was asked for: a ticket is never judged stale here.
     let ticket = TicketId::new_at(T0 - 3_600_000);
     w.players
-        .begin_placement(
+        .reserve(
             &PlayerId::parse("alice").unwrap(),
-            &ticket.as_pending().unwrap(),
+            &Pending::of_ticket(&ticket).unwrap(),
         )
         .await
         .unwrap();
@@ -156,7 +190,7 @@ async fn given_a_live_matchmaking_ticket_when_placing_then_conflict_naming_the_t
             .contains("stopMatchmaking")
     );
     assert!(w.gamelift.started().is_empty());
-    assert_eq!(pending_of(&w).await, ticket.as_pending());
+    assert_eq!(pending_of(&w).await, Pending::of_ticket(&ticket));
 }
 
 #[tokio::test]
@@ -173,7 +207,7 @@ async fn given_a_pending_placement_when_requesting_again_then_conflict_carrying_
     assert_eq!(w.gamelift.started().len(), 1, "GameLift is not asked twice");
     assert_eq!(w.placements.all().len(), 1);
     assert_eq!(
-        pending_of(&w).await.as_ref().map(PlacementId::as_str),
+        pending_of(&w).await.as_ref().map(Pending::stored),
         Some(pending)
     );
 
@@ -190,13 +224,10 @@ async fn given_a_pending_placement_when_requesting_again_then_conflict_carrying_
 #[tokio::test]
 async fn given_the_storage_is_down_then_an_unavailable_frame_and_nothing_is_placed() {
     let w = world().await;
+    let down = Arc::new(contracts::unavailable::Unavailable);
     let handler = SessionPlacementRequestHandler::new(
         Arc::new(Config::for_local("Development")),
-        Arc::new(contracts::unavailable::Unavailable),
-        Arc::new(contracts::unavailable::Unavailable),
-        Arc::new(contracts::unavailable::Unavailable),
-        Arc::new(contracts::unavailable::Unavailable),
-        w.gamelift.clone(),
+        ports(&down, &down, &down, &w.gamelift),
         Arc::new(ManualClock::at(T0)),
     );
     let text = json!({"route": "sessionPlacementRequest", "requestId": "p9"}).to_string();
@@ -363,7 +394,7 @@ async fn given_gamelift_refuses_then_its_code_and_no_pending_placement_is_left_b
 async fn left_pending(w: &World, placement_id: &PlacementId) {
     let alice = PlayerId::parse("alice").unwrap();
     w.players
-        .begin_placement(&alice, placement_id)
+        .reserve(&alice, &Pending::Placement(placement_id.clone()))
         .await
         .unwrap();
 }
@@ -392,7 +423,7 @@ async fn given_a_pending_placement_that_already_ended_when_requesting_then_it_is
     let placement_id = ack["placementId"].as_str().unwrap();
     assert_ne!(placement_id, old.as_str());
     assert_eq!(
-        pending_of(&w).await.as_ref().map(PlacementId::as_str),
+        pending_of(&w).await.as_ref().map(Pending::stored),
         Some(placement_id)
     );
     assert_eq!(w.gamelift.started().len(), 1);
@@ -424,12 +455,16 @@ async fn given_a_pending_placement_never_recorded_then_it_blocks_only_until_it_i
 struct UnwritablePlacements;
 
 #[async_trait]
-impl PlacementStore for UnwritablePlacements {
-    async fn create(&self, _: &PlacementRecord) -> Result<(), StoreError> {
-        Err(StoreError::Unavailable("throttled".into()))
-    }
+impl PlacementReader for UnwritablePlacements {
     async fn get(&self, _: &PlacementId) -> Result<Option<PlacementRecord>, StoreError> {
         Ok(None)
+    }
+}
+
+#[async_trait]
+impl PlacementRecorder for UnwritablePlacements {
+    async fn create(&self, _: &PlacementRecord) -> Result<(), StoreError> {
+        Err(StoreError::Unavailable("throttled".into()))
     }
     async fn mark_failed(&self, _: &PlacementId, _: EpochMillis) -> Result<bool, StoreError> {
         Ok(false)
@@ -441,11 +476,12 @@ async fn given_the_placement_cannot_be_recorded_then_unavailable_and_nothing_pen
     let w = world().await;
     let handler = SessionPlacementRequestHandler::new(
         Arc::new(config()),
-        w.players.clone(),
-        w.players.clone(),
-        Arc::new(UnwritablePlacements),
-        Arc::new(contracts::unavailable::Unavailable),
-        w.gamelift.clone(),
+        ports(
+            &w.players,
+            &Arc::new(UnwritablePlacements),
+            &Arc::new(contracts::unavailable::Unavailable),
+            &w.gamelift,
+        ),
         Arc::new(ManualClock::at(T0)),
     );
     let text = r#"{"route":"sessionPlacementRequest","body":{}}"#;
@@ -497,11 +533,12 @@ async fn given_the_placement_limit_reached_then_rate_limited_before_anything_is_
     let w = World {
         handler: SessionPlacementRequestHandler::new(
             Arc::new(limited),
-            players.clone(),
-            players.clone(),
-            placements.clone(),
-            Arc::new(contracts::unavailable::Unavailable),
-            gamelift.clone(),
+            ports(
+                &players,
+                &placements,
+                &Arc::new(contracts::unavailable::Unavailable),
+                &gamelift,
+            ),
             Arc::new(ManualClock::at(T0 + 10_000)),
         ),
         players,

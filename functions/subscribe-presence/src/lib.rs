@@ -12,13 +12,12 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use shared::domain::{EpochMillis, PresenceStatus};
-use shared::ports::{
-    Clock, PlayerRecord, PlayerStore, SUBSCRIPTION_TTL_SECONDS, SubscriptionStore,
-};
+use shared::players::PlayerRecord;
+use shared::ports::{Clock, PlayerLookup, Subscriptions};
+use shared::presence::SUBSCRIPTION_TTL_SECONDS;
 use shared::requests::{ClientRequest, PlayerIdsBody};
-use shared::websocket::{
-    Caller, Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult,
-};
+use shared::websocket::{Caller, Reply, Request, Route, RouteError, Serves};
+use shared::wiring::Wiring;
 use tracing::info;
 
 pub const SUBSCRIBE_ROUTE: &str = "subscribePresence";
@@ -42,23 +41,25 @@ pub fn subscription_expire_at_secs(connected_at: EpochMillis, now: EpochMillis) 
     from.div_euclid(1000) + SUBSCRIPTION_TTL_SECONDS
 }
 
-/// Faults in how the function is wired (a route mapped to the wrong integration).
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "subscribe-presence was invoked for route {0:?}; it serves subscribePresence and unsubscribePresence"
-)]
-pub struct WrongRoute(pub String);
+/// `subscribePresence` and `unsubscribePresence` as every deployment builds them.
+pub fn wire(w: &Wiring) -> SubscribePresenceHandler {
+    SubscribePresenceHandler::new(
+        w.stores.player_lookup(),
+        w.stores.subscriptions(),
+        w.clock.clone(),
+    )
+}
 
 pub struct SubscribePresenceHandler {
-    players: Arc<dyn PlayerStore>,
-    subscriptions: Arc<dyn SubscriptionStore>,
+    players: Arc<dyn PlayerLookup>,
+    subscriptions: Arc<dyn Subscriptions>,
     clock: Arc<dyn Clock>,
 }
 
 impl SubscribePresenceHandler {
     pub fn new(
-        players: Arc<dyn PlayerStore>,
-        subscriptions: Arc<dyn SubscriptionStore>,
+        players: Arc<dyn PlayerLookup>,
+        subscriptions: Arc<dyn Subscriptions>,
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
@@ -111,22 +112,24 @@ impl SubscribePresenceHandler {
 }
 
 #[async_trait]
-impl RouteHandler for SubscribePresenceHandler {
-    async fn handle(&self, event: RouteEvent) -> RouteResult {
-        let request = match Request::open(&event.payload)? {
-            Opened::Request(request) => request,
-            Opened::Refused(reply) => return Ok(reply),
-        };
-        let result = match &request.frame {
+impl Route for SubscribePresenceHandler {
+    type Ack = Value;
+
+    const SERVES: Serves = Serves {
+        function: "subscribe-presence",
+        routes: "subscribePresence and unsubscribePresence",
+    };
+
+    async fn answer(&self, request: &Request) -> Result<Reply<Value>, RouteError> {
+        match &request.frame {
             ClientRequest::SubscribePresence { body, .. } => {
-                self.subscribe(&request.caller, body).await
+                self.subscribe(&request.caller, body).await.map(Reply::Ack)
             }
             ClientRequest::UnsubscribePresence { body, .. } => {
-                self.unsubscribe(&request.caller, body).await
+                self.unsubscribe(&request.caller, body).await.map(Reply::Ack)
             }
-            other => return Err(WrongRoute(other.route().to_owned()).into()),
-        };
-        Ok(request.respond(result))
+            _ => Ok(Reply::WrongRoute),
+        }
     }
 }
 

@@ -1,24 +1,6 @@
-//! Lambda wiring only: telemetry, configuration, adapters built once, the runtime.
-
-use std::sync::Arc;
-
-use aws_adapters::aws;
-use lambda_runtime::{Error, run, service_fn};
-use shared::config::Config;
-use shared::ports::SystemClock;
-use shared::websocket::RouteHandler;
-use subscribe_presence::SubscribePresenceHandler;
+//! Lambda wiring only: the handler as `subscribe_presence::wire` builds it, on AWS.
 
 #[tokio::main]
-async fn main() -> Result<(), Error> {
-    shared::telemetry::init();
-    let config = Arc::new(Config::from_env()?);
-    let sdk = aws::sdk_config().await;
-    let handler = SubscribePresenceHandler::new(
-        aws::player_store(&sdk, &config),
-        aws::subscription_store(&sdk, &config),
-        Arc::new(SystemClock),
-    );
-    let handler = &handler;
-    run(service_fn(move |event| handler.handle(event))).await
+async fn main() -> Result<(), lambda_runtime::Error> {
+    aws_adapters::lambda::serve_route(subscribe_presence::wire).await
 }

@@ -1,10 +1,13 @@
 use contracts::events::{parse_event, reply_frame, route_event};
 use memory_adapters::{InMemoryPlayerStore, InMemorySubscriptionStore};
 use shared::domain::{ConnectionId, PlayerId};
+use shared::players::NewConnection;
+use shared::ports::ManualClock;
 use shared::ports::StoreError;
-use shared::ports::{ManualClock, NewConnection};
 
 use super::*;
+use shared::websocket::RouteHandler;
+use contracts::ports::*;
 
 const T0: i64 = 1_795_323_600_000;
 const GRACE: i64 = 30_000;
@@ -283,15 +286,12 @@ struct BrokenSubscriptions {
 }
 
 #[async_trait]
-impl SubscriptionStore for BrokenSubscriptions {
+impl Subscriptions for BrokenSubscriptions {
     async fn subscribe(&self, _: &PlayerId, _: &[PlayerId], _: i64) -> Result<(), StoreError> {
         Err(self.error())
     }
     async fn unsubscribe(&self, _: &PlayerId, _: &[PlayerId]) -> Result<(), StoreError> {
         Err(self.error())
-    }
-    async fn watchers(&self, _: &PlayerId, _: EpochMillis) -> Result<Vec<PlayerId>, StoreError> {
-        Ok(Vec::new())
     }
 }
 

@@ -10,7 +10,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 use shared::domain::{EpochMillis, PlayerId, PresenceStatus};
-use shared::ports::{PlayerRecord, ReplayFrom};
+use shared::messaging::ReplayFrom;
+use shared::players::PlayerRecord;
 
 use super::Console;
 

@@ -10,7 +10,7 @@ use aws_lambda_events::event::streams::DynamoDbEventResponse;
 use lambda_runtime::LambdaEvent;
 use on_message_inserted::{BatchRecord, StreamBatch};
 use serde_json::Value;
-use shared::ports::PresenceEvent;
+use shared::presence::PresenceEvent;
 
 use super::feed::{Entry, FeedKind, Hub};
 use crate::gamelift::{EventSink, event_sink};

@@ -8,8 +8,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use shared::domain::PlayerId;
+use shared::matchmaking::MatchmakingRequest;
 use shared::matchmaking::{AttributeValue, TicketId};
-use shared::ports::{GameLiftError, Matchmaker, MatchmakingRequest};
+use shared::ports::{GameLiftError, Matchmaker};
 use tokio::time::Instant;
 
 use super::matcher::PoolPlayer;

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use shared::domain::PlacementId;
-use shared::ports::gamelift::GameLiftError;
+use shared::ports::GameLiftError;
 
 use super::{Faults, Simulator};
 
@@ -41,7 +41,7 @@ mod tests {
     use std::time::Duration;
 
     use shared::domain::{PlacementId, PlayerId};
-    use shared::ports::gamelift::GameLiftError;
+    use shared::ports::GameLiftError;
 
     use crate::gamelift::{
         DesiredPlayer, Faults, GroupPlacementRequest, PlacementStatus, Simulator,

@@ -19,7 +19,8 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
 use serde_json::{Map, Value, json};
 use shared::domain::{ConnectionId, PlayerId, Seq};
-use shared::ports::{Liveness, PlayerStore};
+use shared::players::Liveness;
+use shared::ports::PlayerStore;
 
 const CONDITION_FAILED: &str = "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException";
 const VALIDATION: &str = "com.amazon.coral.validate#ValidationException";

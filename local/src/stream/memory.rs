@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use memory_adapters::InsertObserver;
-use shared::ports::StoredMessage;
+use shared::messaging::StoredMessage;
 
 use super::feeder::FeederInput;
 use super::record::{StreamRecord, sequence_number};
@@ -51,7 +51,8 @@ mod tests {
     use crate::stream::record::local_stream_arn;
     use memory_adapters::InMemoryMessageStore;
     use shared::domain::{MessageId, PlayerId};
-    use shared::ports::{MessageKind, MessageStore, NewMessage};
+    use shared::messaging::{MessageKind, NewMessage};
+    use shared::ports::MessageStore;
 
     fn message(n: i64) -> NewMessage {
         NewMessage {

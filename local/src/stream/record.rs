@@ -12,7 +12,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use on_message_inserted::BatchRecord;
 use serde_json::{Map, Value, json};
-use shared::ports::StoredMessage;
+use shared::messaging::StoredMessage;
 
 /// The region of the in-memory stream's records (the local stack's ARNs use `local`).
 pub const LOCAL_REGION: &str = "local";
@@ -315,7 +315,7 @@ mod tests {
     use aws_sdk_dynamodbstreams::primitives::{Blob, DateTime};
     use aws_sdk_dynamodbstreams::types::{StreamRecord as SdkStreamRecord, StreamViewType};
     use shared::domain::{MessageId, PlayerId};
-    use shared::ports::MessageKind;
+    use shared::messaging::MessageKind;
 
     fn message() -> StoredMessage {
         StoredMessage {

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::ticket::{TicketId, TicketIdError, TicketStatus};
 use crate::domain::{EpochMillis, PlayerId};
-use crate::ports::PlacedGameSession;
+use crate::placement::PlacedGameSession;
 
 /// `detail-type` of FlexMatch events.
 pub const MATCHMAKING_DETAIL_TYPE: &str = "GameLift Matchmaking Event";

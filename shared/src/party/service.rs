@@ -7,13 +7,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::domain::{EpochMillis, MessageId, PlayerId};
-use crate::ports::{
-    Clock, Committed, InvitationWrite, MessageKind, NewMessage, PartyCommit, PartyCondition,
-    PartyStore, PartyWrite, StoreError,
-};
+use crate::messaging::{MessageKind, NewMessage};
+use crate::ports::{Clock, PartyCommits, PartyReader, StoreError};
 use crate::protocol::ServerFrame;
 
-use super::{Change, ChangeKind, Invitation, MemberPresence, Party, PartyId, PartyRefusal};
+use super::{
+    Change, ChangeKind, Committed, Invitation, InvitationWrite, MemberPresence, Party, PartyCommit,
+    PartyCondition, PartyId, PartyRefusal, PartyWrite,
+};
 
 /// How many times a change is computed again when another one came first: each round
 /// of a race lets one change through, and a party has at most 10 members (and the
@@ -39,26 +40,38 @@ impl From<PartyRefusal> for PartyError {
     }
 }
 
-/// Party changes and their pushes, over a [`PartyStore`].
+/// Party changes and their pushes, over a party reader and the commits its function may
+/// make.
 #[derive(Clone)]
 pub struct Parties {
-    store: Arc<dyn PartyStore>,
+    reader: Arc<dyn PartyReader>,
+    commits: Arc<dyn PartyCommits>,
     clock: Arc<dyn Clock>,
     /// How long an undelivered party message is kept (`MESSAGE_TTL_SECONDS`).
     message_ttl_secs: i64,
 }
 
 impl Parties {
-    pub fn new(store: Arc<dyn PartyStore>, clock: Arc<dyn Clock>, message_ttl_secs: i64) -> Self {
+    pub fn new(
+        reader: Arc<dyn PartyReader>,
+        commits: Arc<dyn PartyCommits>,
+        clock: Arc<dyn Clock>,
+        message_ttl_secs: i64,
+    ) -> Self {
         Self {
-            store,
+            reader,
+            commits,
             clock,
             message_ttl_secs,
         }
     }
 
-    pub fn store(&self) -> &Arc<dyn PartyStore> {
-        &self.store
+    pub fn reader(&self) -> &Arc<dyn PartyReader> {
+        &self.reader
+    }
+
+    pub fn commits(&self) -> &Arc<dyn PartyCommits> {
+        &self.commits
     }
 
     pub fn now(&self) -> EpochMillis {
@@ -179,14 +192,14 @@ impl Parties {
         decide: impl Fn(&Party, EpochMillis) -> Result<Option<Change>, PartyRefusal>,
     ) -> Result<Option<Change>, PartyError> {
         for _ in 0..CHANGE_ATTEMPTS {
-            let Some(party) = self.store.get(party_id).await? else {
+            let Some(party) = self.reader.get(party_id).await? else {
                 return Err(PartyRefusal::NotInParty.into());
             };
             let now = self.now();
             let Some(change) = decide(&party, now)? else {
                 return Ok(None);
             };
-            match self.store.commit(&self.commit_of(&change, now)).await? {
+            match self.commits.commit(&self.commit_of(&change, now)).await? {
                 Committed::Done => return Ok(Some(change)),
                 Committed::PartyMoved => lost_a_race().await,
                 Committed::InvitationGone => {
@@ -213,7 +226,7 @@ impl Parties {
         presence: MemberPresence,
     ) -> Result<Option<Party>, PartyError> {
         for _ in 0..CHANGE_ATTEMPTS {
-            let Some(party) = self.store.get(party_id).await? else {
+            let Some(party) = self.reader.get(party_id).await? else {
                 return Ok(None);
             };
             if !party.is_member(player) {
@@ -223,7 +236,7 @@ impl Parties {
             let Some(change) = party.set_presence(player, presence) else {
                 return Ok(Some(party));
             };
-            match self.store.commit(&self.commit_of(&change, now)).await? {
+            match self.commits.commit(&self.commit_of(&change, now)).await? {
                 Committed::Done => return Ok(Some(change.after)),
                 _ => lost_a_race().await,
             }

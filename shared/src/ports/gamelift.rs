@@ -6,57 +6,10 @@
 use async_trait::async_trait;
 
 use crate::domain::{PlacementId, PlayerId};
+use crate::placement::{PlacementRequest, PlayerSession};
 use crate::protocol::ErrorCode;
 
 type Source = Box<dyn std::error::Error + Send + Sync>;
-
-/// A request for a new game session through a queue.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PlacementRequest {
-    /// Fresh for every request, never reused.
-    pub placement_id: PlacementId,
-    pub queue: String,
-    /// `MaximumPlayerSessionCount` of the game session created.
-    pub max_players: u32,
-    pub player_id: PlayerId,
-    /// Up to 2048 characters, handed to the game server.
-    pub player_data: Option<String>,
-    /// Region → latency in milliseconds, as the client measured it.
-    pub latencies: Vec<(String, u32)>,
-    /// The rest of the requester's party, placed in the same game session, each with
-    /// their own latencies (empty for a player on their own).
-    pub party: Vec<PlacementPlayer>,
-}
-
-/// A party member placed with the requester.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PlacementPlayer {
-    pub player_id: PlayerId,
-    pub latencies: Vec<(String, u32)>,
-}
-
-impl PlacementRequest {
-    /// Every player placed, the requester first, with their latencies.
-    pub fn players(&self) -> Vec<(&PlayerId, &[(String, u32)])> {
-        std::iter::once((&self.player_id, self.latencies.as_slice()))
-            .chain(
-                self.party
-                    .iter()
-                    .map(|member| (&member.player_id, member.latencies.as_slice())),
-            )
-            .collect()
-    }
-}
-
-/// A player's seat in a game session.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlayerSession {
-    pub player_session_id: String,
-    pub game_session_arn: String,
-    pub ip_address: String,
-    pub dns_name: String,
-    pub port: u16,
-}
 
 /// GameLift refusals, each mapped to the protocol error a client gets.
 #[derive(Debug, thiserror::Error)]
@@ -86,6 +39,13 @@ pub enum GameLiftError {
 }
 
 impl GameLiftError {
+    /// A failure that is not an answer (a timeout, a 5xx, an unexpected error) may hide
+    /// a request GameLift did act on: whoever started something makes sure it is stopped.
+    /// A throttle or a refused connection did nothing.
+    pub fn may_have_acted(&self) -> bool {
+        matches!(self, Self::OutcomeUnknown(_) | Self::Other(_))
+    }
+
     /// The protocol error code a client receives for this refusal.
     pub fn code(&self) -> ErrorCode {
         match self {
@@ -98,15 +58,24 @@ impl GameLiftError {
     }
 }
 
+/// Starting a queue placement.
 #[async_trait]
-pub trait GameLift: Send + Sync {
+pub trait PlacementStarter: Send + Sync {
     /// StartGameSessionPlacement.
     async fn start_placement(&self, request: &PlacementRequest) -> Result<(), GameLiftError>;
+}
 
+/// Stopping a queue placement.
+#[async_trait]
+pub trait PlacementStopper: Send + Sync {
     /// StopGameSessionPlacement (only a PENDING placement can be stopped); the
     /// CANCELLED result arrives through the normal event path.
     async fn stop_placement(&self, placement_id: &PlacementId) -> Result<(), GameLiftError>;
+}
 
+/// A new player session in a game that is running (rejoin).
+#[async_trait]
+pub trait PlayerSessions: Send + Sync {
     /// CreatePlayerSession on an existing game session.
     async fn create_player_session(
         &self,

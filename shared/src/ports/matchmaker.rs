@@ -7,30 +7,10 @@
 use async_trait::async_trait;
 
 use crate::domain::PlayerId;
-use crate::matchmaking::{Attributes, TicketId};
-use crate::ports::gamelift::GameLiftError;
+use crate::matchmaking::TicketId;
+use crate::matchmaking::tickets::MatchmakingRequest;
 
-/// One player of a ticket: a solo player, or each member of a party (the leader first).
-#[derive(Clone, Debug, PartialEq)]
-pub struct MatchmakingPlayer {
-    pub player_id: PlayerId,
-    /// The player's own attributes; an attribute left out takes the rule set's default.
-    pub attributes: Attributes,
-    /// Region → milliseconds, as the player's client measured them.
-    pub latencies: Vec<(String, u32)>,
-}
-
-/// A request for a match: one ticket for every player in it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MatchmakingRequest {
-    /// Chosen by us and recorded before GameLift is asked; never reused.
-    pub ticket_id: TicketId,
-    /// The matchmaking configuration's name.
-    pub configuration: String,
-    /// At least one; a party's players are matched together, on one team or more as
-    /// the rule set decides.
-    pub players: Vec<MatchmakingPlayer>,
-}
+use super::GameLiftError;
 
 #[async_trait]
 pub trait Matchmaker: Send + Sync {

@@ -1,43 +1,37 @@
-//! Ports: the narrow traits handlers depend on. Each has a production adapter (AWS SDK)
-//! and an in-memory one (`memory-adapters`); the AWS ones are `aws-adapters`.
+//! Ports: the narrow traits handlers depend on, one per concern of an outside thing, so
+//! that each function depends only on what it uses (and its role grants only what its
+//! adapters call: tests/suites/calls_grants.rs). Each has an AWS adapter
+//! (`aws-adapters`) and an in-memory one (`memory-adapters`), held to the same answers by
+//! the contract suites (`contracts`). What they read and write are the domain's records
+//! (`crate::players`, `crate::messaging`, `crate::placement`, ...), not theirs.
 
 pub mod clock;
-pub mod connection_gateway;
-pub mod event_bus;
+pub mod connections;
+mod error;
+pub mod events;
 pub mod gamelift;
 pub mod matchmaker;
-pub mod message_store;
-pub mod party_store;
-pub mod placement_store;
-pub mod player_store;
+pub mod messages;
+pub mod parties;
+pub mod placements;
+pub mod players;
 pub mod rate_limit;
-pub mod subscription_store;
-pub mod ticket_store;
+pub mod subscriptions;
+pub mod tickets;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use connection_gateway::{ConnectionGateway, ConnectionInfo, GatewayError};
-pub use event_bus::{EventBus, EventBusError, PresenceChange, PresenceEvent};
-pub use gamelift::{GameLift, GameLiftError, PlacementPlayer, PlacementRequest, PlayerSession};
-pub use matchmaker::{Matchmaker, MatchmakingPlayer, MatchmakingRequest};
-pub use message_store::{
-    DeliveryHandover, Handover, HandoverOutcome, InboxRead, MessageKind, MessageStore, NewMessage,
-    ReplayFrom, StoredMessage,
+pub use connections::{ConnectionGateway, ConnectionInfo, ConnectionProbe, GatewayError};
+pub use error::StoreError;
+pub use events::{EventBus, EventBusError};
+pub use gamelift::{GameLiftError, PlacementStarter, PlacementStopper, PlayerSessions};
+pub use matchmaker::Matchmaker;
+pub use messages::{DeliveryHandover, InboxReader, MessageStore};
+pub use parties::{OfflineParties, PartyCommits, PartyReader, PartySlots};
+pub use placements::{PlacementOutcomes, PlacementReader, PlacementRecorder};
+pub use players::{
+    Connections, Heartbeats, PendingSlots, PlayerLookup, PlayerReader, PresenceSweep, Profiles,
+    Seats,
 };
-pub use party_store::{
-    Committed, InvitationWrite, OfflinePage, OfflineParty, PartyCommit, PartyCondition,
-    PartyPlacementBegun, PartyStore, PartyWrite,
-};
-pub use placement_store::{
-    PLACEMENT_RETENTION_SECONDS, PlacedGameSession, PlacementOutcomes, PlacementRecord,
-    PlacementStore, SettledPlayer, Settlement,
-};
-pub use player_store::{
-    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, OnlineConnection,
-    PlacementBegun, PlayerRecord, PlayerStore, StoreError,
-};
-pub use rate_limit::{Bucket, Exceeded, Quota, RateLimiter, Spent};
-pub use subscription_store::{SUBSCRIPTION_TTL_SECONDS, SubscriptionStore};
-pub use ticket_store::{
-    MAX_TICKET_PLAYERS, TICKET_RETENTION_SECONDS, TicketChange, TicketPlayerChange, TicketRecord,
-    TicketStore,
-};
+pub use rate_limit::RateLimiter;
+pub use subscriptions::{Subscriptions, Watchers};
+pub use tickets::{TicketChanges, TicketReader, TicketRecorder};

@@ -28,8 +28,9 @@ use memory_adapters::InProcessEventBus;
 use presence_timeout::PresenceTimeoutHandler;
 use shared::config::Config;
 use shared::domain::{ConnectionId, PlayerId};
+use shared::players::NewConnection;
 use shared::ports::{
-    Clock, ConnectionGateway, ConnectionInfo, GatewayError, NewConnection, PlayerStore, SystemClock,
+    Clock, ConnectionGateway, ConnectionInfo, GatewayError, PlayerStore, SystemClock,
 };
 
 #[derive(Parser, Debug)]

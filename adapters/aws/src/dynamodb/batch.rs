@@ -13,7 +13,7 @@ use futures_util::StreamExt;
 use futures_util::stream;
 
 use super::error::store_error;
-use shared::ports::player_store::StoreError;
+use shared::ports::StoreError;
 
 /// DynamoDB's limit of requests per BatchWriteItem call.
 pub(crate) const MAX_BATCH_SIZE: usize = 25;

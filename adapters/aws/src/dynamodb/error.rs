@@ -3,7 +3,7 @@
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 
-use shared::ports::player_store::StoreError;
+use shared::ports::StoreError;
 
 /// How a DynamoDB call failed, as far as the adapters care.
 #[derive(Debug)]

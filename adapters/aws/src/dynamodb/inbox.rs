@@ -22,8 +22,8 @@ use aws_sdk_dynamodb::types::{AttributeValue, ConditionCheck, Put, TransactWrite
 use super::error::store_error;
 use super::message_item::{EPOCH_ITEM_SEQ, attr, key, message_to_item};
 use shared::domain::{MessageId, PLAYER_RETENTION_SECONDS, PlayerId, Seq};
-use shared::ports::message_store::NewMessage;
-use shared::ports::player_store::StoreError;
+use shared::messaging::NewMessage;
+use shared::ports::StoreError;
 
 /// How many times an append reads the inbox again after losing a race for a seq.
 pub(crate) const APPEND_ATTEMPTS: u32 = 25;
@@ -146,6 +146,12 @@ pub(crate) async fn top(
         newest: Some((seq, epoch, MessageId::from_stored(id.as_str()))),
         epoch_item: None,
     })
+}
+
+/// What appending to an inbox calls: the head read, the message put at the next seq,
+/// and a new epoch's item updated with it.
+pub(crate) fn append_calls(table: &str) -> Vec<crate::calls::AwsCall> {
+    crate::calls::AwsCall::on_table(table, &["Query", "PutItem", "UpdateItem"])
 }
 
 /// The transaction items that write `message` at `slot` (nothing for [`Slot::Taken`]):
@@ -280,7 +286,7 @@ pub(crate) fn build_error(err: BuildError) -> StoreError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::ports::message_store::MessageKind;
+    use shared::messaging::MessageKind;
 
     fn message(id: &str, created_at: i64) -> NewMessage {
         NewMessage {

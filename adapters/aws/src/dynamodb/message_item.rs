@@ -24,8 +24,8 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use shared::domain::{MessageId, PlayerId, Seq};
-use shared::ports::message_store::{MessageKind, StoredMessage};
-use shared::ports::player_store::StoreError;
+use shared::messaging::{MessageKind, StoredMessage};
+use shared::ports::StoreError;
 
 /// A Messages item as the SDK reads and writes it.
 pub type Item = HashMap<String, AttributeValue>;

@@ -17,12 +17,13 @@ use super::error::{applied, store_error};
 use super::inbox::{self, APPEND_ATTEMPTS, Contended, Slot, build_error};
 use super::message_item::{EPOCH_ITEM_SEQ, attr, corrupt, message_from_item};
 use super::player_item::{attr as player_attr, key as player_key};
+use crate::calls::{AwsCall, Calls};
 use shared::domain::{EpochMillis, PlayerId, PresenceStatus, Seq};
-use shared::ports::message_store::{
-    DeliveryHandover, Handover, HandoverOutcome, InboxRead, MessageStore, NewMessage, ReplayFrom,
-    StoredMessage,
+use shared::messaging::{
+    Handover, HandoverOutcome, InboxRead, NewMessage, ReplayFrom, StoredMessage,
 };
-use shared::ports::player_store::StoreError;
+use shared::ports::StoreError;
+use shared::ports::{DeliveryHandover, InboxReader, MessageStore};
 
 /// Inboxes appended to at once by one `append`.
 const CONCURRENT_INBOXES: usize = 16;
@@ -173,7 +174,18 @@ impl MessageStore for DynamoMessageStore {
         }
         Ok(appended)
     }
+}
 
+impl Calls<dyn MessageStore> for DynamoMessageStore {
+    /// The inbox's head, the conditional put at the next seq, and a new epoch's item
+    /// with its first message (a transaction of a Put and an Update).
+    fn calls(&self) -> Vec<AwsCall> {
+        inbox::append_calls(&self.table)
+    }
+}
+
+#[async_trait]
+impl InboxReader for DynamoMessageStore {
     async fn read(
         &self,
         recipient: &PlayerId,
@@ -213,6 +225,12 @@ impl MessageStore for DynamoMessageStore {
             head,
             epoch,
         })
+    }
+}
+
+impl Calls<dyn InboxReader> for DynamoMessageStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(&self.table, &["Query"])
     }
 }
 
@@ -372,5 +390,17 @@ impl DeliveryHandover for DynamoDeliveryHandover {
             // The inbox moved, or a settlement was writing the player: read and try again.
             Transacted::ConditionFailed(_) | Transacted::Conflict => HandoverOutcome::InboxMoved,
         })
+    }
+}
+
+impl Calls<dyn DeliveryHandover> for DynamoDeliveryHandover {
+    /// One transaction: the player's live connection set, the inbox checked unmoved.
+    fn calls(&self) -> Vec<AwsCall> {
+        let mut calls = AwsCall::on_table(&self.players_table, &["UpdateItem"]);
+        calls.extend(AwsCall::on_table(
+            &self.messages_table,
+            &["ConditionCheckItem"],
+        ));
+        calls
     }
 }

@@ -19,9 +19,9 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use shared::domain::{EpochMillis, PlayerId};
+use shared::party::OfflineParty;
 use shared::party::{Invitation, MemberPresence, Party, PartyId, PartyMember};
-use shared::ports::party_store::OfflineParty;
-use shared::ports::player_store::StoreError;
+use shared::ports::StoreError;
 
 pub(crate) type Item = HashMap<String, AttributeValue>;
 

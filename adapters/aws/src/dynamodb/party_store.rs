@@ -1,4 +1,4 @@
-//! [`PartyStore`] on DynamoDB: a party change is ONE `TransactWriteItems` across the
+//! The Parties ports on DynamoDB: a party change is ONE `TransactWriteItems` across the
 //! Parties, Players and Messages tables, after one Query per recipient for their
 //! inbox's head (see `inbox.rs`):
 //! - the party item: Put (or Delete) conditional on `version` (or on not existing yet),
@@ -29,16 +29,15 @@ use super::party_item::{
     attr, invitation_from_item, invitation_key, invitation_to_item, n, offline_from_key,
     offline_index_key, party_from_item, party_key, party_to_item, s,
 };
-use super::player_item::{
-    key as player_key, party_of, pending_placement_of, pending_placement_value,
+use super::player_item::{key as player_key, party_of, pending_of, pending_value};
+use crate::calls::{AwsCall, Calls};
+use shared::domain::{EpochMillis, PLAYER_RETENTION_SECONDS, PlayerId};
+use shared::party::{
+    CommitScope, Committed, InvitationWrite, OfflinePage, PartyCommit, PartyCondition, PartyWrite,
 };
-use shared::domain::{EpochMillis, PLAYER_RETENTION_SECONDS, PlacementId, PlayerId};
 use shared::party::{Invitation, Party, PartyId};
-use shared::ports::party_store::{
-    Committed, InvitationWrite, OfflinePage, PartyCommit, PartyCondition, PartyPlacementBegun,
-    PartyStore, PartyWrite,
-};
-use shared::ports::player_store::StoreError;
+use shared::pending::{PartyReservation, Pending};
+use shared::ports::{OfflineParties, PartyCommits, PartyReader, PartySlots, StoreError};
 
 /// The Parties table's sparse index of parties with an offline member.
 pub const OFFLINE_INDEX: &str = "ByOfflineSince";
@@ -66,6 +65,8 @@ pub struct DynamoPartyStore {
     messages_table: String,
     /// Partitions of the offline index (`PRESENCE_SHARDS`).
     shards: u32,
+    /// What its commits may write (what its function's role grants).
+    scope: CommitScope,
 }
 
 /// What each item of a commit's transaction is, to tell which condition failed.
@@ -93,7 +94,14 @@ impl DynamoPartyStore {
             players_table: players_table.into(),
             messages_table: messages_table.into(),
             shards,
+            scope: CommitScope::Any,
         }
+    }
+
+    /// The same store, committing only what `scope` holds.
+    pub fn scoped(mut self, scope: CommitScope) -> Self {
+        self.scope = scope;
+        self
     }
 
     pub fn table(&self) -> &str {
@@ -295,7 +303,7 @@ fn outcome_of(
 }
 
 #[async_trait]
-impl PartyStore for DynamoPartyStore {
+impl PartyReader for DynamoPartyStore {
     async fn get(&self, party_id: &PartyId) -> Result<Option<Party>, StoreError> {
         let output = self
             .client
@@ -341,8 +349,29 @@ impl PartyStore for DynamoPartyStore {
             item(1).map(invitation_from_item).transpose()?,
         ))
     }
+}
 
+impl Calls<dyn PartyReader> for DynamoPartyStore {
+    /// GetItem, and TransactGetItems (authorized as GetItem).
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(&self.table, &["GetItem"])
+    }
+}
+
+#[async_trait]
+impl PartyCommits for DynamoPartyStore {
     async fn commit(&self, commit: &PartyCommit) -> Result<Committed, StoreError> {
+        if commit.scope() > self.scope {
+            return Err(StoreError::Other(
+                format!(
+                    "a commit of party {} needs {:?}; this function may write {:?} (its role grants no more)",
+                    commit.party_id,
+                    commit.scope(),
+                    self.scope
+                )
+                .into(),
+            ));
+        }
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -376,12 +405,34 @@ impl PartyStore for DynamoPartyStore {
             tokio::time::sleep(inbox::backoff(attempt)).await;
         }
     }
+}
 
-    async fn begin_placement(
+impl Calls<dyn PartyCommits> for DynamoPartyStore {
+    /// One transaction after the recipients' inbox heads are read; what it may hold
+    /// depends on the scope.
+    fn calls(&self) -> Vec<AwsCall> {
+        let (parties, players): (&[&str], &[&str]) = match self.scope {
+            CommitScope::Presence => (&["PutItem"], &[]),
+            CommitScope::Departures => (&["PutItem", "DeleteItem"], &["UpdateItem"]),
+            CommitScope::Any => (
+                &["PutItem", "DeleteItem", "ConditionCheckItem"],
+                &["UpdateItem", "ConditionCheckItem"],
+            ),
+        };
+        let mut calls = AwsCall::on_table(&self.table, parties);
+        calls.extend(AwsCall::on_table(&self.players_table, players));
+        calls.extend(inbox::append_calls(&self.messages_table));
+        calls
+    }
+}
+
+#[async_trait]
+impl PartySlots for DynamoPartyStore {
+    async fn reserve_party(
         &self,
         party: &Party,
-        placement_id: &PlacementId,
-    ) -> Result<PartyPlacementBegun, StoreError> {
+        pending: &Pending,
+    ) -> Result<PartyReservation, StoreError> {
         let check = ConditionCheck::builder()
             .table_name(&self.table)
             .set_key(Some(party_key(&party.party_id)))
@@ -400,8 +451,8 @@ impl PartyStore for DynamoPartyStore {
             ];
             for member in party.member_ids() {
                 let values = HashMap::from([
-                    (":pending".to_owned(), pending_placement_value(placement_id)),
-                    (":placementId".to_owned(), s(placement_id.as_str())),
+                    (":pending".to_owned(), pending_value(pending)),
+                    (":placementId".to_owned(), s(pending.stored())),
                 ]);
                 items.push(self.player_update(
                     member,
@@ -411,7 +462,7 @@ impl PartyStore for DynamoPartyStore {
                 )?);
             }
             let reasons = match transact(&self.client, items).await? {
-                Transacted::Committed => return Ok(PartyPlacementBegun::Began),
+                Transacted::Committed => return Ok(PartyReservation::Reserved),
                 Transacted::ConditionFailed(reasons) => reasons,
                 Transacted::Conflict => {
                     tokio::time::sleep(inbox::backoff(attempt)).await;
@@ -419,19 +470,19 @@ impl PartyStore for DynamoPartyStore {
                 }
             };
             if reasons.first().is_some_and(Option::is_some) {
-                return Ok(PartyPlacementBegun::PartyMoved);
+                return Ok(PartyReservation::PartyMoved);
             }
             for (member, reason) in party.member_ids().zip(reasons.iter().skip(1)) {
-                let pending = reason
+                let taken = reason
                     .as_ref()
                     .and_then(|r| r.item.as_ref())
-                    .map(pending_placement_of)
+                    .map(pending_of)
                     .transpose()?
                     .flatten();
-                if let Some(pending) = pending {
-                    return Ok(PartyPlacementBegun::AlreadyPending {
+                if let Some(taken) = taken {
+                    return Ok(PartyReservation::Taken {
                         player: member.clone(),
-                        placement_id: pending,
+                        pending: taken,
                     });
                 }
             }
@@ -446,13 +497,25 @@ impl PartyStore for DynamoPartyStore {
             .into(),
         ))
     }
+}
 
+impl Calls<dyn PartySlots> for DynamoPartyStore {
+    /// One transaction: the party checked unchanged, every member's slot set.
+    fn calls(&self) -> Vec<AwsCall> {
+        let mut calls = AwsCall::on_table(&self.table, &["ConditionCheckItem"]);
+        calls.extend(AwsCall::on_table(&self.players_table, &["UpdateItem"]));
+        calls
+    }
+}
+
+#[async_trait]
+impl OfflineParties for DynamoPartyStore {
     async fn offline(
         &self,
         shard: u32,
         before: EpochMillis,
         limit: u32,
-        after: Option<&shared::ports::OfflineParty>,
+        after: Option<&shared::party::OfflineParty>,
     ) -> Result<OfflinePage, StoreError> {
         let output = self
             .client
@@ -479,5 +542,11 @@ impl PartyStore for DynamoPartyStore {
             _ => None,
         };
         Ok(OfflinePage { parties, next })
+    }
+}
+
+impl Calls<dyn OfflineParties> for DynamoPartyStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        vec![AwsCall::on_index(&self.table, OFFLINE_INDEX, "Query")]
     }
 }

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use shared::domain::{EpochMillis, PlacementId, PlacementStatus, PlayerId};
-use shared::ports::placement_store::{PlacedGameSession, PlacementRecord};
-use shared::ports::player_store::StoreError;
+use shared::placement::{PlacedGameSession, PlacementRecord};
+use shared::ports::StoreError;
 
 pub(crate) type Item = HashMap<String, AttributeValue>;
 

@@ -1,4 +1,4 @@
-//! [`PlacementStore`] on the DynamoDB Placements table (one round trip per call), and
+//! The placement ports on the DynamoDB Placements table (one round trip per call), and
 //! [`PlacementOutcomes`] across the Placements, Players and Messages tables: a
 //! settlement is ONE `TransactWriteItems` (for up to [`PLAYERS_PER_TRANSACTION`] players).
 //!
@@ -38,14 +38,15 @@ use super::placement_item::{
     attr, game_session_attributes, key, n, placement_from_item, placement_to_item,
     player_sessions_value, s, settlement_progress,
 };
-use super::player_item::{game_session_value, pending_placement_value};
+use super::player_item::{game_session_value, pending_value};
+use crate::calls::{AwsCall, Calls};
 use shared::domain::{
     EpochMillis, PLAYER_RETENTION_SECONDS, PlacementId, PlacementStatus, PlayerId,
 };
-use shared::ports::placement_store::{
-    PlacementOutcomes, PlacementRecord, PlacementStore, SettledPlayer, Settlement,
-};
-use shared::ports::player_store::StoreError;
+use shared::pending::Pending;
+use shared::placement::{PlacementRecord, SettledPlayer, Settlement};
+use shared::ports::StoreError;
+use shared::ports::{PlacementOutcomes, PlacementReader, PlacementRecorder};
 
 /// DynamoDB's limit of 100 writes per transaction: the placement + at most 3 per player
 /// (their item, their inbox's epoch item, their message).
@@ -75,7 +76,24 @@ impl DynamoPlacementStore {
 }
 
 #[async_trait]
-impl PlacementStore for DynamoPlacementStore {
+impl PlacementReader for DynamoPlacementStore {
+    async fn get(&self, placement_id: &PlacementId) -> Result<Option<PlacementRecord>, StoreError> {
+        read_consistent(&self.client, &self.table, key(placement_id))
+            .await?
+            .as_ref()
+            .map(placement_from_item)
+            .transpose()
+    }
+}
+
+impl Calls<dyn PlacementReader> for DynamoPlacementStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(&self.table, &["GetItem"])
+    }
+}
+
+#[async_trait]
+impl PlacementRecorder for DynamoPlacementStore {
     async fn create(&self, placement: &PlacementRecord) -> Result<(), StoreError> {
         let item = placement_to_item(placement);
         put_new(
@@ -86,14 +104,6 @@ impl PlacementStore for DynamoPlacementStore {
             &placement.placement_id,
         )
         .await
-    }
-
-    async fn get(&self, placement_id: &PlacementId) -> Result<Option<PlacementRecord>, StoreError> {
-        read_consistent(&self.client, &self.table, key(placement_id))
-            .await?
-            .as_ref()
-            .map(placement_from_item)
-            .transpose()
     }
 
     async fn mark_failed(
@@ -115,6 +125,12 @@ impl PlacementStore for DynamoPlacementStore {
             .send()
             .await;
         applied(result)
+    }
+}
+
+impl Calls<dyn PlacementRecorder> for DynamoPlacementStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(&self.table, &["PutItem", "UpdateItem"])
     }
 }
 
@@ -222,7 +238,7 @@ impl DynamoPlacementOutcomes {
         let mut values = HashMap::from([
             (
                 ":placement".to_owned(),
-                pending_placement_value(&settlement.placement_id),
+                pending_value(&Pending::Placement(settlement.placement_id.clone())),
             ),
             (
                 ":expireAt".to_owned(),
@@ -339,6 +355,17 @@ impl PlacementOutcomes for DynamoPlacementOutcomes {
             }
         }
         Ok(applied)
+    }
+}
+
+impl Calls<dyn PlacementOutcomes> for DynamoPlacementOutcomes {
+    /// One transaction: the placement, each player's state, each player's message
+    /// (after the inboxes' heads are read).
+    fn calls(&self) -> Vec<AwsCall> {
+        let mut calls = AwsCall::on_table(&self.placements_table, &["UpdateItem"]);
+        calls.extend(AwsCall::on_table(&self.players_table, &["UpdateItem"]));
+        calls.extend(inbox::append_calls(&self.messages_table));
+        calls
     }
 }
 

@@ -1,18 +1,19 @@
 //! The Players item's game state on DynamoDB (the pending placement, the seat): what
 //! `sessionPlacementRequest`, the placement clean-up and `rejoinSession` write, each one
-//! conditional UpdateItem. The `PlayerStore` impl in `player_store.rs` delegates here.
+//! conditional UpdateItem. The ports' impls in `player_store.rs` delegate here.
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailure};
 
 use super::error::{Failure, applied, classify, store_error};
 use super::player_item::{
-    Item, attr, attributes_value, game_session_value, key, latencies_value, party_of,
-    pending_placement_of, pending_placement_value, s,
+    Item, attr, attributes_value, game_session_value, key, latencies_value, party_of, pending_of,
+    pending_value, s,
 };
 use super::player_store::DynamoPlayerStore;
-use shared::domain::{GameSession, PlacementId, PlayerId};
-use shared::ports::player_store::{PlacementBegun, StoreError};
+use shared::domain::{GameSession, PlayerId};
+use shared::pending::{Pending, Reservation};
+use shared::ports::StoreError;
 
 /// One pending placement per player; the failed condition returns the item (ALL_OLD),
 /// so a conflict names the pending placement without a second read.
@@ -33,11 +34,11 @@ const END_GAME_SESSION: &str = "REMOVE gameSession SET endedGameSessionArn = :ga
 const BEGIN_PLACEMENT_ATTEMPTS: u32 = 3;
 
 impl DynamoPlayerStore {
-    pub(super) async fn begin_placement_now(
+    pub(super) async fn reserve_now(
         &self,
         player: &PlayerId,
-        placement_id: &PlacementId,
-    ) -> Result<PlacementBegun, StoreError> {
+        pending: &Pending,
+    ) -> Result<Reservation, StoreError> {
         for _ in 0..BEGIN_PLACEMENT_ATTEMPTS {
             let result = self
                 .client
@@ -46,15 +47,15 @@ impl DynamoPlayerStore {
                 .set_key(Some(key(player)))
                 .update_expression(BEGIN_PLACEMENT_UPDATE)
                 .condition_expression(BEGIN_PLACEMENT_CONDITION)
-                .expression_attribute_values(":pending", pending_placement_value(placement_id))
-                .expression_attribute_values(":placementId", s(placement_id.as_str()))
+                .expression_attribute_values(":pending", pending_value(pending))
+                .expression_attribute_values(":placementId", s(pending.stored()))
                 .return_values_on_condition_check_failure(
                     ReturnValuesOnConditionCheckFailure::AllOld,
                 )
                 .send()
                 .await;
             let err = match result {
-                Ok(_) => return Ok(PlacementBegun::Began),
+                Ok(_) => return Ok(Reservation::Reserved),
                 Err(err) => err,
             };
             let returned = match err.as_service_error() {
@@ -83,10 +84,10 @@ impl DynamoPlayerStore {
         ))
     }
 
-    pub(super) async fn abandon_placement_now(
+    pub(super) async fn release_now(
         &self,
         player: &PlayerId,
-        placement_id: &PlacementId,
+        pending: &Pending,
     ) -> Result<(), StoreError> {
         let result = self
             .client
@@ -95,7 +96,7 @@ impl DynamoPlayerStore {
             .set_key(Some(key(player)))
             .update_expression(ABANDON_PLACEMENT_UPDATE)
             .condition_expression("attribute_exists(playerId)")
-            .expression_attribute_values(":pending", pending_placement_value(placement_id))
+            .expression_attribute_values(":pending", pending_value(pending))
             .send()
             .await;
         match result {
@@ -149,7 +150,7 @@ impl DynamoPlayerStore {
     async fn read_why_not_begun(
         &self,
         player: &PlayerId,
-    ) -> Result<Option<PlacementBegun>, StoreError> {
+    ) -> Result<Option<Reservation>, StoreError> {
         let output = self
             .client
             .get_item()
@@ -212,9 +213,9 @@ impl DynamoPlayerStore {
 
 /// What in the item stopped a placement from beginning: the party first (a member
 /// places only through the leader), then a pending placement.
-fn why_not_begun(item: &Item) -> Result<Option<PlacementBegun>, StoreError> {
+fn why_not_begun(item: &Item) -> Result<Option<Reservation>, StoreError> {
     if let Some(party) = party_of(item)? {
-        return Ok(Some(PlacementBegun::InParty(party)));
+        return Ok(Some(Reservation::InParty(party)));
     }
-    Ok(pending_placement_of(item)?.map(PlacementBegun::AlreadyPending))
+    Ok(pending_of(item)?.map(Reservation::Taken))
 }

@@ -6,11 +6,11 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use shared::domain::{
-    ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
-};
+use shared::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
 use shared::party::PartyId;
-use shared::ports::player_store::{OnlineConnection, PlayerRecord, StoreError};
+use shared::pending::Pending;
+use shared::players::{OnlineConnection, PlayerRecord};
+use shared::ports::StoreError;
 
 pub(crate) type Item = HashMap<String, AttributeValue>;
 
@@ -78,16 +78,16 @@ pub(crate) fn n(value: impl ToString) -> AttributeValue {
     AttributeValue::N(value.to_string())
 }
 
-/// The `pendingPlacementId` value of a placement (see [`attr::PENDING_PLACEMENT_ID`]).
-pub(crate) fn pending_placement_value(placement_id: &PlacementId) -> AttributeValue {
-    AttributeValue::Ss(vec![placement_id.as_str().to_owned()])
+/// The `pendingPlacementId` value of a pending request (see [`attr::PENDING_PLACEMENT_ID`]).
+pub(crate) fn pending_value(pending: &Pending) -> AttributeValue {
+    AttributeValue::Ss(vec![pending.stored().to_owned()])
 }
 
-/// The pending placement id in an item (a one-element string set, or a string), e.g.
-/// the old image a failed condition returned; a value that is not one placement id is
+/// The pending request in an item (a one-element string set, or a string), e.g. the
+/// old image a failed condition returned; a value that is not one request's id is
 /// [`StoreError::Corrupt`].
-pub(crate) fn pending_placement_of(item: &Item) -> Result<Option<PlacementId>, StoreError> {
-    Reader::new(item).pending_placement_id()
+pub(crate) fn pending_of(item: &Item) -> Result<Option<Pending>, StoreError> {
+    Reader::new(item).pending()
 }
 
 /// The party id in an item (e.g. the old image a failed condition returned).
@@ -189,17 +189,17 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| self.corrupt(format!("{name} is missing")))
     }
 
-    fn pending_placement_id(&self) -> Result<Option<PlacementId>, StoreError> {
+    fn pending(&self) -> Result<Option<Pending>, StoreError> {
         let name = attr::PENDING_PLACEMENT_ID;
         let raw = match self.item.get(name) {
             None | Some(AttributeValue::Null(true)) => return Ok(None),
             Some(AttributeValue::S(id)) => id,
             Some(AttributeValue::Ss(ids)) if ids.len() == 1 => &ids[0],
             Some(other) => {
-                return Err(self.corrupt(format!("{name} is {other:?}, not one placement id")));
+                return Err(self.corrupt(format!("{name} is {other:?}, not one request id")));
             }
         };
-        self.placement_id(name, raw).map(Some)
+        self.request_id(name, raw).map(Some)
     }
 
     fn party_id(&self) -> Result<Option<PartyId>, StoreError> {
@@ -240,8 +240,10 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn placement_id(&self, name: &str, raw: &str) -> Result<PlacementId, StoreError> {
-        PlacementId::parse(raw).map_err(|e| self.corrupt(format!("{name}: {e}")))
+    /// A request id, read into what it names: the one place a stored id is told a
+    /// ticket or a placement.
+    fn request_id(&self, name: &str, raw: &str) -> Result<Pending, StoreError> {
+        Pending::from_stored(raw).map_err(|e| self.corrupt(format!("{name}: {e}")))
     }
 
     fn game_session(&self) -> Result<Option<GameSession>, StoreError> {
@@ -344,10 +346,10 @@ pub(crate) fn record_from_item(item: &Item) -> Result<Option<PlayerRecord>, Stor
         live_connection_id: connection(attr::LIVE_CONNECTION_ID)?,
         live_from: seq(attr::LIVE_FROM)?,
         acked_seq: seq(attr::ACKED_SEQ)?,
-        pending_placement_id: r.pending_placement_id()?,
-        last_placement_id: r
+        pending: r.pending()?,
+        last_request: r
             .opt_s(attr::LAST_PLACEMENT_ID)?
-            .map(|raw| r.placement_id(attr::LAST_PLACEMENT_ID, raw))
+            .map(|raw| r.request_id(attr::LAST_PLACEMENT_ID, raw))
             .transpose()?,
         game_session: r.game_session()?,
         ended_game_session: r.opt_s(attr::ENDED_GAME_SESSION_ARN)?.map(str::to_owned),
@@ -414,7 +416,7 @@ pub(crate) fn sweep_index_key(shard: u32, after: &PlayerId) -> Item {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use contracts::fixtures::placement_id;
+    use contracts::fixtures::pending;
 
     fn online_item() -> Item {
         HashMap::from([
@@ -453,8 +455,8 @@ mod tests {
                 live_connection_id: None,
                 live_from: None,
                 acked_seq: None,
-                pending_placement_id: None,
-                last_placement_id: None,
+                pending: None,
+                last_request: None,
                 game_session: None,
                 ended_game_session: None,
                 party_id: None,
@@ -499,22 +501,19 @@ mod tests {
         let mut item = online_item();
         item.insert(
             attr::PENDING_PLACEMENT_ID.into(),
-            pending_placement_value(&placement_id("p-2")),
+            pending_value(&pending("p-2")),
         );
         item.insert(attr::LAST_PLACEMENT_ID.into(), s("p-2"));
         item.insert(attr::GAME_SESSION.into(), game_session_value(&session));
         let record = required_record(&item).unwrap();
-        assert_eq!(record.pending_placement_id, Some(placement_id("p-2")));
-        assert_eq!(record.last_placement_id, Some(placement_id("p-2")));
+        assert_eq!(record.pending, Some(pending("p-2")));
+        assert_eq!(record.last_request, Some(pending("p-2")));
         assert_eq!(record.game_session, Some(session));
-        assert_eq!(
-            pending_placement_of(&item).unwrap(),
-            Some(placement_id("p-2"))
-        );
+        assert_eq!(pending_of(&item).unwrap(), Some(pending("p-2")));
 
         item.insert(attr::PENDING_PLACEMENT_ID.into(), s("p-1"));
         let record = required_record(&item).unwrap();
-        assert_eq!(record.pending_placement_id, Some(placement_id("p-1")));
+        assert_eq!(record.pending, Some(pending("p-1")));
     }
 
     #[test]
@@ -572,7 +571,7 @@ mod tests {
         let mut item = online_item();
         item.insert(attr::PENDING_PLACEMENT_ID.into(), s("p/1"));
         assert!(matches!(
-            pending_placement_of(&item),
+            pending_of(&item),
             Err(StoreError::Corrupt { reason, .. }) if reason.contains("'/' at position 1")
         ));
     }

@@ -1,4 +1,4 @@
-//! [`PlayerStore`] on the DynamoDB Players table: every operation is exactly one round
+//! The Players ports on the DynamoDB Players table: every operation is exactly one round
 //! trip, and every race is settled by a condition expression
 //! (docs/architecture.md#where-each-guarantee-is-enforced).
 
@@ -7,10 +7,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::{
-    AttributeValue, KeysAndAttributes, ReturnValue, ReturnValuesOnConditionCheckFailure,
-};
+use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes, ReturnValue};
 
 use super::batch::RetryPolicy;
 use super::error::{Failure, applied, classify, store_error};
@@ -18,12 +15,13 @@ use super::player_item::{
     NO_PREVIOUS_STATUS, NO_PREVIOUS_SWEEP_AT, attr, key, n, player_of_key, record_from_item,
     required_record, s, sweep_deadline, sweep_index_key,
 };
-use shared::domain::{
-    ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
-};
-use shared::ports::player_store::{
-    ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlacementBegun,
-    PlayerRecord, PlayerStore, StoreError,
+use crate::calls::{AwsCall, Calls};
+use shared::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus};
+use shared::pending::{Pending, Reservation};
+use shared::players::{ConnectOutcome, ExpiredPage, ExpiredPlayer, NewConnection, PlayerRecord};
+use shared::ports::{
+    Connections, PendingSlots, PlayerLookup, PlayerReader, PresenceSweep, Profiles, Seats,
+    StoreError,
 };
 
 /// The sparse index of the players the sweeper tracks (online or disconnected), by
@@ -47,13 +45,10 @@ const CONNECT_UPDATE: &str = "SET connectionId = :connectionId, #endpoint = :end
 /// only (no connection yet) must not make every `$connect` look superseded.
 const CONNECT_CONDITION: &str = "attribute_not_exists(connectedAt) OR connectedAt <= :connectedAt";
 
-/// Only the player's current, online connection may disconnect or heartbeat.
+/// Only the player's current, online connection may disconnect (as a heartbeat, the
+/// heartbeat route's mapping template).
 const CURRENT_ONLINE_CONDITION: &str = "connectionId = :connectionId AND #status = :online";
 const DISCONNECT_UPDATE: &str = "SET #status = :disconnected, lastSeen = :now, sweepAt = :sweepAt";
-const HEARTBEAT_UPDATE: &str = "SET lastSeen = :now, sweepAt = :sweepAt";
-/// The same, remembering the cursor the client reported.
-const HEARTBEAT_WITH_CURSOR_UPDATE: &str =
-    "SET lastSeen = :now, sweepAt = :sweepAt, ackedSeq = :cursor";
 
 /// The sweeper: only if `sweepAt` is still before `now` (a missing `sweepAt` fails it).
 const MARK_OFFLINE_UPDATE: &str = "SET #status = :offline REMOVE sweepShard, sweepAt";
@@ -209,7 +204,54 @@ impl DynamoPlayerStore {
 }
 
 #[async_trait]
-impl PlayerStore for DynamoPlayerStore {
+impl PlayerReader for DynamoPlayerStore {
+    async fn get(&self, player: &PlayerId) -> Result<Option<PlayerRecord>, StoreError> {
+        let output = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key(player)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(store_error)?;
+        match output.item() {
+            Some(item) => record_from_item(item),
+            None => Ok(None),
+        }
+    }
+}
+
+impl Calls<dyn PlayerReader> for DynamoPlayerStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(&self.table, &["GetItem"])
+    }
+}
+
+#[async_trait]
+impl PlayerLookup for DynamoPlayerStore {
+    async fn get_many(&self, players: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError> {
+        let mut seen = HashSet::new();
+        let unique: Vec<&PlayerId> = players.iter().filter(|p| seen.insert(*p)).collect();
+        let mut records = Vec::with_capacity(unique.len());
+        for chunk in unique.chunks(BATCH_GET_LIMIT) {
+            let keys = chunk.iter().map(|p| key(p)).collect();
+            for item in self.batch_get(keys, true, None).await? {
+                records.extend(record_from_item(&item)?);
+            }
+        }
+        Ok(records)
+    }
+}
+
+impl Calls<dyn PlayerLookup> for DynamoPlayerStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(&self.table, &["BatchGetItem"])
+    }
+}
+
+#[async_trait]
+impl Connections for DynamoPlayerStore {
     async fn connect(&self, new: &NewConnection) -> Result<ConnectOutcome, StoreError> {
         let result = self
             .client
@@ -269,90 +311,16 @@ impl PlayerStore for DynamoPlayerStore {
         )
         .await
     }
+}
 
-    async fn heartbeat(
-        &self,
-        player: &PlayerId,
-        connection: &ConnectionId,
-        now: EpochMillis,
-        deadline: EpochMillis,
-        cursor: Option<Seq>,
-    ) -> Result<Liveness, StoreError> {
-        let mut request = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key(player)))
-            .condition_expression(CURRENT_ONLINE_CONDITION)
-            .expression_attribute_names("#status", attr::STATUS)
-            .expression_attribute_values(":connectionId", s(connection.as_str()))
-            .expression_attribute_values(":online", s(PresenceStatus::Online.as_str()))
-            .expression_attribute_values(":now", n(now))
-            .expression_attribute_values(":sweepAt", n(deadline))
-            // A refused heartbeat says why (replaced, or swept) at no extra cost.
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
-        request = match cursor {
-            Some(cursor) => request
-                .update_expression(HEARTBEAT_WITH_CURSOR_UPDATE)
-                .expression_attribute_values(":cursor", n(cursor.get())),
-            None => request.update_expression(HEARTBEAT_UPDATE),
-        };
-        match request.send().await {
-            Ok(_) => Ok(Liveness::Current),
-            Err(err) => {
-                let old = match err.as_service_error() {
-                    Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
-                        failed.item().cloned()
-                    }
-                    _ => None,
-                };
-                match classify(err) {
-                    Failure::ConditionFailed => {
-                        let record = match old {
-                            Some(item) => record_from_item(&item)?,
-                            None => None,
-                        };
-                        Ok(match Liveness::of(record.as_ref(), connection) {
-                            // The condition failed, so it is not current after all.
-                            Liveness::Current => Liveness::Gone,
-                            other => other,
-                        })
-                    }
-                    Failure::Store(err) => Err(err),
-                }
-            }
-        }
+impl Calls<dyn Connections> for DynamoPlayerStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(&self.table, &["UpdateItem"])
     }
+}
 
-    async fn get(&self, player: &PlayerId) -> Result<Option<PlayerRecord>, StoreError> {
-        let output = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(key(player)))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(store_error)?;
-        match output.item() {
-            Some(item) => record_from_item(item),
-            None => Ok(None),
-        }
-    }
-
-    async fn get_many(&self, players: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError> {
-        let mut seen = HashSet::new();
-        let unique: Vec<&PlayerId> = players.iter().filter(|p| seen.insert(*p)).collect();
-        let mut records = Vec::with_capacity(unique.len());
-        for chunk in unique.chunks(BATCH_GET_LIMIT) {
-            let keys = chunk.iter().map(|p| key(p)).collect();
-            for item in self.batch_get(keys, true, None).await? {
-                records.extend(record_from_item(&item)?);
-            }
-        }
-        Ok(records)
-    }
-
+#[async_trait]
+impl PresenceSweep for DynamoPlayerStore {
     async fn expired(
         &self,
         shard: u32,
@@ -434,23 +402,69 @@ impl PlayerStore for DynamoPlayerStore {
             },
         }
     }
+}
 
-    async fn begin_placement(
+impl Calls<dyn PresenceSweep> for DynamoPlayerStore {
+    /// The index page, the tracked players' `sweepAt` in batches, the write.
+    fn calls(&self) -> Vec<AwsCall> {
+        let mut calls = vec![AwsCall::on_index(&self.table, SWEEP_INDEX, "Query")];
+        calls.extend(AwsCall::on_table(
+            &self.table,
+            &["BatchGetItem", "UpdateItem"],
+        ));
+        calls
+    }
+}
+
+#[async_trait]
+impl PendingSlots for DynamoPlayerStore {
+    async fn reserve(
         &self,
         player: &PlayerId,
-        placement_id: &PlacementId,
-    ) -> Result<PlacementBegun, StoreError> {
-        self.begin_placement_now(player, placement_id).await
+        pending: &Pending,
+    ) -> Result<Reservation, StoreError> {
+        self.reserve_now(player, pending).await
     }
 
-    async fn abandon_placement(
+    async fn release(&self, player: &PlayerId, pending: &Pending) -> Result<(), StoreError> {
+        self.release_now(player, pending).await
+    }
+}
+
+impl Calls<dyn PendingSlots> for DynamoPlayerStore {
+    /// The conditional write, and the item read when an endpoint returns no old image.
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(&self.table, &["UpdateItem", "GetItem"])
+    }
+}
+
+#[async_trait]
+impl Seats for DynamoPlayerStore {
+    async fn update_game_session(
         &self,
         player: &PlayerId,
-        placement_id: &PlacementId,
-    ) -> Result<(), StoreError> {
-        self.abandon_placement_now(player, placement_id).await
+        session: &GameSession,
+    ) -> Result<bool, StoreError> {
+        self.update_game_session_now(player, session).await
     }
 
+    async fn end_game_session(
+        &self,
+        player: &PlayerId,
+        game_session_arn: &str,
+    ) -> Result<bool, StoreError> {
+        self.end_game_session_now(player, game_session_arn).await
+    }
+}
+
+impl Calls<dyn Seats> for DynamoPlayerStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(&self.table, &["UpdateItem"])
+    }
+}
+
+#[async_trait]
+impl Profiles for DynamoPlayerStore {
     async fn set_placement_latencies(
         &self,
         player: &PlayerId,
@@ -467,21 +481,11 @@ impl PlayerStore for DynamoPlayerStore {
         self.set_matchmaking_attributes_now(player, attributes)
             .await
     }
+}
 
-    async fn update_game_session(
-        &self,
-        player: &PlayerId,
-        session: &GameSession,
-    ) -> Result<bool, StoreError> {
-        self.update_game_session_now(player, session).await
-    }
-
-    async fn end_game_session(
-        &self,
-        player: &PlayerId,
-        game_session_arn: &str,
-    ) -> Result<bool, StoreError> {
-        self.end_game_session_now(player, game_session_arn).await
+impl Calls<dyn Profiles> for DynamoPlayerStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(&self.table, &["UpdateItem"])
     }
 }
 

@@ -18,9 +18,11 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailur
 use super::DynamoPlayerStore;
 use super::error::{Failure, classify};
 use super::player_item::{attr, key, n};
+use crate::calls::{AwsCall, Calls};
 use shared::domain::{EpochMillis, PlayerId};
+use shared::ports::RateLimiter;
 use shared::ports::StoreError;
-use shared::ports::rate_limit::{self, Bucket, Exceeded, Quota, RateLimiter, Spent};
+use shared::rate_limits::{self, Bucket, Exceeded, Quota, Spent};
 
 /// Restarting a window can lose a race to another call restarting it; then the count
 /// goes through the current window's path. Two rounds settle it; more is a fault.
@@ -172,14 +174,14 @@ impl RateLimiter for DynamoPlayerStore {
         }
         let limited = |exceeded| Spent::Limited {
             exceeded,
-            retry_after_ms: rate_limit::retry_after(now),
+            retry_after_ms: rate_limits::retry_after(now),
         };
         if quota.units > 0 && units > quota.units {
             // Would not fit even an empty window: refused without a write.
             return Ok(limited(Exceeded::Units { limit: quota.units }));
         }
         let names = Names::of(bucket);
-        let window = rate_limit::window_of(now);
+        let window = rate_limits::window_of(now);
         for _ in 0..SPEND_ATTEMPTS {
             let old = match self
                 .add_to_window(player, &names, quota, units, window)
@@ -191,7 +193,7 @@ impl RateLimiter for DynamoPlayerStore {
             };
             if window_start(&old, &names.window).is_some_and(|start| start >= window) {
                 let (calls, counted) = (number(&old, &names.calls), number(&old, &names.units));
-                match rate_limit::fits(quota, calls, counted, units) {
+                match rate_limits::fits(quota, calls, counted, units) {
                     Some(exceeded) => return Ok(limited(exceeded)),
                     // The counts fell between the write and now (cannot, within one
                     // window): count again.
@@ -212,6 +214,12 @@ impl RateLimiter for DynamoPlayerStore {
             )
             .into(),
         ))
+    }
+}
+
+impl Calls<dyn RateLimiter> for DynamoPlayerStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(self.table(), &["UpdateItem"])
     }
 }
 

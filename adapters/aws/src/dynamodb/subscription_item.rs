@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use shared::domain::PlayerId;
-use shared::ports::player_store::StoreError;
+use shared::ports::StoreError;
 
 pub(crate) type Item = HashMap<String, AttributeValue>;
 

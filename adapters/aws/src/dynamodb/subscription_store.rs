@@ -11,9 +11,10 @@ use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, PutRequest, WriteRe
 use super::batch::write_all;
 use super::error::store_error;
 use super::subscription_item::{attr, item, key, watcher_from_item};
+use crate::calls::{AwsCall, Calls};
 use shared::domain::{EpochMillis, PlayerId};
-use shared::ports::player_store::StoreError;
-use shared::ports::subscription_store::SubscriptionStore;
+use shared::ports::StoreError;
+use shared::ports::{Subscriptions, Watchers};
 
 const WATCHERS_KEY_CONDITION: &str = "targetId = :target";
 /// TTL deletion is lazy (up to days late): an expired item must not count.
@@ -56,7 +57,7 @@ fn distinct(targets: &[PlayerId]) -> impl Iterator<Item = &PlayerId> {
 }
 
 #[async_trait]
-impl SubscriptionStore for DynamoSubscriptionStore {
+impl Subscriptions for DynamoSubscriptionStore {
     async fn subscribe(
         &self,
         watcher: &PlayerId,
@@ -91,7 +92,16 @@ impl SubscriptionStore for DynamoSubscriptionStore {
             .collect::<Result<Vec<_>, StoreError>>()?;
         write_all(&self.client, &self.table, requests).await
     }
+}
 
+impl Calls<dyn Subscriptions> for DynamoSubscriptionStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(&self.table, &["BatchWriteItem"])
+    }
+}
+
+#[async_trait]
+impl Watchers for DynamoSubscriptionStore {
     /// Strongly consistent, so a subscription acknowledged a moment ago is seen by the
     /// next presence change; every page is read (a filtered page may be empty and still
     /// have a next one).
@@ -129,6 +139,12 @@ impl SubscriptionStore for DynamoSubscriptionStore {
                 _ => return Ok(watchers),
             }
         }
+    }
+}
+
+impl Calls<dyn Watchers> for DynamoSubscriptionStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(&self.table, &["Query"])
     }
 }
 

@@ -17,7 +17,7 @@ use aws_sdk_dynamodb::types::{
 use super::error::store_error;
 use super::player_item::attr;
 use super::player_store::SWEEP_INDEX;
-use shared::ports::player_store::StoreError;
+use shared::ports::StoreError;
 
 /// How long [`create_players_table`] waits for a new table to become ACTIVE (instant on
 /// DynamoDB Local; tens of seconds on DynamoDB).

@@ -11,9 +11,9 @@ use super::placement_item::{
     Item, Reader, attr, game_session_attributes, n, player_sessions_value, s,
 };
 use shared::domain::EpochMillis;
+use shared::matchmaking::TicketRecord;
 use shared::matchmaking::{TicketId, TicketStatus};
-use shared::ports::player_store::StoreError;
-use shared::ports::ticket_store::TicketRecord;
+use shared::ports::StoreError;
 
 pub(crate) const KIND: &str = "kind";
 pub(crate) const TICKET_KIND: &str = "ticket";
@@ -102,7 +102,7 @@ mod tests {
 
     use super::*;
     use shared::domain::PlayerId;
-    use shared::ports::placement_store::PlacedGameSession;
+    use shared::placement::PlacedGameSession;
 
     fn player(name: &str) -> PlayerId {
         PlayerId::parse(name).unwrap()

@@ -1,4 +1,4 @@
-//! [`TicketStore`] on DynamoDB: tickets are items of the Placements table
+//! The ticket ports on DynamoDB: tickets are items of the Placements table
 //! (`ticket_item.rs`), and a change is ONE `TransactWriteItems` across the Placements,
 //! Players and Messages tables, holding:
 //! - the ticket's update, conditional on its `status` and `statusAt` being as read: the
@@ -24,14 +24,16 @@ use super::inbox::{self, Slot};
 use super::message_store::{Transacted, transact};
 use super::placement_item::{attr, game_session_attributes, n, player_sessions_value, s};
 use super::placement_store::{put_new, read_consistent};
-use super::player_item::{game_session_value, pending_placement_value};
+use super::player_item::{game_session_value, pending_value};
 use super::ticket_item::{MATCH_ID, STATUS_AT, key, ticket_from_item, ticket_to_item};
+use crate::calls::{AwsCall, Calls};
 use shared::domain::PLAYER_RETENTION_SECONDS;
 use shared::matchmaking::TicketId;
-use shared::ports::player_store::StoreError;
-use shared::ports::ticket_store::{
-    MAX_TICKET_PLAYERS, TicketChange, TicketPlayerChange, TicketRecord, TicketStore,
+use shared::matchmaking::{
+    MAX_TICKET_PLAYERS, TicketChange, TicketPlayerChange, TicketPushes, TicketRecord,
 };
+use shared::pending::Pending;
+use shared::ports::{StoreError, TicketChanges, TicketReader, TicketRecorder};
 
 const AS_READ: &str = "#status = :from AND statusAt = :fromAt";
 
@@ -43,6 +45,8 @@ pub struct DynamoTicketStore {
     placements_table: String,
     players_table: String,
     messages_table: String,
+    /// Whether its changes may push frames (what its function's role grants).
+    pushes: TicketPushes,
 }
 
 impl DynamoTicketStore {
@@ -57,7 +61,14 @@ impl DynamoTicketStore {
             placements_table: placements_table.into(),
             players_table: players_table.into(),
             messages_table: messages_table.into(),
+            pushes: TicketPushes::ToPlayers,
         }
+    }
+
+    /// The same store, its changes pushing frames only as `pushes` says.
+    pub fn pushing(mut self, pushes: TicketPushes) -> Self {
+        self.pushes = pushes;
+        self
     }
 
     fn ticket_update(&self, change: &TicketChange) -> Result<Update, StoreError> {
@@ -116,11 +127,11 @@ impl DynamoTicketStore {
         change: &TicketChange,
         player: &TicketPlayerChange,
     ) -> Result<Option<Update>, StoreError> {
-        let Some(pending) = change.ticket_id.as_pending() else {
+        let Some(pending) = Pending::of_ticket(&change.ticket_id) else {
             return Ok(None);
         };
         let mut values = HashMap::from([
-            (":ticket".to_owned(), pending_placement_value(&pending)),
+            (":ticket".to_owned(), pending_value(&pending)),
             (
                 ":expireAt".to_owned(),
                 n(change.now / 1000 + PLAYER_RETENTION_SECONDS),
@@ -149,7 +160,24 @@ impl DynamoTicketStore {
 }
 
 #[async_trait]
-impl TicketStore for DynamoTicketStore {
+impl TicketReader for DynamoTicketStore {
+    async fn get(&self, ticket_id: &TicketId) -> Result<Option<TicketRecord>, StoreError> {
+        read_consistent(&self.client, &self.placements_table, key(ticket_id))
+            .await?
+            .as_ref()
+            .map(ticket_from_item)
+            .transpose()
+    }
+}
+
+impl Calls<dyn TicketReader> for DynamoTicketStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(&self.placements_table, &["GetItem"])
+    }
+}
+
+#[async_trait]
+impl TicketRecorder for DynamoTicketStore {
     async fn create(&self, ticket: &TicketRecord) -> Result<(), StoreError> {
         if ticket.player_ids.len() > MAX_TICKET_PLAYERS {
             return Err(StoreError::Other(
@@ -171,16 +199,26 @@ impl TicketStore for DynamoTicketStore {
         )
         .await
     }
+}
 
-    async fn get(&self, ticket_id: &TicketId) -> Result<Option<TicketRecord>, StoreError> {
-        read_consistent(&self.client, &self.placements_table, key(ticket_id))
-            .await?
-            .as_ref()
-            .map(ticket_from_item)
-            .transpose()
+impl Calls<dyn TicketRecorder> for DynamoTicketStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(&self.placements_table, &["PutItem"])
     }
+}
 
+#[async_trait]
+impl TicketChanges for DynamoTicketStore {
     async fn advance(&self, change: &TicketChange) -> Result<bool, StoreError> {
+        if change.pushes() && self.pushes == TicketPushes::Never {
+            return Err(StoreError::Other(
+                format!(
+                    "a change of ticket {} pushes frames; this function may not write inboxes",
+                    change.ticket_id
+                )
+                .into(),
+            ));
+        }
         let pushed: Vec<_> = change
             .players
             .iter()
@@ -230,6 +268,19 @@ impl TicketStore for DynamoTicketStore {
             }
             tokio::time::sleep(inbox::backoff(attempt)).await;
         }
+    }
+}
+
+impl Calls<dyn TicketChanges> for DynamoTicketStore {
+    /// One transaction: the ticket, each player's slot and seat, and (when it may push)
+    /// each player's frame after the inboxes' heads are read.
+    fn calls(&self) -> Vec<AwsCall> {
+        let mut calls = AwsCall::on_table(&self.placements_table, &["UpdateItem"]);
+        calls.extend(AwsCall::on_table(&self.players_table, &["UpdateItem"]));
+        if self.pushes == TicketPushes::ToPlayers {
+            calls.extend(inbox::append_calls(&self.messages_table));
+        }
+        calls
     }
 }
 

@@ -5,8 +5,10 @@ use async_trait::async_trait;
 
 use super::InMemoryPlayerStore;
 use shared::domain::{EpochMillis, PlayerId};
-use shared::ports::player_store::StoreError;
-use shared::ports::rate_limit::{self, Bucket, Quota, RateLimiter, Spent};
+use shared::ports::StoreError;
+use shared::ports::RateLimiter;
+use shared::rate_limits;
+use shared::rate_limits::{Bucket, Quota, Spent};
 
 #[async_trait]
 impl RateLimiter for InMemoryPlayerStore {
@@ -26,17 +28,17 @@ impl RateLimiter for InMemoryPlayerStore {
             return Ok(Spent::Allowed);
         }
         let mut windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
-        let window = rate_limit::window_of(now);
+        let window = rate_limits::window_of(now);
         let counts = windows
             .entry((player.clone(), bucket))
             .or_insert((window, 0, 0));
         if counts.0 < window {
             *counts = (window, 0, 0);
         }
-        Ok(match rate_limit::fits(quota, counts.1, counts.2, units) {
+        Ok(match rate_limits::fits(quota, counts.1, counts.2, units) {
             Some(exceeded) => Spent::Limited {
                 exceeded,
-                retry_after_ms: rate_limit::retry_after(now),
+                retry_after_ms: rate_limits::retry_after(now),
             },
             None => {
                 counts.1 += 1;

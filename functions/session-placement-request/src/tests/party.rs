@@ -4,18 +4,19 @@ use std::sync::Arc;
 
 use contracts::events::{reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
-use contracts::fixtures::{T0, new_connection, placement_id, player};
+use contracts::fixtures::{T0, new_connection, player};
 use memory_adapters::{
     InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementStore, InMemoryPlayerStore,
 };
 use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::PlacementId;
+use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
 use shared::party::{Invitation, Parties, Party, PartyId};
-use shared::ports::{
-    Committed, GameLiftError, InvitationWrite, ManualClock, PartyCommit, PartyCondition,
-    PartyStore, PlacementBegun, PlacementPlayer, PlayerStore,
-};
+use shared::pending::{Pending, Reservation};
+use shared::placement::PlacementPlayer;
+use shared::ports::{GameLiftError, ManualClock};
+use contracts::ports::*;
 use shared::websocket::RouteHandler;
 
 use crate::SessionPlacementRequestHandler;
@@ -41,7 +42,12 @@ async fn world() -> World {
         Arc::new(InMemoryMessageStore::new()),
         4,
     ));
-    let service = Parties::new(parties.clone(), Arc::new(ManualClock::at(T0)), 86_400);
+    let service = Parties::new(
+        parties.clone(),
+        parties.clone(),
+        Arc::new(ManualClock::at(T0)),
+        86_400,
+    );
     let created = Party::create(PartyId::parse("party-1").unwrap(), &player("alice"), 8, T0);
     let commit = service.commit_of(&created, T0);
     assert_eq!(parties.commit(&commit).await.unwrap(), Committed::Done);
@@ -73,11 +79,7 @@ async fn world() -> World {
     let gamelift = Arc::new(FakeGameLift::new());
     let handler = SessionPlacementRequestHandler::new(
         Arc::new(config),
-        players.clone(),
-        players.clone(),
-        placements.clone(),
-        parties.clone(),
-        gamelift.clone(),
+        crate::tests::ports(&players, &placements, &parties, &gamelift),
         Arc::new(ManualClock::at(T0)),
     );
     World {
@@ -95,13 +97,13 @@ impl World {
         reply_frame(&self.handler.handle(event).await.unwrap())
     }
 
-    async fn pending(&self, name: &str) -> Option<PlacementId> {
+    async fn pending(&self, name: &str) -> Option<Pending> {
         self.players
             .get(&player(name))
             .await
             .unwrap()
             .unwrap()
-            .pending_placement_id
+            .pending
     }
 }
 
@@ -129,7 +131,11 @@ async fn given_the_leader_when_placing_then_one_placement_seats_every_member_wit
     assert_eq!(ack["status"], "PENDING", "{ack}");
     let placement_id = PlacementId::parse(ack["placementId"].as_str().unwrap()).unwrap();
     for name in ["alice", "bob", "carol"] {
-        assert_eq!(w.pending(name).await, Some(placement_id.clone()), "{name}");
+        assert_eq!(
+            w.pending(name).await,
+            Some(Pending::Placement(placement_id.clone())),
+            "{name}"
+        );
     }
     let [started] = w.gamelift.started().try_into().unwrap();
     assert_eq!(started.player_id, player("alice"));
@@ -206,10 +212,10 @@ async fn given_a_player_on_their_own_then_placing_is_as_before_and_the_party_is_
     let w = world().await;
     assert_eq!(
         w.players
-            .begin_placement(&player("bob"), &placement_id("p-x"))
+            .reserve(&player("bob"), &contracts::fixtures::pending("p-x"))
             .await
             .unwrap(),
-        PlacementBegun::InParty(PartyId::parse("party-1").unwrap())
+        Reservation::InParty(PartyId::parse("party-1").unwrap())
     );
     let ack = w.send("dave", "sessionPlacementRequest", json!({})).await;
     assert_eq!(ack["status"], "PENDING", "{ack}");

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use shared::domain::PlacementId;
-use shared::ports::gamelift::GameLiftError;
+use shared::ports::GameLiftError;
 use tokio::time::Instant;
 
 use super::model::{PlacementStatus, State};

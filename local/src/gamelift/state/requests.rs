@@ -4,7 +4,8 @@
 //! it and refused with the error GameLift would give.
 
 use shared::domain::{PlacementId, PlayerId};
-use shared::ports::gamelift::{GameLiftError, PlayerSession};
+use shared::placement::PlayerSession;
+use shared::ports::GameLiftError;
 use tokio::time::Instant;
 
 use super::model::{

@@ -15,10 +15,10 @@ use backend_api::BackendApi;
 use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlacementId, PlacementStatus, PlayerId};
-use shared::ports::{
-    MessageKind, MessageStore, NewConnection, NewMessage, PlacedGameSession, PlacementOutcomes,
-    PlacementRecord, PlacementStore, PlayerStore, SettledPlayer, Settlement,
-};
+use shared::messaging::{MessageKind, NewMessage};
+use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
+use shared::players::NewConnection;
+use shared::ports::{MessageStore, PlacementOutcomes, PlacementStore, PlayerStore};
 
 use crate::{Bench, clock, now};
 

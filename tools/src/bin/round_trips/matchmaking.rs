@@ -18,7 +18,8 @@ use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlayerId};
 use shared::matchmaking::MatchmakingSettings;
-use shared::ports::{MessageKind, MessageStore, NewMessage, PlayerStore};
+use shared::messaging::{MessageKind, NewMessage};
+use shared::ports::{MessageStore, PlayerStore};
 use shared::websocket::RouteHandler;
 
 use crate::{Bench, body, clock, lambda_event, now};

@@ -22,8 +22,9 @@ use serde_json::{Value, json};
 use session_placement_request::SessionPlacementRequestHandler;
 use shared::config::Config;
 use shared::domain::{MessageId, PlayerId};
+use shared::messaging::{MessageKind, NewMessage};
 use shared::party::Parties;
-use shared::ports::{MessageKind, MessageStore, NewMessage};
+use shared::ports::MessageStore;
 use shared::websocket::{RouteEvent, RouteHandler};
 
 use crate::{Bench, body, clock, now};

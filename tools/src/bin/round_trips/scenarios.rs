@@ -26,10 +26,9 @@ use send_message::SendMessageHandler;
 use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlacementId, PlayerId};
-use shared::ports::{
-    GameLiftError, MessageKind, MessageStore, NewMessage, PlacementRecord, PlacementStore,
-    ReplayFrom,
-};
+use shared::messaging::{MessageKind, NewMessage, ReplayFrom};
+use shared::placement::PlacementRecord;
+use shared::ports::{GameLiftError, MessageStore, PlacementStore};
 use shared::websocket::RouteHandler;
 use subscribe_presence::SubscribePresenceHandler;
 

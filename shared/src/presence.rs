@@ -6,16 +6,19 @@
 //! On the bus an event is `Source` = `<game>.presence`, `DetailType` =
 //! `presence.connected` / `presence.disconnected`, `Detail` = `{"playerId", "at"}`.
 
-use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::domain::{EpochMillis, PlayerId};
 
-type Source = Box<dyn std::error::Error + Send + Sync>;
+/// How long a subscription lasts, counted from the watcher's `connectedAt`: API
+/// Gateway's maximum connection duration (2 hours), so a subscription never outlives
+/// the connection that made it; clients subscribe again after reconnecting.
+pub const SUBSCRIPTION_TTL_SECONDS: i64 = 2 * 3600;
 
 /// `DetailType` of a new session.
 pub const PRESENCE_CONNECTED: &str = "presence.connected";
+
 /// `DetailType` of a player swept offline.
 pub const PRESENCE_DISCONNECTED: &str = "presence.disconnected";
 
@@ -130,24 +133,6 @@ impl PresenceEvent {
             at: detail.at,
         })
     }
-}
-
-/// Publishing failures.
-#[derive(Debug, thiserror::Error)]
-pub enum EventBusError {
-    /// Throttling, 5xx, timeouts, or entries the bus kept refusing: safe to retry.
-    #[error("event bus unavailable")]
-    Unavailable(#[source] Source),
-    /// Anything else (no such bus, missing permission, ...): a fault.
-    #[error("publishing to the event bus failed")]
-    Other(#[source] Source),
-}
-
-#[async_trait]
-pub trait EventBus: Send + Sync {
-    /// Publishes every event (10 per PutEvents call on EventBridge), retrying entries the
-    /// bus did not accept; nothing to publish is no call.
-    async fn publish(&self, events: &[PresenceEvent]) -> Result<(), EventBusError>;
 }
 
 #[cfg(test)]

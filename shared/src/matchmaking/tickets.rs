@@ -1,23 +1,18 @@
-//! Matchmaking tickets (docs/architecture.md#matchmaking-tickets), stored in the
-//! Placements table beside the placements they stand in for, and every change of a
-//! ticket's status applied at once with what it changes.
+//! Matchmaking tickets (docs/architecture.md#matchmaking-tickets): the ticket item,
+//! stored in the Placements table beside the placements they stand in for, a change of
+//! its status with everything it writes, and what FlexMatch is asked.
 //!
 //! A ticket is recorded QUEUED before GameLift is asked (its first event may arrive
 //! before StartMatchmaking answers). Each later change is read-decide-write: the
-//! handler reads the ticket, decides with [`TicketStatus::may_follow`], and
-//! [`TicketStore::advance`] writes only if the ticket is still as read (one
-//! conditional write, with the players' inbox messages in the same transaction), so a
-//! duplicate or racing event writes, and pushes, nothing.
+//! handler reads the ticket, decides with [`TicketStatus::may_follow`], and the store
+//! writes only if the ticket is still as read.
 
 use std::collections::BTreeMap;
 
-use async_trait::async_trait;
-
 use crate::domain::{EpochMillis, GameSession, PlayerId};
-use crate::matchmaking::{TicketId, TicketStatus};
-use crate::ports::message_store::NewMessage;
-use crate::ports::placement_store::{PLACEMENT_RETENTION_SECONDS, PlacedGameSession};
-use crate::ports::player_store::StoreError;
+use crate::matchmaking::{Attributes, TicketId, TicketStatus};
+use crate::messaging::NewMessage;
+use crate::placement::{PLACEMENT_RETENTION_SECONDS, PlacedGameSession};
 
 /// How long a ticket record is kept (DynamoDB TTL): as long as a placement's.
 pub const TICKET_RETENTION_SECONDS: i64 = PLACEMENT_RETENTION_SECONDS;
@@ -116,18 +111,42 @@ pub struct TicketChange {
     pub now: EpochMillis,
 }
 
-#[async_trait]
-pub trait TicketStore: Send + Sync {
-    /// Records a new ticket (one conditional write: an existing item is a fault).
-    async fn create(&self, ticket: &TicketRecord) -> Result<(), StoreError>;
+/// One player of a ticket: a solo player, or each member of a party (the leader first).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchmakingPlayer {
+    pub player_id: PlayerId,
+    /// The player's own attributes; an attribute left out takes the rule set's default.
+    pub attributes: Attributes,
+    /// Region → milliseconds, as the player's client measured them.
+    pub latencies: Vec<(String, u32)>,
+}
 
-    /// One strongly consistent read.
-    async fn get(&self, ticket_id: &TicketId) -> Result<Option<TicketRecord>, StoreError>;
+/// A request for a match: one ticket for every player in it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchmakingRequest {
+    /// Chosen by us and recorded before GameLift is asked; never reused.
+    pub ticket_id: TicketId,
+    /// The matchmaking configuration's name.
+    pub configuration: String,
+    /// At least one; a party's players are matched together, on one team or more as
+    /// the rule set decides.
+    pub players: Vec<MatchmakingPlayer>,
+}
 
-    /// Applies `change` only if the ticket's status and its time are still `from` and
-    /// `from_at`: the ticket's fields, each player's message appended to their inbox,
-    /// and (final) each player's pending request cleared and (COMPLETED) their seat set,
-    /// all at once. `Ok(false)` when the ticket changed meanwhile, or does not exist:
-    /// nothing written.
-    async fn advance(&self, change: &TicketChange) -> Result<bool, StoreError>;
+/// Whether a function's ticket changes push frames to the ticket's players: the events
+/// do, the matchmaking route's refusals (a ticket GameLift never started) do not. What
+/// its role is granted (template.yaml), so its adapter refuses a change beyond it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TicketPushes {
+    /// No frame is appended: the Messages table is not written.
+    Never,
+    /// Each player's `matchmaking` frame appended with the change.
+    ToPlayers,
+}
+
+impl TicketChange {
+    /// Whether it appends a frame to any player's inbox.
+    pub fn pushes(&self) -> bool {
+        self.players.iter().any(|player| player.message.is_some())
+    }
 }

@@ -5,11 +5,13 @@
 //! by `resume` to a client that reports the last seq it processed. Nothing is deleted on
 //! delivery: messages expire by TTL. The guarantee and why it holds are in
 //! docs/architecture.md#delivery.
+//!
+//! The ports are `crate::ports::messages`; [`recipients`] is the check every sender of
+//! player-addressed messages makes (unknown ids are refused whole).
 
-use async_trait::async_trait;
+pub mod recipients;
 
 use crate::domain::{ConnectionId, EpochMillis, MessageId, PlayerId, Seq};
-use crate::ports::player_store::StoreError;
 
 /// What produced a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -204,26 +206,6 @@ pub struct InboxRead {
     pub epoch: Option<Seq>,
 }
 
-#[async_trait]
-pub trait MessageStore: Send + Sync {
-    /// Appends each message to its recipient's inbox at the next seq (one conditional
-    /// write per message after one read of the inbox's newest item, retried when another
-    /// writer took that seq first). Messages to one recipient are appended in the order
-    /// given. A message whose id is already its inbox's newest is not appended again (a
-    /// retried invocation). Returns how many were appended.
-    async fn append(&self, messages: &[NewMessage]) -> Result<usize, StoreError>;
-
-    /// The recipient's messages that `from` admits and that have not expired at `now`,
-    /// oldest first, with the inbox's head and epoch as they were when it was read
-    /// (strongly consistent, newest first, stopping where `from` starts).
-    async fn read(
-        &self,
-        recipient: &PlayerId,
-        from: &ReplayFrom,
-        now: EpochMillis,
-    ) -> Result<InboxRead, StoreError>;
-}
-
 /// A connection's switch to live delivery, made by `resume` once it has replayed the
 /// inbox up to `live_from`: from then on `on-message-inserted` posts every message after
 /// `live_from` to it. The switch holds only if the inbox did not move meanwhile (no
@@ -252,12 +234,6 @@ pub enum HandoverOutcome {
     InboxMoved,
     /// The connection is not the player's current online one (replaced, or swept).
     NotCurrent,
-}
-
-/// One atomic step across the Players and Messages tables (a transaction on DynamoDB).
-#[async_trait]
-pub trait DeliveryHandover: Send + Sync {
-    async fn go_live(&self, handover: &Handover) -> Result<HandoverOutcome, StoreError>;
 }
 
 #[cfg(test)]

@@ -1,29 +1,11 @@
-//! The Players table (docs/architecture.md#players): one item per player holding the
-//! connection, presence and game state. Every write that could race is conditional, so adapters must give
-//! the same answers under races; the contract suites in the `contracts` crate checks that.
+//! Players (docs/architecture.md#players): the record of a player's connection,
+//! presence and game state, and the decisions made from it (a connect's outcome, a
+//! connection's liveness). The ports that read and write it are `crate::ports::players`.
 
-use async_trait::async_trait;
-
-use crate::domain::{
-    ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, PresenceStatus, Seq,
-};
+use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
 use crate::matchmaking::Attributes;
 use crate::party::PartyId;
-
-type Source = Box<dyn std::error::Error + Send + Sync>;
-
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// Throttling, 5xx, timeouts: transient, safe to retry.
-    #[error("store unavailable")]
-    Unavailable(#[source] Source),
-    /// An item that does not map to the domain (hand-edited, or written by a newer version).
-    #[error("corrupt item {key}: {reason}")]
-    Corrupt { key: String, reason: String },
-    /// Anything else (bad table name, missing permission, ...): a fault.
-    #[error("store call failed")]
-    Other(#[source] Source),
-}
+use crate::pending::Pending;
 
 /// The connection record a `$connect` writes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,12 +97,13 @@ pub struct PlayerRecord {
     /// replay to a client without one posted: where the next cursor-less `resume`
     /// replays from.
     pub acked_seq: Option<Seq>,
-    /// The placement the player is waiting for: at most one at a time. Game
-    /// state like this survives reconnects (`$connect` writes only connection fields).
-    pub pending_placement_id: Option<PlacementId>,
-    /// The placement the player requested last, pending or ended (`cancelPlacement`'s
+    /// The request (a queue placement or a matchmaking ticket) the player is waiting
+    /// for: at most one at a time. Game state like this survives reconnects (`$connect`
+    /// writes only connection fields).
+    pub pending: Option<Pending>,
+    /// The request the player made last, pending or ended (`cancelPlacement`'s
     /// default once nothing is pending).
-    pub last_placement_id: Option<PlacementId>,
+    pub last_request: Option<Pending>,
     /// The player's seat in their last fulfilled (or rejoined) game session.
     pub game_session: Option<GameSession>,
     /// The game session the backend reported over (ended, or the player left it): its
@@ -185,17 +168,6 @@ impl PlayerRecord {
     }
 }
 
-/// What `begin_placement` did.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PlacementBegun {
-    /// The placement is the player's pending one now.
-    Began,
-    /// Another placement is pending: this one.
-    AlreadyPending(PlacementId),
-    /// The player is in this party: only its leader places, for every member at once.
-    InParty(PartyId),
-}
-
 /// Whether a connection is still the player's current online one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Liveness {
@@ -244,118 +216,4 @@ pub struct ExpiredPage {
     pub players: Vec<ExpiredPlayer>,
     /// The last player the page read: where the next page starts.
     pub next: Option<PlayerId>,
-}
-
-#[async_trait]
-pub trait PlayerStore: Send + Sync {
-    /// Writes the new connection in one write (new / resume / takeover), unless a later
-    /// connection of the same player already holds the record.
-    async fn connect(&self, connection: &NewConnection) -> Result<ConnectOutcome, StoreError>;
-
-    /// Marks the player disconnected with a grace period ending at `grace_until`, only
-    /// if `connection` is still the player's online connection. Returns whether it did.
-    async fn disconnect(
-        &self,
-        player: &PlayerId,
-        connection: &ConnectionId,
-        now: EpochMillis,
-        grace_until: EpochMillis,
-    ) -> Result<bool, StoreError>;
-
-    /// Refreshes `lastSeen` and pushes the heartbeat deadline (and remembers `cursor`
-    /// as `ackedSeq` when given), only if `connection` is still the player's online
-    /// connection; otherwise says why not.
-    async fn heartbeat(
-        &self,
-        player: &PlayerId,
-        connection: &ConnectionId,
-        now: EpochMillis,
-        deadline: EpochMillis,
-        cursor: Option<Seq>,
-    ) -> Result<Liveness, StoreError>;
-
-    /// One strongly consistent read.
-    async fn get(&self, player: &PlayerId) -> Result<Option<PlayerRecord>, StoreError>;
-
-    /// The records of `players` that exist, in no particular order: one batched read
-    /// per 100 players, retrying what the store could not process.
-    async fn get_many(&self, players: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError>;
-
-    /// Reads up to `limit` of `shard`'s tracked players (online or disconnected), in
-    /// the store's order after `after` (by player id in memory, the index's in
-    /// DynamoDB), and returns those whose `sweepAt` is before `now`
-    /// (maybe none) with the cursor of the next page, if there is one. A heartbeat moves
-    /// `sweepAt` without moving the player in the index: the sweeper reads every tracked
-    /// player each run (docs/architecture.md, Players).
-    async fn expired(
-        &self,
-        shard: u32,
-        now: EpochMillis,
-        limit: u32,
-        after: Option<&PlayerId>,
-    ) -> Result<ExpiredPage, StoreError>;
-
-    /// Marks the player offline, only if their `sweepAt` is still before `now` (a
-    /// heartbeat or reconnect that landed meanwhile wins). Returns the record as it was
-    /// when it did, `None` when it lost the race.
-    async fn mark_offline(
-        &self,
-        player: &PlayerId,
-        now: EpochMillis,
-    ) -> Result<Option<PlayerRecord>, StoreError>;
-
-    /// Makes `placement_id` the player's pending (and last) placement, only if none is
-    /// pending and the player is in no party: one conditional write.
-    /// [`PlacementBegun::InParty`] names the party, else
-    /// [`PlacementBegun::AlreadyPending`] the placement that is pending (read from the
-    /// same write, at no extra cost).
-    /// Game state may be written before the player's first `$connect`: the item is
-    /// created if missing.
-    async fn begin_placement(
-        &self,
-        player: &PlayerId,
-        placement_id: &PlacementId,
-    ) -> Result<PlacementBegun, StoreError>;
-
-    /// Clears the pending placement, only if it is still `placement_id` (GameLift refused
-    /// it); a later placement is never cleared. Does nothing if the player has no item.
-    async fn abandon_placement(
-        &self,
-        player: &PlayerId,
-        placement_id: &PlacementId,
-    ) -> Result<(), StoreError>;
-
-    /// Replaces the stored game session with `session` (a new player session in the
-    /// same game: rejoin), only if the stored one is still that game
-    /// (`session.game_session_arn`). Returns whether it did.
-    async fn update_game_session(
-        &self,
-        player: &PlayerId,
-        session: &GameSession,
-    ) -> Result<bool, StoreError>;
-
-    /// The backend reports the player's game `game_session_arn` over (ended, or the
-    /// player left it): clears the seat and remembers the game as ended, only if the
-    /// player's seat is still in that game. Returns whether it was.
-    async fn end_game_session(
-        &self,
-        player: &PlayerId,
-        game_session_arn: &str,
-    ) -> Result<bool, StoreError>;
-
-    /// Stores the player's placement latencies (replacing earlier ones); one write, only
-    /// if the player has an item. Returns whether they do.
-    async fn set_placement_latencies(
-        &self,
-        player: &PlayerId,
-        latencies: &[(String, u32)],
-    ) -> Result<bool, StoreError>;
-
-    /// Stores the player's matchmaking attributes (replacing earlier ones); one write,
-    /// only if the player has an item. Returns whether they do.
-    async fn set_matchmaking_attributes(
-        &self,
-        player: &PlayerId,
-        attributes: &Attributes,
-    ) -> Result<bool, StoreError>;
 }

@@ -6,15 +6,12 @@
 use async_trait::async_trait;
 
 use crate::domain::{EpochMillis, PlayerId};
-use crate::ports::player_store::StoreError;
 
-/// How long a subscription lasts, counted from the watcher's `connectedAt`: API
-/// Gateway's maximum connection duration (2 hours), so a subscription never outlives
-/// the connection that made it; clients subscribe again after reconnecting.
-pub const SUBSCRIPTION_TTL_SECONDS: i64 = 2 * 3600;
+use super::StoreError;
 
+/// What `subscribe-presence` writes.
 #[async_trait]
-pub trait SubscriptionStore: Send + Sync {
+pub trait Subscriptions: Send + Sync {
     /// `watcher` watches each of `targets` until `expire_at_secs` (epoch seconds). A
     /// repeated subscription replaces the earlier one (its expiry moves). Batched: 25
     /// per BatchWriteItem; `StoreError::Unavailable` if some writes still fail.
@@ -29,7 +26,11 @@ pub trait SubscriptionStore: Send + Sync {
     /// subscription that does not exist is not an error.
     async fn unsubscribe(&self, watcher: &PlayerId, targets: &[PlayerId])
     -> Result<(), StoreError>;
+}
 
+/// Who watches a player: what `on-presence-event` reads.
+#[async_trait]
+pub trait Watchers: Send + Sync {
     /// Everyone watching `target` whose subscription has not expired at `now` (TTL
     /// deletion is lazy, so expired items are filtered out), in no particular order.
     async fn watchers(

@@ -1,19 +1,12 @@
-//! The Placements table (docs/architecture.md#placements) and the settlement of a
-//! placement's outcome.
-//!
-//! A placement record is written PENDING before GameLift is asked (the result event may
-//! arrive before the request handler returns), and its status then moves only from
-//! PENDING to one final state, once: every status write is conditional, so duplicate
-//! and out-of-order events change nothing. The contract suites in the `contracts` crate
-//! checks both adapters give the same answers.
+//! Queue placements (docs/architecture.md#placements): the Placements item, what a
+//! settlement writes, and what GameLift is asked. A placement record is written PENDING
+//! before GameLift is asked (the result event may arrive before the request handler
+//! returns), and its status then moves only from PENDING to one final state, once.
 
 use std::collections::BTreeMap;
 
-use async_trait::async_trait;
-
 use crate::domain::{EpochMillis, GameSession, PlacementId, PlacementStatus, PlayerId};
-use crate::ports::message_store::NewMessage;
-use crate::ports::player_store::StoreError;
+use crate::messaging::NewMessage;
 
 /// How long a placement record is kept (DynamoDB TTL): long enough for
 /// `cancelPlacement` to tell "already ended" from "no such placement".
@@ -86,24 +79,6 @@ impl PlacementRecord {
     }
 }
 
-#[async_trait]
-pub trait PlacementStore: Send + Sync {
-    /// Records a new placement (one conditional write: a placement id is never reused,
-    /// so an existing item is a fault, [`StoreError::Other`]).
-    async fn create(&self, placement: &PlacementRecord) -> Result<(), StoreError>;
-
-    /// One strongly consistent read.
-    async fn get(&self, placement_id: &PlacementId) -> Result<Option<PlacementRecord>, StoreError>;
-
-    /// PENDING → FAILED (GameLift refused the placement, so no event will settle it),
-    /// only if it is still PENDING. Returns whether it did.
-    async fn mark_failed(
-        &self,
-        placement_id: &PlacementId,
-        at: EpochMillis,
-    ) -> Result<bool, StoreError>;
-}
-
 /// One player's part of a settlement.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SettledPlayer {
@@ -135,13 +110,50 @@ impl Settlement {
     }
 }
 
-/// Applies placement outcomes across the Placements, Players and Messages tables.
-#[async_trait]
-pub trait PlacementOutcomes: Send + Sync {
-    /// All at once, only if the placement is still PENDING: its status (and game
-    /// session) set; on each player, `pendingPlacementId` cleared if it is this
-    /// placement and, when FULFILLED, `gameSession` set to their seat; each player's
-    /// message appended to their inbox. `Ok(false)` when the placement is not PENDING (a duplicate or
-    /// out-of-order event, or a placement this system never recorded): nothing written.
-    async fn settle(&self, settlement: &Settlement) -> Result<bool, StoreError>;
+/// A request for a new game session through a queue.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlacementRequest {
+    /// Fresh for every request, never reused.
+    pub placement_id: PlacementId,
+    pub queue: String,
+    /// `MaximumPlayerSessionCount` of the game session created.
+    pub max_players: u32,
+    pub player_id: PlayerId,
+    /// Up to 2048 characters, handed to the game server.
+    pub player_data: Option<String>,
+    /// Region → latency in milliseconds, as the client measured it.
+    pub latencies: Vec<(String, u32)>,
+    /// The rest of the requester's party, placed in the same game session, each with
+    /// their own latencies (empty for a player on their own).
+    pub party: Vec<PlacementPlayer>,
+}
+
+/// A party member placed with the requester.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlacementPlayer {
+    pub player_id: PlayerId,
+    pub latencies: Vec<(String, u32)>,
+}
+
+impl PlacementRequest {
+    /// Every player placed, the requester first, with their latencies.
+    pub fn players(&self) -> Vec<(&PlayerId, &[(String, u32)])> {
+        std::iter::once((&self.player_id, self.latencies.as_slice()))
+            .chain(
+                self.party
+                    .iter()
+                    .map(|member| (&member.player_id, member.latencies.as_slice())),
+            )
+            .collect()
+    }
+}
+
+/// A player's seat in a game session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerSession {
+    pub player_session_id: String,
+    pub game_session_arn: String,
+    pub ip_address: String,
+    pub dns_name: String,
+    pub port: u16,
 }

@@ -6,15 +6,13 @@
 //! the players' `partyId` links and one `party` message per member, all or nothing (one
 //! `TransactWriteItems` on DynamoDB). So two members acting at once never lose a change
 //! (the second finds the version moved and is told so), and every change reaches every
-//! member through their inbox, like any other push. The contract suite in
-//! the contract suites (`contracts`) check both adapters give the same answers.
+//! member through their inbox, like any other push. The contract suites (`contracts`)
+//! check both adapters give the same answers.
 
-use async_trait::async_trait;
+use crate::domain::{EpochMillis, PlayerId};
+use crate::messaging::NewMessage;
 
-use crate::domain::{EpochMillis, PlacementId, PlayerId};
-use crate::party::{Invitation, Party, PartyId};
-use crate::ports::message_store::NewMessage;
-use crate::ports::player_store::StoreError;
+use super::{Invitation, Party, PartyId};
 
 /// What the stored party must be for a commit to happen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,20 +97,6 @@ pub enum Committed {
     NoSuchPlayer,
 }
 
-/// What [`PartyStore::begin_placement`] did.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PartyPlacementBegun {
-    /// The placement is every member's pending one now.
-    Began,
-    /// The party changed (or its leader did) since it was read: nothing was written.
-    PartyMoved,
-    /// This member has a pending placement already: nothing was written.
-    AlreadyPending {
-        player: PlayerId,
-        placement_id: PlacementId,
-    },
-}
-
 /// A party whose longest-offline member went offline at `offline_since`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OfflineParty {
@@ -127,38 +111,36 @@ pub struct OfflinePage {
     pub next: Option<OfflineParty>,
 }
 
-#[async_trait]
-pub trait PartyStore: Send + Sync {
-    /// One strongly consistent read of the party (not its invitations).
-    async fn get(&self, party_id: &PartyId) -> Result<Option<Party>, StoreError>;
+/// What a function's party commits may write, narrowest first: what its role is granted
+/// (template.yaml), so its adapter refuses a commit beyond it before writing anything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CommitScope {
+    /// A member's presence: the party saved on its version, with the pushes (`resume`).
+    Presence,
+    /// Also members leaving: the party saved or deleted, the leaving players' links
+    /// removed (the sweeper removes members offline too long).
+    Departures,
+    /// Anything: invitations, joins, checks that a player exists (the party routes).
+    Any,
+}
 
-    /// The party and `player`'s invitation to it, in one strongly consistent read.
-    async fn get_with_invitation(
-        &self,
-        party_id: &PartyId,
-        player: &PlayerId,
-    ) -> Result<(Option<Party>, Option<Invitation>), StoreError>;
-
-    /// Applies the commit, all or nothing; an inbox that moved meanwhile is read again
-    /// and the commit retried.
-    async fn commit(&self, commit: &PartyCommit) -> Result<Committed, StoreError>;
-
-    /// Makes `placement_id` the pending (and last) placement of every member of `party`
-    /// at once, only if the party is still that version with that leader and no member
-    /// has a pending placement.
-    async fn begin_placement(
-        &self,
-        party: &Party,
-        placement_id: &PlacementId,
-    ) -> Result<PartyPlacementBegun, StoreError>;
-
-    /// Parties of `shard` with a member offline since `before` or earlier, longest
-    /// offline first.
-    async fn offline(
-        &self,
-        shard: u32,
-        before: EpochMillis,
-        limit: u32,
-        after: Option<&OfflineParty>,
-    ) -> Result<OfflinePage, StoreError>;
+impl PartyCommit {
+    /// The narrowest scope that holds this commit.
+    pub fn scope(&self) -> CommitScope {
+        let saves_on_version = matches!(self.condition, PartyCondition::AtVersion(_))
+            && matches!(self.write, Some(PartyWrite::Save(_)));
+        if self.invitation.is_some()
+            || self.join.is_some()
+            || self.must_exist.is_some()
+            || self.write.is_none()
+        {
+            CommitScope::Any
+        } else if saves_on_version && self.leave.is_empty() {
+            CommitScope::Presence
+        } else if matches!(self.condition, PartyCondition::AtVersion(_)) {
+            CommitScope::Departures
+        } else {
+            CommitScope::Any
+        }
+    }
 }

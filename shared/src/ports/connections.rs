@@ -47,6 +47,7 @@ pub struct ConnectionInfo {
     pub source_ip: Option<String>,
 }
 
+/// Posting to and closing connections.
 #[async_trait]
 pub trait ConnectionGateway: Send + Sync {
     /// Sends one message to a connection. `endpoint` is the management API base URL
@@ -60,7 +61,12 @@ pub trait ConnectionGateway: Send + Sync {
 
     /// Closes a connection.
     async fn delete(&self, endpoint: &str, connection: &ConnectionId) -> Result<(), GatewayError>;
+}
 
+/// Asking API Gateway about a connection (GetConnection): only the sweeper does, and
+/// only in the connection-activity liveness mode.
+#[async_trait]
+pub trait ConnectionProbe: Send + Sync {
     /// Describes a connection.
     async fn get(
         &self,

@@ -1,0 +1,164 @@
+//! The Players table (docs/architecture.md#players): one item per player holding the
+//! connection, presence and game state. Every write that could race is conditional, so adapters must give
+//! the same answers under races; the contract suites in the `contracts` crate check that.
+//!
+//! Split by concern, so that each function depends on what it uses: reads
+//! ([`PlayerReader`], [`PlayerLookup`]), the connection ([`Connections`], and
+//! [`Heartbeats`], which only the local stack's in-memory heartbeat integration calls: a
+//! deployed heartbeat is API Gateway's own UpdateItem), the sweep ([`PresenceSweep`]),
+//! the pending request slot ([`PendingSlots`]), the seat ([`Seats`]) and what a party's
+//! leader asks with for a member ([`Profiles`]).
+
+use async_trait::async_trait;
+
+use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, Seq};
+use crate::matchmaking::Attributes;
+use crate::pending::{Pending, Reservation};
+use crate::players::{ConnectOutcome, ExpiredPage, Liveness, NewConnection, PlayerRecord};
+
+use super::StoreError;
+
+/// One player's record, read alone.
+#[async_trait]
+pub trait PlayerReader: Send + Sync {
+    /// One strongly consistent read.
+    async fn get(&self, player: &PlayerId) -> Result<Option<PlayerRecord>, StoreError>;
+}
+
+/// Many players' records at once.
+#[async_trait]
+pub trait PlayerLookup: Send + Sync {
+    /// The records of `players` that exist, in no particular order: one batched read
+    /// per 100 players, retrying what the store could not process.
+    async fn get_many(&self, players: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError>;
+}
+
+/// A player's connection: `$connect`, and `$disconnect` (or a post that found the live
+/// connection gone).
+#[async_trait]
+pub trait Connections: Send + Sync {
+    /// Writes the new connection in one write (new / resume / takeover), unless a later
+    /// connection of the same player already holds the record.
+    async fn connect(&self, connection: &NewConnection) -> Result<ConnectOutcome, StoreError>;
+
+    /// Marks the player disconnected with a grace period ending at `grace_until`, only
+    /// if `connection` is still the player's online connection. Returns whether it did.
+    async fn disconnect(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        now: EpochMillis,
+        grace_until: EpochMillis,
+    ) -> Result<bool, StoreError>;
+}
+
+/// A heartbeat, as template.yaml's heartbeat route records it (API Gateway's own
+/// UpdateItem, no function): the in-memory adapter runs it for the local stack; on
+/// DynamoDB it is the route's mapping template, which the contract suite runs against
+/// DynamoDB Local.
+#[async_trait]
+pub trait Heartbeats: Send + Sync {
+    /// Refreshes `lastSeen` and pushes the heartbeat deadline (and remembers `cursor`
+    /// as `ackedSeq` when given), only if `connection` is still the player's online
+    /// connection; otherwise says why not.
+    async fn heartbeat(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        now: EpochMillis,
+        deadline: EpochMillis,
+        cursor: Option<Seq>,
+    ) -> Result<Liveness, StoreError>;
+}
+
+/// The sweeper's view: who is past their deadline, and taking them offline.
+#[async_trait]
+pub trait PresenceSweep: Send + Sync {
+    /// Reads up to `limit` of `shard`'s tracked players (online or disconnected), in
+    /// the store's order after `after` (by player id in memory, the index's in
+    /// DynamoDB), and returns those whose `sweepAt` is before `now`
+    /// (maybe none) with the cursor of the next page, if there is one. A heartbeat moves
+    /// `sweepAt` without moving the player in the index: the sweeper reads every tracked
+    /// player each run (docs/architecture.md, Players).
+    async fn expired(
+        &self,
+        shard: u32,
+        now: EpochMillis,
+        limit: u32,
+        after: Option<&PlayerId>,
+    ) -> Result<ExpiredPage, StoreError>;
+
+    /// Marks the player offline, only if their `sweepAt` is still before `now` (a
+    /// heartbeat or reconnect that landed meanwhile wins). Returns the record as it was
+    /// when it did, `None` when it lost the race.
+    async fn mark_offline(
+        &self,
+        player: &PlayerId,
+        now: EpochMillis,
+    ) -> Result<Option<PlayerRecord>, StoreError>;
+}
+
+/// A player's one pending request (`crate::pending`): a queue placement or a
+/// matchmaking ticket, never both.
+#[async_trait]
+pub trait PendingSlots: Send + Sync {
+    /// Makes `pending` the player's pending (and last) request, only if none is pending
+    /// and the player is in no party: one conditional write.
+    /// [`Reservation::InParty`] names the party, else [`Reservation::Taken`] the
+    /// request that is pending (read from the same write, at no extra cost).
+    /// Game state may be written before the player's first `$connect`: the item is
+    /// created if missing.
+    async fn reserve(
+        &self,
+        player: &PlayerId,
+        pending: &Pending,
+    ) -> Result<Reservation, StoreError>;
+
+    /// Clears the pending request, only if it is still `pending` (it was refused, or
+    /// left behind by a fault); a later one is never cleared. Does nothing if the
+    /// player has no item.
+    async fn release(&self, player: &PlayerId, pending: &Pending) -> Result<(), StoreError>;
+}
+
+/// A player's seat in a game session.
+#[async_trait]
+pub trait Seats: Send + Sync {
+    /// Replaces the stored game session with `session` (a new player session in the
+    /// same game: rejoin), only if the stored one is still that game
+    /// (`session.game_session_arn`). Returns whether it did.
+    async fn update_game_session(
+        &self,
+        player: &PlayerId,
+        session: &GameSession,
+    ) -> Result<bool, StoreError>;
+
+    /// The backend reports the player's game `game_session_arn` over (ended, or the
+    /// player left it): clears the seat and remembers the game as ended, only if the
+    /// player's seat is still in that game. Returns whether it was.
+    async fn end_game_session(
+        &self,
+        player: &PlayerId,
+        game_session_arn: &str,
+    ) -> Result<bool, StoreError>;
+}
+
+/// What a party's leader asks GameLift and FlexMatch with for a member: the member's
+/// own latencies and attributes, set by the member.
+#[async_trait]
+pub trait Profiles: Send + Sync {
+    /// Stores the player's placement latencies (replacing earlier ones); one write, only
+    /// if the player has an item. Returns whether they do.
+    async fn set_placement_latencies(
+        &self,
+        player: &PlayerId,
+        latencies: &[(String, u32)],
+    ) -> Result<bool, StoreError>;
+
+    /// Stores the player's matchmaking attributes (replacing earlier ones); one write,
+    /// only if the player has an item. Returns whether they do.
+    async fn set_matchmaking_attributes(
+        &self,
+        player: &PlayerId,
+        attributes: &Attributes,
+    ) -> Result<bool, StoreError>;
+}

@@ -1,0 +1,99 @@
+//! What a function is built from: each function's `wire(&Wiring)` asks for the narrow
+//! ports its handler uses, and nothing else, from [`Stores`] and [`Services`]. The
+//! same `wire` builds the function in Lambda (`aws-adapters`, which also records the
+//! AWS calls each port it builds can make: tests/suites/calls_grants.rs compares them
+//! with the function's role), in the local stack (memory or DynamoDB Local, the
+//! simulators) and in the tools.
+
+use std::sync::Arc;
+
+use crate::config::Config;
+use crate::keep_alive::KeepAlive;
+use crate::matchmaking::{MatchmakingSettings, TicketPushes};
+use crate::party::{CommitScope, Parties};
+use crate::pending::PendingRequests;
+use crate::ports::{
+    Clock, ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover, EventBus,
+    InboxReader, Matchmaker, MessageStore, OfflineParties, PartyCommits, PartyReader, PartySlots,
+    PendingSlots, PlacementOutcomes, PlacementReader, PlacementRecorder, PlacementStarter,
+    PlacementStopper, PlayerLookup, PlayerReader, PlayerSessions, PresenceSweep, Profiles,
+    RateLimiter, Seats, Subscriptions, TicketChanges, TicketReader, TicketRecorder, Watchers,
+};
+
+/// The tables' ports, one per concern (`crate::ports`). An implementation builds each
+/// adapter when asked, so a function gets (and its role needs) only what it asks for.
+pub trait Stores: Send + Sync {
+    fn player_reader(&self) -> Arc<dyn PlayerReader>;
+    fn player_lookup(&self) -> Arc<dyn PlayerLookup>;
+    fn connections(&self) -> Arc<dyn Connections>;
+    fn presence_sweep(&self) -> Arc<dyn PresenceSweep>;
+    fn pending_slots(&self) -> Arc<dyn PendingSlots>;
+    fn seats(&self) -> Arc<dyn Seats>;
+    fn profiles(&self) -> Arc<dyn Profiles>;
+    fn rate_limiter(&self) -> Arc<dyn RateLimiter>;
+    fn inboxes(&self) -> Arc<dyn MessageStore>;
+    fn inbox_reader(&self) -> Arc<dyn InboxReader>;
+    fn delivery_handover(&self) -> Arc<dyn DeliveryHandover>;
+    fn placement_reader(&self) -> Arc<dyn PlacementReader>;
+    fn placement_recorder(&self) -> Arc<dyn PlacementRecorder>;
+    fn placement_outcomes(&self) -> Arc<dyn PlacementOutcomes>;
+    fn ticket_reader(&self) -> Arc<dyn TicketReader>;
+    fn ticket_recorder(&self) -> Arc<dyn TicketRecorder>;
+    fn ticket_changes(&self, pushes: TicketPushes) -> Arc<dyn TicketChanges>;
+    fn party_reader(&self) -> Arc<dyn PartyReader>;
+    fn party_commits(&self, scope: CommitScope) -> Arc<dyn PartyCommits>;
+    fn party_slots(&self) -> Arc<dyn PartySlots>;
+    fn offline_parties(&self) -> Arc<dyn OfflineParties>;
+    fn subscriptions(&self) -> Arc<dyn Subscriptions>;
+    fn watchers(&self) -> Arc<dyn Watchers>;
+}
+
+/// The outside services' ports.
+pub trait Services: Send + Sync {
+    fn connection_gateway(&self) -> Arc<dyn ConnectionGateway>;
+    fn connection_probe(&self) -> Arc<dyn ConnectionProbe>;
+    fn event_bus(&self) -> Arc<dyn EventBus>;
+    fn placement_starter(&self) -> Arc<dyn PlacementStarter>;
+    fn placement_stopper(&self) -> Arc<dyn PlacementStopper>;
+    fn player_sessions(&self) -> Arc<dyn PlayerSessions>;
+    fn matchmaker(&self) -> Arc<dyn Matchmaker>;
+}
+
+/// Everything a function's `wire` may ask for.
+#[derive(Clone)]
+pub struct Wiring {
+    pub config: Arc<Config>,
+    pub stores: Arc<dyn Stores>,
+    pub services: Arc<dyn Services>,
+    pub clock: Arc<dyn Clock>,
+    /// What `resume` tells clients' timers: the configuration's (the local stack's is
+    /// behind its own idle timeout).
+    pub keep_alive: KeepAlive,
+    /// The FlexMatch configurations a `startMatchmaking` may name (none: matchmaking is
+    /// off, and its routes call nothing).
+    pub matchmaking: MatchmakingSettings,
+}
+
+impl Wiring {
+    /// Party changes and their pushes, committing only what `scope` holds.
+    pub fn parties(&self, scope: CommitScope) -> Parties {
+        Parties::new(
+            self.stores.party_reader(),
+            self.stores.party_commits(scope),
+            self.clock.clone(),
+            i64::try_from(self.config.message_ttl.as_secs()).unwrap_or(i64::MAX),
+        )
+    }
+
+    /// A player's (or their party's) pending-request slot, judging only the queue
+    /// placements a fault left behind in it (see [`PendingRequests`]).
+    pub fn pending_requests(&self) -> PendingRequests {
+        PendingRequests::new(
+            self.stores.pending_slots(),
+            self.stores.party_slots(),
+            self.stores.party_reader(),
+            self.stores.placement_reader(),
+            self.clock.clone(),
+        )
+    }
+}
