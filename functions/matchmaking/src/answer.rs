@@ -28,6 +28,7 @@ impl MatchmakingHandler {
             return Err(not_awaiting(&ticket));
         }
         match self
+            .ports
             .matchmaker
             .accept_match(&ticket.ticket_id, std::slice::from_ref(player), body.accept)
             .await
@@ -58,12 +59,13 @@ impl MatchmakingHandler {
         let ticket_id = match &body.ticket_id {
             Some(ticket_id) => ticket_id.clone(),
             None => self
-                .players
+                .ports
+                .player
                 .get(player)
                 .await
                 .map_err(store_refusal)?
-                .and_then(|record| record.pending_placement_id)
-                .and_then(|pending| TicketId::from_pending(&pending))
+                .and_then(|record| record.pending)
+                .and_then(|pending| pending.ticket().cloned())
                 .ok_or_else(nothing_live)?,
         };
         let ticket = self.ticket_of(&ticket_id, request).await?;
@@ -79,7 +81,12 @@ impl MatchmakingHandler {
                 ),
             ));
         }
-        match self.matchmaker.stop_matchmaking(&ticket.ticket_id).await {
+        match self
+            .ports
+            .matchmaker
+            .stop_matchmaking(&ticket.ticket_id)
+            .await
+        {
             Ok(()) => {
                 info!(player_id = %player, ticket_id = %ticket.ticket_id, "matchmaking stopped");
                 Ok(json!({"ticketId": ticket.ticket_id}))
@@ -105,7 +112,8 @@ impl MatchmakingHandler {
         let player = &request.caller.player_id;
         let attributes = body.attributes.as_map();
         let stored = self
-            .players
+            .ports
+            .profiles
             .set_matchmaking_attributes(player, attributes)
             .await
             .map_err(store_refusal)?;
@@ -125,7 +133,8 @@ impl MatchmakingHandler {
         ticket_id: &TicketId,
         request: &Request,
     ) -> Result<TicketRecord, RouteError> {
-        self.tickets
+        self.ports
+            .tickets
             .get(ticket_id)
             .await
             .map_err(store_refusal)?

@@ -15,27 +15,24 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use shared::domain::{PlacementId, PlayerId};
-use shared::matchmaking::{MatchmakingSettings, TicketId};
+use serde_json::Value;
+use shared::domain::PlayerId;
+use shared::matchmaking::{MatchmakingRequest, MatchmakingSettings, TicketId, TicketPushes};
+use shared::pending::PendingRequests;
 use shared::ports::{
-    Clock, GameLiftError, Matchmaker, PartyStore, PlacementStore, PlayerStore, RateLimiter,
-    StoreError, TicketStore,
+    Clock, GameLiftError, Matchmaker, PlayerLookup, PlayerReader, Profiles, RateLimiter,
+    StoreError, TicketChanges, TicketReader, TicketRecorder,
 };
 use shared::protocol::ErrorCode;
-use shared::rate_limits::Bucket;
+use shared::rate_limits::{self, Bucket};
 use shared::requests::ClientRequest;
 use shared::telemetry::ErrorChain;
-use shared::websocket::{
-    Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult, WrongRoute,
-};
+use shared::websocket::{Reply, Request, Route, RouteError, Serves};
+use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
 mod answer;
 mod start;
-
-/// A pending request with no record this long after it was asked for was abandoned by
-/// a request that died between its writes (API Gateway gives a route 29 s).
-pub const UNRECORDED_STALE_AFTER_MS: i64 = 60_000;
 
 pub const START_ROUTE: &str = "startMatchmaking";
 pub const ACCEPT_ROUTE: &str = "acceptMatch";
@@ -44,43 +41,96 @@ pub const ATTRIBUTES_ROUTE: &str = "setMatchmakingAttributes";
 /// Every route this function serves.
 pub const ROUTES: [&str; 4] = [START_ROUTE, ACCEPT_ROUTE, STOP_ROUTE, ATTRIBUTES_ROUTE];
 
-/// The stores the routes use.
-pub struct Stores {
-    pub players: Arc<dyn PlayerStore>,
+/// What the routes use besides the settings and the clock.
+pub struct Ports {
+    /// The caller's (or their party's) pending-request slot, judging tickets and
+    /// placements a fault left behind in it.
+    pub pending: PendingRequests,
     /// The per-player rate limits (on the players' items).
     pub limiter: Arc<dyn RateLimiter>,
-    pub parties: Arc<dyn PartyStore>,
-    /// Read only to tell a pending placement left behind by a fault.
-    pub placements: Arc<dyn PlacementStore>,
-    pub tickets: Arc<dyn TicketStore>,
+    /// `stopMatchmaking` without `ticketId`: the caller's pending ticket.
+    pub player: Arc<dyn PlayerReader>,
+    /// The party members' latencies and attributes.
+    pub players: Arc<dyn PlayerLookup>,
+    /// A member's own attributes (`setMatchmakingAttributes`).
+    pub profiles: Arc<dyn Profiles>,
+    pub tickets: Arc<dyn TicketReader>,
+    pub recorder: Arc<dyn TicketRecorder>,
+    /// A ticket GameLift refused ends FAILED (nothing pushed: the reply says it).
+    pub changes: Arc<dyn TicketChanges>,
+    pub matchmaker: Arc<dyn Matchmaker>,
+}
+
+/// The matchmaking routes as every deployment builds them: `startMatchmaking` counts
+/// against the placement requests' rate limit.
+pub fn wire(w: &Wiring) -> MatchmakingHandler {
+    let mut settings = w.matchmaking.clone();
+    settings.requests_per_minute = w.config.rate_limits.placements_per_minute;
+    // Without a configuration the routes answer `unavailable` before asking FlexMatch:
+    // no matchmaker is built (and the role grants none).
+    let matchmaker: Arc<dyn Matchmaker> = if settings.configurations.is_empty() {
+        Arc::new(NotSetUp)
+    } else {
+        w.services.matchmaker()
+    };
+    MatchmakingHandler::new(
+        settings,
+        Ports {
+            pending: w
+                .pending_requests()
+                .judging_tickets(w.stores.ticket_reader()),
+            limiter: w.stores.rate_limiter(),
+            player: w.stores.player_reader(),
+            players: w.stores.player_lookup(),
+            profiles: w.stores.profiles(),
+            tickets: w.stores.ticket_reader(),
+            recorder: w.stores.ticket_recorder(),
+            changes: w.stores.ticket_changes(TicketPushes::Never),
+            matchmaker,
+        },
+        w.clock.clone(),
+    )
+}
+
+/// The matchmaker of a stack with no matchmaking configuration: never asked (the
+/// routes refuse first), and refusing if it were.
+struct NotSetUp;
+
+#[async_trait]
+impl Matchmaker for NotSetUp {
+    async fn start_matchmaking(&self, _: &MatchmakingRequest) -> Result<(), GameLiftError> {
+        Err(not_set_up())
+    }
+
+    async fn accept_match(
+        &self,
+        _: &TicketId,
+        _: &[PlayerId],
+        _: bool,
+    ) -> Result<(), GameLiftError> {
+        Err(not_set_up())
+    }
+
+    async fn stop_matchmaking(&self, _: &TicketId) -> Result<(), GameLiftError> {
+        Err(not_set_up())
+    }
+}
+
+fn not_set_up() -> GameLiftError {
+    GameLiftError::Unavailable("matchmaking is not set up here".into())
 }
 
 pub struct MatchmakingHandler {
     settings: MatchmakingSettings,
-    players: Arc<dyn PlayerStore>,
-    limiter: Arc<dyn RateLimiter>,
-    parties: Arc<dyn PartyStore>,
-    placements: Arc<dyn PlacementStore>,
-    tickets: Arc<dyn TicketStore>,
-    matchmaker: Arc<dyn Matchmaker>,
+    ports: Ports,
     clock: Arc<dyn Clock>,
 }
 
 impl MatchmakingHandler {
-    pub fn new(
-        settings: MatchmakingSettings,
-        stores: Stores,
-        matchmaker: Arc<dyn Matchmaker>,
-        clock: Arc<dyn Clock>,
-    ) -> Self {
+    pub fn new(settings: MatchmakingSettings, ports: Ports, clock: Arc<dyn Clock>) -> Self {
         Self {
             settings,
-            players: stores.players,
-            limiter: stores.limiter,
-            parties: stores.parties,
-            placements: stores.placements,
-            tickets: stores.tickets,
-            matchmaker,
+            ports,
             clock,
         }
     }
@@ -89,104 +139,30 @@ impl MatchmakingHandler {
     /// their item; none with the limit off).
     pub(crate) async fn spend(&self, player: &PlayerId) -> Result<(), RouteError> {
         let limit = self.settings.requests_per_minute;
-        RouteError::spend_call(
-            self.limiter.as_ref(),
+        rate_limits::spend_call(
+            self.ports.limiter.as_ref(),
             player,
             Bucket::Placement,
             limit,
             self.clock.now_millis(),
-            &format!("{limit} placement and matchmaking requests a minute"),
-            "nothing was started; retry",
         )
         .await
-    }
-
-    /// Whether `pending`, `player`'s pending request, was left behind by a fault (and
-    /// is now cleared): its record already ended, or it was never recorded although it
-    /// was asked for long ago. Costs one read, on the conflict path only.
-    pub(crate) async fn clear_if_stale(
-        &self,
-        player: &PlayerId,
-        pending: &PlacementId,
-    ) -> Result<bool, RouteError> {
-        let now = self.clock.now_millis();
-        let old = |asked: Option<i64>| asked.is_some_and(|at| now - at > UNRECORDED_STALE_AFTER_MS);
-        let read = match TicketId::from_pending(pending) {
-            Some(ticket) => self.tickets.get(&ticket).await.map(|record| match record {
-                Some(record) => record.status.is_final(),
-                None => old(ticket.requested_at()),
-            }),
-            None => self
-                .placements
-                .get(pending)
-                .await
-                .map(|record| match record {
-                    Some(record) => record.status.is_final(),
-                    None => old(pending.requested_at()),
-                }),
-        };
-        let stale = match read {
-            Ok(stale) => stale,
-            Err(StoreError::Unavailable(source)) => {
-                warn!(player_id = %player, pending = %pending, error = %ErrorChain(source.as_ref()), "cannot check the pending request; reporting the conflict");
-                return Ok(false);
-            }
-            Err(fault) => return Err(store_refusal(fault)),
-        };
-        if !stale {
-            return Ok(false);
-        }
-        match self.players.abandon_placement(player, pending).await {
-            Ok(()) => {
-                warn!(player_id = %player, pending = %pending, "cleared a pending request left behind by a fault");
-                Ok(true)
-            }
-            Err(err) => {
-                warn!(player_id = %player, pending = %pending, error = %ErrorChain(&err), "could not clear a stale pending request");
-                Ok(false)
-            }
-        }
+        .map_err(|e| {
+            RouteError::from_limit(
+                e,
+                |_| format!("{limit} placement and matchmaking requests a minute"),
+                "nothing was started; retry",
+            )
+        })
     }
 }
 
 pub(crate) fn store_refusal(err: StoreError) -> RouteError {
-    RouteError::from_store(err, "nothing was changed; retry")
+    RouteError::from_store(err, NOTHING_CHANGED)
 }
 
-/// A `conflict` naming what `player` waits for: a ticket (`ticketId`) or a queue
-/// placement (`placementId`); `playerId` too when it is another member of the party.
-pub(crate) fn pending_conflict(
-    player: &PlayerId,
-    pending: &PlacementId,
-    caller: &PlayerId,
-) -> RouteError {
-    let whose = if player == caller {
-        "you have".to_owned()
-    } else {
-        format!("{player} has")
-    };
-    let error = match TicketId::from_pending(pending) {
-        Some(ticket) => RouteError::new(
-            ErrorCode::Conflict,
-            format!(
-                "{whose} a live matchmaking ticket {ticket}: wait for its result or stopMatchmaking"
-            ),
-        )
-        .with_detail("ticketId", ticket.as_str()),
-        None => RouteError::new(
-            ErrorCode::Conflict,
-            format!(
-                "{whose} a pending placement {pending}: wait for its result or cancelPlacement"
-            ),
-        )
-        .with_detail("placementId", pending.as_str()),
-    };
-    if player == caller {
-        error
-    } else {
-        error.with_detail("playerId", player.as_str())
-    }
-}
+/// What a client is told when a store failed.
+pub(crate) const NOTHING_CHANGED: &str = "nothing was changed; retry";
 
 /// GameLift's refusal as the client's error.
 pub(crate) fn gamelift_refusal(
@@ -212,36 +188,32 @@ pub(crate) fn gamelift_refusal(
 }
 
 #[async_trait]
-impl RouteHandler for MatchmakingHandler {
-    async fn handle(&self, event: RouteEvent) -> RouteResult {
-        let request = match Request::open(&event.payload)? {
-            Opened::Request(request) => request,
-            Opened::Refused(reply) => return Ok(reply),
-        };
+impl Route for MatchmakingHandler {
+    type Ack = Value;
+
+    const SERVES: Serves = Serves {
+        function: "matchmaking",
+        routes: "startMatchmaking, acceptMatch, stopMatchmaking and setMatchmakingAttributes",
+    };
+
+    async fn answer(&self, request: &Request) -> Result<Reply<Value>, RouteError> {
         if self.settings.configurations.is_empty() {
-            return Ok(request.refuse(RouteError::new(
+            return Err(RouteError::new(
                 ErrorCode::Unavailable,
                 "matchmaking is not set up here: no matchmaking configuration is configured \
                  (MATCHMAKING_CONFIGURATIONS; locally, --matchmaking-rule-set)",
-            )));
+            ));
         }
-        let result = match &request.frame {
-            ClientRequest::StartMatchmaking { body, .. } => self.start(&request, body).await,
-            ClientRequest::AcceptMatch { body, .. } => self.accept(&request, body).await,
-            ClientRequest::StopMatchmaking { body, .. } => self.stop(&request, body).await,
+        let ack = match &request.frame {
+            ClientRequest::StartMatchmaking { body, .. } => self.start(request, body).await,
+            ClientRequest::AcceptMatch { body, .. } => self.accept(request, body).await,
+            ClientRequest::StopMatchmaking { body, .. } => self.stop(request, body).await,
             ClientRequest::SetMatchmakingAttributes { body, .. } => {
-                self.set_attributes(&request, body).await
+                self.set_attributes(request, body).await
             }
-            other => {
-                return Err(WrongRoute {
-                    function: "matchmaking",
-                    route: other.route(),
-                    serves: "startMatchmaking, acceptMatch, stopMatchmaking and setMatchmakingAttributes",
-                }
-                .into());
-            }
+            _ => return Ok(Reply::WrongRoute),
         };
-        Ok(request.respond(result))
+        ack.map(Reply::Ack)
     }
 }
 

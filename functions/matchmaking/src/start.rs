@@ -18,25 +18,21 @@
 //! is also stopped, best effort, so no match is made for players told it failed.
 
 use serde_json::{Value, json};
-use shared::domain::{PlacementId, PlayerId};
+use shared::domain::PlayerId;
 use shared::matchmaking::{
     MAX_TICKET_PLAYERS, MatchmakingPlayer, MatchmakingRequest, TicketChange, TicketPlayerChange,
     TicketRecord,
 };
 use shared::matchmaking::{TicketId, TicketStatus};
-use shared::party::{PartyId, PartyRefusal};
-use shared::pending::{PartyPlacementBegun, PlacementBegun};
+use shared::pending::Pending;
 use shared::ports::GameLiftError;
 use shared::protocol::ErrorCode;
 use shared::requests::StartMatchmakingRequestBody;
 use shared::telemetry::ErrorChain;
 use shared::websocket::{Request, RouteError};
-use tracing::{error, info, warn};
+use tracing::{info, warn};
 
-use crate::{MatchmakingHandler, gamelift_refusal, pending_conflict, store_refusal};
-
-/// Tries when the party (or a stale pending request) keeps moving.
-const ATTEMPTS: u32 = 3;
+use crate::{MatchmakingHandler, NOTHING_CHANGED, gamelift_refusal, store_refusal};
 
 impl MatchmakingHandler {
     /// The configuration a ticket is for: the one named, if the stack has it (another
@@ -73,10 +69,13 @@ impl MatchmakingHandler {
         self.spend(player).await?;
         let now = self.clock.now_millis();
         let ticket_id = TicketId::new_at(now);
-        let pending = ticket_id
-            .as_pending()
-            .ok_or_else(|| RouteError::new(ErrorCode::Internal, "ticket id out of shape"))?;
-        let others = self.reserve(player, &pending).await?;
+        let pending = Pending::Ticket(ticket_id.clone());
+        let others = self
+            .ports
+            .pending
+            .reserve(player, &pending, Some(MAX_TICKET_PLAYERS))
+            .await
+            .map_err(|e| RouteError::from_pending(e, player, NOTHING_CHANGED))?;
         let record = TicketRecord::queued(
             ticket_id.clone(),
             player.clone(),
@@ -84,8 +83,11 @@ impl MatchmakingHandler {
             &configuration,
             now,
         );
-        if let Err(err) = self.tickets.create(&record).await {
-            self.abandon_all(&record.player_ids, &pending).await;
+        if let Err(err) = self.ports.recorder.create(&record).await {
+            self.ports
+                .pending
+                .release(&record.player_ids, &pending)
+                .await;
             return Err(store_refusal(err));
         }
         let mut players = vec![MatchmakingPlayer {
@@ -107,7 +109,7 @@ impl MatchmakingHandler {
             configuration: configuration.clone(),
             players,
         };
-        match self.matchmaker.start_matchmaking(&start).await {
+        match self.ports.matchmaker.start_matchmaking(&start).await {
             Ok(()) => {
                 info!(player_id = %player, ticket_id = %ticket_id, configuration, players = record.player_ids.len(), "matchmaking started");
                 Ok(json!({"ticketId": ticket_id, "status": TicketStatus::Queued}))
@@ -119,83 +121,6 @@ impl MatchmakingHandler {
         }
     }
 
-    /// Makes the ticket the caller's pending request, or (for a party's leader) every
-    /// member's. The other members on the ticket.
-    async fn reserve(
-        &self,
-        player: &PlayerId,
-        pending: &PlacementId,
-    ) -> Result<Vec<PlayerId>, RouteError> {
-        for _ in 0..ATTEMPTS {
-            match self
-                .players
-                .begin_placement(player, pending)
-                .await
-                .map_err(store_refusal)?
-            {
-                PlacementBegun::Began => return Ok(Vec::new()),
-                PlacementBegun::InParty(party) => {
-                    return self.reserve_party(player, &party, pending).await;
-                }
-                PlacementBegun::AlreadyPending(other) => {
-                    if !self.clear_if_stale(player, &other).await? {
-                        return Err(pending_conflict(player, &other, player));
-                    }
-                }
-            }
-        }
-        Err(RouteError::new(
-            ErrorCode::Unavailable,
-            "your pending request kept changing; retry",
-        ))
-    }
-
-    async fn reserve_party(
-        &self,
-        leader: &PlayerId,
-        party_id: &PartyId,
-        pending: &PlacementId,
-    ) -> Result<Vec<PlayerId>, RouteError> {
-        for _ in 0..ATTEMPTS {
-            let party = self
-                .parties
-                .get(party_id)
-                .await
-                .map_err(store_refusal)?
-                .ok_or_else(|| refused(PartyRefusal::NotInParty))?;
-            // Only the leader matches the party: a member's request is `forbidden`.
-            party.leader_check(leader).map_err(refused)?;
-            let others: Vec<PlayerId> = party
-                .member_ids()
-                .filter(|member| *member != leader)
-                .cloned()
-                .collect();
-            if others.len() + 1 > MAX_TICKET_PLAYERS {
-                return Err(RouteError::bad_request(format!(
-                    "a ticket holds at most {MAX_TICKET_PLAYERS} players"
-                )));
-            }
-            match self
-                .parties
-                .begin_placement(&party, pending)
-                .await
-                .map_err(store_refusal)?
-            {
-                PartyPlacementBegun::Began => return Ok(others),
-                PartyPlacementBegun::PartyMoved => continue,
-                PartyPlacementBegun::AlreadyPending {
-                    player,
-                    placement_id,
-                } => {
-                    if !self.clear_if_stale(&player, &placement_id).await? {
-                        return Err(pending_conflict(&player, &placement_id, leader));
-                    }
-                }
-            }
-        }
-        Err(refused(PartyRefusal::Contended))
-    }
-
     /// The other members as FlexMatch gets them: their own latencies and attributes (as
     /// they last set them; the rule set's defaults for what they did not). A read
     /// failure leaves them out rather than failing the party's ticket.
@@ -203,7 +128,7 @@ impl MatchmakingHandler {
         if others.is_empty() {
             return Vec::new();
         }
-        let records = self.players.get_many(others).await.unwrap_or_else(|err| {
+        let records = self.ports.players.get_many(others).await.unwrap_or_else(|err| {
             warn!(error = %ErrorChain(&err), "could not read the members' latencies; matching without them");
             Vec::new()
         });
@@ -248,7 +173,7 @@ impl MatchmakingHandler {
                 .collect(),
             now,
         };
-        match self.tickets.advance(&change).await {
+        match self.ports.changes.advance(&change).await {
             Ok(true) => {}
             // An event moved it first: GameLift did start it after all; stopped below.
             Ok(false) => {
@@ -256,16 +181,22 @@ impl MatchmakingHandler {
             }
             Err(err) => {
                 warn!(ticket_id = %record.ticket_id, error = %ErrorChain(&err), "could not end a refused ticket; freeing its players");
-                if let Some(pending) = record.ticket_id.as_pending() {
-                    self.abandon_all(&record.player_ids, &pending).await;
-                }
+                self.ports
+                    .pending
+                    .release(
+                        &record.player_ids,
+                        &Pending::Ticket(record.ticket_id.clone()),
+                    )
+                    .await;
             }
         }
-        if matches!(
-            refusal,
-            GameLiftError::OutcomeUnknown(_) | GameLiftError::Other(_)
-        ) {
-            match self.matchmaker.stop_matchmaking(&record.ticket_id).await {
+        if refusal.may_have_acted() {
+            match self
+                .ports
+                .matchmaker
+                .stop_matchmaking(&record.ticket_id)
+                .await
+            {
                 Ok(()) => {
                     warn!(ticket_id = %record.ticket_id, "GameLift had started the ticket after all; stopped it");
                 }
@@ -276,18 +207,4 @@ impl MatchmakingHandler {
             }
         }
     }
-
-    /// Frees every player of a ticket that never got going (each only if it is still
-    /// theirs).
-    async fn abandon_all(&self, players: &[PlayerId], pending: &PlacementId) {
-        for player in players {
-            if let Err(err) = self.players.abandon_placement(player, pending).await {
-                error!(player_id = %player, pending = %pending, error = %ErrorChain(&err), "could not free the player; their next request clears it once stale");
-            }
-        }
-    }
-}
-
-fn refused(refusal: PartyRefusal) -> RouteError {
-    RouteError::new(refusal.code(), refusal.to_string())
 }

@@ -10,12 +10,17 @@ use memory_adapters::{
     InMemoryTicketStore,
 };
 use serde_json::{Value, json};
+use shared::domain::PlacementId;
 use shared::matchmaking::{AttributeValue, TicketStatus};
 use shared::matchmaking::{TicketChange, TicketPlayerChange, TicketRecord};
 use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
 use shared::party::{Invitation, Parties, Party, PartyId};
+use shared::pending::Pending;
 use shared::placement::PlacementRecord;
-use shared::ports::ManualClock;
+use shared::ports::{
+    Connections, ManualClock, PartyCommits, PendingSlots, PlacementRecorder, TicketChanges,
+};
+use shared::websocket::RouteHandler;
 
 use super::*;
 
@@ -42,7 +47,12 @@ async fn world_with(settings: MatchmakingSettings) -> World {
         messages.clone(),
         4,
     ));
-    let service = Parties::new(parties.clone(), Arc::new(ManualClock::at(T0)), 86_400);
+    let service = Parties::new(
+        parties.clone(),
+        parties.clone(),
+        Arc::new(ManualClock::at(T0)),
+        86_400,
+    );
     let created = Party::create(PartyId::parse("party-1").unwrap(), &player("alice"), 8, T0);
     assert_eq!(
         parties
@@ -78,19 +88,26 @@ async fn world_with(settings: MatchmakingSettings) -> World {
     let placements = Arc::new(InMemoryPlacementStore::new());
     let tickets = Arc::new(InMemoryTicketStore::new(players.clone(), messages));
     let matchmaker = Arc::new(FakeMatchmaker::new());
-    let stores = Stores {
-        players: players.clone(),
+    let clock = Arc::new(ManualClock::at(T0));
+    let ports = Ports {
+        pending: PendingRequests::new(
+            players.clone(),
+            parties.clone(),
+            parties.clone(),
+            placements.clone(),
+            clock.clone(),
+        )
+        .judging_tickets(tickets.clone()),
         limiter: players.clone(),
-        parties,
-        placements: placements.clone(),
+        player: players.clone(),
+        players: players.clone(),
+        profiles: players.clone(),
         tickets: tickets.clone(),
+        recorder: tickets.clone(),
+        changes: tickets.clone(),
+        matchmaker: matchmaker.clone(),
     };
-    let handler = MatchmakingHandler::new(
-        settings,
-        stores,
-        matchmaker.clone(),
-        Arc::new(ManualClock::at(T0)),
-    );
+    let handler = MatchmakingHandler::new(settings, ports, clock);
     World {
         players,
         placements,
@@ -125,9 +142,9 @@ impl World {
         self.tickets.get(&id).await.unwrap().unwrap()
     }
 
-    async fn pending(&self, who: &str) -> Option<PlacementId> {
+    async fn pending(&self, who: &str) -> Option<Pending> {
         let record = self.players.get(&player(who)).await.unwrap().unwrap();
-        record.pending_placement_id
+        record.pending
     }
 
     /// Moves a ticket to `to` as an event would (nothing pushed).
@@ -174,7 +191,10 @@ async fn given_a_solo_player_when_starting_then_ack_queued_with_the_ticket_recor
     assert_eq!(ticket.configuration, "ranked");
     assert_eq!(ticket.player_ids, vec![player("carol")]);
     assert_eq!(ticket.ticket_id.requested_at(), Some(T0));
-    assert_eq!(w.pending("carol").await, ticket.ticket_id.as_pending());
+    assert_eq!(
+        w.pending("carol").await,
+        Some(Pending::Ticket(ticket.ticket_id.clone()))
+    );
     let calls: [MatchmakerCall; 1] = w.matchmaker.calls().try_into().unwrap();
     let [MatchmakerCall::Start(start)] = calls else {
         panic!("one StartMatchmaking")
@@ -204,7 +224,7 @@ async fn given_a_live_ticket_or_a_pending_placement_then_start_is_a_conflict_nam
 
     let placement = placement_id(PlacementId::new_at(T0).as_str());
     w.players
-        .begin_placement(&player("dave"), &placement)
+        .reserve(&player("dave"), &Pending::Placement(placement.clone()))
         .await
         .unwrap();
     w.placements
@@ -234,7 +254,7 @@ async fn given_an_ended_ticket_left_in_the_slot_then_it_is_cleared_and_a_new_one
     // A fault left the ended ticket as carol's pending request.
     w.move_to(&ticket, TicketStatus::TimedOut).await;
     w.players
-        .begin_placement(&player("carol"), &ticket.ticket_id.as_pending().unwrap())
+        .reserve(&player("carol"), &Pending::Ticket(ticket.ticket_id.clone()))
         .await
         .unwrap();
     let second = w.start("carol", json!({})).await;
@@ -340,7 +360,11 @@ async fn given_a_party_then_its_leader_matches_everyone_in_one_ticket_and_a_memb
     let ticket = w.ticket(&ack["ticketId"]).await;
     assert_eq!(ticket.player_ids, vec![player("alice"), player("bob")]);
     for who in ["alice", "bob"] {
-        assert_eq!(w.pending(who).await, ticket.ticket_id.as_pending(), "{who}");
+        assert_eq!(
+            w.pending(who).await,
+            Some(Pending::Ticket(ticket.ticket_id.clone())),
+            "{who}"
+        );
     }
     let calls: [MatchmakerCall; 1] = w.matchmaker.calls().try_into().unwrap();
     let [MatchmakerCall::Start(start)] = calls else {

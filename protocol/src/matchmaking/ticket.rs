@@ -56,8 +56,8 @@ impl TicketId {
     }
 
     /// A fresh ticket id requested at `now`: `mm-` and a v7 UUID (39 characters, never
-    /// reused). It is also a valid [`PlacementId`], so it can stand in a player's one
-    /// pending-request slot ([`Self::as_pending`]).
+    /// reused). The prefix tells it from a queue placement's id where both share a
+    /// player's one pending-request slot (the server's `pending::Pending`).
     pub fn new_at(now: EpochMillis) -> Self {
         Self(format!(
             "{TICKET_ID_PREFIX}{}",
@@ -69,24 +69,6 @@ impl TicketId {
     pub fn requested_at(&self) -> Option<EpochMillis> {
         let uuid = self.0.strip_prefix(TICKET_ID_PREFIX)?;
         PlacementId::parse(uuid).ok()?.requested_at()
-    }
-
-    /// The ticket as a player's pending request (the slot a queue placement also takes,
-    /// so that a player has one live ticket or one pending placement, never both).
-    /// `None` for an id this system did not make.
-    pub fn as_pending(&self) -> Option<PlacementId> {
-        if !self.0.starts_with(TICKET_ID_PREFIX) {
-            return None;
-        }
-        PlacementId::parse(self.0.as_str()).ok()
-    }
-
-    /// The ticket a pending request stands for, when it is one (not a queue placement).
-    pub fn from_pending(pending: &PlacementId) -> Option<Self> {
-        pending
-            .as_str()
-            .starts_with(TICKET_ID_PREFIX)
-            .then(|| Self(pending.as_str().to_owned()))
     }
 
     pub fn as_str(&self) -> &str {
@@ -228,22 +210,17 @@ mod tests {
     }
 
     #[test]
-    fn given_a_made_ticket_id_then_it_is_time_ordered_prefixed_and_fits_the_pending_slot() {
+    fn given_a_made_ticket_id_then_it_is_time_ordered_and_prefixed() {
         let id = TicketId::new_at(4_102_444_800_123);
         assert!(id.as_str().starts_with("mm-"), "{id}");
         assert_eq!(id.as_str().len(), 39);
         assert_eq!(id.requested_at(), Some(4_102_444_800_123));
-        let pending = id.as_pending().expect("fits a placement id");
-        assert_eq!(TicketId::from_pending(&pending), Some(id.clone()));
         assert!(TicketId::new_at(4_102_444_800_124) > id);
     }
 
     #[test]
-    fn given_a_queue_placement_id_then_it_is_not_a_ticket() {
-        let placement = PlacementId::new_at(5);
-        assert_eq!(TicketId::from_pending(&placement), None);
+    fn given_a_ticket_id_made_elsewhere_then_it_has_no_request_time() {
         let foreign = TicketId::parse("ticket-1.a").unwrap();
-        assert_eq!(foreign.as_pending(), None);
         assert_eq!(foreign.requested_at(), None);
     }
 
