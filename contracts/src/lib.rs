@@ -88,7 +88,7 @@ pub mod ports {
         Heartbeats, InboxReader, Matchmaker, MessageStore, OfflineParties, PartyCommits,
         PartyReader, PartySlots, PendingSlots, PlacementOutcomes, PlacementReader,
         PlacementRecorder, PlacementStarter, PlacementStopper, PlayerLookup, PlayerReader,
-        PlayerSessions, PresenceSweep, Profiles, RateLimiter, Seats, Subscriptions,
-        TicketChanges, TicketReader, TicketRecorder, Watchers,
+        PlayerSessions, PresenceSweep, Profiles, RateLimiter, Seats, Subscriptions, TicketChanges,
+        TicketReader, TicketRecorder, Watchers,
     };
 }

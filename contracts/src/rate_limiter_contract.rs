@@ -14,7 +14,7 @@ const W: EpochMillis = T0;
 
 const FIVE_CALLS: Quota = Quota { calls: 5, units: 0 };
 
-async fn connected(store: &(impl PlayersTable + RateLimiter), name: &str) {
+async fn connected(store: &impl PlayersTable, name: &str) {
     store
         .connect(&new_connection(name, &format!("c-{name}"), T0 - 1_000))
         .await
@@ -40,7 +40,7 @@ fn allowed_count(outcomes: &[Spent]) -> usize {
 }
 
 pub async fn calls_within_the_limit_pass_and_the_next_is_told_when_the_window_ends(
-    store: &(impl PlayersTable + RateLimiter),
+    store: &impl PlayersTable,
 ) {
     connected(store, "alice").await;
     for i in 0..5 {
@@ -66,7 +66,7 @@ pub async fn calls_within_the_limit_pass_and_the_next_is_told_when_the_window_en
 }
 
 pub async fn a_call_that_would_cross_the_unit_limit_is_refused_and_counts_nothing(
-    store: &(impl PlayersTable + RateLimiter),
+    store: &impl PlayersTable,
 ) {
     connected(store, "alice").await;
     let quota = Quota {
@@ -95,7 +95,7 @@ pub async fn a_call_that_would_cross_the_unit_limit_is_refused_and_counts_nothin
     ));
 }
 
-pub async fn a_new_window_starts_from_zero(store: &(impl PlayersTable + RateLimiter)) {
+pub async fn a_new_window_starts_from_zero(store: &impl PlayersTable) {
     connected(store, "alice").await;
     for i in 0..5 {
         spend(store, "alice", Bucket::SendMessage, FIVE_CALLS, 1, W + i).await;
@@ -126,7 +126,7 @@ pub async fn a_new_window_starts_from_zero(store: &(impl PlayersTable + RateLimi
     assert_eq!(allowed_count(&next), 5, "{next:?}");
 }
 
-pub async fn limits_are_per_player_and_per_bucket(store: &(impl PlayersTable + RateLimiter)) {
+pub async fn limits_are_per_player_and_per_bucket(store: &impl PlayersTable) {
     connected(store, "alice").await;
     connected(store, "bob").await;
     let one = Quota { calls: 1, units: 0 };
@@ -150,9 +150,7 @@ pub async fn limits_are_per_player_and_per_bucket(store: &(impl PlayersTable + R
     );
 }
 
-pub async fn concurrent_calls_never_pass_more_than_the_limit(
-    store: &(impl PlayersTable + RateLimiter),
-) {
+pub async fn concurrent_calls_never_pass_more_than_the_limit(store: &impl PlayersTable) {
     connected(store, "alice").await;
     let outcomes: Vec<Spent> = futures_util::future::join_all(
         (0..20).map(|i| spend(store, "alice", Bucket::SendMessage, FIVE_CALLS, 1, W + i)),
@@ -161,7 +159,7 @@ pub async fn concurrent_calls_never_pass_more_than_the_limit(
     assert_eq!(allowed_count(&outcomes), 5, "{outcomes:?}");
 }
 
-pub async fn with_the_quota_off_everything_passes(store: &(impl PlayersTable + RateLimiter)) {
+pub async fn with_the_quota_off_everything_passes(store: &impl PlayersTable) {
     connected(store, "alice").await;
     let off = Quota { calls: 0, units: 0 };
     for i in 0..50 {
@@ -172,9 +170,7 @@ pub async fn with_the_quota_off_everything_passes(store: &(impl PlayersTable + R
     }
 }
 
-pub async fn a_player_without_an_item_is_allowed_and_no_item_is_created(
-    store: &(impl PlayersTable + RateLimiter),
-) {
+pub async fn a_player_without_an_item_is_allowed_and_no_item_is_created(store: &impl PlayersTable) {
     assert_eq!(
         spend(store, "ghost", Bucket::SendMessage, FIVE_CALLS, 1, W).await,
         Spent::Allowed
@@ -185,9 +181,7 @@ pub async fn a_player_without_an_item_is_allowed_and_no_item_is_created(
     );
 }
 
-pub async fn spending_leaves_the_players_record_as_it_was(
-    store: &(impl PlayersTable + RateLimiter),
-) {
+pub async fn spending_leaves_the_players_record_as_it_was(store: &impl PlayersTable) {
     connected(store, "alice").await;
     let before = store.get(&player("alice")).await.expect("get");
     spend(store, "alice", Bucket::SendMessage, FIVE_CALLS, 3, W).await;

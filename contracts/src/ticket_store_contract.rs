@@ -265,11 +265,7 @@ pub async fn given_a_later_placement_pending_when_an_older_ticket_ends_then_the_
     let ticket = queued(stores).await;
     // bob's ticket slot was cleared by a fault, and he placed since.
     let slot = Pending::of_ticket(&ticket.ticket_id).unwrap();
-    stores
-        .players
-        .release(&player("bob"), &slot)
-        .await
-        .unwrap();
+    stores.players.release(&player("bob"), &slot).await.unwrap();
     stores
         .players
         .reserve(&player("bob"), &fixtures::pending("p-later"))

@@ -39,6 +39,7 @@ pub mod management;
 pub mod placement_events;
 pub mod routes;
 mod schedules;
+mod services;
 pub mod settings;
 pub mod stack;
 mod start_error;

@@ -6,14 +6,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
-use shared::config::Config;
-use shared::matchmaking::MatchmakingSettings;
-use shared::ports::{
-    Clock, ConnectionGateway, DeliveryHandover, EventBus, GameLift, Matchmaker, MessageStore,
-    PartyStore, PlacementOutcomes, PlacementStore, PlayerStore, RateLimiter, SubscriptionStore,
-    TicketStore,
-};
 use shared::websocket::RouteHandler;
+use shared::wiring::Wiring;
 
 use crate::integration::dynamodb::UpdateItem;
 use crate::integration::{Integration, MockIntegration, UpdateItemIntegration};
@@ -23,50 +17,20 @@ pub const CONNECT: &str = "$connect";
 pub const DISCONNECT: &str = "$disconnect";
 pub const DEFAULT: &str = "$default";
 
-/// What the handlers are built from: the same ports the Lambda functions get, with the
-/// local adapters.
+/// What the handlers are built from: the same wiring the Lambda functions get (each
+/// function's own `wire` asks it for its ports), with the local adapters; and what API
+/// Gateway's DynamoDB integration (the heartbeat route) calls.
 #[derive(Clone)]
 pub struct Dependencies {
-    pub config: Arc<Config>,
-    /// What `resume` tells clients' timers: the config's, behind this stack's idle timeout.
-    pub keep_alive: shared::keep_alive::KeepAlive,
-    pub players: Arc<dyn PlayerStore>,
-    /// Per-player rate limits.
-    pub rate_limiter: Arc<dyn RateLimiter>,
-    pub messages: Arc<dyn MessageStore>,
-    /// `resume`'s hand-over to live delivery.
-    pub handover: Arc<dyn DeliveryHandover>,
-    pub gateway: Arc<dyn ConnectionGateway>,
-    pub clock: Arc<dyn Clock>,
-    /// Where presence events go: the in-process bus, routed to `on-presence-event`.
-    pub events: Arc<dyn EventBus>,
-    pub subscriptions: Arc<dyn SubscriptionStore>,
-    pub placements: Arc<dyn PlacementStore>,
-    /// What `on-placement-event` settles outcomes with.
-    pub placement_outcomes: Arc<dyn PlacementOutcomes>,
-    /// Parties (their changes also write Players and Messages).
-    pub parties: Arc<dyn PartyStore>,
-    /// The GameLift simulator, behind the same port as the SDK adapter.
-    pub gamelift: Arc<dyn GameLift>,
-    /// Matchmaking tickets (in the Placements table).
-    pub tickets: Arc<dyn TicketStore>,
-    /// The FlexMatch simulator (or, without a rule set, nothing: the matchmaking
-    /// routes answer `unavailable` before asking it).
-    pub matchmaker: Arc<dyn Matchmaker>,
-    /// The configurations `startMatchmaking` may name (none without a rule set).
-    pub matchmaking: MatchmakingSettings,
-    /// What API Gateway's DynamoDB integration (the heartbeat route) calls.
+    pub wiring: Wiring,
     pub update_item: Arc<dyn UpdateItem>,
 }
 
-impl Dependencies {
-    /// Party changes and their pushes, as the handlers that make them get them.
-    pub fn party_changes(&self) -> shared::party::Parties {
-        shared::party::Parties::new(
-            self.parties.clone(),
-            self.clock.clone(),
-            i64::try_from(self.config.message_ttl.as_secs()).unwrap_or(i64::MAX),
-        )
+impl std::ops::Deref for Dependencies {
+    type Target = Wiring;
+
+    fn deref(&self) -> &Wiring {
+        &self.wiring
     }
 }
 
@@ -110,51 +74,15 @@ impl Routes {
     /// hold that integration as this code reads it.
     /// The backend API's handler (`backend-api`), served on its own port.
     pub fn wire_backend_api(deps: &Dependencies) -> Arc<backend_api::BackendApi> {
-        Arc::new(backend_api::BackendApi::new(
-            deps.config.clone(),
-            deps.players.clone(),
-            deps.messages.clone(),
-            deps.parties.clone(),
-            deps.clock.clone(),
-        ))
+        Arc::new(backend_api::wire(deps))
     }
 
     pub fn wire(deps: &Dependencies) -> Result<Self, String> {
         let mut routes = Self::default();
-        routes.insert(
-            CONNECT,
-            "connect",
-            Arc::new(connect::ConnectHandler::new(
-                deps.config.clone(),
-                deps.players.clone(),
-                deps.gateway.clone(),
-                deps.clock.clone(),
-                deps.events.clone(),
-            )),
-        );
-        routes.insert(
-            DISCONNECT,
-            "disconnect",
-            Arc::new(disconnect::DisconnectHandler::new(
-                deps.config.clone(),
-                deps.players.clone(),
-                deps.clock.clone(),
-            )),
-        );
+        routes.insert(CONNECT, "connect", Arc::new(connect::wire(deps)));
+        routes.insert(DISCONNECT, "disconnect", Arc::new(disconnect::wire(deps)));
         routes.insert(DEFAULT, "default", Arc::new(default::DefaultHandler::new()));
-        routes.insert(
-            "resume",
-            "resume",
-            Arc::new(resume::ResumeHandler::new(
-                deps.keep_alive,
-                deps.players.clone(),
-                deps.messages.clone(),
-                deps.handover.clone(),
-                deps.party_changes(),
-                deps.gateway.clone(),
-                deps.clock.clone(),
-            )),
-        );
+        routes.insert("resume", "resume", Arc::new(resume::wire(deps)));
         let template = crate::template::parse(crate::template::TEMPLATE_YAML)?;
         let timeout = deps.config.heartbeat_timeout.as_secs().to_string();
         let heartbeat = UpdateItemIntegration::from_template(
@@ -172,79 +100,31 @@ impl Routes {
         routes.insert(
             "sendMessage",
             "send-message",
-            Arc::new(send_message::SendMessageHandler::new(
-                deps.config.clone(),
-                deps.messages.clone(),
-                deps.players.clone(),
-                deps.rate_limiter.clone(),
-                deps.parties.clone(),
-                deps.clock.clone(),
-            )),
+            Arc::new(send_message::wire(deps)),
         );
-        let presence: Arc<dyn RouteHandler> =
-            Arc::new(subscribe_presence::SubscribePresenceHandler::new(
-                deps.players.clone(),
-                deps.subscriptions.clone(),
-                deps.clock.clone(),
-            ));
+        let presence: Arc<dyn RouteHandler> = Arc::new(subscribe_presence::wire(deps));
         for key in ["subscribePresence", "unsubscribePresence"] {
             routes.insert(key, "subscribe-presence", presence.clone());
         }
-        let placement: Arc<dyn RouteHandler> = Arc::new(
-            session_placement_request::SessionPlacementRequestHandler::new(
-                deps.config.clone(),
-                deps.players.clone(),
-                deps.rate_limiter.clone(),
-                deps.placements.clone(),
-                deps.parties.clone(),
-                deps.gamelift.clone(),
-                deps.clock.clone(),
-            ),
-        );
+        let placement: Arc<dyn RouteHandler> = Arc::new(session_placement_request::wire(deps));
         for key in ["sessionPlacementRequest", "setPlacementLatencies"] {
             routes.insert(key, "session-placement-request", placement.clone());
         }
-        let party: Arc<dyn RouteHandler> = Arc::new(party::PartyHandler::new(
-            deps.config.clone(),
-            deps.players.clone(),
-            deps.rate_limiter.clone(),
-            deps.parties.clone(),
-            deps.clock.clone(),
-        ));
+        let party: Arc<dyn RouteHandler> = Arc::new(party::wire(deps));
         for key in party::ROUTES {
             routes.insert(key, "party", party.clone());
         }
         routes.insert(
             "cancelPlacement",
             "cancel-placement",
-            Arc::new(cancel_placement::CancelPlacementHandler::new(
-                deps.players.clone(),
-                deps.placements.clone(),
-                deps.gamelift.clone(),
-            )),
+            Arc::new(cancel_placement::wire(deps)),
         );
         routes.insert(
             "rejoinSession",
             "rejoin-session",
-            Arc::new(rejoin_session::RejoinSessionHandler::new(
-                deps.players.clone(),
-                deps.gamelift.clone(),
-            )),
+            Arc::new(rejoin_session::wire(deps)),
         );
-        let mut settings = deps.matchmaking.clone();
-        settings.requests_per_minute = deps.config.rate_limits.placements_per_minute;
-        let matchmaking: Arc<dyn RouteHandler> = Arc::new(matchmaking::MatchmakingHandler::new(
-            settings,
-            matchmaking::Stores {
-                players: deps.players.clone(),
-                limiter: deps.rate_limiter.clone(),
-                parties: deps.parties.clone(),
-                placements: deps.placements.clone(),
-                tickets: deps.tickets.clone(),
-            },
-            deps.matchmaker.clone(),
-            deps.clock.clone(),
-        ));
+        let matchmaking: Arc<dyn RouteHandler> = Arc::new(matchmaking::wire(deps));
         for key in matchmaking::ROUTES {
             routes.insert(key, "matchmaking", matchmaking.clone());
         }
@@ -253,46 +133,17 @@ impl Routes {
 
     /// The consumer of the Messages stream (DynamoDB stream → `on-message-inserted`).
     pub fn wire_stream(deps: &Dependencies) -> Arc<dyn StreamHandler> {
-        Arc::new(on_message_inserted::MessageInsertedHandler::new(
-            deps.config.clone(),
-            deps.players.clone(),
-            deps.gateway.clone(),
-            deps.clock.clone(),
-        ))
-    }
-
-    /// `on-placement-event`, subscribed to the placement topic (built before the
-    /// [`Dependencies`], since the GameLift simulator publishes to it).
-    pub fn wire_placement_events(
-        config: Arc<Config>,
-        placements: Arc<dyn PlacementStore>,
-        outcomes: Arc<dyn PlacementOutcomes>,
-        clock: Arc<dyn Clock>,
-    ) -> Arc<on_placement_event::PlacementEventHandler> {
-        Arc::new(on_placement_event::PlacementEventHandler::new(
-            config, placements, outcomes, clock,
-        ))
+        Arc::new(on_message_inserted::wire(deps))
     }
 
     /// `on-presence-event`, the target of the presence bus's rule.
     pub fn wire_presence_events(deps: &Dependencies) -> on_presence_event::PresenceEventHandler {
-        on_presence_event::PresenceEventHandler::new(
-            deps.subscriptions.clone(),
-            deps.messages.clone(),
-            deps.clock.clone(),
-        )
+        on_presence_event::wire(deps)
     }
 
     /// `presence-timeout`, the scheduled sweeper.
     pub fn wire_presence_timeout(deps: &Dependencies) -> presence_timeout::PresenceTimeoutHandler {
-        presence_timeout::PresenceTimeoutHandler::new(
-            deps.config.clone(),
-            deps.players.clone(),
-            deps.gateway.clone(),
-            deps.events.clone(),
-            deps.party_changes(),
-            deps.clock.clone(),
-        )
+        presence_timeout::wire(deps)
     }
 
     /// Adds (or replaces) a route.

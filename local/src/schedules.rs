@@ -8,7 +8,7 @@ use crate::routes::{Dependencies, Routes};
 
 /// The presence bus rule and schedule: every presence event goes to `on-presence-event`,
 /// and `presence-timeout` sweeps every `interval_seconds`. Both tasks end when the stack's
-/// dependencies (the bus, the stores) are dropped.
+/// wiring is dropped.
 pub(crate) fn spawn_presence(
     deps: &Dependencies,
     mut events: tokio::sync::mpsc::UnboundedReceiver<shared::presence::PresenceEvent>,
@@ -25,15 +25,16 @@ pub(crate) fn spawn_presence(
         }
     });
     let sweeper = Routes::wire_presence_timeout(deps);
-    let events = Arc::downgrade(&deps.events);
+    let services = Arc::downgrade(&deps.services);
     let clock = deps.clock.clone();
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(Duration::from_secs(interval_seconds.max(1)));
         ticks.tick().await;
         loop {
             ticks.tick().await;
-            // Stop once the stack is gone (only the sweeper still holds the bus).
-            if events.strong_count() <= 1 {
+            // Stop once the stack is gone (its wiring dropped: the sweeper holds only
+            // the ports it was built with).
+            if services.strong_count() == 0 {
                 return;
             }
             let summary = sweeper.sweep_once(clock.now_millis()).await;

@@ -11,7 +11,8 @@ use std::time::Duration;
 use axum::Router;
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
-use shared::ports::{PlayerStore, SystemClock};
+use shared::ports::{PlayerReader, SystemClock};
+use shared::wiring::Wiring;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -82,18 +83,20 @@ impl LocalStack {
         let flexmatch_settings = settings.flexmatch_settings().map_err(|e| SettingsError {
             problems: e.problems,
         })?;
-        let stores = storage::open(&settings).await?;
+        let config = Arc::new(config);
+        let storage = storage::open(&settings, &config).await?;
+        let stores = storage.stores;
         let registry = Arc::new(ConnectionRegistry::new());
         let (bus, presence_events) = memory_adapters::InProcessEventBus::with_channel();
-        let config = Arc::new(config);
         // The queue's notification target: the SNS topic, to which on-placement-event
-        // is subscribed.
-        let on_placement_event = Routes::wire_placement_events(
+        // is subscribed. Built from the stores alone (as its `wire` does), before the
+        // simulator it is the target of.
+        let on_placement_event = Arc::new(on_placement_event::PlacementEventHandler::new(
             config.clone(),
-            stores.placements.clone(),
-            stores.placement_outcomes.clone(),
+            stores.placement_reader(),
+            stores.placement_outcomes(),
             clock.clone(),
-        );
+        ));
         let hub = Arc::new(crate::console::Hub::new());
         let (simulator, simulator_task) = Simulator::start(
             simulator_settings,
@@ -102,33 +105,31 @@ impl LocalStack {
                 hub.clone(),
             ),
         );
+        // Likewise the FlexMatch simulator's rule target.
         let on_matchmaking_event = Arc::new(on_matchmaking_event::MatchmakingEventHandler::new(
             config.clone(),
-            stores.tickets.clone(),
+            stores.ticket_reader(),
+            stores.ticket_changes(shared::matchmaking::TicketPushes::ToPlayers),
             clock.clone(),
         ));
         let rule = crate::console::taps::tap_matchmaking(&on_matchmaking_event, hub.clone());
         let (matchmaker, matchmaking, flexmatch_task) =
             crate::flexmatch::wire(flexmatch_settings, &simulator, rule);
         let dependencies = Dependencies {
-            keep_alive: config.keep_alive_behind(settings.idle_timeout()),
-            config,
-            players: stores.players,
-            rate_limiter: stores.rate_limiter,
-            messages: stores.messages,
-            handover: stores.handover,
-            gateway: Arc::new(LocalConnectionGateway::new(registry.clone())),
-            clock,
-            events: Arc::new(bus),
-            subscriptions: stores.subscriptions,
-            placements: stores.placements,
-            placement_outcomes: stores.placement_outcomes,
-            parties: stores.parties,
-            gamelift: simulator.clone(),
-            tickets: stores.tickets,
-            matchmaker,
-            matchmaking,
-            update_item: stores.update_item,
+            wiring: Wiring {
+                keep_alive: config.keep_alive_behind(settings.idle_timeout()),
+                config,
+                stores,
+                services: Arc::new(crate::services::LocalServices {
+                    gateway: Arc::new(LocalConnectionGateway::new(registry.clone())),
+                    events: Arc::new(bus),
+                    gamelift: simulator.clone(),
+                    matchmaker,
+                }),
+                clock,
+                matchmaking,
+            },
+            update_item: storage.update_item,
         };
         crate::schedules::spawn_presence(
             &dependencies,
@@ -147,8 +148,8 @@ impl LocalStack {
             on_matchmaking_event,
             authorizer: Arc::new(authorizer),
             hub,
-            storage: stores.description,
-            stream: stores.stream,
+            storage: storage.description,
+            stream: storage.stream,
             stream_handler,
             simulator,
             simulator_task,
@@ -420,8 +421,8 @@ impl RunningStack {
     }
 
     /// The player store the handlers use.
-    pub fn players(&self) -> Arc<dyn PlayerStore> {
-        self.dependencies.players.clone()
+    pub fn players(&self) -> Arc<dyn PlayerReader> {
+        self.dependencies.stores.player_reader()
     }
 
     /// The ports the handlers were built with.

@@ -5,43 +5,25 @@
 
 use std::sync::Arc;
 
+use aws_adapters::calls::Recorder;
 use aws_adapters::dynamodb::{
-    DynamoDeliveryHandover, DynamoMessageStore, DynamoPartyStore, DynamoPlacementOutcomes,
-    DynamoPlacementStore, DynamoPlayerStore, DynamoSubscriptionStore, DynamoTicketStore,
     client_for_endpoint, create_messages_table, create_parties_table, create_placements_table,
     create_players_table, create_subscriptions_table,
 };
-use memory_adapters::{
-    InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementOutcomes,
-    InMemoryPlacementStore, InMemoryPlayerStore, InMemorySubscriptionStore, InMemoryTicketStore,
-};
-use shared::ports::{
-    DeliveryHandover, MessageStore, PartyStore, PlacementOutcomes, PlacementStore, PlayerStore,
-    RateLimiter, StoreError, SubscriptionStore, TicketStore,
-};
+use aws_adapters::wiring::DynamoStores;
+use memory_adapters::{InMemoryMessageStore, MemoryStores};
+use shared::config::Config;
+use shared::ports::StoreError;
+use shared::wiring::Stores;
 
 use crate::integration::dynamodb::{DynamoDbUpdateItem, MemoryUpdateItem, UpdateItem};
 use crate::settings::Settings;
 use crate::stream::record::local_stream_arn;
 use crate::stream::{MemoryStream, MessageStream};
 
-/// The stores the handlers use.
-pub struct Stores {
-    pub players: Arc<dyn PlayerStore>,
-    /// Per-player rate limits, counted on the players' items.
-    pub rate_limiter: Arc<dyn RateLimiter>,
-    pub messages: Arc<dyn MessageStore>,
-    /// `resume`'s hand-over across the Players and Messages tables.
-    pub handover: Arc<dyn DeliveryHandover>,
-    pub subscriptions: Arc<dyn SubscriptionStore>,
-    pub placements: Arc<dyn PlacementStore>,
-    /// Settles placement outcomes across the Placements, Players and Messages tables.
-    pub placement_outcomes: Arc<dyn PlacementOutcomes>,
-    /// Parties, whose changes also write Players and Messages.
-    pub parties: Arc<dyn PartyStore>,
-    /// Matchmaking tickets (in the Placements table), whose changes also write Players
-    /// and Messages.
-    pub tickets: Arc<dyn TicketStore>,
+/// The tables, as the handlers' wiring asks them for ports.
+pub struct Storage {
+    pub stores: Arc<dyn Stores>,
     /// Human-readable: "in memory" or the endpoint.
     pub description: String,
     /// The Messages table's stream, not consumed yet.
@@ -50,8 +32,8 @@ pub struct Stores {
     pub update_item: Arc<dyn UpdateItem>,
 }
 
-/// Builds the stores the settings ask for.
-pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
+/// Builds the stores the settings ask for, with the tables `config` names.
+pub async fn open(settings: &Settings, config: &Config) -> Result<Storage, StoreError> {
     let stream = MessageStream::new(settings.stream_source(), settings.stream_mapping());
     match &settings.storage.dynamodb_endpoint {
         None => {
@@ -59,34 +41,16 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
                 stream.input(),
                 local_stream_arn(&settings.storage.messages_table),
             );
-            let players = Arc::new(InMemoryPlayerStore::new());
-            let messages = Arc::new(InMemoryMessageStore::with_observer(observer));
-            let placements = Arc::new(InMemoryPlacementStore::new());
-            Ok(Stores {
-                tickets: Arc::new(InMemoryTicketStore::new(players.clone(), messages.clone())),
-                parties: Arc::new(InMemoryPartyStore::new(
-                    players.clone(),
-                    messages.clone(),
-                    settings.presence.presence_shards,
-                )),
-                placement_outcomes: Arc::new(InMemoryPlacementOutcomes::new(
-                    placements.clone(),
-                    players.clone(),
-                    messages.clone(),
-                )),
-                handover: Arc::new(InMemoryDeliveryHandover::new(
-                    players.clone(),
-                    messages.clone(),
-                )),
-                rate_limiter: players.clone(),
+            let stores = MemoryStores::new(
+                InMemoryMessageStore::with_observer(observer),
+                settings.presence.presence_shards,
+            );
+            Ok(Storage {
                 update_item: Arc::new(MemoryUpdateItem::new(
                     settings.storage.players_table.clone(),
-                    players.clone(),
+                    stores.players.clone(),
                 )),
-                players,
-                messages,
-                placements,
-                subscriptions: Arc::new(InMemorySubscriptionStore::new()),
+                stores: Arc::new(stores),
                 description: "in memory".to_owned(),
                 stream,
             })
@@ -98,50 +62,10 @@ pub async fn open(settings: &Settings) -> Result<Stores, StoreError> {
             create_subscriptions_table(&client, &settings.storage.subscriptions_table).await?;
             create_placements_table(&client, &settings.storage.placements_table).await?;
             create_parties_table(&client, &settings.storage.parties_table).await?;
-            let players = Arc::new(DynamoPlayerStore::new(
-                client.clone(),
-                settings.storage.players_table.clone(),
-            ));
-            Ok(Stores {
-                tickets: Arc::new(DynamoTicketStore::new(
-                    client.clone(),
-                    settings.storage.placements_table.clone(),
-                    settings.storage.players_table.clone(),
-                    settings.storage.messages_table.clone(),
-                )),
-                parties: Arc::new(DynamoPartyStore::new(
-                    client.clone(),
-                    settings.storage.parties_table.clone(),
-                    settings.storage.players_table.clone(),
-                    settings.storage.messages_table.clone(),
-                    settings.presence.presence_shards,
-                )),
-                rate_limiter: players.clone(),
+            Ok(Storage {
                 update_item: Arc::new(DynamoDbUpdateItem::new(client.clone())),
-                players,
-                messages: Arc::new(DynamoMessageStore::new(
-                    client.clone(),
-                    settings.storage.messages_table.clone(),
-                )),
-                handover: Arc::new(DynamoDeliveryHandover::new(
-                    client.clone(),
-                    settings.storage.players_table.clone(),
-                    settings.storage.messages_table.clone(),
-                )),
-                subscriptions: Arc::new(DynamoSubscriptionStore::new(
-                    client.clone(),
-                    settings.storage.subscriptions_table.clone(),
-                )),
-                placements: Arc::new(DynamoPlacementStore::new(
-                    client.clone(),
-                    settings.storage.placements_table.clone(),
-                )),
-                placement_outcomes: Arc::new(DynamoPlacementOutcomes::new(
-                    client,
-                    settings.storage.placements_table.clone(),
-                    settings.storage.players_table.clone(),
-                    settings.storage.messages_table.clone(),
-                )),
+                // The calls are recorded for nothing here: no IAM locally.
+                stores: Arc::new(DynamoStores::new(client, config, Recorder::default())),
                 description: format!("DynamoDB at {endpoint}"),
                 stream,
             })

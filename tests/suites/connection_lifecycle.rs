@@ -105,7 +105,11 @@ async fn given_a_heartbeat_from_a_socket_that_is_no_longer_current_then_session_
     let players = stack.stack().players();
     let alice = shared::domain::PlayerId::parse("alice").unwrap();
     let before = players.get(&alice).await.unwrap().unwrap();
-    players
+    stack
+        .stack()
+        .dependencies()
+        .stores
+        .connections()
         .connect(&shared::players::NewConnection {
             player_id: alice.clone(),
             connection_id: shared::domain::ConnectionId::parse("newer").unwrap(),
@@ -644,7 +648,7 @@ mod fidelity {
         let (d, e) = (disconnects.clone(), early_posts.clone());
         let stack = TestStack::start_custom(adjust, move |stack| {
             let registry = stack.connections().clone();
-            let gateway = stack.dependencies().gateway.clone();
+            let gateway = stack.dependencies().services.connection_gateway();
             let routes = stack.routes_mut();
             let disconnect = routes.get(DISCONNECT).unwrap().handler.clone();
             let connect = routes.get(CONNECT).unwrap().handler.clone();

@@ -6,7 +6,7 @@ use aws_config::{BehaviorVersion, Region, SdkConfig};
 use aws_sdk_apigatewaymanagement::config::{Credentials, SharedCredentialsProvider};
 use serde_json::json;
 use shared::domain::{ConnectionId, PresenceStatus};
-use shared::ports::{ConnectionGateway, GatewayError};
+use shared::ports::{ConnectionGateway, ConnectionProbe, GatewayError};
 use tests::stack::TestStack;
 
 fn gateway() -> ApiGatewayManagementGateway {

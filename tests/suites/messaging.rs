@@ -15,7 +15,7 @@ use local::routes::DISCONNECT;
 use on_message_inserted::{MessageInsertedHandler, StreamBatch};
 use serde_json::{Value, json};
 use shared::domain::{ConnectionId, PresenceStatus};
-use shared::ports::{ConnectionGateway, ConnectionInfo, GatewayError};
+use shared::ports::{ConnectionGateway, GatewayError};
 use shared::websocket::{RouteEvent, RouteHandler, RouteResult, status};
 use tests::dynamodb::unique_table_name;
 use tests::stack::{Client, TestStack, fragmented};
@@ -412,14 +412,6 @@ impl ConnectionGateway for FlakyGateway {
     async fn delete(&self, endpoint: &str, connection: &ConnectionId) -> Result<(), GatewayError> {
         self.inner.delete(endpoint, connection).await
     }
-
-    async fn get(
-        &self,
-        endpoint: &str,
-        connection: &ConnectionId,
-    ) -> Result<ConnectionInfo, GatewayError> {
-        self.inner.get(endpoint, connection).await
-    }
 }
 
 /// One invocation of the stream consumer: its records' recipients, and the recipients
@@ -504,15 +496,16 @@ async fn given_a_transient_failure_for_one_record_then_the_feeder_reinvokes_from
         move |stack| {
             let deps = stack.dependencies().clone();
             let gateway = Arc::new(FlakyGateway {
-                inner: deps.gateway.clone(),
+                inner: deps.services.connection_gateway(),
                 fail_once: Mutex::new(None),
             });
             *flaky_slot.lock().unwrap() = Some(gateway.clone());
             let real = Arc::new(MessageInsertedHandler::new(
-                deps.config,
-                deps.players,
+                deps.config.clone(),
+                deps.stores.player_lookup(),
+                deps.stores.connections(),
                 gateway,
-                deps.clock,
+                deps.clock.clone(),
             ));
             stack.set_stream_handler(Arc::new(Recorded {
                 inner: real,

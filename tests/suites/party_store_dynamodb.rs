@@ -38,12 +38,12 @@ mod dynamodb_specific {
 
     use aws_adapters::dynamodb::{DynamoMessageStore, DynamoPartyStore, DynamoPlayerStore};
     use contracts::fixtures::{T0, new_connection, player};
+    use contracts::ports::*;
     use shared::domain::MessageId;
     use shared::messaging::{MessageKind, NewMessage, ReplayFrom};
     use shared::party::Committed;
     use shared::party::{Parties, Party, PartyId};
     use shared::ports::{ManualClock, MessageStore};
-use contracts::ports::*;
     use tests::dynamodb::{
         counted_client, fresh_messages_table, fresh_parties_table, fresh_players_table,
     };
@@ -64,14 +64,19 @@ use contracts::ports::*;
                 .await
                 .unwrap();
         }
-        let store: Arc<dyn PartyStore> = Arc::new(DynamoPartyStore::new(
+        let store = Arc::new(DynamoPartyStore::new(
             client.clone(),
             parties_table,
             players_table,
             messages_table,
             4,
         ));
-        let service = Parties::new(store.clone(), Arc::new(ManualClock::at(T0)), 86_400);
+        let service = Parties::new(
+            store.clone(),
+            store.clone(),
+            Arc::new(ManualClock::at(T0)),
+            86_400,
+        );
         let created = Party::create(PartyId::parse("rt-1").unwrap(), &player("alice"), 4, T0);
         assert_eq!(
             store
@@ -136,14 +141,19 @@ use contracts::ports::*;
             client.clone(),
             messages_table.clone(),
         ));
-        let store: Arc<dyn PartyStore> = Arc::new(DynamoPartyStore::new(
+        let store = Arc::new(DynamoPartyStore::new(
             client.clone(),
             parties_table,
             players_table,
             messages_table,
             4,
         ));
-        let service = Parties::new(store.clone(), Arc::new(ManualClock::at(T0)), 86_400);
+        let service = Parties::new(
+            store.clone(),
+            store.clone(),
+            Arc::new(ManualClock::at(T0)),
+            86_400,
+        );
         let chat = |n: u32| NewMessage {
             message_id: MessageId::generate(T0),
             recipient_id: player("alice"),

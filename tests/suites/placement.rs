@@ -287,7 +287,8 @@ async fn given_two_players_placed_together_then_each_gets_their_own_player_sessi
     stack
         .stack()
         .dependencies()
-        .placements
+        .stores
+        .placement_recorder()
         .create(&record)
         .await
         .unwrap();

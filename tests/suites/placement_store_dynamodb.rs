@@ -47,13 +47,13 @@ mod dynamodb_specific {
     use aws_sdk_dynamodb::Client;
     use aws_sdk_dynamodb::types::{AttributeValue, KeyType};
     use contracts::fixtures::placement_id;
+    use contracts::ports::*;
     use shared::domain::{ConnectionId, MessageId, PlacementStatus, PlayerId};
     use shared::messaging::{MessageKind, NewMessage};
-    use shared::pending::PlacementBegun;
+    use shared::pending::{Pending, Reservation};
     use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
     use shared::players::NewConnection;
     use shared::ports::PlacementOutcomes;
-use contracts::ports::*;
     use tests::dynamodb::{
         describe_template_table, dynamodb_local, fresh_messages_table, fresh_placements_table,
         fresh_players_table, key_pairs,
@@ -181,10 +181,10 @@ use contracts::ports::*;
 
         assert_eq!(
             t.players
-                .begin_placement(&player("alice"), &placement_id("p-1"))
+                .reserve(&player("alice"), &Pending::Placement(placement_id("p-1")))
                 .await
                 .unwrap(),
-            PlacementBegun::Began
+            Reservation::Reserved
         );
         t.placements
             .create(&PlacementRecord::pending(
@@ -199,10 +199,10 @@ use contracts::ports::*;
 
         assert_eq!(
             t.players
-                .begin_placement(&player("alice"), &placement_id("p-2"))
+                .reserve(&player("alice"), &Pending::Placement(placement_id("p-2")))
                 .await
                 .unwrap(),
-            PlacementBegun::AlreadyPending(placement_id("p-1"))
+            Reservation::Taken(Pending::Placement(placement_id("p-1")))
         );
         assert_eq!(
             counter.take(),
@@ -272,7 +272,7 @@ use contracts::ports::*;
             connect(&t.players, name).await;
         }
         t.players
-            .begin_placement(&player("alice"), &placement_id("p-1"))
+            .reserve(&player("alice"), &Pending::Placement(placement_id("p-1")))
             .await
             .unwrap();
         t.placements

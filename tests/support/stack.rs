@@ -246,7 +246,8 @@ impl TestStack {
         let now = shared::ports::Clock::now_millis(self.stack.dependencies().clock.as_ref());
         self.stack
             .dependencies()
-            .messages
+            .stores
+            .inbox_reader()
             .read(&id, &shared::messaging::ReplayFrom::EVERYTHING, now)
             .await
             .expect("the store answers")

@@ -8,6 +8,7 @@ mod placement_store;
 mod player_store;
 mod subscription_store;
 mod ticket_store;
+mod wiring;
 
 pub use event_bus::{InProcessEventBus, PresenceSubscriber};
 pub use message_store::{InMemoryDeliveryHandover, InMemoryMessageStore, InsertObserver};
@@ -16,3 +17,4 @@ pub use placement_store::{InMemoryPlacementOutcomes, InMemoryPlacementStore};
 pub use player_store::InMemoryPlayerStore;
 pub use subscription_store::InMemorySubscriptionStore;
 pub use ticket_store::InMemoryTicketStore;
+pub use wiring::MemoryStores;

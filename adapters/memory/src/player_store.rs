@@ -3,9 +3,7 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 
-use shared::domain::{
-    ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq,
-};
+use shared::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
 use shared::party::PartyId;
 use shared::pending::{Pending, Reservation};
 use shared::players::{

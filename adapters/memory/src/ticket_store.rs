@@ -12,9 +12,9 @@ use async_trait::async_trait;
 use super::message_store::InMemoryMessageStore;
 use super::player_store::InMemoryPlayerStore;
 use shared::matchmaking::TicketId;
-use shared::pending::Pending;
 use shared::matchmaking::{TicketChange, TicketRecord};
 use shared::messaging::NewMessage;
+use shared::pending::Pending;
 use shared::ports::MessageStore;
 use shared::ports::StoreError;
 use shared::ports::{TicketChanges, TicketReader, TicketRecorder};
@@ -84,12 +84,12 @@ impl TicketChanges for InMemoryTicketStore {
                 ticket.game_session = change.game_session.clone();
                 ticket.player_sessions = change.player_sessions.clone();
             }
-            if change.to.is_final() {
-                if let Some(pending) = Pending::of_ticket(&change.ticket_id) {
-                    for player in &change.players {
-                        self.players
-                            .settle_placement(&player.player_id, &pending, player.seat.clone());
-                    }
+            if change.to.is_final()
+                && let Some(pending) = Pending::of_ticket(&change.ticket_id)
+            {
+                for player in &change.players {
+                    self.players
+                        .settle_placement(&player.player_id, &pending, player.seat.clone());
                 }
             }
             change

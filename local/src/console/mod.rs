@@ -30,7 +30,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::routing::{get, post};
 use serde_json::{Value, json};
-use shared::ports::{Clock, MessageStore, PartyStore, PlayerStore};
+use shared::ports::{Clock, InboxReader, PartyReader, PlayerLookup};
 use tokio::sync::watch;
 
 pub use feed::{FeedEvent, FeedKind, Hub};
@@ -47,9 +47,9 @@ pub const PATH: &str = "/console";
 pub struct Console {
     pub hub: Arc<Hub>,
     pub registry: Arc<ConnectionRegistry>,
-    pub players: Arc<dyn PlayerStore>,
-    pub messages: Arc<dyn MessageStore>,
-    pub parties: Arc<dyn PartyStore>,
+    pub players: Arc<dyn PlayerLookup>,
+    pub messages: Arc<dyn InboxReader>,
+    pub parties: Arc<dyn PartyReader>,
     pub clock: Arc<dyn Clock>,
     pub simulator: Arc<Simulator>,
     /// The `stack` section: stage, auth mode, presence knobs, storage.
@@ -73,9 +73,9 @@ impl Console {
         Arc::new(Self {
             hub,
             registry,
-            players: dependencies.players.clone(),
-            messages: dependencies.messages.clone(),
-            parties: dependencies.parties.clone(),
+            players: dependencies.stores.player_lookup(),
+            messages: dependencies.stores.inbox_reader(),
+            parties: dependencies.stores.party_reader(),
             clock: dependencies.clock.clone(),
             simulator,
             info,

@@ -138,7 +138,7 @@ async fn players(console: &Console, now: EpochMillis) -> Value {
             "lastSeen": record.last_seen,
             "sweepAt": record.sweep_at,
             "partyId": record.party_id.as_ref().map(|p| p.as_str().to_owned()),
-            "pendingPlacementId": record.pending_placement_id,
+            "pendingPlacementId": record.pending.as_ref().map(|p| p.stored()),
             "gameSession": record.game_session,
             "backlog": backlog,
         }));
@@ -243,7 +243,7 @@ async fn parties(console: &Console) -> Value {
 mod tests {
     use contracts::fixtures::{connection, new_connection, player};
     use memory_adapters::InMemoryPlayerStore;
-    use shared::ports::PlayerStore;
+    use shared::ports::{Connections, PlayerReader, PresenceSweep};
 
     use super::presence;
 

@@ -59,7 +59,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 use shared::domain::{PlacementId, PlayerId};
 use shared::placement::{PlacementRequest, PlayerSession};
-use shared::ports::{GameLift, GameLiftError};
+use shared::ports::{GameLiftError, PlacementStarter, PlacementStopper, PlayerSessions};
 use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -229,7 +229,7 @@ async fn drive(simulator: Weak<Simulator>, wake: Arc<Notify>) {
 }
 
 #[async_trait]
-impl GameLift for Simulator {
+impl PlacementStarter for Simulator {
     async fn start_placement(&self, request: &PlacementRequest) -> Result<(), GameLiftError> {
         let players = request.players();
         for (region, _) in players.iter().flat_map(|(_, latencies)| latencies.iter()) {
@@ -256,11 +256,17 @@ impl GameLift for Simulator {
                 .collect(),
         })
     }
+}
 
+#[async_trait]
+impl PlacementStopper for Simulator {
     async fn stop_placement(&self, placement_id: &PlacementId) -> Result<(), GameLiftError> {
         self.with_state(|state, now| state.stop_placement(now, placement_id, Outcome::Cancelled))
     }
+}
 
+#[async_trait]
+impl PlayerSessions for Simulator {
     async fn create_player_session(
         &self,
         game_session_arn: &str,

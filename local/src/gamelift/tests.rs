@@ -846,7 +846,7 @@ async fn the_task_ends_when_the_simulator_is_dropped() {
 #[tokio::test(start_paused = true)]
 async fn the_port_is_usable_as_a_trait_object() {
     let mut h = Harness::demo();
-    let gamelift: Arc<dyn GameLift> = h.sim.clone();
+    let gamelift: Arc<dyn PlacementStarter> = h.sim.clone();
     sleep(Duration::from_secs(2)).await;
     gamelift
         .start_placement(&request("p-1", "alice"))

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
 use shared::domain::ConnectionId;
-use shared::ports::{ConnectionGateway, ConnectionInfo, GatewayError};
+use shared::ports::{ConnectionGateway, ConnectionInfo, ConnectionProbe, GatewayError};
 use shared::protocol::MAX_MESSAGE_BYTES;
 use tokio::sync::{mpsc, oneshot};
 
@@ -237,7 +237,10 @@ impl ConnectionGateway for LocalConnectionGateway {
     async fn delete(&self, _endpoint: &str, connection: &ConnectionId) -> Result<(), GatewayError> {
         self.registry.delete(connection.as_str())
     }
+}
 
+#[async_trait]
+impl ConnectionProbe for LocalConnectionGateway {
     async fn get(
         &self,
         _endpoint: &str,

@@ -6,7 +6,7 @@
 //! table to run an arbitrary update on: [`MemoryUpdateItem`] checks that the request is
 //! the heartbeat's (the one update template.yaml's heartbeat route makes), refuses what
 //! DynamoDB would refuse (an empty key, a value no expression uses, a number that is
-//! not one), and applies it with `PlayerStore::heartbeat`, whose conditions the player
+//! not one), and applies it with `Heartbeats::heartbeat`, whose conditions the player
 //! store contract suite holds to DynamoDB's.
 
 use std::collections::{BTreeSet, HashMap};
@@ -20,7 +20,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditi
 use serde_json::{Map, Value, json};
 use shared::domain::{ConnectionId, PlayerId, Seq};
 use shared::players::Liveness;
-use shared::ports::PlayerStore;
+use shared::ports::{Heartbeats, PlayerReader};
 
 const CONDITION_FAILED: &str = "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException";
 const VALIDATION: &str = "com.amazon.coral.validate#ValidationException";
@@ -199,13 +199,19 @@ impl UpdateItem for DynamoDbUpdateItem {
 /// The heartbeat's `UpdateItem` on the in-memory Players store.
 pub struct MemoryUpdateItem {
     table: String,
-    players: Arc<dyn PlayerStore>,
+    heartbeats: Arc<dyn Heartbeats>,
+    /// The item as it is after a refused update (`ALL_OLD` on a failed condition).
+    players: Arc<dyn PlayerReader>,
 }
 
 impl MemoryUpdateItem {
-    pub fn new(table: impl Into<String>, players: Arc<dyn PlayerStore>) -> Self {
+    pub fn new<S: Heartbeats + PlayerReader + 'static>(
+        table: impl Into<String>,
+        players: Arc<S>,
+    ) -> Self {
         Self {
             table: table.into(),
+            heartbeats: players.clone(),
             players,
         }
     }
@@ -327,7 +333,7 @@ impl UpdateItem for MemoryUpdateItem {
         };
         let deadline = now + timeout;
         match self
-            .players
+            .heartbeats
             .heartbeat(&player, &connection, now, deadline, cursor)
             .await
         {

@@ -29,9 +29,7 @@ use presence_timeout::PresenceTimeoutHandler;
 use shared::config::Config;
 use shared::domain::{ConnectionId, PlayerId};
 use shared::players::NewConnection;
-use shared::ports::{
-    Clock, ConnectionGateway, ConnectionInfo, GatewayError, PlayerStore, SystemClock,
-};
+use shared::ports::{Clock, ConnectionGateway, Connections, GatewayError, SystemClock};
 
 #[derive(Parser, Debug)]
 #[command(about = "Benchmarks one presence sweep against DynamoDB")]
@@ -68,10 +66,6 @@ impl ConnectionGateway for CountingGateway {
     async fn delete(&self, _: &str, _: &ConnectionId) -> Result<(), GatewayError> {
         self.deletes.fetch_add(1, Ordering::Relaxed);
         Ok(())
-    }
-
-    async fn get(&self, _: &str, _: &ConnectionId) -> Result<ConnectionInfo, GatewayError> {
-        Err(GatewayError::Gone)
     }
 }
 
@@ -136,22 +130,26 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     config.presence_shards = args.shards;
     let gateway = Arc::new(CountingGateway::default());
     let bus = Arc::new(InProcessEventBus::new());
+    let parties = Arc::new(DynamoPartyStore::new(
+        client.clone(),
+        parties_table.clone(),
+        table.clone(),
+        messages_table.clone(),
+        args.shards,
+    ));
+    // Heartbeat liveness (the default): the sweeper never asks API Gateway.
     let sweeper = PresenceTimeoutHandler::new(
         Arc::new(config),
         Arc::new(DynamoPlayerStore::new(counted, table.clone())),
         gateway.clone(),
         bus.clone(),
         shared::party::Parties::new(
-            Arc::new(DynamoPartyStore::new(
-                client.clone(),
-                parties_table.clone(),
-                table.clone(),
-                messages_table.clone(),
-                args.shards,
-            )),
+            parties.clone(),
+            parties.clone(),
             Arc::new(SystemClock),
             86_400,
         ),
+        parties,
         Arc::new(SystemClock),
     )
     .with_concurrency(args.concurrency);

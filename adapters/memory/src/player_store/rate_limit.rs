@@ -5,8 +5,8 @@ use async_trait::async_trait;
 
 use super::InMemoryPlayerStore;
 use shared::domain::{EpochMillis, PlayerId};
-use shared::ports::StoreError;
 use shared::ports::RateLimiter;
+use shared::ports::StoreError;
 use shared::rate_limits;
 use shared::rate_limits::{Bucket, Quota, Spent};
 

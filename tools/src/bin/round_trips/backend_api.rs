@@ -7,20 +7,18 @@
 use std::sync::Arc;
 
 use aws_adapters::dynamodb::{
-    DynamoMessageStore, DynamoPartyStore, DynamoPlacementOutcomes, DynamoPlacementStore,
-    DynamoPlayerStore, create_messages_table, create_parties_table, create_placements_table,
-    create_players_table,
+    DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore,
+    create_messages_table, create_parties_table, create_placements_table, create_players_table,
 };
-use backend_api::BackendApi;
 use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlacementId, PlacementStatus, PlayerId};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
 use shared::players::NewConnection;
-use shared::ports::{MessageStore, PlacementOutcomes, PlacementStore, PlayerStore};
+use shared::ports::{Connections, MessageStore, PlacementOutcomes, PlacementRecorder};
 
-use crate::{Bench, clock, now};
+use crate::{Bench, now};
 
 type Error = lambda_runtime::Error;
 
@@ -70,13 +68,6 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
         client.clone(),
         config.messages_table.clone(),
     ));
-    let parties = Arc::new(DynamoPartyStore::new(
-        client.clone(),
-        config.parties_table.clone(),
-        config.players_table.clone(),
-        config.messages_table.clone(),
-        config.presence_shards,
-    ));
     for name in ["alice", "bob", "carol"] {
         let id = player(name);
         players
@@ -104,7 +95,7 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
             .await?;
     }
     seat(client, &config, &["alice", "bob"]).await?;
-    let api = BackendApi::new(Arc::new(config), players, messages, parties, clock());
+    let api = backend_api::wire(&bench.wiring(client, Arc::new(config)));
     let call = async |bench: &mut Bench, method: &str, path: &str, body: Option<Value>| {
         let request = request(method, path, body)?;
         let response = bench

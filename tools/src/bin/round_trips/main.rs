@@ -31,7 +31,13 @@ use contracts::recording_gateway::{GatewayCall, RecordingGateway};
 use lambda_runtime::LambdaEvent;
 use memory_adapters::InProcessEventBus;
 use serde_json::{Value, json};
-use shared::ports::{Clock, SystemClock};
+use shared::config::Config;
+use shared::matchmaking::MatchmakingSettings;
+use shared::ports::{
+    Clock, ConnectionGateway, ConnectionProbe, EventBus, Matchmaker, PlacementStarter,
+    PlacementStopper, PlayerSessions, SystemClock,
+};
+use shared::wiring::{Services, Wiring};
 use tools::counts::{Measured, Operation, OperationCounts, REGENERATE};
 
 mod backend_api;
@@ -85,7 +91,63 @@ pub struct Bench {
     rows: Vec<(String, Operation, String)>,
 }
 
+/// The bench's outside services, all counted: the recording gateway, the scripted
+/// GameLift and matchmaker, the in-process bus.
+struct BenchServices {
+    gateway: Arc<RecordingGateway>,
+    gamelift: Arc<FakeGameLift>,
+    matchmaker: Arc<FakeMatchmaker>,
+    bus: Arc<InProcessEventBus>,
+}
+
+impl Services for BenchServices {
+    fn connection_gateway(&self) -> Arc<dyn ConnectionGateway> {
+        self.gateway.clone()
+    }
+    fn connection_probe(&self) -> Arc<dyn ConnectionProbe> {
+        self.gateway.clone()
+    }
+    fn event_bus(&self) -> Arc<dyn EventBus> {
+        self.bus.clone()
+    }
+    fn placement_starter(&self) -> Arc<dyn PlacementStarter> {
+        self.gamelift.clone()
+    }
+    fn placement_stopper(&self) -> Arc<dyn PlacementStopper> {
+        self.gamelift.clone()
+    }
+    fn player_sessions(&self) -> Arc<dyn PlayerSessions> {
+        self.gamelift.clone()
+    }
+    fn matchmaker(&self) -> Arc<dyn Matchmaker> {
+        self.matchmaker.clone()
+    }
+}
+
 impl Bench {
+    /// The functions' wiring on the tables `config` names (through the counting
+    /// `client`) with the bench's services: each handler measured is built by its
+    /// function's own `wire`, as in Lambda.
+    pub fn wiring(&self, client: &aws_sdk_dynamodb::Client, config: Arc<Config>) -> Wiring {
+        Wiring {
+            keep_alive: config.keep_alive(),
+            stores: Arc::new(aws_adapters::wiring::DynamoStores::new(
+                client.clone(),
+                &config,
+                aws_adapters::calls::Recorder::default(),
+            )),
+            services: Arc::new(BenchServices {
+                gateway: self.gateway.clone(),
+                gamelift: self.gamelift.clone(),
+                matchmaker: self.matchmaker.clone(),
+                bus: self.bus.clone(),
+            }),
+            config,
+            clock: clock(),
+            matchmaking: MatchmakingSettings::single("default"),
+        }
+    }
+
     /// Forgets the calls so far (set-up that is not part of the next operation).
     pub fn reset(&mut self) {
         self.counter.take_all();

@@ -6,23 +6,20 @@
 use std::sync::Arc;
 
 use aws_adapters::dynamodb::{
-    DynamoMessageStore, DynamoPartyStore, DynamoPlacementStore, DynamoPlayerStore,
-    DynamoTicketStore, create_messages_table, create_parties_table, create_placements_table,
-    create_players_table,
+    DynamoMessageStore, DynamoPlayerStore, create_messages_table, create_parties_table,
+    create_placements_table, create_players_table,
 };
 use contracts::events::{reply_frame, route_event};
 use contracts::fixtures::new_connection;
-use matchmaking::{MatchmakingHandler, Stores};
-use on_matchmaking_event::MatchmakingEventHandler;
+use matchmaking::MatchmakingHandler;
 use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlayerId};
-use shared::matchmaking::MatchmakingSettings;
 use shared::messaging::{MessageKind, NewMessage};
-use shared::ports::{MessageStore, PlayerStore};
+use shared::ports::{Connections, MessageStore};
 use shared::websocket::RouteHandler;
 
-use crate::{Bench, body, clock, lambda_event, now};
+use crate::{Bench, body, lambda_event, now};
 
 type Error = lambda_runtime::Error;
 
@@ -72,32 +69,9 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
         config.players_table.clone(),
     ));
     let messages = DynamoMessageStore::new(client.clone(), config.messages_table.clone());
-    let tickets = Arc::new(DynamoTicketStore::new(
-        client.clone(),
-        config.placements_table.clone(),
-        config.players_table.clone(),
-        config.messages_table.clone(),
-    ));
-    let mut settings = MatchmakingSettings::single("default");
-    settings.requests_per_minute = config.rate_limits.placements_per_minute;
-    let stores = Stores {
-        players: players.clone(),
-        limiter: players.clone(),
-        parties: Arc::new(DynamoPartyStore::new(
-            client.clone(),
-            config.parties_table.clone(),
-            config.players_table.clone(),
-            config.messages_table.clone(),
-            config.presence_shards,
-        )),
-        placements: Arc::new(DynamoPlacementStore::new(
-            client.clone(),
-            config.placements_table.clone(),
-        )),
-        tickets: tickets.clone(),
-    };
-    let handler = MatchmakingHandler::new(settings, stores, bench.matchmaker.clone(), clock());
-    let events = MatchmakingEventHandler::new(config.clone(), tickets, clock());
+    let w = bench.wiring(client, config.clone());
+    let handler = matchmaking::wire(&w);
+    let events = on_matchmaking_event::wire(&w);
     for name in ["alice", "bob", "carol"] {
         players
             .connect(&new_connection(name, &format!("c-{name}"), now()))

@@ -6,16 +6,13 @@
 use std::sync::Arc;
 
 use aws_adapters::dynamodb::{
-    DynamoDeliveryHandover, DynamoMessageStore, DynamoPartyStore, DynamoPlacementStore,
-    DynamoPlayerStore, create_messages_table, create_parties_table, create_placements_table,
+    DynamoMessageStore, create_messages_table, create_parties_table, create_placements_table,
     create_players_table,
 };
 use aws_lambda_events::apigw::ApiGatewayProxyResponse;
 use connect::ConnectHandler;
 use contracts::events::{reply_frame, route_event};
-use disconnect::DisconnectHandler;
 use party::PartyHandler;
-use presence_timeout::PresenceTimeoutHandler;
 use resume::ResumeHandler;
 use send_message::SendMessageHandler;
 use serde_json::{Value, json};
@@ -23,24 +20,20 @@ use session_placement_request::SessionPlacementRequestHandler;
 use shared::config::Config;
 use shared::domain::{MessageId, PlayerId};
 use shared::messaging::{MessageKind, NewMessage};
-use shared::party::Parties;
 use shared::ports::MessageStore;
 use shared::websocket::{RouteEvent, RouteHandler};
+use shared::wiring::Wiring;
 
-use crate::{Bench, body, clock, now};
+use crate::{Bench, body, now};
 
 type Error = lambda_runtime::Error;
-
-/// How long a party's messages live, as the handlers that are not the party function's
-/// are given it (a day).
-const PARTY_MESSAGE_TTL_SECS: i64 = 86_400;
 
 /// The party tables, stores and handlers.
 struct Party {
     config: Arc<Config>,
-    players: Arc<DynamoPlayerStore>,
     messages: Arc<DynamoMessageStore>,
-    store: Arc<DynamoPartyStore>,
+    /// What the handlers measured here are built from (each by its function's `wire`).
+    wiring: Wiring,
     connect: ConnectHandler,
     party: PartyHandler,
     send: SendMessageHandler,
@@ -74,75 +67,20 @@ impl Party {
         create_placements_table(client, &config.placements_table).await?;
         create_parties_table(client, &config.parties_table).await?;
         let config = Arc::new(config);
-        let players = Arc::new(DynamoPlayerStore::new(
-            client.clone(),
-            config.players_table.clone(),
-        ));
         let messages = Arc::new(DynamoMessageStore::new(
             client.clone(),
             config.messages_table.clone(),
         ));
-        let store = Arc::new(DynamoPartyStore::new(
-            client.clone(),
-            config.parties_table.clone(),
-            config.players_table.clone(),
-            config.messages_table.clone(),
-            config.presence_shards,
-        ));
-        let handover = Arc::new(DynamoDeliveryHandover::new(
-            client.clone(),
-            config.players_table.clone(),
-            config.messages_table.clone(),
-        ));
-        let placements = Arc::new(DynamoPlacementStore::new(
-            client.clone(),
-            config.placements_table.clone(),
-        ));
+        let w = bench.wiring(client, config.clone());
         Ok(Self {
-            connect: ConnectHandler::new(
-                config.clone(),
-                players.clone(),
-                bench.gateway.clone(),
-                clock(),
-                bench.bus.clone(),
-            ),
-            party: PartyHandler::new(
-                config.clone(),
-                players.clone(),
-                players.clone(),
-                store.clone(),
-                clock(),
-            ),
-            send: SendMessageHandler::new(
-                config.clone(),
-                messages.clone(),
-                players.clone(),
-                players.clone(),
-                store.clone(),
-                clock(),
-            ),
-            resume: ResumeHandler::new(
-                config.keep_alive(),
-                players.clone(),
-                messages.clone(),
-                handover,
-                Parties::new(store.clone(), clock(), PARTY_MESSAGE_TTL_SECS),
-                bench.gateway.clone(),
-                clock(),
-            ),
-            request: SessionPlacementRequestHandler::new(
-                config.clone(),
-                players.clone(),
-                players.clone(),
-                placements,
-                store.clone(),
-                bench.gamelift.clone(),
-                clock(),
-            ),
+            connect: connect::wire(&w),
+            party: party::wire(&w),
+            send: send_message::wire(&w),
+            resume: resume::wire(&w),
+            request: session_placement_request::wire(&w),
             config,
-            players,
             messages,
-            store,
+            wiring: w,
         })
     }
 
@@ -371,17 +309,10 @@ async fn sweeps(world: &Party, bench: &mut Bench, party_id: &str) -> Result<(), 
         .party
         .handle(ask("erin", "joinParty", json!({"partyId": party_id})))
         .await?;
-    DisconnectHandler::new(world.config.clone(), world.players.clone(), clock())
+    disconnect::wire(&world.wiring)
         .handle(route_event("$disconnect", "alice", "c-alice", now(), None))
         .await?;
-    let sweeper = PresenceTimeoutHandler::new(
-        world.config.clone(),
-        world.players.clone(),
-        bench.gateway.clone(),
-        bench.bus.clone(),
-        Parties::new(world.store.clone(), clock(), PARTY_MESSAGE_TTL_SECS),
-        clock(),
-    );
+    let sweeper = presence_timeout::wire(&world.wiring);
     let past_grace = now() + i64::try_from(world.config.reconnect_grace.as_millis())? + 1;
     let offline = i64::try_from(world.config.parties.offline.as_millis())?;
     bench.reset();

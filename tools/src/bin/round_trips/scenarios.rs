@@ -6,10 +6,8 @@
 use std::sync::Arc;
 
 use aws_adapters::dynamodb::{
-    DynamoDeliveryHandover, DynamoMessageStore, DynamoPartyStore, DynamoPlacementOutcomes,
-    DynamoPlacementStore, DynamoPlayerStore, DynamoSubscriptionStore, create_messages_table,
-    create_parties_table, create_placements_table, create_players_table,
-    create_subscriptions_table,
+    DynamoMessageStore, DynamoPlacementStore, create_messages_table, create_parties_table,
+    create_placements_table, create_players_table, create_subscriptions_table,
 };
 use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
 use aws_lambda_events::eventbridge::EventBridgeEvent;
@@ -20,7 +18,6 @@ use local::integration::dynamodb::DynamoDbUpdateItem;
 use local::integration::{Integration, IntegrationRequest, MockIntegration, UpdateItemIntegration};
 use on_message_inserted::{MessageInsertedHandler, StreamBatch};
 use on_presence_event::PresenceEventHandler;
-use presence_timeout::PresenceTimeoutHandler;
 use resume::ResumeHandler;
 use send_message::SendMessageHandler;
 use serde_json::{Value, json};
@@ -28,21 +25,21 @@ use shared::config::Config;
 use shared::domain::{MessageId, PlacementId, PlayerId};
 use shared::messaging::{MessageKind, NewMessage, ReplayFrom};
 use shared::placement::PlacementRecord;
-use shared::ports::{GameLiftError, MessageStore, PlacementStore};
+use shared::ports::{GameLiftError, InboxReader, MessageStore, PlacementRecorder};
 use shared::websocket::RouteHandler;
+use shared::wiring::Wiring;
 use subscribe_presence::SubscribePresenceHandler;
 
-use crate::{Bench, body, clock, lambda_event, now};
+use crate::{Bench, body, lambda_event, now};
 
 /// Tables, stores and handlers, built once.
 pub struct World {
     client: aws_sdk_dynamodb::Client,
     config: Arc<Config>,
-    players: Arc<DynamoPlayerStore>,
     messages: Arc<DynamoMessageStore>,
     placements: Arc<DynamoPlacementStore>,
-    outcomes: Arc<DynamoPlacementOutcomes>,
-    parties: Arc<DynamoPartyStore>,
+    /// What the handlers measured here are built from (each by its function's `wire`).
+    wiring: Wiring,
     connect: ConnectHandler,
     disconnect: DisconnectHandler,
     /// The heartbeat route: API Gateway's DynamoDB integration, from template.yaml.
@@ -126,10 +123,6 @@ impl World {
         create_placements_table(client, &config.placements_table).await?;
         create_subscriptions_table(client, &config.subscriptions_table).await?;
         let config = Arc::new(config);
-        let players = Arc::new(DynamoPlayerStore::new(
-            client.clone(),
-            config.players_table.clone(),
-        ));
         let messages = Arc::new(DynamoMessageStore::new(
             client.clone(),
             config.messages_table.clone(),
@@ -138,38 +131,10 @@ impl World {
             client.clone(),
             config.placements_table.clone(),
         ));
-        let outcomes = Arc::new(DynamoPlacementOutcomes::new(
-            client.clone(),
-            config.placements_table.clone(),
-            config.players_table.clone(),
-            config.messages_table.clone(),
-        ));
-        let subscriptions = Arc::new(DynamoSubscriptionStore::new(
-            client.clone(),
-            config.subscriptions_table.clone(),
-        ));
-        let handover = Arc::new(DynamoDeliveryHandover::new(
-            client.clone(),
-            config.players_table.clone(),
-            config.messages_table.clone(),
-        ));
-        let parties = Arc::new(DynamoPartyStore::new(
-            client.clone(),
-            config.parties_table.clone(),
-            config.players_table.clone(),
-            config.messages_table.clone(),
-            config.presence_shards,
-        ));
-        let gateway = bench.gateway.clone();
+        let w = bench.wiring(client, config.clone());
         Ok(Self {
-            connect: ConnectHandler::new(
-                config.clone(),
-                players.clone(),
-                gateway.clone(),
-                clock(),
-                bench.bus.clone(),
-            ),
-            disconnect: DisconnectHandler::new(config.clone(), players.clone(), clock()),
+            connect: connect::wire(&w),
+            disconnect: disconnect::wire(&w),
             heartbeat: UpdateItemIntegration::from_template(
                 &local::template::parse(local::template::TEMPLATE_YAML)?,
                 "heartbeat",
@@ -186,46 +151,16 @@ impl World {
                 &local::template::parse(local::template::TEMPLATE_YAML)?,
                 "ping",
             )?,
-            resume: ResumeHandler::new(
-                config.keep_alive(),
-                players.clone(),
-                messages.clone(),
-                handover,
-                shared::party::Parties::new(parties.clone(), clock(), 86_400),
-                gateway.clone(),
-                clock(),
-            ),
-            send: SendMessageHandler::new(
-                config.clone(),
-                messages.clone(),
-                players.clone(),
-                players.clone(),
-                parties.clone(),
-                clock(),
-            ),
-            deliver: MessageInsertedHandler::new(
-                config.clone(),
-                players.clone(),
-                gateway.clone(),
-                clock(),
-            ),
-            subscribe: SubscribePresenceHandler::new(
-                players.clone(),
-                subscriptions.clone(),
-                clock(),
-            ),
-            on_presence: PresenceEventHandler::new(
-                subscriptions.clone(),
-                messages.clone(),
-                clock(),
-            ),
+            resume: resume::wire(&w),
+            send: send_message::wire(&w),
+            deliver: on_message_inserted::wire(&w),
+            subscribe: subscribe_presence::wire(&w),
+            on_presence: on_presence_event::wire(&w),
             client: client.clone(),
             config,
-            players,
             messages,
             placements,
-            outcomes,
-            parties,
+            wiring: w,
         })
     }
 
@@ -416,14 +351,10 @@ impl World {
         // Refusals: over a limit, and an id nobody has.
         let mut strict = (*self.config).clone();
         strict.rate_limits.messages_per_minute = 1;
-        let strict_send = SendMessageHandler::new(
-            Arc::new(strict),
-            self.messages.clone(),
-            self.players.clone(),
-            self.players.clone(),
-            self.parties.clone(),
-            clock(),
-        );
+        let strict_send = send_message::wire(&Wiring {
+            config: Arc::new(strict),
+            ..self.wiring.clone()
+        });
         let to_peer = || {
             route_event(
                 "sendMessage",
@@ -546,28 +477,10 @@ impl World {
 
     async fn placement(&self, bench: &mut Bench) -> Result<(), Error> {
         let gamelift = bench.gamelift.clone();
-        let request = session_placement_request::SessionPlacementRequestHandler::new(
-            self.config.clone(),
-            self.players.clone(),
-            self.players.clone(),
-            self.placements.clone(),
-            self.parties.clone(),
-            gamelift.clone(),
-            clock(),
-        );
-        let cancel = cancel_placement::CancelPlacementHandler::new(
-            self.players.clone(),
-            self.placements.clone(),
-            gamelift.clone(),
-        );
-        let rejoin =
-            rejoin_session::RejoinSessionHandler::new(self.players.clone(), gamelift.clone());
-        let on_event = on_placement_event::PlacementEventHandler::new(
-            self.config.clone(),
-            self.placements.clone(),
-            self.outcomes.clone(),
-            clock(),
-        );
+        let request = session_placement_request::wire(&self.wiring);
+        let cancel = cancel_placement::wire(&self.wiring);
+        let rejoin = rejoin_session::wire(&self.wiring);
+        let on_event = on_placement_event::wire(&self.wiring);
         let place = |player: &str, connection: &str| {
             route_event(
                 "sessionPlacementRequest",
@@ -770,23 +683,9 @@ impl World {
         // (sweep_100_silent's GetConnection calls are the difference).
         config.presence_liveness = shared::config::PresenceLiveness::ConnectionActivity;
         let config = Arc::new(config);
-        let players = Arc::new(DynamoPlayerStore::new(self.client.clone(), table.clone()));
         // Nobody swept here is in a party: the parties index is queried once per shard.
-        let parties = Arc::new(DynamoPartyStore::new(
-            self.client.clone(),
-            config.parties_table.clone(),
-            table,
-            config.messages_table.clone(),
-            config.presence_shards,
-        ));
-        let sweeper = PresenceTimeoutHandler::new(
-            config.clone(),
-            players.clone(),
-            bench.gateway.clone(),
-            bench.bus.clone(),
-            shared::party::Parties::new(parties, clock(), 86_400),
-            clock(),
-        );
+        let w = bench.wiring(&self.client, config.clone());
+        let sweeper = presence_timeout::wire(&w);
         bench.reset();
         bench
             .invoke(sweeper.handle(lambda_event(schedule_event()?)))
@@ -796,13 +695,7 @@ impl World {
             "presence-timeout run, nobody online",
             "1 query per shard",
         );
-        let connect = ConnectHandler::new(
-            config.clone(),
-            players.clone(),
-            bench.gateway.clone(),
-            clock(),
-            bench.bus.clone(),
-        );
+        let connect = connect::wire(&w);
         for i in 0..100 {
             let name = format!("swept{i}");
             connect
@@ -819,7 +712,7 @@ impl World {
             "1 query per shard",
         );
         // Their sessions end: each closes, and the sweeper retires it after the grace.
-        let disconnect = DisconnectHandler::new(config.clone(), players.clone(), clock());
+        let disconnect = disconnect::wire(&w);
         for i in 0..100 {
             let name = format!("swept{i}");
             disconnect

@@ -15,7 +15,7 @@ use aws_config::{BehaviorVersion, Region, SdkConfig};
 use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
 use serde_json::json;
 use shared::domain::ConnectionId;
-use shared::ports::{ConnectionGateway, GatewayError};
+use shared::ports::{ConnectionGateway, ConnectionProbe, GatewayError};
 
 use crate::client::{Carrier, RawSocket};
 use crate::journeys::Plan;
