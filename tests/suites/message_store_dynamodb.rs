@@ -37,11 +37,11 @@ mod dynamodb_specific {
     use aws_sdk_dynamodb::types::{AttributeValue, KeyType, ScalarAttributeType, StreamViewType};
     use contracts::fixtures::{T0, connection_of, new_connection, player};
     use contracts::message_store_contract::message;
+    use contracts::ports::*;
     use shared::domain::{PlayerId, Seq};
     use shared::messaging::{Handover, HandoverOutcome, ReplayFrom};
     use shared::ports::StoreError;
     use shared::ports::{DeliveryHandover, MessageStore};
-use contracts::ports::*;
     use tests::dynamodb::{
         counted_client, describe_template_table, dynamodb_local, fresh_messages_table,
         fresh_players_table, key_pairs,

@@ -33,8 +33,8 @@ mod dynamodb_specific {
     use aws_adapters::call_counter::CallCounter;
     use aws_adapters::dynamodb::{DynamoSubscriptionStore, create_subscriptions_table};
     use aws_sdk_dynamodb::types::{AttributeValue, KeyType};
-    use shared::domain::PlayerId;
     use contracts::ports::*;
+    use shared::domain::PlayerId;
     use tests::dynamodb::{
         describe_template_table, dynamodb_local, fresh_subscriptions_table, key_pairs,
     };

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use contracts::fixtures::{T0, new_connection, placement_id, player};
+use contracts::ports::*;
 use contracts::unavailable::Unavailable;
 use lambda_http::http::{StatusCode, header};
 use memory_adapters::{
@@ -16,7 +17,6 @@ use shared::domain::{MessageId, PlacementStatus};
 use shared::messaging::{MessageKind, NewMessage, ReplayFrom, StoredMessage};
 use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
 use shared::ports::{ManualClock, PlacementOutcomes};
-use contracts::ports::*;
 
 use super::*;
 

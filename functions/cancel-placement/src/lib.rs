@@ -11,8 +11,8 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde_json::json;
 use serde_json::Value;
+use serde_json::json;
 use shared::domain::{PlacementId, PlayerId};
 use shared::pending::Pending;
 use shared::ports::{GameLiftError, PlacementReader, PlacementStopper, PlayerReader, StoreError};
@@ -61,7 +61,10 @@ impl CancelPlacementHandler {
         let last = record.as_ref().and_then(|r| r.last_request.clone());
         // Default: the pending placement, else the last one (so that a cancel that
         // raced the result says "already ended" rather than "no placement").
-        let Some(target) = requested.map(Pending::from).or_else(|| pending.clone()).or(last)
+        let Some(target) = requested
+            .map(Pending::from)
+            .or_else(|| pending.clone())
+            .or(last)
         else {
             return Err(RouteError::new(
                 ErrorCode::NotFound,

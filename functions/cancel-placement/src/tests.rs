@@ -1,20 +1,20 @@
 use super::*;
-use shared::websocket::RouteHandler;
-use contracts::ports::*;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
 use contracts::fixtures::placement_id;
-use shared::matchmaking::TicketId;
-use shared::pending::Pending;
+use contracts::ports::*;
 use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
 use serde_json::Value;
 use shared::domain::{ConnectionId, MessageId, PlacementStatus};
+use shared::matchmaking::TicketId;
 use shared::messaging::{MessageKind, NewMessage};
+use shared::pending::Pending;
 use shared::placement::{PlacementRecord, SettledPlayer, Settlement};
 use shared::players::NewConnection;
 use shared::ports::PlacementOutcomes;
+use shared::websocket::RouteHandler;
 
 const T0: i64 = 1_795_323_600_000;
 

@@ -143,8 +143,8 @@ impl RouteHandler for ConnectHandler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use contracts::ports::*;
     use contracts::events::{parse_event, route_event};
+    use contracts::ports::*;
     use contracts::recording_gateway::{GatewayCall, RecordingGateway};
     use memory_adapters::{InMemoryPlayerStore, InProcessEventBus};
     use shared::domain::{PlayerId, PresenceStatus};

@@ -71,8 +71,8 @@ impl RouteHandler for DisconnectHandler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use contracts::ports::*;
     use contracts::events::{parse_event, route_event};
+    use contracts::ports::*;
     use memory_adapters::InMemoryPlayerStore;
     use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
     use shared::players::NewConnection;

@@ -25,6 +25,7 @@ use lambda_runtime::LambdaEvent;
 use serde_json::Value;
 use shared::config::Config;
 use shared::domain::{EpochMillis, MessageId, PlayerId};
+use shared::matchmaking::TicketPushes;
 use shared::matchmaking::event::{EventPlayer, read_payload};
 use shared::matchmaking::{
     EventTicket, MatchedSeat, MatchmakingDetail, MatchmakingEvent, MatchmakingEventKind,
@@ -32,11 +33,10 @@ use shared::matchmaking::{
 };
 use shared::matchmaking::{TicketChange, TicketPlayerChange, TicketRecord};
 use shared::messaging::{MessageKind, NewMessage};
-use shared::matchmaking::TicketPushes;
 use shared::ports::{Clock, StoreError, TicketChanges, TicketReader};
-use shared::wiring::Wiring;
 use shared::protocol::ServerFrame;
 use shared::telemetry::ErrorChain;
+use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
 /// `senderId` of matchmaking messages.

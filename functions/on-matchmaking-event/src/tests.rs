@@ -2,16 +2,16 @@
 //! what each event does to the tickets, the players and their inboxes, and that
 //! duplicates, late and out-of-order events change and push nothing.
 
+use contracts::ports::*;
 use lambda_runtime::Context;
 use memory_adapters::{InMemoryMessageStore, InMemoryPlayerStore, InMemoryTicketStore};
 use serde_json::json;
 use shared::domain::ConnectionId;
 use shared::matchmaking::TicketId;
 use shared::messaging::ReplayFrom;
-use shared::players::NewConnection;
 use shared::pending::Pending;
+use shared::players::NewConnection;
 use shared::ports::ManualClock;
-use contracts::ports::*;
 
 use super::*;
 
@@ -75,7 +75,10 @@ async fn world() -> World {
             .unwrap();
         let record = TicketRecord::queued(ticket(id), player(name), vec![], "default", T0 - 1_000);
         players
-            .reserve(&player(name), &Pending::of_ticket(&record.ticket_id).unwrap())
+            .reserve(
+                &player(name),
+                &Pending::of_ticket(&record.ticket_id).unwrap(),
+            )
             .await
             .unwrap();
         tickets.create(&record).await.unwrap();
@@ -231,10 +234,7 @@ async fn given_a_match_made_then_each_player_gets_their_own_seat_in_the_same_gam
         assert_eq!(a["region"], "eu-west-1");
         for who in ["alice", "bob"] {
             let record = world.players.get(&player(who)).await.unwrap().unwrap();
-            assert!(
-                record.pending.is_none(),
-                "{name}: {who} is free"
-            );
+            assert!(record.pending.is_none(), "{name}: {who} is free");
             assert!(
                 record.game_session.is_some(),
                 "{name}: {who}'s seat stored for rejoin"

@@ -1,6 +1,7 @@
 use super::*;
 use async_trait::async_trait;
 use contracts::fixtures::placement_id;
+use contracts::ports::*;
 use lambda_runtime::Context;
 use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
@@ -11,7 +12,6 @@ use shared::domain::PlacementStatus;
 use shared::placement::PlacementRecord;
 use shared::players::NewConnection;
 use shared::ports::ManualClock;
-use contracts::ports::*;
 
 const T0: i64 = 1_795_323_600_000;
 const P_FUL: &str = "4f1c5b2e-7d3a-4b8e-9c61-2a5d8e0f1b37";

@@ -25,8 +25,8 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use shared::config::Config;
 use serde_json::Value;
+use shared::config::Config;
 use shared::party::{CommitScope, Parties, PartyError};
 use shared::ports::{PlayerReader, RateLimiter};
 use shared::requests::ClientRequest;

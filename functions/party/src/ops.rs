@@ -66,8 +66,12 @@ impl PartyHandler {
                 info!(player_id = %creator, party_id = %change.after.party_id, max_size, "party created");
                 Ok(json!({ "party": change.after.view() }))
             }
-            Committed::InAnotherParty(party) => Err(RouteError::from(PartyRefusal::AlreadyInParty(party))),
-            Committed::NoSuchPlayer => Err(RouteError::from(PartyRefusal::NoSuchPlayer(creator.clone()))),
+            Committed::InAnotherParty(party) => {
+                Err(RouteError::from(PartyRefusal::AlreadyInParty(party)))
+            }
+            Committed::NoSuchPlayer => Err(RouteError::from(PartyRefusal::NoSuchPlayer(
+                creator.clone(),
+            ))),
             // A fresh random id that exists already, or an invitation write that is not
             // there: neither can happen.
             Committed::PartyMoved | Committed::InvitationGone => {
@@ -138,7 +142,13 @@ impl PartyHandler {
             commit.invitation = Some(InvitationWrite::Put(invitation.clone()));
             commit.must_exist = Some(invitee.clone());
             commit.pushes = vec![self.parties.invite_push(&invitation, now)];
-            match self.parties.commits().commit(&commit).await.map_err(store)? {
+            match self
+                .parties
+                .commits()
+                .commit(&commit)
+                .await
+                .map_err(store)?
+            {
                 Committed::Done => {
                     info!(player_id = %inviter, party_id = %party_id, invitee = %invitee, "invited to a party");
                     return Ok(json!({
@@ -172,14 +182,20 @@ impl PartyHandler {
                 .get_with_invitation(&party_id, player)
                 .await
                 .map_err(store)?;
-            let party =
-                party.ok_or_else(|| RouteError::from(PartyRefusal::NoSuchParty(party_id.clone())))?;
+            let party = party
+                .ok_or_else(|| RouteError::from(PartyRefusal::NoSuchParty(party_id.clone())))?;
             let now = self.parties.now();
             let change = party
                 .join(player, invitation.as_ref(), now)
                 .map_err(RouteError::from)?;
             let commit = self.parties.commit_of(&change, now);
-            match self.parties.commits().commit(&commit).await.map_err(store)? {
+            match self
+                .parties
+                .commits()
+                .commit(&commit)
+                .await
+                .map_err(store)?
+            {
                 Committed::Done => {
                     info!(player_id = %player, party_id = %party_id, members = change.after.members.len(), "joined a party");
                     return Ok(json!({ "party": change.after.view() }));
@@ -220,7 +236,13 @@ impl PartyHandler {
         let mut commit = PartyCommit::on(party_id.clone(), PartyCondition::Any, now);
         commit.invitation = Some(InvitationWrite::Take(player.clone()));
         commit.pushes = vec![self.parties.declined_push(&invitation, now)];
-        match self.parties.commits().commit(&commit).await.map_err(store)? {
+        match self
+            .parties
+            .commits()
+            .commit(&commit)
+            .await
+            .map_err(store)?
+        {
             Committed::Done => {
                 info!(player_id = %player, party_id = %party_id, "declined a party invitation");
                 Ok(json!({ "partyId": party_id }))

@@ -45,11 +45,12 @@ use serde::Serialize;
 use serde_json::Value;
 use shared::config::{Config, PresenceLiveness};
 use shared::domain::{EpochMillis, PlayerId, PresenceStatus};
+use shared::party::CommitScope;
 use shared::party::Parties;
 use shared::players::ExpiredPlayer;
-use shared::party::CommitScope;
 use shared::ports::{
-    Clock, ConnectionGateway, ConnectionProbe, EventBus, GatewayError, OfflineParties, PresenceSweep,
+    Clock, ConnectionGateway, ConnectionProbe, EventBus, GatewayError, OfflineParties,
+    PresenceSweep,
 };
 use shared::presence::PresenceEvent;
 use shared::protocol::{DisconnectReason, ServerFrame};

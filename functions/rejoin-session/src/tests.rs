@@ -1,10 +1,10 @@
 use super::*;
-use shared::websocket::RouteHandler;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::{
     FAKE_DNS_NAME, FAKE_IP_ADDRESS, FAKE_PORT, FakeGameLift, GameLiftCall,
 };
 use contracts::fixtures::placement_id;
+use contracts::ports::*;
 use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
@@ -16,7 +16,7 @@ use shared::placement::{
 };
 use shared::players::NewConnection;
 use shared::ports::PlacementOutcomes;
-use contracts::ports::*;
+use shared::websocket::RouteHandler;
 
 const T0: i64 = 1_795_323_600_000;
 const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1";

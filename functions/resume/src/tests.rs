@@ -9,8 +9,8 @@ use memory_adapters::{
 };
 use serde_json::json;
 use shared::domain::{MessageId, PresenceStatus};
-use shared::messaging::NewMessage;
 use shared::matchmaking::TicketId;
+use shared::messaging::NewMessage;
 use shared::party::Parties;
 use shared::pending::Pending;
 use shared::ports::{ManualClock, StoreError};

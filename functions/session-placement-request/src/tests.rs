@@ -1,16 +1,16 @@
 use super::*;
-use shared::websocket::RouteHandler;
-use contracts::ports::*;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
+use contracts::ports::*;
 use memory_adapters::{
     InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementStore, InMemoryPlayerStore,
 };
 use serde_json::{Map, Value, json};
 use shared::domain::{ConnectionId, EpochMillis, PlacementStatus};
-use shared::players::NewConnection;
 use shared::matchmaking::TicketId;
+use shared::players::NewConnection;
 use shared::ports::ManualClock;
+use shared::websocket::RouteHandler;
 
 const T0: i64 = 1_795_323_600_000;
 

@@ -125,9 +125,10 @@ impl Route for SubscribePresenceHandler {
             ClientRequest::SubscribePresence { body, .. } => {
                 self.subscribe(&request.caller, body).await.map(Reply::Ack)
             }
-            ClientRequest::UnsubscribePresence { body, .. } => {
-                self.unsubscribe(&request.caller, body).await.map(Reply::Ack)
-            }
+            ClientRequest::UnsubscribePresence { body, .. } => self
+                .unsubscribe(&request.caller, body)
+                .await
+                .map(Reply::Ack),
             _ => Ok(Reply::WrongRoute),
         }
     }

@@ -6,8 +6,8 @@ use shared::ports::ManualClock;
 use shared::ports::StoreError;
 
 use super::*;
-use shared::websocket::RouteHandler;
 use contracts::ports::*;
+use shared::websocket::RouteHandler;
 
 const T0: i64 = 1_795_323_600_000;
 const GRACE: i64 = 30_000;

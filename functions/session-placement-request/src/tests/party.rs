@@ -5,6 +5,7 @@ use std::sync::Arc;
 use contracts::events::{reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
 use contracts::fixtures::{T0, new_connection, player};
+use contracts::ports::*;
 use memory_adapters::{
     InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementStore, InMemoryPlayerStore,
 };
@@ -16,7 +17,6 @@ use shared::party::{Invitation, Parties, Party, PartyId};
 use shared::pending::{Pending, Reservation};
 use shared::placement::PlacementPlayer;
 use shared::ports::{GameLiftError, ManualClock};
-use contracts::ports::*;
 use shared::websocket::RouteHandler;
 
 use crate::SessionPlacementRequestHandler;
