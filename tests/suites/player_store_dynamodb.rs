@@ -14,6 +14,21 @@ mod contract {
 
     contracts::player_store_contract_tests!(store);
     contracts::rate_limiter_contract_tests!(store);
+
+    /// The Players table, and heartbeats as the deployed route records them (its
+    /// mapping template on DynamoDB Local).
+    async fn with_heartbeats() -> contracts::player_store_contract::HeartbeatStores {
+        let client = dynamodb_local().await;
+        let table = fresh_players_table(&client).await;
+        contracts::player_store_contract::HeartbeatStores {
+            players: std::sync::Arc::new(DynamoPlayerStore::new(client.clone(), table.clone())),
+            heartbeats: std::sync::Arc::new(tests::heartbeats::TemplateHeartbeats::new(
+                client, table,
+            )),
+        }
+    }
+
+    contracts::heartbeat_contract_tests!(with_heartbeats);
 }
 
 mod rate_limit {
@@ -102,6 +117,7 @@ mod dynamodb_specific {
     use aws_adapters::dynamodb::{DynamoPlayerStore, SWEEP_INDEX, create_players_table};
     use aws_sdk_dynamodb::config::retry::RetryConfig;
     use aws_sdk_dynamodb::types::{AttributeValue, IndexStatus, KeyType, ProjectionType};
+    use contracts::ports::*;
     use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
     use shared::players::{ConnectOutcome, NewConnection};
     use shared::ports::StoreError;
@@ -289,15 +305,7 @@ mod dynamodb_specific {
         );
         let store = DynamoPlayerStore::new(unreachable, "players");
         assert!(matches!(
-            store
-                .heartbeat(
-                    &alice(),
-                    &ConnectionId::parse("c1").unwrap(),
-                    T0,
-                    T0 + 1,
-                    None
-                )
-                .await,
+            store.get(&alice()).await,
             Err(StoreError::Unavailable(_))
         ));
     }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use aws_adapters::call_counter::CallCounter;
 use aws_adapters::dynamodb::{DynamoPartyStore, DynamoPlayerStore};
+use contracts::ports::*;
 use contracts::recording_gateway::{GatewayCall, RecordingGateway};
 use memory_adapters::InProcessEventBus;
 use presence_timeout::{PresenceTimeoutHandler, SweepSummary};
@@ -16,7 +17,6 @@ use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
 use shared::party::Parties;
 use shared::players::NewConnection;
 use shared::ports::{ConnectionGateway, ConnectionInfo, GatewayError, ManualClock};
-use contracts::ports::*;
 use shared::presence::PresenceChange;
 use tests::dynamodb::{
     dynamodb_local, fresh_messages_table, fresh_parties_table, fresh_players_table,
@@ -38,6 +38,8 @@ fn conn(player: &str) -> ConnectionId {
 struct World {
     config: Arc<Config>,
     players: Arc<DynamoPlayerStore>,
+    /// The heartbeat route, on the counted client.
+    heartbeats: Arc<tests::heartbeats::TemplateHeartbeats>,
     /// On a client of its own: the counts here are the players' side of a sweep.
     parties: Arc<DynamoPartyStore>,
     counter: CallCounter,
@@ -74,21 +76,38 @@ impl World {
         Self {
             config: Arc::new(config),
             parties,
-            players: Arc::new(DynamoPlayerStore::new(counted, table)),
+            players: Arc::new(DynamoPlayerStore::new(counted.clone(), table.clone())),
+            heartbeats: Arc::new(tests::heartbeats::TemplateHeartbeats::new(counted, table)),
             counter,
             bus: Arc::new(InProcessEventBus::new()),
         }
     }
 
-    fn sweeper(&self, gateway: Arc<dyn ConnectionGateway>) -> PresenceTimeoutHandler {
-        PresenceTimeoutHandler::new(
+    /// The sweeper as `presence_timeout::wire` builds it: it asks API Gateway about a
+    /// socket only in connection-activity mode.
+    fn sweeper<G: ConnectionGateway + ConnectionProbe + 'static>(
+        &self,
+        gateway: Arc<G>,
+    ) -> PresenceTimeoutHandler {
+        let clock = Arc::new(ManualClock::at(T0));
+        let handler = PresenceTimeoutHandler::new(
             self.config.clone(),
             self.players.clone(),
-            gateway,
+            gateway.clone(),
             self.bus.clone(),
-            Parties::new(self.parties.clone(), Arc::new(ManualClock::at(T0)), 86_400),
-            Arc::new(ManualClock::at(T0)),
-        )
+            Parties::new(
+                self.parties.clone(),
+                self.parties.clone(),
+                clock.clone(),
+                86_400,
+            ),
+            self.parties.clone(),
+            clock,
+        );
+        match self.config.presence_liveness {
+            PresenceLiveness::ConnectionActivity => handler.asking(gateway),
+            PresenceLiveness::Heartbeat => handler,
+        }
     }
 
     async fn connect(&self, player: &str, at: i64) {
@@ -254,7 +273,7 @@ async fn given_players_past_their_deadline_whose_sockets_ping_when_sweeping_then
 /// Heartbeats `late` when the sweeper closes `zombie`'s socket: after the sweeper
 /// listed `late` as expired, before its conditional write on `late`.
 struct HeartbeatDuringSweep {
-    players: Arc<DynamoPlayerStore>,
+    heartbeats: Arc<tests::heartbeats::TemplateHeartbeats>,
     zombie: ConnectionId,
     late: &'static str,
 }
@@ -267,7 +286,7 @@ impl ConnectionGateway for HeartbeatDuringSweep {
     async fn delete(&self, _: &str, connection: &ConnectionId) -> Result<(), GatewayError> {
         if *connection == self.zombie {
             let refreshed = self
-                .players
+                .heartbeats
                 .heartbeat(&p(self.late), &conn(self.late), T0, T0 + HEARTBEAT, None)
                 .await
                 .unwrap();
@@ -279,6 +298,10 @@ impl ConnectionGateway for HeartbeatDuringSweep {
         }
         Ok(())
     }
+}
+
+#[async_trait]
+impl ConnectionProbe for HeartbeatDuringSweep {
     async fn get(&self, _: &str, _: &ConnectionId) -> Result<ConnectionInfo, GatewayError> {
         Err(GatewayError::Gone)
     }
@@ -291,7 +314,7 @@ async fn given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_
     w.connect("alice", T0 - HEARTBEAT - 20).await;
     w.connect("bob", T0 - HEARTBEAT - 10).await;
     let gateway = Arc::new(HeartbeatDuringSweep {
-        players: w.players.clone(),
+        heartbeats: w.heartbeats.clone(),
         zombie: conn("alice"),
         late: "bob",
     });

@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
 pub mod dynamodb;
+pub mod heartbeats;
 pub mod http;
 pub mod schema;
 pub mod stack;
