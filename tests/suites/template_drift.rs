@@ -12,12 +12,16 @@
 //! - the Messages stream's event source mapping: its filter, evaluated on the records the
 //!   code's items make, and partial batch failures;
 //! - the backend API (`template_drift/backend.rs`): its one route, as the local stack serves
-//!   it, with AWS_IAM, and its function's DynamoDB permissions.
+//!   it, with AWS_IAM;
+//! - calls and grants (`template_drift/calls_grants.rs`): every function's role (and the
+//!   heartbeat integration's) grants exactly the AWS calls its wiring can make, in each
+//!   deployment shape the template's conditions allow.
 //!
 //! Run alone with `cargo test -p tests --test suites template_drift`.
 
 mod backend;
 mod build;
+mod calls_grants;
 mod cfn;
 mod filter;
 mod settings;
@@ -1289,69 +1293,5 @@ fn given_the_messages_stream_when_a_record_fails_then_the_mapping_retries_only_t
     assert_no_problems(
         &format!("{id} is not the mapping the code relies on"),
         &problems,
-    );
-}
-
-#[test]
-fn given_the_sweeper_when_deployed_then_it_may_post_and_delete_and_get_only_in_connection_activity_mode()
- {
-    // The sweeper tells a zombie why and closes it; in connection-activity mode it first
-    // asks when an expired player's socket was last active (GetConnection: a `ping` keeps
-    // a player online): without that GET grant every expired online player would be a
-    // failure, never swept. Heartbeat mode never asks, so it is not granted there.
-    let template = Template::load();
-    let (function, _) = template
-        .of_type(FUNCTION)
-        .into_iter()
-        .find(|(id, _)| template.function_binary(id) == "presence-timeout")
-        .expect("a function deploys presence-timeout");
-    // (condition the statement is under, if any) -> verbs it grants.
-    let mut verbs: BTreeMap<Option<String>, BTreeSet<String>> = BTreeMap::new();
-    for policy in template.properties(function)["Policies"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        for statement in policy["Statement"].as_array().into_iter().flatten() {
-            let (condition, statement) = match statement["Fn::If"].as_array() {
-                Some(branches) => (branches[0].as_str().map(str::to_owned), &branches[1]),
-                None => (None, statement),
-            };
-            if statement["Effect"] != "Allow"
-                || statement["Action"] != "execute-api:ManageConnections"
-            {
-                continue;
-            }
-            let resources = match &statement["Resource"] {
-                Value::Array(resources) => resources.clone(),
-                one => vec![one.clone()],
-            };
-            for resource in resources {
-                let arn = resource["Fn::Sub"].as_str().unwrap_or_default();
-                if let Some(verb) = arn
-                    .strip_suffix("/@connections/*")
-                    .and_then(|rest| rest.rsplit('/').next())
-                {
-                    verbs
-                        .entry(condition.clone())
-                        .or_default()
-                        .insert(verb.to_owned());
-                }
-            }
-        }
-    }
-    let expected: BTreeMap<Option<String>, BTreeSet<String>> = [
-        (None, ["DELETE", "POST"].map(str::to_owned).into()),
-        (
-            Some("AsksConnectionActivity".to_owned()),
-            ["GET"].map(str::to_owned).into(),
-        ),
-    ]
-    .into();
-    assert_eq!(verbs, expected, "the sweeper's @connections grants");
-    assert_eq!(
-        template.root()["Conditions"]["AsksConnectionActivity"],
-        json!({"Fn::Equals": [{"Ref": "PresenceLiveness"}, "connection-activity"]}),
-        "AsksConnectionActivity is the connection-activity mode"
     );
 }

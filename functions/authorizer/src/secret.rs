@@ -9,6 +9,8 @@ use aws_sdk_ssm::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_ssm::operation::get_parameter::GetParameterError;
 use aws_sdk_ssm::types::ParameterType;
 
+use aws_adapters::calls::{AwsCall, Resource};
+
 use crate::config::{AuthConfig, JwtConfig, KeyConfig, MIN_HS256_SECRET_BYTES};
 
 /// Why the secret cannot be used. Its `Display` is the start-up log line.
@@ -101,6 +103,30 @@ impl SsmSecrets {
             _ => Ok(value.into_bytes()),
         }
     }
+}
+
+/// What the authorizer calls for `config`, as IAM authorizes it: with a secret
+/// parameter named, its GetParameter (with decryption: SSM decrypts with KMS on the
+/// caller's behalf, so the caller needs `kms:Decrypt` through SSM too); nothing else
+/// (tests/suites/template_drift/calls_grants.rs compares it with the role).
+pub fn calls(config: &AuthConfig) -> Vec<AwsCall> {
+    config
+        .secret_parameter()
+        .map(|parameter| {
+            vec![
+                AwsCall::new(
+                    "ssm:GetParameter",
+                    Resource::Parameter(parameter.to_owned()),
+                ),
+                AwsCall::new(
+                    "kms:Decrypt",
+                    Resource::KeyViaSsm {
+                        parameter: parameter.to_owned(),
+                    },
+                ),
+            ]
+        })
+        .unwrap_or_default()
 }
 
 /// The configuration with its HS256 secret read from Parameter Store, if it names one;
