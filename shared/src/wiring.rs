@@ -1,7 +1,7 @@
 //! What a function is built from: each function's `wire(&Wiring)` asks for the narrow
 //! ports its handler uses, and nothing else, from [`Stores`] and [`Services`]. The
 //! same `wire` builds the function in Lambda (`aws-adapters`, which also records the
-//! AWS calls each port it builds can make: tests/suites/calls_grants.rs compares them
+//! AWS calls each port it builds can make: tests/suites/template_drift/calls_grants.rs compares them
 //! with the function's role), in the local stack (memory or DynamoDB Local, the
 //! simulators) and in the tools.
 

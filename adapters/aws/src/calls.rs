@@ -1,6 +1,6 @@
 //! What an AWS adapter can call, declared next to each port it implements
 //! ([`Calls`]), as IAM authorizes it: an action on a resource. A function's wiring
-//! records the calls of every port it builds ([`Recorder`]); tests/suites/calls_grants.rs
+//! records the calls of every port it builds ([`Recorder`]); tests/suites/template_drift/calls_grants.rs
 //! compares them with the function's role in template.yaml, both ways.
 //!
 //! Item actions inside a transaction are authorized one by one (a TransactWriteItems

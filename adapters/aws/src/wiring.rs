@@ -1,7 +1,7 @@
 //! The ports on AWS, as a function's `wire` asks for them: [`DynamoStores`] (also the
 //! local stack's and the tools' on DynamoDB Local) and [`AwsServices`]. Each port built
 //! records the calls its adapter can make ([`Recorder`]): what the function's role must
-//! grant, no more (tests/suites/calls_grants.rs).
+//! grant, no more (tests/suites/template_drift/calls_grants.rs).
 
 use std::sync::Arc;
 

@@ -1,6 +1,6 @@
 //! Ports: the narrow traits handlers depend on, one per concern of an outside thing, so
 //! that each function depends only on what it uses (and its role grants only what its
-//! adapters call: tests/suites/calls_grants.rs). Each has an AWS adapter
+//! adapters call: tests/suites/template_drift/calls_grants.rs). Each has an AWS adapter
 //! (`aws-adapters`) and an in-memory one (`memory-adapters`), held to the same answers by
 //! the contract suites (`contracts`). What they read and write are the domain's records
 //! (`crate::players`, `crate::messaging`, `crate::placement`, ...), not theirs.
