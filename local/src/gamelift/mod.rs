@@ -11,7 +11,7 @@
 //!     println!("{sns_event}"); // hand it to on-placement-event
 //! });
 //! let (simulator, task) = Simulator::start(SimulatorSettings::default(), sink);
-//! let gamelift: std::sync::Arc<dyn shared::ports::GameLift> = simulator.clone();
+//! let gamelift: std::sync::Arc<dyn shared::ports::PlacementStarter> = simulator.clone();
 //! // ... the handlers use `gamelift`; on shutdown:
 //! task.abort();
 //! # }

@@ -35,9 +35,14 @@ pub const UNRECORDED_STALE_AFTER_MS: EpochMillis = 60_000;
 #[derive(Debug, thiserror::Error)]
 pub enum PendingError {
     /// `player` (the caller, or a member of their party) waits for `pending`, which is
-    /// still going.
+    /// still going; `in_party`: found by the party's reservation (a party's conflict
+    /// names the member, the leader included).
     #[error("{player} waits for {pending}")]
-    Taken { player: PlayerId, pending: Pending },
+    Taken {
+        player: PlayerId,
+        pending: Pending,
+        in_party: bool,
+    },
     /// Not the party's leader, no such party, or the party kept changing.
     #[error("{0}")]
     Party(PartyRefusal),
@@ -110,6 +115,7 @@ impl PendingRequests {
                         return Err(PendingError::Taken {
                             player: caller.clone(),
                             pending: other,
+                            in_party: false,
                         });
                     }
                 }
@@ -152,6 +158,7 @@ impl PendingRequests {
                         return Err(PendingError::Taken {
                             player,
                             pending: other,
+                            in_party: true,
                         });
                     }
                 }

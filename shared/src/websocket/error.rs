@@ -161,7 +161,11 @@ impl RouteError {
     /// member's), the party's refusal, or the store that failed (`consequence`).
     pub fn from_pending(err: PendingError, caller: &PlayerId, consequence: &str) -> Self {
         match err {
-            PendingError::Taken { player, pending } => pending_conflict(&player, &pending, caller),
+            PendingError::Taken {
+                player,
+                pending,
+                in_party,
+            } => pending_conflict(&player, &pending, caller, in_party),
             PendingError::Party(refusal) => refusal.into(),
             PendingError::TooManyPlayers { max } => {
                 Self::bad_request(format!("a ticket holds at most {max} players"))
@@ -175,8 +179,14 @@ impl RouteError {
     }
 }
 
-/// A `conflict` naming what `player` waits for.
-fn pending_conflict(player: &PlayerId, pending: &Pending, caller: &PlayerId) -> RouteError {
+/// A `conflict` naming what `player` waits for, and (`playerId`) who, when it is
+/// another player or a party's reservation found it.
+fn pending_conflict(
+    player: &PlayerId,
+    pending: &Pending,
+    caller: &PlayerId,
+    in_party: bool,
+) -> RouteError {
     let whose = if player == caller {
         "you have".to_owned()
     } else {
@@ -199,7 +209,7 @@ fn pending_conflict(player: &PlayerId, pending: &Pending, caller: &PlayerId) -> 
         .with_detail("placementId", placement.as_str()),
     };
     tracing::info!(player_id = %player, pending = %pending, "a request is already pending");
-    if player == caller {
+    if player == caller && !in_party {
         error
     } else {
         error.with_detail("playerId", player.as_str())
