@@ -16,7 +16,7 @@ pub mod prices;
 pub mod render;
 pub mod usage;
 
-pub use designs::{Design, Priced, price_all, presence_ratios};
+pub use designs::{Design, Priced, presence_ratios, price_all};
 pub use prices::Prices;
 pub use usage::{Bill, Feature, Line, Work};
 

@@ -272,7 +272,8 @@ fn the_priced_table_ends_with_the_presence_ratio_and_the_floor_is_api_gateway_in
     assert_eq!(last, format!("presence ratio to seed: {ratio:.2}"));
     let by_mode = table.lines().rev().nth(1).unwrap();
     assert!(
-        by_mode.starts_with("presence ratio to seed by PRESENCE_LIVENESS: heartbeat (the default) ")
+        by_mode
+            .starts_with("presence ratio to seed by PRESENCE_LIVENESS: heartbeat (the default) ")
             && by_mode.contains(", connection-activity "),
         "{by_mode}"
     );
