@@ -273,7 +273,7 @@ impl LocalStack {
             clock: self.dependencies.clock.clone(),
             shutdown: shutdown_rx.clone(),
             tracker: tracker.clone(),
-            hub: self.hub.clone(),
+            tap: self.hub.clone(),
         });
         let console = crate::console::Console::new(
             self.hub,
