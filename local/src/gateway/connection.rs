@@ -16,7 +16,8 @@ use tokio::time::{Instant, sleep, timeout};
 
 use super::events::{self, ConnectionFacts, Invocation};
 use super::registry::{ConnectionMeta, Outbound, Queued};
-use super::{FrameDirection, Gateway, TrackerGuard, gateway_error_frame, ids, shutting_down};
+use super::{FrameDirection, Gateway, TrackerGuard, gateway_error_frame, shutting_down};
+use crate::ids;
 use crate::integration::IntegrationRequest;
 use crate::invoke::{InvokeError, invoke};
 use crate::routes::{DISCONNECT, Selected};

@@ -10,7 +10,6 @@
 
 mod connection;
 pub mod events;
-pub mod ids;
 pub mod registry;
 
 use std::net::SocketAddr;
@@ -28,6 +27,7 @@ use shared::protocol::{MAX_FRAME_BYTES, MAX_MESSAGE_BYTES};
 use tokio::sync::{oneshot, watch};
 
 use crate::auth::{AuthDecision, ConnectAuthorizer};
+use crate::ids;
 use crate::invoke::invoke;
 use crate::routes::{CONNECT, Routes};
 use events::{ConnectionFacts, Invocation, UpgradeRequest};
