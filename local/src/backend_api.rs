@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Response};
 use backend_api::BackendApi;
 use serde_json::{Map, Value, json};
 
-use crate::gateway::ids;
+use crate::ids;
 use crate::time::iso8601;
 
 /// The header holding `BACKEND_API_KEY`.

@@ -23,7 +23,8 @@
 //! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown),
 //! [`template`] (template.yaml as JSON), [`integration`] (routes API Gateway serves
 //! without a function: the heartbeat's DynamoDB integration, from its mapping templates),
-//! [`backend_api`] (the backend API on its own port, through `lambda_http`'s types).
+//! [`backend_api`] (the backend API on its own port, through `lambda_http`'s types),
+//! [`ids`] (API Gateway-shaped ids, for the gateway, the stream and both APIs).
 
 pub mod auth;
 pub mod backend_api;
@@ -32,6 +33,7 @@ pub mod console;
 pub mod flexmatch;
 pub mod gamelift;
 pub mod gateway;
+pub mod ids;
 pub mod integration;
 pub mod invoke;
 pub mod invoke_once;
