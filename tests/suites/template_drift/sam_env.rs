@@ -1,0 +1,379 @@
+//! `local/sam-env.json`, the `--env-vars` file of `sam local invoke`, against template.yaml
+//! and the code (README.md, "With Docker: sam local invoke").
+//!
+//! What SAM does with it (SAM CLI 1.170, `samcli/local/lambdafn/env_vars.py`): a function
+//! gets only the variables its template declares (the Globals and its own), each with the
+//! file's value for it, else the template's as SAM resolves it: a parameter's default, a
+//! resource's logical id, "" for what it does not resolve (`AWS::NoValue`). A variable the
+//! template does not declare is dropped without a word; so is a `Parameters` entry for a
+//! variable a function does not declare, while one it does declare is set for every
+//! function. Hence the file's shape, checked here: one entry per function, only what that
+//! function reads, everything else left to the template only where that is what the local
+//! stack uses too.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde_json::{Map, Value};
+use shared::config::{Config, EnvReader};
+
+use super::cfn::{Template, ref_name};
+use super::{
+    FUNCTION, assert_no_problems, authorizer_reads, matchmaking_reads, shared_config_reads,
+};
+
+const ENV_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../local/sam-env.json");
+/// How a container reaches the host (Docker Desktop; on Linux,
+/// `--add-host host.docker.internal:host-gateway`).
+const CONTAINER_HOST: &str = "host.docker.internal";
+/// The ports the README starts them on.
+const DYNAMODB_LOCAL_PORT: u16 = 8000;
+const LOCAL_STACK_PORT: u16 = 3001;
+/// The variable the AWS SDK reads for every service without its own.
+const GLOBAL_ENDPOINT: &str = "AWS_ENDPOINT_URL";
+/// The SDK's service-specific variable of each service (`AWS_ENDPOINT_URL_<ID>`).
+const DYNAMODB: &str = "DYNAMODB";
+const MANAGEMENT_API: &str = "APIGATEWAYMANAGEMENTAPI";
+/// A binary that reads no configuration at all (its main.rs builds nothing).
+const READS_NOTHING: &str = "default";
+
+/// The file, as logical id → variable → value.
+fn env_file() -> BTreeMap<String, BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(ENV_FILE).expect("local/sam-env.json is readable");
+    let root: Map<String, Value> =
+        serde_json::from_str(&text).expect("local/sam-env.json is a JSON object");
+    root.into_iter()
+        .map(|(function, entry)| {
+            let entry = entry
+                .as_object()
+                .unwrap_or_else(|| panic!("{function}'s entry is not an object (SAM refuses it)"));
+            let variables = entry
+                .iter()
+                .map(|(name, value)| {
+                    let value = value.as_str().unwrap_or_else(|| {
+                        panic!("{function}.{name} is not a string: Lambda variables are strings")
+                    });
+                    (name.clone(), value.to_owned())
+                })
+                .collect();
+            (function, variables)
+        })
+        .collect()
+}
+
+/// Every variable the template declares for function `id`.
+fn declared(template: &Template, id: &str) -> Map<String, Value> {
+    let mut all = template.global_variables().clone();
+    all.extend(template.own_variables(id));
+    all
+}
+
+/// What SAM gives a variable the file leaves alone: a parameter's default, a resource's
+/// logical id, "" for `AWS::NoValue`; `None` for an intrinsic whose value depends on
+/// conditions or substitutions (the file must set such a variable if it is read).
+fn sam_value(template: &Template, value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        Value::Bool(flag) => Some(flag.to_string()),
+        _ => match ref_name(value)? {
+            "AWS::NoValue" => Some(String::new()),
+            name => match &template.root()["Parameters"][name] {
+                Value::Null => Some(name.to_owned()),
+                parameter => Some(match &parameter["Default"] {
+                    Value::String(text) => text.clone(),
+                    Value::Number(number) => number.to_string(),
+                    _ => String::new(),
+                }),
+            },
+        },
+    }
+}
+
+/// What the function's container sees of its own variables: the file's, and SAM's
+/// value of the others (those it cannot tell are left out).
+fn container_env(
+    template: &Template,
+    id: &str,
+    entry: &BTreeMap<String, String>,
+) -> HashMap<String, String> {
+    declared(template, id)
+        .iter()
+        .filter_map(|(name, value)| {
+            let value = entry
+                .get(name)
+                .cloned()
+                .or_else(|| sam_value(template, value))?;
+            Some((name.clone(), value))
+        })
+        .collect()
+}
+
+/// The AWS services the function's code calls (the SDK's ids), from its policies'
+/// actions: what it is allowed to call is what it calls. `kms` is SSM's own decryption
+/// of the authorizer's secret and `sqs` Lambda's on-failure destination: neither is a
+/// call of the code.
+fn services(template: &Template, id: &str) -> BTreeSet<&'static str> {
+    fn actions(value: &Value, found: &mut BTreeSet<String>) {
+        match value {
+            Value::Object(object) => {
+                for (key, value) in object {
+                    match (key.as_str(), value) {
+                        ("Action", Value::String(action)) => {
+                            found.insert(action.clone());
+                        }
+                        ("Action", Value::Array(list)) => {
+                            found.extend(list.iter().filter_map(|a| a.as_str().map(str::to_owned)));
+                        }
+                        _ => actions(value, found),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| actions(v, found)),
+            _ => {}
+        }
+    }
+    let mut found = BTreeSet::new();
+    actions(&template.properties(id)["Policies"], &mut found);
+    found
+        .iter()
+        .filter_map(
+            |action| match action.split(':').next().unwrap_or_default() {
+                "dynamodb" => Some(DYNAMODB),
+                "execute-api" => Some(MANAGEMENT_API),
+                "events" => Some("EVENTBRIDGE"),
+                "gamelift" => Some("GAMELIFT"),
+                "ssm" => Some("SSM"),
+                "kms" | "sqs" => None,
+                other => {
+                    panic!("{id} may call {other}: which SDK service is that? teach services()")
+                }
+            },
+        )
+        .collect()
+}
+
+/// The services function `id` calls when run with `env`: the authorizer builds an AWS
+/// client only to read its HS256 secret parameter (its main.rs).
+fn services_called(
+    template: &Template,
+    id: &str,
+    env: &HashMap<String, String>,
+) -> BTreeSet<&'static str> {
+    let mut called = services(template, id);
+    if template.function_binary(id) == "authorizer"
+        && env
+            .get("JWT_HS256_SECRET_PARAMETER")
+            .is_none_or(|p| p.trim().is_empty())
+    {
+        called.remove("SSM");
+    }
+    called
+}
+
+/// The endpoint variables function `id` reads with `env`: each service's own, and the
+/// global one when a service has none in `entry`.
+fn endpoint_variables(
+    services: &BTreeSet<&'static str>,
+    entry: &BTreeMap<String, String>,
+) -> BTreeSet<String> {
+    let mut read: BTreeSet<String> = services
+        .iter()
+        .map(|service| format!("{GLOBAL_ENDPOINT}_{service}"))
+        .collect();
+    if read.iter().any(|own| !entry.contains_key(own)) {
+        read.insert(GLOBAL_ENDPOINT.to_owned());
+    }
+    read
+}
+
+/// True if function `id`'s configuration reads `name` (given the rest of `env`).
+fn config_reads(template: &Template, id: &str, name: &str, env: &HashMap<String, String>) -> bool {
+    match template.function_binary(id) {
+        READS_NOTHING => false,
+        "authorizer" => authorizer_reads(env).contains(name),
+        "matchmaking" => shared_config_reads(name, env) || matchmaking_reads(env).contains(name),
+        _ => shared_config_reads(name, env),
+    }
+}
+
+#[test]
+fn given_the_env_file_then_it_has_one_entry_per_function_of_the_template_and_nothing_else() {
+    let template = Template::load();
+    let file = env_file();
+    let functions: BTreeSet<String> = template
+        .of_type(FUNCTION)
+        .into_iter()
+        .map(|(id, _)| id.to_owned())
+        .collect();
+    let entries: BTreeSet<String> = file.keys().cloned().collect();
+    let mut problems: Vec<String> = functions
+        .difference(&entries)
+        .map(|id| format!("{id} has no entry (give it one, even empty: {{}})"))
+        .collect();
+    problems.extend(entries.difference(&functions).map(|id| {
+        if id == "Parameters" {
+            "a Parameters entry sets a variable for every function that declares it, read or not: give each function its own".to_owned()
+        } else {
+            format!("{id} is not a function of template.yaml")
+        }
+    }));
+    assert_no_problems(
+        "local/sam-env.json and template.yaml's functions disagree",
+        &problems,
+    );
+}
+
+#[test]
+fn given_each_functions_entry_then_every_variable_is_declared_for_it_by_the_template_and_read_by_it()
+ {
+    let template = Template::load();
+    let mut problems = Vec::new();
+    for (id, entry) in env_file() {
+        if template.resources().get(&id).is_none() {
+            continue; // the test above names it
+        }
+        let declared = declared(&template, &id);
+        let env = container_env(&template, &id, &entry);
+        let endpoints = endpoint_variables(&services_called(&template, &id, &env), &entry);
+        for name in entry.keys() {
+            if !declared.contains_key(name) {
+                problems.push(format!(
+                    "{id} sets {name}, which template.yaml does not declare for it: SAM drops it"
+                ));
+            } else if !endpoints.contains(name) && !config_reads(&template, &id, name, &env) {
+                problems.push(format!("{id} sets {name}, which it does not read"));
+            }
+        }
+    }
+    assert_no_problems(
+        "local/sam-env.json sets what SAM drops or nobody reads",
+        &problems,
+    );
+}
+
+#[test]
+fn given_each_function_in_a_container_then_it_runs_with_the_local_stacks_configuration() {
+    let template = Template::load();
+    let stack = local::Settings::default();
+    let local_config = stack
+        .config()
+        .expect("the local stack's defaults are valid");
+    let local_auth = stack
+        .auth_config()
+        .expect("the local stack's auth is valid");
+    let mut problems = Vec::new();
+    for (id, entry) in env_file() {
+        if template.resources().get(&id).is_none() {
+            continue;
+        }
+        let env = container_env(&template, &id, &entry);
+        // A variable read, left to the template, with a value SAM may not resolve.
+        for (name, value) in declared(&template, &id) {
+            if !entry.contains_key(&name)
+                && sam_value(&template, &value).is_none()
+                && config_reads(&template, &id, &name, &env)
+            {
+                problems.push(format!(
+                    "{id} reads {name}, whose template value {value} SAM may not resolve: set it"
+                ));
+            }
+        }
+        match template.function_binary(&id) {
+            READS_NOTHING => {}
+            "authorizer" => {
+                let reader = EnvReader::new(|name| env.get(name).cloned());
+                match authorizer::AuthConfig::from_reader(reader, authorizer::Runtime::Lambda) {
+                    Ok(auth) if auth == local_auth => {}
+                    Ok(auth) => problems.push(format!(
+                        "{id} would check {auth:?}; the local stack {local_auth:?}"
+                    )),
+                    Err(error) => problems.push(format!("{id} would not start: {error}")),
+                }
+            }
+            binary => {
+                match Config::from_map(&env) {
+                    Ok(config) if config == local_config => {}
+                    Ok(config) => problems.push(format!(
+                        "{id} would run with {config:?}; the local stack with {local_config:?}"
+                    )),
+                    Err(error) => problems.push(format!("{id} would not start: {error}")),
+                }
+                if binary == "matchmaking" {
+                    let mut reader = EnvReader::new(|name| env.get(name).cloned());
+                    let settings = shared::matchmaking::MatchmakingSettings::read(&mut reader);
+                    // The local stack without --matchmaking-rule-set has no configuration.
+                    if !settings.configurations.is_empty() {
+                        problems.push(format!(
+                            "{id} would offer {:?}; the local stack (no rule set) none",
+                            settings.configurations
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert_no_problems(
+        "in a container, functions would not run as the local stack runs them",
+        &problems,
+    );
+}
+
+#[test]
+fn given_each_function_then_every_aws_service_it_calls_goes_to_the_host_not_to_aws() {
+    let template = Template::load();
+    let stage = local::Settings::default().stage;
+    let dynamodb = format!("http://{CONTAINER_HOST}:{DYNAMODB_LOCAL_PORT}");
+    let stack = format!("http://{CONTAINER_HOST}:{LOCAL_STACK_PORT}");
+    let management = format!("{stack}/{stage}");
+    let mut problems = Vec::new();
+    for (id, entry) in env_file() {
+        if template.resources().get(&id).is_none() {
+            continue;
+        }
+        let env = container_env(&template, &id, &entry);
+        for service in services_called(&template, &id, &env) {
+            let own = format!("{GLOBAL_ENDPOINT}_{service}");
+            // DynamoDB is DynamoDB Local; the @connections API the stack's, with its stage
+            // (the adapter takes no other); the rest (GameLift, EventBridge) the stack's port.
+            let (variable, expected) = match service {
+                DYNAMODB => (own.as_str(), dynamodb.as_str()),
+                MANAGEMENT_API => (own.as_str(), management.as_str()),
+                _ if entry.contains_key(&own) => (own.as_str(), stack.as_str()),
+                _ => (GLOBAL_ENDPOINT, stack.as_str()),
+            };
+            match entry.get(variable) {
+                Some(value) if value == expected => {}
+                Some(value) => {
+                    problems.push(format!("{id}: {variable}={value}, expected {expected}"))
+                }
+                None => problems.push(format!(
+                    "{id} calls {service} and sets no {variable}: it would reach AWS"
+                )),
+            }
+        }
+    }
+    assert_no_problems("in a container, functions would call AWS", &problems);
+}
+
+#[test]
+fn given_the_templates_never_deployed_variables_then_each_is_an_sdk_endpoint_the_env_file_sets() {
+    let template = Template::load();
+    let file = env_file();
+    let mut problems = Vec::new();
+    for (name, value) in template.global_variables() {
+        if ref_name(value) != Some("AWS::NoValue") {
+            continue;
+        }
+        if !name.starts_with(GLOBAL_ENDPOINT) {
+            problems.push(format!("Globals declare {name} as AWS::NoValue: only SDK endpoints are, for sam local invoke"));
+        } else if !file.values().any(|entry| entry.contains_key(name)) {
+            problems.push(format!(
+                "Globals declare {name} for sam local invoke, and local/sam-env.json never sets it"
+            ));
+        }
+    }
+    assert_no_problems(
+        "template.yaml declares variables nothing deploys or sets",
+        &problems,
+    );
+}
