@@ -23,9 +23,11 @@
 //! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown),
 //! [`template`] (template.yaml as JSON), [`integration`] (routes API Gateway serves
 //! without a function: the heartbeat's DynamoDB integration, from its mapping templates),
-//! [`backend_api`] (the backend API on its own port, through `lambda_http`'s types).
+//! [`backend_api`] (the backend API on its own port, through `lambda_http`'s types),
+//! [`aws_api`] (GameLift and EventBridge on the stack's port, for functions run outside it).
 
 pub mod auth;
+pub mod aws_api;
 pub mod backend_api;
 pub mod banner;
 pub mod console;

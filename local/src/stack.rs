@@ -286,6 +286,7 @@ impl LocalStack {
             shutdown_rx.clone(),
         );
         let app = crate::console::mount(router(&stage, gateway), console, &stage);
+        let app = crate::aws_api::mount(app, &self.dependencies);
 
         // Frames go out as soon as they are written (no Nagle delay behind a client's
         // delayed ACK): pushed messages are latency-bound.
