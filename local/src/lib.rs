@@ -17,7 +17,8 @@
 //! Layout: [`settings`] (every knob), [`banner`] (what start-up prints), [`routes`]
 //! (route key → handler, in one place), [`gateway`] (the WebSocket emulation and the
 //! connection registry), [`invoke_once`] (`local invoke`: one function, one event
-//! file, like `sam local invoke`), [`management`] (the `@connections` API), [`auth`] (the
+//! file, like `sam local invoke`), [`sam_env`] (what the real `sam local invoke` gives a
+//! function with `local/sam-env.json`), [`management`] (the `@connections` API), [`auth`] (the
 //! `$connect` authorizer), [`storage`], [`stream`] (the Messages stream feeding
 //! `on-message-inserted`, in memory or from DynamoDB Streams), [`gamelift`] (the GameLift simulator) and [`placement_events`]
 //! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown),
@@ -40,6 +41,7 @@ pub mod invoke_once;
 pub mod management;
 pub mod placement_events;
 pub mod routes;
+pub mod sam_env;
 mod schedules;
 pub mod settings;
 pub mod stack;

@@ -16,15 +16,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde_json::{Map, Value};
 use shared::config::{Config, EnvReader};
 
+use local::sam_env::{self, CONTAINER_HOST};
+
 use super::cfn::{Template, ref_name};
 use super::{
     FUNCTION, assert_no_problems, authorizer_reads, matchmaking_reads, shared_config_reads,
 };
 
-const ENV_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../local/sam-env.json");
-/// How a container reaches the host (Docker Desktop; on Linux,
-/// `--add-host host.docker.internal:host-gateway`).
-const CONTAINER_HOST: &str = "host.docker.internal";
 /// The ports the README starts them on.
 const DYNAMODB_LOCAL_PORT: u16 = 8000;
 const LOCAL_STACK_PORT: u16 = 3001;
@@ -38,73 +36,30 @@ const READS_NOTHING: &str = "default";
 
 /// The file, as logical id → variable → value.
 fn env_file() -> BTreeMap<String, BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(ENV_FILE).expect("local/sam-env.json is readable");
-    let root: Map<String, Value> =
-        serde_json::from_str(&text).expect("local/sam-env.json is a JSON object");
-    root.into_iter()
-        .map(|(function, entry)| {
-            let entry = entry
-                .as_object()
-                .unwrap_or_else(|| panic!("{function}'s entry is not an object (SAM refuses it)"));
-            let variables = entry
-                .iter()
-                .map(|(name, value)| {
-                    let value = value.as_str().unwrap_or_else(|| {
-                        panic!("{function}.{name} is not a string: Lambda variables are strings")
-                    });
-                    (name.clone(), value.to_owned())
-                })
-                .collect();
-            (function, variables)
-        })
-        .collect()
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../local/sam-env.json"
+    ))
+    .expect("local/sam-env.json is readable");
+    sam_env::parse_env_file(&text).unwrap_or_else(|e| panic!("local/sam-env.json: {e}"))
 }
 
-/// Every variable the template declares for function `id`.
 fn declared(template: &Template, id: &str) -> Map<String, Value> {
-    let mut all = template.global_variables().clone();
-    all.extend(template.own_variables(id));
-    all
+    sam_env::declared(template.root(), id)
 }
 
-/// What SAM gives a variable the file leaves alone: a parameter's default, a resource's
-/// logical id, "" for `AWS::NoValue`; `None` for an intrinsic whose value depends on
-/// conditions or substitutions (the file must set such a variable if it is read).
 fn sam_value(template: &Template, value: &Value) -> Option<String> {
-    match value {
-        Value::String(text) => Some(text.clone()),
-        Value::Number(number) => Some(number.to_string()),
-        Value::Bool(flag) => Some(flag.to_string()),
-        _ => match ref_name(value)? {
-            "AWS::NoValue" => Some(String::new()),
-            name => match &template.root()["Parameters"][name] {
-                Value::Null => Some(name.to_owned()),
-                parameter => Some(match &parameter["Default"] {
-                    Value::String(text) => text.clone(),
-                    Value::Number(number) => number.to_string(),
-                    _ => String::new(),
-                }),
-            },
-        },
-    }
+    sam_env::sam_value(template.root(), value)
 }
 
-/// What the function's container sees of its own variables: the file's, and SAM's
-/// value of the others (those it cannot tell are left out).
+/// What the function's container sees of its own variables.
 fn container_env(
     template: &Template,
     id: &str,
     entry: &BTreeMap<String, String>,
 ) -> HashMap<String, String> {
-    declared(template, id)
-        .iter()
-        .filter_map(|(name, value)| {
-            let value = entry
-                .get(name)
-                .cloned()
-                .or_else(|| sam_value(template, value))?;
-            Some((name.clone(), value))
-        })
+    sam_env::function_environment(template.root(), id, entry)
+        .into_iter()
         .collect()
 }
 
@@ -170,17 +125,15 @@ fn services_called(
     called
 }
 
-/// The endpoint variables function `id` reads with `env`: each service's own, and the
-/// global one when a service has none in `entry`.
-fn endpoint_variables(
-    services: &BTreeSet<&'static str>,
-    entry: &BTreeMap<String, String>,
-) -> BTreeSet<String> {
+/// The endpoint variables a function calling `services` reads: each service's own,
+/// and the global one, which aws-config reads for every client (and warns about when
+/// empty, as SAM leaves it unless the file sets it).
+fn endpoint_variables(services: &BTreeSet<&'static str>) -> BTreeSet<String> {
     let mut read: BTreeSet<String> = services
         .iter()
         .map(|service| format!("{GLOBAL_ENDPOINT}_{service}"))
         .collect();
-    if read.iter().any(|own| !entry.contains_key(own)) {
+    if !services.is_empty() {
         read.insert(GLOBAL_ENDPOINT.to_owned());
     }
     read
@@ -234,7 +187,7 @@ fn given_each_functions_entry_then_every_variable_is_declared_for_it_by_the_temp
         }
         let declared = declared(&template, &id);
         let env = container_env(&template, &id, &entry);
-        let endpoints = endpoint_variables(&services_called(&template, &id, &env), &entry);
+        let endpoints = endpoint_variables(&services_called(&template, &id, &env));
         for name in entry.keys() {
             if !declared.contains_key(name) {
                 problems.push(format!(
@@ -331,7 +284,14 @@ fn given_each_function_then_every_aws_service_it_calls_goes_to_the_host_not_to_a
             continue;
         }
         let env = container_env(&template, &id, &entry);
-        for service in services_called(&template, &id, &env) {
+        let services = services_called(&template, &id, &env);
+        if !services.is_empty() && entry.get(GLOBAL_ENDPOINT) != Some(&stack) {
+            problems.push(format!(
+                "{id} calls AWS and its {GLOBAL_ENDPOINT} is {:?}, not the stack's {stack}",
+                entry.get(GLOBAL_ENDPOINT)
+            ));
+        }
+        for service in services {
             let own = format!("{GLOBAL_ENDPOINT}_{service}");
             // DynamoDB is DynamoDB Local; the @connections API the stack's, with its stage
             // (the adapter takes no other); the rest (GameLift, EventBridge) the stack's port.
