@@ -289,6 +289,67 @@ async fn side_effects(binary: &str, answer: &Value, stack: &RunningStack) {
     }
 }
 
+/// A container function's `@connections` calls reach the stack's sockets: alice is
+/// connected to the stack; `connect` run as a container for a newer socket of hers takes
+/// the session over, telling the first socket `session_replaced` and closing it through
+/// the stack's `@connections` API. (connect.json's times are made now: an older connect
+/// than the socket's would be superseded instead, and call nothing.)
+async fn takeover_reaches_the_stacks_socket(
+    binaries: &Path,
+    template: &Value,
+    file: &BTreeMap<String, BTreeMap<String, String>>,
+    dynamodb: &DynamoDbLocal,
+    ids: &BTreeMap<String, String>,
+) {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+
+    let stack = fresh_stack(dynamodb).await;
+    let (mut socket, _) =
+        tokio_tungstenite::connect_async(format!("{}?playerId=alice", stack.url()))
+            .await
+            .expect("alice connects to the stack");
+    let mut event: Value = serde_json::from_slice(
+        &std::fs::read(Path::new(REPO).join("events/connect.json")).unwrap(),
+    )
+    .unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    event["requestContext"]["connectedAt"] = now.into();
+    event["requestContext"]["requestTimeEpoch"] = now.into();
+    let id = &ids["connect"];
+    let env = container_environment(template, id, &file[id.as_str()], dynamodb, &stack);
+    let answer = container_invoke(
+        &binaries.join("connect"),
+        "connect",
+        &serde_json::to_vec(&event).unwrap(),
+        &env,
+    )
+    .await;
+    assert_eq!(answer["statusCode"], 200, "{answer}");
+    let frames = tokio::time::timeout(Duration::from_secs(10), async {
+        let mut frames = Vec::new();
+        while let Some(Ok(message)) = socket.next().await {
+            match message {
+                Message::Text(text) => frames.push(text.to_string()),
+                Message::Close(_) => break,
+                _ => {}
+            }
+        }
+        frames
+    })
+    .await
+    .expect("the first socket is closed within 10 s");
+    assert_eq!(
+        frames,
+        [r#"{"type":"session_replaced"}"#],
+        "what the first socket got"
+    );
+    stack.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn given_each_function_run_as_sam_local_invoke_runs_it_then_it_answers_as_local_invoke_does()
 {
@@ -333,6 +394,7 @@ async fn given_each_function_run_as_sam_local_invoke_runs_it_then_it_answers_as_
             ));
         }
     }
+    takeover_reaches_the_stacks_socket(&binaries, &template, &file, &dynamodb, &ids).await;
     eprintln!(
         "{} functions in {:.1} s (building their binaries: {:.1} s)",
         SAMPLE_EVENTS.len(),
