@@ -337,3 +337,48 @@ fn given_the_templates_never_deployed_variables_then_each_is_an_sdk_endpoint_the
         &problems,
     );
 }
+
+#[test]
+fn given_the_pinned_sam_cli_when_it_resolves_the_env_file_then_each_function_gets_what_local_sam_env_says()
+ {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let python = repo.join(".tools/venv/bin/python");
+    if !python.is_file() {
+        eprintln!("skipped: no SAM CLI in .tools/venv (scripts/test.sh installs it)");
+        return;
+    }
+    // A clean environment: SAM gives a declared variable the shell's value over the
+    // template's, so a developer's exported GAME would change the answer.
+    let output = std::process::Command::new(&python)
+        .arg("scripts/sam-env.py")
+        .current_dir(&repo)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", std::env::temp_dir())
+        .env("SAM_CLI_TELEMETRY", "0")
+        .output()
+        .expect("python runs");
+    assert!(output.status.success(), "scripts/sam-env.py: {output:?}");
+    let sam: BTreeMap<String, BTreeMap<String, String>> =
+        serde_json::from_slice(&output.stdout).expect("scripts/sam-env.py prints JSON");
+    let template = Template::load();
+    let mut problems = Vec::new();
+    for (id, entry) in env_file() {
+        let Some(given) = sam.get(&id) else {
+            problems.push(format!("SAM gives {id} nothing: is it a function?"));
+            continue;
+        };
+        for (name, value) in container_env(&template, &id, &entry) {
+            match given.get(&name) {
+                Some(sam_value) if *sam_value == value => {}
+                other => problems.push(format!(
+                    "{id}.{name}: local::sam_env says {value:?}, SAM gives {other:?}"
+                )),
+            }
+        }
+        for name in entry.keys().filter(|name| !given.contains_key(*name)) {
+            problems.push(format!("{id}.{name}: SAM drops it"));
+        }
+    }
+    assert_no_problems("SAM CLI and local::sam_env disagree", &problems);
+}
