@@ -478,6 +478,28 @@ mod tests {
             .start_placement(&request("p-1", "default-queue"))
             .await
             .expect("the simulator accepts a placement on its queue");
+        // Fulfilled (the fleet's servers start first), then a seat in that game.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let arn = loop {
+            let placements = stack.simulator().snapshot().placements;
+            if let Some(arn) = placements.iter().find_map(|p| p.game_session_arn.clone()) {
+                break arn;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "not fulfilled: {placements:?}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        };
+        let seat = gamelift
+            .create_player_session(&arn, &PlayerId::parse("carol").unwrap(), Some("data"))
+            .await
+            .expect("a seat in the simulator's game");
+        assert_eq!(seat.game_session_arn, arn);
+        assert!(
+            seat.player_session_id.starts_with("psess-") && seat.port > 0,
+            "{seat:?}"
+        );
         let unknown = gamelift
             .start_placement(&request("p-2", "no-such-queue"))
             .await;
