@@ -4,7 +4,7 @@
 //! `on-message-inserted`, the simulator's placement events feeding `on-placement-event`,
 //! and the presence bus and sweeper. Once serving, it is a [`RunningStack`] (`running`).
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
@@ -214,9 +214,13 @@ impl LocalStack {
         self.stream_handler = handler;
     }
 
-    /// Binds `127.0.0.1:{port}` and serves until [`RunningStack::shutdown`].
+    /// Binds `{bind address}:{port}` (127.0.0.1 by default) and serves until
+    /// [`RunningStack::shutdown`].
     pub async fn start(mut self) -> Result<RunningStack, StartError> {
-        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.settings.gateway.port));
+        let addr = SocketAddr::from((
+            self.settings.gateway.bind_address,
+            self.settings.gateway.port,
+        ));
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| StartError::Bind { addr, source })?;
@@ -239,7 +243,7 @@ impl LocalStack {
             .start(self.stream_handler, shutdown_rx.clone())
             .await?;
         let (backend_api_addr, backend_api_server) =
-            serve_backend_api(&self.settings, &self.dependencies, shutdown_rx.clone()).await?;
+            backend_api::listen(&self.settings, &self.dependencies, shutdown_rx.clone()).await?;
         let tracker = Tracker::new();
         let stage = self.settings.stage.clone();
         let gateway = Arc::new(Gateway {
@@ -265,6 +269,7 @@ impl LocalStack {
             shutdown_rx.clone(),
         );
         let app = crate::console::mount(router(&stage, gateway), console, &stage);
+        let app = crate::aws_api::mount(app, &self.dependencies);
 
         // Frames go out as soon as they are written (no Nagle delay behind a client's
         // delayed ACK): pushed messages are latency-bound.
@@ -304,38 +309,6 @@ impl LocalStack {
             flexmatch_task: self.flexmatch_task,
         })
     }
-}
-
-/// Binds the backend API's port and serves it until `stop` (`local::backend_api`).
-async fn serve_backend_api(
-    settings: &Settings,
-    dependencies: &Dependencies,
-    stop: watch::Receiver<bool>,
-) -> Result<(SocketAddr, JoinHandle<()>), StartError> {
-    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, settings.gateway.backend_api_port()));
-    let listener = TcpListener::bind(addr)
-        .await
-        .map_err(|source| StartError::Bind { addr, source })?;
-    let addr = listener
-        .local_addr()
-        .map_err(|source| StartError::Bind { addr, source })?;
-    let server = Arc::new(backend_api::BackendApiServer {
-        api: Routes::wire_backend_api(dependencies),
-        key: settings.gateway.backend_api_key.clone(),
-        domain_name: addr.to_string(),
-    });
-    let app = backend_api::router(server);
-    let task = tokio::spawn(async move {
-        let serve = axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(gateway::shutting_down(stop));
-        if let Err(error) = serve.await {
-            tracing::error!(%error, "the backend API server stopped");
-        }
-    });
-    Ok((addr, task))
 }
 
 /// The HTTP routes: the WebSocket API at `/{stage}`, the management API under
