@@ -79,6 +79,12 @@ pub async fn sdk_config() -> SdkConfig {
         .await
 }
 
+/// The AWS SDK's service-specific endpoint variable of the `@connections` API. Read by
+/// the wiring (`crate::wiring::AwsServices`), not by the SDK: the adapter gives each
+/// client its connection's endpoint, which would override the SDK's. Deployed it is never
+/// set (template.yaml declares it `AWS::NoValue`); `local/sam-env.json` sets it to the
+/// local stack's for `sam local invoke`.
+pub const MANAGEMENT_ENDPOINT_VARIABLE: &str = "AWS_ENDPOINT_URL_APIGATEWAYMANAGEMENTAPI";
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,6 +21,7 @@ use shared::presence::presence_source;
 use shared::wiring::{Services, Stores, Wiring};
 
 use crate::apigateway::ApiGatewayManagementGateway;
+use crate::aws::MANAGEMENT_ENDPOINT_VARIABLE;
 use crate::calls::Recorder;
 use crate::dynamodb::{
     DynamoDeliveryHandover, DynamoMessageStore, DynamoPartyStore, DynamoPlacementOutcomes,
@@ -241,6 +242,9 @@ pub struct AwsServices {
     source: String,
     /// `GAME_SESSION_QUEUES`.
     queues: Vec<String>,
+    /// Where every `@connections` call goes instead of each connection's endpoint
+    /// ([`MANAGEMENT_ENDPOINT_VARIABLE`]; only `sam local invoke` sets it).
+    management_endpoint: Option<String>,
     recorder: Recorder,
 }
 
@@ -251,12 +255,16 @@ impl AwsServices {
             bus: config.presence_event_bus.clone(),
             source: presence_source(&config.game),
             queues: config.game_session_queues.clone(),
+            management_endpoint: management_endpoint(),
             recorder,
         }
     }
 
     fn gateway(&self) -> Arc<ApiGatewayManagementGateway> {
-        Arc::new(ApiGatewayManagementGateway::new(self.sdk.clone()))
+        Arc::new(
+            ApiGatewayManagementGateway::new(self.sdk.clone())
+                .with_endpoint_override(self.management_endpoint.clone()),
+        )
     }
 
     fn gamelift(&self) -> Arc<SdkGameLift> {
@@ -303,6 +311,20 @@ impl Services for AwsServices {
         self.recorder
             .port::<dyn Matchmaker, SdkGameLift>(self.gamelift())
     }
+}
+
+/// [`MANAGEMENT_ENDPOINT_VARIABLE`]'s value, when set (said once, at start-up).
+fn management_endpoint() -> Option<String> {
+    let endpoint = std::env::var(MANAGEMENT_ENDPOINT_VARIABLE)
+        .ok()
+        .filter(|e| !e.trim().is_empty());
+    if let Some(endpoint) = &endpoint {
+        tracing::info!(
+            endpoint,
+            "{MANAGEMENT_ENDPOINT_VARIABLE} is set: every @connections call goes there"
+        );
+    }
+    endpoint
 }
 
 /// A function's wiring on AWS from `sdk` and its configuration, with the recorder of
