@@ -223,14 +223,14 @@ impl Routes {
                 deps.gamelift.clone(),
             )),
         );
-        routes.insert(
-            "rejoinSession",
-            "rejoin-session",
-            Arc::new(rejoin_session::RejoinSessionHandler::new(
-                deps.players.clone(),
-                deps.gamelift.clone(),
-            )),
-        );
+        // rejoin-session serves refreshConnectionDetails too (template.yaml: one
+        // function, two routes).
+        let rejoin: Arc<dyn RouteHandler> = Arc::new(rejoin_session::RejoinSessionHandler::new(
+            deps.players.clone(),
+            deps.gamelift.clone(),
+        ));
+        routes.insert("rejoinSession", "rejoin-session", rejoin.clone());
+        routes.insert("refreshConnectionDetails", "rejoin-session", rejoin);
         let mut settings = deps.matchmaking.clone();
         settings.requests_per_minute = deps.config.rate_limits.placements_per_minute;
         let matchmaking: Arc<dyn RouteHandler> = Arc::new(matchmaking::MatchmakingHandler::new(

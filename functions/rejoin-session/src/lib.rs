@@ -63,6 +63,8 @@ impl RejoinSessionHandler {
             // PlayerSession does not say; it is the same game session.
             region: last.region,
             player_session_id: seat.player_session_id,
+            connection: None,
+            connection_unavailable: false,
         };
         match self.players.update_game_session(player, &session).await {
             Ok(true) => Ok(session),

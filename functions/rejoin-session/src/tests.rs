@@ -121,6 +121,8 @@ async fn given_a_game_on_record_when_rejoining_then_a_new_player_session_in_the_
         port: FAKE_PORT,
         region: "eu-west-1".into(),
         player_session_id: "psess-fake-1".into(),
+        connection: None,
+        connection_unavailable: false,
     };
     assert_eq!(
         ack,

@@ -39,6 +39,9 @@ impl PlacedGameSession {
             port: self.port,
             region: self.region.clone(),
             player_session_id: player_session_id.into(),
+            // Where to connect is decided after placement (GetPlayerConnectionDetails).
+            connection: None,
+            connection_unavailable: false,
         }
     }
 }

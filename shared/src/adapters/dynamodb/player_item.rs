@@ -274,6 +274,9 @@ impl<'a> Reader<'a> {
             port: self.req_n(attr::PORT)?,
             region: self.req_s(attr::REGION)?.to_owned(),
             player_session_id: self.req_s(attr::PLAYER_SESSION_ID)?.to_owned(),
+            // Not stored yet: the handlers that give seats connection details store them.
+            connection: None,
+            connection_unavailable: false,
         })
     }
 
@@ -495,6 +498,8 @@ mod tests {
             port: 7777,
             region: "us-east-1".into(),
             player_session_id: "psess-1".into(),
+            connection: None,
+            connection_unavailable: false,
         };
         let mut item = online_item();
         item.insert(
@@ -527,6 +532,8 @@ mod tests {
             port: 7777,
             region: "us-east-1".into(),
             player_session_id: "psess-1".into(),
+            connection: None,
+            connection_unavailable: false,
         }) else {
             unreachable!()
         };
