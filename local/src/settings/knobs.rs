@@ -288,6 +288,11 @@ pub struct PlacementSettings {
           default_value_t = settings::MAX_PLAYERS_PER_SESSION.default,
           value_parser = whole(settings::MAX_PLAYERS_PER_SESSION.range))]
     pub max_players_per_session: u32,
+
+    /// `settings::PLAYER_GATEWAY`; the simulated fleet's mode too, unless
+    /// `SIM_PLAYER_GATEWAY` says otherwise.
+    #[arg(long, env = settings::PLAYER_GATEWAY.variable, help = settings::PLAYER_GATEWAY.meaning, default_value_t = config::DEFAULT_PLAYER_GATEWAY)]
+    pub player_gateway: config::PlayerGateway,
 }
 
 /// The Messages stream's event source mapping to `on-message-inserted`.

@@ -362,6 +362,10 @@ impl Settings {
                 s::PARTY_INVITE_LEADER_ONLY.variable,
                 parties.party_invite_leader_only.to_string(),
             ),
+            (
+                s::PLAYER_GATEWAY.variable,
+                self.placement.player_gateway.to_string(),
+            ),
         ])
     }
 
