@@ -6,5 +6,6 @@ pub mod aws;
 pub mod dynamodb;
 pub mod eventbridge;
 pub mod gamelift;
+mod gamelift_connections;
 mod gamelift_matchmaking;
 pub mod memory;

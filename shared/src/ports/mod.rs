@@ -17,7 +17,10 @@ pub mod ticket_store;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use connection_gateway::{ConnectionGateway, ConnectionInfo, GatewayError};
 pub use event_bus::{EventBus, EventBusError, PresenceChange, PresenceEvent};
-pub use gamelift::{GameLift, GameLiftError, PlacementPlayer, PlacementRequest, PlayerSession};
+pub use gamelift::{
+    GameLift, GameLiftError, PlacementPlayer, PlacementRequest, PlayerConnection,
+    PlayerConnections, PlayerSession,
+};
 pub use matchmaker::{Matchmaker, MatchmakingPlayer, MatchmakingRequest};
 pub use message_store::{
     DeliveryHandover, Handover, HandoverOutcome, InboxRead, MessageKind, MessageStore, NewMessage,
