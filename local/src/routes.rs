@@ -10,8 +10,8 @@ use shared::config::Config;
 use shared::matchmaking::MatchmakingSettings;
 use shared::ports::{
     Clock, ConnectionGateway, DeliveryHandover, EventBus, GameLift, Matchmaker, MessageStore,
-    PartyStore, PlacementOutcomes, PlacementStore, PlayerStore, RateLimiter, SubscriptionStore,
-    TicketStore,
+    PartyStore, PlacementOutcomes, PlacementStore, PlayerConnections, PlayerStore, RateLimiter,
+    SubscriptionStore, TicketStore,
 };
 use shared::websocket::RouteHandler;
 
@@ -48,6 +48,8 @@ pub struct Dependencies {
     pub parties: Arc<dyn PartyStore>,
     /// The GameLift simulator, behind the same port as the SDK adapter.
     pub gamelift: Arc<dyn GameLift>,
+    /// The simulator's GetPlayerConnectionDetails (where seated players connect).
+    pub player_connections: Arc<dyn PlayerConnections>,
     /// Matchmaking tickets (in the Placements table).
     pub tickets: Arc<dyn TicketStore>,
     /// The FlexMatch simulator (or, without a rule set, nothing: the matchmaking

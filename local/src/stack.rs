@@ -125,6 +125,7 @@ impl LocalStack {
             placement_outcomes: stores.placement_outcomes,
             parties: stores.parties,
             gamelift: simulator.clone(),
+            player_connections: simulator.clone(),
             tickets: stores.tickets,
             matchmaker,
             matchmaking,

@@ -17,6 +17,9 @@ use crate::gamelift::settings::MILLIS_RANGE;
 pub struct Faults {
     /// Every placement that would be fulfilled FAILS instead (PlacementFailed).
     pub fail_placements: bool,
+    /// Every GetPlayerConnectionDetails is throttled (ThrottlingException): what
+    /// `PLAYER_GATEWAY=enabled` and `required` do without details.
+    pub fail_connection_details: bool,
 }
 
 impl State {
