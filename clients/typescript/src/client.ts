@@ -2,6 +2,7 @@ import type { BodyOf, ClientFrame, GameSession, KeepAlive, PartyView, ServerFram
 import { GameSocketsError, type StopReason } from './errors.js';
 import { Emitter, type ClientEvents, type ConnectionState, type ResumeAck } from './events.js';
 import { RecentKeys } from './dedupe.js';
+import { SeatTracker } from './seat.js';
 import { OPEN, defaultSocketFactory, handshakeStatus, type SocketFactory, type SocketLike } from './socket.js';
 
 /** How to reach the backend and how to behave; only `url` and one of `token`/`playerId` are required. */
@@ -110,6 +111,8 @@ export class GameSocketsClient {
   private rolling = false;
   /** What the timer sends and how often: the last `resume` ack's `keepAlive`, or the options. */
   private keepAlive: { route: KeepAlive['route']; intervalMs: number } | null = null;
+  /** The player's seat, its connection details refreshed before they expire. */
+  private readonly seats: SeatTracker;
 
   constructor(private readonly config: ClientOptions) {
     if (config.token === undefined && config.playerId === undefined) {
@@ -133,6 +136,10 @@ export class GameSocketsClient {
     this.seqs = new RecentKeys(this.options.dedupeWindow);
     this.messages = new RecentKeys(this.options.dedupeWindow);
     this.placements = new RecentKeys(this.options.dedupeWindow);
+    this.seats = new SeatTracker({
+      refresh: async () => ((await this.request('refreshConnectionDetails', {})) as Ack<{ gameSession: GameSession }>).gameSession,
+      refreshed: (seat) => this.emitter.emit('connectionDetails', seat),
+    });
   }
 
   /** The connection state. */
@@ -143,6 +150,15 @@ export class GameSocketsClient {
   /** The `seq` of the last pushed frame handed on (sent as `resume`'s `cursor`). */
   get cursor(): number | null {
     return this.lastSeq;
+  }
+
+  /**
+   * The player's seat: the last one a placement, a match, `rejoinSession` or `resume` gave, with
+   * the freshest connection details (`null`: none). Its `connection` says where to send game
+   * traffic; the client refreshes it before its player gateway token expires.
+   */
+  get seat(): GameSession | null {
+    return this.seats.seat;
   }
 
   /** Listens to an event; returns a function that stops listening. Pushed frame types this
@@ -228,7 +244,22 @@ export class GameSocketsClient {
   }
 
   rejoinSession(): Promise<Ack<{ gameSession: GameSession }>> {
-    return this.request('rejoinSession', {}) as Promise<Ack<{ gameSession: GameSession }>>;
+    return (this.request('rejoinSession', {}) as Promise<Ack<{ gameSession: GameSession }>>).then((ack) => {
+      this.seats.set(ack.gameSession);
+      return ack;
+    });
+  }
+
+  /**
+   * Fresh connection details for your seat (a new player gateway token): the client sends this
+   * itself before `expiresAt`; call it to refresh sooner (e.g. when a relay stops answering).
+   * The new seat is also emitted as `connectionDetails`.
+   */
+  refreshConnectionDetails(): Promise<Ack<{ gameSession: GameSession }>> {
+    return (this.request('refreshConnectionDetails', {}) as Promise<Ack<{ gameSession: GameSession }>>).then((ack) => {
+      this.seats.accept(ack.gameSession);
+      return ack;
+    });
   }
 
   subscribePresence(playerIds: string[]): Promise<Ack<{ presence: Record<string, string> }>> {
@@ -398,6 +429,8 @@ export class GameSocketsClient {
     }
     this.attempt = 0;
     this.keepAlive = keepAliveOf(ack);
+    // The server's word on the seat (replayed pushes came before this ack).
+    if ('gameSession' in ack) this.seats.set((ack.gameSession as GameSession | null) ?? null);
     this.setState('live');
     this.startTimers();
     this.emitter.emit('resumed', ack);
@@ -432,6 +465,9 @@ export class GameSocketsClient {
     }
     if (frame.type === 'message' && !this.messages.add(String(frame.messageId))) return;
     if (frame.type === 'placement' && !this.placements.add(`${String(frame.placementId)}\n${String(frame.status)}`)) return;
+    // A seat, from a fulfilled placement or a completed match: tracked before listeners run.
+    const seated = (frame.type === 'placement' && frame.status === 'FULFILLED') || (frame.type === 'matchmaking' && frame.status === 'COMPLETED');
+    if (seated && frame.gameSession) this.seats.set(frame.gameSession as GameSession);
     this.emitter.emit(camel(frame.type), frame);
     this.emitter.emit('frame', frame);
   }
@@ -539,6 +575,7 @@ export class GameSocketsClient {
     if (this.stopped) return;
     this.stopped = true;
     this.stopTimers();
+    this.seats.close();
     clearTimeout(this.reconnectTimer);
     for (const conn of [this.current, this.candidate]) {
       if (conn) {
