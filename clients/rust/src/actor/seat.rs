@@ -152,7 +152,7 @@ impl Actor {
 
     /// On the actor's tick: sends our refresh when it is due.
     pub(super) async fn refresh_seat_if_due(&mut self, now: Instant) {
-        if self.seat.in_flight || !self.seat.refresh_at.is_some_and(|at| at <= now) {
+        if self.seat.in_flight || self.seat.refresh_at.is_none_or(|at| at > now) {
             return;
         }
         self.seat.refresh_at = None;
