@@ -23,11 +23,10 @@ mod requests;
 mod snapshot;
 
 pub use connections::RELAY_IPS;
-pub use faults::Faults;
 pub(crate) use model::State;
 pub use model::{
-    DesiredPlayer, GameSessionStatus, GroupPlacementRequest, PlacementStatus, PlayerSessionStatus,
-    ServerState,
+    DesiredPlayer, Faults, GameSessionStatus, GroupPlacementRequest, PlacementStatus,
+    PlayerSessionStatus, ServerState,
 };
 pub use snapshot::{
     GameSessionView, PlacementView, PlayerConnectionView, PlayerSessionView, ServerView, Snapshot,

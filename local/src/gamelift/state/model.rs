@@ -85,6 +85,17 @@ impl PlacementStatus {
     }
 }
 
+/// What is currently broken on purpose (the console's knobs: `faults`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Faults {
+    /// Every placement that would be fulfilled FAILS instead (PlacementFailed).
+    pub fail_placements: bool,
+    /// Every GetPlayerConnectionDetails is throttled (ThrottlingException): what
+    /// `PLAYER_GATEWAY=enabled` and `required` do without details.
+    pub fail_connection_details: bool,
+}
+
 /// A player asked for in a placement.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DesiredPlayer {
@@ -170,7 +181,7 @@ pub(crate) struct State {
     pub(super) player_session_index: HashMap<String, usize>,
     pub(super) events: UnboundedSender<Value>,
     /// Runtime faults (the console's knobs): none at start.
-    pub(super) faults: super::faults::Faults,
+    pub(super) faults: Faults,
     /// GetPlayerConnectionDetails calls answered (or refused), since start.
     pub(super) connection_details_calls: u64,
     /// The latest connection details given, by game session (index) and player id.
@@ -201,7 +212,7 @@ impl State {
             player_sessions: Vec::new(),
             player_session_index: HashMap::new(),
             events,
-            faults: super::faults::Faults::default(),
+            faults: Faults::default(),
             connection_details_calls: 0,
             issued: HashMap::new(),
         };

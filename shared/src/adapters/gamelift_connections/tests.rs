@@ -218,7 +218,9 @@ async fn given_unusable_entries_then_they_are_left_out_and_the_others_kept() {
 #[tokio::test]
 async fn modeled_errors_map_and_a_read_is_never_an_unknown_outcome() {
     type E = GetPlayerConnectionDetailsError;
-    let cases: Vec<(fn() -> E, &str)> = vec![
+    // Each case: the modeled error, and what it maps to (as displayed).
+    type Case = (fn() -> E, &'static str);
+    let cases: Vec<Case> = vec![
         (
             || E::NotFoundException(NotFoundException::builder().message("no game").build()),
             "not found: no game",
