@@ -62,6 +62,15 @@ pub struct Dependencies {
 }
 
 impl Dependencies {
+    /// Where seated players connect: the simulator's GetPlayerConnectionDetails, as
+    /// `PLAYER_GATEWAY` says.
+    pub fn seat_connector(&self) -> shared::seats::SeatConnector {
+        shared::seats::SeatConnector::new(
+            self.config.player_gateway,
+            self.player_connections.clone(),
+        )
+    }
+
     /// Party changes and their pushes, as the handlers that make them get them.
     pub fn party_changes(&self) -> shared::party::Parties {
         shared::party::Parties::new(
@@ -230,6 +239,12 @@ impl Routes {
         let rejoin: Arc<dyn RouteHandler> = Arc::new(rejoin_session::RejoinSessionHandler::new(
             deps.players.clone(),
             deps.gamelift.clone(),
+            deps.seat_connector(),
+            rejoin_session::RefreshLimit {
+                limiter: deps.rate_limiter.clone(),
+                per_minute: deps.config.rate_limits.placements_per_minute,
+                clock: deps.clock.clone(),
+            },
         ));
         routes.insert("rejoinSession", "rejoin-session", rejoin.clone());
         routes.insert("refreshConnectionDetails", "rejoin-session", rejoin);
@@ -270,9 +285,11 @@ impl Routes {
         placements: Arc<dyn PlacementStore>,
         outcomes: Arc<dyn PlacementOutcomes>,
         clock: Arc<dyn Clock>,
+        connections: Arc<dyn PlayerConnections>,
     ) -> Arc<on_placement_event::PlacementEventHandler> {
+        let seats = shared::seats::SeatConnector::new(config.player_gateway, connections);
         Arc::new(on_placement_event::PlacementEventHandler::new(
-            config, placements, outcomes, clock,
+            config, placements, outcomes, clock, seats,
         ))
     }
 

@@ -15,6 +15,7 @@ pub use gamelift_sockets_protocol::latencies;
 pub mod matchmaking;
 pub mod party;
 pub mod ports;
+pub mod seats;
 /// Every request a client may send, typed; routes receive theirs from [`websocket::Request`].
 pub use gamelift_sockets_protocol::requests;
 pub mod telemetry;

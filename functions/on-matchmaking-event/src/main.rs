@@ -17,6 +17,7 @@ async fn main() -> Result<(), Error> {
         config.clone(),
         aws::ticket_store(&sdk, &config),
         Arc::new(SystemClock),
+        aws::seat_connector(&sdk, &config),
     );
     let handler = &handler;
     run(service_fn(move |event| handler.handle(event))).await

@@ -8,10 +8,12 @@
 //! retrying) the whole invocation.
 //!
 //! Per event, round trips:
-//! - FULFILLED with P placed players: ONE `TransactWriteItems` (1 + 2P writes: the
-//!   placement, conditional on PENDING; each player's pending placement cleared and
-//!   seat stored; each player's message). The event names the players, so nothing is
-//!   read first.
+//! - FULFILLED with P placed players: with `PLAYER_GATEWAY` enabled or required, ONE
+//!   GetPlayerConnectionDetails for all P (one per 25: GameLift's limit a call), so that
+//!   every seat carries where its player connects (`shared::seats`); then ONE
+//!   `TransactWriteItems` (1 + 2P writes: the placement, conditional on PENDING; each
+//!   player's pending placement cleared and seat stored; each player's message). The
+//!   event names the players, so nothing is read first.
 //! - CANCELLED / TIMED_OUT / FAILED: one GetItem (the event does not name the players:
 //!   they come from the placement record, which also lets a duplicate stop here) + ONE
 //!   `TransactWriteItems` (1 + 2P writes).
@@ -28,17 +30,19 @@
 //! returns `Err`, so Lambda retries the invocation (settlement is idempotent); a
 //! corrupt placement item is logged and skipped (a retry cannot repair it).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use lambda_runtime::LambdaEvent;
 use serde_json::Value;
 use shared::config::Config;
-use shared::domain::{MessageId, PlayerId};
+use shared::domain::{GameSession, MessageId, PlayerId};
 use shared::ports::{
     Clock, MessageKind, NewMessage, PlacedGameSession, PlacementOutcomes, PlacementStore,
-    SettledPlayer, Settlement, StoreError,
+    SeatConnection, SettledPlayer, Settlement, StoreError,
 };
 use shared::protocol::ServerFrame;
+use shared::seats::SeatConnector;
 use shared::telemetry::ErrorChain;
 use tracing::{error, info, warn};
 
@@ -57,6 +61,7 @@ pub struct PlacementEventHandler {
     placements: Arc<dyn PlacementStore>,
     outcomes: Arc<dyn PlacementOutcomes>,
     clock: Arc<dyn Clock>,
+    seats: SeatConnector,
 }
 
 impl PlacementEventHandler {
@@ -65,12 +70,14 @@ impl PlacementEventHandler {
         placements: Arc<dyn PlacementStore>,
         outcomes: Arc<dyn PlacementOutcomes>,
         clock: Arc<dyn Clock>,
+        seats: SeatConnector,
     ) -> Self {
         Self {
             config,
             placements,
             outcomes,
             clock,
+            seats,
         }
     }
 
@@ -134,14 +141,14 @@ impl PlacementEventHandler {
                     }
                 },
             };
+        let seats = self.seats_of(game_session, &placed).await;
         let now = self.clock.now_millis();
         let expire_at_secs = now / 1000 + self.config.message_ttl.as_secs() as i64;
         let players = placed
             .into_iter()
             .map(|(player_id, player_session_id)| {
-                let seat = game_session
-                    .zip(player_session_id.as_ref())
-                    .map(|(g, s)| g.seat(s));
+                let seat = seats.get(&player_id).cloned();
+                let connection = seat.as_ref().map(SeatConnection::of).unwrap_or_default();
                 let payload = ServerFrame::Placement {
                     placement_id: placement_id.clone(),
                     status,
@@ -164,6 +171,7 @@ impl PlacementEventHandler {
                     },
                     player_id,
                     player_session_id,
+                    connection,
                 }
             })
             .collect::<Vec<_>>();
@@ -181,6 +189,28 @@ impl PlacementEventHandler {
             info!(placement_id = %placement_id, status = %status, "placement not pending; duplicate, out-of-order or unknown event ignored");
         }
         Ok(())
+    }
+
+    /// FULFILLED: each placed player's seat with where they connect, all asked of
+    /// GameLift in one call (a duplicate event asks again: its settlement then writes
+    /// nothing, and GameLift's answer is not worth a read to avoid it).
+    async fn seats_of(
+        &self,
+        game_session: Option<&PlacedGameSession>,
+        placed: &[(PlayerId, Option<String>)],
+    ) -> HashMap<PlayerId, GameSession> {
+        let Some(game) = game_session else {
+            return HashMap::new();
+        };
+        let seats = placed
+            .iter()
+            .filter_map(|(player, session)| Some((player.clone(), game.seat(session.clone()?))))
+            .collect();
+        self.seats
+            .connect(&game.game_session_arn, seats)
+            .await
+            .into_iter()
+            .collect()
     }
 }
 

@@ -18,6 +18,7 @@ async fn main() -> Result<(), Error> {
         aws::placement_store(&sdk, &config),
         aws::placement_outcomes(&sdk, &config),
         Arc::new(SystemClock),
+        aws::seat_connector(&sdk, &config),
     );
     let handler = &handler;
     run(service_fn(move |event| handler.handle(event))).await

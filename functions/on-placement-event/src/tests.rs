@@ -5,9 +5,11 @@ use serde_json::json;
 use shared::adapters::memory::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
+use shared::config::PlayerGateway;
 use shared::domain::ConnectionId;
 use shared::domain::PlacementStatus;
 use shared::ports::{ManualClock, NewConnection, PlacementRecord, PlayerStore};
+use shared::testing::fake_gamelift::FakeGameLift;
 use shared::testing::fixtures::placement_id;
 
 const T0: i64 = 1_795_323_600_000;
@@ -52,12 +54,18 @@ struct World {
     players: Arc<InMemoryPlayerStore>,
     placements: Arc<InMemoryPlacementStore>,
     messages: Arc<InMemoryMessageStore>,
+    gamelift: Arc<FakeGameLift>,
     handler: PlacementEventHandler,
 }
 
 /// Alice and bob online; alice requested each sample placement (the fulfilled one
 /// places her with bob).
 async fn world() -> World {
+    world_in(PlayerGateway::Disabled).await
+}
+
+/// As [`world`], the fleets' player gateway as `mode` says.
+async fn world_in(mode: PlayerGateway) -> World {
     let players = Arc::new(InMemoryPlayerStore::new());
     let placements = Arc::new(InMemoryPlacementStore::new());
     let messages = Arc::new(InMemoryMessageStore::new());
@@ -92,16 +100,19 @@ async fn world() -> World {
         players.clone(),
         messages.clone(),
     ));
+    let gamelift = Arc::new(FakeGameLift::new());
     let handler = PlacementEventHandler::new(
         Arc::new(Config::for_local("Development")),
         placements.clone(),
         outcomes,
         Arc::new(ManualClock::at(T0 + 10_000)),
+        SeatConnector::new(mode, gamelift.clone()),
     );
     World {
         players,
         placements,
         messages,
+        gamelift,
         handler,
     }
 }
@@ -150,7 +161,9 @@ fn seat(player_session_id: &str) -> Value {
         "dnsName": "ec2-52-30-10-20.eu-west-1.compute.amazonaws.com",
         "port": 7777,
         "region": "eu-west-1",
-        "playerSessionId": player_session_id
+        "playerSessionId": player_session_id,
+        // PLAYER_GATEWAY=disabled: the game server's own address, GameLift not asked.
+        "connection": {"endpoints": [{"ipAddress": "52.30.10.20", "port": 7777}]}
     })
 }
 
@@ -319,6 +332,7 @@ async fn given_a_transient_store_failure_then_err_so_lambda_retries() {
         w.placements.clone(),
         Arc::new(ThrottledOutcomes),
         Arc::new(ManualClock::at(T0)),
+        SeatConnector::new(PlayerGateway::Disabled, w.gamelift.clone()),
     );
     let result = handler
         .handle(LambdaEvent::new(
@@ -412,4 +426,83 @@ async fn given_an_event_whose_placement_id_breaks_the_rule_then_it_is_refused_na
         assert!(w.messages.all().is_empty(), "{raw:?}");
         assert_eq!(w.status_of(P_CAN).await, PlacementStatus::Pending);
     }
+}
+
+#[tokio::test]
+async fn given_a_player_gateway_fleet_when_a_placement_is_fulfilled_then_one_call_gives_every_placed_player_relays_and_a_token()
+ {
+    for mode in [PlayerGateway::Enabled, PlayerGateway::Required] {
+        // Given fleets behind player gateway, and alice's placement that seats her and bob
+        let w = world_in(mode).await;
+        w.gamelift.with_player_gateway(T0 + 600_000);
+        w.begin(P_FUL).await;
+        // When the FULFILLED event comes
+        w.run(sample("fulfilled-sns")).await.unwrap();
+        // Then GameLift was asked once, for both
+        let calls = w.gamelift.connection_details_calls();
+        assert_eq!(calls.len(), 1, "{mode}");
+        assert_eq!(calls[0].game_session_arn, ARN);
+        assert_eq!(calls[0].players, vec![player("alice"), player("bob")]);
+        // And each one's frame and stored seat carry their own token
+        let mut tokens = Vec::new();
+        for name in ["alice", "bob"] {
+            let frame = &w.frames_to(name)[0];
+            let connection = &frame["gameSession"]["connection"];
+            assert_eq!(connection["endpoints"][0]["ipAddress"], "198.51.100.7");
+            assert_eq!(connection["expiresAt"], json!(T0 + 600_000));
+            let stored = w.record(name).await.game_session.unwrap();
+            assert_eq!(serde_json::to_value(&stored).unwrap(), frame["gameSession"]);
+            tokens.push(connection["playerGatewayToken"].clone());
+        }
+        assert_ne!(tokens[0], tokens[1]);
+    }
+}
+
+#[tokio::test]
+async fn given_get_player_connection_details_fails_then_enabled_seats_go_direct_and_required_ones_say_unavailable()
+ {
+    for (mode, expected) in [
+        (
+            PlayerGateway::Enabled,
+            json!({"endpoints": [{"ipAddress": "52.30.10.20", "port": 7777}]}),
+        ),
+        (PlayerGateway::Required, Value::Null),
+    ] {
+        // Given GameLift throttling the call
+        let w = world_in(mode).await;
+        w.gamelift
+            .fail_next_connection_details(shared::ports::GameLiftError::Unavailable(
+                "ThrottlingException".into(),
+            ));
+        w.begin(P_FUL).await;
+        // When the placement is fulfilled
+        w.run(sample("fulfilled-sns")).await.unwrap();
+        // Then it is settled anyway, each seat as the failure policy says
+        assert_eq!(w.status_of(P_FUL).await, PlacementStatus::Fulfilled);
+        for name in ["alice", "bob"] {
+            let seat = &w.frames_to(name)[0]["gameSession"];
+            assert_eq!(seat["connection"], expected, "{mode}: {name}");
+            assert_eq!(
+                seat.get("connectionUnavailable").is_some(),
+                mode == PlayerGateway::Required,
+                "{mode}: {name}"
+            );
+            assert_eq!(
+                w.record(name)
+                    .await
+                    .game_session
+                    .unwrap()
+                    .connection_unavailable,
+                mode == PlayerGateway::Required
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn given_an_ended_placement_then_gamelift_is_not_asked_for_connection_details() {
+    let w = world_in(PlayerGateway::Required).await;
+    w.begin(P_CAN).await;
+    w.run(sample("cancelled-sns")).await.unwrap();
+    assert!(w.gamelift.connection_details_calls().is_empty());
 }

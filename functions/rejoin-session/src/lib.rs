@@ -1,30 +1,112 @@
 //! `rejoinSession`: a dropped player session is COMPLETED and GameLift never reuses it,
 //! so a player who lost their connection to the game server gets a NEW player session
 //! on their last game session (CreatePlayerSession), tracked by player id.
+//! `refreshConnectionDetails`: fresh connection details (a new player gateway token) for
+//! the player's current seat, before the old ones expire (docs/architecture.md#player-gateway).
 //!
-//! Round trips: 1 GetItem (Players) + 1 GameLift call + 1 conditional UpdateItem (the
-//! new seat stored only if the player's game is still that game session). A game the
-//! backend API reported over (`endedGameSessionArn`, no seat) is `session_ended` after
-//! the GetItem alone: GameLift is not asked.
+//! Round trips, `rejoinSession`: 1 GetItem (Players) + CreatePlayerSession (+ with
+//! `PLAYER_GATEWAY` enabled or required, 1 GetPlayerConnectionDetails for the new seat)
+//! + 1 conditional UpdateItem (the new seat stored only if the player's game is still
+//! that game session). A game the backend API reported over (`endedGameSessionArn`, no
+//! seat) is `session_ended` after the GetItem alone: GameLift is not asked.
+//!
+//! `refreshConnectionDetails`: 1 conditional UpdateItem (the per-player limit,
+//! `RATE_LIMIT_PLACEMENTS_PER_MINUTE`; none with it off) + 1 GetItem + (enabled or
+//! required) 1 GetPlayerConnectionDetails + 1 conditional UpdateItem (the seat's new
+//! details, only if the player's game is still that game session). No seat: `not_found`.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::json;
 use shared::domain::{GameSession, PlayerId};
-use shared::ports::{GameLift, GameLiftError, PlayerStore};
+use shared::ports::{Bucket, Clock, GameLift, GameLiftError, PlayerStore, RateLimiter};
 use shared::protocol::ErrorCode;
+use shared::requests::ClientRequest;
+use shared::seats::SeatConnector;
 use shared::websocket::{Opened, Request, RouteError, RouteEvent, RouteHandler, RouteResult};
 use tracing::{error, info, warn};
+
+/// What `refreshConnectionDetails` is counted against: the placement requests' limit
+/// (a refresh costs a GameLift call, as a placement does).
+#[derive(Clone)]
+pub struct RefreshLimit {
+    pub limiter: Arc<dyn RateLimiter>,
+    /// `RATE_LIMIT_PLACEMENTS_PER_MINUTE` (0: off).
+    pub per_minute: u32,
+    pub clock: Arc<dyn Clock>,
+}
 
 pub struct RejoinSessionHandler {
     players: Arc<dyn PlayerStore>,
     gamelift: Arc<dyn GameLift>,
+    seats: SeatConnector,
+    refresh_limit: RefreshLimit,
 }
 
 impl RejoinSessionHandler {
-    pub fn new(players: Arc<dyn PlayerStore>, gamelift: Arc<dyn GameLift>) -> Self {
-        Self { players, gamelift }
+    pub fn new(
+        players: Arc<dyn PlayerStore>,
+        gamelift: Arc<dyn GameLift>,
+        seats: SeatConnector,
+        refresh_limit: RefreshLimit,
+    ) -> Self {
+        Self {
+            players,
+            gamelift,
+            seats,
+            refresh_limit,
+        }
+    }
+
+    /// The player's seat with fresh connection details, stored with it.
+    async fn refresh(&self, player: &PlayerId) -> Result<GameSession, RouteError> {
+        let limit = &self.refresh_limit;
+        RouteError::spend_call(
+            limit.limiter.as_ref(),
+            player,
+            Bucket::Placement,
+            limit.per_minute,
+            limit.clock.now_millis(),
+            &format!("{} placement requests a minute", limit.per_minute),
+            "nothing was refreshed; retry",
+        )
+        .await?;
+        let record = self.players.get(player).await.map_err(store_refusal)?;
+        let Some(seat) = record.and_then(|r| r.game_session) else {
+            return Err(RouteError::new(
+                ErrorCode::NotFound,
+                "no seat to refresh: request a placement or rejoin first",
+            ));
+        };
+        let arn = seat.game_session_arn.clone();
+        let fresh = match self.seats.refresh(player, seat).await {
+            Ok(fresh) => fresh,
+            Err(refusal) => {
+                info!(player_id = %player, game_session_arn = %arn, error = %shared::telemetry::ErrorChain(&refusal), "no connection details: the game session is over");
+                return Err(RouteError::new(
+                    ErrorCode::SessionEnded,
+                    format!("the game session has ended: {refusal}"),
+                )
+                .with_detail("gameSessionArn", arn));
+            }
+        };
+        self.store(player, fresh).await
+    }
+
+    /// Stores `seat` as the player's, if their game is still its game session.
+    async fn store(&self, player: &PlayerId, seat: GameSession) -> Result<GameSession, RouteError> {
+        match self.players.update_game_session(player, &seat).await {
+            Ok(true) => Ok(seat),
+            Ok(false) => {
+                warn!(player_id = %player, game_session_arn = %seat.game_session_arn, "the player's game changed meanwhile");
+                Err(RouteError::new(
+                    ErrorCode::Conflict,
+                    "your game session changed meanwhile (a new placement was fulfilled); ask again",
+                ))
+            }
+            Err(err) => Err(store_refusal(err)),
+        }
     }
 
     async fn rejoin(&self, player: &PlayerId) -> Result<GameSession, RouteError> {
@@ -66,17 +148,13 @@ impl RejoinSessionHandler {
             connection: None,
             connection_unavailable: false,
         };
-        match self.players.update_game_session(player, &session).await {
-            Ok(true) => Ok(session),
-            Ok(false) => {
-                warn!(player_id = %player, game_session_arn = %last.game_session_arn, "the player's game changed during the rejoin");
-                Err(RouteError::new(
-                    ErrorCode::Conflict,
-                    "your game session changed meanwhile (a new placement was fulfilled); rejoin again",
-                ))
-            }
-            Err(err) => Err(store_refusal(err)),
-        }
+        // The new player session's details: a token is per player, not per session.
+        let (_, session) = self
+            .seats
+            .connect(&last.game_session_arn, vec![(player.clone(), session)])
+            .await
+            .remove(0);
+        self.store(player, session).await
     }
 }
 
@@ -122,8 +200,12 @@ impl RouteHandler for RejoinSessionHandler {
             Opened::Refused(reply) => return Ok(reply),
         };
         let player = &request.caller.player_id;
-        let result = self.rejoin(player).await.map(|session| {
-            info!(player_id = %player, game_session_arn = %session.game_session_arn, player_session_id = %session.player_session_id, "rejoined");
+        let result = match &request.frame {
+            ClientRequest::RefreshConnectionDetails { .. } => self.refresh(player).await,
+            _ => self.rejoin(player).await,
+        }
+        .map(|session| {
+            info!(player_id = %player, route = request.frame.route(), game_session_arn = %session.game_session_arn, player_session_id = %session.player_session_id, "seat given");
             json!({ "gameSession": session })
         });
         Ok(request.respond(result))

@@ -88,11 +88,14 @@ impl LocalStack {
         let config = Arc::new(config);
         // The queue's notification target: the SNS topic, to which on-placement-event
         // is subscribed.
+        // ... which asks the simulator, started next, for connection details.
+        let connections = Arc::new(placement_events::LateConnections::default());
         let on_placement_event = Routes::wire_placement_events(
             config.clone(),
             stores.placements.clone(),
             stores.placement_outcomes.clone(),
             clock.clone(),
+            connections.clone(),
         );
         let hub = Arc::new(crate::console::Hub::new());
         let (simulator, simulator_task) = Simulator::start(
@@ -102,10 +105,12 @@ impl LocalStack {
                 hub.clone(),
             ),
         );
+        connections.set(simulator.clone());
         let on_matchmaking_event = Arc::new(on_matchmaking_event::MatchmakingEventHandler::new(
             config.clone(),
             stores.tickets.clone(),
             clock.clone(),
+            shared::seats::SeatConnector::new(config.player_gateway, simulator.clone()),
         ));
         let rule = crate::console::taps::tap_matchmaking(&on_matchmaking_event, hub.clone());
         let (matchmaker, matchmaking, flexmatch_task) =

@@ -204,6 +204,15 @@ pub fn gamelift(sdk: &SdkConfig) -> Arc<dyn crate::ports::GameLift> {
     Arc::new(crate::adapters::gamelift::SdkGameLift::from_sdk_config(sdk))
 }
 
+/// Where seated players connect: GetPlayerConnectionDetails on the SDK, as
+/// `PLAYER_GATEWAY` says (disabled: never called).
+pub fn seat_connector(sdk: &SdkConfig, config: &Config) -> crate::seats::SeatConnector {
+    crate::seats::SeatConnector::new(
+        config.player_gateway,
+        Arc::new(crate::adapters::gamelift::SdkGameLift::from_sdk_config(sdk)),
+    )
+}
+
 /// Presence events to the custom bus `PRESENCE_EVENT_BUS`, `Source` = `<GAME>.presence`.
 pub fn event_bus(sdk: &SdkConfig, config: &Config) -> Arc<dyn crate::ports::EventBus> {
     Arc::new(crate::adapters::eventbridge::EventBridgeBus::new(

@@ -32,7 +32,7 @@ pub use party_store::{
 };
 pub use placement_store::{
     PLACEMENT_RETENTION_SECONDS, PlacedGameSession, PlacementOutcomes, PlacementRecord,
-    PlacementStore, SettledPlayer, Settlement,
+    PlacementStore, SeatConnection, SettledPlayer, Settlement,
 };
 pub use player_store::{
     ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, OnlineConnection,

@@ -78,6 +78,7 @@ fn settlement(id: &str, status: PlacementStatus, players: &[&str]) -> Settlement
             .map(|name| SettledPlayer {
                 player_id: player(name),
                 player_session_id: fulfilled.then(|| format!("psess-{name}")),
+                connection: Default::default(),
                 message: message(id, name, status),
             })
             .collect(),

@@ -96,7 +96,12 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
         tickets: tickets.clone(),
     };
     let handler = MatchmakingHandler::new(settings, stores, bench.matchmaker.clone(), clock());
-    let events = MatchmakingEventHandler::new(config.clone(), tickets, clock());
+    let events = MatchmakingEventHandler::new(
+        config.clone(),
+        tickets,
+        clock(),
+        shared::seats::SeatConnector::new(config.player_gateway, bench.gamelift.clone()),
+    );
     for name in ["alice", "bob", "carol"] {
         players
             .connect(&new_connection(name, &format!("c-{name}"), now()))

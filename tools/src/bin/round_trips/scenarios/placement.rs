@@ -61,13 +61,24 @@ impl World {
             self.placements.clone(),
             gamelift.clone(),
         );
-        let rejoin =
-            rejoin_session::RejoinSessionHandler::new(self.players.clone(), gamelift.clone());
+        // As the stack's PLAYER_GATEWAY says (by default disabled: GameLift not asked).
+        let seats = shared::seats::SeatConnector::new(self.config.player_gateway, gamelift.clone());
+        let rejoin = rejoin_session::RejoinSessionHandler::new(
+            self.players.clone(),
+            gamelift.clone(),
+            seats.clone(),
+            rejoin_session::RefreshLimit {
+                limiter: self.players.clone(),
+                per_minute: self.config.rate_limits.placements_per_minute,
+                clock: clock(),
+            },
+        );
         let on_event = on_placement_event::PlacementEventHandler::new(
             self.config.clone(),
             self.placements.clone(),
             self.outcomes.clone(),
             clock(),
+            seats,
         );
         let place = |player: &str, connection: &str| {
             route_event(
