@@ -30,6 +30,12 @@ impl SeatConnector {
         Self { mode, connections }
     }
 
+    /// Whether seats' details are asked of GameLift (`PLAYER_GATEWAY` enabled or
+    /// required), so that a caller can skip a seating that would be thrown away.
+    pub fn asks_gamelift(&self) -> bool {
+        self.mode.asks_gamelift()
+    }
+
     /// The seats of one game session (`game_session_arn`), each with its player's
     /// connection details: ONE GetPlayerConnectionDetails for all of them (batched by the
     /// port past 25 players), none with `PLAYER_GATEWAY=disabled`. A failed call, or a

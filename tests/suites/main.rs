@@ -29,6 +29,7 @@ mod parties;
 mod party_store_dynamodb;
 mod placement;
 mod placement_store_dynamodb;
+mod player_gateway;
 mod player_store_dynamodb;
 mod presence;
 mod rate_limits;

@@ -10,7 +10,10 @@
 //! Per event, round trips:
 //! - FULFILLED with P placed players: with `PLAYER_GATEWAY` enabled or required, ONE
 //!   GetPlayerConnectionDetails for all P (one per 25: GameLift's limit a call), so that
-//!   every seat carries where its player connects (`shared::seats`); then ONE
+//!   every seat carries where its player connects (`shared::seats`), after one GetItem
+//!   of the placement: GameLift is asked only for a PENDING placement of ours (FlexMatch's
+//!   own placements reach the same queue topic, and a duplicate event would ask again
+//!   for a settlement that writes nothing); then ONE
 //!   `TransactWriteItems` (1 + 2P writes: the placement, conditional on PENDING; each
 //!   player's pending placement cleared and seat stored; each player's message). The
 //!   event names the players, so nothing is read first.
@@ -141,7 +144,7 @@ impl PlacementEventHandler {
                     }
                 },
             };
-        let seats = self.seats_of(game_session, &placed).await;
+        let seats = self.seats_of(placement_id, game_session, &placed).await?;
         let now = self.clock.now_millis();
         let expire_at_secs = now / 1000 + self.config.message_ttl.as_secs() as i64;
         let players = placed
@@ -192,25 +195,33 @@ impl PlacementEventHandler {
     }
 
     /// FULFILLED: each placed player's seat with where they connect, all asked of
-    /// GameLift in one call (a duplicate event asks again: its settlement then writes
-    /// nothing, and GameLift's answer is not worth a read to avoid it).
+    /// GameLift in one call; none for a placement that is not ours or not PENDING any
+    /// more (its settlement writes nothing), which costs a GetItem when GameLift is asked.
     async fn seats_of(
         &self,
+        placement_id: &shared::domain::PlacementId,
         game_session: Option<&PlacedGameSession>,
         placed: &[(PlayerId, Option<String>)],
-    ) -> HashMap<PlayerId, GameSession> {
+    ) -> Result<HashMap<PlayerId, GameSession>, StoreError> {
         let Some(game) = game_session else {
-            return HashMap::new();
+            return Ok(HashMap::new());
         };
+        if self.seats.asks_gamelift() {
+            let pending = self.placements.get(placement_id).await?;
+            if !pending.is_some_and(|record| !record.status.is_final()) {
+                return Ok(HashMap::new());
+            }
+        }
         let seats = placed
             .iter()
             .filter_map(|(player, session)| Some((player.clone(), game.seat(session.clone()?))))
             .collect();
-        self.seats
+        Ok(self
+            .seats
             .connect(&game.game_session_arn, seats)
             .await
             .into_iter()
-            .collect()
+            .collect())
     }
 }
 

@@ -506,3 +506,20 @@ async fn given_an_ended_placement_then_gamelift_is_not_asked_for_connection_deta
     w.run(sample("cancelled-sns")).await.unwrap();
     assert!(w.gamelift.connection_details_calls().is_empty());
 }
+
+#[tokio::test]
+async fn given_a_player_gateway_fleet_when_a_placement_not_ours_or_already_settled_is_fulfilled_then_gamelift_is_not_asked()
+ {
+    // Given a fulfilled placement this system never recorded (FlexMatch's own)
+    let w = world_in(PlayerGateway::Required).await;
+    let mut unknown = sample("fulfilled-eventbridge");
+    unknown["detail"]["placementId"] = json!("0a0b0c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d");
+    w.run(unknown).await.unwrap();
+    // And a duplicate of one settled
+    w.begin(P_FUL).await;
+    w.run(sample("fulfilled-sns")).await.unwrap();
+    w.run(sample("fulfilled-sns")).await.unwrap();
+    // Then GameLift was asked once: for the settlement that counted
+    assert_eq!(w.gamelift.connection_details_calls().len(), 1);
+    assert_eq!(w.frames_to("alice").len(), 1);
+}
