@@ -2,10 +2,10 @@ import type { BodyOf, ClientFrame, GameSession, KeepAlive, ServerFrame } from '.
 import { GameSocketsError, type StopReason } from './errors.js';
 import { Emitter, type ClientEvents, type ConnectionState, type ResumeAck } from './events.js';
 import { RecentKeys } from './dedupe.js';
-import { SeatTracker } from './seat.js';
 import { OPEN, defaultSocketFactory, handshakeStatus, type SocketFactory, type SocketLike } from './socket.js';
 import { withDefaults, type ClientOptions, type ResolvedOptions } from './options.js';
-import { Routes, type Ack, type RequestRoute } from './routes.js';
+import { type Ack, type RequestRoute } from './routes.js';
+import { SeatedRoutes } from './seated.js';
 
 interface Conn {
   socket: SocketLike;
@@ -44,7 +44,7 @@ const camel = (type: string) => type.replace(/_([a-z])/g, (_, c: string) => c.to
  * reconnects with backoff and a fresh token, rolls the socket over before the 2-hour
  * limit, de-duplicates at-least-once pushes and matches replies to requests.
  */
-export class GameSocketsClient extends Routes {
+export class GameSocketsClient extends SeatedRoutes {
   private readonly emitter = new Emitter();
   private readonly options: ResolvedOptions;
   private readonly factory: SocketFactory;
@@ -70,8 +70,6 @@ export class GameSocketsClient extends Routes {
   private rolling = false;
   /** What the timer sends and how often: the last `resume` ack's `keepAlive`, or the options. */
   private keepAlive: { route: KeepAlive['route']; intervalMs: number } | null = null;
-  /** The player's seat, its connection details refreshed before they expire. */
-  private readonly seats: SeatTracker;
 
   constructor(private readonly config: ClientOptions) {
     super();
@@ -83,10 +81,6 @@ export class GameSocketsClient extends Routes {
     this.seqs = new RecentKeys(this.options.dedupeWindow);
     this.messages = new RecentKeys(this.options.dedupeWindow);
     this.placements = new RecentKeys(this.options.dedupeWindow);
-    this.seats = new SeatTracker({
-      refresh: async () => ((await this.request('refreshConnectionDetails', {})) as Ack<{ gameSession: GameSession }>).gameSession,
-      refreshed: (seat) => this.emitter.emit('connectionDetails', seat),
-    });
   }
 
   /** The connection state. */
@@ -99,13 +93,8 @@ export class GameSocketsClient extends Routes {
     return this.lastSeq;
   }
 
-  /**
-   * The player's seat: the last one a placement, a match, `rejoinSession` or `resume` gave, with
-   * the freshest connection details (`null`: none). Its `connection` says where to send game
-   * traffic; the client refreshes it before its player gateway token expires.
-   */
-  get seat(): GameSession | null {
-    return this.seats.seat;
+  protected override connectionDetailsRefreshed(seat: GameSession): void {
+    this.emitter.emit('connectionDetails', seat);
   }
 
   /** Listens to an event; returns a function that stops listening. Pushed frame types this
@@ -172,26 +161,6 @@ export class GameSocketsClient extends Routes {
       } else {
         this.settle(requestId, new GameSocketsError('not_connected', `not connected; ${route} was not sent`, { route, requestId }));
       }
-    });
-  }
-
-  /** `rejoinSession`, and the seat it gives becomes the tracked one. */
-  override rejoinSession(): Promise<Ack<{ gameSession: GameSession }>> {
-    return super.rejoinSession().then((ack) => {
-      this.seats.set(ack.gameSession);
-      return ack;
-    });
-  }
-
-  /**
-   * Fresh connection details for your seat (a new player gateway token): the client sends this
-   * itself before `expiresAt`; call it to refresh sooner (e.g. when a relay stops answering).
-   * The new seat is also emitted as `connectionDetails`.
-   */
-  override refreshConnectionDetails(): Promise<Ack<{ gameSession: GameSession }>> {
-    return super.refreshConnectionDetails().then((ack) => {
-      this.seats.accept(ack.gameSession);
-      return ack;
     });
   }
 
