@@ -208,7 +208,7 @@ impl PlacementEventHandler {
         };
         if self.seats.asks_gamelift() {
             let pending = self.placements.get(placement_id).await?;
-            if !pending.is_some_and(|record| !record.status.is_final()) {
+            if pending.is_none_or(|record| record.status.is_final()) {
                 return Ok(HashMap::new());
             }
         }

@@ -4,9 +4,9 @@
 //! `refreshConnectionDetails`: fresh connection details (a new player gateway token) for
 //! the player's current seat, before the old ones expire (docs/architecture.md#player-gateway).
 //!
-//! Round trips, `rejoinSession`: 1 GetItem (Players) + CreatePlayerSession (+ with
-//! `PLAYER_GATEWAY` enabled or required, 1 GetPlayerConnectionDetails for the new seat)
-//! + 1 conditional UpdateItem (the new seat stored only if the player's game is still
+//! Round trips, `rejoinSession`: 1 GetItem (Players), CreatePlayerSession, with
+//! `PLAYER_GATEWAY` enabled or required 1 GetPlayerConnectionDetails for the new seat,
+//! and 1 conditional UpdateItem (the new seat stored only if the player's game is still
 //! that game session). A game the backend API reported over (`endedGameSessionArn`, no
 //! seat) is `session_ended` after the GetItem alone: GameLift is not asked.
 //!
