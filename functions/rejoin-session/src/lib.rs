@@ -13,7 +13,8 @@
 //! `refreshConnectionDetails`: 1 conditional UpdateItem (the per-player limit,
 //! `RATE_LIMIT_PLACEMENTS_PER_MINUTE`; none with it off) + 1 GetItem + (enabled or
 //! required) 1 GetPlayerConnectionDetails + 1 conditional UpdateItem (the seat's new
-//! details, only if the player's game is still that game session). No seat: `not_found`.
+//! details, only if the player's seat is still that player session: a rejoin meanwhile
+//! wins, and the refresh is a `conflict`). No seat: `not_found`.
 
 use std::sync::Arc;
 
@@ -91,18 +92,31 @@ impl RejoinSessionHandler {
                 .with_detail("gameSessionArn", arn));
             }
         };
-        self.store(player, fresh).await
+        // Only over the same player session: a rejoin's newer seat is not overwritten.
+        let stored = self.players.refresh_seat(player, &fresh).await;
+        Self::stored(player, fresh, stored)
     }
 
     /// Stores `seat` as the player's, if their game is still its game session.
     async fn store(&self, player: &PlayerId, seat: GameSession) -> Result<GameSession, RouteError> {
-        match self.players.update_game_session(player, &seat).await {
+        let stored = self.players.update_game_session(player, &seat).await;
+        Self::stored(player, seat, stored)
+    }
+
+    /// The answer once `seat` was (or was not) stored: a seat changed meanwhile is a
+    /// `conflict` the client resolves by asking again.
+    fn stored(
+        player: &PlayerId,
+        seat: GameSession,
+        stored: Result<bool, shared::ports::StoreError>,
+    ) -> Result<GameSession, RouteError> {
+        match stored {
             Ok(true) => Ok(seat),
             Ok(false) => {
-                warn!(player_id = %player, game_session_arn = %seat.game_session_arn, "the player's game changed meanwhile");
+                warn!(player_id = %player, game_session_arn = %seat.game_session_arn, player_session_id = %seat.player_session_id, "the player's seat changed meanwhile");
                 Err(RouteError::new(
                     ErrorCode::Conflict,
-                    "your game session changed meanwhile (a new placement was fulfilled); ask again",
+                    "your seat changed meanwhile (a new placement, match or rejoin); ask again",
                 ))
             }
             Err(err) => Err(store_refusal(err)),

@@ -419,3 +419,60 @@ async fn given_the_placement_limit_spent_when_refreshing_then_rate_limited_and_g
     assert_eq!(reply["code"], "rate_limited");
     assert_eq!(w.gamelift.connection_details_calls().len(), 1);
 }
+
+/// GameLift's connection details, answered while a rejoin gives the player a new player
+/// session in the same game (stored as `rejoinSession` stores it).
+struct RejoinDuringRefresh {
+    inner: Arc<FakeGameLift>,
+    players: Arc<InMemoryPlayerStore>,
+}
+
+#[async_trait]
+impl shared::ports::PlayerConnections for RejoinDuringRefresh {
+    async fn get_player_connection_details(
+        &self,
+        game_session_arn: &str,
+        players: &[PlayerId],
+    ) -> Result<Vec<shared::ports::PlayerConnection>, GameLiftError> {
+        let mut rejoined = self.players.get(&alice()).await.unwrap().unwrap();
+        let mut seat = rejoined.game_session.take().unwrap();
+        seat.player_session_id = "psess-second".into();
+        assert!(
+            self.players
+                .update_game_session(&alice(), &seat)
+                .await
+                .unwrap()
+        );
+        self.inner
+            .get_player_connection_details(game_session_arn, players)
+            .await
+    }
+}
+
+#[tokio::test]
+async fn given_a_rejoin_landing_while_a_refresh_asks_gamelift_then_the_refresh_is_a_conflict_and_the_rejoined_seat_is_kept()
+ {
+    // Given alice seated behind player gateway, and a rejoin racing her refresh
+    let w = world().await;
+    w.gamelift.with_player_gateway(T0 + 600_000);
+    placed(&w.players, &w.placements, "p-1", ARN).await;
+    let racing = Arc::new(RejoinDuringRefresh {
+        inner: w.gamelift.clone(),
+        players: w.players.clone(),
+    });
+    let handler = RejoinSessionHandler::new(
+        w.players.clone(),
+        w.gamelift.clone(),
+        SeatConnector::new(PlayerGateway::Required, racing),
+        no_limit(),
+    );
+    // When the refresh, for the old player session, comes to store its details
+    let frame = refresh(&handler).await;
+    // Then it loses: the client asks again, and the rejoin's seat is not overwritten
+    assert_eq!(frame["code"], "conflict", "{frame}");
+    let stored = w.players.get(&alice()).await.unwrap().unwrap();
+    assert_eq!(
+        stored.game_session.unwrap().player_session_id,
+        "psess-second"
+    );
+}

@@ -104,6 +104,24 @@ impl InMemoryPlayerStore {
             .map(|state| update(GameStateMut::of_game_only(state)))
     }
 
+    /// Stores `session` as the player's seat if they have one and `still` holds for it,
+    /// as a conditional UpdateItem would; whether it did.
+    fn replace_seat(
+        &self,
+        player: &PlayerId,
+        session: &GameSession,
+        still: impl FnOnce(&GameSession) -> bool,
+    ) -> bool {
+        let updated = self.update_game_state(player, false, |state| {
+            let holds = state.game_session.as_ref().is_some_and(still);
+            if holds {
+                *state.game_session = Some(session.clone());
+            }
+            holds
+        });
+        updated.unwrap_or(false)
+    }
+
     /// A placement's settlement on one player, as one step: `pendingPlacementId` cleared
     /// if it is `placement_id`, and `gameSession` set when given. Creates the game state
     /// of a player who has no item, as DynamoDB's UpdateItem does.
@@ -403,17 +421,19 @@ impl PlayerStore for InMemoryPlayerStore {
         player: &PlayerId,
         session: &GameSession,
     ) -> Result<bool, StoreError> {
-        let updated = self.update_game_state(player, false, |state| {
-            let same_game = state
-                .game_session
-                .as_ref()
-                .is_some_and(|current| current.game_session_arn == session.game_session_arn);
-            if same_game {
-                *state.game_session = Some(session.clone());
-            }
-            same_game
-        });
-        Ok(updated.unwrap_or(false))
+        Ok(self.replace_seat(player, session, |current| {
+            current.game_session_arn == session.game_session_arn
+        }))
+    }
+
+    async fn refresh_seat(
+        &self,
+        player: &PlayerId,
+        session: &GameSession,
+    ) -> Result<bool, StoreError> {
+        Ok(self.replace_seat(player, session, |current| {
+            current.player_session_id == session.player_session_id
+        }))
     }
 
     async fn end_game_session(
