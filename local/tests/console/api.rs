@@ -533,7 +533,8 @@ async fn given_a_gateway_fleet_then_the_fleet_shows_the_details_given_and_the_th
     // Then the fleet section shows the mode, the call and what was given
     let (_, fleet) = get(addr, "/console/api/fleet").await;
     assert_eq!(fleet["playerGateway"], "required", "{fleet}");
-    assert_eq!(fleet["connectionDetailsCalls"], 1);
+    // Two calls: the placement's (on-placement-event seats her behind the gateway) and ours.
+    assert_eq!(fleet["connectionDetailsCalls"], 2);
     let shown = &fleet["playerConnections"][0];
     assert_eq!(shown["playerId"], "alice");
     assert_eq!(
