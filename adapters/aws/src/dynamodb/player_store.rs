@@ -448,6 +448,14 @@ impl Seats for DynamoPlayerStore {
         self.update_game_session_now(player, session).await
     }
 
+    async fn refresh_seat(
+        &self,
+        player: &PlayerId,
+        session: &GameSession,
+    ) -> Result<bool, StoreError> {
+        self.refresh_seat_now(player, session).await
+    }
+
     async fn end_game_session(
         &self,
         player: &PlayerId,
