@@ -11,7 +11,8 @@
 //! `--write`, every row is also written as JSON (`tools::counts`), which `cost` reads.
 //! The party rows (`parties.rs`) run on tables of their own, so that their sweeps find
 //! only the party's members; so do the matchmaking rows (`matchmaking.rs`) and the
-//! backend API's (`backend_api.rs`).
+//! backend API's (`backend_api.rs`) and the seats' with `PLAYER_GATEWAY=enabled`
+//! (`gateway.rs`, run last: the scripted GameLift then answers as a player gateway fleet).
 
 #![allow(clippy::expect_used)] // A benchmark tool: fixed, valid player ids.
 
@@ -40,7 +41,9 @@ use shared::ports::{
 use shared::wiring::{Services, Wiring};
 use tools::counts::{Measured, Operation, OperationCounts, REGENERATE};
 
+mod access_log;
 mod backend_api;
+mod gateway;
 mod matchmaking;
 mod parties;
 mod scenarios;
@@ -80,6 +83,8 @@ pub struct Bench {
     gateway_seen: usize,
     gamelift: Arc<FakeGameLift>,
     gamelift_seen: usize,
+    /// GetPlayerConnectionDetails, which the fake keeps apart from its other calls.
+    connection_details_seen: usize,
     matchmaker: Arc<FakeMatchmaker>,
     matchmaker_seen: usize,
     bus: Arc<InProcessEventBus>,
@@ -156,6 +161,7 @@ impl Bench {
         self.counter.take_all();
         self.gateway_seen = self.gateway.calls().len();
         self.gamelift_seen = self.gamelift.calls().len();
+        self.connection_details_seen = self.gamelift.connection_details_calls().len();
         self.matchmaker_seen = self.matchmaker.calls().len();
         self.bus_seen = self.bus.published().len();
         self.logs.reset();
@@ -221,6 +227,12 @@ impl Bench {
             *gamelift_calls.entry(kind.to_owned()).or_default() += 1;
         }
         self.gamelift_seen = calls.len();
+        let details = self.gamelift.connection_details_calls().len();
+        if details > self.connection_details_seen {
+            let n = (details - self.connection_details_seen) as u64;
+            gamelift_calls.insert("GetPlayerConnectionDetails".to_owned(), n);
+        }
+        self.connection_details_seen = details;
         let calls = self.matchmaker.calls();
         for call in &calls[self.matchmaker_seen..] {
             let kind = match call {
@@ -348,6 +360,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         gateway_seen: 0,
         gamelift: Arc::new(FakeGameLift::new()),
         gamelift_seen: 0,
+        connection_details_seen: 0,
         matchmaker: Arc::new(FakeMatchmaker::new()),
         matchmaker_seen: 0,
         bus: Arc::new(InProcessEventBus::new()),
@@ -360,10 +373,12 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     };
     let world = scenarios::World::create(&client, &bench).await?;
     world.run(&mut bench).await?;
-    access_log_line(&mut bench)?;
+    access_log::access_log_line(&mut bench)?;
     parties::rows(&client, &mut bench).await?;
     matchmaking::rows(&client, &mut bench).await?;
     backend_api::rows(&client, &mut bench).await?;
+    // Last: from here on the scripted GameLift answers as a player gateway fleet.
+    gateway::rows(&client, &mut bench).await?;
 
     bench.print_table(&endpoint);
     if let Some(path) = write {
@@ -414,69 +429,6 @@ fn template_access_logs() -> Result<String, lambda_runtime::Error> {
         .as_str()
         .unwrap_or("Enabled")
         .to_owned())
-}
-
-/// The stage's access log line (template.yaml, `AccessLogSettings.Format`, the settings
-/// of `AccessLogs=Enabled` when they depend on it) as API
-/// Gateway writes it for one heartbeat: every `$context` variable replaced by a value of
-/// the length it has there. One such line is written per message, connect and
-/// disconnect.
-fn access_log_line(bench: &mut Bench) -> Result<(), lambda_runtime::Error> {
-    let template = local::template::parse(local::template::TEMPLATE_YAML)?;
-    let stage = template["Resources"]
-        .as_object()
-        .and_then(|resources| {
-            resources
-                .values()
-                .find(|r| r["Type"] == "AWS::ApiGatewayV2::Stage")
-        })
-        .ok_or("template.yaml has no AWS::ApiGatewayV2::Stage")?;
-    let settings = &stage["Properties"]["AccessLogSettings"];
-    // `!If [WritesAccessLogs, {…}, !Ref AWS::NoValue]`: the line written when enabled.
-    let settings = settings["Fn::If"].get(1).unwrap_or(settings);
-    let format = &settings["Format"];
-    let line = match format.as_str() {
-        Some(format) => render_access_log(format),
-        // No access logs (or a format this does not read): nothing written.
-        None => String::new(),
-    };
-    bench.reset();
-    if !line.is_empty() {
-        bench
-            .logs
-            .bytes
-            .store(line.len() as u64 + 1, Ordering::Relaxed);
-        bench.logs.lines.store(1, Ordering::Relaxed);
-    }
-    bench.row(
-        "access_log_line",
-        "API Gateway access log line (one per message, connect and disconnect, with AccessLogs=Enabled)",
-        "as short as still useful",
-    );
-    Ok(())
-}
-
-/// `format` with each `$context.…` variable replaced by a value as long as a heartbeat's.
-fn render_access_log(format: &str) -> String {
-    const VALUES: [(&str, &str); 12] = [
-        ("$context.requestTimeEpoch", "1795323600123"),
-        ("$context.requestId", "Kx8bNFq-IAMFZ3g="),
-        ("$context.eventType", "MESSAGE"),
-        ("$context.routeKey", "heartbeat"),
-        ("$context.connectionId", "L0SMzdjYvHcCKvg="),
-        ("$context.status", "200"),
-        ("$context.authorizer.principalId", "player-00000042"),
-        ("$context.identity.sourceIp", "203.0.113.10"),
-        ("$context.integrationLatency", "12"),
-        ("$context.error.message", ""),
-        ("$context.integration.error", ""),
-        ("$context.integrationStatus", "200"),
-    ];
-    let mut line = format.to_owned();
-    for (variable, value) in VALUES {
-        line = line.replace(variable, value);
-    }
-    line
 }
 
 /// `{"route": route, "body": body}` as a frame's text.

@@ -27,14 +27,14 @@ const SAMPLE_A: &str = "mm-019ab4c0-1f2e-7a3b-8c4d-5e6f7a8b9c0d";
 const SAMPLE_B: &str = "mm-019ab4c0-2a3b-7c4d-9e5f-6a7b8c9d0e1f";
 
 /// A sample event with the samples' tickets replaced by `a` and `b`, emitted at `at`.
-fn event(sample: &str, a: &str, b: &str, at: i64) -> Value {
+pub fn event(sample: &str, a: &str, b: &str, at: i64) -> Value {
     let text = sample.replace(SAMPLE_A, a).replace(SAMPLE_B, b);
     let mut event: Value = serde_json::from_str(&text).expect("a sample is JSON");
     event["time"] = json!(local::time::iso8601(at));
     event
 }
 
-async fn ask(
+pub async fn ask(
     bench: &mut Bench,
     handler: &MatchmakingHandler,
     player: &str,

@@ -11,6 +11,8 @@ mod messaging;
 mod placement;
 mod presence;
 
+pub(crate) use placement::placement_event;
+
 use std::sync::Arc;
 
 use aws_adapters::dynamodb::{

@@ -12,7 +12,11 @@ use super::{Error, World, player};
 use crate::{Bench, body, lambda_event, now};
 
 /// A GameLift placement event (EventBridge form; the SNS form carries the same JSON).
-fn placement_event(placement_id: &PlacementId, outcome: &str, players: &[String]) -> Value {
+pub(crate) fn placement_event(
+    placement_id: &PlacementId,
+    outcome: &str,
+    players: &[String],
+) -> Value {
     let mut detail = json!({
         "type": outcome,
         "placementId": placement_id,
