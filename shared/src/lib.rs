@@ -13,6 +13,8 @@ pub use gamelift_sockets_protocol::keep_alive;
 /// The latencies a client reports, parsed once (`protocol/`).
 pub use gamelift_sockets_protocol::latencies;
 pub mod matchmaking;
+/// Metrics as CloudWatch embedded metric format lines.
+pub mod metrics;
 pub mod party;
 pub mod ports;
 /// Every request a client may send, typed; routes receive theirs from [`websocket::Request`].

@@ -179,6 +179,21 @@ pub fn client_request(
         .map_err(|rejection| reply(&rejection.into_frame()))
 }
 
+/// The route API Gateway matched (its `routeKey`), as one of the protocol's names:
+/// a metric's `Route` takes no value a client made up.
+fn route_of(event: &ApiGatewayWebsocketProxyRequest) -> &'static str {
+    let key = event
+        .request_context
+        .route_key
+        .as_deref()
+        .unwrap_or_default();
+    crate::protocol::ROUTES
+        .iter()
+        .find(|route| **route == key)
+        .copied()
+        .unwrap_or("$default")
+}
+
 fn frame_text(event: &ApiGatewayWebsocketProxyRequest) -> Result<&str, FrameRejection> {
     body_text(event).map_err(|message| FrameRejection {
         route: None,
@@ -228,7 +243,10 @@ impl Request {
         let caller = Caller::from_event(event)?;
         Ok(match client_request(event) {
             Ok(frame) => Opened::Request(Self { caller, frame }),
-            Err(reply) => Opened::Refused(reply),
+            Err(reply) => {
+                crate::metrics::request(route_of(event), Some(ErrorCode::BadRequest));
+                Opened::Refused(reply)
+            }
         })
     }
 
@@ -236,7 +254,10 @@ impl Request {
     /// (logged first, with its cause, when it is the server's or a dependency's doing).
     pub fn respond<T: Serialize>(&self, result: Result<T, RouteError>) -> ApiGatewayProxyResponse {
         match result {
-            Ok(fields) => reply(&ServerFrame::ack(&self.frame, fields)),
+            Ok(fields) => {
+                crate::metrics::request(self.frame.route(), None);
+                reply(&ServerFrame::ack(&self.frame, fields))
+            }
             Err(refusal) => self.refuse(refusal),
         }
     }
@@ -244,6 +265,7 @@ impl Request {
     /// The `error` frame of `refusal`, logged first when it is not the client's mistake.
     pub fn refuse(&self, refusal: RouteError) -> ApiGatewayProxyResponse {
         self.log(&refusal);
+        crate::metrics::request(self.frame.route(), Some(refusal.code));
         reply(&refusal.into_frame(&self.frame))
     }
 
@@ -336,7 +358,10 @@ impl RouteError {
             .map_err(|e| Self::from_store(e, consequence))?;
         match spent {
             Spent::Allowed => Ok(()),
-            Spent::Limited { retry_after_ms, .. } => Err(Self::rate_limited(limit, retry_after_ms)),
+            Spent::Limited { retry_after_ms, .. } => {
+                crate::metrics::rate_limited(bucket.as_str());
+                Err(Self::rate_limited(limit, retry_after_ms))
+            }
         }
     }
 

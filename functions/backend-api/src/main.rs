@@ -22,7 +22,7 @@ async fn main() -> Result<(), Error> {
     );
     let api = &api;
     run(service_fn(move |request: Request| async move {
-        Ok::<_, Error>(api.handle(request).await)
+        Ok::<_, Error>(shared::metrics::invocation(api.handle(request)).await)
     }))
     .await
 }

@@ -17,5 +17,8 @@ async fn main() -> Result<(), Error> {
         aws::gamelift(&sdk),
     );
     let handler = &handler;
-    run(service_fn(move |event| handler.handle(event))).await
+    run(service_fn(move |event| {
+        shared::metrics::invocation(handler.handle(event))
+    }))
+    .await
 }

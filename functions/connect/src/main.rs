@@ -22,5 +22,8 @@ async fn main() -> Result<(), Error> {
         aws::event_bus(&sdk, &config),
     );
     let handler = &handler;
-    run(service_fn(move |event| handler.handle(event))).await
+    run(service_fn(move |event| {
+        shared::metrics::invocation(handler.handle(event))
+    }))
+    .await
 }

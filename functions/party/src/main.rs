@@ -23,5 +23,8 @@ async fn main() -> Result<(), Error> {
         Arc::new(SystemClock),
     );
     let handler = &handler;
-    run(service_fn(move |event| handler.handle(event))).await
+    run(service_fn(move |event| {
+        shared::metrics::invocation(handler.handle(event))
+    }))
+    .await
 }

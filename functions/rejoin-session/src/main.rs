@@ -13,5 +13,8 @@ async fn main() -> Result<(), Error> {
     let sdk = aws::sdk_config().await;
     let handler = RejoinSessionHandler::new(aws::player_store(&sdk, &config), aws::gamelift(&sdk));
     let handler = &handler;
-    run(service_fn(move |event| handler.handle(event))).await
+    run(service_fn(move |event| {
+        shared::metrics::invocation(handler.handle(event))
+    }))
+    .await
 }

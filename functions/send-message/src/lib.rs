@@ -260,6 +260,7 @@ impl SendMessageHandler {
 
 /// The `rate_limited` error: which limit, and when to try again.
 fn rate_limited(exceeded: Exceeded, retry_after_ms: i64) -> RouteError {
+    shared::metrics::rate_limited(Bucket::SendMessage.as_str());
     let what = match exceeded {
         Exceeded::Calls { limit } => format!("{limit} messages a minute"),
         Exceeded::Units { limit } => format!("{limit} recipients a minute"),

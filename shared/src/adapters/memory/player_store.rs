@@ -300,6 +300,11 @@ impl PlayerStore for InMemoryPlayerStore {
         let limit = limit.max(1) as usize;
         let next = (tracked.len() > limit).then(|| tracked[limit - 1].player_id.clone());
         tracked.truncate(limit);
+        let examined = tracked.len();
+        let online = tracked
+            .iter()
+            .filter(|record| record.online_connection().is_some())
+            .count();
         let players = tracked
             .into_iter()
             .filter_map(|record| {
@@ -311,7 +316,12 @@ impl PlayerStore for InMemoryPlayerStore {
                 })
             })
             .collect();
-        Ok(ExpiredPage { players, next })
+        Ok(ExpiredPage {
+            players,
+            next,
+            examined,
+            online,
+        })
     }
 
     async fn mark_offline(
