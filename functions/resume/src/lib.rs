@@ -431,7 +431,11 @@ impl RouteHandler for ResumeHandler {
             .into());
         };
         let cursor = body.cursor;
-        match self.resume(&request, cursor).await {
+        let resumed = self.resume(&request, cursor).await;
+        if !matches!(resumed, Err(Stop::Refused(_))) {
+            shared::metrics::request("resume", None); // a refusal is counted by `refuse`
+        }
+        match resumed {
             Ok(Some(ack)) => Ok(reply(&ack)),
             Ok(None) | Err(Stop::SocketGone) => Ok(status(200)),
             Err(Stop::Refused(refusal)) => Ok(request.refuse(refusal)),

@@ -11,7 +11,8 @@ pub enum Kind {
     Counter,
     /// Every value kept (up to 100 per document): percentiles are meaningful.
     Histogram,
-    /// The last value set.
+    /// A level, one value each time it is read (written as a value, like a histogram's;
+    /// `Maximum` or `Average` is the statistic to read).
     Gauge,
 }
 

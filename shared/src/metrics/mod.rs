@@ -45,6 +45,7 @@ struct Installed {
 static INSTALLED: OnceLock<Installed> = OnceLock::new();
 static LISTENERS: Mutex<Vec<(u64, Listener)>> = Mutex::new(Vec::new());
 static NEXT_LISTENER: AtomicU64 = AtomicU64::new(0);
+static FLUSHING: Mutex<()> = Mutex::new(());
 /// Histogram values recorded since the last flush. The recorder keeps at most 100 per
 /// histogram between flushes (an EMF value array's limit) and drops the rest, so a flush
 /// comes first when a batch records that many.
@@ -107,7 +108,8 @@ fn describe_units() {
         match metric.kind {
             Kind::Counter => ::metrics::describe_counter!(metric.name, unit, metric.meaning),
             Kind::Histogram => ::metrics::describe_histogram!(metric.name, unit, metric.meaning),
-            Kind::Gauge => ::metrics::describe_gauge!(metric.name, unit, metric.meaning),
+            // Gauges are written as one value each time they are set (see `sweep`).
+            Kind::Gauge => ::metrics::describe_histogram!(metric.name, unit, metric.meaning),
         }
     }
 }
@@ -143,6 +145,9 @@ pub fn flush() {
     let Some(installed) = INSTALLED.get() else {
         return;
     };
+    // One flush at a time, delivery included: a flush that returns has handed on every
+    // line counted before it (another thread's flush cannot still be delivering them).
+    let _one_at_a_time = FLUSHING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut lines = Vec::with_capacity(512);
     PENDING_VALUES.store(0, Ordering::Relaxed);
     // Writing into a Vec cannot fail.
@@ -338,8 +343,10 @@ pub fn sweep(sweep: Sweep) {
         &[],
         &[millis(sweep.duration_ms)],
     );
-    if let Some(online) = sweep.online.filter(|_| installed()) {
-        ::metrics::gauge!(catalogue::PLAYERS_ONLINE.name).set(online as f64);
+    // One value per sweep, recorded as a histogram value: the recorder writes a gauge in
+    // every later flush of the process, this once.
+    if let Some(online) = sweep.online {
+        record(&catalogue::PLAYERS_ONLINE, &[], &[online as f64]);
     }
 }
 
