@@ -147,7 +147,9 @@ pub fn flush() {
     };
     // One flush at a time, delivery included: a flush that returns has handed on every
     // line counted before it (another thread's flush cannot still be delivering them).
-    let _one_at_a_time = FLUSHING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _one_at_a_time = FLUSHING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut lines = Vec::with_capacity(512);
     PENDING_VALUES.store(0, Ordering::Relaxed);
     // Writing into a Vec cannot fail.
