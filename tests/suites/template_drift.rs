@@ -20,6 +20,7 @@ mod backend;
 mod build;
 mod cfn;
 mod filter;
+mod metrics;
 mod settings;
 
 use std::cell::RefCell;
