@@ -5,7 +5,10 @@
 #   3. the gates: cargo fmt --check, cargo clippy -D warnings (every target), no unused
 #      dependency (scripts/check-unused-deps.py), no production source file over 500
 #      lines (scripts/check-file-sizes.py); then cargo test --workspace --locked
-#      (extra arguments are passed on to cargo test: scripts/test.sh -p shared --lib),
+#      (extra arguments are passed on to cargo test: scripts/test.sh -p shared --lib;
+#      with the pinned SAM CLI installed first, it also checks local/sam-env.json against
+#      SAM's own reading of it, and runs every function's binary as `sam local invoke`
+#      would, without Docker: tools/tests/sam_local.rs),
 #      cfn-lint, sam validate --lint, the heartbeat route's mapping templates rendered by
 #      a real Velocity engine (scripts/check-mapping-templates.py), the template's Rules
 #      evaluated for chosen parameters (scripts/check-template-rules.py), every IAM policy of

@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Response};
 use backend_api::BackendApi;
 use serde_json::{Map, Value, json};
 
-use crate::gateway::ids;
+use crate::ids;
 use crate::time::iso8601;
 
 /// The header holding `BACKEND_API_KEY`.
@@ -35,6 +35,41 @@ pub struct BackendApiServer {
     pub api: Arc<BackendApi>,
     pub key: Option<String>,
     pub domain_name: String,
+}
+
+/// Binds the backend API's port and serves it until `stop` (`local::backend_api`).
+pub(crate) async fn listen(
+    settings: &crate::Settings,
+    dependencies: &crate::Dependencies,
+    stop: tokio::sync::watch::Receiver<bool>,
+) -> Result<(SocketAddr, tokio::task::JoinHandle<()>), crate::StartError> {
+    let addr = SocketAddr::from((
+        settings.gateway.bind_address,
+        settings.gateway.backend_api_port(),
+    ));
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| crate::StartError::Bind { addr, source })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|source| crate::StartError::Bind { addr, source })?;
+    let server = Arc::new(BackendApiServer {
+        api: crate::Routes::wire_backend_api(dependencies),
+        key: settings.gateway.backend_api_key.clone(),
+        domain_name: addr.to_string(),
+    });
+    let app = router(server);
+    let task = tokio::spawn(async move {
+        let serve = axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(crate::gateway::shutting_down(stop));
+        if let Err(error) = serve.await {
+            tracing::error!(%error, "the backend API server stopped");
+        }
+    });
+    Ok((addr, task))
 }
 
 /// Every path goes to one handler, as the greedy route does; paths outside `/v1/` get

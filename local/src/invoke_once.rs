@@ -241,19 +241,25 @@ enum Payload {
     Http(Box<lambda_http::Request>),
 }
 
-/// What Lambda returns to an HTTP API (payload 2.0) for `response`.
+/// What Lambda returns to an HTTP API (payload 2.0) for `response`: the function's
+/// binary serializes it so (`lambda_http`'s own conversion, which it does not export):
+/// `Set-Cookie` headers as `cookies`, no `multiValueHeaders`, a binary body in base64.
 fn http_response(response: lambda_http::Response<lambda_http::Body>) -> Value {
-    let headers: serde_json::Map<String, Value> = response
-        .headers()
+    let (parts, body) = response.into_parts();
+    let mut headers = parts.headers;
+    let cookies = headers
+        .get_all(lambda_http::http::header::SET_COOKIE)
         .iter()
-        .filter_map(|(name, value)| Some((name.to_string(), Value::from(value.to_str().ok()?))))
+        .map(|v| v.to_str().unwrap_or_default().to_owned())
         .collect();
-    serde_json::json!({
-        "statusCode": response.status().as_u16(),
-        "headers": headers,
-        "body": String::from_utf8_lossy(response.body().as_ref()),
-        "isBase64Encoded": false,
-    })
+    headers.remove(lambda_http::http::header::SET_COOKIE);
+    let mut out = aws_lambda_events::apigw::ApiGatewayV2httpResponse::default();
+    out.status_code = i64::from(parts.status.as_u16());
+    out.is_base64_encoded = matches!(body, lambda_http::Body::Binary(_));
+    out.body = (!matches!(body, lambda_http::Body::Empty)).then_some(body);
+    out.headers = headers;
+    out.cookies = cookies;
+    to_json(out)
 }
 
 fn parse<T: DeserializeOwned>(

@@ -17,27 +17,33 @@
 //! Layout: [`settings`] (every knob), [`banner`] (what start-up prints), [`routes`]
 //! (route key → handler, in one place), [`gateway`] (the WebSocket emulation and the
 //! connection registry), [`invoke_once`] (`local invoke`: one function, one event
-//! file, like `sam local invoke`), [`management`] (the `@connections` API), [`auth`] (the
+//! file, like `sam local invoke`), [`sam_env`] (what the real `sam local invoke` gives a
+//! function with `local/sam-env.json`), [`management`] (the `@connections` API), [`auth`] (the
 //! `$connect` authorizer), [`storage`], [`stream`] (the Messages stream feeding
 //! `on-message-inserted`, in memory or from DynamoDB Streams), [`gamelift`] (the GameLift simulator) and [`placement_events`]
 //! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown),
 //! [`template`] (template.yaml as JSON), [`integration`] (routes API Gateway serves
 //! without a function: the heartbeat's DynamoDB integration, from its mapping templates),
-//! [`backend_api`] (the backend API on its own port, through `lambda_http`'s types).
+//! [`backend_api`] (the backend API on its own port, through `lambda_http`'s types),
+//! [`ids`] (API Gateway-shaped ids, for the gateway, the stream and both APIs),
+//! [`aws_api`] (GameLift and EventBridge on the stack's port, for functions run outside it).
 
 pub mod auth;
+pub mod aws_api;
 pub mod backend_api;
 pub mod banner;
 pub mod console;
 pub mod flexmatch;
 pub mod gamelift;
 pub mod gateway;
+pub mod ids;
 pub mod integration;
 pub mod invoke;
 pub mod invoke_once;
 pub mod management;
 pub mod placement_events;
 pub mod routes;
+pub mod sam_env;
 mod schedules;
 pub mod settings;
 pub mod stack;

@@ -13,7 +13,8 @@ use serde_json::{Map, Value, json};
 use shared::ports::GatewayError;
 use shared::protocol::MAX_MESSAGE_BYTES;
 
-use crate::gateway::{Gateway, ids};
+use crate::gateway::Gateway;
+use crate::ids;
 use crate::time::iso8601;
 
 const ERROR_TYPE: &str = "x-amzn-errortype";

@@ -12,7 +12,11 @@
 //! - the Messages stream's event source mapping: its filter, evaluated on the records the
 //!   code's items make, and partial batch failures;
 //! - the backend API (`template_drift/backend.rs`): its one route, as the local stack serves
-//!   it, with AWS_IAM, and its function's DynamoDB permissions.
+//!   it, with AWS_IAM, and its function's DynamoDB permissions;
+//! - `local/sam-env.json` (`template_drift/sam_env.rs`), the environment `sam local invoke`
+//!   gives each function, and the variables the template declares only for it;
+//! - the dashboard and alarms (`template_drift/metrics.rs`): every metric they name is one
+//!   a function emits with its dimensions, every emitted metric is on the dashboard.
 //!
 //! Run alone with `cargo test -p tests --test suites template_drift`.
 
@@ -21,6 +25,7 @@ mod build;
 mod cfn;
 mod filter;
 mod metrics;
+mod sam_env;
 mod settings;
 
 use std::cell::RefCell;
@@ -628,6 +633,7 @@ fn stand_in_values(
     let parameters = &template.root()["Parameters"];
     variables
         .iter()
+        .filter(|(_, value)| !never_deployed(value))
         .map(|(name, value)| {
             let stand_in = match ref_name(value) {
                 Some(parameter) if parameters.get(parameter).is_some() => {
@@ -643,6 +649,12 @@ fn stand_in_values(
             (name.clone(), stand_in)
         })
         .collect()
+}
+
+/// `!Ref AWS::NoValue`: CloudFormation removes the variable; only `sam local invoke`
+/// sees it (checked by `sam_env`).
+fn never_deployed(value: &Value) -> bool {
+    ref_name(value) == Some("AWS::NoValue")
 }
 
 /// True if `shared::config` reads `name`: leaving it out, or giving it a value no
@@ -701,7 +713,9 @@ fn given_the_globals_environment_when_each_variable_changes_then_shared_config_r
     let values = stand_in_values(&template, template.global_variables());
     let problems: Vec<String> = template
         .global_variables()
-        .keys()
+        .iter()
+        .filter(|(_, value)| !never_deployed(value))
+        .map(|(name, _)| name)
         .filter(|name| !shared_config_reads(name, &values))
         .map(|name| format!("Globals set {name}, which shared::config never reads"))
         .collect();

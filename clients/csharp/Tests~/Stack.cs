@@ -51,6 +51,10 @@ namespace GameLiftSockets.Tests
             };
             foreach (var pair in env) settings[pair.Key] = pair.Value;
             foreach (var pair in settings) info.EnvironmentVariables[pair.Key] = pair.Value;
+            // On memory, whatever the caller's environment: scripts/test.sh exports
+            // DYNAMODB_ENDPOINT, and stacks sharing DynamoDB Local's tables would see each
+            // other's players (the TypeScript client's tests use the same names).
+            if (!env.ContainsKey("DYNAMODB_ENDPOINT")) info.EnvironmentVariables.Remove("DYNAMODB_ENDPOINT");
             process = new Process { StartInfo = info, EnableRaisingEvents = true };
             process.OutputDataReceived += (_, e) => OnLine(e.Data);
             process.ErrorDataReceived += (_, e) => OnLine(e.Data);

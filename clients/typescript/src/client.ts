@@ -1,49 +1,10 @@
-import type { BodyOf, ClientFrame, GameSession, KeepAlive, PartyView, ServerFrame } from './protocol.js';
+import type { BodyOf, ClientFrame, KeepAlive, ServerFrame } from './protocol.js';
 import { GameSocketsError, type StopReason } from './errors.js';
 import { Emitter, type ClientEvents, type ConnectionState, type ResumeAck } from './events.js';
 import { RecentKeys } from './dedupe.js';
 import { OPEN, defaultSocketFactory, handshakeStatus, type SocketFactory, type SocketLike } from './socket.js';
-
-/** How to reach the backend and how to behave; only `url` and one of `token`/`playerId` are required. */
-export interface ClientOptions {
-  /** The WebSocket API URL, e.g. `wss://abc.execute-api.us-east-1.amazonaws.com/production`. */
-  url: string;
-  /** A JWT, or a function returning one; called before every connect, so it can refresh. Sent as `?token=`. */
-  token?: string | (() => string | Promise<string>);
-  /** Header-mode stacks only (development): the player id, sent as `?playerId=`. */
-  playerId?: string;
-  /**
-   * How often the timer shows the player is alive when the server does not say (`resume`'s ack
-   * carries `keepAlive`, which wins: the stack chooses the frame and interval). Default 30 000.
-   */
-  heartbeatIntervalMs?: number;
-  /**
-   * What an idle tick sends when the server does not say: true (default) a `ping`, false a
-   * `heartbeat`. A server's `keepAlive` wins.
-   */
-  pingWhenIdle?: boolean;
-  /** How long a request waits for its reply. Default 10 000. */
-  requestTimeoutMs?: number;
-  /** Reconnect backoff: delay = random(0, min(maxDelayMs, initialDelayMs × 2^attempt)) ("full jitter"). */
-  reconnect?: { initialDelayMs?: number; maxDelayMs?: number; maxAttempts?: number };
-  /** Open a new socket (and close the old) this long after connecting: before API Gateway's 2-hour limit. Default 110 min. */
-  rolloverAfterMs?: number;
-  /** How many recent `seq`s, `messageId`s and placement results to remember for de-duplication. Default 1000. */
-  dedupeWindow?: number;
-  /**
-   * Requests made while (re)connecting: true (default) holds them and sends them right after
-   * `resume` (their timeout runs meanwhile); false rejects them at once with `not_connected`.
-   */
-  queueWhileReconnecting?: boolean;
-  /** Opens a socket; defaults to the global `WebSocket` (see socket.ts for the adapter contract). */
-  socket?: SocketFactory;
-}
-
-/** The routes that answer (every one but `ping`, which is never answered). */
-export type RequestRoute = Exclude<ClientFrame['route'], 'ping'>;
-
-/** The reply to a request: the `ack` frame's fields. */
-export type Ack<T = Record<string, unknown>> = T & { route: string; requestId?: string | null };
+import { withDefaults, type ClientOptions, type ResolvedOptions } from './options.js';
+import { Routes, type Ack, type RequestRoute } from './routes.js';
 
 interface Conn {
   socket: SocketLike;
@@ -82,11 +43,9 @@ const camel = (type: string) => type.replace(/_([a-z])/g, (_, c: string) => c.to
  * reconnects with backoff and a fresh token, rolls the socket over before the 2-hour
  * limit, de-duplicates at-least-once pushes and matches replies to requests.
  */
-export class GameSocketsClient {
+export class GameSocketsClient extends Routes {
   private readonly emitter = new Emitter();
-  private readonly options: Required<Omit<ClientOptions, 'token' | 'playerId' | 'socket' | 'reconnect'>> & {
-    reconnect: Required<NonNullable<ClientOptions['reconnect']>>;
-  };
+  private readonly options: ResolvedOptions;
   private readonly factory: SocketFactory;
   private current: Conn | null = null;
   private candidate: Conn | null = null;
@@ -112,23 +71,11 @@ export class GameSocketsClient {
   private keepAlive: { route: KeepAlive['route']; intervalMs: number } | null = null;
 
   constructor(private readonly config: ClientOptions) {
+    super();
     if (config.token === undefined && config.playerId === undefined) {
       throw new Error('GameSocketsClient needs `token` (JWT stacks) or `playerId` (header-mode development stacks)');
     }
-    this.options = {
-      url: config.url,
-      heartbeatIntervalMs: config.heartbeatIntervalMs ?? 30_000,
-      pingWhenIdle: config.pingWhenIdle ?? true,
-      requestTimeoutMs: config.requestTimeoutMs ?? 10_000,
-      rolloverAfterMs: config.rolloverAfterMs ?? 110 * 60_000,
-      dedupeWindow: config.dedupeWindow ?? 1000,
-      queueWhileReconnecting: config.queueWhileReconnecting ?? true,
-      reconnect: {
-        initialDelayMs: config.reconnect?.initialDelayMs ?? 500,
-        maxDelayMs: config.reconnect?.maxDelayMs ?? 30_000,
-        maxAttempts: config.reconnect?.maxAttempts ?? Infinity,
-      },
-    };
+    this.options = withDefaults(config);
     this.factory = config.socket ?? defaultSocketFactory();
     this.seqs = new RecentKeys(this.options.dedupeWindow);
     this.messages = new RecentKeys(this.options.dedupeWindow);
@@ -210,88 +157,6 @@ export class GameSocketsClient {
         this.settle(requestId, new GameSocketsError('not_connected', `not connected; ${route} was not sent`, { route, requestId }));
       }
     });
-  }
-
-  /** `sendMessage` to players (1–100) or, with `{ partyId }`, to your party. Resolves with `queued`. */
-  sendMessage(to: string[] | { partyId: string }, message: unknown): Promise<Ack<{ queued: number }>> {
-    const body = Array.isArray(to) ? { playerIds: to, message } : { partyId: to.partyId, message };
-    return this.request('sendMessage', body as BodyOf<'sendMessage'>) as Promise<Ack<{ queued: number }>>;
-  }
-
-  /** `sessionPlacementRequest`: the result comes as a `placement` event. */
-  requestPlacement(body: BodyOf<'sessionPlacementRequest'> = {}): Promise<Ack<{ placementId: string; status: 'PENDING' }>> {
-    return this.request('sessionPlacementRequest', body) as Promise<Ack<{ placementId: string; status: 'PENDING' }>>;
-  }
-
-  cancelPlacement(placementId?: string): Promise<Ack<{ placementId: string }>> {
-    return this.request('cancelPlacement', placementId ? { placementId } : {}) as Promise<Ack<{ placementId: string }>>;
-  }
-
-  rejoinSession(): Promise<Ack<{ gameSession: GameSession }>> {
-    return this.request('rejoinSession', {}) as Promise<Ack<{ gameSession: GameSession }>>;
-  }
-
-  subscribePresence(playerIds: string[]): Promise<Ack<{ presence: Record<string, string> }>> {
-    return this.request('subscribePresence', { playerIds }) as Promise<Ack<{ presence: Record<string, string> }>>;
-  }
-
-  unsubscribePresence(playerIds: string[]): Promise<Ack> {
-    return this.request('unsubscribePresence', { playerIds });
-  }
-
-  setPlacementLatencies(latencies: Record<string, number>): Promise<Ack<{ latencies: Record<string, number> }>> {
-    return this.request('setPlacementLatencies', { latencies }) as Promise<Ack<{ latencies: Record<string, number> }>>;
-  }
-
-  createParty(maxSize?: number): Promise<Ack<{ party: PartyView }>> {
-    return this.request('createParty', maxSize ? { maxSize } : {}) as Promise<Ack<{ party: PartyView }>>;
-  }
-
-  inviteToParty(playerId: string): Promise<Ack<{ partyId: string; playerId: string; expiresAt: number }>> {
-    return this.request('inviteToParty', { playerId }) as Promise<Ack<{ partyId: string; playerId: string; expiresAt: number }>>;
-  }
-
-  joinParty(partyId: string): Promise<Ack<{ party: PartyView }>> {
-    return this.request('joinParty', { partyId }) as Promise<Ack<{ party: PartyView }>>;
-  }
-
-  declinePartyInvite(partyId: string): Promise<Ack<{ partyId: string }>> {
-    return this.request('declinePartyInvite', { partyId }) as Promise<Ack<{ partyId: string }>>;
-  }
-
-  leaveParty(): Promise<Ack<{ partyId: string }>> {
-    return this.request('leaveParty', {}) as Promise<Ack<{ partyId: string }>>;
-  }
-
-  kickFromParty(playerId: string): Promise<Ack<{ party: PartyView }>> {
-    return this.request('kickFromParty', { playerId }) as Promise<Ack<{ party: PartyView }>>;
-  }
-
-  promotePartyLeader(playerId: string): Promise<Ack<{ party: PartyView }>> {
-    return this.request('promotePartyLeader', { playerId }) as Promise<Ack<{ party: PartyView }>>;
-  }
-
-  /** A solo player's or a party leader's ticket; its states arrive as `matchmaking` events. */
-  startMatchmaking(body: BodyOf<'startMatchmaking'> = {}): Promise<Ack<{ ticketId: string; status: 'QUEUED' }>> {
-    return this.request('startMatchmaking', body) as Promise<Ack<{ ticketId: string; status: 'QUEUED' }>>;
-  }
-
-  acceptMatch(ticketId: string, accept: boolean): Promise<Ack<{ ticketId: string; accept: boolean }>> {
-    return this.request('acceptMatch', { ticketId, accept }) as Promise<Ack<{ ticketId: string; accept: boolean }>>;
-  }
-
-  /** Your live ticket when `ticketId` is absent. */
-  stopMatchmaking(ticketId?: string): Promise<Ack<{ ticketId: string }>> {
-    return this.request('stopMatchmaking', ticketId ? { ticketId } : {}) as Promise<Ack<{ ticketId: string }>>;
-  }
-
-  setMatchmakingAttributes(attributes: BodyOf<'setMatchmakingAttributes'>['attributes']): Promise<Ack> {
-    return this.request('setMatchmakingAttributes', { attributes });
-  }
-
-  /** A `heartbeat` with the cursor that asks for the server time (the timer's frames ask for nothing). */
-  heartbeat(): Promise<Ack<{ serverTime: number }>> {
-    return this.request('heartbeat', {}) as Promise<Ack<{ serverTime: number }>>;
   }
 
   // ---- connection lifecycle ----

@@ -1,4 +1,6 @@
-export { GameSocketsClient, type Ack, type ClientOptions, type RequestRoute } from './client.js';
+export { GameSocketsClient } from './client.js';
+export type { ClientOptions } from './options.js';
+export type { Ack, RequestRoute } from './routes.js';
 export { GameSocketsError, type ClientErrorCode, type StopReason } from './errors.js';
 export type { ClientEvents, ConnectionState, ResumeAck } from './events.js';
 export type { SocketFactory, SocketLike } from './socket.js';

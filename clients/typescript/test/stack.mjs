@@ -37,9 +37,12 @@ export function mintToken(sub, { lifetimeSeconds = 3600 } = {}) {
 
 /** Starts a stack; `env` adds or overrides settings (e.g. MAX_CONNECTION_SECONDS). */
 export async function startStack(env = {}) {
+  // On memory, whatever the caller's environment: scripts/test.sh exports DYNAMODB_ENDPOINT,
+  // and stacks sharing DynamoDB Local's tables would see each other's players.
+  const { DYNAMODB_ENDPOINT: _shared, ...inherited } = process.env;
   const child = spawn(localBinary(), [], {
     env: {
-      ...process.env,
+      ...inherited,
       PORT: '0',
       RUST_LOG: 'info',
       NO_COLOR: '1',

@@ -15,6 +15,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
+use crate::gateway::{ConnectionTap, FrameDirection};
+
 /// Events kept for a page that opens later.
 pub const RECENT: usize = 500;
 /// Longest frame text kept in an event (the rest is cut, with a mark).
@@ -320,6 +322,39 @@ fn cut(mut text: String) -> String {
         text.push('…');
     }
     text
+}
+
+/// The gateway's reports, recorded as the feed's own.
+impl ConnectionTap for Hub {
+    fn connected(&self, at: i64, player_id: Option<&str>, connection_id: &str) {
+        Hub::connected(self, at, player_id, connection_id);
+    }
+
+    fn frame(
+        &self,
+        direction: FrameDirection,
+        at: &dyn Fn() -> i64,
+        player_id: Option<&str>,
+        connection_id: &str,
+        text: &str,
+    ) {
+        let kind = match direction {
+            FrameDirection::In => FeedKind::FrameIn,
+            FrameDirection::Out => FeedKind::FrameOut,
+        };
+        Hub::frame(self, kind, at, player_id, connection_id, text);
+    }
+
+    fn disconnected(
+        &self,
+        at: i64,
+        player_id: Option<&str>,
+        connection_id: &str,
+        code: u16,
+        reason: &str,
+    ) {
+        Hub::disconnected(self, at, player_id, connection_id, code, reason);
+    }
 }
 
 #[cfg(test)]

@@ -16,8 +16,8 @@ use tokio::time::{Instant, sleep, timeout};
 
 use super::events::{self, ConnectionFacts, Invocation};
 use super::registry::{ConnectionMeta, Outbound, Queued};
-use super::{Gateway, TrackerGuard, gateway_error_frame, ids, shutting_down};
-use crate::console::FeedKind;
+use super::{FrameDirection, Gateway, TrackerGuard, gateway_error_frame, shutting_down};
+use crate::ids;
 use crate::integration::IntegrationRequest;
 use crate::invoke::{InvokeError, invoke};
 use crate::routes::{DISCONNECT, Selected};
@@ -80,9 +80,9 @@ pub(super) async fn run(
     );
     gateway.registry.register(&id, out_tx.clone(), meta.clone());
     tracing::info!(connection_id = %id, player_id = ?player_id, "connected");
-    let hub = &gateway.hub;
+    let tap = &gateway.tap;
     let now = || gateway.clock.now_millis();
-    hub.connected(now(), player_id.as_deref(), &id);
+    tap.connected(now(), player_id.as_deref(), &id);
 
     let (in_tx, in_rx) = mpsc::unbounded_channel();
     let closed = Arc::new(AtomicBool::new(false));
@@ -110,7 +110,7 @@ pub(super) async fn run(
             Some(Queued { frame, written }) = out_rx.recv() => {
                 let message = match frame {
                     Outbound::Text(text) => {
-                        hub.frame(FeedKind::FrameOut, now, player_id.as_deref(), &id, &text);
+                        tap.frame(FrameDirection::Out, &now, player_id.as_deref(), &id, &text);
                         Message::Text(text.into())
                     }
                     Outbound::Binary(bytes) => Message::Binary(bytes.into()),
@@ -131,7 +131,7 @@ pub(super) async fn run(
             }
             frame = socket.recv() => match frame {
                 Some(Ok(Message::Text(text))) => {
-                    hub.frame(FeedKind::FrameIn, now, player_id.as_deref(), &id, text.as_str());
+                    tap.frame(FrameDirection::In, &now, player_id.as_deref(), &id, text.as_str());
                     meta.touch(gateway.clock.now_millis());
                     idle.as_mut().reset(Instant::now() + gateway.idle_timeout);
                     let _ = in_tx.send(Inbound::Text(text.as_str().to_owned()));
@@ -196,7 +196,7 @@ pub(super) async fn run(
     // The message being handled (if any) finishes; queued ones are dropped.
     let _ = worker.await;
     tracing::info!(connection_id = %id, code = ending.code, reason = %ending.reason, "disconnected");
-    hub.disconnected(
+    tap.disconnected(
         now(),
         player_id.as_deref(),
         &id,

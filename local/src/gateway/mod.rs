@@ -10,7 +10,6 @@
 
 mod connection;
 pub mod events;
-pub mod ids;
 pub mod registry;
 
 use std::net::SocketAddr;
@@ -28,6 +27,7 @@ use shared::protocol::{MAX_FRAME_BYTES, MAX_MESSAGE_BYTES};
 use tokio::sync::{oneshot, watch};
 
 use crate::auth::{AuthDecision, ConnectAuthorizer};
+use crate::ids;
 use crate::invoke::invoke;
 use crate::routes::{CONNECT, Routes};
 use events::{ConnectionFacts, Invocation, UpgradeRequest};
@@ -49,8 +49,46 @@ pub struct Gateway {
     pub clock: Arc<dyn shared::ports::Clock>,
     pub(crate) shutdown: watch::Receiver<bool>,
     pub(crate) tracker: Tracker,
-    /// The console's taps (connections and frames).
-    pub hub: Arc<crate::console::Hub>,
+    /// Told of each connection and frame (the console's feed).
+    pub tap: Arc<dyn ConnectionTap>,
+}
+
+/// Which way a text frame went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameDirection {
+    /// From the client.
+    In,
+    /// Written to the client (a reply or an `@connections` post).
+    Out,
+}
+
+/// What the gateway tells of each connection as it goes. The console's feed implements
+/// it (`local::console::Hub`): the gateway names only this trait, so the console depends
+/// on the gateway and not the other way round.
+pub trait ConnectionTap: Send + Sync {
+    /// A connection opened (after `$connect` accepted it).
+    fn connected(&self, at: i64, player_id: Option<&str>, connection_id: &str);
+
+    /// A text frame; `at` is read only if the frame is recorded (this is on every
+    /// frame's path).
+    fn frame(
+        &self,
+        direction: FrameDirection,
+        at: &dyn Fn() -> i64,
+        player_id: Option<&str>,
+        connection_id: &str,
+        text: &str,
+    );
+
+    /// A connection closed with `code` (1006: abruptly).
+    fn disconnected(
+        &self,
+        at: i64,
+        player_id: Option<&str>,
+        connection_id: &str,
+        code: u16,
+        reason: &str,
+    );
 }
 
 /// Counts the connections (and handshakes) in progress, so shutdown can wait for

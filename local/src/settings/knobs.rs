@@ -3,6 +3,7 @@
 //! ranges are `shared::config`'s, the simulator's are `crate::gamelift`'s.
 
 use std::fmt;
+use std::net::{IpAddr, Ipv4Addr};
 use std::ops::RangeInclusive;
 use std::time::Duration;
 
@@ -72,9 +73,16 @@ impl fmt::Display for AuthMode {
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args, Serialize)]
 #[command(next_help_heading = "API Gateway")]
 pub struct GatewaySettings {
-    /// TCP port on 127.0.0.1 for both the WebSocket and the @connections API (0: any free port).
+    /// TCP port for both the WebSocket and the @connections API (0: any free port).
     #[arg(long, env = "PORT", default_value_t = DEFAULT_PORT, value_parser = whole(0..=u16::MAX))]
     pub port: u16,
+
+    /// The address both ports listen on. A container reaches the host on Linux at the
+    /// Docker bridge's address (`sam local invoke --add-host
+    /// host.docker.internal:host-gateway`, usually 172.17.0.1): listen there, or on
+    /// 0.0.0.0 (every interface, your network's too: header mode has no authentication).
+    #[arg(long, env = "BIND_ADDRESS", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    pub bind_address: IpAddr,
 
     /// Close a connection (1001) after this long without a data frame from the client
     /// (WebSocket pings do not count), as API Gateway does.
@@ -95,7 +103,7 @@ pub struct GatewaySettings {
           action = clap::ArgAction::Set)]
     pub last_active_counts_sent_frames: bool,
 
-    /// TCP port on 127.0.0.1 for the backend API (HTTP, /v1/...) [default: PORT + 1, or
+    /// TCP port for the backend API (HTTP, /v1/...) [default: PORT + 1, or
     /// any free port when PORT is 0].
     #[arg(long, env = "BACKEND_API_PORT", value_parser = whole(0..=u16::MAX))]
     pub backend_api_port: Option<u16>,

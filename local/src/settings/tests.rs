@@ -8,6 +8,7 @@ const EVERY_VARIABLE: &[&str] = &[
     "GAME",
     "STAGE",
     "PORT",
+    "BIND_ADDRESS",
     "BACKEND_API_PORT",
     "BACKEND_API_KEY",
     "AUTH_MODE",

@@ -45,7 +45,7 @@ use tokio::task::JoinHandle;
 
 use super::record::StreamRecord;
 pub use super::stats::{StreamStats, StreamStatsSnapshot};
-use crate::gateway::ids;
+use crate::ids;
 
 /// The function the batches stand for (logs and the context's ARN).
 pub const FUNCTION_NAME: &str = "on-message-inserted";

@@ -18,6 +18,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+#[path = "docs_sam.rs"]
+mod sam;
+
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 const FILES: [&str; 2] = ["README.md", "docs/deploy.md"];
 /// The README's opening: the title, then a block whose first two lines are the two
@@ -97,7 +100,7 @@ fn block(name: &str) -> String {
 }
 
 /// The names this file runs; a marked block it does not know fails the test.
-const SCENARIOS: [&str; 16] = [
+const SCENARIOS: [&str; 17] = [
     "try-it",
     "try-it-session",
     "backend-api-local",
@@ -105,6 +108,7 @@ const SCENARIOS: [&str; 16] = [
     "mint-token-local",
     "jwt-connect-local",
     "invoke",
+    "sam-generate-event",
     "sim-timeout",
     "dynamodb-local",
     "smoke-header",

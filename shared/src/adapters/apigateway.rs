@@ -5,6 +5,11 @@
 //! stored with every connection), so the adapter keeps one SDK client per endpoint,
 //! all built from the same configuration (credentials, retries, timeouts) and cached
 //! for the life of the process (warm Lambda invocations reuse them).
+//!
+//! An endpoint override ([`ApiGatewayManagementGateway::with_endpoint_override`]) replaces
+//! every connection's own: a function run outside API Gateway (`sam local invoke` in a
+//! container) reaches the local stack's `@connections` API that way, whatever its events
+//! say. Deployed, there is none.
 
 use std::collections::HashMap;
 use std::sync::{PoisonError, RwLock};
@@ -24,6 +29,8 @@ use crate::ports::connection_gateway::{ConnectionGateway, ConnectionInfo, Gatewa
 /// The management API, one cached SDK client per endpoint.
 pub struct ApiGatewayManagementGateway {
     base: Config,
+    /// When set, the endpoint of every call, instead of the connection's.
+    endpoint_override: Option<String>,
     clients: RwLock<HashMap<String, Client>>,
 }
 
@@ -37,6 +44,7 @@ impl std::fmt::Debug for ApiGatewayManagementGateway {
             .cloned()
             .collect();
         f.debug_struct("ApiGatewayManagementGateway")
+            .field("endpoint_override", &self.endpoint_override)
             .field("endpoints", &endpoints)
             .finish_non_exhaustive()
     }
@@ -53,14 +61,23 @@ impl ApiGatewayManagementGateway {
     pub fn from_conf(base: Config) -> Self {
         Self {
             base,
+            endpoint_override: None,
             clients: RwLock::new(HashMap::new()),
         }
     }
 
+    /// Every call goes to `endpoint` (`http://host:port/{stage}`), not to the
+    /// connection's; `None` or a blank value: each connection's, as deployed.
+    pub fn with_endpoint_override(mut self, endpoint: Option<String>) -> Self {
+        self.endpoint_override = endpoint.filter(|e| !e.trim().is_empty());
+        self
+    }
+
     /// The client for `endpoint` (`https://{domain}/{stage}`), made on first use.
     fn client(&self, endpoint: &str) -> Client {
+        let endpoint = self.endpoint_override.as_deref().unwrap_or(endpoint);
         // The SDK appends `/@connections/{id}`: a trailing slash would double it.
-        let endpoint = endpoint.trim_end_matches('/');
+        let endpoint = endpoint.trim().trim_end_matches('/');
         // A panic while holding the lock cannot leave the map half-updated, so a
         // poisoned lock is safe to keep using.
         if let Some(client) = self
@@ -525,6 +542,33 @@ mod tests {
             format!("{ENDPOINT}/@connections/L0SM9cOFvHcCIhw%3D")
         );
         assert_eq!(request.body().bytes(), Some(&b"{\"type\":\"ack\"}"[..]));
+    }
+
+    #[tokio::test]
+    async fn given_an_endpoint_override_when_posting_then_the_request_goes_there_not_to_the_connections_endpoint()
+     {
+        let (http_client, request) = capture_request(None);
+        let base = Config::builder()
+            .with_test_defaults_v2()
+            .http_client(http_client)
+            .build();
+        let gateway = ApiGatewayManagementGateway::from_conf(base)
+            .with_endpoint_override(Some("http://host.docker.internal:3001/Development/".into()));
+        gateway.post(ENDPOINT, &conn(), b"{}").await.unwrap();
+        assert_eq!(
+            request.expect_request().uri(),
+            "http://host.docker.internal:3001/Development/@connections/L0SM9cOFvHcCIhw%3D"
+        );
+    }
+
+    #[test]
+    fn a_blank_endpoint_override_is_none() {
+        let base = Config::builder().with_test_defaults_v2().build();
+        for blank in [None, Some(String::new()), Some("  ".into())] {
+            let gateway =
+                ApiGatewayManagementGateway::from_conf(base.clone()).with_endpoint_override(blank);
+            assert_eq!(gateway.endpoint_override, None);
+        }
     }
 
     /// GetConnection's timestamps arrive as ISO 8601 text.

@@ -180,8 +180,24 @@ pub fn matchmaker(sdk: &SdkConfig) -> Arc<dyn crate::ports::Matchmaker> {
     Arc::new(crate::adapters::gamelift::SdkGameLift::from_sdk_config(sdk))
 }
 
+/// The AWS SDK's service-specific endpoint variable of the `@connections` API. Read here,
+/// not by the SDK: the adapter gives each client its connection's endpoint, which would
+/// override the SDK's. Deployed it is never set (template.yaml declares it
+/// `AWS::NoValue`); `local/sam-env.json` sets it to the local stack's for `sam local
+/// invoke`.
+pub const MANAGEMENT_ENDPOINT_VARIABLE: &str = "AWS_ENDPOINT_URL_APIGATEWAYMANAGEMENTAPI";
+
+/// The `@connections` API, at each connection's endpoint, or at
+/// [`MANAGEMENT_ENDPOINT_VARIABLE`]'s when set.
 pub fn connection_gateway(sdk: &SdkConfig) -> Arc<dyn ConnectionGateway> {
-    Arc::new(ApiGatewayManagementGateway::new(sdk.clone()))
+    let endpoint = std::env::var(MANAGEMENT_ENDPOINT_VARIABLE).ok();
+    if let Some(endpoint) = endpoint.as_deref().filter(|e| !e.trim().is_empty()) {
+        tracing::info!(
+            endpoint,
+            "{MANAGEMENT_ENDPOINT_VARIABLE} is set: every @connections call goes there"
+        );
+    }
+    Arc::new(ApiGatewayManagementGateway::new(sdk.clone()).with_endpoint_override(endpoint))
 }
 
 pub fn gamelift(sdk: &SdkConfig) -> Arc<dyn crate::ports::GameLift> {

@@ -12,9 +12,12 @@
 //! priced from their definition. What is assumed is listed in [`assumptions`].
 
 pub mod designs;
+pub mod measured;
 pub mod observability;
+pub mod ours;
 pub mod prices;
 pub mod render;
+pub mod seed;
 pub mod usage;
 
 pub use designs::{Design, Priced, presence_ratios, price_all};

@@ -1,6 +1,8 @@
 use std::collections::BTreeMap;
 
-use super::designs::{Measured, floor_per_delivery, ours, presence_ratio};
+use super::designs::{floor_per_delivery, presence_ratio};
+use super::measured::Measured;
+use super::ours::ours;
 use super::*;
 use crate::counts::{Operation, OperationCounts};
 

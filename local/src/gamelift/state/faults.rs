@@ -1,23 +1,15 @@
 //! Runtime faults: knobs a developer turns while the stack runs (from the console) to
-//! see how clients cope with a fleet that fails or is slow, without restarting.
+//! see how clients cope with a fleet that fails or is slow, without restarting. What is
+//! broken ([`Faults`]) is part of the model, which these knobs change.
 
 use std::time::Duration;
 
-use serde::Serialize;
 use shared::domain::PlacementId;
 use shared::ports::gamelift::GameLiftError;
 use tokio::time::Instant;
 
-use super::model::{PlacementStatus, State};
+use super::model::{Faults, PlacementStatus, State};
 use crate::gamelift::settings::MILLIS_RANGE;
-
-/// What is currently broken on purpose.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Faults {
-    /// Every placement that would be fulfilled FAILS instead (PlacementFailed).
-    pub fail_placements: bool,
-}
 
 impl State {
     pub(crate) fn faults(&self) -> &Faults {

@@ -19,10 +19,9 @@ mod model;
 mod requests;
 mod snapshot;
 
-pub use faults::Faults;
 pub(crate) use model::State;
 pub use model::{
-    DesiredPlayer, GameSessionStatus, GroupPlacementRequest, PlacementStatus, PlayerSessionStatus,
-    ServerState,
+    DesiredPlayer, Faults, GameSessionStatus, GroupPlacementRequest, PlacementStatus,
+    PlayerSessionStatus, ServerState,
 };
 pub use snapshot::{GameSessionView, PlacementView, PlayerSessionView, ServerView, Snapshot};

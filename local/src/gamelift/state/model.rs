@@ -85,6 +85,14 @@ impl PlacementStatus {
     }
 }
 
+/// What is currently broken on purpose (the console's knobs: `faults`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Faults {
+    /// Every placement that would be fulfilled FAILS instead (PlacementFailed).
+    pub fail_placements: bool,
+}
+
 /// A player asked for in a placement.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DesiredPlayer {
@@ -170,7 +178,7 @@ pub(crate) struct State {
     pub(super) player_session_index: HashMap<String, usize>,
     pub(super) events: UnboundedSender<Value>,
     /// Runtime faults (the console's knobs): none at start.
-    pub(super) faults: super::faults::Faults,
+    pub(super) faults: Faults,
 }
 
 impl State {
@@ -197,7 +205,7 @@ impl State {
             player_sessions: Vec::new(),
             player_session_index: HashMap::new(),
             events,
-            faults: super::faults::Faults::default(),
+            faults: Faults::default(),
         };
         for _ in 0..state.settings.fleet_servers {
             let server = state.fresh_server(now);

@@ -119,7 +119,7 @@ fn main() -> ExitCode {
     println!("smoke test of {}", plan.url);
     println!("players: a = {}, b = {}\n", plan.a.1, plan.b.1);
     let passed = runtime.block_on(async {
-        let mut report = Report::new();
+        let mut report = Report::new(&journeys::CHECKS);
         journeys::run(&plan, &mut report).await;
         report.finish()
     });

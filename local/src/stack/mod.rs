@@ -2,16 +2,15 @@
 //! route table, the Messages stream's consumer → one HTTP server on `127.0.0.1:{port}`
 //! serving the WebSocket API and the `@connections` API, the stream feeding
 //! `on-message-inserted`, the simulator's placement events feeding `on-placement-event`,
-//! and the presence bus and sweeper.
+//! and the presence bus and sweeper. Once serving, it is a [`RunningStack`] (`running`).
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::Router;
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
-use shared::ports::{PlayerStore, SystemClock};
+use shared::ports::SystemClock;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -26,12 +25,13 @@ use crate::placement_events;
 use crate::routes::{Dependencies, Routes};
 use crate::settings::{Settings, SettingsError};
 use crate::storage;
-use crate::stream::{MessageStream, RunningStream, StreamHandler, StreamStatsSnapshot};
+use crate::stream::{MessageStream, StreamHandler};
 
 pub use crate::start_error::StartError;
 
-/// How long shutdown waits for connections to close and `$disconnect`s to run.
-const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
+mod running;
+
+pub use running::RunningStack;
 
 /// The stack, assembled but not serving yet: change the route table or the authorizer
 /// here (tests, later features), then [`LocalStack::start`].
@@ -215,9 +215,13 @@ impl LocalStack {
         self.stream_handler = handler;
     }
 
-    /// Binds `127.0.0.1:{port}` and serves until [`RunningStack::shutdown`].
+    /// Binds `{bind address}:{port}` (127.0.0.1 by default) and serves until
+    /// [`RunningStack::shutdown`].
     pub async fn start(mut self) -> Result<RunningStack, StartError> {
-        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.settings.gateway.port));
+        let addr = SocketAddr::from((
+            self.settings.gateway.bind_address,
+            self.settings.gateway.port,
+        ));
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| StartError::Bind { addr, source })?;
@@ -240,7 +244,7 @@ impl LocalStack {
             .start(self.stream_handler, shutdown_rx.clone())
             .await?;
         let (backend_api_addr, backend_api_server) =
-            serve_backend_api(&self.settings, &self.dependencies, shutdown_rx.clone()).await?;
+            backend_api::listen(&self.settings, &self.dependencies, shutdown_rx.clone()).await?;
         let tracker = Tracker::new();
         let stage = self.settings.stage.clone();
         let gateway = Arc::new(Gateway {
@@ -255,7 +259,7 @@ impl LocalStack {
             clock: self.dependencies.clock.clone(),
             shutdown: shutdown_rx.clone(),
             tracker: tracker.clone(),
-            hub: self.hub.clone(),
+            tap: self.hub.clone(),
         });
         let console = crate::console::Console::new(
             self.hub,
@@ -266,6 +270,7 @@ impl LocalStack {
             shutdown_rx.clone(),
         );
         let app = crate::console::mount(router(&stage, gateway), console, &stage);
+        let app = crate::aws_api::mount(app, &self.dependencies);
 
         // Frames go out as soon as they are written (no Nagle delay behind a client's
         // delayed ACK): pushed messages are latency-bound.
@@ -307,38 +312,6 @@ impl LocalStack {
     }
 }
 
-/// Binds the backend API's port and serves it until `stop` (`local::backend_api`).
-async fn serve_backend_api(
-    settings: &Settings,
-    dependencies: &Dependencies,
-    stop: watch::Receiver<bool>,
-) -> Result<(SocketAddr, JoinHandle<()>), StartError> {
-    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, settings.gateway.backend_api_port()));
-    let listener = TcpListener::bind(addr)
-        .await
-        .map_err(|source| StartError::Bind { addr, source })?;
-    let addr = listener
-        .local_addr()
-        .map_err(|source| StartError::Bind { addr, source })?;
-    let server = Arc::new(backend_api::BackendApiServer {
-        api: Routes::wire_backend_api(dependencies),
-        key: settings.gateway.backend_api_key.clone(),
-        domain_name: addr.to_string(),
-    });
-    let app = backend_api::router(server);
-    let task = tokio::spawn(async move {
-        let serve = axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(gateway::shutting_down(stop));
-        if let Err(error) = serve.await {
-            tracing::error!(%error, "the backend API server stopped");
-        }
-    });
-    Ok((addr, task))
-}
-
 /// The HTTP routes: the WebSocket API at `/{stage}`, the management API under
 /// `/{stage}/@connections/`, and API Gateway's 403 for anything else.
 fn router(stage: &str, gateway: Arc<Gateway>) -> Router {
@@ -361,122 +334,4 @@ fn router(stage: &str, gateway: Arc<Gateway>) -> Router {
 /// Builds and starts the stack.
 pub async fn start(settings: Settings) -> Result<RunningStack, StartError> {
     LocalStack::build(settings).await?.start().await
-}
-
-/// A serving stack.
-pub struct RunningStack {
-    addr: SocketAddr,
-    backend_api_addr: SocketAddr,
-    backend_api_server: JoinHandle<()>,
-    stage: String,
-    storage: String,
-    registry: Arc<ConnectionRegistry>,
-    dependencies: Dependencies,
-    shutdown: watch::Sender<bool>,
-    tracker: Tracker,
-    server: JoinHandle<()>,
-    stream: RunningStream,
-    simulator: Arc<Simulator>,
-    simulator_task: JoinHandle<()>,
-    flexmatch_task: Option<JoinHandle<()>>,
-}
-
-impl RunningStack {
-    /// `ws://127.0.0.1:{port}/{stage}`
-    pub fn url(&self) -> String {
-        format!("ws://{}/{}", self.addr, self.stage)
-    }
-
-    /// `http://127.0.0.1:{port}/console`: the console.
-    pub fn console_url(&self) -> String {
-        format!("http://{}{}", self.addr, crate::console::PATH)
-    }
-
-    /// `http://127.0.0.1:{port}/{stage}`: the `@connections` API's base URL.
-    pub fn management_endpoint(&self) -> String {
-        format!("http://{}/{}", self.addr, self.stage)
-    }
-
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
-    /// `http://127.0.0.1:{port}`: the backend API's base URL (its paths start `/v1/`).
-    pub fn backend_api_url(&self) -> String {
-        format!("http://{}", self.backend_api_addr)
-    }
-
-    pub fn stage(&self) -> &str {
-        &self.stage
-    }
-
-    /// "in memory" or "DynamoDB at {endpoint}".
-    pub fn storage(&self) -> &str {
-        &self.storage
-    }
-
-    /// The open connections.
-    pub fn connections(&self) -> &Arc<ConnectionRegistry> {
-        &self.registry
-    }
-
-    /// The player store the handlers use.
-    pub fn players(&self) -> Arc<dyn PlayerStore> {
-        self.dependencies.players.clone()
-    }
-
-    /// The ports the handlers were built with.
-    pub fn dependencies(&self) -> &Dependencies {
-        &self.dependencies
-    }
-
-    /// The GameLift simulator (its fleet, sessions and test hooks).
-    pub fn simulator(&self) -> &Arc<Simulator> {
-        &self.simulator
-    }
-
-    /// The Messages stream's mode and knobs: "in-memory feeder; …" or "DynamoDB
-    /// Streams of table …; …".
-    pub fn stream(&self) -> &str {
-        self.stream.description()
-    }
-
-    /// The stream consumer's counters (records received, completed, invocations, …).
-    pub fn stream_stats(&self) -> StreamStatsSnapshot {
-        self.stream.stats()
-    }
-
-    /// Stops accepting, closes every socket with 1001, waits for their `$disconnect`s,
-    /// and stops the server.
-    pub async fn shutdown(self) {
-        let _ = self.shutdown.send(true);
-        if tokio::time::timeout(SHUTDOWN_TIMEOUT, self.tracker.idle())
-            .await
-            .is_err()
-        {
-            tracing::warn!("connections still open after {SHUTDOWN_TIMEOUT:?}; stopping anyway");
-        }
-        let abort = self.server.abort_handle();
-        if tokio::time::timeout(SHUTDOWN_TIMEOUT, self.server)
-            .await
-            .is_err()
-        {
-            abort.abort();
-        }
-        let abort = self.backend_api_server.abort_handle();
-        if tokio::time::timeout(SHUTDOWN_TIMEOUT, self.backend_api_server)
-            .await
-            .is_err()
-        {
-            abort.abort();
-        }
-        // GameLift goes quiet: no more placement events.
-        self.simulator_task.abort();
-        if let Some(flexmatch) = self.flexmatch_task {
-            flexmatch.abort();
-        }
-        // A batch in flight finishes; records not yet handed over stay in the table.
-        self.stream.stop(SHUTDOWN_TIMEOUT).await;
-        tracing::info!("local stack stopped");
-    }
 }

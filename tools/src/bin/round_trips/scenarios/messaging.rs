@@ -1,0 +1,193 @@
+//! Messaging rows: sendMessage to 1, 25 and 100 (first and later messages), its
+//! refusals, delivery from the stream, and resume replaying what waited.
+
+use std::sync::Arc;
+
+use on_message_inserted::StreamBatch;
+use send_message::SendMessageHandler;
+use serde_json::{Value, json};
+use shared::domain::MessageId;
+use shared::ports::{MessageKind, MessageStore, NewMessage, ReplayFrom};
+use shared::testing::events::{route_event, stream_insert};
+use shared::websocket::RouteHandler;
+
+use super::{Error, World, player};
+use crate::{Bench, body, clock, lambda_event, now};
+
+impl World {
+    pub(super) async fn messaging(&self, bench: &mut Bench) -> Result<(), Error> {
+        // The recipients have connected once (messages go only to known players).
+        for n in [1usize, 25, 100] {
+            for i in 0..n {
+                let name = format!("peer{n}-{i}");
+                bench
+                    .route(
+                        self.connect
+                            .handle(route_event("$connect", &name, &name, now(), None)),
+                    )
+                    .await?;
+            }
+        }
+        bench.reset();
+        for (round, suffix) in [
+            ("first message to each inbox", "_first"),
+            ("later messages", ""),
+        ] {
+            for n in [1usize, 25, 100] {
+                let ids: Vec<String> = (0..n).map(|i| format!("peer{n}-{i}")).collect();
+                bench
+                    .route(self.send.handle(route_event(
+                        "sendMessage",
+                        "alice",
+                        "c3",
+                        now(),
+                        Some(&body(
+                            "sendMessage",
+                            json!({"playerIds": ids, "message": {"hi": 1}}),
+                        )),
+                    )))
+                    .await?;
+                let floor = if suffix.is_empty() {
+                    "1 rate-limit write + ceil(N / 100) BatchGetItem + N queries + N conditional writes"
+                } else {
+                    "1 rate-limit write (2 in a new minute) + ceil(N / 100) BatchGetItem + N queries + N transactions (the epoch item with the message)"
+                };
+                bench.row(
+                    &format!("send_message_{n}{suffix}"),
+                    &format!("sendMessage to {n}, {round}"),
+                    floor,
+                );
+            }
+        }
+
+        // Refusals: over a limit, and an id nobody has.
+        let mut strict = (*self.config).clone();
+        strict.rate_limits.messages_per_minute = 1;
+        let strict_send = SendMessageHandler::new(
+            Arc::new(strict),
+            self.messages.clone(),
+            self.players.clone(),
+            self.players.clone(),
+            self.parties.clone(),
+            clock(),
+        );
+        let to_peer = || {
+            route_event(
+                "sendMessage",
+                "alice",
+                "c3",
+                now(),
+                Some(&body(
+                    "sendMessage",
+                    json!({"playerIds": ["peer1-0"], "message": {"hi": 1}}),
+                )),
+            )
+        };
+        strict_send.handle(to_peer()).await?;
+        bench.reset();
+        bench.route(strict_send.handle(to_peer())).await?;
+        bench.row(
+            "send_message_rate_limited",
+            "sendMessage over the rate limit (rate_limited)",
+            "1 failed conditional write (its old item says why) + 1 BatchGetItem, nothing stored",
+        );
+        bench
+            .route(self.send.handle(route_event(
+                "sendMessage",
+                "alice",
+                "c3",
+                now(),
+                Some(&body(
+                    "sendMessage",
+                    json!({"playerIds": ["peer1-0", "nobody"], "message": {"hi": 1}}),
+                )),
+            )))
+            .await?;
+        bench.row(
+            "send_message_not_found",
+            "sendMessage to an id nobody has (not_found)",
+            "1 rate-limit write + 1 BatchGetItem, nothing stored",
+        );
+
+        // Delivery: 100 recipients live (connected and resumed), one message each.
+        for i in 0..100 {
+            self.live(bench, &format!("peer{i}"), &format!("p{i}"))
+                .await?;
+        }
+        let batch: Vec<NewMessage> = (0..100)
+            .map(|i| NewMessage {
+                message_id: MessageId::generate(now()),
+                recipient_id: player(&format!("peer{i}")),
+                sender_id: "alice".into(),
+                kind: MessageKind::Chat,
+                payload: json!({"type": "message", "n": i}).to_string(),
+                created_at: now(),
+                expire_at_secs: now() / 1000 + 3600,
+            })
+            .collect();
+        self.messages.append(&batch).await?;
+        let mut stored = Vec::with_capacity(batch.len());
+        for m in &batch {
+            let inbox = self
+                .messages
+                .read(&m.recipient_id, &ReplayFrom::EVERYTHING, now())
+                .await?;
+            stored.extend(inbox.messages.into_iter().last());
+        }
+        bench.reset();
+        let records: Vec<Value> = stored
+            .iter()
+            .enumerate()
+            .map(|(i, m)| stream_insert(m, &format!("{}", 1000 + i)))
+            .collect();
+        let one: StreamBatch = serde_json::from_value(json!({"Records": [records[0].clone()]}))?;
+        bench.invoke(self.deliver.handle(lambda_event(one))).await?;
+        bench.row(
+            "deliver_1",
+            "on-message-inserted, 1 record, 1 live recipient",
+            "1 read, no writes (+1 post)",
+        );
+        let all: StreamBatch = serde_json::from_value(json!({"Records": records}))?;
+        bench.invoke(self.deliver.handle(lambda_event(all))).await?;
+        bench.row(
+            "deliver_100",
+            "on-message-inserted, 100 records, 100 live recipients",
+            "1 read, no writes (+100 posts)",
+        );
+
+        // Replay: 30 messages waiting for a player who was away.
+        let waiting: Vec<NewMessage> = (0..30)
+            .map(|i| NewMessage {
+                message_id: MessageId::generate(now()),
+                recipient_id: player("alice"),
+                sender_id: "peer1".into(),
+                kind: MessageKind::Chat,
+                payload: json!({"type": "message", "n": i}).to_string(),
+                created_at: now(),
+                expire_at_secs: now() / 1000 + 3600,
+            })
+            .collect();
+        self.messages.append(&waiting).await?;
+        // She comes back on a new socket (a socket already live replays nothing without a
+        // cursor: everything reached it).
+        self.connect
+            .handle(route_event("$connect", "alice", "c4", now(), None))
+            .await?;
+        bench.reset();
+        bench
+            .route(self.resume.handle(route_event(
+                "resume",
+                "alice",
+                "c4",
+                now(),
+                Some(&body("resume", json!({}))),
+            )))
+            .await?;
+        bench.row(
+            "resume_replay_30",
+            "resume, replaying 30 messages",
+            "1 read + ceil((30 - 10) / 100) + 1 queries + 1 hand-over transaction (+30 posts, and the taken-over socket told and closed again)",
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,192 @@
+//! Placement rows: sessionPlacementRequest (placed, conflicting, refused by GameLift),
+//! GameLift's placement events, rejoinSession and cancelPlacement.
+
+use serde_json::{Value, json};
+use shared::domain::PlacementId;
+use shared::ports::{GameLiftError, PlacementRecord, PlacementStore};
+use shared::testing::events::route_event;
+use shared::websocket::RouteHandler;
+
+use super::{Error, World, player};
+use crate::{Bench, body, clock, lambda_event, now};
+
+/// A GameLift placement event (EventBridge form; the SNS form carries the same JSON).
+fn placement_event(placement_id: &PlacementId, outcome: &str, players: &[String]) -> Value {
+    let mut detail = json!({
+        "type": outcome,
+        "placementId": placement_id,
+        "startTime": "2026-11-22T05:00:01.123Z",
+        "endTime": "2026-11-22T05:00:09.876Z",
+    });
+    if outcome == "PlacementFulfilled" {
+        let sessions: Vec<Value> = players
+            .iter()
+            .enumerate()
+            .map(|(i, p)| json!({"playerId": p, "playerSessionId": format!("psess-{i}")}))
+            .collect();
+        detail["port"] = json!("7777");
+        detail["gameSessionArn"] = json!("arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gsess-1");
+        detail["ipAddress"] = json!("52.30.10.20");
+        detail["dnsName"] = json!("ec2-52-30-10-20.eu-west-1.compute.amazonaws.com");
+        detail["gameSessionRegion"] = json!("eu-west-1");
+        detail["placedPlayerSessions"] = json!(sessions);
+    }
+    json!({
+        "version": "0",
+        "id": "6f3e7b1a-0c2d-4e5f-9a8b-7c6d5e4f3a21",
+        "detail-type": "GameLift Queue Placement Event",
+        "source": "aws.gamelift",
+        "account": "123456789012",
+        "time": "2026-11-22T05:00:10Z",
+        "region": "eu-west-1",
+        "resources": ["arn:aws:gamelift:eu-west-1:123456789012:gamesessionqueue/default-queue"],
+        "detail": detail,
+    })
+}
+
+impl World {
+    pub(super) async fn placement(&self, bench: &mut Bench) -> Result<(), Error> {
+        let gamelift = bench.gamelift.clone();
+        let request = session_placement_request::SessionPlacementRequestHandler::new(
+            self.config.clone(),
+            self.players.clone(),
+            self.players.clone(),
+            self.placements.clone(),
+            self.parties.clone(),
+            gamelift.clone(),
+            clock(),
+        );
+        let cancel = cancel_placement::CancelPlacementHandler::new(
+            self.players.clone(),
+            self.placements.clone(),
+            gamelift.clone(),
+        );
+        let rejoin =
+            rejoin_session::RejoinSessionHandler::new(self.players.clone(), gamelift.clone());
+        let on_event = on_placement_event::PlacementEventHandler::new(
+            self.config.clone(),
+            self.placements.clone(),
+            self.outcomes.clone(),
+            clock(),
+        );
+        let place = |player: &str, connection: &str| {
+            route_event(
+                "sessionPlacementRequest",
+                player,
+                connection,
+                now(),
+                Some(&body("sessionPlacementRequest", json!({}))),
+            )
+        };
+        let pending_of = |reply: aws_lambda_events::apigw::ApiGatewayProxyResponse| -> Result<PlacementId, Error> {
+            let frame = shared::testing::events::reply_frame(&reply);
+            let raw = frame["placementId"]
+                .as_str()
+                .ok_or_else(|| format!("no placementId in {frame}"))?;
+            Ok(PlacementId::parse(raw)?)
+        };
+        bench.reset();
+        let alice_placement = pending_of(bench.route(request.handle(place("alice", "c3"))).await?)?;
+        bench.row(
+            "session_placement_request",
+            "sessionPlacementRequest",
+            "1 rate-limit write (2 in a new minute) + 2 writes + 1 GameLift call",
+        );
+        bench.route(request.handle(place("alice", "c3"))).await?;
+        bench.row(
+            "session_placement_conflict",
+            "sessionPlacementRequest while one is pending (conflict)",
+            "1 rate-limit write + 1 write (+1 read: is the pending one still going?)",
+        );
+        let alice = vec!["alice".to_owned()];
+        let fulfilled = placement_event(&alice_placement, "PlacementFulfilled", &alice);
+        bench
+            .invoke(on_event.handle(lambda_event(fulfilled.clone())))
+            .await?;
+        bench.row(
+            "placement_fulfilled_1",
+            "placement event: FULFILLED, 1 player",
+            "1 inbox head query per player + 1 transaction",
+        );
+        bench
+            .invoke(on_event.handle(lambda_event(fulfilled)))
+            .await?;
+        bench.row(
+            "placement_duplicate",
+            "placement event: the same FULFILLED again (duplicate)",
+            "1 query + 1 transaction, cancelled by its condition",
+        );
+        bench
+            .route(rejoin.handle(route_event(
+                "rejoinSession",
+                "alice",
+                "c3",
+                now(),
+                Some(&body("rejoinSession", json!({}))),
+            )))
+            .await?;
+        bench.row(
+            "rejoin_session",
+            "rejoinSession",
+            "1 read + 1 write + 1 GameLift call",
+        );
+
+        for p in [2usize, 8] {
+            let group: Vec<String> = (0..p).map(|i| format!("peer{i}")).collect();
+            let placement_id = PlacementId::new_at(now());
+            let mut record = PlacementRecord::pending(
+                placement_id.clone(),
+                player(&group[0]),
+                "default-queue",
+                now(),
+            );
+            record.player_ids = group.iter().map(|p| player(p)).collect();
+            self.placements.create(&record).await?;
+            bench.reset();
+            let event = placement_event(&placement_id, "PlacementFulfilled", &group);
+            bench.invoke(on_event.handle(lambda_event(event))).await?;
+            bench.row(
+                &format!("placement_fulfilled_{p}"),
+                &format!("placement event: FULFILLED, {p} players"),
+                "P inbox head queries + 1 transaction of 1 + 2P items",
+            );
+        }
+
+        let bob_placement = pending_of(request.handle(place("peer1", "p1")).await?)?;
+        bench.reset();
+        bench
+            .route(cancel.handle(route_event(
+                "cancelPlacement",
+                "peer1",
+                "p1",
+                now(),
+                Some(&body("cancelPlacement", json!({}))),
+            )))
+            .await?;
+        bench.row(
+            "cancel_placement",
+            "cancelPlacement",
+            "1 read + 1 GameLift call",
+        );
+        let cancelled = placement_event(&bob_placement, "PlacementCancelled", &[]);
+        bench
+            .invoke(on_event.handle(lambda_event(cancelled)))
+            .await?;
+        bench.row(
+            "placement_cancelled_1",
+            "placement event: CANCELLED (TIMED_OUT, FAILED alike), 1 player",
+            "1 read (the event names no players) + 1 query + 1 transaction",
+        );
+
+        gamelift.fail_next_start(GameLiftError::InvalidRequest {
+            message: "no such region".into(),
+        });
+        bench.route(request.handle(place("peer2", "p2"))).await?;
+        bench.row(
+            "placement_refused",
+            "sessionPlacementRequest refused by GameLift",
+            "4 writes (pending, record, FAILED, cleared) + 1 GameLift call",
+        );
+        Ok(())
+    }
+}

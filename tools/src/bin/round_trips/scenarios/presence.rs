@@ -1,0 +1,225 @@
+//! Presence rows: subscribePresence, presence events to watchers, and the
+//! presence-timeout sweeper on a Players table of its own.
+
+use std::sync::Arc;
+
+use aws_lambda_events::eventbridge::EventBridgeEvent;
+use connect::ConnectHandler;
+use disconnect::DisconnectHandler;
+use presence_timeout::PresenceTimeoutHandler;
+use serde_json::{Value, json};
+use shared::adapters::dynamodb::{DynamoPartyStore, DynamoPlayerStore, create_players_table};
+use shared::testing::events::route_event;
+use shared::websocket::RouteHandler;
+
+use super::{Error, World};
+use crate::{Bench, body, clock, lambda_event, now};
+
+/// `events/presence-connected.json` about `player`.
+fn presence_bus_event(player: &str) -> Result<EventBridgeEvent<Value>, Error> {
+    let mut raw: Value = serde_json::from_str(include_str!(
+        "../../../../../events/presence-connected.json"
+    ))?;
+    raw["detail"]["playerId"] = json!(player);
+    raw["detail"]["at"] = json!(now());
+    Ok(serde_json::from_value(raw)?)
+}
+
+fn schedule_event() -> Result<EventBridgeEvent<Value>, Error> {
+    Ok(serde_json::from_str(include_str!(
+        "../../../../../events/schedule-presence-timeout.json"
+    ))?)
+}
+
+impl World {
+    pub(super) async fn presence(&self, bench: &mut Bench) -> Result<(), Error> {
+        // Ten watchers of "star" (live, so their presence frames are delivered).
+        let watchers: Vec<String> = (0..10).map(|i| format!("fan{i}")).collect();
+        for (i, fan) in watchers.iter().enumerate() {
+            self.live(bench, fan, &format!("f{i}")).await?;
+        }
+        let targets: Vec<String> = (0..10).map(|i| format!("friend{i}")).collect();
+        bench.reset();
+        bench
+            .route(self.subscribe.handle(route_event(
+                "subscribePresence",
+                "fan0",
+                "f0",
+                now(),
+                Some(&body("subscribePresence", json!({"playerIds": targets}))),
+            )))
+            .await?;
+        bench.row(
+            "subscribe_presence_10",
+            "subscribePresence to 10 players",
+            "1 BatchWriteItem + 1 BatchGetItem (their presence)",
+        );
+        for (i, fan) in watchers.iter().enumerate() {
+            self.subscribe
+                .handle(route_event(
+                    "subscribePresence",
+                    fan,
+                    &format!("f{i}"),
+                    now(),
+                    Some(&body("subscribePresence", json!({"playerIds": ["star"]}))),
+                ))
+                .await?;
+        }
+        bench.reset();
+        bench
+            .invoke(
+                self.on_presence
+                    .handle(lambda_event(presence_bus_event("nobody-watches")?)),
+            )
+            .await?;
+        bench.row(
+            "presence_event_no_watchers",
+            "presence event, nobody watching",
+            "1 query",
+        );
+        bench
+            .invoke(
+                self.on_presence
+                    .handle(lambda_event(presence_bus_event("star")?)),
+            )
+            .await?;
+        bench.row(
+            "presence_event_10_watchers_first",
+            "presence event, 10 watchers, first message to each inbox",
+            "1 query + 10 appends (each starts its inbox: a two-item transaction)",
+        );
+        bench
+            .invoke(
+                self.on_presence
+                    .handle(lambda_event(presence_bus_event("star")?)),
+            )
+            .await?;
+        bench.row(
+            "presence_event_10_watchers",
+            "presence event, 10 watchers, later messages",
+            "1 query + 10 appends (a query and a conditional write each)",
+        );
+        self.sweeps(bench).await
+    }
+
+    /// The sweeper on a Players table of its own: empty, then 100 players heartbeating,
+    /// then those 100 silent past the timeout.
+    async fn sweeps(&self, bench: &mut Bench) -> Result<(), Error> {
+        let table = format!("{}-sweep", self.config.players_table);
+        create_players_table(&self.client, &table).await?;
+        let mut config = (*self.config).clone();
+        config.players_table = table.clone();
+        // The mode that asks API Gateway: its rows are a superset of heartbeat mode's
+        // (sweep_100_silent's GetConnection calls are the difference).
+        config.presence_liveness = shared::config::PresenceLiveness::ConnectionActivity;
+        let config = Arc::new(config);
+        let players = Arc::new(DynamoPlayerStore::new(self.client.clone(), table.clone()));
+        // Nobody swept here is in a party: the parties index is queried once per shard.
+        let parties = Arc::new(DynamoPartyStore::new(
+            self.client.clone(),
+            config.parties_table.clone(),
+            table,
+            config.messages_table.clone(),
+            config.presence_shards,
+        ));
+        let sweeper = PresenceTimeoutHandler::new(
+            config.clone(),
+            players.clone(),
+            bench.gateway.clone(),
+            bench.bus.clone(),
+            shared::party::Parties::new(parties, clock(), 86_400),
+            clock(),
+        );
+        bench.reset();
+        bench
+            .invoke(sweeper.handle(lambda_event(schedule_event()?)))
+            .await?;
+        bench.row(
+            "sweep_empty",
+            "presence-timeout run, nobody online",
+            "1 query per shard",
+        );
+        let connect = ConnectHandler::new(
+            config.clone(),
+            players.clone(),
+            bench.gateway.clone(),
+            clock(),
+            bench.bus.clone(),
+        );
+        for i in 0..100 {
+            let name = format!("swept{i}");
+            connect
+                .handle(route_event("$connect", &name, &name, now(), None))
+                .await?;
+        }
+        bench.reset();
+        bench
+            .invoke(sweeper.handle(lambda_event(schedule_event()?)))
+            .await?;
+        bench.row(
+            "sweep_100_online",
+            "presence-timeout run, 100 players online and heartbeating",
+            "1 query per shard",
+        );
+        // Their sessions end: each closes, and the sweeper retires it after the grace.
+        let disconnect = DisconnectHandler::new(config.clone(), players.clone(), clock());
+        for i in 0..100 {
+            let name = format!("swept{i}");
+            disconnect
+                .handle(route_event("$disconnect", &name, &name, now(), None))
+                .await?;
+        }
+        let after_grace = now() + config.reconnect_grace.as_millis() as i64 + 1_000;
+        bench.reset();
+        bench
+            .invoke(async { Ok::<_, Error>(sweeper.sweep_once(after_grace).await) })
+            .await?;
+        bench.row(
+            "sweep_100_grace_over",
+            "presence-timeout run, 100 sessions ended (closed, grace over)",
+            "1 query per shard + 1 write per player (+ 1 PutEvents per 10)",
+        );
+        for i in 0..100 {
+            let name = format!("silent{i}");
+            connect
+                .handle(route_event("$connect", &name, &name, now(), None))
+                .await?;
+        }
+        let later = now() + config.heartbeat_timeout.as_millis() as i64 + 1_000;
+        bench.reset();
+        bench
+            .invoke(async { Ok::<_, Error>(sweeper.sweep_once(later).await) })
+            .await?;
+        bench.row(
+            "sweep_100_silent",
+            "presence-timeout run, 100 players silent past the timeout (zombies)",
+            "1 query per shard + 1 GetConnection + 1 write per player (+ close, + 1 PutEvents per 10)",
+        );
+        // 100 players past their deadline who ping: no cursor heartbeat moved `sweepAt`,
+        // but API Gateway saw each socket a second before the sweep (GetConnection's
+        // `lastActiveAt`), so each stays online and nothing is written.
+        let later = now() + config.heartbeat_timeout.as_millis() as i64 + 1_000;
+        for i in 0..100 {
+            let name = format!("pinging{i}");
+            connect
+                .handle(route_event("$connect", &name, &name, now(), None))
+                .await?;
+            bench.gateway.set_last_active(&name, later - 1_000);
+        }
+        bench.reset();
+        let summary = bench
+            .invoke(async { Ok::<_, Error>(sweeper.sweep_once(later).await) })
+            .await?;
+        if summary.still_active != 100 || summary.swept != 0 {
+            return Err(
+                format!("the pinging players were not all left online: {summary:?}").into(),
+            );
+        }
+        bench.row(
+            "sweep_100_pinging",
+            "presence-timeout run, 100 players online past their deadline who ping",
+            "1 query per shard + 1 GetConnection per player, no writes",
+        );
+        Ok(())
+    }
+}
