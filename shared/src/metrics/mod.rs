@@ -62,9 +62,11 @@ pub fn install_for_lambda() {
     if std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_none() {
         return;
     }
+    // The settings' own names (config::settings), as every other reader of them.
+    use crate::config::settings::{GAME, STAGE};
     let var = |name: &str| std::env::var(name).unwrap_or_default();
     let level = std::env::var("AWS_LAMBDA_LOG_LEVEL").unwrap_or_else(|_| "INFO".into());
-    if install(&namespace(&var("GAME"), &var("STAGE")), true)
+    if install(&namespace(&var(GAME.variable), &var(STAGE.variable)), true)
         && let Some(installed) = INSTALLED.get()
     {
         installed
