@@ -98,6 +98,7 @@ impl LocalStack {
             clock.clone(),
         ));
         let hub = Arc::new(crate::console::Hub::new());
+        crate::console::metrics::attach(&hub.metrics, &config.game, &config.stage);
         let (simulator, simulator_task) = Simulator::start(
             simulator_settings,
             crate::console::taps::tap_sns(

@@ -352,10 +352,12 @@ impl PresenceSweep for DynamoPlayerStore {
         };
         // Eventually consistent: a stale `sweepAt` only makes a player look due, and
         // `mark_offline` checks the item itself before it acts.
-        let mut players = Vec::new();
+        let (mut players, mut examined, mut online) = (Vec::new(), 0, 0);
         if !keys.is_empty() {
             for item in self.batch_get(keys, false, Some(&SWEEP_PROJECTION)).await? {
                 let deadline = sweep_deadline(&item)?;
+                examined += 1;
+                online += usize::from(deadline.online_connection.is_some());
                 if let Some(sweep_at) = deadline.sweep_at.filter(|at| *at < now) {
                     players.push(ExpiredPlayer {
                         player_id: deadline.player_id,
@@ -366,7 +368,12 @@ impl PresenceSweep for DynamoPlayerStore {
             }
         }
         players.sort_by_key(|p| p.sweep_at);
-        Ok(ExpiredPage { players, next })
+        Ok(ExpiredPage {
+            players,
+            next,
+            examined,
+            online,
+        })
     }
 
     async fn mark_offline(
