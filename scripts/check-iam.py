@@ -68,11 +68,11 @@ SCENARIOS = [
         "MatchmakingRuleSetBody": '{"name":"rules"}', "PlacementTopicKmsKeyId": "alias/placement",
         "AlarmTopicArn": "arn:aws:sns:us-east-1:123456789012:alarms", "LambdaTracing": "Active",
         "AccessLogs": "Enabled", "ApiGatewayCloudWatchRole": "Create", "ApiName": "game-api",
-        "PresenceLiveness": "connection-activity"}),
+        "PresenceLiveness": "connection-activity", "PlayerGateway": "required"}),
     ("existing queue and matchmaking configuration, JWKS", {
         **JWT, "JwksUrl": "https://id.example/jwks.json", "GameSessionQueues": "queue-a",
         "MatchmakingConfigurationName": "existing-config", "AccessLogs": "Enabled",
-        "ApiGatewayCloudWatchRole": "Existing"}),
+        "ApiGatewayCloudWatchRole": "Existing", "PlayerGateway": "enabled"}),
     ("a fleet's queue only, HS256 secret by name", {
         **JWT, "JwtHs256SecretParameter": "jwt-secret", "FleetArns": FLEETS.split(",")[0]}),
     ("development: header auth, two queues, nothing optional", {

@@ -81,6 +81,7 @@ fn settlement(id: &str, status: PlacementStatus, players: &[&str]) -> Settlement
             .map(|name| SettledPlayer {
                 player_id: player(name),
                 player_session_id: fulfilled.then(|| format!("psess-{name}")),
+                connection: Default::default(),
                 message: message(id, name, status),
             })
             .collect(),
@@ -497,6 +498,72 @@ pub async fn given_a_seated_player_when_their_game_is_reported_over_then_the_sea
 
 /// One `#[tokio::test]` per scenario of this contract, each on `$factory().await` (an
 /// async function returning fresh [`PlacementStores`]).
+pub async fn given_a_refresh_and_a_rejoin_racing_when_the_stale_refresh_stores_last_then_it_loses_and_the_rejoined_seat_stays(
+    stores: &PlacementStores,
+) {
+    // Given alice seated in gs-1 as psess-alice
+    connect(stores, "alice", T0).await;
+    stores
+        .players
+        .reserve(&player("alice"), &pending("p-1"))
+        .await
+        .unwrap();
+    let placement = PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", T0);
+    stores.placements.create(&placement).await.unwrap();
+    let fulfilled = settlement("p-1", PlacementStatus::Fulfilled, &["alice"]);
+    assert!(stores.outcomes.settle(&fulfilled).await.unwrap());
+    let mut refreshed = game_session().seat("psess-alice");
+    refreshed.connection = Some(shared::domain::ConnectionDetails {
+        endpoints: vec![shared::domain::ConnectionEndpoint {
+            ip_address: "198.51.100.7".into(),
+            port: 17_777,
+        }],
+        player_gateway_token: Some("pgt-stale".into()),
+        expires_at: Some(T0 + 600_000),
+    });
+
+    // When a rejoin stores a new player session in the same game, and then the refresh
+    // that read the old seat stores that seat's fresh details
+    let rejoined = game_session().seat("psess-alice-2");
+    assert!(
+        stores
+            .players
+            .update_game_session(&player("alice"), &rejoined)
+            .await
+            .unwrap()
+    );
+    let stale = stores
+        .players
+        .refresh_seat(&player("alice"), &refreshed)
+        .await
+        .unwrap();
+
+    // Then the stale write loses, and the rejoined seat stays
+    assert!(!stale, "the old player session's details are refused");
+    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(alice.game_session, Some(rejoined.clone()));
+    // And a refresh of the seat she holds now is stored
+    let mut current = refreshed;
+    current.player_session_id = "psess-alice-2".into();
+    assert!(
+        stores
+            .players
+            .refresh_seat(&player("alice"), &current)
+            .await
+            .unwrap()
+    );
+    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    assert_eq!(alice.game_session, Some(current));
+    // And a player with no seat (or no item) gets nothing written
+    assert!(
+        !stores
+            .players
+            .refresh_seat(&player("ghost"), &rejoined)
+            .await
+            .unwrap()
+    );
+}
+
 #[macro_export]
 macro_rules! placement_store_contract_tests {
     ($factory:expr) => {
@@ -510,6 +577,7 @@ macro_rules! placement_store_contract_tests {
             given_a_later_pending_placement_when_an_older_one_settles_then_the_later_one_stays,
             given_more_players_than_one_transaction_takes_when_settled_then_every_one_is_settled_once,
             given_a_seated_player_when_their_game_is_reported_over_then_the_seat_goes_and_the_game_is_remembered_as_ended,
+            given_a_refresh_and_a_rejoin_racing_when_the_stale_refresh_stores_last_then_it_loses_and_the_rejoined_seat_stays,
         ]);
     };
     (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {

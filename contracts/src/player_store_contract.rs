@@ -141,6 +141,8 @@ pub async fn given_no_game_session_when_updating_it_then_nothing_is_written(
         port: 7777,
         region: "us-east-1".into(),
         player_session_id: "psess-1".into(),
+        connection: None,
+        connection_unavailable: false,
     };
     assert!(
         !store

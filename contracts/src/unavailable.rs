@@ -114,6 +114,9 @@ impl Seats for Unavailable {
     async fn update_game_session(&self, _: &PlayerId, _: &GameSession) -> Result<bool, StoreError> {
         down()
     }
+    async fn refresh_seat(&self, _: &PlayerId, _: &GameSession) -> Result<bool, StoreError> {
+        down()
+    }
 
     async fn end_game_session(&self, _: &PlayerId, _: &str) -> Result<bool, StoreError> {
         down()

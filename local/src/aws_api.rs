@@ -1,8 +1,9 @@
 //! The AWS APIs the local stack serves besides `@connections`, on the same port, to
 //! functions run outside it (`sam local invoke` in a container, pointed here by
-//! `AWS_ENDPOINT_URL` in `local/sam-env.json`): GameLift's placement and FlexMatch
-//! operations, answered by the simulators as the in-process functions' calls are, and
-//! EventBridge's PutEvents onto the presence bus (whose rule feeds on-presence-event).
+//! `AWS_ENDPOINT_URL` in `local/sam-env.json`): GameLift's placement, FlexMatch and
+//! GetPlayerConnectionDetails (player gateway) operations, answered by the simulators as
+//! the in-process functions' calls are, and EventBridge's PutEvents onto the presence bus
+//! (whose rule feeds on-presence-event).
 //!
 //! Each in the protocol its SDK speaks: GameLift in Smithy RPC v2 CBOR (`POST
 //! /service/GameLift/operation/{Operation}`, CBOR bodies), EventBridge in AWS JSON 1.1
@@ -26,7 +27,7 @@ use shared::matchmaking::{MatchmakingPlayer, MatchmakingRequest};
 use shared::placement::{PlacementPlayer, PlacementRequest};
 use shared::ports::{
     EventBus, EventBusError, GameLiftError, Matchmaker, PlacementStarter, PlacementStopper,
-    PlayerSessions,
+    PlayerConnection, PlayerConnections, PlayerSessions,
 };
 use shared::presence::PresenceEvent;
 
@@ -40,6 +41,7 @@ struct Services {
     starter: Arc<dyn PlacementStarter>,
     stopper: Arc<dyn PlacementStopper>,
     sessions: Arc<dyn PlayerSessions>,
+    connections: Arc<dyn PlayerConnections>,
     matchmaker: Arc<dyn Matchmaker>,
     events: Arc<dyn EventBus>,
 }
@@ -51,6 +53,7 @@ pub fn mount(app: Router, dependencies: &Dependencies) -> Router {
         starter: services.placement_starter(),
         stopper: services.placement_stopper(),
         sessions: services.player_sessions(),
+        connections: services.player_connections(),
         matchmaker: services.matchmaker(),
         events: services.event_bus(),
     });
@@ -172,6 +175,17 @@ impl Services {
                     "PlayerId": player_id.as_str(), "IpAddress": session.ip_address,
                     "DnsName": session.dns_name, "Port": session.port, "Status": "RESERVED"}}))
             }
+            "GameLift.GetPlayerConnectionDetails" => {
+                let arn = text(input, "GameSessionId")?;
+                let players = player_ids(input)?;
+                let details = self
+                    .connections
+                    .get_player_connection_details(arn, &players)
+                    .await
+                    .map_err(|e| gamelift_fault(&e))?;
+                let details: Vec<Value> = details.iter().map(connection_detail).collect();
+                Ok(json!({"GameSessionId": arn, "PlayerConnectionDetails": details}))
+            }
             "GameLift.StartMatchmaking" => {
                 let request = matchmaking_request(input)?;
                 gamelift(self.matchmaker.start_matchmaking(&request).await)?;
@@ -180,13 +194,7 @@ impl Services {
             }
             "GameLift.AcceptMatch" => {
                 let ticket = TicketId::parse(text(input, "TicketId")?).map_err(invalid)?;
-                let players = input
-                    .get("PlayerIds")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .map(|id| PlayerId::parse(id.as_str().unwrap_or_default()).map_err(invalid))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let players = player_ids(input)?;
                 let accept = text(input, "AcceptanceType")? == "ACCEPT";
                 gamelift(
                     self.matchmaker
@@ -205,7 +213,7 @@ impl Services {
                 status: StatusCode::BAD_REQUEST,
                 code: "UnknownOperationException",
                 message: format!(
-                    "the local stack does not serve {other}; it serves GameLift's placement and matchmaking operations and EventBridge's PutEvents"
+                    "the local stack does not serve {other}; it serves GameLift's placement, matchmaking and GetPlayerConnectionDetails operations and EventBridge's PutEvents"
                 ),
             }),
         }
@@ -371,6 +379,36 @@ fn attribute(value: &Value) -> Option<AttributeValue> {
     ))
 }
 
+/// The request's `PlayerIds`.
+fn player_ids(input: &Map<String, Value>) -> Result<Vec<PlayerId>, Fault> {
+    input
+        .get("PlayerIds")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|id| PlayerId::parse(id.as_str().unwrap_or_default()).map_err(invalid))
+        .collect()
+}
+
+/// One player's `PlayerConnectionDetail`; `Expiration` in epoch seconds, tagged as a
+/// timestamp when framed in CBOR ([`answer`]).
+fn connection_detail(connection: &PlayerConnection) -> Value {
+    let details = &connection.details;
+    let endpoints: Vec<Value> = details
+        .endpoints
+        .iter()
+        .map(|e| json!({"IpAddress": e.ip_address, "Port": e.port}))
+        .collect();
+    let mut detail = json!({"PlayerId": connection.player_id.as_str(), "Endpoints": endpoints});
+    if let Some(token) = &details.player_gateway_token {
+        detail["PlayerGatewayToken"] = json!(token);
+    }
+    if let Some(expires_at) = details.expires_at {
+        detail["Expiration"] = json!(expires_at as f64 / 1000.0);
+    }
+    detail
+}
+
 fn text<'a>(input: &'a Map<String, Value>, field: &str) -> Result<&'a str, Fault> {
     input
         .get(field)
@@ -421,8 +459,10 @@ fn answer(protocol: Protocol, status: StatusCode, body: &Value) -> Response {
     let (bytes, content_type) = match protocol {
         Protocol::Cbor => {
             let mut bytes = Vec::new();
-            // A serde_json value always encodes.
-            let _ = ciborium::into_writer(body, &mut bytes);
+            // A serde_json value always converts and encodes.
+            let mut value = ciborium::Value::serialized(body).unwrap_or(ciborium::Value::Null);
+            tag_timestamps(&mut value);
+            let _ = ciborium::into_writer(&value, &mut bytes);
             (bytes, "application/cbor")
         }
         Protocol::Json => (body.to_string().into_bytes(), "application/x-amz-json-1.1"),
@@ -436,6 +476,25 @@ fn answer(protocol: Protocol, status: StatusCode, body: &Value) -> Response {
     response
 }
 
+/// Smithy's CBOR timestamps are epoch seconds under tag 1, which the SDK requires: the
+/// one timestamp served, `Expiration`, is tagged wherever it is.
+fn tag_timestamps(value: &mut ciborium::Value) {
+    match value {
+        ciborium::Value::Map(entries) => {
+            for (key, value) in entries {
+                if key.as_text() == Some("Expiration") && !value.is_tag() {
+                    let seconds = std::mem::replace(value, ciborium::Value::Null);
+                    *value = ciborium::Value::Tag(1, Box::new(seconds));
+                } else {
+                    tag_timestamps(value);
+                }
+            }
+        }
+        ciborium::Value::Array(items) => items.iter_mut().for_each(tag_timestamps),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use aws_adapters::eventbridge::EventBridgeBus;
@@ -446,9 +505,30 @@ mod tests {
     use crate::{RunningStack, Settings};
 
     async fn stack() -> RunningStack {
+        stack_with(|_| {}).await
+    }
+
+    async fn stack_with(adjust: impl FnOnce(&mut Settings)) -> RunningStack {
         let mut settings = Settings::default();
         settings.gateway.port = 0;
+        adjust(&mut settings);
         crate::start(settings).await.expect("the stack starts")
+    }
+
+    /// The game session of the first placement the simulator fulfils.
+    async fn fulfilled_game(stack: &RunningStack) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let placements = stack.simulator().snapshot().placements;
+            if let Some(arn) = placements.iter().find_map(|p| p.game_session_arn.clone()) {
+                return arn;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "not fulfilled: {placements:?}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
     }
 
     /// A GameLift client of the SDK, as the functions build one, pointed at the stack.
@@ -487,18 +567,7 @@ mod tests {
             .await
             .expect("the simulator accepts a placement on its queue");
         // Fulfilled (the fleet's servers start first), then a seat in that game.
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        let arn = loop {
-            let placements = stack.simulator().snapshot().placements;
-            if let Some(arn) = placements.iter().find_map(|p| p.game_session_arn.clone()) {
-                break arn;
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "not fulfilled: {placements:?}"
-            );
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        };
+        let arn = fulfilled_game(&stack).await;
         let seat = gamelift
             .create_player_session(&arn, &PlayerId::parse("carol").unwrap(), Some("data"))
             .await
@@ -540,6 +609,75 @@ mod tests {
         assert!(
             matches!(started, Err(GameLiftError::Unavailable(_))),
             "{started:?}"
+        );
+        stack.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn given_an_enabled_fleet_when_the_adapter_asks_the_stack_for_connection_details_then_relays_a_token_and_its_expiry_come_back_in_cbor()
+     {
+        // Given the simulated fleet behind player gateway, tokens lasting 3 s, and a game
+        let stack = stack_with(|s| {
+            s.simulator.sim_player_gateway = Some(shared::config::PlayerGateway::Enabled);
+            s.simulator.sim_player_gateway_token_seconds = 3;
+        })
+        .await;
+        let gamelift = SdkGameLift::new(gamelift_client(&stack));
+        gamelift
+            .start_placement(&request("p-1", "default-queue"))
+            .await
+            .expect("placed");
+        let arn = fulfilled_game(&stack).await;
+        let asked_at = shared::ports::Clock::now_millis(&shared::ports::SystemClock);
+
+        // When the functions' adapter asks, as `sam local invoke`'s would
+        let players = [
+            PlayerId::parse("alice").unwrap(),
+            PlayerId::parse("bob").unwrap(),
+        ];
+        let details = gamelift
+            .get_player_connection_details(&arn, &players)
+            .await
+            .expect("the simulator's details");
+
+        // Then each player has relays and a token of their own, expiring in about 3 s
+        assert_eq!(details.len(), 2, "{details:?}");
+        for (connection, player) in details.iter().zip(&players) {
+            assert_eq!(&connection.player_id, player);
+            let d = &connection.details;
+            assert!(
+                d.endpoints
+                    .iter()
+                    .all(|e| crate::gamelift::RELAY_IPS.contains(&e.ip_address.as_str())),
+                "{d:?}"
+            );
+            assert!(
+                d.player_gateway_token
+                    .as_deref()
+                    .unwrap()
+                    .starts_with("pgt-")
+            );
+            let expires_at = d.expires_at.expect("an expiry");
+            assert!(
+                (asked_at + 2_000..asked_at + 4_000).contains(&expires_at),
+                "{expires_at} is about 3 s after {asked_at}"
+            );
+        }
+        assert_ne!(
+            details[0].details.player_gateway_token,
+            details[1].details.player_gateway_token
+        );
+        assert_eq!(stack.simulator().snapshot().connection_details_calls, 1);
+        // And a game the simulator never made is GameLift's NotFoundException, mapped back
+        let unknown = gamelift
+            .get_player_connection_details(
+                "arn:aws:gamelift:local::gamesession/fleet-local/none",
+                &players,
+            )
+            .await;
+        assert!(
+            matches!(unknown, Err(GameLiftError::NotFound { .. })),
+            "{unknown:?}"
         );
         stack.shutdown().await;
     }

@@ -4,8 +4,12 @@
 //! standard topic's deliveries), with Lambda's two retries after a function error. An
 //! event that still fails is logged; deployed, it would go to the dead-letter queue.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
+
+use async_trait::async_trait;
+use shared::domain::PlayerId;
+use shared::ports::{GameLiftError, PlayerConnection, PlayerConnections};
 
 use lambda_runtime::{Context, LambdaEvent};
 use on_placement_event::PlacementEventHandler;
@@ -48,6 +52,38 @@ async fn deliver(handler: Arc<PlacementEventHandler>, sns_event: Value) {
                 tracing::error!(request_id, %error, event = %sns_event, "on-placement-event failed three times; deployed, this event would go to the dead-letter queue");
                 return;
             }
+        }
+    }
+}
+
+/// The simulator's GetPlayerConnectionDetails for `on-placement-event`, which is built
+/// before the simulator (it is the target of the simulator's events): set once the
+/// simulator is up, before any placement can be fulfilled.
+#[derive(Default)]
+pub struct LateConnections(OnceLock<Arc<dyn PlayerConnections>>);
+
+impl LateConnections {
+    pub fn set(&self, connections: Arc<dyn PlayerConnections>) {
+        let _ = self.0.set(connections);
+    }
+}
+
+#[async_trait]
+impl PlayerConnections for LateConnections {
+    async fn get_player_connection_details(
+        &self,
+        game_session_arn: &str,
+        players: &[PlayerId],
+    ) -> Result<Vec<PlayerConnection>, GameLiftError> {
+        match self.0.get() {
+            Some(connections) => {
+                connections
+                    .get_player_connection_details(game_session_arn, players)
+                    .await
+            }
+            None => Err(GameLiftError::Unavailable(
+                "the GameLift simulator is not started yet".into(),
+            )),
         }
     }
 }

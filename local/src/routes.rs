@@ -119,11 +119,11 @@ impl Routes {
             "cancel-placement",
             Arc::new(cancel_placement::wire(deps)),
         );
-        routes.insert(
-            "rejoinSession",
-            "rejoin-session",
-            Arc::new(rejoin_session::wire(deps)),
-        );
+        // rejoin-session serves refreshConnectionDetails too (template.yaml: one
+        // function, two routes).
+        let rejoin: Arc<dyn RouteHandler> = Arc::new(rejoin_session::wire(deps));
+        routes.insert("rejoinSession", "rejoin-session", rejoin.clone());
+        routes.insert("refreshConnectionDetails", "rejoin-session", rejoin);
         let matchmaking: Arc<dyn RouteHandler> = Arc::new(matchmaking::wire(deps));
         for key in matchmaking::ROUTES {
             routes.insert(key, "matchmaking", matchmaking.clone());

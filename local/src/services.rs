@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use shared::ports::{
     ConnectionGateway, ConnectionProbe, EventBus, Matchmaker, PlacementStarter, PlacementStopper,
-    PlayerSessions,
+    PlayerConnections, PlayerSessions,
 };
 use shared::wiring::Services;
 
@@ -37,6 +37,9 @@ impl Services for LocalServices {
         self.gamelift.clone()
     }
     fn player_sessions(&self) -> Arc<dyn PlayerSessions> {
+        self.gamelift.clone()
+    }
+    fn player_connections(&self) -> Arc<dyn PlayerConnections> {
         self.gamelift.clone()
     }
     fn matchmaker(&self) -> Arc<dyn Matchmaker> {

@@ -6,6 +6,10 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use crate::connection::{
+    ConnectionDetails, ConnectionEndpoint, MAX_PLAYER_GATEWAY_TOKEN_CHARS,
+};
+
 /// Milliseconds since the Unix epoch. Every timestamp in the system uses this unit,
 /// except DynamoDB TTL attributes, which DynamoDB requires in seconds.
 pub type EpochMillis = i64;
@@ -467,7 +471,9 @@ impl fmt::Display for PlacementStatus {
 
 /// A player's seat in a game session, as clients receive it (`placement` frames, the
 /// `resume` and `rejoinSession` acks) and as the Players item keeps it (`gameSession`).
-/// Clients of TLS fleets must connect to `dns_name`, not the IP.
+/// Clients of TLS fleets must connect to `dns_name`, not the IP. Where to send game
+/// traffic is `connection` when present (behind player gateway, relays rather than the
+/// game server's own address).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GameSession {
@@ -477,6 +483,16 @@ pub struct GameSession {
     pub port: u16,
     pub region: String,
     pub player_session_id: String,
+    /// Where this player connects: player gateway relays and token, or the game server
+    /// itself. Absent on a seat given before connection details existed: connect to
+    /// `ipAddress`/`port`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection: Option<ConnectionDetails>,
+    /// The fleet requires player gateway and this seat's details could not be had: do
+    /// not connect yet; send `refreshConnectionDetails` (the client libraries do, with
+    /// backoff). Never together with `connection`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub connection_unavailable: bool,
 }
 
 #[cfg(test)]
@@ -697,6 +713,8 @@ mod tests {
             port: 7777,
             region: "us-east-1".into(),
             player_session_id: "psess-1".into(),
+            connection: None,
+            connection_unavailable: false,
         };
         assert_eq!(
             serde_json::to_value(&session).unwrap(),

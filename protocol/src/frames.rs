@@ -27,6 +27,7 @@ pub const ROUTES: &[&str] = &[
     "sessionPlacementRequest",
     "cancelPlacement",
     "rejoinSession",
+    "refreshConnectionDetails",
     "subscribePresence",
     "unsubscribePresence",
     "setPlacementLatencies",
@@ -513,6 +514,8 @@ mod tests {
                 port: 7777,
                 region: "us-east-1".into(),
                 player_session_id: "psess-1".into(),
+                connection: None,
+                connection_unavailable: false,
             }),
         };
         assert_eq!(

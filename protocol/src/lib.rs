@@ -8,6 +8,7 @@
 //! uuid, fastrand, serde_path_to_error), never on the AWS SDK or the Lambda runtime, so game clients and bots
 //! can use it; `tests/no_aws.rs` checks that.
 
+pub mod connection;
 pub mod domain;
 pub mod frames;
 pub mod keep_alive;

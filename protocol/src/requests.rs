@@ -86,6 +86,16 @@ pub enum ClientRequest {
         #[schemars(with = "Option<EmptyBody>")]
         body: EmptyBody,
     },
+    /// Fresh connection details for the caller's seat (a player gateway token expires):
+    /// acked with the seat, `gameSession`, carrying them.
+    RefreshConnectionDetails {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 64))]
+        request_id: Option<String>,
+        #[serde(default, deserialize_with = "body::or_default")]
+        #[schemars(with = "Option<EmptyBody>")]
+        body: EmptyBody,
+    },
     SubscribePresence {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(length(max = 64))]
@@ -315,6 +325,9 @@ macro_rules! request_id_field {
             | Self::RejoinSession {
                 request_id: $id, ..
             }
+            | Self::RefreshConnectionDetails {
+                request_id: $id, ..
+            }
             | Self::SubscribePresence {
                 request_id: $id, ..
             }
@@ -372,6 +385,7 @@ impl ClientRequest {
             Self::SessionPlacementRequest { .. } => "sessionPlacementRequest",
             Self::CancelPlacement { .. } => "cancelPlacement",
             Self::RejoinSession { .. } => "rejoinSession",
+            Self::RefreshConnectionDetails { .. } => "refreshConnectionDetails",
             Self::SubscribePresence { .. } => "subscribePresence",
             Self::UnsubscribePresence { .. } => "unsubscribePresence",
             Self::SetPlacementLatencies { .. } => "setPlacementLatencies",

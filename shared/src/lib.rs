@@ -32,6 +32,7 @@ pub mod players;
 pub mod ports;
 pub mod presence;
 pub mod rate_limits;
+pub mod seats;
 /// Every request a client may send, typed; routes receive theirs from [`websocket::Request`].
 pub use gamelift_sockets_protocol::requests;
 pub mod telemetry;

@@ -5,7 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::domain::{EpochMillis, GameSession, PlacementId, PlacementStatus, PlayerId};
+use crate::domain::{
+    ConnectionDetails, EpochMillis, GameSession, PlacementId, PlacementStatus, PlayerId,
+};
 use crate::messaging::NewMessage;
 
 /// How long a placement record is kept (DynamoDB TTL): long enough for
@@ -32,6 +34,9 @@ impl PlacedGameSession {
             port: self.port,
             region: self.region.clone(),
             player_session_id: player_session_id.into(),
+            // Where to connect is decided after placement (GetPlayerConnectionDetails).
+            connection: None,
+            connection_unavailable: false,
         }
     }
 }
@@ -85,8 +90,29 @@ pub struct SettledPlayer {
     pub player_id: PlayerId,
     /// FULFILLED: the player's own player session in the game session.
     pub player_session_id: Option<String>,
+    /// FULFILLED: where the player connects, as their stored seat keeps it (so that
+    /// `resume` answers with it without asking GameLift again).
+    pub connection: SeatConnection,
     /// The `placement` message appended to this player's inbox with the settlement.
     pub message: NewMessage,
+}
+
+/// Where a seated player connects, as a seat carries it ([`GameSession::connection`] and
+/// [`GameSession::connection_unavailable`]); the default is a seat without either.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SeatConnection {
+    pub details: Option<ConnectionDetails>,
+    pub unavailable: bool,
+}
+
+impl SeatConnection {
+    /// What `seat` carries.
+    pub fn of(seat: &GameSession) -> Self {
+        Self {
+            details: seat.connection.clone(),
+            unavailable: seat.connection_unavailable,
+        }
+    }
 }
 
 /// A placement's final outcome, with everything it changes.
@@ -106,7 +132,12 @@ impl Settlement {
     /// `player`'s seat when FULFILLED.
     pub fn seat_of(&self, player: &SettledPlayer) -> Option<GameSession> {
         let session = self.game_session.as_ref()?;
-        Some(session.seat(player.player_session_id.clone()?))
+        let seat = session.seat(player.player_session_id.clone()?);
+        Some(GameSession {
+            connection: player.connection.details.clone(),
+            connection_unavailable: player.connection.unavailable,
+            ..seat
+        })
     }
 }
 

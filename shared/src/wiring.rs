@@ -16,9 +16,11 @@ use crate::ports::{
     Clock, ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover, EventBus,
     InboxReader, Matchmaker, MessageStore, OfflineParties, PartyCommits, PartyReader, PartySlots,
     PendingSlots, PlacementOutcomes, PlacementReader, PlacementRecorder, PlacementStarter,
-    PlacementStopper, PlayerLookup, PlayerReader, PlayerSessions, PresenceSweep, Profiles,
-    RateLimiter, Seats, Subscriptions, TicketChanges, TicketReader, TicketRecorder, Watchers,
+    PlacementStopper, PlayerConnections, PlayerLookup, PlayerReader, PlayerSessions, PresenceSweep,
+    Profiles, RateLimiter, Seats, Subscriptions, TicketChanges, TicketReader, TicketRecorder,
+    Watchers,
 };
+use crate::seats::SeatConnector;
 
 /// The tables' ports, one per concern (`crate::ports`). An implementation builds each
 /// adapter when asked, so a function gets (and its role needs) only what it asks for.
@@ -56,6 +58,9 @@ pub trait Services: Send + Sync {
     fn placement_starter(&self) -> Arc<dyn PlacementStarter>;
     fn placement_stopper(&self) -> Arc<dyn PlacementStopper>;
     fn player_sessions(&self) -> Arc<dyn PlayerSessions>;
+    /// GetPlayerConnectionDetails; built only through [`Wiring::seat_connector`], when
+    /// `PLAYER_GATEWAY` asks GameLift.
+    fn player_connections(&self) -> Arc<dyn PlayerConnections>;
     fn matchmaker(&self) -> Arc<dyn Matchmaker>;
 }
 
@@ -83,6 +88,18 @@ impl Wiring {
             self.clock.clone(),
             i64::try_from(self.config.message_ttl.as_secs()).unwrap_or(i64::MAX),
         )
+    }
+
+    /// Seats' connection details as `PLAYER_GATEWAY` says: GameLift's
+    /// GetPlayerConnectionDetails is built (and so must be granted) only when the mode
+    /// asks it; disabled, seats carry the game server's address and nothing is called.
+    pub fn seat_connector(&self) -> SeatConnector {
+        let mode = self.config.player_gateway;
+        if mode.asks_gamelift() {
+            SeatConnector::new(mode, self.services.player_connections())
+        } else {
+            SeatConnector::disabled()
+        }
     }
 
     /// A player's (or their party's) pending-request slot, judging only the queue

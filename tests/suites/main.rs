@@ -2,8 +2,8 @@
 //!
 //! End to end over real WebSockets against the local stack started in-process on a
 //! random port: `backend_api`, `connection_lifecycle`, `delivery_faults`, `management_api`, `messaging`,
-//! `parties`, `placement`, `presence`, `rate_limits`, and `rust_client` and
-//! `rust_client_routes` (the Rust client crate, clients/rust).
+//! `parties`, `placement`, `player_gateway`, `presence`, `rate_limits`, and `rust_client`,
+//! `rust_client_gateway` and `rust_client_routes` (the Rust client crate, clients/rust).
 //! Adapters against DynamoDB Local, the `*_dynamodb` suites: they need `DYNAMODB_ENDPOINT`
 //! (`scripts/test.sh` starts DynamoDB Local and sets it).
 //!
@@ -29,10 +29,12 @@ mod parties;
 mod party_store_dynamodb;
 mod placement;
 mod placement_store_dynamodb;
+mod player_gateway;
 mod player_store_dynamodb;
 mod presence;
 mod rate_limits;
 mod rust_client;
+mod rust_client_gateway;
 mod rust_client_routes;
 mod settings_docs;
 mod subscription_store_dynamodb;

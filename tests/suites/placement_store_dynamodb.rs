@@ -139,6 +139,7 @@ mod dynamodb_specific {
                 .map(|name| SettledPlayer {
                     player_id: player(name),
                     player_session_id: Some(format!("psess-{name}")),
+                    connection: Default::default(),
                     message: NewMessage {
                         message_id: MessageId::deterministic(&["placement", id, name]),
                         recipient_id: player(name),

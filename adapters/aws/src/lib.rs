@@ -1,5 +1,5 @@
 //! The ports on AWS: DynamoDB (one module per table's item mapping, one per store), the
-//! API Gateway management API, GameLift (placements, player sessions, FlexMatch) and
+//! API Gateway management API, GameLift (placements, player sessions, connection details, FlexMatch) and
 //! EventBridge, built from one SDK configuration ([`aws`]) by a function's wiring
 //! ([`wiring`]), each declaring the AWS calls it can make ([`calls`]). Only Lambda
 //! `main.rs` files ([`lambda`]), the local stack (DynamoDB Local) and the tools link it.
@@ -12,6 +12,7 @@ pub mod calls;
 pub mod dynamodb;
 pub mod eventbridge;
 pub mod gamelift;
+mod gamelift_connections;
 mod gamelift_matchmaking;
 pub mod lambda;
 pub mod wiring;

@@ -14,8 +14,9 @@ use shared::ports::{
     Clock, ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover, EventBus,
     InboxReader, Matchmaker, MessageStore, OfflineParties, PartyCommits, PartyReader, PartySlots,
     PendingSlots, PlacementOutcomes, PlacementReader, PlacementRecorder, PlacementStarter,
-    PlacementStopper, PlayerLookup, PlayerReader, PlayerSessions, PresenceSweep, Profiles,
-    RateLimiter, Seats, Subscriptions, TicketChanges, TicketReader, TicketRecorder, Watchers,
+    PlacementStopper, PlayerConnections, PlayerLookup, PlayerReader, PlayerSessions, PresenceSweep,
+    Profiles, RateLimiter, Seats, Subscriptions, TicketChanges, TicketReader, TicketRecorder,
+    Watchers,
 };
 use shared::presence::presence_source;
 use shared::wiring::{Services, Stores, Wiring};
@@ -305,6 +306,11 @@ impl Services for AwsServices {
     fn player_sessions(&self) -> Arc<dyn PlayerSessions> {
         self.recorder
             .port::<dyn PlayerSessions, SdkGameLift>(self.gamelift())
+    }
+
+    fn player_connections(&self) -> Arc<dyn PlayerConnections> {
+        self.recorder
+            .port::<dyn PlayerConnections, SdkGameLift>(self.gamelift())
     }
 
     fn matchmaker(&self) -> Arc<dyn Matchmaker> {

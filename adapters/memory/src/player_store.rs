@@ -11,7 +11,7 @@ use shared::players::{
 };
 use shared::ports::{
     Connections, Heartbeats, PendingSlots, PlayerLookup, PlayerReader, PresenceSweep, Profiles,
-    Seats, StoreError,
+    StoreError,
 };
 use shared::rate_limits::Bucket;
 
@@ -392,46 +392,6 @@ impl PendingSlots for InMemoryPlayerStore {
 }
 
 #[async_trait]
-impl Seats for InMemoryPlayerStore {
-    async fn update_game_session(
-        &self,
-        player: &PlayerId,
-        session: &GameSession,
-    ) -> Result<bool, StoreError> {
-        let updated = self.update_game_state(player, false, |state| {
-            let same_game = state
-                .game_session
-                .as_ref()
-                .is_some_and(|current| current.game_session_arn == session.game_session_arn);
-            if same_game {
-                *state.game_session = Some(session.clone());
-            }
-            same_game
-        });
-        Ok(updated.unwrap_or(false))
-    }
-
-    async fn end_game_session(
-        &self,
-        player: &PlayerId,
-        game_session_arn: &str,
-    ) -> Result<bool, StoreError> {
-        let ended = self.update_game_state(player, false, |state| {
-            let same_game = state
-                .game_session
-                .as_ref()
-                .is_some_and(|current| current.game_session_arn == game_session_arn);
-            if same_game {
-                *state.game_session = None;
-                *state.ended_game_session = Some(game_session_arn.to_owned());
-            }
-            same_game
-        });
-        Ok(ended.unwrap_or(false))
-    }
-}
-
-#[async_trait]
 impl Profiles for InMemoryPlayerStore {
     async fn set_placement_latencies(
         &self,
@@ -496,6 +456,7 @@ impl LockedPlayers<'_> {
 }
 
 mod rate_limit;
+mod seats;
 
 #[cfg(test)]
 mod tests {

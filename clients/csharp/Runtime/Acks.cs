@@ -35,7 +35,8 @@ namespace GameLiftSockets
         public long? ServerTime { get { return Fields.GetLong("serverTime"); } }
         /// <summary>`createParty`, `joinParty`, `kickFromParty`, `promotePartyLeader`: the party after the change.</summary>
         public PartyView Party { get { return PartyView.FromJson(Fields.GetObject("party")); } }
-        /// <summary>`rejoinSession`: the same game, a new player session.</summary>
+        /// <summary>`rejoinSession`: the same game, a new player session; `refreshConnectionDetails`: your seat with
+        /// fresh connection details; `resume`: your seat, or null.</summary>
         public GameSession GameSession { get { return GameSession.FromJson(Fields.GetObject("gameSession")); } }
         /// <summary>`subscribePresence`: each player's `online` / `offline`.</summary>
         public Dictionary<string, string> Presence { get { return JsonRead.Map(Fields, "presence", JsonRead.AsString); } }

@@ -118,6 +118,8 @@ namespace GameLiftSockets
                 Emit(() => RolledOver, ack);
             }
             attempt = 0;
+            // The server's word on the seat (replayed pushes came before this ack).
+            SetSeat(ack.GameSession);
             SetState(ConnectionState.Live, null);
             StartTimers();
             Emit(() => Resumed, ack);
@@ -137,6 +139,11 @@ namespace GameLiftSockets
             if (frame is MessageFrame && !messages.Add(((MessageFrame)frame).MessageId ?? "")) return;
             if (frame is PlacementFrame && !placements.Add(((PlacementFrame)frame).PlacementId + "\n" + ((PlacementFrame)frame).Status)) return;
             if (frame is MatchmakingFrame && !tickets.Add(((MatchmakingFrame)frame).TicketId + "\n" + ((MatchmakingFrame)frame).Status)) return;
+            // A seat, from a fulfilled placement or a completed match.
+            var placed = frame as PlacementFrame;
+            if (placed != null && placed.Status == PlacementStatus.Fulfilled && placed.GameSession != null) SetSeat(placed.GameSession);
+            var matched = frame as MatchmakingFrame;
+            if (matched != null && matched.Status == TicketStatus.Completed && matched.GameSession != null) SetSeat(GameSession.FromJson(matched.GameSession.Raw));
             if (frame is MessageFrame) Emit(() => Message, (MessageFrame)frame);
             else if (frame is PlacementFrame) Emit(() => Placement, (PlacementFrame)frame);
             else if (frame is MatchmakingFrame) Emit(() => Matchmaking, (MatchmakingFrame)frame);
@@ -284,6 +291,7 @@ namespace GameLiftSockets
             if (stopped) return;
             stopped = true;
             StopTimers();
+            DisposeSeatTimer();
             if (reconnectTimer != null) reconnectTimer.Dispose();
             if (drainTimer != null) drainTimer.Dispose();
             foreach (var conn in new[] { current, candidate })

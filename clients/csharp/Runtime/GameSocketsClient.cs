@@ -241,7 +241,12 @@ namespace GameLiftSockets
             var error = frame as ErrorFrame;
             if (error == null)
             {
-                Settle(requestId, null, new Ack(frame.Raw));
+                var ack = new Ack(frame.Raw);
+                // Answers that carry the player's seat.
+                string route = pending[requestId].Route;
+                if (route == Routes.RejoinSession) SetSeat(ack.GameSession);
+                else if (route == Routes.RefreshConnectionDetails) SeatRefreshed(ack.GameSession);
+                Settle(requestId, null, ack);
                 return;
             }
             var details = frame.Raw.Clone();

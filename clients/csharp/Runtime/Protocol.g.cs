@@ -117,6 +117,89 @@ namespace GameLiftSockets.Protocol
     }
 
     /// <summary>
+    /// Where to connect for a seat, as GameLift gave it for this player.
+    /// </summary>
+    public sealed partial class ConnectionDetails : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        /// <summary>
+        /// Behind player gateway: relays, which differ from player to player (when one stops
+        /// answering, use the next, and refresh: GameLift replaces unhealthy relays).
+        /// Without: the game server's own address.
+        /// </summary>
+        public List<ConnectionEndpoint> Endpoints;
+        /// <summary>
+        /// When the token expires (epoch ms): send `refreshConnectionDetails` before then
+        /// (the client libraries do). Absent without player gateway: nothing expires.
+        /// </summary>
+        public long? ExpiresAt;
+        /// <summary>
+        /// Behind player gateway: prepend it, unmodified (and unencrypted), to every UDP
+        /// packet sent to an endpoint. Absent without player gateway.
+        /// </summary>
+        public string PlayerGatewayToken;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static ConnectionDetails FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new ConnectionDetails
+            {
+                Raw = json,
+                Endpoints = JsonRead.List(json, "endpoints", v => ConnectionEndpoint.FromJson(v as JsonObject)),
+                ExpiresAt = JsonRead.Long(json, "expiresAt"),
+                PlayerGatewayToken = JsonRead.String(json, "playerGatewayToken"),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["endpoints"] = Endpoints;
+            if (ExpiresAt != null) json["expiresAt"] = ExpiresAt; else json.Remove("expiresAt");
+            if (PlayerGatewayToken != null) json["playerGatewayToken"] = PlayerGatewayToken; else json.Remove("playerGatewayToken");
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// One address to send the game's UDP traffic to: a player gateway relay, or the game
+    /// server itself.
+    /// </summary>
+    public sealed partial class ConnectionEndpoint : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public string IpAddress;
+        public long Port;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static ConnectionEndpoint FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new ConnectionEndpoint
+            {
+                Raw = json,
+                IpAddress = JsonRead.String(json, "ipAddress"),
+                Port = JsonRead.Long(json, "port") ?? 0,
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["ipAddress"] = IpAddress;
+            json["port"] = Port;
+            return json;
+        }
+    }
+
+    /// <summary>
     /// `createParty`: its size (2–10, at most the stack's `PARTY_MAX_SIZE`, that when absent).
     /// </summary>
     public sealed partial class CreatePartyBody : IJsonObject
@@ -223,13 +306,27 @@ namespace GameLiftSockets.Protocol
     /// <summary>
     /// A player's seat in a game session, as clients receive it (`placement` frames, the
     /// `resume` and `rejoinSession` acks) and as the Players item keeps it (`gameSession`).
-    /// Clients of TLS fleets must connect to `dns_name`, not the IP.
+    /// Clients of TLS fleets must connect to `dns_name`, not the IP. Where to send game
+    /// traffic is `connection` when present (behind player gateway, relays rather than the
+    /// game server's own address).
     /// </summary>
     public sealed partial class GameSession : IJsonObject
     {
         /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
         public JsonObject Raw;
 
+        /// <summary>
+        /// Where this player connects: player gateway relays and token, or the game server
+        /// itself. Absent on a seat given before connection details existed: connect to
+        /// `ipAddress`/`port`.
+        /// </summary>
+        public ConnectionDetails Connection;
+        /// <summary>
+        /// The fleet requires player gateway and this seat's details could not be had: do
+        /// not connect yet; send `refreshConnectionDetails` (the client libraries do, with
+        /// backoff). Never together with `connection`.
+        /// </summary>
+        public bool? ConnectionUnavailable;
         public string DnsName;
         public string GameSessionArn;
         public string IpAddress;
@@ -244,6 +341,8 @@ namespace GameLiftSockets.Protocol
             return new GameSession
             {
                 Raw = json,
+                Connection = ConnectionDetails.FromJson(json.GetObject("connection")),
+                ConnectionUnavailable = JsonRead.Bool(json, "connectionUnavailable"),
                 DnsName = JsonRead.String(json, "dnsName"),
                 GameSessionArn = JsonRead.String(json, "gameSessionArn"),
                 IpAddress = JsonRead.String(json, "ipAddress"),
@@ -257,6 +356,8 @@ namespace GameLiftSockets.Protocol
         public JsonObject ToJson()
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
+            if (Connection != null) json["connection"] = Connection; else json.Remove("connection");
+            if (ConnectionUnavailable != null) json["connectionUnavailable"] = ConnectionUnavailable; else json.Remove("connectionUnavailable");
             json["dnsName"] = DnsName;
             json["gameSessionArn"] = GameSessionArn;
             json["ipAddress"] = IpAddress;
@@ -401,6 +502,18 @@ namespace GameLiftSockets.Protocol
         /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
         public JsonObject Raw;
 
+        /// <summary>
+        /// Where this player connects: player gateway relays and token, or the game server
+        /// itself. Absent on a seat given before connection details existed: connect to
+        /// `ipAddress`/`port`.
+        /// </summary>
+        public ConnectionDetails Connection;
+        /// <summary>
+        /// The fleet requires player gateway and this seat's details could not be had: do
+        /// not connect yet; send `refreshConnectionDetails` (the client libraries do, with
+        /// backoff). Never together with `connection`.
+        /// </summary>
+        public bool? ConnectionUnavailable;
         public string DnsName;
         public string GameSessionArn;
         public string IpAddress;
@@ -417,6 +530,8 @@ namespace GameLiftSockets.Protocol
             return new MatchedSeat
             {
                 Raw = json,
+                Connection = ConnectionDetails.FromJson(json.GetObject("connection")),
+                ConnectionUnavailable = JsonRead.Bool(json, "connectionUnavailable"),
                 DnsName = JsonRead.String(json, "dnsName"),
                 GameSessionArn = JsonRead.String(json, "gameSessionArn"),
                 IpAddress = JsonRead.String(json, "ipAddress"),
@@ -432,6 +547,8 @@ namespace GameLiftSockets.Protocol
         public JsonObject ToJson()
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
+            if (Connection != null) json["connection"] = Connection; else json.Remove("connection");
+            if (ConnectionUnavailable != null) json["connectionUnavailable"] = ConnectionUnavailable; else json.Remove("connectionUnavailable");
             json["dnsName"] = DnsName;
             json["gameSessionArn"] = GameSessionArn;
             json["ipAddress"] = IpAddress;
@@ -856,6 +973,12 @@ namespace GameLiftSockets.Protocol
         /// </summary>
         public const string RejoinSession = "rejoinSession";
         /// <summary>
+        /// Fresh connection details for the caller's seat (a player gateway token expires):
+        /// acked with the seat, `gameSession`, carrying them.
+        /// Takes body JsonObject (optional).
+        /// </summary>
+        public const string RefreshConnectionDetails = "refreshConnectionDetails";
+        /// <summary>
         /// Takes body PlayerIdsBody.
         /// </summary>
         public const string SubscribePresence = "subscribePresence";
@@ -912,7 +1035,7 @@ namespace GameLiftSockets.Protocol
         /// </summary>
         public const string SetMatchmakingAttributes = "setMatchmakingAttributes";
         /// <summary>Every route, in the schema's order.</summary>
-        public static readonly string[] All = { "resume", "heartbeat", "ping", "sendMessage", "sessionPlacementRequest", "cancelPlacement", "rejoinSession", "subscribePresence", "unsubscribePresence", "setPlacementLatencies", "createParty", "inviteToParty", "joinParty", "declinePartyInvite", "leaveParty", "kickFromParty", "promotePartyLeader", "startMatchmaking", "acceptMatch", "stopMatchmaking", "setMatchmakingAttributes" };
+        public static readonly string[] All = { "resume", "heartbeat", "ping", "sendMessage", "sessionPlacementRequest", "cancelPlacement", "rejoinSession", "refreshConnectionDetails", "subscribePresence", "unsubscribePresence", "setPlacementLatencies", "createParty", "inviteToParty", "joinParty", "declinePartyInvite", "leaveParty", "kickFromParty", "promotePartyLeader", "startMatchmaking", "acceptMatch", "stopMatchmaking", "setMatchmakingAttributes" };
     }
 
     /// <summary>

@@ -26,7 +26,7 @@ namespace GameLiftSockets.Tests
             return Task.FromResult(0);
         }
 
-        [Scenario("given a schema with a new def, field, route and frame (the coming connection details), then they are generated with no change to the generator, and compile")]
+        [Scenario("given a schema with a new def, field, route and frame (as connection details came), then they are generated with no change to the generator, and compile")]
         public Task GeneratorIsGeneric()
         {
             var schema = Json.ParseObject(File.ReadAllText(SchemaPath));
@@ -37,14 +37,14 @@ namespace GameLiftSockets.Tests
             seat["playerGatewayToken"] = Json.ParseObject("{\"type\":[\"string\",\"null\"]}");
             seat["expiresAt"] = Json.ParseObject("{\"type\":[\"integer\",\"null\"],\"format\":\"int64\"}");
             defs.GetObject("ClientFrame").GetArray("oneOf").Add(Json.ParseObject(
-                "{\"properties\":{\"body\":{\"$ref\":\"#/$defs/EmptyBody\"},\"requestId\":{\"type\":[\"string\",\"null\"]},\"route\":{\"const\":\"refreshConnectionDetails\",\"type\":\"string\"}},\"required\":[\"route\"],\"type\":\"object\"}"));
+                "{\"properties\":{\"body\":{\"$ref\":\"#/$defs/EmptyBody\"},\"requestId\":{\"type\":[\"string\",\"null\"]},\"route\":{\"const\":\"describeRelays\",\"type\":\"string\"}},\"required\":[\"route\"],\"type\":\"object\"}"));
             defs.GetObject("ServerFrame").GetArray("oneOf").Add(Json.ParseObject(
                 "{\"properties\":{\"type\":{\"const\":\"connection_details\",\"type\":\"string\"},\"gameSession\":{\"$ref\":\"#/$defs/GameSession\"},\"seq\":{\"$ref\":\"#/$defs/Seq\"}},\"required\":[\"type\",\"gameSession\",\"seq\"],\"type\":\"object\"}"));
             string code = ProtocolGenerator.Generate(Json.Serialize(schema));
             foreach (var expected in new[]
             {
                 "public sealed partial class Endpoint : IJsonObject", "public List<Endpoint> Endpoints;", "public string PlayerGatewayToken;",
-                "public long? ExpiresAt;", "public const string RefreshConnectionDetails = \"refreshConnectionDetails\";",
+                "public long? ExpiresAt;", "public const string DescribeRelays = \"describeRelays\";",
                 "public sealed partial class ConnectionDetailsFrame : ServerFrame", "case \"connection_details\": return ConnectionDetailsFrame.FromJson(json);",
             })
             {

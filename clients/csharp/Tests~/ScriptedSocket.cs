@@ -57,6 +57,11 @@ namespace GameLiftSockets.Tests
                 foreach (var field in owner.ResumeExtra) ack[field.Key] = field.Value;
                 Serve(owner.ResumeError ?? ack, frame.GetString("requestId"));
             }
+            else if (owner.Answer != null && frame.GetString("requestId") != null)
+            {
+                var answer = owner.Answer(frame);
+                if (answer != null) Serve(answer, frame.GetString("requestId"));
+            }
             return Task.FromResult(0);
         }
 
@@ -114,6 +119,8 @@ namespace GameLiftSockets.Tests
         public JsonObject ResumeExtra = new JsonObject();
         /// <summary>Answer resume with this frame instead (e.g. an `unavailable` error with requestId "*").</summary>
         public JsonObject ResumeError;
+        /// <summary>Answers the client's other requests (requestId "*" takes the request's); null: no answer.</summary>
+        public Func<JsonObject, JsonObject> Answer;
 
         public ScriptedSocket this[int index] { get { lock (sockets) return sockets[index]; } }
         public int Count { get { lock (sockets) return sockets.Count; } }

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.Linq;
 using System.Threading.Tasks;
+using GameLiftSockets.Protocol;
 
 namespace GameLiftSockets.Tests
 {
@@ -127,5 +128,50 @@ namespace GameLiftSockets.Tests
     public sealed class ConnectionActivityLiveness : PresenceLiveness
     {
         protected override string Mode { get { return "connection-activity"; } }
+    }
+
+    /// <summary>client.test.mjs: "against a stack whose fleet uses player gateway with tokens lasting 3 seconds".</summary>
+    public sealed class PlayerGatewayTokenRefresh : OwnStack
+    {
+        protected override Dictionary<string, string> Settings
+        {
+            get
+            {
+                return new Dictionary<string, string>
+                {
+                    { "PLAYER_GATEWAY", "enabled" }, { "SIM_PLAYER_GATEWAY", "enabled" }, { "SIM_PLAYER_GATEWAY_TOKEN_SECONDS", "3" },
+                };
+            }
+        }
+
+        [Scenario("given a seat from a placement, then the client refreshes its token before it expires without the game asking")]
+        public async Task RefreshedBeforeExpiryUnasked()
+        {
+            var lia = new Player(stack, "lia-gateway");
+            var refreshed = new List<KeyValuePair<GameSession, long>>();
+            lia.Client.ConnectionDetailsRefreshed += seat =>
+            {
+                lock (refreshed) refreshed.Add(new KeyValuePair<GameSession, long>(seat, DateTimeOffset.UtcNow.ToUnixTimeMilliseconds()));
+            };
+            await lia.Connect();
+            await lia.Client.RequestPlacementAsync();
+            var placed = await lia.Next<PlacementFrame>(p => p.Status == "FULFILLED", "the placement");
+            var first = placed.GameSession.Connection;
+            Check.True(first != null && first.PlayerGatewayToken != null && first.ExpiresAt != null, "a token and its expiry: " + Json.Serialize(placed.GameSession.Raw));
+
+            // The test never asks: the client's own refreshConnectionDetails brings the event.
+            await Check.Until(() => { lock (refreshed) return refreshed.Count > 0; }, "the ConnectionDetailsRefreshed event");
+            KeyValuePair<GameSession, long> got;
+            lock (refreshed) got = refreshed[0];
+            var fresh = got.Key.Connection;
+            Check.Equal(placed.GameSession.PlayerSessionId, got.Key.PlayerSessionId, "the same seat");
+            Check.True(fresh.PlayerGatewayToken != first.PlayerGatewayToken, "a new token");
+            Check.True(fresh.ExpiresAt > first.ExpiresAt, "a later expiry: " + fresh.ExpiresAt + " > " + first.ExpiresAt);
+            Check.True(got.Value < first.ExpiresAt, "before the first token expired: " + got.Value + " < " + first.ExpiresAt);
+            Check.Equal(fresh.PlayerGatewayToken, lia.Client.Seat.Connection.PlayerGatewayToken, "the seat the game reads is the fresh one");
+            // The stack served it as the refresh route, for this player (its log line may trail the ack).
+            await Check.Until(() => stack.Log().Contains("seat given player_id=lia-gateway route=\"refreshConnectionDetails\""), "the stack to log the refresh");
+            lia.Close();
+        }
     }
 }

@@ -2,10 +2,12 @@
 //! rolls over, de-duplicates pushes and matches replies to requests.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
+use gamelift_sockets_protocol::domain::GameSession;
 use gamelift_sockets_protocol::{ClientRequest, KeepAlive};
 use serde_json::{Map, Value, json};
 use tokio::net::TcpStream;
@@ -22,7 +24,10 @@ mod deliver;
 mod keep_alive;
 mod recovery;
 mod requests;
+mod seat;
 mod upgrade;
+
+pub use seat::{REFRESH_RETRY_INITIAL, REFRESH_RETRY_MAX, refresh_margin};
 
 use keep_alive::timer;
 
@@ -97,6 +102,11 @@ pub(crate) struct Actor {
     /// config's interval and idle frame).
     heartbeat: Interval,
     keep_alive: Option<KeepAlive>,
+    /// The seat and its refresh schedule; what [`crate::Client::seat`] reads.
+    seat: seat::Seat,
+    shared_seat: Arc<Mutex<Option<GameSession>>>,
+    refreshed_tx: mpsc::UnboundedSender<seat::Refreshed>,
+    refreshed_rx: mpsc::UnboundedReceiver<seat::Refreshed>,
 }
 
 impl Actor {
@@ -105,8 +115,10 @@ impl Actor {
         commands: mpsc::UnboundedReceiver<Command>,
         events: mpsc::UnboundedSender<Event>,
         first_live: oneshot::Sender<Result<(), ClientError>>,
+        shared_seat: Arc<Mutex<Option<GameSession>>>,
     ) -> Self {
         let (io_tx, io_rx) = mpsc::unbounded_channel();
+        let (refreshed_tx, refreshed_rx) = mpsc::unbounded_channel();
         let window = config.dedupe_window;
         let heartbeat_interval = config.heartbeat_interval;
         Self {
@@ -136,6 +148,10 @@ impl Actor {
             stopped: false,
             heartbeat: timer(heartbeat_interval),
             keep_alive: None,
+            seat: seat::Seat::default(),
+            shared_seat,
+            refreshed_tx,
+            refreshed_rx,
         }
     }
 
@@ -152,6 +168,7 @@ impl Actor {
                     Some(Command::Close) | None => self.stop(StopReason::ClosedByClient).await,
                 },
                 Some(io) = self.io_rx.recv() => self.on_io(io).await,
+                Some(refreshed) = self.refreshed_rx.recv() => self.on_seat_refreshed(refreshed),
                 _ = self.heartbeat.tick() => self.beat().await,
                 _ = tick.tick() => self.on_tick().await,
             }
@@ -353,6 +370,10 @@ impl Actor {
         }
         self.attempt = 0;
         self.follow_keep_alive(&ack);
+        // The server's word on the seat (replayed pushes came before this ack).
+        if let Some(seat) = seat::seat_of(&ack) {
+            self.set_seat(seat);
+        }
         self.rollover_at = Some(Instant::now() + self.config.rollover_after);
         self.emit(Event::State(ConnectionState::Live));
         self.emit(Event::Resumed(ack));

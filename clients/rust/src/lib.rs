@@ -6,8 +6,9 @@
 //! reconnects with capped exponential backoff and full jitter and a fresh token each time,
 //! stops for good on `session_replaced` and on a 401/403 upgrade, hands at-least-once
 //! pushes on once, rolls the socket over before API Gateway's 2-hour limit, and matches
-//! replies to requests with timeouts and typed errors. Frames are the protocol crate's
-//! types.
+//! replies to requests with timeouts and typed errors. It keeps the player's seat
+//! ([`Client::seat`]) and refreshes its player gateway token before it expires
+//! ([`Event::ConnectionDetails`]). Frames are the protocol crate's types.
 //!
 //! ```no_run
 //! # async fn game() -> Result<(), gamelift_sockets_client::ClientError> {
@@ -28,11 +29,16 @@ mod dedupe;
 mod routes;
 mod types;
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+pub use actor::{REFRESH_RETRY_INITIAL, REFRESH_RETRY_MAX, refresh_margin};
 pub use gamelift_sockets_protocol as protocol;
-use gamelift_sockets_protocol::requests::{CursorBody, PlacementRequestBody, SendMessageBody};
-use gamelift_sockets_protocol::{ClientRequest, domain::PlayerId};
+use gamelift_sockets_protocol::ClientRequest;
+use gamelift_sockets_protocol::domain::{GameSession, PlayerId};
+use gamelift_sockets_protocol::requests::{
+    CursorBody, EmptyBody, PlacementRequestBody, SendMessageBody,
+};
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 pub use types::{Auth, ClientError, Config, ConnectionState, Event, StopReason, TokenFuture};
@@ -45,6 +51,7 @@ use actor::Command;
 pub struct Client {
     commands: mpsc::UnboundedSender<Command>,
     request_timeout: Duration,
+    seat: Arc<Mutex<Option<GameSession>>>,
 }
 
 /// The client's events, in order: pushes (each once), `resume` acks, state changes.
@@ -80,13 +87,15 @@ impl Client {
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let (live_tx, live_rx) = oneshot::channel();
         let request_timeout = config.request_timeout;
-        let actor = actor::Actor::new(config, commands_rx, events_tx, live_tx);
+        let seat = Arc::new(Mutex::new(None));
+        let actor = actor::Actor::new(config, commands_rx, events_tx, live_tx, seat.clone());
         tokio::spawn(actor.starting_after(cursor).run());
         match live_rx.await {
             Ok(Ok(())) => Ok((
                 Self {
                     commands,
                     request_timeout,
+                    seat,
                 },
                 Events(events_rx),
             )),
@@ -170,8 +179,48 @@ impl Client {
         Ok(ack.get("serverTime").and_then(Value::as_i64).unwrap_or(0))
     }
 
+    /// The player's seat: the last one a placement, a match, `rejoinSession` or `resume`
+    /// gave, with the freshest connection details (`None`: none). Its `connection` says
+    /// where to send game traffic; the client refreshes it before the player gateway
+    /// token expires.
+    pub fn seat(&self) -> Option<GameSession> {
+        self.seat.lock().ok().and_then(|seat| seat.clone())
+    }
+
+    /// `rejoinSession`: a new player session in your last game, which becomes the seat.
+    pub async fn rejoin_session(&self) -> Result<GameSession, ClientError> {
+        let ack = self
+            .request(ClientRequest::RejoinSession {
+                request_id: None,
+                body: EmptyBody {},
+            })
+            .await?;
+        game_session(ack)
+    }
+
+    /// `refreshConnectionDetails`: fresh connection details for your seat (a new player
+    /// gateway token). The client sends it itself before `expiresAt`; call it to refresh
+    /// sooner (e.g. when a relay stops answering). Also delivered as
+    /// [`Event::ConnectionDetails`].
+    pub async fn refresh_connection_details(&self) -> Result<GameSession, ClientError> {
+        let ack = self
+            .request(ClientRequest::RefreshConnectionDetails {
+                request_id: None,
+                body: EmptyBody {},
+            })
+            .await?;
+        game_session(ack)
+    }
+
     /// Closes the socket and stops for good; pending requests fail with `Closed`.
     pub fn close(&self) {
         let _ = self.commands.send(Command::Close);
     }
+}
+
+/// The seat an ack carries.
+fn game_session(mut ack: Map<String, Value>) -> Result<GameSession, ClientError> {
+    ack.remove("gameSession")
+        .and_then(|seat| serde_json::from_value(seat).ok())
+        .ok_or_else(|| ClientError::Invalid("the ack carries no gameSession".into()))
 }

@@ -5,6 +5,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use gamelift_sockets_protocol::domain::GameSession;
 use gamelift_sockets_protocol::{ErrorCode, ServerFrame};
 use serde_json::{Map, Value};
 
@@ -144,6 +145,10 @@ pub enum Event {
         resumed: bool,
     },
     State(ConnectionState),
+    /// Your seat with fresh connection details (`refreshConnectionDetails`, sent by the
+    /// client before the player gateway token expires, or by you): send game traffic to
+    /// its `connection` from now on.
+    ConnectionDetails(GameSession),
     /// The client stopped for good.
     Closed(StopReason),
 }

@@ -1,10 +1,11 @@
-import type { BodyOf, ClientFrame, KeepAlive, ServerFrame } from './protocol.js';
+import type { BodyOf, ClientFrame, GameSession, KeepAlive, ServerFrame } from './protocol.js';
 import { GameSocketsError, type StopReason } from './errors.js';
 import { Emitter, type ClientEvents, type ConnectionState, type ResumeAck } from './events.js';
 import { RecentKeys } from './dedupe.js';
 import { OPEN, defaultSocketFactory, handshakeStatus, type SocketFactory, type SocketLike } from './socket.js';
 import { withDefaults, type ClientOptions, type ResolvedOptions } from './options.js';
-import { Routes, type Ack, type RequestRoute } from './routes.js';
+import { type Ack, type RequestRoute } from './routes.js';
+import { SeatedRoutes } from './seated.js';
 
 interface Conn {
   socket: SocketLike;
@@ -43,7 +44,7 @@ const camel = (type: string) => type.replace(/_([a-z])/g, (_, c: string) => c.to
  * reconnects with backoff and a fresh token, rolls the socket over before the 2-hour
  * limit, de-duplicates at-least-once pushes and matches replies to requests.
  */
-export class GameSocketsClient extends Routes {
+export class GameSocketsClient extends SeatedRoutes {
   private readonly emitter = new Emitter();
   private readonly options: ResolvedOptions;
   private readonly factory: SocketFactory;
@@ -90,6 +91,10 @@ export class GameSocketsClient extends Routes {
   /** The `seq` of the last pushed frame handed on (sent as `resume`'s `cursor`). */
   get cursor(): number | null {
     return this.lastSeq;
+  }
+
+  protected override connectionDetailsRefreshed(seat: GameSession): void {
+    this.emitter.emit('connectionDetails', seat);
   }
 
   /** Listens to an event; returns a function that stops listening. Pushed frame types this
@@ -263,6 +268,8 @@ export class GameSocketsClient extends Routes {
     }
     this.attempt = 0;
     this.keepAlive = keepAliveOf(ack);
+    // The server's word on the seat (replayed pushes came before this ack).
+    if ('gameSession' in ack) this.seats.set((ack.gameSession as GameSession | null) ?? null);
     this.setState('live');
     this.startTimers();
     this.emitter.emit('resumed', ack);
@@ -297,6 +304,9 @@ export class GameSocketsClient extends Routes {
     }
     if (frame.type === 'message' && !this.messages.add(String(frame.messageId))) return;
     if (frame.type === 'placement' && !this.placements.add(`${String(frame.placementId)}\n${String(frame.status)}`)) return;
+    // A seat, from a fulfilled placement or a completed match: tracked before listeners run.
+    const seated = (frame.type === 'placement' && frame.status === 'FULFILLED') || (frame.type === 'matchmaking' && frame.status === 'COMPLETED');
+    if (seated && frame.gameSession) this.seats.set(frame.gameSession as GameSession);
     this.emitter.emit(camel(frame.type), frame);
     this.emitter.emit('frame', frame);
   }
@@ -404,6 +414,7 @@ export class GameSocketsClient extends Routes {
     if (this.stopped) return;
     this.stopped = true;
     this.stopTimers();
+    this.seats.close();
     clearTimeout(this.reconnectTimer);
     for (const conn of [this.current, this.candidate]) {
       if (conn) {

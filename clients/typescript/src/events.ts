@@ -1,4 +1,4 @@
-import type { KeepAlive, ServerFrame, ServerFrameOf } from './protocol.js';
+import type { GameSession, KeepAlive, ServerFrame, ServerFrameOf } from './protocol.js';
 import type { StopReason } from './errors.js';
 
 /** Where the client is. */
@@ -38,6 +38,12 @@ export interface ClientEvents {
   rollover: { resumed: boolean };
   /** The client stopped for good, and why. */
   closed: { reason: StopReason; detail?: string };
+  /**
+   * Your seat with fresh connection details (`refreshConnectionDetails`, sent by the client
+   * before the player gateway token expires, or by you): send game traffic to its
+   * `connection.endpoints` with its `connection.playerGatewayToken` from now on.
+   */
+  connectionDetails: GameSession;
 }
 
 type Listener = (value: never) => void;

@@ -94,6 +94,13 @@ export type ClientFrame =
     route: "rejoinSession";
   }
   | {
+    body?: 
+      | EmptyBody
+      | null;
+    requestId?: string | null;
+    route: "refreshConnectionDetails";
+  }
+  | {
     body: PlayerIdsBody;
     requestId?: string | null;
     route: "subscribePresence";
@@ -180,6 +187,37 @@ export type ClientFrame =
 export type ConfigurationName = string;
 
 /**
+ * Where to connect for a seat, as GameLift gave it for this player.
+ */
+export type ConnectionDetails = {
+  /**
+   * Behind player gateway: relays, which differ from player to player (when one stops
+   * answering, use the next, and refresh: GameLift replaces unhealthy relays).
+   * Without: the game server's own address.
+   */
+  endpoints: Array<ConnectionEndpoint>;
+  /**
+   * When the token expires (epoch ms): send `refreshConnectionDetails` before then
+   * (the client libraries do). Absent without player gateway: nothing expires.
+   */
+  expiresAt?: number | null;
+  /**
+   * Behind player gateway: prepend it, unmodified (and unencrypted), to every UDP
+   * packet sent to an endpoint. Absent without player gateway.
+   */
+  playerGatewayToken?: string | null;
+};
+
+/**
+ * One address to send the game's UDP traffic to: a player gateway relay, or the game
+ * server itself.
+ */
+export type ConnectionEndpoint = {
+  ipAddress: string;
+  port: number;
+};
+
+/**
  * `createParty`: its size (2–10, at most the stack's `PARTY_MAX_SIZE`, that when absent).
  */
 export type CreatePartyBody = {
@@ -222,9 +260,25 @@ export type ErrorCode =
 /**
  * A player's seat in a game session, as clients receive it (`placement` frames, the
  * `resume` and `rejoinSession` acks) and as the Players item keeps it (`gameSession`).
- * Clients of TLS fleets must connect to `dns_name`, not the IP.
+ * Clients of TLS fleets must connect to `dns_name`, not the IP. Where to send game
+ * traffic is `connection` when present (behind player gateway, relays rather than the
+ * game server's own address).
  */
 export type GameSession = {
+  /**
+   * Where this player connects: player gateway relays and token, or the game server
+   * itself. Absent on a seat given before connection details existed: connect to
+   * `ipAddress`/`port`.
+   */
+  connection?: 
+    | ConnectionDetails
+    | null;
+  /**
+   * The fleet requires player gateway and this seat's details could not be had: do
+   * not connect yet; send `refreshConnectionDetails` (the client libraries do, with
+   * backoff). Never together with `connection`.
+   */
+  connectionUnavailable?: boolean;
   dnsName: string;
   gameSessionArn: string;
   ipAddress: string;
@@ -286,6 +340,20 @@ export type LatenciesBody = {
  * player session, the match and the player's team.
  */
 export type MatchedSeat = {
+  /**
+   * Where this player connects: player gateway relays and token, or the game server
+   * itself. Absent on a seat given before connection details existed: connect to
+   * `ipAddress`/`port`.
+   */
+  connection?: 
+    | ConnectionDetails
+    | null;
+  /**
+   * The fleet requires player gateway and this seat's details could not be had: do
+   * not connect yet; send `refreshConnectionDetails` (the client libraries do, with
+   * backoff). Never together with `connection`.
+   */
+  connectionUnavailable?: boolean;
   dnsName: string;
   gameSessionArn: string;
   ipAddress: string;
@@ -645,6 +713,6 @@ export type ServerFrameOf<T extends ServerFrame['type']> = Extract<ServerFrame, 
 /** The body of a request to the given `route`. */
 export type BodyOf<R extends ClientFrame['route']> = Extract<ClientFrame, { route: R }> extends { body?: infer B } ? B : never;
 /** Every route a client may send. */
-export const ROUTES = ["resume","heartbeat","ping","sendMessage","sessionPlacementRequest","cancelPlacement","rejoinSession","subscribePresence","unsubscribePresence","setPlacementLatencies","createParty","inviteToParty","joinParty","declinePartyInvite","leaveParty","kickFromParty","promotePartyLeader","startMatchmaking","acceptMatch","stopMatchmaking","setMatchmakingAttributes"] as const;
+export const ROUTES = ["resume","heartbeat","ping","sendMessage","sessionPlacementRequest","cancelPlacement","rejoinSession","refreshConnectionDetails","subscribePresence","unsubscribePresence","setPlacementLatencies","createParty","inviteToParty","joinParty","declinePartyInvite","leaveParty","kickFromParty","promotePartyLeader","startMatchmaking","acceptMatch","stopMatchmaking","setMatchmakingAttributes"] as const;
 /** Every error code of `error` frames. */
 export const ERROR_CODES = ["bad_request","unknown_route","payload_too_large","not_found","conflict","session_ended","unavailable","internal","forbidden","rate_limited"] as const;

@@ -35,6 +35,11 @@ export abstract class Routes {
     return this.request('rejoinSession', {}) as Promise<Ack<{ gameSession: GameSession }>>;
   }
 
+  /** Fresh connection details for your seat (a new player gateway token). */
+  refreshConnectionDetails(): Promise<Ack<{ gameSession: GameSession }>> {
+    return this.request('refreshConnectionDetails', {}) as Promise<Ack<{ gameSession: GameSession }>>;
+  }
+
   subscribePresence(playerIds: string[]): Promise<Ack<{ presence: Record<string, string> }>> {
     return this.request('subscribePresence', { playerIds }) as Promise<Ack<{ presence: Record<string, string> }>>;
   }

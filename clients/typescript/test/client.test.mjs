@@ -287,3 +287,41 @@ for (const liveness of ['heartbeat', 'connection-activity']) {
     });
   });
 }
+
+describe('against a stack whose fleet uses player gateway with tokens lasting 3 seconds', () => {
+  let stack;
+  before(async () => {
+    stack = await startStack({ PLAYER_GATEWAY: 'enabled', SIM_PLAYER_GATEWAY: 'enabled', SIM_PLAYER_GATEWAY_TOKEN_SECONDS: '3' });
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it('given a seat from a placement, then the client refreshes its token before it expires without the game asking', async () => {
+    const lia = clientFor(stack, 'lia-gateway');
+    const refreshed = [];
+    lia.client.on('connectionDetails', (seat) => refreshed.push({ seat, at: Date.now() }));
+    await lia.client.connect();
+    await lia.client.requestPlacement();
+    await until(() => lia.seen.placements.some((p) => p.status === 'FULFILLED'), 'the placement');
+    const seat = lia.seen.placements.find((p) => p.status === 'FULFILLED').gameSession;
+    const first = seat.connection;
+    assert.equal(typeof first.playerGatewayToken, 'string', JSON.stringify(seat));
+
+    // The test never asks: the client's own refreshConnectionDetails brings the event.
+    await until(() => refreshed.length > 0, 'the connectionDetails event', 10_000);
+    const [{ seat: fresh, at }] = refreshed;
+    assert.equal(fresh.playerSessionId, seat.playerSessionId);
+    assert.notEqual(fresh.connection.playerGatewayToken, first.playerGatewayToken, 'a new token');
+    assert.ok(fresh.connection.expiresAt > first.expiresAt, 'a later expiry');
+    assert.ok(at < first.expiresAt, `before the first token expired (${at} < ${first.expiresAt})`);
+    assert.deepEqual(lia.client.seat.connection, fresh.connection, 'the seat the game reads is the fresh one');
+    // The stack served it as the refresh route, for this player (its log line may trail the ack).
+    await until(
+      () => stack.lines.some((l) => /seat given player_id=lia-gateway route="refreshConnectionDetails"/.test(l)),
+      'the stack to log the refresh',
+      5000,
+    );
+    lia.client.close();
+  });
+});

@@ -1,10 +1,14 @@
-// The client's own logic with a scripted socket: de-duplication, handshake refusals.
+// The client's own logic with a scripted socket: de-duplication, the heartbeat timer, the
+// seat's connection details kept fresh, handshake refusals.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { GameSocketsClient } from '../dist/index.js';
 
-/** A socket the test drives: `serve(frame)` delivers a server frame. */
-function scriptedSockets({ refuseWith, keepAlive } = {}) {
+/**
+ * A socket the test drives: `serve(frame)` delivers a server frame. `answer(frame, socket)`,
+ * if given, answers the client's other requests; `resumeSeat` is the resume ack's `gameSession`.
+ */
+function scriptedSockets({ refuseWith, keepAlive, answer, resumeSeat = null } = {}) {
   const sockets = [];
   const factory = (url) => {
     const socket = {
@@ -19,7 +23,9 @@ function scriptedSockets({ refuseWith, keepAlive } = {}) {
         const frame = JSON.parse(text);
         socket.sent.push(frame);
         if (frame.route === 'resume') {
-          socket.serve({ type: 'ack', route: 'resume', requestId: frame.requestId, playerId: 'p', resumed: false, pendingMessages: 0, cursor: null, placement: null, gameSession: null, party: null, ...(keepAlive ? { keepAlive } : {}) });
+          socket.serve({ type: 'ack', route: 'resume', requestId: frame.requestId, playerId: 'p', resumed: false, pendingMessages: 0, cursor: null, placement: null, gameSession: resumeSeat, party: null, ...(keepAlive ? { keepAlive } : {}) });
+        } else if (answer && frame.requestId) {
+          answer(frame, socket);
         }
       },
       close(code = 1000) {
@@ -197,6 +203,118 @@ describe('the heartbeat timer', () => {
     await assert.rejects(client.request('ping'), (e) => e.code === 'invalid' && e.route === 'ping');
     assert.ok(!sockets[0].sent.some((f) => f.route === 'ping'));
     client.close();
+  });
+});
+
+describe('the seat and its connection details', () => {
+  const ARN = 'arn:aws:gamelift:local::gamesession/fleet-local/gs-1';
+  /** A seat behind player gateway whose token expires `inMs` from now. */
+  const seat = (playerSessionId, token, inMs) => ({
+    gameSessionArn: ARN, ipAddress: '127.0.0.1', dnsName: 'localhost', port: 7777, region: 'local', playerSessionId,
+    connection: { endpoints: [{ ipAddress: '127.0.0.2', port: 17777 }], playerGatewayToken: token, expiresAt: Date.now() + inMs },
+  });
+  const refreshes = (socket) => socket.sent.filter((f) => f.route === 'refreshConnectionDetails');
+  const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('given a seat expiring in 2 s, then it is refreshed once before it expires and the event carries the new token', async () => {
+    // Given a server that answers a refresh with a token good for 10 minutes
+    let refreshedAt = null;
+    const { sockets, factory } = scriptedSockets({
+      answer: (frame, socket) => {
+        if (frame.route !== 'refreshConnectionDetails') return;
+        refreshedAt = Date.now();
+        socket.serve({ type: 'ack', route: frame.route, requestId: frame.requestId, gameSession: seat('psess-1', 'pgt-new', 600_000) });
+      },
+    });
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory });
+    const events = [];
+    client.on('connectionDetails', (s) => events.push(s));
+    await client.connect();
+
+    // When a placement seats the player with a token that expires in 2 s
+    const first = seat('psess-1', 'pgt-old', 2_000);
+    sockets[0].serve({ type: 'placement', placementId: 'pl-1', status: 'FULFILLED', gameSession: first, seq: 1 });
+    await wait(1_000);
+    assert.equal(refreshes(sockets[0]).length, 0, 'not yet: the margin is a tenth of 2 s');
+    await wait(1_400);
+
+    // Then exactly one refresh went out, before the expiry, and the event has the new token
+    assert.equal(refreshes(sockets[0]).length, 1);
+    assert.ok(refreshedAt < first.connection.expiresAt, 'refreshed before expiresAt');
+    assert.equal(events.length, 1);
+    assert.equal(events[0].connection.playerGatewayToken, 'pgt-new');
+    assert.equal(client.seat.connection.playerGatewayToken, 'pgt-new');
+    client.close();
+  });
+
+  it('given a new seat before the old one expires, then the old timer is cancelled and only the new seat is refreshed', async () => {
+    const { sockets, factory } = scriptedSockets({
+      answer: (frame, socket) => socket.serve({ type: 'ack', route: frame.route, requestId: frame.requestId, gameSession: seat('psess-2', 'pgt-2b', 600_000) }),
+    });
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory });
+    await client.connect();
+    // Given a seat expiring in 500 ms
+    sockets[0].serve({ type: 'placement', placementId: 'pl-1', status: 'FULFILLED', gameSession: seat('psess-1', 'pgt-1', 500), seq: 1 });
+    await wait(50);
+    // When a match seats the player elsewhere, expiring in 1.5 s
+    sockets[0].serve({ type: 'matchmaking', ticketId: 'mm-1', status: 'COMPLETED', gameSession: { ...seat('psess-2', 'pgt-2', 1_500), matchId: 'm', team: 'red' }, seq: 2 });
+    await wait(700);
+    // Then the old seat's refresh never went out
+    assert.equal(refreshes(sockets[0]).length, 0);
+    assert.equal(client.seat.playerSessionId, 'psess-2');
+    // And the new one's did, once
+    await wait(900);
+    assert.equal(refreshes(sockets[0]).length, 1);
+    assert.equal(client.seat.connection.playerGatewayToken, 'pgt-2b');
+    client.close();
+  });
+
+  it('given a seat whose details are unavailable, then it is refreshed with backoff until it has some', async () => {
+    // Given a server that answers the first refresh `unavailable`, the second with details
+    let asked = 0;
+    const { sockets, factory } = scriptedSockets({
+      answer: (frame, socket) => {
+        asked += 1;
+        if (asked === 1) socket.serve({ type: 'error', route: frame.route, requestId: frame.requestId, code: 'unavailable', message: 'GameLift is unavailable; retry' });
+        else socket.serve({ type: 'ack', route: frame.route, requestId: frame.requestId, gameSession: seat('psess-1', 'pgt-1', 600_000) });
+      },
+    });
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory });
+    const events = [];
+    client.on('connectionDetails', (s) => events.push(s));
+    await client.connect();
+    // When a required fleet's seat comes without details
+    const unavailable = { ...seat('psess-1', 'x', 0), connection: undefined, connectionUnavailable: true };
+    sockets[0].serve({ type: 'placement', placementId: 'pl-1', status: 'FULFILLED', gameSession: unavailable, seq: 1 });
+    // Then it asks after 1 s, and after 2 s more, and then has a token
+    await wait(1_200);
+    assert.equal(refreshes(sockets[0]).length, 1);
+    await wait(1_200);
+    assert.equal(refreshes(sockets[0]).length, 1, 'backing off: 2 s after the failure');
+    await wait(1_000);
+    assert.equal(refreshes(sockets[0]).length, 2);
+    assert.equal(events.length, 1);
+    assert.equal(client.seat.connection.playerGatewayToken, 'pgt-1');
+    client.close();
+  });
+
+  it('given the resume ack\'s seat, or an explicit refresh, then the seat is tracked; closing stops the timer', async () => {
+    const { sockets, factory } = scriptedSockets({
+      resumeSeat: seat('psess-9', 'pgt-9', 300),
+      answer: (frame, socket) => socket.serve({ type: 'ack', route: frame.route, requestId: frame.requestId, gameSession: seat('psess-9', 'pgt-10', 300) }),
+    });
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory });
+    const events = [];
+    client.on('connectionDetails', (s) => events.push(s));
+    await client.connect();
+    assert.equal(client.seat.playerSessionId, 'psess-9');
+    const ack = await client.refreshConnectionDetails();
+    assert.equal(ack.gameSession.connection.playerGatewayToken, 'pgt-10');
+    assert.equal(events.length, 1, 'an explicit refresh is announced too');
+    const before = refreshes(sockets[0]).length;
+    client.close();
+    await wait(400);
+    assert.equal(refreshes(sockets[0]).length, before, 'no refresh after close');
   });
 });
 

@@ -94,6 +94,7 @@ impl World {
                 .map(|name| SettledPlayer {
                     player_id: player(name),
                     player_session_id: Some(format!("psess-{name}")),
+                    connection: Default::default(),
                     message: NewMessage {
                         message_id: MessageId::deterministic(&["placement", id, name]),
                         recipient_id: player(name),

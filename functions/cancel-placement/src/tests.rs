@@ -88,6 +88,7 @@ async fn ended(w: &World, player: &str, id: &str, status: PlacementStatus) {
         players: vec![SettledPlayer {
             player_id: player_id.clone(),
             player_session_id: None,
+            connection: Default::default(),
             message: NewMessage {
                 message_id: MessageId::deterministic(&["placement", id, player]),
                 recipient_id: player_id,

@@ -7,6 +7,11 @@
 //! shape detected, so one malformed event is logged and skipped instead of failing (and
 //! endlessly retrying) the whole invocation.
 //!
+//! Per MatchmakingSucceeded event, with `PLAYER_GATEWAY` enabled or required: ONE
+//! GetPlayerConnectionDetails for every player of the match (one game session; one
+//! call per 25 players), before its tickets are moved, so that each seat carries where
+//! its player connects (`shared::seats`).
+//!
 //! Per ticket of an event, round trips: one GetItem (the ticket: its players, and where
 //! it stands) + ONE `TransactWriteItems` (the ticket, conditional on being as read; each
 //! player's message; when it ends, each player's pending request cleared and seat set).
@@ -19,12 +24,13 @@
 //! returns `Err`, so the invocation is retried (every change is idempotent); a corrupt
 //! ticket item is logged and skipped (a retry cannot repair it).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use lambda_runtime::LambdaEvent;
 use serde_json::Value;
 use shared::config::Config;
-use shared::domain::{EpochMillis, MessageId, PlayerId};
+use shared::domain::{EpochMillis, GameSession, MessageId, PlayerId};
 use shared::matchmaking::TicketPushes;
 use shared::matchmaking::event::{EventPlayer, read_payload};
 use shared::matchmaking::{
@@ -35,6 +41,7 @@ use shared::matchmaking::{TicketChange, TicketPlayerChange, TicketRecord};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::ports::{Clock, StoreError, TicketChanges, TicketReader};
 use shared::protocol::ServerFrame;
+use shared::seats::SeatConnector;
 use shared::telemetry::ErrorChain;
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
@@ -54,6 +61,7 @@ pub fn wire(w: &Wiring) -> MatchmakingEventHandler {
         w.stores.ticket_reader(),
         w.stores.ticket_changes(TicketPushes::ToPlayers),
         w.clock.clone(),
+        w.seat_connector(),
     )
 }
 
@@ -62,7 +70,11 @@ pub struct MatchmakingEventHandler {
     tickets: Arc<dyn TicketReader>,
     changes: Arc<dyn TicketChanges>,
     clock: Arc<dyn Clock>,
+    seats: SeatConnector,
 }
+
+/// The seats of a MatchmakingSucceeded event's players, with their connection details.
+type Seats = HashMap<PlayerId, GameSession>;
 
 /// What one event did to one ticket.
 #[derive(Debug, PartialEq, Eq)]
@@ -78,12 +90,14 @@ impl MatchmakingEventHandler {
         tickets: Arc<dyn TicketReader>,
         changes: Arc<dyn TicketChanges>,
         clock: Arc<dyn Clock>,
+        seats: SeatConnector,
     ) -> Self {
         Self {
             config,
             tickets,
             changes,
             clock,
+            seats,
         }
     }
 
@@ -99,9 +113,10 @@ impl MatchmakingEventHandler {
                     continue;
                 }
             };
+            let seats = self.seats_of(&event).await;
             for ticket in &event.tickets {
                 let ticket_id = &ticket.ticket_id;
-                match self.apply(&event, ticket).await {
+                match self.apply(&event, ticket, &seats).await {
                     Ok(Applied::Moved(status)) => {
                         if status.is_final() {
                             let ms = ticket_id.requested_at().map(|at| event.at - at);
@@ -128,10 +143,31 @@ impl MatchmakingEventHandler {
         }
     }
 
+    /// A MatchmakingSucceeded event's seats, every player of the match asked of GameLift
+    /// in one call (the match is one game session); none for other events.
+    async fn seats_of(&self, event: &MatchmakingEvent) -> Seats {
+        let MatchmakingEventKind::Succeeded { game_session } = &event.kind else {
+            return Seats::new();
+        };
+        let seats = event
+            .players()
+            .filter_map(|p| {
+                let session = p.player_session_id.clone()?;
+                Some((p.player_id.clone(), game_session.seat(session)))
+            })
+            .collect();
+        self.seats
+            .connect(&game_session.game_session_arn, seats)
+            .await
+            .into_iter()
+            .collect()
+    }
+
     async fn apply(
         &self,
         event: &MatchmakingEvent,
         ticket: &EventTicket,
+        seats: &Seats,
     ) -> Result<Applied, StoreError> {
         let Some(to) = event.status() else {
             return Ok(Applied::Ignored("the event moves no ticket by itself"));
@@ -152,7 +188,7 @@ impl MatchmakingEventHandler {
                     "duplicate, late or out-of-order for where the ticket stands",
                 ));
             }
-            let change = self.change(event, &record, to);
+            let change = self.change(event, &record, to, seats);
             if self.changes.advance(&change).await? {
                 return Ok(Applied::Moved(to));
             }
@@ -175,6 +211,7 @@ impl MatchmakingEventHandler {
         event: &MatchmakingEvent,
         record: &TicketRecord,
         to: TicketStatus,
+        seats: &Seats,
     ) -> TicketChange {
         let now = self.clock.now_millis();
         let game_session = match &event.kind {
@@ -192,9 +229,7 @@ impl MatchmakingEventHandler {
             .iter()
             .map(|player_id| {
                 let own = players_of_event.iter().find(|p| p.player_id == *player_id);
-                let seat = game_session.as_ref().zip(own).and_then(|(session, own)| {
-                    Some(session.seat(own.player_session_id.clone()?))
-                });
+                let seat = seats.get(player_id).cloned();
                 if to == TicketStatus::Completed && seat.is_none() {
                     warn!(ticket_id = %record.ticket_id, player_id = %player_id, "the succeeded event gives this player no player session");
                 }
@@ -273,7 +308,7 @@ fn detail(
     status: TicketStatus,
     player_id: &PlayerId,
     own: Option<&EventPlayer>,
-    seat: Option<shared::domain::GameSession>,
+    seat: Option<GameSession>,
     match_id: &Option<String>,
 ) -> MatchmakingDetail {
     match (status, &event.kind) {

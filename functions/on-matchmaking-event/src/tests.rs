@@ -2,10 +2,12 @@
 //! what each event does to the tickets, the players and their inboxes, and that
 //! duplicates, late and out-of-order events change and push nothing.
 
+use contracts::fake_gamelift::FakeGameLift;
 use contracts::ports::*;
 use lambda_runtime::Context;
 use memory_adapters::{InMemoryMessageStore, InMemoryPlayerStore, InMemoryTicketStore};
 use serde_json::json;
+use shared::config::PlayerGateway;
 use shared::domain::ConnectionId;
 use shared::matchmaking::TicketId;
 use shared::messaging::ReplayFrom;
@@ -50,12 +52,18 @@ struct World {
     players: Arc<InMemoryPlayerStore>,
     messages: Arc<InMemoryMessageStore>,
     tickets: Arc<InMemoryTicketStore>,
+    gamelift: Arc<FakeGameLift>,
     handler: MatchmakingEventHandler,
 }
 
 /// Alice (ticket A) and bob (ticket B) online, each ticket QUEUED and its player's
 /// pending request.
 async fn world() -> World {
+    world_in(PlayerGateway::Disabled).await
+}
+
+/// As [`world`], the fleets' player gateway as `mode` says.
+async fn world_in(mode: PlayerGateway) -> World {
     let players = Arc::new(InMemoryPlayerStore::new());
     let messages = Arc::new(InMemoryMessageStore::new());
     let tickets = Arc::new(InMemoryTicketStore::new(players.clone(), messages.clone()));
@@ -83,16 +91,19 @@ async fn world() -> World {
             .unwrap();
         tickets.create(&record).await.unwrap();
     }
+    let gamelift = Arc::new(FakeGameLift::new());
     let handler = MatchmakingEventHandler::new(
         Arc::new(Config::for_local("test")),
         tickets.clone(),
         tickets.clone(),
         Arc::new(ManualClock::at(T0 + 60_000)),
+        SeatConnector::new(mode, gamelift.clone()),
     );
     World {
         players,
         messages,
         tickets,
+        gamelift,
         handler,
     }
 }
@@ -232,6 +243,12 @@ async fn given_a_match_made_then_each_player_gets_their_own_seat_in_the_same_gam
         assert_eq!((&a["team"], &b["team"]), (&json!("red"), &json!("blue")));
         assert_eq!(a["port"], 7777);
         assert_eq!(a["region"], "eu-west-1");
+        // PLAYER_GATEWAY=disabled: the game server's own address, GameLift not asked.
+        assert_eq!(
+            a["connection"],
+            json!({"endpoints": [{"ipAddress": a["ipAddress"], "port": 7777}]})
+        );
+        assert!(world.gamelift.connection_details_calls().is_empty());
         for who in ["alice", "bob"] {
             let record = world.players.get(&player(who)).await.unwrap().unwrap();
             assert!(record.pending.is_none(), "{name}: {who} is free");
@@ -320,4 +337,72 @@ async fn given_unknown_tickets_or_malformed_events_then_they_are_skipped_without
     world.deliver(json!({"hello": "world"})).await;
     assert!(world.inbox("alice").await.is_empty());
     assert_eq!(world.status(A).await, TicketStatus::Queued);
+}
+
+#[tokio::test]
+async fn given_a_player_gateway_fleet_when_a_match_is_made_then_one_call_for_the_game_session_gives_every_matched_player_a_token()
+ {
+    for mode in [PlayerGateway::Enabled, PlayerGateway::Required] {
+        // Given fleets behind player gateway and alice's and bob's tickets matched together
+        let world = world_in(mode).await;
+        world.gamelift.with_player_gateway(T0 + 600_000);
+        world.deliver(sample("potential")).await;
+        // When the match's game session is made
+        world.deliver(sample("succeeded")).await;
+        // Then GameLift was asked once, for both tickets' players
+        let calls = world.gamelift.connection_details_calls();
+        assert_eq!(calls.len(), 1, "{mode}");
+        assert_eq!(calls[0].players, vec![player("alice"), player("bob")]);
+        // And each one's frame and stored seat carry their own relays and token
+        let mut tokens = Vec::new();
+        for name in ["alice", "bob"] {
+            let frame = world.inbox(name).await.pop().unwrap();
+            let seat = &frame["gameSession"];
+            assert_eq!(
+                seat["connection"]["endpoints"][0]["ipAddress"],
+                "198.51.100.7"
+            );
+            assert_eq!(seat["connection"]["expiresAt"], json!(T0 + 600_000));
+            let stored = world.players.get(&player(name)).await.unwrap().unwrap();
+            assert_eq!(
+                stored
+                    .game_session
+                    .unwrap()
+                    .connection
+                    .unwrap()
+                    .player_gateway_token,
+                seat["connection"]["playerGatewayToken"]
+                    .as_str()
+                    .map(str::to_owned)
+            );
+            tokens.push(seat["connection"]["playerGatewayToken"].clone());
+        }
+        assert_ne!(tokens[0], tokens[1]);
+    }
+}
+
+#[tokio::test]
+async fn given_get_player_connection_details_fails_when_a_match_is_made_then_the_failure_policy_decides_each_seat()
+ {
+    for mode in [PlayerGateway::Enabled, PlayerGateway::Required] {
+        let world = world_in(mode).await;
+        world
+            .gamelift
+            .fail_next_connection_details(shared::ports::GameLiftError::Unavailable(
+                "ThrottlingException".into(),
+            ));
+        world.deliver(sample("potential")).await;
+        world.deliver(sample("succeeded")).await;
+        for name in ["alice", "bob"] {
+            let frame = world.inbox(name).await.pop().unwrap();
+            assert_eq!(frame["status"], "COMPLETED", "{mode}: {name}");
+            let seat = &frame["gameSession"];
+            if mode == PlayerGateway::Enabled {
+                assert_eq!(seat["connection"]["endpoints"][0]["port"], 7777);
+            } else {
+                assert_eq!(seat["connectionUnavailable"], true);
+                assert!(seat.get("connection").is_none());
+            }
+        }
+    }
 }

@@ -8,10 +8,15 @@
 //! retrying) the whole invocation.
 //!
 //! Per event, round trips:
-//! - FULFILLED with P placed players: ONE `TransactWriteItems` (1 + 2P writes: the
-//!   placement, conditional on PENDING; each player's pending placement cleared and
-//!   seat stored; each player's message). The event names the players, so nothing is
-//!   read first.
+//! - FULFILLED with P placed players: with `PLAYER_GATEWAY` enabled or required, ONE
+//!   GetPlayerConnectionDetails for all P (one per 25: GameLift's limit a call), so that
+//!   every seat carries where its player connects (`shared::seats`), after one GetItem
+//!   of the placement: GameLift is asked only for a PENDING placement of ours (FlexMatch's
+//!   own placements reach the same queue topic, and a duplicate event would ask again
+//!   for a settlement that writes nothing); then ONE
+//!   `TransactWriteItems` (1 + 2P writes: the placement, conditional on PENDING; each
+//!   player's pending placement cleared and seat stored; each player's message). The
+//!   event names the players, so nothing is read first.
 //! - CANCELLED / TIMED_OUT / FAILED: one GetItem (the event does not name the players:
 //!   they come from the placement record, which also lets a duplicate stop here) + ONE
 //!   `TransactWriteItems` (1 + 2P writes).
@@ -28,16 +33,18 @@
 //! returns `Err`, so Lambda retries the invocation (settlement is idempotent); a
 //! corrupt placement item is logged and skipped (a retry cannot repair it).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use lambda_runtime::LambdaEvent;
 use serde_json::Value;
 use shared::config::Config;
-use shared::domain::{MessageId, PlayerId};
+use shared::domain::{GameSession, MessageId, PlayerId};
 use shared::messaging::{MessageKind, NewMessage};
-use shared::placement::{PlacedGameSession, SettledPlayer, Settlement};
+use shared::placement::{PlacedGameSession, SeatConnection, SettledPlayer, Settlement};
 use shared::ports::{Clock, PlacementOutcomes, PlacementReader, StoreError};
 use shared::protocol::ServerFrame;
+use shared::seats::SeatConnector;
 use shared::telemetry::ErrorChain;
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
@@ -59,6 +66,7 @@ pub fn wire(w: &Wiring) -> PlacementEventHandler {
         w.stores.placement_reader(),
         w.stores.placement_outcomes(),
         w.clock.clone(),
+        w.seat_connector(),
     )
 }
 
@@ -67,6 +75,7 @@ pub struct PlacementEventHandler {
     placements: Arc<dyn PlacementReader>,
     outcomes: Arc<dyn PlacementOutcomes>,
     clock: Arc<dyn Clock>,
+    seats: SeatConnector,
 }
 
 impl PlacementEventHandler {
@@ -75,12 +84,14 @@ impl PlacementEventHandler {
         placements: Arc<dyn PlacementReader>,
         outcomes: Arc<dyn PlacementOutcomes>,
         clock: Arc<dyn Clock>,
+        seats: SeatConnector,
     ) -> Self {
         Self {
             config,
             placements,
             outcomes,
             clock,
+            seats,
         }
     }
 
@@ -144,14 +155,14 @@ impl PlacementEventHandler {
                     }
                 },
             };
+        let seats = self.seats_of(placement_id, game_session, &placed).await?;
         let now = self.clock.now_millis();
         let expire_at_secs = now / 1000 + self.config.message_ttl.as_secs() as i64;
         let players = placed
             .into_iter()
             .map(|(player_id, player_session_id)| {
-                let seat = game_session
-                    .zip(player_session_id.as_ref())
-                    .map(|(g, s)| g.seat(s));
+                let seat = seats.get(&player_id).cloned();
+                let connection = seat.as_ref().map(SeatConnection::of).unwrap_or_default();
                 let payload = ServerFrame::Placement {
                     placement_id: placement_id.clone(),
                     status,
@@ -174,6 +185,7 @@ impl PlacementEventHandler {
                     },
                     player_id,
                     player_session_id,
+                    connection,
                 }
             })
             .collect::<Vec<_>>();
@@ -192,6 +204,36 @@ impl PlacementEventHandler {
             info!(placement_id = %placement_id, status = %status, "placement not pending; duplicate, out-of-order or unknown event ignored");
         }
         Ok(())
+    }
+
+    /// FULFILLED: each placed player's seat with where they connect, all asked of
+    /// GameLift in one call; none for a placement that is not ours or not PENDING any
+    /// more (its settlement writes nothing), which costs a GetItem when GameLift is asked.
+    async fn seats_of(
+        &self,
+        placement_id: &shared::domain::PlacementId,
+        game_session: Option<&PlacedGameSession>,
+        placed: &[(PlayerId, Option<String>)],
+    ) -> Result<HashMap<PlayerId, GameSession>, StoreError> {
+        let Some(game) = game_session else {
+            return Ok(HashMap::new());
+        };
+        if self.seats.asks_gamelift() {
+            let pending = self.placements.get(placement_id).await?;
+            if pending.is_none_or(|record| record.status.is_final()) {
+                return Ok(HashMap::new());
+            }
+        }
+        let seats = placed
+            .iter()
+            .filter_map(|(player, session)| Some((player.clone(), game.seat(session.clone()?))))
+            .collect();
+        Ok(self
+            .seats
+            .connect(&game.game_session_arn, seats)
+            .await
+            .into_iter()
+            .collect())
     }
 }
 

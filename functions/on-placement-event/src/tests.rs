@@ -1,5 +1,6 @@
 use super::*;
 use async_trait::async_trait;
+use contracts::fake_gamelift::FakeGameLift;
 use contracts::fixtures::placement_id;
 use contracts::ports::*;
 use lambda_runtime::Context;
@@ -7,6 +8,7 @@ use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
 use serde_json::json;
+use shared::config::PlayerGateway;
 use shared::domain::ConnectionId;
 use shared::domain::PlacementStatus;
 use shared::placement::PlacementRecord;
@@ -55,12 +57,18 @@ struct World {
     players: Arc<InMemoryPlayerStore>,
     placements: Arc<InMemoryPlacementStore>,
     messages: Arc<InMemoryMessageStore>,
+    gamelift: Arc<FakeGameLift>,
     handler: PlacementEventHandler,
 }
 
 /// Alice and bob online; alice requested each sample placement (the fulfilled one
 /// places her with bob).
 async fn world() -> World {
+    world_in(PlayerGateway::Disabled).await
+}
+
+/// As [`world`], the fleets' player gateway as `mode` says.
+async fn world_in(mode: PlayerGateway) -> World {
     let players = Arc::new(InMemoryPlayerStore::new());
     let placements = Arc::new(InMemoryPlacementStore::new());
     let messages = Arc::new(InMemoryMessageStore::new());
@@ -95,16 +103,19 @@ async fn world() -> World {
         players.clone(),
         messages.clone(),
     ));
+    let gamelift = Arc::new(FakeGameLift::new());
     let handler = PlacementEventHandler::new(
         Arc::new(Config::for_local("Development")),
         placements.clone(),
         outcomes,
         Arc::new(ManualClock::at(T0 + 10_000)),
+        SeatConnector::new(mode, gamelift.clone()),
     );
     World {
         players,
         placements,
         messages,
+        gamelift,
         handler,
     }
 }
@@ -153,7 +164,9 @@ fn seat(player_session_id: &str) -> Value {
         "dnsName": "ec2-52-30-10-20.eu-west-1.compute.amazonaws.com",
         "port": 7777,
         "region": "eu-west-1",
-        "playerSessionId": player_session_id
+        "playerSessionId": player_session_id,
+        // PLAYER_GATEWAY=disabled: the game server's own address, GameLift not asked.
+        "connection": {"endpoints": [{"ipAddress": "52.30.10.20", "port": 7777}]}
     })
 }
 
@@ -322,6 +335,7 @@ async fn given_a_transient_store_failure_then_err_so_lambda_retries() {
         w.placements.clone(),
         Arc::new(ThrottledOutcomes),
         Arc::new(ManualClock::at(T0)),
+        SeatConnector::new(PlayerGateway::Disabled, w.gamelift.clone()),
     );
     let result = handler
         .handle(LambdaEvent::new(
@@ -415,4 +429,100 @@ async fn given_an_event_whose_placement_id_breaks_the_rule_then_it_is_refused_na
         assert!(w.messages.all().is_empty(), "{raw:?}");
         assert_eq!(w.status_of(P_CAN).await, PlacementStatus::Pending);
     }
+}
+
+#[tokio::test]
+async fn given_a_player_gateway_fleet_when_a_placement_is_fulfilled_then_one_call_gives_every_placed_player_relays_and_a_token()
+ {
+    for mode in [PlayerGateway::Enabled, PlayerGateway::Required] {
+        // Given fleets behind player gateway, and alice's placement that seats her and bob
+        let w = world_in(mode).await;
+        w.gamelift.with_player_gateway(T0 + 600_000);
+        w.begin(P_FUL).await;
+        // When the FULFILLED event comes
+        w.run(sample("fulfilled-sns")).await.unwrap();
+        // Then GameLift was asked once, for both
+        let calls = w.gamelift.connection_details_calls();
+        assert_eq!(calls.len(), 1, "{mode}");
+        assert_eq!(calls[0].game_session_arn, ARN);
+        assert_eq!(calls[0].players, vec![player("alice"), player("bob")]);
+        // And each one's frame and stored seat carry their own token
+        let mut tokens = Vec::new();
+        for name in ["alice", "bob"] {
+            let frame = &w.frames_to(name)[0];
+            let connection = &frame["gameSession"]["connection"];
+            assert_eq!(connection["endpoints"][0]["ipAddress"], "198.51.100.7");
+            assert_eq!(connection["expiresAt"], json!(T0 + 600_000));
+            let stored = w.record(name).await.game_session.unwrap();
+            assert_eq!(serde_json::to_value(&stored).unwrap(), frame["gameSession"]);
+            tokens.push(connection["playerGatewayToken"].clone());
+        }
+        assert_ne!(tokens[0], tokens[1]);
+    }
+}
+
+#[tokio::test]
+async fn given_get_player_connection_details_fails_then_enabled_seats_go_direct_and_required_ones_say_unavailable()
+ {
+    for (mode, expected) in [
+        (
+            PlayerGateway::Enabled,
+            json!({"endpoints": [{"ipAddress": "52.30.10.20", "port": 7777}]}),
+        ),
+        (PlayerGateway::Required, Value::Null),
+    ] {
+        // Given GameLift throttling the call
+        let w = world_in(mode).await;
+        w.gamelift
+            .fail_next_connection_details(shared::ports::GameLiftError::Unavailable(
+                "ThrottlingException".into(),
+            ));
+        w.begin(P_FUL).await;
+        // When the placement is fulfilled
+        w.run(sample("fulfilled-sns")).await.unwrap();
+        // Then it is settled anyway, each seat as the failure policy says
+        assert_eq!(w.status_of(P_FUL).await, PlacementStatus::Fulfilled);
+        for name in ["alice", "bob"] {
+            let seat = &w.frames_to(name)[0]["gameSession"];
+            assert_eq!(seat["connection"], expected, "{mode}: {name}");
+            assert_eq!(
+                seat.get("connectionUnavailable").is_some(),
+                mode == PlayerGateway::Required,
+                "{mode}: {name}"
+            );
+            assert_eq!(
+                w.record(name)
+                    .await
+                    .game_session
+                    .unwrap()
+                    .connection_unavailable,
+                mode == PlayerGateway::Required
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn given_an_ended_placement_then_gamelift_is_not_asked_for_connection_details() {
+    let w = world_in(PlayerGateway::Required).await;
+    w.begin(P_CAN).await;
+    w.run(sample("cancelled-sns")).await.unwrap();
+    assert!(w.gamelift.connection_details_calls().is_empty());
+}
+
+#[tokio::test]
+async fn given_a_player_gateway_fleet_when_a_placement_not_ours_or_already_settled_is_fulfilled_then_gamelift_is_not_asked()
+ {
+    // Given a fulfilled placement this system never recorded (FlexMatch's own)
+    let w = world_in(PlayerGateway::Required).await;
+    let mut unknown = sample("fulfilled-eventbridge");
+    unknown["detail"]["placementId"] = json!("0a0b0c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d");
+    w.run(unknown).await.unwrap();
+    // And a duplicate of one settled
+    w.begin(P_FUL).await;
+    w.run(sample("fulfilled-sns")).await.unwrap();
+    w.run(sample("fulfilled-sns")).await.unwrap();
+    // Then GameLift was asked once: for the settlement that counted
+    assert_eq!(w.gamelift.connection_details_calls().len(), 1);
+    assert_eq!(w.frames_to("alice").len(), 1);
 }

@@ -1,36 +1,69 @@
 //! `rejoinSession`: a dropped player session is COMPLETED and GameLift never reuses it,
 //! so a player who lost their connection to the game server gets a NEW player session
 //! on their last game session (CreatePlayerSession), tracked by player id.
+//! `refreshConnectionDetails`: fresh connection details (a new player gateway token) for
+//! the player's current seat, before the old ones expire (docs/architecture.md#player-gateway).
 //!
-//! Round trips: 1 GetItem (Players) + 1 GameLift call + 1 conditional UpdateItem (the
-//! new seat stored only if the player's game is still that game session). A game the
-//! backend API reported over (`endedGameSessionArn`, no seat) is `session_ended` after
-//! the GetItem alone: GameLift is not asked.
+//! Round trips, `rejoinSession`: 1 GetItem (Players), CreatePlayerSession, with
+//! `PLAYER_GATEWAY` enabled or required 1 GetPlayerConnectionDetails for the new seat,
+//! and 1 conditional UpdateItem (the new seat stored only if the player's game is still
+//! that game session). A game the backend API reported over (`endedGameSessionArn`, no
+//! seat) is `session_ended` after the GetItem alone: GameLift is not asked.
+//!
+//! `refreshConnectionDetails`: 1 conditional UpdateItem (the per-player limit,
+//! `RATE_LIMIT_PLACEMENTS_PER_MINUTE`; none with it off) + 1 GetItem + (enabled or
+//! required) 1 GetPlayerConnectionDetails + 1 conditional UpdateItem (the seat's new
+//! details, only if the player's seat is still that player session: a rejoin meanwhile
+//! wins, and the refresh is a `conflict`). No seat: `not_found`.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use shared::domain::{GameSession, PlayerId};
-use shared::ports::{GameLiftError, PlayerReader, PlayerSessions, Seats};
+use shared::ports::{
+    Clock, GameLiftError, PlayerReader, PlayerSessions, RateLimiter, Seats, StoreError,
+};
 use shared::protocol::ErrorCode;
+use shared::rate_limits::{self, Bucket};
+use shared::requests::ClientRequest;
+use shared::seats::SeatConnector;
 use shared::websocket::{Reply, Request, Route, RouteError, Serves};
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
-/// `rejoinSession` as every deployment builds it.
+/// `rejoinSession` and `refreshConnectionDetails` as every deployment builds them.
 pub fn wire(w: &Wiring) -> RejoinSessionHandler {
     RejoinSessionHandler::new(
         w.stores.player_reader(),
         w.stores.seats(),
         w.services.player_sessions(),
+        w.seat_connector(),
+        RefreshLimit {
+            limiter: w.stores.rate_limiter(),
+            per_minute: w.config.rate_limits.placements_per_minute,
+            clock: w.clock.clone(),
+        },
     )
+}
+
+/// What `refreshConnectionDetails` is counted against: the placement requests' limit
+/// (a refresh costs a GameLift call, as a placement does).
+#[derive(Clone)]
+pub struct RefreshLimit {
+    pub limiter: Arc<dyn RateLimiter>,
+    /// `RATE_LIMIT_PLACEMENTS_PER_MINUTE` (0: off).
+    pub per_minute: u32,
+    pub clock: Arc<dyn Clock>,
 }
 
 pub struct RejoinSessionHandler {
     players: Arc<dyn PlayerReader>,
     seats: Arc<dyn Seats>,
     gamelift: Arc<dyn PlayerSessions>,
+    /// Each seat's connection details (player gateway).
+    connector: SeatConnector,
+    refresh_limit: RefreshLimit,
 }
 
 impl RejoinSessionHandler {
@@ -38,11 +71,84 @@ impl RejoinSessionHandler {
         players: Arc<dyn PlayerReader>,
         seats: Arc<dyn Seats>,
         gamelift: Arc<dyn PlayerSessions>,
+        connector: SeatConnector,
+        refresh_limit: RefreshLimit,
     ) -> Self {
         Self {
             players,
             seats,
             gamelift,
+            connector,
+            refresh_limit,
+        }
+    }
+
+    /// The player's seat with fresh connection details, stored with it.
+    async fn refresh(&self, player: &PlayerId) -> Result<GameSession, RouteError> {
+        let limit = &self.refresh_limit;
+        let per_minute = limit.per_minute;
+        rate_limits::spend_call(
+            limit.limiter.as_ref(),
+            player,
+            Bucket::Placement,
+            per_minute,
+            limit.clock.now_millis(),
+        )
+        .await
+        .map_err(|e| {
+            RouteError::from_limit(
+                e,
+                |_| format!("{per_minute} placement requests a minute"),
+                "nothing was refreshed; retry",
+            )
+        })?;
+        let record = self.players.get(player).await.map_err(store_refusal)?;
+        let Some(seat) = record.and_then(|r| r.game_session) else {
+            return Err(RouteError::new(
+                ErrorCode::NotFound,
+                "no seat to refresh: request a placement or rejoin first",
+            ));
+        };
+        let arn = seat.game_session_arn.clone();
+        let fresh = match self.connector.refresh(player, seat).await {
+            Ok(fresh) => fresh,
+            Err(refusal) => {
+                info!(player_id = %player, game_session_arn = %arn, error = %shared::telemetry::ErrorChain(&refusal), "no connection details: the game session is over");
+                return Err(RouteError::new(
+                    ErrorCode::SessionEnded,
+                    format!("the game session has ended: {refusal}"),
+                )
+                .with_detail("gameSessionArn", arn));
+            }
+        };
+        // Only over the same player session: a rejoin's newer seat is not overwritten.
+        let stored = self.seats.refresh_seat(player, &fresh).await;
+        Self::stored(player, fresh, stored)
+    }
+
+    /// Stores `seat` as the player's, if their game is still its game session.
+    async fn store(&self, player: &PlayerId, seat: GameSession) -> Result<GameSession, RouteError> {
+        let stored = self.seats.update_game_session(player, &seat).await;
+        Self::stored(player, seat, stored)
+    }
+
+    /// The answer once `seat` was (or was not) stored: a seat changed meanwhile is a
+    /// `conflict` the client resolves by asking again.
+    fn stored(
+        player: &PlayerId,
+        seat: GameSession,
+        stored: Result<bool, StoreError>,
+    ) -> Result<GameSession, RouteError> {
+        match stored {
+            Ok(true) => Ok(seat),
+            Ok(false) => {
+                warn!(player_id = %player, game_session_arn = %seat.game_session_arn, player_session_id = %seat.player_session_id, "the player's seat changed meanwhile");
+                Err(RouteError::new(
+                    ErrorCode::Conflict,
+                    "your seat changed meanwhile (a new placement, match or rejoin); ask again",
+                ))
+            }
+            Err(err) => Err(store_refusal(err)),
         }
     }
 
@@ -82,18 +188,16 @@ impl RejoinSessionHandler {
             // PlayerSession does not say; it is the same game session.
             region: last.region,
             player_session_id: seat.player_session_id,
+            connection: None,
+            connection_unavailable: false,
         };
-        match self.seats.update_game_session(player, &session).await {
-            Ok(true) => Ok(session),
-            Ok(false) => {
-                warn!(player_id = %player, game_session_arn = %last.game_session_arn, "the player's game changed during the rejoin");
-                Err(RouteError::new(
-                    ErrorCode::Conflict,
-                    "your game session changed meanwhile (a new placement was fulfilled); rejoin again",
-                ))
-            }
-            Err(err) => Err(store_refusal(err)),
-        }
+        // The new player session's details: a token is per player, not per session.
+        let (_, session) = self
+            .connector
+            .connect(&last.game_session_arn, vec![(player.clone(), session)])
+            .await
+            .remove(0);
+        self.store(player, session).await
     }
 }
 
@@ -127,7 +231,7 @@ fn gamelift_refusal(player: &PlayerId, last: &GameSession, refusal: GameLiftErro
     }
 }
 
-fn store_refusal(err: shared::ports::StoreError) -> RouteError {
+fn store_refusal(err: StoreError) -> RouteError {
     RouteError::from_store(err, "your game could not be looked up or saved; retry")
 }
 
@@ -137,14 +241,18 @@ impl Route for RejoinSessionHandler {
 
     const SERVES: Serves = Serves {
         function: "rejoin-session",
-        routes: "rejoinSession",
+        routes: "rejoinSession and refreshConnectionDetails",
     };
 
-    /// Any frame routed here asks to rejoin (the route's body is empty).
+    /// `refreshConnectionDetails` refreshes the seat; any other frame routed here asks
+    /// to rejoin (the route's body is empty).
     async fn answer(&self, request: &Request) -> Result<Reply<Value>, RouteError> {
         let player = &request.caller.player_id;
-        let session = self.rejoin(player).await?;
-        info!(player_id = %player, game_session_arn = %session.game_session_arn, player_session_id = %session.player_session_id, "rejoined");
+        let session = match &request.frame {
+            ClientRequest::RefreshConnectionDetails { .. } => self.refresh(player).await?,
+            _ => self.rejoin(player).await?,
+        };
+        info!(player_id = %player, route = request.frame.route(), game_session_arn = %session.game_session_arn, player_session_id = %session.player_session_id, "seat given");
         Ok(Reply::Ack(json!({ "gameSession": session })))
     }
 }

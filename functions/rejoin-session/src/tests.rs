@@ -9,17 +9,41 @@ use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
 use serde_json::Value;
+use shared::config::PlayerGateway;
 use shared::domain::{ConnectionId, MessageId, PlacementStatus};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::placement::{
     PlacedGameSession, PlacementRecord, PlayerSession, SettledPlayer, Settlement,
 };
 use shared::players::NewConnection;
-use shared::ports::PlacementOutcomes;
+use shared::ports::{ManualClock, PlacementOutcomes};
 use shared::websocket::RouteHandler;
 
 const T0: i64 = 1_795_323_600_000;
 const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1";
+
+/// The refresh's limit off (its own test turns it on).
+fn no_limit() -> RefreshLimit {
+    RefreshLimit {
+        limiter: Arc::new(InMemoryPlayerStore::new()),
+        per_minute: 0,
+        clock: Arc::new(ManualClock::at(T0)),
+    }
+}
+
+fn handler_in(
+    mode: PlayerGateway,
+    players: &Arc<InMemoryPlayerStore>,
+    gamelift: Arc<FakeGameLift>,
+) -> RejoinSessionHandler {
+    RejoinSessionHandler::new(
+        players.clone(),
+        players.clone(),
+        gamelift.clone(),
+        SeatConnector::new(mode, gamelift),
+        no_limit(),
+    )
+}
 
 struct World {
     players: Arc<InMemoryPlayerStore>,
@@ -49,7 +73,7 @@ async fn world() -> World {
         .unwrap();
     let placements = Arc::new(InMemoryPlacementStore::new());
     let gamelift = Arc::new(FakeGameLift::new());
-    let handler = RejoinSessionHandler::new(players.clone(), players.clone(), gamelift.clone());
+    let handler = handler_in(PlayerGateway::Disabled, &players, gamelift.clone());
     World {
         players,
         placements,
@@ -93,6 +117,7 @@ async fn placed(
         players: vec![SettledPlayer {
             player_id: alice(),
             player_session_id: Some("psess-first".into()),
+            connection: Default::default(),
             message: NewMessage {
                 message_id: MessageId::deterministic(&["placement", id, "alice"]),
                 recipient_id: alice(),
@@ -125,7 +150,14 @@ async fn given_a_game_on_record_when_rejoining_then_a_new_player_session_in_the_
         port: FAKE_PORT,
         region: "eu-west-1".into(),
         player_session_id: "psess-fake-1".into(),
+        // PLAYER_GATEWAY=disabled: the game server's own address, GameLift not asked.
+        connection: Some(shared::domain::ConnectionDetails::direct(
+            FAKE_IP_ADDRESS,
+            FAKE_PORT,
+        )),
+        connection_unavailable: false,
     };
+    assert!(w.gamelift.connection_details_calls().is_empty());
     assert_eq!(
         ack,
         json!({"type":"ack","route":"rejoinSession","requestId":"rj-1",
@@ -239,6 +271,8 @@ async fn given_a_new_game_fulfilled_during_the_rejoin_then_conflict_and_the_new_
             players: w.players.clone(),
             placements: w.placements.clone(),
         }),
+        SeatConnector::new(PlayerGateway::Disabled, w.gamelift.clone()),
+        no_limit(),
     );
     let text = r#"{"route":"rejoinSession"}"#;
     let event = route_event("rejoinSession", "alice", "c1", T0, Some(text));
@@ -251,5 +285,192 @@ async fn given_a_new_game_fulfilled_during_the_rejoin_then_conflict_and_the_new_
             .unwrap()
             .game_session_arn
             .ends_with("gs-2")
+    );
+}
+
+async fn refresh(handler: &RejoinSessionHandler) -> Value {
+    let text = r#"{"route":"refreshConnectionDetails","requestId":"rf-1"}"#;
+    let event = route_event("refreshConnectionDetails", "alice", "c1", T0, Some(text));
+    reply_frame(&handler.handle(event).await.unwrap())
+}
+
+#[tokio::test]
+async fn given_a_player_gateway_fleet_when_rejoining_then_one_call_gives_the_new_seat_its_relays_and_token()
+ {
+    for mode in [PlayerGateway::Enabled, PlayerGateway::Required] {
+        let w = world().await;
+        w.gamelift.with_player_gateway(T0 + 600_000);
+        let handler = handler_in(mode, &w.players, w.gamelift.clone());
+        placed(&w.players, &w.placements, "p-1", ARN).await;
+        let ack = rejoin_with(&handler).await;
+        let calls = w.gamelift.connection_details_calls();
+        assert_eq!(calls.len(), 1, "{mode}");
+        assert_eq!(
+            (calls[0].game_session_arn.as_str(), &calls[0].players),
+            (ARN, &vec![alice()])
+        );
+        let connection = &ack["gameSession"]["connection"];
+        assert_eq!(connection["endpoints"][0]["ipAddress"], "198.51.100.7");
+        assert_eq!(connection["playerGatewayToken"], "pgt-fake-1");
+        let stored = w.players.get(&alice()).await.unwrap().unwrap();
+        assert_eq!(
+            serde_json::to_value(stored.game_session.unwrap()).unwrap(),
+            ack["gameSession"]
+        );
+    }
+}
+
+async fn rejoin_with(handler: &RejoinSessionHandler) -> Value {
+    let raw = serde_json::from_str(include_str!("../../../events/rejoin-session.json")).unwrap();
+    reply_frame(&handler.handle(parse_event(raw)).await.unwrap())
+}
+
+#[tokio::test]
+async fn given_a_seat_when_refreshing_then_fresh_details_are_stored_and_acked_with_the_same_player_session()
+ {
+    // Given alice seated behind player gateway
+    let w = world().await;
+    w.gamelift.with_player_gateway(T0 + 600_000);
+    let handler = handler_in(PlayerGateway::Required, &w.players, w.gamelift.clone());
+    placed(&w.players, &w.placements, "p-1", ARN).await;
+    // When she asks for fresh details
+    let ack = refresh(&handler).await;
+    // Then her seat is the same player session with a new token, stored
+    assert_eq!(ack["route"], "refreshConnectionDetails");
+    assert_eq!(ack["gameSession"]["playerSessionId"], "psess-first");
+    assert_eq!(
+        ack["gameSession"]["connection"]["playerGatewayToken"],
+        "pgt-fake-1"
+    );
+    let stored = w.players.get(&alice()).await.unwrap().unwrap();
+    assert_eq!(
+        serde_json::to_value(stored.game_session.unwrap()).unwrap(),
+        ack["gameSession"]
+    );
+    // And GameLift was asked once, for her alone; no new player session
+    assert_eq!(w.gamelift.connection_details_calls().len(), 1);
+    assert!(w.gamelift.calls().is_empty());
+}
+
+#[tokio::test]
+async fn given_no_seat_when_refreshing_then_not_found_and_gamelift_is_not_asked() {
+    let w = world().await;
+    let handler = handler_in(PlayerGateway::Required, &w.players, w.gamelift.clone());
+    let reply = refresh(&handler).await;
+    assert_eq!(reply["type"], "error");
+    assert_eq!(reply["code"], "not_found");
+    assert!(w.gamelift.connection_details_calls().is_empty());
+}
+
+#[tokio::test]
+async fn given_a_failing_call_when_refreshing_then_enabled_goes_direct_required_stays_unavailable_and_an_ended_game_is_session_ended()
+ {
+    for (mode, direct) in [
+        (PlayerGateway::Enabled, true),
+        (PlayerGateway::Required, false),
+    ] {
+        let w = world().await;
+        let handler = handler_in(mode, &w.players, w.gamelift.clone());
+        placed(&w.players, &w.placements, "p-1", ARN).await;
+        w.gamelift
+            .fail_next_connection_details(GameLiftError::Unavailable("ThrottlingException".into()));
+        let ack = refresh(&handler).await;
+        assert_eq!(ack["type"], "ack", "{mode}");
+        assert_eq!(
+            ack["gameSession"].get("connection").is_some(),
+            direct,
+            "{mode}"
+        );
+        assert_eq!(
+            ack["gameSession"].get("connectionUnavailable").is_some(),
+            !direct,
+            "{mode}"
+        );
+        w.gamelift
+            .fail_next_connection_details(GameLiftError::SessionEnded {
+                message: "TERMINATED".into(),
+            });
+        let reply = refresh(&handler).await;
+        assert_eq!(reply["code"], "session_ended", "{mode}");
+    }
+}
+
+#[tokio::test]
+async fn given_the_placement_limit_spent_when_refreshing_then_rate_limited_and_gamelift_is_not_asked()
+ {
+    let w = world().await;
+    let handler = RejoinSessionHandler::new(
+        w.players.clone(),
+        w.players.clone(),
+        w.gamelift.clone(),
+        SeatConnector::new(PlayerGateway::Required, w.gamelift.clone()),
+        RefreshLimit {
+            limiter: w.players.clone(),
+            per_minute: 1,
+            clock: Arc::new(ManualClock::at(T0)),
+        },
+    );
+    placed(&w.players, &w.placements, "p-1", ARN).await;
+    assert_eq!(refresh(&handler).await["type"], "ack");
+    let reply = refresh(&handler).await;
+    assert_eq!(reply["code"], "rate_limited");
+    assert_eq!(w.gamelift.connection_details_calls().len(), 1);
+}
+
+/// GameLift's connection details, answered while a rejoin gives the player a new player
+/// session in the same game (stored as `rejoinSession` stores it).
+struct RejoinDuringRefresh {
+    inner: Arc<FakeGameLift>,
+    players: Arc<InMemoryPlayerStore>,
+}
+
+#[async_trait]
+impl shared::ports::PlayerConnections for RejoinDuringRefresh {
+    async fn get_player_connection_details(
+        &self,
+        game_session_arn: &str,
+        players: &[PlayerId],
+    ) -> Result<Vec<shared::ports::PlayerConnection>, GameLiftError> {
+        let mut rejoined = self.players.get(&alice()).await.unwrap().unwrap();
+        let mut seat = rejoined.game_session.take().unwrap();
+        seat.player_session_id = "psess-second".into();
+        assert!(
+            self.players
+                .update_game_session(&alice(), &seat)
+                .await
+                .unwrap()
+        );
+        self.inner
+            .get_player_connection_details(game_session_arn, players)
+            .await
+    }
+}
+
+#[tokio::test]
+async fn given_a_rejoin_landing_while_a_refresh_asks_gamelift_then_the_refresh_is_a_conflict_and_the_rejoined_seat_is_kept()
+ {
+    // Given alice seated behind player gateway, and a rejoin racing her refresh
+    let w = world().await;
+    w.gamelift.with_player_gateway(T0 + 600_000);
+    placed(&w.players, &w.placements, "p-1", ARN).await;
+    let racing = Arc::new(RejoinDuringRefresh {
+        inner: w.gamelift.clone(),
+        players: w.players.clone(),
+    });
+    let handler = RejoinSessionHandler::new(
+        w.players.clone(),
+        w.players.clone(),
+        w.gamelift.clone(),
+        SeatConnector::new(PlayerGateway::Required, racing),
+        no_limit(),
+    );
+    // When the refresh, for the old player session, comes to store its details
+    let frame = refresh(&handler).await;
+    // Then it loses: the client asks again, and the rejoin's seat is not overwritten
+    assert_eq!(frame["code"], "conflict", "{frame}");
+    let stored = w.players.get(&alice()).await.unwrap().unwrap();
+    assert_eq!(
+        stored.game_session.unwrap().player_session_id,
+        "psess-second"
     );
 }

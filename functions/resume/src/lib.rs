@@ -438,7 +438,7 @@ impl Route for ResumeHandler {
             return Ok(Reply::WrongRoute);
         };
         match self.resume(request, body.cursor).await {
-            Ok(Some(ack)) => Ok(Reply::Frame(ack)),
+            Ok(Some(ack)) => Ok(Reply::Frame(Box::new(ack))),
             Ok(None) | Err(Stop::SocketGone) => Ok(Reply::Silent),
             Err(Stop::Refused(refusal)) => Err(refusal),
         }

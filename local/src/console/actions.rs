@@ -233,23 +233,29 @@ pub async fn delay_placement(
 pub struct FaultsChange {
     /// Every placement that would be fulfilled fails instead.
     fail_placements: Option<bool>,
+    /// Every GetPlayerConnectionDetails is throttled.
+    fail_connection_details: Option<bool>,
     /// `SIM_PLACEMENT_DELAY_MS` for new placements.
     placement_delay_ms: Option<u64>,
 }
 
-/// `POST /console/api/fleet/faults` `{"failPlacements": true, "placementDelayMs": 5000}`
-/// (either or both): the fleet's runtime knobs. Answers the knobs as they are now.
+/// `POST /console/api/fleet/faults` `{"failPlacements": true, "failConnectionDetails":
+/// true, "placementDelayMs": 5000}` (any of them): the fleet's runtime knobs. Answers the
+/// knobs as they are now.
 pub async fn set_faults(
     State(console): State<Arc<Console>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let change = accept::<FaultsChange>(&headers, &body)?;
-    if change.fail_placements.is_none() && change.placement_delay_ms.is_none() {
+    if change.fail_placements.is_none()
+        && change.fail_connection_details.is_none()
+        && change.placement_delay_ms.is_none()
+    {
         return Err(error(
             StatusCode::BAD_REQUEST,
             "bad_request",
-            "say what to change: failPlacements (true/false), placementDelayMs (0 to 3600000)",
+            "say what to change: failPlacements (true/false), failConnectionDetails (true/false), placementDelayMs (0 to 3600000)",
         ));
     }
     let simulator = &console.simulator;
@@ -263,11 +269,13 @@ pub async fn set_faults(
             other => gamelift_error(&other),
         });
     }
-    if let Some(fail) = change.fail_placements {
-        simulator.set_faults(Faults {
-            fail_placements: fail,
-        });
-    }
+    let now = simulator.faults();
+    simulator.set_faults(Faults {
+        fail_placements: change.fail_placements.unwrap_or(now.fail_placements),
+        fail_connection_details: change
+            .fail_connection_details
+            .unwrap_or(now.fail_connection_details),
+    });
     let faults = simulator.faults();
     let delay_ms =
         u64::try_from(simulator.settings().placement_delay.as_millis()).unwrap_or(u64::MAX);
@@ -275,8 +283,8 @@ pub async fn set_faults(
         &console,
         Vec::new(),
         format!(
-            "fleet faults: failPlacements {}, placementDelayMs {delay_ms}",
-            faults.fail_placements
+            "fleet faults: failPlacements {}, failConnectionDetails {}, placementDelayMs {delay_ms}",
+            faults.fail_placements, faults.fail_connection_details
         ),
         json!({ "faults": faults, "placementDelayMs": delay_ms }),
     ))

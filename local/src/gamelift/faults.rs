@@ -83,6 +83,7 @@ mod tests {
         let (simulator, task) = Simulator::start(fast(), sink);
         simulator.set_faults(Faults {
             fail_placements: true,
+            ..Faults::default()
         });
 
         // When a placement comes due

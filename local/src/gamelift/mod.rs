@@ -38,6 +38,12 @@
 //!   full → SessionEnded (GameSessionFullException); unknown → NotFound.
 //! - RESERVED sessions not validated within 60 s become TIMEDOUT (nothing validates them
 //!   locally unless a test calls [`Simulator::accept_player_session`]).
+//! - GetPlayerConnectionDetails ([`PlayerConnections`]) on an ACTIVE game: with
+//!   `SIM_PLAYER_GATEWAY=disabled` the game server's address; `enabled` or `required`,
+//!   two relays per player on 127.0.0.2 / 127.0.0.3 and a `pgt-…` token expiring
+//!   `SIM_PLAYER_GATEWAY_TOKEN_SECONDS` later. TERMINATED → SessionEnded, unknown →
+//!   NotFound, more than 25 players → InvalidRequest, the `failConnectionDetails` fault →
+//!   Unavailable (throttled). Calls are counted ([`Snapshot::connection_details_calls`]).
 //!
 //! Time is tokio's: tests run the whole lifecycle in a blink with
 //! `#[tokio::test(start_paused = true)]`. Event timestamps are the wall clock at start
@@ -59,7 +65,10 @@ use async_trait::async_trait;
 use serde_json::Value;
 use shared::domain::{PlacementId, PlayerId};
 use shared::placement::{PlacementRequest, PlayerSession};
-use shared::ports::{GameLiftError, PlacementStarter, PlacementStopper, PlayerSessions};
+use shared::ports::{
+    GameLiftError, PlacementStarter, PlacementStopper, PlayerConnection, PlayerConnections,
+    PlayerSessions,
+};
 use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -68,8 +77,8 @@ pub use events::{DETAIL_TYPE, Fulfilment, Outcome, SOURCE, placement_event, sns_
 pub use settings::*;
 pub use state::{
     DesiredPlayer, Faults, GameSessionStatus, GameSessionView, GroupPlacementRequest,
-    PlacementStatus, PlacementView, PlayerSessionStatus, PlayerSessionView, ServerState,
-    ServerView, Snapshot,
+    PlacementStatus, PlacementView, PlayerConnectionView, PlayerSessionStatus, PlayerSessionView,
+    RELAY_IPS, ServerState, ServerView, Snapshot,
 };
 
 use state::State;
@@ -275,6 +284,19 @@ impl PlayerSessions for Simulator {
     ) -> Result<PlayerSession, GameLiftError> {
         self.with_state(|state, now| {
             state.create_player_session(now, game_session_arn, player_id, player_data)
+        })
+    }
+}
+
+#[async_trait]
+impl PlayerConnections for Simulator {
+    async fn get_player_connection_details(
+        &self,
+        game_session_arn: &str,
+        players: &[PlayerId],
+    ) -> Result<Vec<PlayerConnection>, GameLiftError> {
+        self.with_state(|state, now| {
+            state.player_connection_details(now, game_session_arn, players)
         })
     }
 }

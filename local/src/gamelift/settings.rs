@@ -6,7 +6,7 @@
 use std::ops::RangeInclusive;
 use std::time::Duration;
 
-use shared::config::whole_number;
+use shared::config::{PlayerGateway, whole_number};
 
 pub const DEFAULT_FLEET_SERVERS: u32 = 2;
 pub const FLEET_SERVERS_RANGE: RangeInclusive<u32> = 0..=1_000;
@@ -38,6 +38,10 @@ pub const SERVER_PORT_BASE_RANGE: RangeInclusive<u16> = 1..=65_535;
 /// GameLift's limit on a queue's CustomEventData.
 pub const MAX_CUSTOM_EVENT_DATA_CHARS: usize = 256;
 pub const DEFAULT_TOPIC_NAME: &str = "gamelift-placement-events";
+/// How long a simulated player gateway token lasts. GameLift's last "at least 3
+/// minutes" (ddos-protection-integrate.html); a few seconds let tests see one expire.
+pub const DEFAULT_PLAYER_GATEWAY_TOKEN_SECONDS: u64 = 600;
+pub const PLAYER_GATEWAY_TOKEN_SECONDS_RANGE: RangeInclusive<u64> = 1..=86_400;
 
 /// How the simulated fleet, queue and SNS topic behave.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,6 +85,12 @@ pub struct SimulatorSettings {
     pub custom_event_data: Option<String>,
     /// The SNS topic (name) the queue notifies.
     pub topic_name: String,
+    /// `SIM_PLAYER_GATEWAY`: the fleet's PlayerGatewayMode: `Disabled` answers
+    /// GetPlayerConnectionDetails with the game server's address; `Enabled` and
+    /// `Required` with relays on 127.0.0.2 and 127.0.0.3 and a token.
+    pub player_gateway: PlayerGateway,
+    /// `SIM_PLAYER_GATEWAY_TOKEN_SECONDS`: a token expires this long after it was given.
+    pub player_gateway_token: Duration,
 }
 
 impl Default for SimulatorSettings {
@@ -103,6 +113,8 @@ impl Default for SimulatorSettings {
             queues: Vec::new(),
             custom_event_data: None,
             topic_name: DEFAULT_TOPIC_NAME.into(),
+            player_gateway: PlayerGateway::Disabled,
+            player_gateway_token: Duration::from_secs(DEFAULT_PLAYER_GATEWAY_TOKEN_SECONDS),
         }
     }
 }
@@ -150,6 +162,11 @@ impl SimulatorSettings {
                 "SIM_GAME_SESSION_SECONDS",
                 self.game_session_duration,
                 GAME_SESSION_SECONDS_RANGE,
+            ),
+            (
+                "SIM_PLAYER_GATEWAY_TOKEN_SECONDS",
+                self.player_gateway_token,
+                PLAYER_GATEWAY_TOKEN_SECONDS_RANGE,
             ),
         ] {
             if !range.contains(&value.as_secs()) {
@@ -201,9 +218,16 @@ impl SimulatorSettings {
         } else {
             self.queues.join(", ")
         };
+        let gateway = match self.player_gateway {
+            PlayerGateway::Disabled => String::new(),
+            mode => format!(
+                "; player gateway {mode} (tokens last {} s)",
+                self.player_gateway_token.as_secs()
+            ),
+        };
         format!(
             "{} server{} ({} game{} each, ready {} ms after start-up); placements fulfilled \
-             after {} ms or TIMED_OUT after {} s; games last {} s; queues: {queues}",
+             after {} ms or TIMED_OUT after {} s; games last {} s; queues: {queues}{gateway}",
             self.fleet_servers,
             if self.fleet_servers == 1 { "" } else { "s" },
             self.sessions_per_server,
@@ -256,6 +280,7 @@ mod tests {
             server_startup: Duration::from_millis(3_600_001),
             queue_timeout: Duration::ZERO,
             game_session_duration: Duration::from_secs(604_801),
+            player_gateway_token: Duration::ZERO,
             account_id: "abc".into(),
             region: "eu_west".into(),
             server_port_base: 65_535,
@@ -273,10 +298,11 @@ mod tests {
             "SIM_REGION=\"eu_west\"",
             "SIM_SERVER_PORT_BASE=65535 leaves no room",
             "SIM_CUSTOM_EVENT_DATA is longer than 256 characters",
+            "SIM_PLAYER_GATEWAY_TOKEN_SECONDS=0 is not a whole number of seconds from 1 to 86400",
         ] {
             assert!(all.contains(expected), "{expected} missing from {all}");
         }
-        assert_eq!(settings.problems().len(), 9, "{all}");
+        assert_eq!(settings.problems().len(), 10, "{all}");
     }
 
     #[test]

@@ -10,6 +10,8 @@ use tokio::time::sleep;
 use super::*;
 use contracts::fixtures::placement_id;
 
+mod connections;
+
 const QUEUE: &str = "default-queue";
 
 fn player(id: &str) -> PlayerId {

@@ -296,6 +296,11 @@ pub struct PlacementSettings {
           default_value_t = settings::MAX_PLAYERS_PER_SESSION.default,
           value_parser = whole(settings::MAX_PLAYERS_PER_SESSION.range))]
     pub max_players_per_session: u32,
+
+    /// `settings::PLAYER_GATEWAY`; the simulated fleet's mode too, unless
+    /// `SIM_PLAYER_GATEWAY` says otherwise.
+    #[arg(long, env = settings::PLAYER_GATEWAY.variable, help = settings::PLAYER_GATEWAY.meaning, default_value_t = config::DEFAULT_PLAYER_GATEWAY)]
+    pub player_gateway: config::PlayerGateway,
 }
 
 /// The Messages stream's event source mapping to `on-message-inserted`.
@@ -400,4 +405,17 @@ pub struct SimulatorFlags {
     /// The queue's CustomEventData, copied into every placement event.
     #[arg(long, env = "SIM_CUSTOM_EVENT_DATA")]
     pub sim_custom_event_data: Option<String>,
+
+    /// The simulated fleet's PlayerGatewayMode: disabled (GetPlayerConnectionDetails
+    /// answers the game server's address), enabled or required (relays on 127.0.0.2 and
+    /// 127.0.0.3 and a token per player) [default: PLAYER_GATEWAY's, so one knob makes a
+    /// consistent stack; set both apart to try a backend that misjudges its fleet].
+    #[arg(long, env = "SIM_PLAYER_GATEWAY")]
+    pub sim_player_gateway: Option<config::PlayerGateway>,
+
+    /// How long a simulated player gateway token lasts before the client must refresh
+    /// (1-86400; a few seconds let tests see one expire).
+    #[arg(long, env = "SIM_PLAYER_GATEWAY_TOKEN_SECONDS", default_value_t = gamelift::DEFAULT_PLAYER_GATEWAY_TOKEN_SECONDS,
+          value_parser = seconds(gamelift::PLAYER_GATEWAY_TOKEN_SECONDS_RANGE))]
+    pub sim_player_gateway_token_seconds: u64,
 }

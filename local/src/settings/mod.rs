@@ -362,6 +362,10 @@ impl Settings {
                 s::PARTY_INVITE_LEADER_ONLY.variable,
                 parties.party_invite_leader_only.to_string(),
             ),
+            (
+                s::PLAYER_GATEWAY.variable,
+                self.placement.player_gateway.to_string(),
+            ),
         ])
     }
 
@@ -385,6 +389,11 @@ impl Settings {
             server_port_base: sim.sim_server_port_base,
             queues: queue_names(&self.placement.game_session_queues),
             custom_event_data: sim.sim_custom_event_data.clone(),
+            // The fleet is as the backend says it is, unless told otherwise.
+            player_gateway: sim
+                .sim_player_gateway
+                .unwrap_or(self.placement.player_gateway),
+            player_gateway_token: Duration::from_secs(sim.sim_player_gateway_token_seconds),
             ..SimulatorSettings::default()
         };
         let problems = settings.problems();

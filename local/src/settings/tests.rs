@@ -60,6 +60,9 @@ const EVERY_VARIABLE: &[&str] = &[
     "SIM_SERVER_DNS",
     "SIM_SERVER_PORT_BASE",
     "SIM_CUSTOM_EVENT_DATA",
+    "SIM_PLAYER_GATEWAY",
+    "SIM_PLAYER_GATEWAY_TOKEN_SECONDS",
+    "PLAYER_GATEWAY",
     "MATCHMAKING_RULE_SET",
     "MATCHMAKING_CONFIGURATION",
     "SIM_ACCEPTANCE_TIMEOUT_SECONDS",
@@ -392,5 +395,47 @@ fn given_no_backend_api_port_then_it_is_the_websocket_port_plus_one_or_any_free_
             .contains(&"BACKEND_API_KEY=(set, redacted) (environment)".to_owned()),
         "{:#?}",
         keyed.summary()
+    );
+}
+
+#[test]
+fn given_player_gateway_then_the_simulated_fleet_follows_it_unless_told_otherwise() {
+    use shared::config::PlayerGateway;
+    // Given PLAYER_GATEWAY=required alone
+    let settings = read(&[], &[("PLAYER_GATEWAY", "required")]).unwrap();
+    // Then the handlers and the simulated fleet both require the gateway
+    assert_eq!(
+        settings.config().unwrap().player_gateway,
+        PlayerGateway::Required
+    );
+    assert_eq!(
+        settings.simulator_settings().unwrap().player_gateway,
+        PlayerGateway::Required
+    );
+
+    // When the fleet is set apart, with short tokens
+    let settings = read(
+        &["--sim-player-gateway", "enabled"],
+        &[
+            ("PLAYER_GATEWAY", "disabled"),
+            ("SIM_PLAYER_GATEWAY_TOKEN_SECONDS", "5"),
+        ],
+    )
+    .unwrap();
+    // Then each says its own
+    assert_eq!(
+        settings.config().unwrap().player_gateway,
+        PlayerGateway::Disabled
+    );
+    let simulator = settings.simulator_settings().unwrap();
+    assert_eq!(simulator.player_gateway, PlayerGateway::Enabled);
+    assert_eq!(simulator.player_gateway_token, Duration::from_secs(5));
+
+    // And a word neither knows is named as written
+    let found = problems(&[], &[("SIM_PLAYER_GATEWAY", "on")]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("SIM_PLAYER_GATEWAY=\"on\""),
+        "{found:?}"
     );
 }

@@ -90,12 +90,15 @@ impl LocalStack {
         let (bus, presence_events) = memory_adapters::InProcessEventBus::with_channel();
         // The queue's notification target: the SNS topic, to which on-placement-event
         // is subscribed. Built from the stores alone (as its `wire` does), before the
-        // simulator it is the target of.
+        // simulator it is the target of, which it asks for connection details once
+        // started (`LateConnections`).
+        let connections = Arc::new(placement_events::LateConnections::default());
         let on_placement_event = Arc::new(on_placement_event::PlacementEventHandler::new(
             config.clone(),
             stores.placement_reader(),
             stores.placement_outcomes(),
             clock.clone(),
+            shared::seats::SeatConnector::new(config.player_gateway, connections.clone()),
         ));
         let hub = Arc::new(crate::console::Hub::new());
         crate::console::metrics::attach(&hub.metrics, &config.game, &config.stage);
@@ -106,12 +109,14 @@ impl LocalStack {
                 hub.clone(),
             ),
         );
+        connections.set(simulator.clone());
         // Likewise the FlexMatch simulator's rule target.
         let on_matchmaking_event = Arc::new(on_matchmaking_event::MatchmakingEventHandler::new(
             config.clone(),
             stores.ticket_reader(),
             stores.ticket_changes(shared::matchmaking::TicketPushes::ToPlayers),
             clock.clone(),
+            shared::seats::SeatConnector::new(config.player_gateway, simulator.clone()),
         ));
         let rule = crate::console::taps::tap_matchmaking(&on_matchmaking_event, hub.clone());
         let (matchmaker, matchmaking, flexmatch_task) =

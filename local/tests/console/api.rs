@@ -580,3 +580,65 @@ async fn given_a_message_pushed_to_a_live_player_then_the_metrics_section_counts
     assert!(counts >= 1, "the lag histogram has the post: {metrics}");
     stack.shutdown().await;
 }
+
+#[tokio::test]
+async fn given_a_gateway_fleet_then_the_fleet_shows_the_details_given_and_the_throttling_fault() {
+    use shared::config::PlayerGateway;
+    use shared::ports::PlayerConnections;
+    // Given a stack whose fleet requires player gateway, and alice placed in a game
+    let mut settings = local::Settings::default();
+    settings.gateway.port = 0;
+    settings.simulator.sim_server_startup_ms = 0;
+    settings.simulator.sim_placement_delay_ms = 100;
+    settings.placement.player_gateway = PlayerGateway::Required;
+    let stack = local::start(settings).await.unwrap();
+    let addr = stack.addr();
+    let mut alice = player(&stack.url(), "alice").await;
+    send(
+        &mut alice,
+        json!({"route": "sessionPlacementRequest", "body": {}}),
+    )
+    .await;
+    let placed = next_where(&mut alice, |f| f["type"] == "placement").await;
+    let arn = placed["gameSession"]["gameSessionArn"].as_str().unwrap();
+    let alice_id = shared::domain::PlayerId::parse("alice").unwrap();
+
+    // When her connection details are asked of the simulator
+    let given = stack
+        .simulator()
+        .get_player_connection_details(arn, std::slice::from_ref(&alice_id))
+        .await
+        .unwrap();
+
+    // Then the fleet section shows the mode, the call and what was given
+    let (_, fleet) = get(addr, "/console/api/fleet").await;
+    assert_eq!(fleet["playerGateway"], "required", "{fleet}");
+    // Two calls: the placement's (on-placement-event seats her behind the gateway) and ours.
+    assert_eq!(fleet["connectionDetailsCalls"], 2);
+    let shown = &fleet["playerConnections"][0];
+    assert_eq!(shown["playerId"], "alice");
+    assert_eq!(
+        shown["playerGatewayToken"].as_str(),
+        given[0].details.player_gateway_token.as_deref()
+    );
+    assert_eq!(shown["endpoints"].as_array().unwrap().len(), 2);
+
+    // And with the fault on, the next call is throttled, and the knob reads back
+    let (status, answer) = post(
+        addr,
+        "/console/api/fleet/faults",
+        r#"{"failConnectionDetails":true}"#,
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["faults"]["failConnectionDetails"], true);
+    assert_eq!(answer["faults"]["failPlacements"], false);
+    assert!(matches!(
+        stack
+            .simulator()
+            .get_player_connection_details(arn, &[alice_id])
+            .await,
+        Err(shared::ports::GameLiftError::Unavailable(_))
+    ));
+    stack.shutdown().await;
+}

@@ -87,6 +87,8 @@ mod tests {
                     port: 7777,
                     region: "eu-west-1".into(),
                     player_session_id: "psess-1".into(),
+                    connection: None,
+                    connection_unavailable: false,
                 },
                 match_id: "match-1".into(),
                 team: Some("red".into()),

@@ -66,6 +66,7 @@ impl ClientRequest {
             "sessionPlacementRequest" => typed!(SessionPlacementRequest),
             "cancelPlacement" => typed!(CancelPlacement),
             "rejoinSession" => typed!(RejoinSession),
+            "refreshConnectionDetails" => typed!(RefreshConnectionDetails),
             "subscribePresence" => typed!(SubscribePresence),
             "unsubscribePresence" => typed!(UnsubscribePresence),
             "setPlacementLatencies" => typed!(SetPlacementLatencies),

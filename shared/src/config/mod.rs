@@ -12,9 +12,11 @@ use std::time::Duration;
 use gamelift_sockets_protocol::keep_alive::API_GATEWAY_IDLE_TIMEOUT_SECONDS;
 use gamelift_sockets_protocol::{KeepAlive, KeepAliveRoute};
 
+mod player_gateway;
 pub mod reader;
 pub mod settings;
 
+pub use player_gateway::{DEFAULT_PLAYER_GATEWAY, PlayerGateway};
 pub use reader::{ConfigError, EnvReader, whole_number};
 
 /// `PRESENCE_LIVENESS`'s default, as its type.
@@ -119,6 +121,9 @@ pub struct Config {
     pub parties_table: String,
     /// How parties behave.
     pub parties: PartySettings,
+    /// Whether the queues' fleets use player gateway: where seats' connection details
+    /// come from.
+    pub player_gateway: PlayerGateway,
 }
 
 /// How parties behave (docs/architecture.md#playing-in-parties).
@@ -226,6 +231,9 @@ impl Config {
                 offline: env.seconds(&s::PARTY_OFFLINE_SECONDS),
                 invite_leader_only: env.flag(&s::PARTY_INVITE_LEADER_ONLY),
             },
+            player_gateway: env
+                .choice(&s::PLAYER_GATEWAY)
+                .unwrap_or(DEFAULT_PLAYER_GATEWAY),
         };
         env.finish()?;
         Ok(config)
@@ -305,6 +313,7 @@ impl Config {
             rate_limits: RateLimits::DEFAULT,
             parties_table: text(&s::PARTIES_TABLE),
             parties: PartySettings::DEFAULT,
+            player_gateway: DEFAULT_PLAYER_GATEWAY,
         }
     }
 }
@@ -455,6 +464,38 @@ mod tests {
         assert_eq!(
             err.problems,
             vec!["PRESENCE_LIVENESS=\"pings\" is not heartbeat or connection-activity".to_string()]
+        );
+    }
+
+    #[test]
+    fn given_player_gateway_when_read_then_disabled_by_default_and_a_wrong_value_is_a_problem() {
+        // Given the required variables alone
+        let mut map = vars(&[
+            ("GAME", "chess"),
+            ("STAGE", "Development"),
+            ("PLAYERS_TABLE", "p"),
+            ("MESSAGES_TABLE", "m"),
+            ("PLACEMENTS_TABLE", "pl"),
+            ("GAME_SESSION_QUEUES", "q"),
+            ("SUBSCRIPTIONS_TABLE", "s"),
+            ("PRESENCE_EVENT_BUS", "b"),
+            ("PARTIES_TABLE", "pa"),
+        ]);
+        // Then nothing is asked of GameLift
+        let config = Config::from_map(&map).expect("valid");
+        assert_eq!(config.player_gateway, PlayerGateway::Disabled);
+
+        // When a fleet requires the gateway, it is read (any case, as the other choices)
+        map.insert("PLAYER_GATEWAY".into(), "Required".into());
+        let config = Config::from_map(&map).expect("valid");
+        assert_eq!(config.player_gateway, PlayerGateway::Required);
+
+        // And a word it does not know is a problem naming the three
+        map.insert("PLAYER_GATEWAY".into(), "on".into());
+        let err = Config::from_map(&map).unwrap_err();
+        assert_eq!(
+            err.problems,
+            vec!["PLAYER_GATEWAY=\"on\" is not disabled, enabled or required".to_string()]
         );
     }
 

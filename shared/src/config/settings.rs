@@ -340,6 +340,14 @@ pub const PARTY_INVITE_LEADER_ONLY: Flag = Flag {
     meaning: "true: only the party's leader invites; false: any member",
 };
 
+pub const PLAYER_GATEWAY: Choice = Choice {
+    variable: "PLAYER_GATEWAY",
+    parameter: Some("PlayerGateway"),
+    default: "disabled",
+    values: &["disabled", "enabled", "required"],
+    meaning: "the queues' fleets' PlayerGatewayMode: disabled (seats carry the game server's address), enabled or required (one GetPlayerConnectionDetails per game session; if it fails, enabled seats go direct, required ones say connectionUnavailable)",
+};
+
 // --- The authorizer ---------------------------------------------------------------------
 
 pub const AUTH_MODE: Choice = Choice {
@@ -443,6 +451,7 @@ pub fn catalogue() -> Vec<Described> {
         PARTY_INVITE_TTL_SECONDS.describe(),
         PARTY_OFFLINE_SECONDS.describe(),
         PARTY_INVITE_LEADER_ONLY.describe(),
+        PLAYER_GATEWAY.describe(),
         AUTH_MODE.describe(),
         ALLOW_UNAUTHENTICATED.describe(),
         JWT_ISSUER.describe(),

@@ -1,11 +1,12 @@
 //! GameLift as the handlers need it: start and stop a queue placement,
 //! and create a player session on an existing game session (rejoin). Placement
 //! results do not come back through this port: GameLift pushes them as events
-//! (SNS or EventBridge) to `on-placement-event`.
+//! (SNS or EventBridge) to `on-placement-event`. Where seated players connect
+//! (GetPlayerConnectionDetails) is [`PlayerConnections`], a port of its own.
 
 use async_trait::async_trait;
 
-use crate::domain::{PlacementId, PlayerId};
+use crate::domain::{ConnectionDetails, PlacementId, PlayerId};
 use crate::placement::{PlacementRequest, PlayerSession};
 use crate::protocol::ErrorCode;
 
@@ -83,4 +84,36 @@ pub trait PlayerSessions: Send + Sync {
         player_id: &PlayerId,
         player_data: Option<&str>,
     ) -> Result<PlayerSession, GameLiftError>;
+}
+
+/// GetPlayerConnectionDetails takes at most this many player ids a call (the model's
+/// `PlayerIdList`, as CreatePlayerSessions'); a bigger game is asked in batches.
+pub const MAX_PLAYERS_PER_CONNECTION_DETAILS_CALL: usize = 25;
+
+/// Where one player of a game session connects, as GameLift gave it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerConnection {
+    pub player_id: PlayerId,
+    pub details: ConnectionDetails,
+}
+
+/// GameLift's GetPlayerConnectionDetails: where each player of a game session connects,
+/// player gateway relays and a token that expires, or (a fleet or location without the
+/// gateway) the game server itself
+/// (<https://docs.aws.amazon.com/gameliftservers/latest/apireference/API_GetPlayerConnectionDetails.html>).
+/// A port of its own beside [`GameLift`]: only the handlers that seat players need it.
+#[async_trait]
+pub trait PlayerConnections: Send + Sync {
+    /// The details of `players` in the game session `game_session_arn`: one call per
+    /// [`MAX_PLAYERS_PER_CONNECTION_DETAILS_CALL`] players (none for none). A player
+    /// GameLift gave no usable details for is left out: the caller treats them as it
+    /// treats a failed call (`PlayerGateway::without_details`). Errors map as the other
+    /// calls' do, but for a read nothing can have been done, so a timeout or a 5xx is
+    /// `Unavailable`, not `OutcomeUnknown`; a game session that is not ACTIVE is
+    /// `SessionEnded`, an unknown one `NotFound`.
+    async fn get_player_connection_details(
+        &self,
+        game_session_arn: &str,
+        players: &[PlayerId],
+    ) -> Result<Vec<PlayerConnection>, GameLiftError>;
 }

@@ -23,7 +23,10 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use connections::{ConnectionGateway, ConnectionInfo, ConnectionProbe, GatewayError};
 pub use error::StoreError;
 pub use events::{EventBus, EventBusError};
-pub use gamelift::{GameLiftError, PlacementStarter, PlacementStopper, PlayerSessions};
+pub use gamelift::{
+    GameLiftError, PlacementStarter, PlacementStopper, PlayerConnection, PlayerConnections,
+    PlayerSessions,
+};
 pub use matchmaker::Matchmaker;
 pub use messages::{DeliveryHandover, InboxReader, MessageStore};
 pub use parties::{OfflineParties, PartyCommits, PartyReader, PartySlots};

@@ -132,6 +132,17 @@ pub trait Seats: Send + Sync {
         session: &GameSession,
     ) -> Result<bool, StoreError>;
 
+    /// Replaces the stored seat with `session` (the same player session with fresh
+    /// connection details: `refreshConnectionDetails`), only if the stored seat is still
+    /// that player session (`session.player_session_id`): a rejoin that gave the player a
+    /// new one while GameLift was asked must not be overwritten by the old one's details.
+    /// Returns whether it did.
+    async fn refresh_seat(
+        &self,
+        player: &PlayerId,
+        session: &GameSession,
+    ) -> Result<bool, StoreError>;
+
     /// The backend reports the player's game `game_session_arn` over (ended, or the
     /// player left it): clears the seat and remembers the game as ended, only if the
     /// player's seat is still in that game. Returns whether it was.

@@ -51,8 +51,9 @@ pub struct Serves {
 pub enum Reply<T> {
     /// An `ack` carrying these fields.
     Ack(T),
-    /// This frame instead of an ack (`resume`'s state).
-    Frame(ServerFrame),
+    /// This frame instead of an ack (`resume`'s state); boxed, as a frame (a seat with
+    /// its connection details) is far bigger than the other answers.
+    Frame(Box<ServerFrame>),
     /// Nothing goes back (the socket is gone, or was told already).
     Silent,
     /// Not a route this function serves: the API is wired wrong, a Lambda error

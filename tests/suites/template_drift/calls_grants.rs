@@ -36,7 +36,7 @@ struct Scenario {
 /// Every condition a grant depends on takes each of its values in one of these: the
 /// sweeper's GetConnection (PresenceLiveness), the HS256 secret (none, by path, by plain
 /// name), the queues (named, made by the stack and named), matchmaking (off, by name,
-/// made by the stack).
+/// made by the stack), the player gateway (disabled, enabled, required).
 const SCENARIOS: [Scenario; 3] = [
     Scenario {
         name: "defaults (heartbeat liveness, JWKS keys, one queue named, no matchmaking)",
@@ -49,7 +49,7 @@ const SCENARIOS: [Scenario; 3] = [
     },
     Scenario {
         name: "connection-activity liveness, an HS256 secret by path, a queue made by the \
-               stack and two named, matchmaking by name",
+               stack and two named, matchmaking by name, player gateway enabled",
         parameters: &[
             ("PresenceLiveness", "connection-activity"),
             ("JwtIssuer", "https://issuer.example"),
@@ -61,16 +61,19 @@ const SCENARIOS: [Scenario; 3] = [
             ),
             ("GameSessionQueues", "eu-queue,us-queue"),
             ("MatchmakingConfigurationName", "ranked"),
+            ("PlayerGateway", "enabled"),
         ],
     },
     Scenario {
-        name: "an HS256 secret by plain name, matchmaking made by the stack",
+        name: "an HS256 secret by plain name, matchmaking made by the stack, player gateway \
+               required",
         parameters: &[
             ("JwtIssuer", "https://issuer.example"),
             ("JwtAudience", "game"),
             ("JwtHs256SecretParameter", "gamelift-sockets-jwt-secret"),
             ("GameSessionQueues", "eu-queue"),
             ("MatchmakingRuleSetBody", "{\"name\": \"1v1\"}"),
+            ("PlayerGateway", "required"),
         ],
     },
 ];
@@ -647,4 +650,42 @@ fn given_the_sweepers_get_connection_when_liveness_changes_then_it_is_called_and
         get(&SCENARIOS[1]),
         "connection-activity mode asks GetConnection"
     );
+}
+
+#[test]
+fn given_the_player_gateway_when_its_mode_changes_then_connection_details_are_called_and_granted_only_by_the_functions_that_seat_players_and_only_when_asked()
+ {
+    let template = Template::load();
+    let asking = |scenario: &Scenario| {
+        let evaluator = Evaluator::new(&template, scenario);
+        let stage = evaluator.text("Stage");
+        let mut asking: Vec<String> = Vec::new();
+        for (function, _) in template.of_type(FUNCTION) {
+            let binary = template.function_binary(function);
+            if binary == "authorizer" {
+                continue;
+            }
+            let calls = calls_of(binary, &evaluator.environment(function), &stage);
+            if calls
+                .iter()
+                .any(|(action, _)| action == "gamelift:GetPlayerConnectionDetails")
+            {
+                asking.push(binary.to_owned());
+            }
+        }
+        asking.sort();
+        asking.dedup();
+        asking
+    };
+    assert!(
+        asking(&SCENARIOS[0]).is_empty(),
+        "PLAYER_GATEWAY=disabled asks GameLift nothing"
+    );
+    let seating = [
+        "on-matchmaking-event",
+        "on-placement-event",
+        "rejoin-session",
+    ];
+    assert_eq!(asking(&SCENARIOS[1]), seating, "enabled");
+    assert_eq!(asking(&SCENARIOS[2]), seating, "required");
 }

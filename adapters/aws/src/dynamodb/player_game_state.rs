@@ -27,6 +27,8 @@ pub(crate) const BEGIN_PLACEMENT_CONDITION: &str =
 const ABANDON_PLACEMENT_UPDATE: &str = "DELETE pendingPlacementId :pending";
 const UPDATE_GAME_SESSION: &str = "SET gameSession = :gameSession";
 const SAME_GAME_CONDITION: &str = "gameSession.gameSessionArn = :gameSessionArn";
+/// A refresh's details are for one player session: a rejoin's newer one is kept.
+const SAME_PLAYER_SESSION_CONDITION: &str = "gameSession.playerSessionId = :playerSessionId";
 /// The seat goes, and the game is remembered as over for `rejoinSession`.
 const END_GAME_SESSION: &str = "REMOVE gameSession SET endedGameSessionArn = :gameSessionArn";
 /// Tries of `begin_placement` when the pending placement it collided with ended before
@@ -122,6 +124,25 @@ impl DynamoPlayerStore {
             .condition_expression(SAME_GAME_CONDITION)
             .expression_attribute_values(":gameSession", game_session_value(session))
             .expression_attribute_values(":gameSessionArn", s(&session.game_session_arn))
+            .send()
+            .await;
+        applied(result)
+    }
+
+    pub(super) async fn refresh_seat_now(
+        &self,
+        player: &PlayerId,
+        session: &GameSession,
+    ) -> Result<bool, StoreError> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(key(player)))
+            .update_expression(UPDATE_GAME_SESSION)
+            .condition_expression(SAME_PLAYER_SESSION_CONDITION)
+            .expression_attribute_values(":gameSession", game_session_value(session))
+            .expression_attribute_values(":playerSessionId", s(&session.player_session_id))
             .send()
             .await;
         applied(result)

@@ -43,7 +43,8 @@ pub(crate) mod attr {
     pub const PENDING_PLACEMENT_ID: &str = "pendingPlacementId";
     pub const LAST_PLACEMENT_ID: &str = "lastPlacementId";
     /// A map: `gameSessionArn`, `ipAddress`, `dnsName`, `port` (N), `region`,
-    /// `playerSessionId`.
+    /// `playerSessionId`, and where the player connects: `connection` (JSON text, as the
+    /// protocol writes it) or `connectionUnavailable` (BOOL, only when true).
     pub const GAME_SESSION: &str = "gameSession";
     /// Attributes of the `gameSession` map.
     pub const GAME_SESSION_ARN: &str = "gameSessionArn";
@@ -52,6 +53,8 @@ pub(crate) mod attr {
     pub const PORT: &str = "port";
     pub const REGION: &str = "region";
     pub const PLAYER_SESSION_ID: &str = "playerSessionId";
+    pub const CONNECTION: &str = "connection";
+    pub const CONNECTION_UNAVAILABLE: &str = "connectionUnavailable";
     /// The ARN of the game the backend API reported over for this player (its
     /// `gameSession` was removed by the same write).
     pub const ENDED_GAME_SESSION_ARN: &str = "endedGameSessionArn";
@@ -112,7 +115,7 @@ pub(crate) fn latencies_value(latencies: &[(String, u32)]) -> AttributeValue {
 
 /// The `gameSession` map of a player's item.
 pub(crate) fn game_session_value(session: &GameSession) -> AttributeValue {
-    AttributeValue::M(HashMap::from([
+    let mut map = HashMap::from([
         (
             attr::GAME_SESSION_ARN.to_owned(),
             s(&session.game_session_arn),
@@ -125,7 +128,20 @@ pub(crate) fn game_session_value(session: &GameSession) -> AttributeValue {
             attr::PLAYER_SESSION_ID.to_owned(),
             s(&session.player_session_id),
         ),
-    ]))
+    ]);
+    // Kept with the seat so that `resume` answers with it without asking GameLift again.
+    if let Some(connection) = &session.connection {
+        // Strings and numbers only: always serializable.
+        let text = serde_json::to_string(connection).unwrap_or_default();
+        map.insert(attr::CONNECTION.to_owned(), s(text));
+    }
+    if session.connection_unavailable {
+        map.insert(
+            attr::CONNECTION_UNAVAILABLE.to_owned(),
+            AttributeValue::Bool(true),
+        );
+    }
+    AttributeValue::M(map)
 }
 
 /// The table key of a player.
@@ -276,6 +292,28 @@ impl<'a> Reader<'a> {
             port: self.req_n(attr::PORT)?,
             region: self.req_s(attr::REGION)?.to_owned(),
             player_session_id: self.req_s(attr::PLAYER_SESSION_ID)?.to_owned(),
+            // A seat stored before connection details existed has neither.
+            connection: self
+                .opt_s(attr::CONNECTION)?
+                .map(|raw| {
+                    serde_json::from_str(raw).map_err(|e| {
+                        self.corrupt(format!(
+                            "{} is not connection details: {e}",
+                            attr::CONNECTION
+                        ))
+                    })
+                })
+                .transpose()?,
+            connection_unavailable: match self.item.get(attr::CONNECTION_UNAVAILABLE) {
+                None | Some(AttributeValue::Null(true)) => false,
+                Some(AttributeValue::Bool(unavailable)) => *unavailable,
+                Some(other) => {
+                    return Err(self.corrupt(format!(
+                        "{} is {other:?}, not a boolean",
+                        attr::CONNECTION_UNAVAILABLE
+                    )));
+                }
+            },
         })
     }
 
@@ -497,6 +535,8 @@ mod tests {
             port: 7777,
             region: "us-east-1".into(),
             player_session_id: "psess-1".into(),
+            connection: None,
+            connection_unavailable: false,
         };
         let mut item = online_item();
         item.insert(
@@ -517,6 +557,36 @@ mod tests {
     }
 
     #[test]
+    fn given_a_seat_with_connection_details_or_unavailable_when_stored_then_it_reads_back_the_same()
+    {
+        let seat = GameSession {
+            game_session_arn: "arn:gs".into(),
+            ip_address: "10.0.0.1".into(),
+            dns_name: "host.example".into(),
+            port: 7777,
+            region: "us-east-1".into(),
+            player_session_id: "psess-1".into(),
+            connection: None,
+            connection_unavailable: false,
+        };
+        let relayed = seat
+            .clone()
+            .with_connection(shared::domain::ConnectionDetails {
+                endpoints: vec![shared::domain::ConnectionEndpoint {
+                    ip_address: "198.51.100.7".into(),
+                    port: 4100,
+                }],
+                player_gateway_token: Some("pgt-1".into()),
+                expires_at: Some(1_800_000),
+            });
+        for seat in [relayed, seat.with_connection_unavailable()] {
+            let mut item = online_item();
+            item.insert(attr::GAME_SESSION.into(), game_session_value(&seat));
+            assert_eq!(required_record(&item).unwrap().game_session, Some(seat));
+        }
+    }
+
+    #[test]
     fn a_corrupt_game_session_names_the_map_attribute() {
         let mut item = online_item();
         let AttributeValue::M(mut map) = game_session_value(&GameSession {
@@ -526,6 +596,8 @@ mod tests {
             port: 7777,
             region: "us-east-1".into(),
             player_session_id: "psess-1".into(),
+            connection: None,
+            connection_unavailable: false,
         }) else {
             unreachable!()
         };

@@ -1,6 +1,8 @@
 //! Pushed frames, handed on once: at-least-once delivery may bring one twice.
 
 use gamelift_sockets_protocol::ServerFrame;
+use gamelift_sockets_protocol::domain::PlacementStatus;
+use gamelift_sockets_protocol::matchmaking::TicketStatus;
 use serde_json::{Map, Value};
 
 use super::Actor;
@@ -37,6 +39,24 @@ impl Actor {
                     _ => true,
                 };
                 if fresh {
+                    // A seat, from a fulfilled placement or a completed match.
+                    match &frame {
+                        ServerFrame::Placement {
+                            status: PlacementStatus::Fulfilled,
+                            game_session: Some(seat),
+                            ..
+                        } => self.set_seat(Some(seat.clone())),
+                        ServerFrame::Matchmaking {
+                            status: TicketStatus::Completed,
+                            detail,
+                            ..
+                        } => {
+                            if let Some(matched) = &detail.game_session {
+                                self.set_seat(Some(matched.seat.clone()));
+                            }
+                        }
+                        _ => {}
+                    }
                     self.emit(Event::Push { seq, frame });
                 }
             }

@@ -1,6 +1,7 @@
 //! Getting a live socket back: after a loss, reconnect with backoff (or give up); before
 //! API Gateway's 2-hour limit, roll over to a new socket once the old one's replies are in;
-//! and the deadlines the actor's short tick checks (reconnect, rollover, `resume` ack).
+//! and the deadlines the actor's short tick checks (reconnect, rollover, `resume` ack, the
+//! seat's refresh).
 
 use std::time::Duration;
 
@@ -97,6 +98,9 @@ impl Actor {
                 }
                 self.open(true);
             }
+        }
+        if live {
+            self.refresh_seat_if_due(now).await;
         }
         for slot in [&mut self.current, &mut self.candidate] {
             if let Some(conn) = slot

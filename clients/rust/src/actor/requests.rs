@@ -140,6 +140,14 @@ impl Actor {
             return;
         };
         frame.remove("type");
+        if ok {
+            // Answers that carry the player's seat.
+            match pending.route {
+                "rejoinSession" => self.set_seat(super::seat::seat_of(&frame).flatten()),
+                "refreshConnectionDetails" => self.seat_refreshed(&frame),
+                _ => {}
+            }
+        }
         let result = if ok {
             Ok(frame)
         } else {

@@ -11,6 +11,7 @@
     setPlacementLatencies: { latencies: { "us-east-1": 40 } },
     cancelPlacement: {},
     rejoinSession: {},
+    refreshConnectionDetails: {},
     subscribePresence: { playerIds: ["alice"] },
     unsubscribePresence: { playerIds: ["alice"] },
     createParty: { maxSize: 4 },

@@ -69,16 +69,21 @@
     drawSection(views.servers, $("#servers"), fleet.servers, lastState);
     drawSection(views.gameSessions, $("#game-sessions"), fleet.gameSessions, lastState);
     drawSection(views.playerSessions, $("#player-sessions"), fleet.playerSessions, lastState);
+    drawSection(views.playerConnections, $("#player-connections"), fleet.playerConnections, lastState);
     const c = fleet.capacity;
     card.querySelector(".count").textContent = `(${c.servers} servers)`;
     $("#capacity").textContent =
       `${c.activeGames} of ${c.slots} game slots in use; ${c.serversReady} server(s) ready for a game; ` +
-      `placements wait ${fleet.placementDelayMs} ms, time out after ${fleet.queueTimeoutSeconds} s; games last ${fleet.gameSessionSeconds} s.` +
-      (fleet.faults.failPlacements ? " FAILING every placement." : "");
-    card.dataset.failing = fleet.faults.failPlacements ? "yes" : "no";
+      `placements wait ${fleet.placementDelayMs} ms, time out after ${fleet.queueTimeoutSeconds} s; games last ${fleet.gameSessionSeconds} s; ` +
+      `player gateway ${fleet.playerGateway}, ${fleet.connectionDetailsCalls} GetPlayerConnectionDetails call(s).` +
+      (fleet.faults.failPlacements ? " FAILING every placement." : "") +
+      (fleet.faults.failConnectionDetails ? " THROTTLING every GetPlayerConnectionDetails." : "");
+    card.dataset.failing = fleet.faults.failPlacements || fleet.faults.failConnectionDetails ? "yes" : "no";
     const fail = $("#fail-placements");
+    const failDetails = $("#fail-connection-details");
     const delay = $("#placement-delay");
     if (document.activeElement !== fail && !fail.dataset.dirty) fail.checked = fleet.faults.failPlacements;
+    if (document.activeElement !== failDetails && !failDetails.dataset.dirty) failDetails.checked = fleet.faults.failConnectionDetails;
     if (document.activeElement !== delay && !delay.dataset.dirty) delay.value = fleet.placementDelayMs;
   }
 
@@ -306,14 +311,18 @@
     });
     $("#faults-form").addEventListener("submit", async (e) => {
       e.preventDefault();
-      const body = { failPlacements: $("#fail-placements").checked };
+      const body = {
+        failPlacements: $("#fail-placements").checked,
+        failConnectionDetails: $("#fail-connection-details").checked,
+      };
       const delay = $("#placement-delay").value;
       if (delay !== "") body.placementDelayMs = Number(delay);
       await act("fleet/faults", body);
       delete $("#fail-placements").dataset.dirty;
+      delete $("#fail-connection-details").dataset.dirty;
       delete $("#placement-delay").dataset.dirty;
     });
-    for (const id of ["#fail-placements", "#placement-delay"]) {
+    for (const id of ["#fail-placements", "#fail-connection-details", "#placement-delay"]) {
       $(id).addEventListener("input", () => ($(id).dataset.dirty = "yes"));
     }
     $("#feed-player").addEventListener("change", refilterFeed);

@@ -25,6 +25,17 @@
     arnTail(arn) {
       return arn ? String(arn).split("/").pop() : "";
     },
+    // A seat's connection details: where to send game traffic, the token's start, when
+    // it expires; "unavailable" on a required-gateway seat that has none.
+    connection(details, unavailable, now) {
+      if (unavailable) return "unavailable";
+      if (!details) return "";
+      const where = (details.endpoints || []).map((e) => `${e.ipAddress}:${e.port}`).join(" ");
+      if (!details.playerGatewayToken) return where;
+      const left = details.expiresAt - now;
+      const expiry = left > 0 ? `expires in ${fmt.ago(left)}` : "EXPIRED";
+      return `${where} · ${fmt.short(details.playerGatewayToken, 12)} · ${expiry}`;
+    },
   };
 
   // A metric's dimensions as text ("Route=sendMessage Code=rate_limited").
@@ -133,6 +144,10 @@
           col("Backlog", (p) => (p.backlog.error ? "?" : `${p.backlog.stored} / ${p.backlog.unacked}`), { cls: "backlog", title: (p) => p.backlog.error }),
           col("Placement", (p) => fmt.short(p.pendingPlacementId, 12), { title: (p) => p.pendingPlacementId }),
           col("Game", (p) => (p.gameSession ? `${fmt.arnTail(p.gameSession.gameSessionArn).slice(0, 8)} :${p.gameSession.port}` : ""), { title: (p) => p.gameSession && p.gameSession.gameSessionArn }),
+          col("Connect to", (p, s) => (p.gameSession ? fmt.connection(p.gameSession.connection, p.gameSession.connectionUnavailable, s.now) : ""), {
+            cls: "connection",
+            title: (p) => p.gameSession && p.gameSession.connection && p.gameSession.connection.playerGatewayToken,
+          }),
           col("Party", (p) => fmt.short(p.partyId, 10), { title: (p) => p.partyId }),
         ],
       },
@@ -200,6 +215,16 @@
             cls: "actions",
             actions: (g) => (g.status === "ACTIVE" ? [{ label: "End", cls: "danger", title: "TerminateGameSession", run: () => act(`game-sessions/${encodeURIComponent(g.gameSessionId)}/terminate`) }] : []),
           }),
+        ],
+      },
+      playerConnections: {
+        key: (c) => `${c.gameSessionArn} ${c.playerId}`,
+        columns: [
+          col("Player", (c) => c.playerId, { cls: "id" }),
+          col("Game", (c) => fmt.arnTail(c.gameSessionArn).slice(0, 8), { title: (c) => c.gameSessionArn }),
+          col("Endpoints", (c) => (c.endpoints || []).map((e) => `${e.ipAddress}:${e.port}`).join(" ")),
+          col("Token", (c) => fmt.short(c.playerGatewayToken, 16) || "none (direct)", { title: (c) => c.playerGatewayToken }),
+          col("Expires", (c, s) => (c.expiresAt ? (c.expiresAt > s.now ? `in ${fmt.ago(c.expiresAt - s.now)}` : "EXPIRED") : "")),
         ],
       },
       playerSessions: {

@@ -10,18 +10,24 @@
 //!   starting up and shutting down, placements fulfilled or timing out, games ending);
 //! - [`requests`]: the API calls (start or stop a placement, create, accept or remove a
 //!   player session, end a game), each checked as GameLift checks it;
+//! - [`connections`]: GetPlayerConnectionDetails, as the fleet's PlayerGatewayMode
+//!   answers it;
 //! - [`faults`]: runtime knobs that make the fleet misbehave (fail placements, slow one);
 //! - [`snapshot`]: read-only views of it all, for tests and diagnostics.
 
+mod connections;
 mod faults;
 mod lifecycle;
 mod model;
 mod requests;
 mod snapshot;
 
+pub use connections::RELAY_IPS;
 pub(crate) use model::State;
 pub use model::{
     DesiredPlayer, Faults, GameSessionStatus, GroupPlacementRequest, PlacementStatus,
     PlayerSessionStatus, ServerState,
 };
-pub use snapshot::{GameSessionView, PlacementView, PlayerSessionView, ServerView, Snapshot};
+pub use snapshot::{
+    GameSessionView, PlacementView, PlayerConnectionView, PlayerSessionView, ServerView, Snapshot,
+};

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::Value;
-use shared::domain::{PlacementId, PlayerId};
+use shared::domain::{ConnectionDetails, PlacementId, PlayerId};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
@@ -91,6 +91,9 @@ impl PlacementStatus {
 pub struct Faults {
     /// Every placement that would be fulfilled FAILS instead (PlacementFailed).
     pub fail_placements: bool,
+    /// Every GetPlayerConnectionDetails is throttled (ThrottlingException): what
+    /// `PLAYER_GATEWAY=enabled` and `required` do without details.
+    pub fail_connection_details: bool,
 }
 
 /// A player asked for in a placement.
@@ -179,6 +182,10 @@ pub(crate) struct State {
     pub(super) events: UnboundedSender<Value>,
     /// Runtime faults (the console's knobs): none at start.
     pub(super) faults: Faults,
+    /// GetPlayerConnectionDetails calls answered (or refused), since start.
+    pub(super) connection_details_calls: u64,
+    /// The latest connection details given, by game session (index) and player id.
+    pub(super) issued: HashMap<(usize, String), ConnectionDetails>,
 }
 
 impl State {
@@ -206,6 +213,8 @@ impl State {
             player_session_index: HashMap::new(),
             events,
             faults: Faults::default(),
+            connection_details_calls: 0,
+            issued: HashMap::new(),
         };
         for _ in 0..state.settings.fleet_servers {
             let server = state.fresh_server(now);

@@ -181,7 +181,7 @@ impl State {
         Ok(session)
     }
 
-    fn game(&self, game_session_id: &str) -> Result<usize, GameLiftError> {
+    pub(super) fn game(&self, game_session_id: &str) -> Result<usize, GameLiftError> {
         self.game_index
             .get(game_session_id)
             .copied()

@@ -1,7 +1,8 @@
 //! Read-only views of everything the simulator holds, for tests and diagnostics.
 
 use serde::Serialize;
-use shared::domain::PlacementId;
+use shared::config::PlayerGateway;
+use shared::domain::{ConnectionDetails, PlacementId};
 
 use super::model::{GameSessionStatus, PlacementStatus, PlayerSessionStatus, ServerState, State};
 use crate::gamelift::events;
@@ -73,11 +74,26 @@ impl State {
                 status: session.status,
             })
             .collect();
+        let mut player_connections: Vec<PlayerConnectionView> = self
+            .issued
+            .iter()
+            .map(|((g, player_id), details)| PlayerConnectionView {
+                game_session_arn: self.game_sessions[*g].arn.clone(),
+                player_id: player_id.clone(),
+                details: details.clone(),
+            })
+            .collect();
+        player_connections.sort_by(|a, b| {
+            (&a.game_session_arn, &a.player_id).cmp(&(&b.game_session_arn, &b.player_id))
+        });
         Snapshot {
             servers,
             placements,
             game_sessions,
             player_sessions,
+            player_gateway: self.settings.player_gateway,
+            connection_details_calls: self.connection_details_calls,
+            player_connections,
         }
     }
 }
@@ -90,6 +106,23 @@ pub struct Snapshot {
     pub placements: Vec<PlacementView>,
     pub game_sessions: Vec<GameSessionView>,
     pub player_sessions: Vec<PlayerSessionView>,
+    /// The fleet's PlayerGatewayMode (`SIM_PLAYER_GATEWAY`).
+    pub player_gateway: PlayerGateway,
+    /// GetPlayerConnectionDetails calls since start, refused ones included.
+    pub connection_details_calls: u64,
+    /// The latest connection details given to each player of each game.
+    pub player_connections: Vec<PlayerConnectionView>,
+}
+
+/// What GetPlayerConnectionDetails last gave a player of a game session.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerConnectionView {
+    pub game_session_arn: String,
+    pub player_id: String,
+    /// `endpoints`, and behind player gateway `playerGatewayToken` and `expiresAt`.
+    #[serde(flatten)]
+    pub details: ConnectionDetails,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

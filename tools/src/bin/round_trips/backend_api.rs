@@ -231,6 +231,7 @@ async fn seat(
             .map(|name| SettledPlayer {
                 player_id: player(name),
                 player_session_id: Some(format!("psess-{name}")),
+                connection: Default::default(),
                 message: NewMessage {
                     message_id: MessageId::deterministic(&["placement", "rt-backend-1", name]),
                     recipient_id: player(name),

@@ -35,7 +35,7 @@ use shared::config::Config;
 use shared::matchmaking::MatchmakingSettings;
 use shared::ports::{
     Clock, ConnectionGateway, ConnectionProbe, EventBus, Matchmaker, PlacementStarter,
-    PlacementStopper, PlayerSessions, SystemClock,
+    PlacementStopper, PlayerConnections, PlayerSessions, SystemClock,
 };
 use shared::wiring::{Services, Wiring};
 use tools::counts::{Measured, Operation, OperationCounts, REGENERATE};
@@ -117,6 +117,9 @@ impl Services for BenchServices {
         self.gamelift.clone()
     }
     fn player_sessions(&self) -> Arc<dyn PlayerSessions> {
+        self.gamelift.clone()
+    }
+    fn player_connections(&self) -> Arc<dyn PlayerConnections> {
         self.gamelift.clone()
     }
     fn matchmaker(&self) -> Arc<dyn Matchmaker> {

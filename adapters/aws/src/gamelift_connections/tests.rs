@@ -1,0 +1,300 @@
+//! GetPlayerConnectionDetails against a mocked SDK client: what it sends (in batches of
+//! 25), what it reads back (relays and token, or the game server's own address), and each
+//! way GameLift can refuse (no such game session, one that is over, throttling, ...).
+
+use aws_sdk_gamelift::Client;
+use aws_sdk_gamelift::config::retry::RetryConfig;
+use aws_sdk_gamelift::operation::get_player_connection_details::GetPlayerConnectionDetailsOutput;
+use aws_sdk_gamelift::primitives::DateTime;
+use aws_sdk_gamelift::types::error::{
+    InternalServiceException, InvalidGameSessionStatusException, InvalidRequestException,
+    LimitExceededException, NotFoundException, UnauthorizedException, UnsupportedRegionException,
+};
+use aws_sdk_gamelift::types::{PlayerConnectionDetail, PlayerConnectionEndpoint};
+use aws_smithy_mocks::{Rule, RuleMode, mock, mock_client};
+use aws_smithy_runtime_api::client::orchestrator::HttpResponse as RawResponse;
+use aws_smithy_runtime_api::http::StatusCode;
+use aws_smithy_types::body::SdkBody;
+
+use super::*;
+
+const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-2222bbbb-33cc-44dd-55ee-6666ffff77aa/gsess-4444dddd";
+const EXPIRES_AT: i64 = 1_795_324_200_000;
+
+fn player(name: &str) -> PlayerId {
+    PlayerId::parse(name).unwrap()
+}
+
+fn gamelift(rules: &[&Rule]) -> SdkGameLift {
+    SdkGameLift::new(mock_client!(
+        aws_sdk_gamelift,
+        RuleMode::MatchAny,
+        rules,
+        |config| config.retry_config(RetryConfig::disabled())
+    ))
+}
+
+fn kind<T: std::fmt::Debug>(result: Result<T, GameLiftError>) -> String {
+    match result {
+        Ok(_) => "ok".into(),
+        Err(GameLiftError::InvalidRequest { message }) => format!("invalid: {message}"),
+        Err(GameLiftError::NotFound { message }) => format!("not found: {message}"),
+        Err(GameLiftError::SessionEnded { message }) => format!("ended: {message}"),
+        Err(GameLiftError::Unavailable(_)) => "unavailable".into(),
+        Err(GameLiftError::OutcomeUnknown(_)) => "unknown".into(),
+        Err(GameLiftError::Other(_)) => "other".into(),
+    }
+}
+
+/// An error answer as GameLift sends one (Smithy RPC v2 CBOR): `__type` and `Message`.
+fn wire_error(status: u16, code: &str, message: &str) -> RawResponse {
+    fn text(out: &mut Vec<u8>, value: &str) {
+        let len = value.len();
+        assert!(len < 256, "short strings only");
+        if len < 24 {
+            out.push(0x60 | len as u8);
+        } else {
+            out.extend([0x78, len as u8]);
+        }
+        out.extend(value.as_bytes());
+    }
+    let mut body = vec![0xa2];
+    text(&mut body, "__type");
+    text(&mut body, code);
+    text(&mut body, "Message");
+    text(&mut body, message);
+    let mut response = RawResponse::new(StatusCode::try_from(status).unwrap(), SdkBody::from(body));
+    response
+        .headers_mut()
+        .insert("content-type", "application/cbor");
+    response
+        .headers_mut()
+        .insert("smithy-protocol", "rpc-v2-cbor");
+    response
+}
+
+fn endpoint(ip: &str, port: i32) -> PlayerConnectionEndpoint {
+    PlayerConnectionEndpoint::builder()
+        .ip_address(ip)
+        .port(port)
+        .build()
+}
+
+/// A player's entry behind player gateway: two relays and a token.
+fn relayed(name: &str) -> PlayerConnectionDetail {
+    PlayerConnectionDetail::builder()
+        .player_id(name)
+        .endpoints(endpoint("198.51.100.7", 4100))
+        .endpoints(endpoint("198.51.100.8", 4101))
+        .player_gateway_token(format!("token-of-{name}"))
+        .expiration(DateTime::from_millis(EXPIRES_AT))
+        .build()
+}
+
+fn answer(details: Vec<PlayerConnectionDetail>) -> GetPlayerConnectionDetailsOutput {
+    GetPlayerConnectionDetailsOutput::builder()
+        .game_session_id(ARN)
+        .set_player_connection_details(Some(details))
+        .build()
+}
+
+#[tokio::test]
+async fn given_a_gateway_fleet_when_asked_for_two_players_then_one_call_gives_each_relays_and_a_dated_token()
+ {
+    // Given GameLift answering for alice and bob behind player gateway
+    let rule = mock!(Client::get_player_connection_details)
+        .match_requests(|req| {
+            req.game_session_id() == Some(ARN) && req.player_ids() == ["alice", "bob"]
+        })
+        .then_output(|| answer(vec![relayed("alice"), relayed("bob")]));
+
+    // When both are asked for
+    let found = gamelift(&[&rule])
+        .get_player_connection_details(ARN, &[player("alice"), player("bob")])
+        .await
+        .unwrap();
+
+    // Then one call brought both, each with its relays, token and expiry
+    assert_eq!(rule.num_calls(), 1);
+    assert_eq!(found.len(), 2);
+    assert_eq!(found[0].player_id, player("alice"));
+    assert_eq!(
+        found[0].details,
+        ConnectionDetails {
+            endpoints: vec![
+                ConnectionEndpoint {
+                    ip_address: "198.51.100.7".into(),
+                    port: 4100
+                },
+                ConnectionEndpoint {
+                    ip_address: "198.51.100.8".into(),
+                    port: 4101
+                },
+            ],
+            player_gateway_token: Some("token-of-alice".into()),
+            expires_at: Some(EXPIRES_AT),
+        }
+    );
+    assert_eq!(
+        found[1].details.player_gateway_token.as_deref(),
+        Some("token-of-bob")
+    );
+}
+
+#[tokio::test]
+async fn given_a_fleet_without_the_gateway_then_the_details_are_the_game_server_and_nothing_expires()
+ {
+    let rule = mock!(Client::get_player_connection_details).then_output(|| {
+        answer(vec![
+            PlayerConnectionDetail::builder()
+                .player_id("alice")
+                .endpoints(endpoint("203.0.113.10", 7777))
+                .build(),
+        ])
+    });
+    let found = gamelift(&[&rule])
+        .get_player_connection_details(ARN, &[player("alice")])
+        .await
+        .unwrap();
+    assert_eq!(
+        found[0].details,
+        ConnectionDetails::direct("203.0.113.10", 7777)
+    );
+}
+
+#[tokio::test]
+async fn given_more_than_25_players_then_they_are_asked_in_batches_of_25() {
+    // Given a game of 30 players
+    let players: Vec<PlayerId> = (0..30).map(|i| player(&format!("p{i}"))).collect();
+    let rule = mock!(Client::get_player_connection_details)
+        .match_requests(|req| (1..=25).contains(&req.player_ids().len()))
+        .then_output(|| answer(vec![relayed("p0")]));
+
+    // When all are asked for
+    gamelift(&[&rule])
+        .get_player_connection_details(ARN, &players)
+        .await
+        .unwrap();
+
+    // Then GameLift got two calls (25, then 5); none for no players at all
+    assert_eq!(rule.num_calls(), 2);
+    let none = gamelift(&[&rule])
+        .get_player_connection_details(ARN, &[])
+        .await
+        .unwrap();
+    assert!(none.is_empty());
+    assert_eq!(rule.num_calls(), 2);
+}
+
+#[tokio::test]
+async fn given_unusable_entries_then_they_are_left_out_and_the_others_kept() {
+    // Given an answer with, besides bob's good entry, one for nobody asked, one with no
+    // usable endpoint and one with a token but no expiry
+    let rule = mock!(Client::get_player_connection_details).then_output(|| {
+        answer(vec![
+            relayed("mallory"),
+            PlayerConnectionDetail::builder()
+                .player_id("alice")
+                .endpoints(endpoint("", 4100))
+                .endpoints(endpoint("198.51.100.7", 70_000))
+                .build(),
+            PlayerConnectionDetail::builder()
+                .player_id("carol")
+                .endpoints(endpoint("198.51.100.7", 4100))
+                .player_gateway_token("t")
+                .build(),
+            relayed("bob"),
+        ])
+    });
+    let found = gamelift(&[&rule])
+        .get_player_connection_details(ARN, &[player("alice"), player("bob"), player("carol")])
+        .await
+        .unwrap();
+    // Then only bob's is read: the caller's policy applies to the others
+    let ids: Vec<&str> = found.iter().map(|c| c.player_id.as_str()).collect();
+    assert_eq!(ids, ["bob"]);
+}
+
+#[tokio::test]
+async fn modeled_errors_map_and_a_read_is_never_an_unknown_outcome() {
+    type E = GetPlayerConnectionDetailsError;
+    // Each case: the modeled error, and what it maps to (as displayed).
+    type Case = (fn() -> E, &'static str);
+    let cases: Vec<Case> = vec![
+        (
+            || E::NotFoundException(NotFoundException::builder().message("no game").build()),
+            "not found: no game",
+        ),
+        (
+            || {
+                E::InvalidGameSessionStatusException(
+                    InvalidGameSessionStatusException::builder()
+                        .message("TERMINATED")
+                        .build(),
+                )
+            },
+            "ended: TERMINATED",
+        ),
+        (
+            || {
+                E::InvalidRequestException(
+                    InvalidRequestException::builder().message("bad").build(),
+                )
+            },
+            "invalid: bad",
+        ),
+        (
+            || E::LimitExceededException(LimitExceededException::builder().build()),
+            "unavailable",
+        ),
+        (
+            || E::InternalServiceException(InternalServiceException::builder().build()),
+            "unavailable",
+        ),
+        (
+            || E::UnauthorizedException(UnauthorizedException::builder().build()),
+            "other",
+        ),
+        (
+            || E::UnsupportedRegionException(UnsupportedRegionException::builder().build()),
+            "other",
+        ),
+    ];
+    for (error, expected) in cases {
+        let rule = mock!(Client::get_player_connection_details).then_error(error);
+        let result = gamelift(&[&rule])
+            .get_player_connection_details(ARN, &[player("alice")])
+            .await;
+        assert_eq!(kind(result), expected);
+    }
+}
+
+/// Off the wire: a game session GameLift does not know, and throttling (not modeled for
+/// this operation, read by its code), as the client would see them.
+#[tokio::test]
+async fn wire_errors_not_found_and_throttling_map_by_code() {
+    for (status, code, expected) in [
+        (400, "NotFoundException", "not found: boom"),
+        (400, "ThrottlingException", "unavailable"),
+        (400, "LimitExceededException", "unavailable"),
+        (400, "InvalidGameSessionStatusException", "ended: boom"),
+        (500, "InternalServiceException", "unavailable"),
+        (503, "ServiceUnavailableException", "unavailable"),
+        (400, "AccessDeniedException", "other"),
+    ] {
+        let rule = mock!(Client::get_player_connection_details)
+            .then_http_response(move || wire_error(status, code, "boom"));
+        let result = gamelift(&[&rule])
+            .get_player_connection_details(ARN, &[player("alice")])
+            .await;
+        assert_eq!(kind(result), expected, "{code}");
+    }
+    let throttled = mock!(Client::get_player_connection_details)
+        .sequence()
+        .http_status(429, None)
+        .build();
+    let result = gamelift(&[&throttled])
+        .get_player_connection_details(ARN, &[player("alice")])
+        .await;
+    assert_eq!(kind(result), "unavailable");
+}

@@ -1,0 +1,125 @@
+//! `PLAYER_GATEWAY`: whether the fleets behind the stack's queues use Amazon GameLift
+//! Servers' player gateway, and so where a seat's connection details come from and what a
+//! seat carries when they cannot be had (docs/architecture.md#player-gateway).
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::domain::GameSession;
+
+/// `PLAYER_GATEWAY`'s default, as its type.
+pub const DEFAULT_PLAYER_GATEWAY: PlayerGateway = PlayerGateway::Disabled;
+
+/// The fleets' `PlayerGatewayMode`, as the deployment states it (one value for every
+/// queue: asking each fleet would cost a DescribeFleetAttributes per game session).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlayerGateway {
+    /// No player gateway: nothing to ask GameLift; a seat's connection details are the
+    /// game session's own address (what GetPlayerConnectionDetails would answer).
+    Disabled,
+    /// `ENABLED` fleets: one GetPlayerConnectionDetails per game session; when it fails,
+    /// the seat goes out with the game server's address (such a fleet still takes direct
+    /// connections), and a refresh may bring the gateway's.
+    Enabled,
+    /// `REQUIRED` fleets: one call per game session; when it fails, the seat goes out
+    /// with `connectionUnavailable` (a direct connection would be refused) and the client
+    /// refreshes.
+    Required,
+}
+
+impl PlayerGateway {
+    /// Every value, in the order `settings::PLAYER_GATEWAY` lists them.
+    pub const ALL: [Self; 3] = [Self::Disabled, Self::Enabled, Self::Required];
+
+    /// The value of `PLAYER_GATEWAY`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Disabled => "disabled",
+            Self::Enabled => "enabled",
+            Self::Required => "required",
+        }
+    }
+
+    /// Whether seats' connection details are asked of GameLift (GetPlayerConnectionDetails)
+    /// rather than taken from the game session.
+    pub fn asks_gamelift(self) -> bool {
+        self != Self::Disabled
+    }
+
+    /// `seat` as it goes out when GameLift gave no connection details for its player
+    /// (the call failed, or left the player out); with `Disabled`, what it always is.
+    pub fn without_details(self, seat: GameSession) -> GameSession {
+        match self {
+            Self::Disabled | Self::Enabled => {
+                let direct = seat.direct_connection();
+                seat.with_connection(direct)
+            }
+            Self::Required => seat.with_connection_unavailable(),
+        }
+    }
+}
+
+impl fmt::Display for PlayerGateway {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for PlayerGateway {
+    type Err = String;
+
+    fn from_str(raw: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|mode| mode.as_str() == raw)
+            .ok_or_else(|| format!("{raw:?} is not disabled, enabled or required"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::ConnectionDetails;
+
+    fn seat() -> GameSession {
+        GameSession {
+            game_session_arn: "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1".into(),
+            ip_address: "203.0.113.10".into(),
+            dns_name: "host.example".into(),
+            port: 7777,
+            region: "eu-west-1".into(),
+            player_session_id: "psess-1".into(),
+            connection: None,
+            connection_unavailable: false,
+        }
+    }
+
+    #[test]
+    fn given_each_mode_when_no_details_were_had_then_the_seat_is_direct_or_unavailable() {
+        // Given a seat whose details GameLift did not give
+        // When it goes out under each mode
+        // Then disabled and enabled connect straight to the game server, required waits
+        let direct = Some(ConnectionDetails::direct("203.0.113.10", 7777));
+        assert_eq!(
+            PlayerGateway::Disabled.without_details(seat()).connection,
+            direct
+        );
+        assert_eq!(
+            PlayerGateway::Enabled.without_details(seat()).connection,
+            direct
+        );
+        let required = PlayerGateway::Required.without_details(seat());
+        assert_eq!(required.connection, None);
+        assert!(required.connection_unavailable);
+    }
+
+    #[test]
+    fn given_the_words_then_each_mode_reads_back_and_only_disabled_asks_nothing() {
+        for mode in PlayerGateway::ALL {
+            assert_eq!(mode.as_str().parse::<PlayerGateway>(), Ok(mode));
+            assert_eq!(mode.asks_gamelift(), mode != PlayerGateway::Disabled);
+        }
+        assert!("REQUIRED".parse::<PlayerGateway>().is_err());
+    }
+}

@@ -1,0 +1,296 @@
+//! Player gateway end to end over real WebSockets (docs/architecture.md#player-gateway):
+//! in each `PLAYER_GATEWAY` mode, with the GameLift simulator's fleet in the same mode, a
+//! party placement, a solo placement, a FlexMatch match, a rejoin, a resume and a refresh
+//! each give every player the right connection details, with exactly one
+//! GetPlayerConnectionDetails per game session (none when disabled), counted by the
+//! simulator; with the call throttled (the `failConnectionDetails` fault) `enabled`
+//! seats go direct and `required` ones say `connectionUnavailable`; a refresh without a
+//! seat is `not_found`. In memory, and (with `DYNAMODB_ENDPOINT` set) on DynamoDB Local.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use local::gamelift::{Faults, RELAY_IPS};
+use serde_json::{Value, json};
+use shared::config::PlayerGateway;
+use tests::dynamodb::unique_table_name;
+use tests::stack::{Client, TestStack};
+
+const DUEL: &str = include_str!("../../local/rule-sets/duel.json");
+const WAIT: Duration = Duration::from_secs(10);
+
+#[derive(Clone, Copy, Debug)]
+enum Storage {
+    Memory,
+    DynamoDb,
+}
+
+/// The stack in `mode` (the simulated fleet follows it), with FlexMatch's duel rule
+/// set; `None` when DynamoDB Local is asked for and not there.
+async fn stack(storage: Storage, mode: PlayerGateway) -> Option<TestStack> {
+    let path = std::env::temp_dir().join(format!("{}.json", unique_table_name("rule-set")));
+    std::fs::write(&path, DUEL).unwrap();
+    let endpoint = tests::dynamodb::endpoint();
+    if matches!(storage, Storage::DynamoDb) && endpoint.is_none() {
+        eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
+        return None;
+    }
+    let stack = TestStack::start_with(|s| {
+        s.simulator.sim_server_startup_ms = 0;
+        s.simulator.sim_placement_delay_ms = 100;
+        // A game session each for the party, carol, the match and frank.
+        s.simulator.sim_fleet_servers = 8;
+        s.matchmaking.matchmaking_rule_set = Some(path.to_string_lossy().into_owned());
+        s.placement.player_gateway = mode;
+        if let (Storage::DynamoDb, Some(endpoint)) = (storage, endpoint) {
+            s.storage.dynamodb_endpoint = Some(endpoint);
+            s.storage.players_table = unique_table_name("e2e-players");
+            s.storage.messages_table = unique_table_name("e2e-messages");
+            s.storage.placements_table = unique_table_name("e2e-placements");
+            s.storage.subscriptions_table = unique_table_name("e2e-subscriptions");
+            s.storage.parties_table = unique_table_name("e2e-parties");
+        }
+    })
+    .await;
+    Some(stack)
+}
+
+/// GetPlayerConnectionDetails calls the simulator has answered so far.
+fn calls(stack: &TestStack) -> u64 {
+    stack
+        .stack()
+        .simulator()
+        .snapshot()
+        .connection_details_calls
+}
+
+/// A player's client that keeps the pushes it reads while waiting for a reply.
+struct Player {
+    name: &'static str,
+    client: Client,
+    pushes: VecDeque<Value>,
+}
+
+impl Player {
+    async fn online(stack: &TestStack, name: &'static str) -> Self {
+        let mut client = stack.connect(name).await;
+        let ack = client.resume(None).await;
+        assert_eq!(ack["type"], "ack", "{ack}");
+        Self {
+            name,
+            client,
+            pushes: VecDeque::new(),
+        }
+    }
+
+    /// Sends a request; its reply (ack or error). Pushes read meanwhile are kept.
+    async fn ask(&mut self, route: &str, body: Value) -> Value {
+        self.client
+            .send_json(json!({"route": route, "body": body}))
+            .await;
+        loop {
+            let frame = self.client.next_frame_within(WAIT).await;
+            if frame["route"] == route && matches!(frame["type"].as_str(), Some("ack" | "error")) {
+                return frame;
+            }
+            self.pushes.push_back(frame);
+        }
+    }
+
+    async fn ok(&mut self, route: &str, body: Value) -> Value {
+        let reply = self.ask(route, body.clone()).await;
+        assert_eq!(reply["type"], "ack", "{} {route}: {reply}", self.name);
+        reply
+    }
+
+    /// The next push of `kind` whose `status` is `status` (others skipped).
+    async fn push(&mut self, kind: &str, status: &str) -> Value {
+        loop {
+            let frame = match self.pushes.pop_front() {
+                Some(frame) => frame,
+                None => self.client.next_frame_within(WAIT).await,
+            };
+            if frame["type"] == kind && frame["status"] == status {
+                return frame;
+            }
+        }
+    }
+}
+
+/// Checks where `seat` says to connect, for a fleet in `mode` that answered.
+fn assert_details(seat: &Value, mode: PlayerGateway) {
+    let connection = &seat["connection"];
+    assert!(seat.get("connectionUnavailable").is_none(), "{seat}");
+    match mode {
+        PlayerGateway::Disabled => assert_direct(seat),
+        PlayerGateway::Enabled | PlayerGateway::Required => {
+            let endpoints = connection["endpoints"].as_array().expect("endpoints");
+            assert_eq!(endpoints.len(), 2, "{seat}");
+            for endpoint in endpoints {
+                let ip = endpoint["ipAddress"].as_str().unwrap();
+                assert!(RELAY_IPS.contains(&ip), "a relay: {seat}");
+            }
+            let token = connection["playerGatewayToken"].as_str().unwrap();
+            assert!(token.starts_with("pgt-"), "{seat}");
+            let now = shared::ports::Clock::now_millis(&shared::ports::SystemClock);
+            assert!(connection["expiresAt"].as_i64().unwrap() > now, "{seat}");
+        }
+    }
+}
+
+/// The game server's own address and no token.
+fn assert_direct(seat: &Value) {
+    assert_eq!(
+        seat["connection"],
+        json!({"endpoints": [{"ipAddress": seat["ipAddress"], "port": seat["port"]}]}),
+        "{seat}"
+    );
+}
+
+fn token(seat: &Value) -> Value {
+    seat["connection"]["playerGatewayToken"].clone()
+}
+
+async fn every_seat_carries_its_details(storage: Storage, mode: PlayerGateway) {
+    let Some(stack) = stack(storage, mode).await else {
+        return;
+    };
+    // One call per game session seated, none when the gateway is disabled.
+    let per_game = u64::from(mode != PlayerGateway::Disabled);
+    let context = format!("{storage:?}, {mode}");
+
+    // A party placement: alice leads, bob follows; one game session for both.
+    let mut alice = Player::online(&stack, "alice").await;
+    let mut bob = Player::online(&stack, "bob").await;
+    let created = alice.ok("createParty", json!({})).await;
+    let party = created["party"]["partyId"].clone();
+    alice.ok("inviteToParty", json!({"playerId": "bob"})).await;
+    bob.ok("joinParty", json!({"partyId": party})).await;
+    let before = calls(&stack);
+    alice.ok("sessionPlacementRequest", json!({})).await;
+    let a = alice.push("placement", "FULFILLED").await["gameSession"].clone();
+    let b = bob.push("placement", "FULFILLED").await["gameSession"].clone();
+    assert_eq!(a["gameSessionArn"], b["gameSessionArn"], "{context}");
+    assert_details(&a, mode);
+    assert_details(&b, mode);
+    if mode != PlayerGateway::Disabled {
+        assert_ne!(token(&a), token(&b), "a token each: {context}");
+    }
+    assert_eq!(
+        calls(&stack) - before,
+        per_game,
+        "party placement: {context}"
+    );
+
+    // A solo placement.
+    let mut carol = Player::online(&stack, "carol").await;
+    let before = calls(&stack);
+    carol.ok("sessionPlacementRequest", json!({})).await;
+    let c = carol.push("placement", "FULFILLED").await["gameSession"].clone();
+    assert_details(&c, mode);
+    assert_eq!(calls(&stack) - before, per_game, "placement: {context}");
+
+    // A FlexMatch match: one game session for both tickets' players.
+    let mut dave = Player::online(&stack, "dave").await;
+    let mut erin = Player::online(&stack, "erin").await;
+    let before = calls(&stack);
+    let body = |skill: u32| json!({"attributes": {"skill": skill}, "latencies": {"local": 20}});
+    dave.ok("startMatchmaking", body(1000)).await;
+    erin.ok("startMatchmaking", body(1010)).await;
+    let d = dave.push("matchmaking", "COMPLETED").await["gameSession"].clone();
+    let e = erin.push("matchmaking", "COMPLETED").await["gameSession"].clone();
+    assert_eq!(d["gameSessionArn"], e["gameSessionArn"], "{context}");
+    assert_details(&d, mode);
+    assert_details(&e, mode);
+    assert_eq!(calls(&stack) - before, per_game, "match: {context}");
+
+    // A rejoin: a new player session, its own details, one call.
+    let before = calls(&stack);
+    let rejoined = carol.ok("rejoinSession", json!({})).await["gameSession"].clone();
+    assert_ne!(
+        rejoined["playerSessionId"], c["playerSessionId"],
+        "{context}"
+    );
+    assert_details(&rejoined, mode);
+    assert_eq!(calls(&stack) - before, per_game, "rejoin: {context}");
+
+    // resume answers with the stored seat, details included, without asking GameLift.
+    let before = calls(&stack);
+    let resumed = carol.client.resume(None).await;
+    assert_eq!(resumed["gameSession"], rejoined, "{context}");
+    assert_eq!(calls(&stack), before, "resume: {context}");
+
+    // A refresh: the same seat, fresh details.
+    let refreshed = carol.ok("refreshConnectionDetails", json!({})).await["gameSession"].clone();
+    assert_eq!(refreshed["playerSessionId"], rejoined["playerSessionId"]);
+    assert_details(&refreshed, mode);
+    if mode != PlayerGateway::Disabled {
+        assert_ne!(
+            token(&refreshed),
+            token(&rejoined),
+            "a new token: {context}"
+        );
+    }
+    assert_eq!(calls(&stack) - before, per_game, "refresh: {context}");
+
+    // No seat: nothing to refresh.
+    let mut frank = Player::online(&stack, "frank").await;
+    let none = frank.ask("refreshConnectionDetails", json!({})).await;
+    assert_eq!(none["code"], "not_found", "{context}: {none}");
+
+    // GameLift throttling every call: the failure policy decides.
+    if mode != PlayerGateway::Disabled {
+        stack.stack().simulator().set_faults(Faults {
+            fail_connection_details: true,
+            ..Faults::default()
+        });
+        frank.ok("sessionPlacementRequest", json!({})).await;
+        let f = frank.push("placement", "FULFILLED").await["gameSession"].clone();
+        let r = carol.ok("refreshConnectionDetails", json!({})).await["gameSession"].clone();
+        for seat in [&f, &r] {
+            if mode == PlayerGateway::Enabled {
+                assert_direct(seat);
+            } else {
+                assert_eq!(seat["connectionUnavailable"], true, "{context}: {seat}");
+                assert!(seat.get("connection").is_none(), "{context}: {seat}");
+            }
+        }
+    }
+    stack.shutdown().await;
+}
+
+#[tokio::test]
+async fn given_the_gateway_disabled_then_every_seat_goes_straight_to_the_game_server_and_gamelift_is_never_asked()
+ {
+    every_seat_carries_its_details(Storage::Memory, PlayerGateway::Disabled).await;
+}
+
+#[tokio::test]
+async fn given_an_enabled_fleet_then_every_seat_carries_relays_and_a_token_from_one_call_per_game_and_a_failed_call_goes_direct()
+ {
+    every_seat_carries_its_details(Storage::Memory, PlayerGateway::Enabled).await;
+}
+
+#[tokio::test]
+async fn given_a_required_fleet_then_every_seat_carries_relays_and_a_token_from_one_call_per_game_and_a_failed_call_is_unavailable()
+ {
+    every_seat_carries_its_details(Storage::Memory, PlayerGateway::Required).await;
+}
+
+#[tokio::test]
+async fn given_dynamodb_local_and_the_gateway_disabled_then_every_seat_goes_straight_to_the_game_server()
+ {
+    every_seat_carries_its_details(Storage::DynamoDb, PlayerGateway::Disabled).await;
+}
+
+#[tokio::test]
+async fn given_dynamodb_local_and_an_enabled_fleet_then_every_seat_carries_its_details_from_one_call_per_game()
+ {
+    every_seat_carries_its_details(Storage::DynamoDb, PlayerGateway::Enabled).await;
+}
+
+#[tokio::test]
+async fn given_dynamodb_local_and_a_required_fleet_then_every_seat_carries_its_details_from_one_call_per_game()
+ {
+    every_seat_carries_its_details(Storage::DynamoDb, PlayerGateway::Required).await;
+}
