@@ -111,7 +111,11 @@ fn invoke(args: &[OsString]) -> ExitCode {
     };
     runtime.block_on(async {
         shared::telemetry::init_to_stderr();
-        match invoke_once(settings, &function, &event).await {
+        // The function's metrics, the EMF lines it would write in Lambda, on stderr with
+        // its logs (as `sam local invoke` shows them).
+        let _emf =
+            shared::metrics::add_listener(std::sync::Arc::new(|line: &str| eprintln!("{line}")));
+        match shared::metrics::invocation(invoke_once(settings, &function, &event)).await {
             Ok(response) => {
                 println!("{response}");
                 ExitCode::SUCCESS

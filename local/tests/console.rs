@@ -167,6 +167,7 @@ async fn given_two_players_and_a_game_the_console_shows_them_live_and_a_drop_goe
         "console-desktop.png",
         "console-grace.png",
         "console-phone.png",
+        "console-metrics.png",
     ] {
         assert!(shots.join(shot).is_file(), "{shot} was not saved");
     }

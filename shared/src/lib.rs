@@ -23,6 +23,8 @@ pub use gamelift_sockets_protocol::keep_alive;
 pub use gamelift_sockets_protocol::latencies;
 pub mod matchmaking;
 pub mod messaging;
+/// Metrics as CloudWatch embedded metric format lines.
+pub mod metrics;
 pub mod party;
 pub mod pending;
 pub mod placement;

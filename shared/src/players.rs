@@ -214,6 +214,10 @@ pub struct OnlineConnection {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExpiredPage {
     pub players: Vec<ExpiredPlayer>,
+    /// Tracked players the page read (expired or not), and of those the online ones:
+    /// the sweeper's counts of who is online, from the read it makes anyway.
+    pub examined: usize,
+    pub online: usize,
     /// The last player the page read: where the next page starts.
     pub next: Option<PlayerId>,
 }

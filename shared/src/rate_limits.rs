@@ -117,10 +117,13 @@ pub async fn spend(
         Spent::Limited {
             exceeded,
             retry_after_ms,
-        } => Err(LimitError::Limited {
-            exceeded,
-            retry_after_ms,
-        }),
+        } => {
+            crate::metrics::rate_limited(bucket.as_str());
+            Err(LimitError::Limited {
+                exceeded,
+                retry_after_ms,
+            })
+        }
     }
 }
 

@@ -1,4 +1,5 @@
-//! Logging set-up, once per process.
+//! Logging set-up, once per process (and, in Lambda, the EMF metrics recorder:
+//! `crate::metrics`).
 //!
 //! In Lambda (`AWS_LAMBDA_FUNCTION_NAME` is set) logs are JSON lines so CloudWatch can
 //! query the structured fields (`player_id`, `connection_id`, ...); the level follows
@@ -40,6 +41,8 @@ fn init_with(stderr: bool) {
     // `try_init`: a second call (tests, the local stack embedding handlers) is harmless.
     if std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some() {
         init_lambda_json(&level, writer);
+        // Metrics are log lines too (EMF), flushed after each invocation.
+        crate::metrics::install_for_lambda();
         return;
     }
     let _ = tracing_subscriber::fmt()

@@ -17,7 +17,9 @@
 //!   heartbeat integration's) grants exactly the AWS calls its wiring can make, in each
 //!   deployment shape the template's conditions allow;
 //! - `local/sam-env.json` (`template_drift/sam_env.rs`), the environment `sam local invoke`
-//!   gives each function, and the variables the template declares only for it.
+//!   gives each function, and the variables the template declares only for it;
+//! - the dashboard and alarms (`template_drift/metrics.rs`): every metric they name is one
+//!   a function emits with its dimensions, every emitted metric is on the dashboard.
 //!
 //! Run alone with `cargo test -p tests --test suites template_drift`.
 
@@ -26,6 +28,7 @@ mod build;
 mod calls_grants;
 mod cfn;
 mod filter;
+mod metrics;
 mod sam_env;
 mod settings;
 

@@ -25,7 +25,8 @@ pub async fn wiring() -> Result<Wiring, Error> {
 }
 
 /// Serves every invocation with `handle` on the handler `wire` builds (kept for the
-/// process: it lives as long as the execution environment).
+/// process: it lives as long as the execution environment), each one's metrics flushed
+/// after it.
 pub async fn serve<H, E, O, F>(
     wire: fn(&Wiring) -> H,
     handle: fn(&'static H, LambdaEvent<E>) -> F,
@@ -37,7 +38,12 @@ where
     F: Future<Output = Result<O, Error>> + Send,
 {
     let handler: &'static H = Box::leak(Box::new(wire(&wiring().await?)));
-    run(service_fn(move |event| handle(handler, event))).await
+    // Each invocation's metrics are flushed as EMF lines when it ends (a cold start is
+    // counted once): shared::metrics::invocation.
+    run(service_fn(move |event| {
+        shared::metrics::invocation(handle(handler, event))
+    }))
+    .await
 }
 
 /// [`serve`] for a WebSocket route's handler.

@@ -314,6 +314,8 @@ impl PresenceSweep for InMemoryPlayerStore {
         let limit = limit.max(1) as usize;
         let next = (tracked.len() > limit).then(|| tracked[limit - 1].player_id.clone());
         tracked.truncate(limit);
+        let online = tracked.iter().filter(|r| r.online_connection().is_some());
+        let (examined, online) = (tracked.len(), online.count());
         let players = tracked
             .into_iter()
             .filter_map(|record| {
@@ -325,7 +327,12 @@ impl PresenceSweep for InMemoryPlayerStore {
                 })
             })
             .collect();
-        Ok(ExpiredPage { players, next })
+        Ok(ExpiredPage {
+            players,
+            next,
+            examined,
+            online,
+        })
     }
 
     async fn mark_offline(

@@ -248,7 +248,10 @@ impl Authorizer {
         };
         match result {
             Ok(player) => Decision::Allow(player),
-            Err(reason) => Decision::Deny(reason),
+            Err(reason) => {
+                shared::metrics::authorizer_denial(reason.code());
+                Decision::Deny(reason)
+            }
         }
     }
 

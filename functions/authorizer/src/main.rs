@@ -59,7 +59,11 @@ async fn main() -> ExitCode {
     // Fetch the JWKS during init (which has a CPU boost), not on the first request.
     handler.warm_up().await;
     let handler = &handler;
-    match run(service_fn(move |event| handler.handle(event))).await {
+    match run(service_fn(move |event| {
+        shared::metrics::invocation(handler.handle(event))
+    }))
+    .await
+    {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             tracing::error!(%error, "the Lambda runtime stopped");

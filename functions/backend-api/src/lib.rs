@@ -105,6 +105,7 @@ impl BackendApi {
             }),
             Err(refusal) => Err(refusal),
         };
+        shared::metrics::request("backendApi", answer.as_ref().err().map(|r| r.code));
         match answer {
             Ok((status, body)) => problem::json_response(status, &body),
             Err(refusal) => {

@@ -8,7 +8,7 @@ async fn main() -> Result<(), Error> {
     let api = backend_api::wire(&aws_adapters::lambda::wiring().await?);
     let api = &api;
     run(service_fn(move |request: Request| async move {
-        Ok::<_, Error>(api.handle(request).await)
+        Ok::<_, Error>(shared::metrics::invocation(api.handle(request)).await)
     }))
     .await
 }

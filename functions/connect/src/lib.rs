@@ -95,6 +95,14 @@ impl RouteHandler for ConnectHandler {
                     _ => 500,
                 };
                 warn!(player_id = %caller.player_id, connection_id = %caller.connection_id, status = code, error = %ErrorChain(&err), "connect refused: the connection could not be recorded");
+                shared::metrics::other_request(
+                    "$connect",
+                    Some(if code == 503 {
+                        "unavailable"
+                    } else {
+                        "internal"
+                    }),
+                );
                 return Ok(status(code));
             }
         };
@@ -136,6 +144,7 @@ impl RouteHandler for ConnectHandler {
                 );
             }
         }
+        shared::metrics::other_request("$connect", None);
         Ok(status(200))
     }
 }

@@ -23,11 +23,13 @@ impl RouteHandler for DefaultHandler {
         let frame = match client_frame(&event.payload) {
             Ok(frame) => frame,
             Err(error_reply) => {
+                shared::metrics::request("$default", Some(ErrorCode::BadRequest));
                 info!(connection_id, "bad frame");
                 return Ok(error_reply);
             }
         };
         info!(connection_id, route = %frame.route, "unknown route");
+        shared::metrics::request("$default", Some(ErrorCode::UnknownRoute));
         let message = format!(
             "unknown route {:?}; the routes are: {}",
             frame.route,

@@ -9,5 +9,8 @@ async fn main() -> Result<(), Error> {
     shared::telemetry::init();
     let handler = DefaultHandler::new();
     let handler = &handler;
-    run(service_fn(move |event| handler.handle(event))).await
+    run(service_fn(move |event| {
+        shared::metrics::invocation(handler.handle(event))
+    }))
+    .await
 }

@@ -118,6 +118,10 @@ impl MatchmakingEventHandler {
                 let ticket_id = &ticket.ticket_id;
                 match self.apply(&event, ticket, &seats).await {
                     Ok(Applied::Moved(status)) => {
+                        if status.is_final() {
+                            let ms = ticket_id.requested_at().map(|at| event.at - at);
+                            shared::metrics::ticket(status.as_str(), ms);
+                        }
                         info!(event_id = event.id, ticket_id = %ticket_id, status = %status, "ticket moved");
                     }
                     Ok(Applied::Ignored(why)) => {

@@ -31,6 +31,7 @@ use serde_json::Value;
 use shared::config::Config;
 use shared::domain::PlayerId;
 use shared::messaging::StoredMessage;
+use shared::metrics::Delivery as Metric;
 use shared::players::PlayerRecord;
 use shared::ports::{Clock, ConnectionGateway, Connections, GatewayError, PlayerLookup};
 use shared::telemetry::ErrorChain;
@@ -90,6 +91,9 @@ impl<'de> Deserialize<'de> for StreamBatch {
 struct Inserted {
     sequence_number: String,
     message: StoredMessage,
+    /// When it was written: the later of the stream's timestamp (rounded down to the
+    /// second) and the writer's `createdAt` (milliseconds, taken just before the write).
+    inserted_at: i64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,8 +148,11 @@ impl MessageInsertedHandler {
         &self,
         event: LambdaEvent<StreamBatch>,
     ) -> Result<DynamoDbEventResponse, lambda_runtime::Error> {
+        let records = event.payload.records.len();
         let inserted = parse_records(event.payload.records);
-        let failures = self.deliver(&inserted).await?;
+        let failures = (self.deliver(&inserted).await)
+            .inspect_err(|_| shared::metrics::stream_batch(records, records))?;
+        shared::metrics::stream_batch(records, failures.len());
         let mut response = DynamoDbEventResponse::default();
         response.batch_item_failures = failures
             .into_iter()
@@ -241,10 +248,15 @@ impl MessageInsertedHandler {
         for index in indexes {
             let message = &batch[index].message;
             if let Some(outcome) = stopped {
+                shared::metrics::delivery(match outcome {
+                    Delivery::Retry => Metric::Failed,
+                    _ => Metric::Offline,
+                });
                 outcomes.push((index, outcome));
                 continue;
             }
             let Some(record) = record.filter(|r| r.delivers_live(message.seq)) else {
+                shared::metrics::delivery(Metric::Offline);
                 outcomes.push((index, Delivery::LeftForResume));
                 continue;
             };
@@ -255,6 +267,7 @@ impl MessageInsertedHandler {
             {
                 // A kick for an earlier connection: this one is not kicked.
                 debug!(player_id = %record.player_id, seq = %message.seq, "stale kick skipped");
+                shared::metrics::delivery(Metric::Offline);
                 outcomes.push((index, Delivery::LeftForResume));
                 continue;
             }
@@ -266,6 +279,7 @@ impl MessageInsertedHandler {
                     message.frame().as_bytes(),
                 )
                 .await;
+            self.count_post(&result, &batch[index]);
             let outcome = match result {
                 Ok(()) if kicked.is_some() => {
                     // The frame first, then the close: the rest waits for the
@@ -300,6 +314,18 @@ impl MessageInsertedHandler {
             outcomes.push((index, outcome));
         }
         outcomes
+    }
+
+    /// One post's outcome, and a posted frame's lag from its insert.
+    fn count_post(&self, result: &Result<(), GatewayError>, inserted: &Inserted) {
+        shared::metrics::delivery(match result {
+            Ok(()) => Metric::Posted,
+            Err(GatewayError::Gone) => Metric::Gone,
+            Err(_) => Metric::Failed,
+        });
+        if result.is_ok() {
+            shared::metrics::delivery_lag(self.clock.now_millis() - inserted.inserted_at);
+        }
     }
 
     /// Closes a connection its kick frame was just posted to. A transient failure
@@ -368,8 +394,13 @@ fn parse_records(raw: Vec<BatchRecord>) -> Vec<Inserted> {
                 warn!(record = i, "skipping a stream record without a sequence number");
                 return None;
             };
+            let streamed_at = record.change.approximate_creation_date_time.timestamp_millis();
             match message_from_stream_image(&record.change.new_image) {
-                Ok(message) => Some(Inserted { sequence_number, message }),
+                Ok(message) => Some(Inserted {
+                    sequence_number,
+                    inserted_at: message.created_at.max(streamed_at),
+                    message,
+                }),
                 Err(error) => {
                     warn!(record = i, sequence_number, error = %ErrorChain(&error), "skipping a stream record that is not a message");
                     None

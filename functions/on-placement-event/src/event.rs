@@ -70,6 +70,11 @@ pub enum PlacementOutcome {
 pub struct PlacementEvent {
     pub placement_id: PlacementId,
     pub outcome: PlacementOutcome,
+    /// The queue's name, from the event's resource ARN (`unknown` without one).
+    pub queue: String,
+    /// From the request (GameLift's `startTime`, else the time in our placement id) to
+    /// the event: the placement's time to its result.
+    pub duration_ms: Option<i64>,
 }
 
 impl PlacementEvent {
@@ -103,6 +108,9 @@ impl PlacementEvent {
             placement_id: placement_id.clone(),
             reason,
         };
+        let ended = (detail.end_time.or(event.time)).map(|at| at.timestamp_millis());
+        let started = (detail.start_time.map(|at| at.timestamp_millis()))
+            .or_else(|| placement_id.requested_at());
         let outcome = match detail.kind.as_str() {
             "PlacementFulfilled" => detail.fulfilled(event.region.as_deref()).map_err(invalid)?,
             "PlacementCancelled" => PlacementOutcome::Ended(PlacementStatus::Cancelled),
@@ -110,9 +118,17 @@ impl PlacementEvent {
             "PlacementFailed" => PlacementOutcome::Ended(PlacementStatus::Failed),
             other => return Err(MalformedEvent::UnknownType(other.to_owned())),
         };
+        let queue = (event.resources.unwrap_or_default().into_iter())
+            .find_map(|arn| {
+                arn.split_once(":gamesessionqueue/")
+                    .map(|(_, name)| name.to_owned())
+            })
+            .unwrap_or_else(|| "unknown".to_owned());
         Ok(Self {
             placement_id,
             outcome,
+            queue,
+            duration_ms: started.zip(ended).map(|(started, ended)| ended - started),
         })
     }
 }
@@ -137,6 +153,10 @@ struct Detail {
     game_session_region: Option<String>,
     #[serde(default)]
     placed_player_sessions: Vec<PlacedPlayerSession>,
+    #[serde(default)]
+    start_time: Option<chrono::DateTime<chrono::Utc>>,
+    #[serde(default)]
+    end_time: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 #[derive(Debug, Deserialize)]

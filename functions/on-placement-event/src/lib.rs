@@ -198,6 +198,7 @@ impl PlacementEventHandler {
             at: now,
         };
         if self.outcomes.settle(&settlement).await? {
+            shared::metrics::placement(&event.queue, status.as_str(), event.duration_ms);
             info!(placement_id = %placement_id, status = %status, recipients, "placement settled");
         } else {
             info!(placement_id = %placement_id, status = %status, "placement not pending; duplicate, out-of-order or unknown event ignored");

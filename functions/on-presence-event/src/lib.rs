@@ -140,6 +140,7 @@ impl PresenceEventHandler {
             })
             .collect();
         self.messages.append(&messages).await?;
+        shared::metrics::presence_fanout(messages.len());
         info!(
             player_id = %event.player_id,
             change = event.detail_type(),

@@ -96,6 +96,33 @@ pub struct SweepSummary {
 #[error("the sweep hit {} failures (swept {}, zombies closed {}); see the logs", .0.failed, .0.swept, .0.zombies_closed)]
 pub struct SweepFailed(pub SweepSummary);
 
+/// What a sweep's reads saw of the tracked players: its metrics come from the scan it
+/// makes anyway, not from one more.
+#[derive(Default)]
+struct Scan {
+    examined: AtomicUsize,
+    online: AtomicUsize,
+}
+
+impl Scan {
+    fn read(&self, page: &shared::players::ExpiredPage) {
+        self.examined.fetch_add(page.examined, Ordering::Relaxed);
+        self.online.fetch_add(page.online, Ordering::Relaxed);
+    }
+
+    /// The sweep's metrics; players online only from a sweep that read every shard.
+    fn count(&self, summary: &SweepSummary, took: Duration) {
+        let complete = !summary.stopped_early && summary.failed == 0;
+        shared::metrics::sweep(shared::metrics::Sweep {
+            examined: self.examined.load(Ordering::Relaxed),
+            swept: summary.swept,
+            failures: summary.failed,
+            duration_ms: took.as_millis() as i64,
+            online: complete.then(|| self.online.load(Ordering::Relaxed)),
+        });
+    }
+}
+
 /// What happened to one expired player.
 enum Retired {
     Offline {
@@ -215,8 +242,10 @@ impl PresenceTimeoutHandler {
 
     async fn sweep(&self, now: EpochMillis, deadline: Option<EpochMillis>) -> SweepSummary {
         let stop_at = deadline.map(|d| d - self.deadline_margin.as_millis() as i64);
+        let started = std::time::Instant::now();
         let stopped_early = AtomicBool::new(false);
         let failed = AtomicUsize::new(0);
+        let scan = Scan::default();
         let (events_tx, events_rx) = mpsc::unbounded_channel();
 
         let sweeping = async {
@@ -224,7 +253,7 @@ impl PresenceTimeoutHandler {
             let mut closed = 0;
             let mut active = 0;
             let retired = self
-                .expired_players(now, stop_at, &stopped_early, &failed)
+                .expired_players(now, stop_at, &stopped_early, &failed, &scan)
                 .map(|player| self.retire(player, now, stop_at, &stopped_early))
                 .buffer_unordered(self.concurrency);
             let mut retired = std::pin::pin!(retired);
@@ -266,6 +295,7 @@ impl PresenceTimeoutHandler {
             stopped_early: stopped_early.load(Ordering::Relaxed),
             failed: failed.load(Ordering::Relaxed) + unpublished,
         };
+        scan.count(&summary, started.elapsed());
         // Players kept online by their pings alone are the steady state: not logged
         // (a line a minute for nothing), but counted in the summary.
         let quiet = SweepSummary {
@@ -296,6 +326,7 @@ impl PresenceTimeoutHandler {
         stop_at: Option<EpochMillis>,
         stopped_early: &'a AtomicBool,
         failed: &'a AtomicUsize,
+        scan: &'a Scan,
     ) -> impl futures_util::Stream<Item = ExpiredPlayer> + 'a {
         let out_of_time = move || self.out_of_time(stop_at, stopped_early);
         let cursors: VecDeque<(u32, Option<PlayerId>)> = (0..self.config.presence_shards)
@@ -312,6 +343,7 @@ impl PresenceTimeoutHandler {
                 .await
             {
                 Ok(page) => {
+                    scan.read(&page);
                     if let Some(next) = page.next {
                         cursors.push_back((shard, Some(next)));
                     }

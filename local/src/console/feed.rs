@@ -87,6 +87,8 @@ pub struct Hub {
     zombies: Mutex<HashSet<String>>,
     /// Matchmaking tickets, as the FlexMatch events describe them.
     pub tickets: super::tickets::Tickets,
+    /// The metrics, from the handlers' EMF lines.
+    pub metrics: Arc<super::metrics::Board>,
 }
 
 impl Default for Hub {
@@ -113,6 +115,7 @@ impl Hub {
             connects: AtomicU64::new(0),
             zombies: Mutex::new(HashSet::new()),
             tickets: super::tickets::Tickets::default(),
+            metrics: Arc::default(),
         }
     }
 

@@ -7,7 +7,7 @@
 //! - [`taps`]: the small hooks on the stream consumer, the SNS topic, the FlexMatch
 //!   simulator's EventBridge rule and the bus;
 //! - [`state`]: the sections (players, connections, placements, fleet, parties,
-//!   matchmaking tickets: [`tickets`]) as JSON;
+//!   matchmaking tickets: [`tickets`], metrics: [`metrics`]) as JSON;
 //! - [`api`]: `GET /console/api/...` (sections, feed, the live `events` stream);
 //! - [`actions`]: `POST /console/api/...` (drop a connection, fail or slow a placement,
 //!   fleet faults, end a game session).
@@ -21,6 +21,7 @@ pub mod actions;
 pub mod api;
 pub mod assets;
 pub mod feed;
+pub mod metrics;
 pub mod state;
 pub mod taps;
 pub mod tickets;

@@ -23,6 +23,7 @@ pub const SECTIONS: &[&str] = &[
     "fleet",
     "parties",
     "tickets",
+    "metrics",
 ];
 /// Most players a section lists (those who connected last): a load test's thousands
 /// would be read from the stores every second for nothing a person can look at.
@@ -73,6 +74,7 @@ pub async fn section(console: &Console, name: &str, now: EpochMillis) -> Option<
         "fleet" => fleet(console),
         "parties" => parties(console).await,
         "tickets" => console.hub.tickets.list(),
+        "metrics" => console.hub.metrics.snapshot(),
         _ => return None,
     })
 }

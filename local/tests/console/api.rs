@@ -501,6 +501,86 @@ async fn given_two_players_matched_by_flexmatch_then_the_tickets_section_and_the
     stack.shutdown().await;
 }
 
+/// The metrics section until `done` holds (within 10 s).
+async fn metrics_until(addr: std::net::SocketAddr, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (status, metrics) = get(addr, "/console/api/metrics").await;
+        assert_eq!(status, 200, "{metrics}");
+        if done(&metrics) {
+            return metrics;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "not seen in 10 s: {metrics}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The total of the series `name` whose dimensions include `dims`.
+fn total(metrics: &Value, name: &str, dims: &[(&str, &str)]) -> f64 {
+    metrics["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["name"] == name)
+        .filter(|s| dims.iter().all(|(k, v)| s["dimensions"][k] == *v))
+        .map(|s| s["total"].as_f64().unwrap())
+        .sum()
+}
+
+#[tokio::test]
+async fn given_a_message_pushed_to_a_live_player_then_the_metrics_section_counts_it_from_the_emf_lines()
+ {
+    let stack = stack().await;
+    let url = stack.url();
+    let mut alice = player(&url, "alice").await;
+    let mut bob = player(&url, "bob").await;
+    let body = json!({"playerIds": ["bob"], "message": {"text": "gg"}});
+    send(
+        &mut alice,
+        json!({"route": "sendMessage", "requestId": "m", "body": body}),
+    )
+    .await;
+    next_where(&mut bob, |f| f["type"] == "message").await;
+    send(
+        &mut alice,
+        json!({"route": "sendMessage", "body": {"playerIds": ["nobody"], "message": {}}}),
+    )
+    .await;
+
+    let metrics = metrics_until(stack.addr(), |m| {
+        total(m, "Deliveries", &[("Outcome", "posted")]) >= 1.0
+            && total(m, "Refusals", &[("Route", "sendMessage")]) >= 1.0
+    })
+    .await;
+    assert_eq!(metrics["invalid"], 0, "every EMF line is valid: {metrics}");
+    assert!(
+        metrics["namespace"]
+            .as_str()
+            .unwrap()
+            .starts_with("GameLiftSockets/")
+    );
+    assert!(total(&metrics, "Requests", &[("Route", "sendMessage")]) >= 2.0);
+    assert!(total(&metrics, "Requests", &[("Route", "resume")]) >= 2.0);
+    let lag = metrics["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "DeliveryLag")
+        .expect("a delivery lag series");
+    assert!(lag["p99"].as_f64().unwrap() >= 0.0, "{lag}");
+    let counts: u64 = metrics["lag"]["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert!(counts >= 1, "the lag histogram has the post: {metrics}");
+    stack.shutdown().await;
+}
+
 #[tokio::test]
 async fn given_a_gateway_fleet_then_the_fleet_shows_the_details_given_and_the_throttling_fault() {
     use shared::config::PlayerGateway;

@@ -122,6 +122,34 @@ async function desktop(browser, errors) {
   );
   await until(page, "alice is still online", presenceOf, ["alice", "online"]);
   await page.screenshot({ path: path.join(shots, "console-after-drop.png") });
+
+  // The metrics card, from the handlers' EMF lines: what the test and the page did.
+  const series = (name, dims) => `#metric-series tr[data-metric="${name} ${dims}"] td:nth-child(3)`;
+  const value = ([selector, atLeast]) => {
+    const cell = document.querySelector(selector);
+    return cell !== null && parseFloat(cell.textContent) >= atLeast;
+  };
+  await until(page, "metrics: frames posted to live sockets", value, [series("Deliveries", "Outcome=posted"), 1]);
+  await until(page, "metrics: the delivery lag histogram has values", () =>
+    Array.from(document.querySelectorAll("#lag-histogram .bar")).reduce((n, bar) => n + Number(bar.dataset.count), 0) >= 1,
+  );
+  await until(page, "metrics: sendMessage requests counted", value, [series("Requests", "Route=sendMessage"), 1]);
+  await until(page, "metrics: alice's placement FULFILLED on the simulated queue", () =>
+    Array.from(document.querySelectorAll('#metric-series tr[data-metric^="Placements "]')).some((tr) => tr.dataset.metric.endsWith("Status=FULFILLED")),
+  );
+  await until(page, "metrics: two matchmaking tickets COMPLETED", value, [series("MatchmakingTickets", "Status=COMPLETED"), 2]);
+  await until(page, "metrics: bob swept offline by the sweeper", value, [series("SweepSwept", ""), 1]);
+  await until(page, "metrics: players online from the sweeper's scan", () => {
+    const tile = document.querySelector('#metric-tiles [data-tile="Players online"] strong');
+    return tile !== null && Number(tile.textContent) >= 1;
+  });
+  await until(page, "metrics: every EMF line is valid", () => /EMF lines/.test(document.querySelector("#metrics .count").textContent) && !document.querySelector("#metrics").dataset.invalid);
+  // The card alone, below the sticky header (which would cover its title).
+  await page.evaluate(() => {
+    const header = document.querySelector(".top").getBoundingClientRect().height;
+    window.scrollTo(0, document.querySelector("#metrics").getBoundingClientRect().top + window.scrollY - header - 8);
+  });
+  await page.locator("#metrics").screenshot({ path: path.join(shots, "console-metrics.png") });
   await context.close();
 }
 

@@ -84,7 +84,12 @@ impl<R: Route> RouteHandler for R {
             Opened::Request(request) => request,
             Opened::Refused(reply) => return Ok(reply),
         };
-        Ok(match self.answer(&request).await {
+        let answer = self.answer(&request).await;
+        if matches!(answer, Ok(Reply::Ack(_) | Reply::Frame(_) | Reply::Silent)) {
+            // Answered; a refusal is counted by `refuse`, a wrong route is no request.
+            crate::metrics::request(request.frame.route(), None);
+        }
+        Ok(match answer {
             Ok(Reply::Ack(fields)) => reply(&ServerFrame::ack(&request.frame, fields)),
             Ok(Reply::Frame(frame)) => reply(&frame),
             Ok(Reply::Silent) => status(200),
@@ -118,13 +123,17 @@ impl Request {
         let caller = Caller::from_event(event)?;
         Ok(match client_request(event) {
             Ok(frame) => Opened::Request(Self { caller, frame }),
-            Err(reply) => Opened::Refused(reply),
+            Err(reply) => {
+                crate::metrics::request(route_of(event), Some(ErrorCode::BadRequest));
+                Opened::Refused(reply)
+            }
         })
     }
 
     /// The `error` frame of `refusal`, logged first when it is not the client's mistake.
     pub fn refuse(&self, refusal: RouteError) -> ApiGatewayProxyResponse {
         self.log(&refusal);
+        crate::metrics::request(self.frame.route(), Some(refusal.code));
         reply(&refusal.into_frame(&self.frame))
     }
 
@@ -149,4 +158,19 @@ impl Request {
             _ => {}
         }
     }
+}
+
+/// The route API Gateway matched (its `routeKey`), as one of the protocol's names:
+/// a metric's `Route` takes no value a client made up.
+fn route_of(event: &ApiGatewayWebsocketProxyRequest) -> &'static str {
+    let key = event
+        .request_context
+        .route_key
+        .as_deref()
+        .unwrap_or_default();
+    crate::protocol::ROUTES
+        .iter()
+        .find(|route| **route == key)
+        .copied()
+        .unwrap_or("$default")
 }

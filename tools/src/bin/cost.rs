@@ -6,10 +6,11 @@
 //! Operation counts come from `tools/data/operation-counts*.json` (measured by
 //! `round_trips`), prices from `tools/data/prices-us-east-1.json`; both are compiled in,
 //! and `--counts`, `--counts-before` and `--prices` read other files instead. The last
-//! line is `presence ratio to seed: R`.
+//! line is `presence ratio to seed: R`; before it, what (c)'s metrics, alarms and dashboard
+//! cost (`tools::cost::observability`).
 
 use clap::Parser;
-use tools::cost::{Line, Prices, Scenario, presence_ratios, price_all, render};
+use tools::cost::{Line, Prices, Scenario, observability, presence_ratios, price_all, render};
 use tools::counts::OperationCounts;
 
 #[derive(Parser, Debug)]
@@ -67,6 +68,10 @@ struct Args {
     /// Prices file (default: the compiled-in us-east-1 prices).
     #[arg(long)]
     prices: Option<std::path::PathBuf>,
+    /// EMF bytes per invocation of each function (default: the compiled-in measurement,
+    /// tools/data/emf-bytes.json).
+    #[arg(long)]
+    emf_bytes: Option<std::path::PathBuf>,
 }
 
 fn read(path: Option<&std::path::Path>, bundled: &str) -> Result<String, String> {
@@ -110,7 +115,22 @@ fn run(args: &Args) -> Result<String, String> {
     )?;
     let priced = price_all(&scenario, &prices, &before, &after)?;
     let ratios = presence_ratios(&scenario, &prices, &before, &after)?;
-    render::table(&scenario, &prices, &priced, &ratios)
+    let table = render::table(&scenario, &prices, &priced, &ratios)?;
+    let emf = observability::EmfBytes::parse(&read(
+        args.emf_bytes.as_deref(),
+        observability::BUNDLED_EMF_BYTES,
+    )?)?;
+    let metrics = observability::price(
+        &priced[2].bill,
+        &emf,
+        observability::Deployed::bundled()?,
+        &prices,
+    )?;
+    Ok(render::with_observability(
+        &table,
+        priced[2].total(),
+        &metrics,
+    ))
 }
 
 fn main() -> std::process::ExitCode {

@@ -13,6 +13,7 @@
 
 pub mod designs;
 pub mod measured;
+pub mod observability;
 pub mod ours;
 pub mod prices;
 pub mod render;
@@ -233,6 +234,7 @@ pub fn assumptions() -> Vec<&'static str> {
         "With connection-activity: API Gateway moves a socket's lastActiveAt (GetConnection) on every frame the client sends, a ping included (documented: lastActiveAt is when the connection was last active; assumed: that a MOCK route's frame counts; smoke --check-assumptions checks it on a deployment).",
         "With connection-activity: the sweeper asks GetConnection about every tracked online player on every run, as if each one's deadline had passed: an upper bound (only players with no heartbeat within the timeout are asked). GetConnection is priced by apigateway_get_connection, 0 by default (API Gateway bills messages sent and received and connection minutes; GetConnection sends no message); --get-connection-usd-per-million prices it otherwise. With heartbeat the sweeper never calls it.",
         "The sweeper's Lambda time is measured against a recording gateway that answers at once; a deployed GetConnection is a network round trip (at most 32 in flight), which adds GB-seconds this model does not see.",
+        "Observability (c only): each invocation writes the EMF bytes measured for its function (tools/data/emf-bytes.json: its sample event on a fresh local stack, or its common path where the sample takes a rare one); with one stream record per invocation, on-message-inserted's is an upper bound; every custom metric of the catalogue's steady-state series is written every hour (custom metrics are prorated by the hour); the alarms' metrics and the dashboard as template.yaml deploys them; no free tier (3 dashboards and 10 alarm metrics a month are free).",
     ]
 }
 

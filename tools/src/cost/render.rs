@@ -177,3 +177,60 @@ pub fn table(
 fn format_share(share: f64) -> String {
     format!("{:.0} %", share * 100.0)
 }
+
+/// `table` with (c)'s observability (its metrics, alarms and dashboard, priced by
+/// [`super::observability`]) before the presence ratio lines, which stay last.
+pub fn with_observability(
+    table: &str,
+    all_features: f64,
+    observability: &super::observability::Observability,
+) -> String {
+    let o = observability;
+    let mut block = String::new();
+    let w = &mut block;
+    let _ = writeln!(
+        w,
+        "observability of (c): {:.2} GB of EMF lines, {} custom metrics, {} alarms reading {} metrics, {} dashboard(s)",
+        o.emf_gb,
+        o.custom_metrics,
+        o.deployed.alarms,
+        o.deployed.alarm_metrics,
+        o.deployed.dashboards
+    );
+    if let Some((function, share)) = o.largest_writer() {
+        let _ = writeln!(
+            w,
+            "EMF lines written most by {function}: {} of the bytes",
+            format_share(share)
+        );
+    }
+    let rows = [
+        ("CloudWatch Logs ingestion (EMF lines)", o.emf_usd),
+        ("CloudWatch custom metrics", o.custom_metrics_usd),
+        ("CloudWatch alarm metrics", o.alarms_usd),
+        ("CloudWatch dashboards", o.dashboards_usd),
+        ("total", o.total()),
+    ];
+    for (line, usd) in rows {
+        // Under (c)'s column: the seed and (b) had no metrics to price.
+        let _ = writeln!(w, "{:<12} {:<40} {:>38}", "metrics", line, money(usd));
+    }
+    let _ = writeln!(
+        w,
+        "{:<53} {:>38}",
+        "all features and observability, (c)",
+        money(all_features + o.total())
+    );
+    if all_features > 0.0 {
+        let _ = writeln!(
+            w,
+            "observability over all features of (c): {:.1} %",
+            o.total() / all_features * 100.0
+        );
+    }
+    let _ = writeln!(w);
+    match table.find("presence ratio to seed by") {
+        Some(at) => format!("{}{block}{}", &table[..at], &table[at..]),
+        None => format!("{table}\n{block}"),
+    }
+}

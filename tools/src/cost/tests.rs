@@ -518,3 +518,174 @@ fn the_must_show_scenario_meets_its_presence_target_with_the_bundled_counts() {
         assert!(ratio <= 0.35, "{liveness}: {ratio}");
     }
 }
+
+#[test]
+fn given_the_template_then_observability_counts_its_alarm_metrics_and_dashboard_and_prices_each_line()
+ {
+    use super::observability::{Deployed, EmfBytes, price};
+    let deployed = Deployed::bundled().unwrap();
+    assert_eq!(deployed.dashboards, 1);
+    assert!(deployed.alarms >= 13, "{deployed:?}");
+    // A metric math alarm reads each of its MetricStat queries; a plain one, one metric.
+    let small = serde_json::json!({"Resources": {
+        "A": {"Type": "AWS::CloudWatch::Alarm", "Properties": {"MetricName": "X"}},
+        "B": {"Type": "AWS::CloudWatch::Alarm", "Properties": {"Metrics": [
+            {"Id": "a", "MetricStat": {}}, {"Id": "b", "MetricStat": {}}, {"Id": "e", "Expression": "a+b"}]}},
+        "D": {"Type": "AWS::CloudWatch::Dashboard"}}});
+    assert_eq!(
+        Deployed::of(&small),
+        Deployed {
+            alarm_metrics: 3,
+            alarms: 2,
+            dashboards: 1
+        }
+    );
+    let prices = Prices::parse(prices::BUNDLED).unwrap();
+    let mut bill = Bill::default();
+    bill.invocations
+        .insert(("send-message", Feature::Messaging), 4e6);
+    bill.invocations
+        .insert(("heartbeat", Feature::Presence), 1e9);
+    let emf =
+        EmfBytes::parse(r#"{"measured": "test", "functions": {"send-message": 250}}"#).unwrap();
+    let priced = price(&bill, &emf, Deployed::of(&small), &prices).unwrap();
+    assert!(
+        (priced.emf_gb - 1.0).abs() < 1e-9,
+        "4e6 x 250 bytes, heartbeats write none"
+    );
+    assert!((priced.emf_usd - 0.50).abs() < 1e-9);
+    let metrics = shared::metrics::catalogue::custom_metrics();
+    assert!((priced.custom_metrics_usd - f64::from(metrics) * 0.30).abs() < 1e-9);
+    assert!((priced.alarms_usd - 0.30).abs() < 1e-9);
+    assert!((priced.dashboards_usd - 3.0).abs() < 1e-9);
+    assert!((priced.total() - (0.5 + f64::from(metrics) * 0.3 + 0.3 + 3.0)).abs() < 1e-9);
+}
+
+#[test]
+fn given_the_bundled_emf_bytes_then_every_function_the_model_invokes_is_measured() {
+    let emf = observability::EmfBytes::parse(observability::BUNDLED_EMF_BYTES).unwrap();
+    for function in [
+        "authorizer",
+        "connect",
+        "disconnect",
+        "resume",
+        "send-message",
+        "on-message-inserted",
+        "session-placement-request",
+        "on-placement-event",
+        "presence-timeout",
+        "on-presence-event",
+        "subscribe-presence",
+    ] {
+        assert!(emf.functions.contains_key(function), "{function}");
+    }
+}
+
+#[test]
+fn given_priced_observability_when_rendered_then_it_comes_before_the_presence_ratio_lines_with_its_share()
+ {
+    use super::observability::{Deployed, Observability};
+    let table = "all features  10.00\n\npresence ratio to seed by PRESENCE_LIVENESS: heartbeat (the default) 0.29\npresence ratio to seed: 0.29\n";
+    let observability = Observability {
+        emf_gb: 2.0,
+        emf_gb_by_function: BTreeMap::from([
+            ("on-message-inserted".to_owned(), 1.5),
+            ("send-message".to_owned(), 0.5),
+        ]),
+        emf_usd: 1.0,
+        custom_metrics: 10,
+        custom_metrics_usd: 3.0,
+        deployed: Deployed {
+            alarm_metrics: 2,
+            alarms: 1,
+            dashboards: 1,
+        },
+        alarms_usd: 0.2,
+        dashboards_usd: 0.8,
+    };
+    assert_eq!(
+        observability.largest_writer(),
+        Some(("on-message-inserted", 0.75))
+    );
+    let rendered = render::with_observability(table, 10.0, &observability);
+    let lines: Vec<&str> = rendered.lines().collect();
+    assert_eq!(
+        lines.last().copied(),
+        Some("presence ratio to seed: 0.29"),
+        "{rendered}"
+    );
+    let header = lines
+        .iter()
+        .position(|line| line.starts_with("observability of (c): 2.00 GB of EMF lines, 10 custom metrics, 1 alarms reading 2 metrics, 1 dashboard(s)"))
+        .expect(&rendered);
+    let by_mode = lines
+        .iter()
+        .position(|line| line.starts_with("presence ratio to seed by"))
+        .unwrap();
+    assert!(header < by_mode, "{rendered}");
+    assert!(rendered.contains("EMF lines written most by on-message-inserted: 75 % of the bytes"));
+    let total = lines
+        .iter()
+        .find(|line| line.starts_with("metrics      total"))
+        .unwrap();
+    assert!(total.ends_with(" 5.00"), "{total}");
+    assert!(rendered.contains("observability over all features of (c): 50.0 %"));
+    assert!(lines.iter().any(
+        |line| line.starts_with("all features and observability, (c)") && line.ends_with(" 15.00")
+    ));
+}
+
+#[test]
+fn given_docs_cost_md_then_its_observability_table_is_what_the_model_prices() {
+    use super::observability::{BUNDLED_EMF_BYTES, Deployed, EmfBytes, price};
+    let docs = include_str!("../../../docs/cost.md");
+    let section = docs.split_once("\n## Observability\n").unwrap().1;
+    let section = section.split_once("\n## ").map_or(section, |(it, _)| it);
+    let before: OperationCounts =
+        serde_json::from_str(include_str!("../../data/operation-counts-before.json")).unwrap();
+    let after: OperationCounts =
+        serde_json::from_str(include_str!("../../data/operation-counts.json")).unwrap();
+    let prices = Prices::parse(prices::BUNDLED).unwrap();
+    let emf = EmfBytes::parse(BUNDLED_EMF_BYTES).unwrap();
+    let deployed = Deployed::bundled().unwrap();
+    for (ccu, label) in [(1e3, "1,000"), (1e4, "10,000"), (1e5, "100,000")] {
+        let scenario = Scenario {
+            ccu,
+            ..Scenario::default()
+        };
+        let priced = price_all(&scenario, &prices, &before, &after).unwrap();
+        let o = price(&priced[2].bill, &emf, deployed, &prices).unwrap();
+        let (function, share) = o.largest_writer().unwrap();
+        assert_eq!(function, "on-message-inserted");
+        let row = section
+            .lines()
+            .find(|line| line.starts_with(&format!("| {label} | ")))
+            .unwrap_or_else(|| panic!("docs/cost.md has no observability row for {label}"));
+        let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
+        let gb = format!("{:.2}", o.emf_gb);
+        let gb = match gb.split_once('.') {
+            // The table groups thousands, as its CCU column does.
+            Some((whole, fraction)) if whole.len() > 3 => {
+                format!(
+                    "{},{}.{fraction}",
+                    &whole[..whole.len() - 3],
+                    &whole[whole.len() - 3..]
+                )
+            }
+            _ => gb,
+        };
+        let all_features = priced[2].total();
+        let expected = [
+            label.to_owned(),
+            format!("{gb} GB: {:.2}", o.emf_usd),
+            format!("{:.0} %", share * 100.0),
+            format!("{:.2}", o.custom_metrics_usd),
+            format!("{:.2}", o.alarms_usd),
+            format!("{:.2}", o.dashboards_usd),
+            format!("**{:.2}**", o.total()),
+            format!("{all_features:.2}"),
+            format!("{:.1} %", o.total() / all_features * 100.0),
+        ];
+        assert_eq!(cells, expected, "docs/cost.md's row for {label} CCU");
+    }
+}

@@ -3,7 +3,7 @@
 (() => {
   "use strict";
 
-  const { sections, drawSection, fmt, el } = window.ConsoleViews;
+  const { sections, drawSection, fmt, el, number } = window.ConsoleViews;
   const { ROUTES, PlayerSocket, socketUrl } = window.ConsoleClient;
 
   const $ = (selector) => document.querySelector(selector);
@@ -87,6 +87,50 @@
     if (document.activeElement !== delay && !delay.dataset.dirty) delay.value = fleet.placementDelayMs;
   }
 
+  // The metrics card: headline tiles, the delivery lag histogram, every series.
+  function drawMetrics(metrics) {
+    const card = $("#metrics");
+    const series = metrics.series || [];
+    const count = drawSection(views.metrics, $("#metric-series"), series, lastState);
+    card.querySelector(".count").textContent = `(${count} series, ${metrics.documents} EMF lines, ${metrics.bytes} bytes)`;
+    card.querySelector(".empty").hidden = count > 0;
+    if (metrics.invalid > 0) card.dataset.invalid = String(metrics.invalid);
+    if (metrics.namespace) $("#metrics-namespace").textContent = `namespace ${metrics.namespace}`;
+    const of = (name, dims = {}) =>
+      series.filter((s) => s.name === name && Object.entries(dims).every(([k, v]) => s.dimensions[k] === v));
+    const sum = (name, dims) => of(name, dims).reduce((total, s) => total + s.total, 0);
+    const online = of("PlayersOnline")[0];
+    const lag = of("DeliveryLag")[0];
+    const tiles = [
+      ["Players online", online ? number(online.last) : "–", "the sweeper's count"],
+      ["Delivered", number(sum("Deliveries", { Outcome: "posted" })), `of ${number(sum("Deliveries"))} pushed`],
+      ["Lag p50 / p99", lag ? `${number(lag.p50)} / ${number(lag.p99)}` : "–", "ms, insert to post"],
+      ["Refusals", number(sum("Refusals")), `of ${number(sum("Requests"))} requests`],
+      ["Placements", number(sum("Placements", { Status: "FULFILLED" })), `fulfilled of ${number(sum("Placements"))}`],
+      ["Rate limited", number(sum("RateLimited")), "calls"],
+    ];
+    $("#metric-tiles").replaceChildren(
+      ...tiles.map(([label, value, sub]) => {
+        const tile = el("div", { class: "tile", "data-tile": label });
+        tile.append(el("span", { class: "tile-label" }, label), el("strong", {}, value), el("span", { class: "muted small" }, sub));
+        return tile;
+      }),
+    );
+    const counts = metrics.lag.counts;
+    const most = Math.max(1, ...counts);
+    $("#lag-histogram").replaceChildren(
+      ...counts.map((n, i) => {
+        const bound = metrics.lag.boundsMs[i];
+        const label = bound === undefined ? `>${metrics.lag.boundsMs[i - 1]}` : `≤${bound}`;
+        const bar = el("div", { class: "bar", title: `${label} ms: ${n}`, "data-count": n });
+        const fill = el("span", { class: "fill" });
+        fill.style.height = `${Math.round((n / most) * 100)}%`;
+        bar.append(el("span", { class: "bar-count small" }, String(n)), fill, el("span", { class: "bar-label small muted" }, label));
+        return bar;
+      }),
+    );
+  }
+
   function drawStack(info) {
     if (stack) return;
     stack = info;
@@ -110,6 +154,7 @@
     for (const [name, rows] of Object.entries(state)) {
       if (name === "totals" || name === "stack") continue;
       if (name === "fleet") drawFleet(rows);
+      else if (name === "metrics") drawMetrics(rows);
       else if (Array.isArray(rows) || (rows && rows.error)) drawSectionCard(name, rows);
     }
     if (Array.isArray(state.players)) drawPlayerFilter(state.players);

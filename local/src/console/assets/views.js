@@ -38,6 +38,23 @@
     },
   };
 
+  // A metric's dimensions as text ("Route=sendMessage Code=rate_limited").
+  function dimensionText(m) {
+    return Object.entries(m.dimensions || {}).map(([k, v]) => `${k}=${v}`).join(" ");
+  }
+
+  function number(value) {
+    if (value === null || value === undefined) return "";
+    return Number.isInteger(value) ? String(value) : value.toFixed(1);
+  }
+
+  // What a series' value is: a counter's total, a gauge's last value, a histogram's count.
+  function metricValue(m) {
+    if (m.kind === "gauge") return number(m.last);
+    if (m.kind === "histogram") return `${m.count} values`;
+    return number(m.total);
+  }
+
   // A column: label, cell text (or actions), optional class, optional data attribute.
   function col(label, text, extra = {}) {
     return { label, text, ...extra };
@@ -231,6 +248,18 @@
           col("Version", (p) => (p.error ? `error: ${p.error}` : p.version)),
         ],
       },
+      metrics: {
+        key: (m) => `${m.name} ${dimensionText(m)}`,
+        rowAttr: "data-metric",
+        columns: [
+          col("Metric", (m) => m.name, { cls: "id" }),
+          col("Dimensions", (m) => dimensionText(m)),
+          col("Value", (m) => metricValue(m), { cls: "num" }),
+          col("p50", (m) => (m.kind === "histogram" ? number(m.p50) : ""), { cls: "num" }),
+          col("p99", (m) => (m.kind === "histogram" ? number(m.p99) : ""), { cls: "num" }),
+          col("Unit", (m) => m.unit),
+        ],
+      },
       tickets: {
         key: (t) => t.ticketId,
         rowAttr: "data-ticket",
@@ -256,5 +285,5 @@
     return list.length;
   }
 
-  window.ConsoleViews = { sections, drawSection, fmt, el };
+  window.ConsoleViews = { sections, drawSection, fmt, el, number };
 })();

@@ -1,0 +1,331 @@
+//! Every metric the functions emit: name, unit, dimensions, who emits it and what it
+//! tells. One table, read by the emitters ([`super`]), the EMF test of each function,
+//! the template's dashboard and alarm test (no widget on a metric nobody emits), the
+//! local console and the cost model (custom metrics are billed per name and dimension
+//! values: docs/operations.md).
+
+/// How a metric's values are recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Summed per flush: one number per document (`Sum` is the statistic to read).
+    Counter,
+    /// Every value kept (up to 100 per document): percentiles are meaningful.
+    Histogram,
+    /// A level, one value each time it is read (written as a value, like a histogram's;
+    /// `Maximum` or `Average` is the statistic to read).
+    Gauge,
+}
+
+/// One metric of the namespace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Metric {
+    pub name: &'static str,
+    /// A CloudWatch unit (`Count`, `Milliseconds`).
+    pub unit: &'static str,
+    pub kind: Kind,
+    /// Its one dimension set (empty: the metric alone).
+    pub dimensions: &'static [&'static str],
+    /// The binaries that emit it (as the template names them).
+    pub emitted_by: &'static [&'static str],
+    /// The dimension value combinations a stack in steady use keeps emitting, each a
+    /// custom metric (docs/operations.md says how each is counted).
+    pub series: u32,
+    pub meaning: &'static str,
+}
+
+/// The routes that answer through `websocket::Request` (every client route with a
+/// function), `$default`, `$connect`, and the backend API.
+const ROUTE_FUNCTIONS: &[&str] = &[
+    "resume",
+    "send-message",
+    "session-placement-request",
+    "cancel-placement",
+    "rejoin-session",
+    "subscribe-presence",
+    "party",
+    "matchmaking",
+    "default",
+    "connect",
+    "backend-api",
+];
+
+pub const REQUESTS: Metric = Metric {
+    name: "Requests",
+    unit: "Count",
+    kind: Kind::Counter,
+    dimensions: &["Route"],
+    emitted_by: ROUTE_FUNCTIONS,
+    // 19 client routes with a function, $default, $connect, the backend API.
+    series: 22,
+    meaning: "requests answered, acked or refused, per route (`$connect`: connections \
+              accepted or refused; `backendApi`: the backend API's requests)",
+};
+
+pub const REFUSALS: Metric = Metric {
+    name: "Refusals",
+    unit: "Count",
+    kind: Kind::Counter,
+    dimensions: &["Route", "Code"],
+    emitted_by: ROUTE_FUNCTIONS,
+    // Only the pairs that occur are metrics; a stack in use sees a few per route.
+    series: 30,
+    meaning: "requests refused, per route and error code (`unavailable` and `internal` \
+              are the server's; the rest the client's)",
+};
+
+pub const RATE_LIMITED: Metric = Metric {
+    name: "RateLimited",
+    unit: "Count",
+    kind: Kind::Counter,
+    dimensions: &["Limit"],
+    emitted_by: &[
+        "send-message",
+        "session-placement-request",
+        "party",
+        "matchmaking",
+    ],
+    // The buckets: sendMessage, placement (matchmaking's too), partyInvite.
+    series: 3,
+    meaning: "calls refused by a per-player rate limit, per bucket",
+};
+
+pub const DELIVERIES: Metric = Metric {
+    name: "Deliveries",
+    unit: "Count",
+    kind: Kind::Counter,
+    dimensions: &["Outcome"],
+    emitted_by: &["on-message-inserted"],
+    // posted, offline, gone, failed.
+    series: 4,
+    meaning: "pushed frames by outcome: `posted` to the live socket, `offline` (no live \
+              socket: resume replays it), `gone` (410: the socket closed), `failed` (an \
+              error; retried or left for resume)",
+};
+
+pub const DELIVERY_LAG: Metric = Metric {
+    name: "DeliveryLag",
+    unit: "Milliseconds",
+    kind: Kind::Histogram,
+    dimensions: &[],
+    emitted_by: &["on-message-inserted"],
+    series: 1,
+    meaning: "a posted frame's time from its insert into the inbox to its post",
+};
+
+pub const STREAM_BATCH_SIZE: Metric = Metric {
+    name: "StreamBatchSize",
+    unit: "Count",
+    kind: Kind::Histogram,
+    dimensions: &[],
+    emitted_by: &["on-message-inserted"],
+    series: 1,
+    meaning: "records per Messages stream batch (near 100: the consumer is behind)",
+};
+
+pub const STREAM_FAILURES: Metric = Metric {
+    name: "StreamFailures",
+    unit: "Count",
+    kind: Kind::Counter,
+    dimensions: &[],
+    emitted_by: &["on-message-inserted"],
+    series: 1,
+    meaning: "stream records handed back to Lambda to retry (batch item failures; a \
+              failed batch counts all its records)",
+};
+
+pub const PLACEMENTS: Metric = Metric {
+    name: "Placements",
+    unit: "Count",
+    kind: Kind::Counter,
+    dimensions: &["Queue", "Status"],
+    emitted_by: &["on-placement-event"],
+    // FULFILLED, CANCELLED, TIMED_OUT, FAILED on the stack's one queue.
+    series: 4,
+    meaning: "placements settled, per queue and final status",
+};
+
+pub const PLACEMENT_TIME: Metric = Metric {
+    name: "PlacementTime",
+    unit: "Milliseconds",
+    kind: Kind::Histogram,
+    dimensions: &["Queue", "Status"],
+    emitted_by: &["on-placement-event"],
+    series: 4,
+    meaning: "a placement's time from its request to its result",
+};
+
+pub const MATCHMAKING_TICKETS: Metric = Metric {
+    name: "MatchmakingTickets",
+    unit: "Count",
+    kind: Kind::Counter,
+    dimensions: &["Status"],
+    emitted_by: &["on-matchmaking-event"],
+    // COMPLETED, CANCELLED, TIMED_OUT, FAILED.
+    series: 4,
+    meaning: "matchmaking tickets ended, per final status",
+};
+
+pub const MATCHMAKING_TIME: Metric = Metric {
+    name: "MatchmakingTime",
+    unit: "Milliseconds",
+    kind: Kind::Histogram,
+    dimensions: &["Status"],
+    emitted_by: &["on-matchmaking-event"],
+    series: 4,
+    meaning: "a ticket's time from its request to its end",
+};
+
+pub const PLAYERS_ONLINE: Metric = Metric {
+    name: "PlayersOnline",
+    unit: "Count",
+    kind: Kind::Gauge,
+    dimensions: &[],
+    emitted_by: &["presence-timeout"],
+    series: 1,
+    meaning: "players online (connected, not in grace), counted by the sweeper from the \
+              scan it makes anyway; written by a sweep that read every shard",
+};
+
+pub const SWEEP_EXAMINED: Metric = Metric {
+    name: "SweepExamined",
+    unit: "Count",
+    kind: Kind::Counter,
+    dimensions: &[],
+    emitted_by: &["presence-timeout"],
+    series: 1,
+    meaning: "tracked players (online or in grace) a sweep read",
+};
+
+pub const SWEEP_SWEPT: Metric = Metric {
+    name: "SweepSwept",
+    unit: "Count",
+    kind: Kind::Counter,
+    dimensions: &[],
+    emitted_by: &["presence-timeout"],
+    series: 1,
+    meaning: "players a sweep marked offline",
+};
+
+pub const SWEEP_DURATION: Metric = Metric {
+    name: "SweepDuration",
+    unit: "Milliseconds",
+    kind: Kind::Histogram,
+    dimensions: &[],
+    emitted_by: &["presence-timeout"],
+    series: 1,
+    meaning: "a sweep's run time; one value per run, so its sample count is the runs",
+};
+
+pub const SWEEP_FAILURES: Metric = Metric {
+    name: "SweepFailures",
+    unit: "Count",
+    kind: Kind::Counter,
+    dimensions: &[],
+    emitted_by: &["presence-timeout"],
+    series: 1,
+    meaning: "pages, players or events a sweep failed on (store or bus faults)",
+};
+
+pub const PRESENCE_FANOUT: Metric = Metric {
+    name: "PresenceFanout",
+    unit: "Count",
+    kind: Kind::Counter,
+    dimensions: &[],
+    emitted_by: &["on-presence-event"],
+    series: 1,
+    meaning: "presence frames appended to watchers' inboxes",
+};
+
+pub const AUTHORIZER_DENIALS: Metric = Metric {
+    name: "AuthorizerDenials",
+    unit: "Count",
+    kind: Kind::Counter,
+    dimensions: &["Reason"],
+    emitted_by: &["authorizer"],
+    // missing_credentials, invalid_credentials, keys_unavailable.
+    series: 3,
+    meaning: "connections the authorizer denied, per reason",
+};
+
+pub const COLD_STARTS: Metric = Metric {
+    name: "ColdStarts",
+    unit: "Count",
+    kind: Kind::Counter,
+    dimensions: &[],
+    emitted_by: &[
+        "authorizer",
+        "connect",
+        "disconnect",
+        "default",
+        "resume",
+        "send-message",
+        "on-message-inserted",
+        "session-placement-request",
+        "cancel-placement",
+        "rejoin-session",
+        "on-placement-event",
+        "presence-timeout",
+        "subscribe-presence",
+        "on-presence-event",
+        "party",
+        "on-matchmaking-event",
+        "matchmaking",
+        "backend-api",
+    ],
+    series: 1,
+    meaning: "first invocations of an execution environment (which function: the log \
+              group of the line)",
+};
+
+/// Every metric, in the order docs/operations.md lists them.
+pub const CATALOGUE: &[Metric] = &[
+    REQUESTS,
+    REFUSALS,
+    RATE_LIMITED,
+    DELIVERIES,
+    DELIVERY_LAG,
+    STREAM_BATCH_SIZE,
+    STREAM_FAILURES,
+    PLACEMENTS,
+    PLACEMENT_TIME,
+    MATCHMAKING_TICKETS,
+    MATCHMAKING_TIME,
+    PLAYERS_ONLINE,
+    SWEEP_EXAMINED,
+    SWEEP_SWEPT,
+    SWEEP_DURATION,
+    SWEEP_FAILURES,
+    PRESENCE_FANOUT,
+    AUTHORIZER_DENIALS,
+    COLD_STARTS,
+];
+
+/// The metric named `name`.
+pub fn metric(name: &str) -> Option<&'static Metric> {
+    CATALOGUE.iter().find(|metric| metric.name == name)
+}
+
+/// Custom metrics a stack in steady use keeps: the sum of every metric's series.
+pub fn custom_metrics() -> u32 {
+    CATALOGUE.iter().map(|metric| metric.series).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn given_the_catalogue_then_names_are_unique_and_dimensions_few() {
+        let mut names: Vec<&str> = CATALOGUE.iter().map(|m| m.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), CATALOGUE.len());
+        for metric in CATALOGUE {
+            assert!(metric.dimensions.len() <= 2, "{}", metric.name);
+            assert!(!metric.emitted_by.is_empty(), "{}", metric.name);
+            assert!(metric.series >= 1, "{}", metric.name);
+        }
+        assert_eq!(metric("DeliveryLag"), Some(&DELIVERY_LAG));
+        assert_eq!(custom_metrics(), 88);
+    }
+}
