@@ -383,7 +383,6 @@ fn by_status(status: Option<u16>) -> Kind {
 
 #[cfg(test)]
 mod tests {
-    use aws_sdk_gamelift::config::retry::RetryConfig;
     use aws_sdk_gamelift::operation::create_player_session::CreatePlayerSessionOutput;
     use aws_sdk_gamelift::operation::start_game_session_placement::StartGameSessionPlacementOutput;
     use aws_sdk_gamelift::operation::stop_game_session_placement::StopGameSessionPlacementOutput;
@@ -393,14 +392,12 @@ mod tests {
         UnauthorizedException, UnsupportedRegionException,
     };
     use aws_sdk_gamelift::types::{GameSessionPlacement, PlayerSession as SdkPlayerSession};
-    use aws_smithy_mocks::{Rule, RuleMode, mock, mock_client};
-    use aws_smithy_runtime_api::client::orchestrator::HttpResponse as RawResponse;
+    use aws_smithy_mocks::mock;
     use aws_smithy_runtime_api::client::result::ConnectorError;
-    use aws_smithy_runtime_api::http::StatusCode;
-    use aws_smithy_types::body::SdkBody;
     use shared::placement::PlacementPlayer;
 
     use super::*;
+    use crate::gamelift_mocks::{gamelift, kind, wire_error};
     use contracts::fixtures::placement_id;
 
     const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-2222bbbb-33cc-44dd-55ee-6666ffff77aa/gsess-4444dddd";
@@ -423,57 +420,6 @@ mod tests {
 
     /// A modeled error and the outcome it maps to.
     type Case<E> = (fn() -> E, &'static str);
-
-    /// An adapter whose client answers with `rules` (retries off: one attempt per call).
-    fn gamelift(rules: &[&Rule]) -> SdkGameLift {
-        SdkGameLift::new(mock_client!(
-            aws_sdk_gamelift,
-            RuleMode::MatchAny,
-            rules,
-            |config| config.retry_config(RetryConfig::disabled())
-        ))
-    }
-
-    fn kind<T: std::fmt::Debug>(result: Result<T, GameLiftError>) -> String {
-        match result {
-            Ok(_) => "ok".into(),
-            Err(GameLiftError::InvalidRequest { message }) => format!("invalid: {message}"),
-            Err(GameLiftError::NotFound { message }) => format!("not found: {message}"),
-            Err(GameLiftError::SessionEnded { message }) => format!("ended: {message}"),
-            Err(GameLiftError::Unavailable(_)) => "unavailable".into(),
-            Err(GameLiftError::OutcomeUnknown(_)) => "unknown".into(),
-            Err(GameLiftError::Other(_)) => "other".into(),
-        }
-    }
-
-    /// An error answer as GameLift sends one (Smithy RPC v2 CBOR): a map with
-    /// `__type` and `Message`.
-    fn wire_error(status: u16, code: &str, message: &str) -> RawResponse {
-        fn text(out: &mut Vec<u8>, value: &str) {
-            let len = value.len();
-            assert!(len < 256, "short strings only");
-            if len < 24 {
-                out.push(0x60 | len as u8);
-            } else {
-                out.extend([0x78, len as u8]);
-            }
-            out.extend(value.as_bytes());
-        }
-        let mut body = vec![0xa2];
-        text(&mut body, "__type");
-        text(&mut body, code);
-        text(&mut body, "Message");
-        text(&mut body, message);
-        let mut response =
-            RawResponse::new(StatusCode::try_from(status).unwrap(), SdkBody::from(body));
-        response
-            .headers_mut()
-            .insert("content-type", "application/cbor");
-        response
-            .headers_mut()
-            .insert("smithy-protocol", "rpc-v2-cbor");
-        response
-    }
 
     #[tokio::test]
     async fn start_placement_sends_every_field() {

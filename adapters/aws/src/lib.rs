@@ -14,5 +14,7 @@ pub mod eventbridge;
 pub mod gamelift;
 mod gamelift_connections;
 mod gamelift_matchmaking;
+#[cfg(test)]
+mod gamelift_mocks;
 pub mod lambda;
 pub mod wiring;

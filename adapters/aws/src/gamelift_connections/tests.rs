@@ -3,7 +3,6 @@
 //! way GameLift can refuse (no such game session, one that is over, throttling, ...).
 
 use aws_sdk_gamelift::Client;
-use aws_sdk_gamelift::config::retry::RetryConfig;
 use aws_sdk_gamelift::operation::get_player_connection_details::GetPlayerConnectionDetailsOutput;
 use aws_sdk_gamelift::primitives::DateTime;
 use aws_sdk_gamelift::types::error::{
@@ -11,66 +10,16 @@ use aws_sdk_gamelift::types::error::{
     LimitExceededException, NotFoundException, UnauthorizedException, UnsupportedRegionException,
 };
 use aws_sdk_gamelift::types::{PlayerConnectionDetail, PlayerConnectionEndpoint};
-use aws_smithy_mocks::{Rule, RuleMode, mock, mock_client};
-use aws_smithy_runtime_api::client::orchestrator::HttpResponse as RawResponse;
-use aws_smithy_runtime_api::http::StatusCode;
-use aws_smithy_types::body::SdkBody;
+use aws_smithy_mocks::mock;
 
 use super::*;
+use crate::gamelift_mocks::{gamelift, kind, wire_error};
 
 const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-2222bbbb-33cc-44dd-55ee-6666ffff77aa/gsess-4444dddd";
 const EXPIRES_AT: i64 = 1_795_324_200_000;
 
 fn player(name: &str) -> PlayerId {
     PlayerId::parse(name).unwrap()
-}
-
-fn gamelift(rules: &[&Rule]) -> SdkGameLift {
-    SdkGameLift::new(mock_client!(
-        aws_sdk_gamelift,
-        RuleMode::MatchAny,
-        rules,
-        |config| config.retry_config(RetryConfig::disabled())
-    ))
-}
-
-fn kind<T: std::fmt::Debug>(result: Result<T, GameLiftError>) -> String {
-    match result {
-        Ok(_) => "ok".into(),
-        Err(GameLiftError::InvalidRequest { message }) => format!("invalid: {message}"),
-        Err(GameLiftError::NotFound { message }) => format!("not found: {message}"),
-        Err(GameLiftError::SessionEnded { message }) => format!("ended: {message}"),
-        Err(GameLiftError::Unavailable(_)) => "unavailable".into(),
-        Err(GameLiftError::OutcomeUnknown(_)) => "unknown".into(),
-        Err(GameLiftError::Other(_)) => "other".into(),
-    }
-}
-
-/// An error answer as GameLift sends one (Smithy RPC v2 CBOR): `__type` and `Message`.
-fn wire_error(status: u16, code: &str, message: &str) -> RawResponse {
-    fn text(out: &mut Vec<u8>, value: &str) {
-        let len = value.len();
-        assert!(len < 256, "short strings only");
-        if len < 24 {
-            out.push(0x60 | len as u8);
-        } else {
-            out.extend([0x78, len as u8]);
-        }
-        out.extend(value.as_bytes());
-    }
-    let mut body = vec![0xa2];
-    text(&mut body, "__type");
-    text(&mut body, code);
-    text(&mut body, "Message");
-    text(&mut body, message);
-    let mut response = RawResponse::new(StatusCode::try_from(status).unwrap(), SdkBody::from(body));
-    response
-        .headers_mut()
-        .insert("content-type", "application/cbor");
-    response
-        .headers_mut()
-        .insert("smithy-protocol", "rpc-v2-cbor");
-    response
 }
 
 fn endpoint(ip: &str, port: i32) -> PlayerConnectionEndpoint {

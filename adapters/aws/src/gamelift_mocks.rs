@@ -1,0 +1,62 @@
+//! What the GameLift adapters' tests share: the adapter on a mocked SDK client, an
+//! outcome named in a word, and an error answer as GameLift puts it on the wire.
+
+use aws_sdk_gamelift::config::retry::RetryConfig;
+use aws_smithy_mocks::{Rule, RuleMode, mock_client};
+use aws_smithy_runtime_api::client::orchestrator::HttpResponse as RawResponse;
+use aws_smithy_runtime_api::http::StatusCode;
+use aws_smithy_types::body::SdkBody;
+use shared::ports::GameLiftError;
+
+use crate::gamelift::SdkGameLift;
+
+/// An adapter whose client answers with `rules` (retries off: one attempt per call).
+pub(crate) fn gamelift(rules: &[&Rule]) -> SdkGameLift {
+    SdkGameLift::new(mock_client!(
+        aws_sdk_gamelift,
+        RuleMode::MatchAny,
+        rules,
+        |config| config.retry_config(RetryConfig::disabled())
+    ))
+}
+
+/// The outcome in a word (with GameLift's message where the player is told it).
+pub(crate) fn kind<T: std::fmt::Debug>(result: Result<T, GameLiftError>) -> String {
+    match result {
+        Ok(_) => "ok".into(),
+        Err(GameLiftError::InvalidRequest { message }) => format!("invalid: {message}"),
+        Err(GameLiftError::NotFound { message }) => format!("not found: {message}"),
+        Err(GameLiftError::SessionEnded { message }) => format!("ended: {message}"),
+        Err(GameLiftError::Unavailable(_)) => "unavailable".into(),
+        Err(GameLiftError::OutcomeUnknown(_)) => "unknown".into(),
+        Err(GameLiftError::Other(_)) => "other".into(),
+    }
+}
+
+/// An error answer as GameLift sends one (Smithy RPC v2 CBOR): a map with `__type` and
+/// `Message`.
+pub(crate) fn wire_error(status: u16, code: &str, message: &str) -> RawResponse {
+    fn text(out: &mut Vec<u8>, value: &str) {
+        let len = value.len();
+        assert!(len < 256, "short strings only");
+        if len < 24 {
+            out.push(0x60 | len as u8);
+        } else {
+            out.extend([0x78, len as u8]);
+        }
+        out.extend(value.as_bytes());
+    }
+    let mut body = vec![0xa2];
+    text(&mut body, "__type");
+    text(&mut body, code);
+    text(&mut body, "Message");
+    text(&mut body, message);
+    let mut response = RawResponse::new(StatusCode::try_from(status).unwrap(), SdkBody::from(body));
+    response
+        .headers_mut()
+        .insert("content-type", "application/cbor");
+    response
+        .headers_mut()
+        .insert("smithy-protocol", "rpc-v2-cbor");
+    response
+}
