@@ -39,7 +39,7 @@ impl ErrorKind {
             404 => Self::NotFound,
             409 => Self::Conflict,
             429 => Self::TooManyRequests,
-            401..=499 => Self::BadRequest,
+            402..=499 => Self::BadRequest,
             _ => Self::InternalService,
         }
     }
