@@ -257,11 +257,11 @@ impl Task {
         }
         // One retry: a write that failed was not sent, so sending it again is safe.
         for _ in 0..2 {
-            if self.socket.is_none() {
-                if let Err(failure) = self.reconnect().await {
-                    let _ = reply.send(Err(failure));
-                    return;
-                }
+            if self.socket.is_none()
+                && let Err(failure) = self.reconnect().await
+            {
+                let _ = reply.send(Err(failure));
+                return;
             }
             let Some(socket) = self.socket.as_mut() else {
                 continue;

@@ -1,4 +1,5 @@
 //! InitSDK: the upgrade's query and headers, SigV4, and failures to connect.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
 
 mod common;
 

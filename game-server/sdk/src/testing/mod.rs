@@ -6,7 +6,8 @@
 //! `gamelift-server-protocol`, the one model of the wire format.
 //!
 //! Test code: it panics when a test's expectation fails.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+// The upgrade callback's error type is tungstenite's, large by its design.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::result_large_err)]
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -251,10 +252,10 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
                 let frame = RequestFrame::decode(text.as_str()).expect("the SDK's frame decodes");
                 let answer = answer_for(&shared, &frame);
                 let _ = requests.send((id, frame));
-                if let Some(answer) = answer {
-                    if socket.send(Message::text(answer)).await.is_err() {
-                        return;
-                    }
+                if let Some(answer) = answer
+                    && socket.send(Message::text(answer)).await.is_err()
+                {
+                    return;
                 }
             }
             control = control.recv() => match control {

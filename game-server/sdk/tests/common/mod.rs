@@ -1,5 +1,5 @@
 //! Shared set-up: an SDK connected to the fake service with test timings.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
 
