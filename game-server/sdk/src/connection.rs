@@ -5,7 +5,8 @@
 //! C++ `WebSocketppClientWrapper.cpp`): an abnormal close or a read error reconnects at
 //! once with the same URL and query (the same `IdempotencyToken`, no new
 //! ActivateServerProcess), retrying with capped doubling delays. A close with 1000 or
-//! 1001 does not; the next request reconnects (as Go's write failures do). Requests
+//! 1001 does not; the next request reconnects (as Go's write failures do); two requests
+//! timing out in a row reconnect too (Go `RequestTimeoutReconnectThreshold`). Requests
 //! written before a drop fail with `ConnectionLost` (the service may have applied them);
 //! requests made while reconnecting wait in the queue and go out on the new socket.
 
@@ -53,6 +54,8 @@ pub(crate) enum Command {
         text: String,
         reply: Reply,
     },
+    /// Drop the socket and connect again (the caller saw requests time out in a row).
+    Reconnect,
     Close,
 }
 
@@ -203,6 +206,14 @@ impl Task {
                 command = self.commands.recv() => match command {
                     Some(Command::Send { request_id, text, reply }) => {
                         self.send(request_id, text, reply).await;
+                    }
+                    Some(Command::Reconnect) => {
+                        tracing::warn!("GameLift requests timed out in a row; reconnecting");
+                        self.socket = None;
+                        self.fail_pending();
+                        if let Err(failure) = self.reconnect().await {
+                            tracing::error!(?failure, "GameLift WebSocket reconnect gave up");
+                        }
                     }
                     Some(Command::Close) | None => break,
                 },

@@ -2,6 +2,7 @@
 //! and what the pushes do (Go `server/server_state.go`).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, SystemTime};
 
@@ -34,7 +35,12 @@ pub(crate) struct Inner {
     commands: mpsc::UnboundedSender<Command>,
     pub(crate) config: Resolved,
     pub(crate) state: Mutex<State>,
+    /// Requests that timed out in a row.
+    timeouts: AtomicU32,
 }
+
+/// Timeouts in a row that make the SDK reconnect (Go `RequestTimeoutReconnectThreshold`).
+const TIMEOUTS_BEFORE_RECONNECT: u32 = 2;
 
 #[derive(Default)]
 pub(crate) struct State {
@@ -106,6 +112,7 @@ impl GameLiftServer {
             commands,
             config,
             state: Mutex::new(State::default()),
+            timeouts: AtomicU32::new(0),
         });
         tokio::spawn(dispatch(Arc::downgrade(&inner), push_receiver));
         Ok(Self { inner })
@@ -235,11 +242,19 @@ impl GameLiftServer {
             })
             .map_err(|_| GameLiftError::NotConnected)?;
         let answer = match tokio::time::timeout(timeout, answer).await {
-            Err(_) => return Err(GameLiftError::Timeout { action, timeout }),
+            Err(_) => {
+                let in_a_row = self.inner.timeouts.fetch_add(1, Ordering::Relaxed) + 1;
+                if in_a_row >= TIMEOUTS_BEFORE_RECONNECT {
+                    self.inner.timeouts.store(0, Ordering::Relaxed);
+                    let _ = self.inner.commands.send(Command::Reconnect);
+                }
+                return Err(GameLiftError::Timeout { action, timeout });
+            }
             Ok(Err(_)) => return Err(GameLiftError::NotConnected),
             Ok(Ok(Err(failure))) => return Err(failure_error(failure, action)),
             Ok(Ok(Ok(answer))) => answer,
         };
+        self.inner.timeouts.store(0, Ordering::Relaxed);
         if answer.status_code != STATUS_OK {
             return Err(GameLiftError::Service {
                 action,

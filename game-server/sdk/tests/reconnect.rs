@@ -134,3 +134,23 @@ async fn given_a_refresh_connection_when_pushed_then_the_sdk_moves_to_the_new_en
     assert_eq!(third.path, "/refreshed");
     assert_eq!(third.query, second.query);
 }
+
+#[tokio::test]
+async fn given_two_calls_timing_out_in_a_row_when_the_second_fails_then_the_sdk_reconnects() {
+    let fake = FakeService::start().await;
+    let mut parameters = common::parameters(&fake.url());
+    parameters.timing.call_timeout = Duration::from_millis(200);
+    let server = common::init_with(parameters).await;
+    let first = fake.next_connection().await;
+    server
+        .process_ready(ProcessParameters::new(7777))
+        .await
+        .unwrap();
+    fake.answer("GetComputeCertificate", Answer::Silent);
+    for _ in 0..2 {
+        let error = server.get_compute_certificate().await.unwrap_err();
+        assert!(matches!(error, GameLiftError::Timeout { .. }), "{error}");
+    }
+    let second = fake.next_connection().await;
+    assert_eq!(second.query, first.query);
+}
