@@ -285,16 +285,19 @@ async fn dispatch(inner: Weak<Inner>, mut pushes: mpsc::UnboundedReceiver<Push>)
         match push {
             Push::CreateGameSession(create) => server.on_create_game_session(create),
             Push::UpdateGameSession(update) => {
-                let state = server.state();
-                if !state.ready {
-                    tracing::warn!("UpdateGameSession before ProcessReady: ignored");
-                    continue;
-                }
-                if let Some(callback) = state
-                    .parameters
-                    .as_ref()
-                    .and_then(|p| p.on_update_game_session.clone())
-                {
+                // The lock is released before the callback runs: it may call the SDK.
+                let callback = {
+                    let state = server.state();
+                    if !state.ready {
+                        tracing::warn!("UpdateGameSession before ProcessReady: ignored");
+                        continue;
+                    }
+                    state
+                        .parameters
+                        .as_ref()
+                        .and_then(|p| p.on_update_game_session.clone())
+                };
+                if let Some(callback) = callback {
                     tokio::spawn(callback(update));
                 }
             }
@@ -332,11 +335,6 @@ async fn dispatch(inner: Weak<Inner>, mut pushes: mpsc::UnboundedReceiver<Push>)
 
 impl GameLiftServer {
     fn on_create_game_session(&self, create: CreateGameSession) {
-        let mut state = self.state();
-        if !state.ready {
-            tracing::warn!("CreateGameSession before ProcessReady: ignored");
-            return;
-        }
         let session = GameSession {
             game_session_id: create.game_session_id,
             name: create.game_session_name,
@@ -349,12 +347,20 @@ impl GameLiftServer {
             matchmaker_data: create.matchmaker_data,
             game_properties: create.game_properties,
         };
-        state.game_session_id = Some(session.game_session_id.clone());
-        if let Some(callback) = state
-            .parameters
-            .as_ref()
-            .and_then(|p| p.on_start_game_session.clone())
-        {
+        // The lock is released before the callback runs: it may call the SDK.
+        let callback = {
+            let mut state = self.state();
+            if !state.ready {
+                tracing::warn!("CreateGameSession before ProcessReady: ignored");
+                return;
+            }
+            state.game_session_id = Some(session.game_session_id.clone());
+            state
+                .parameters
+                .as_ref()
+                .and_then(|p| p.on_start_game_session.clone())
+        };
+        if let Some(callback) = callback {
             tokio::spawn(callback(session));
         }
     }

@@ -151,3 +151,28 @@ async fn given_a_short_interval_when_the_process_is_ready_then_heartbeats_carry_
     let quiet = tokio::time::timeout(Duration::from_millis(700), fake.next_frame()).await;
     assert!(quiet.is_err(), "{quiet:?}");
 }
+
+#[tokio::test]
+async fn given_a_callback_calling_the_sdk_before_its_future_when_a_game_session_starts_then_it_does_not_deadlock()
+ {
+    let fake = FakeService::start().await;
+    let server = common::init(&fake).await;
+    let (tx, mut seen) = mpsc::unbounded_channel();
+    let handle = server.clone();
+    let parameters = ProcessParameters::new(7777).on_start_game_session(move |_| {
+        // Runs while the push is dispatched, before the future is spawned.
+        let _ = tx.send(handle.get_game_session_id());
+        async {}
+    });
+    server.process_ready(parameters).await.unwrap();
+    fake.push(&Push::CreateGameSession(
+        gamelift_server_sdk::protocol::CreateGameSession {
+            game_session_id: "gsess-1".into(),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(
+        common::within(seen.recv()).await.unwrap().as_deref(),
+        Some("gsess-1")
+    );
+}
