@@ -22,6 +22,7 @@ use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
@@ -240,7 +241,11 @@ impl Task {
             }
         }
         if let Some(mut socket) = self.socket.take() {
-            let _ = socket.close(None).await;
+            let normal = CloseFrame {
+                code: CloseCode::Normal,
+                reason: "".into(),
+            };
+            let _ = socket.close(Some(normal)).await;
         }
         for (_, reply) in self.pending.drain() {
             let _ = reply.send(Err(Failure::Lost));

@@ -461,4 +461,13 @@ async fn given_process_ending_when_answered_then_terminate_server_process_was_se
         Err(GameLiftError::ProcessNotReady)
     );
     server.destroy().await.unwrap();
+    assert_eq!(
+        fake.next_close().await,
+        (0, Some(1000)),
+        "a normal close frame"
+    );
+    assert_eq!(
+        server.get_compute_certificate().await.unwrap_err(),
+        GameLiftError::ProcessNotReady
+    );
 }

@@ -65,6 +65,7 @@ pub struct FakeService {
     shared: Arc<Shared>,
     connections: tokio::sync::Mutex<mpsc::UnboundedReceiver<Connection>>,
     requests: tokio::sync::Mutex<mpsc::UnboundedReceiver<(usize, RequestFrame)>>,
+    closes: tokio::sync::Mutex<mpsc::UnboundedReceiver<(usize, Option<u16>)>>,
     accept: tokio::task::JoinHandle<()>,
 }
 
@@ -94,6 +95,7 @@ impl FakeService {
         let shared = Arc::new(Shared::default());
         let (connections_tx, connections) = mpsc::unbounded_channel();
         let (requests_tx, requests) = mpsc::unbounded_channel();
+        let (closes_tx, closes) = mpsc::unbounded_channel();
         let scheme = if tls.is_some() { "wss" } else { "ws" };
         let accept_shared = shared.clone();
         let accept = tokio::spawn(async move {
@@ -101,14 +103,17 @@ impl FakeService {
                 let shared = accept_shared.clone();
                 let connections = connections_tx.clone();
                 let requests = requests_tx.clone();
+                let closes = closes_tx.clone();
                 let tls = tls.clone();
                 tokio::spawn(async move {
                     match tls {
                         Some(tls) => match tls.accept(tcp).await {
-                            Ok(stream) => serve(stream, shared, connections, requests).await,
+                            Ok(stream) => {
+                                serve(stream, shared, connections, requests, closes).await
+                            }
                             Err(e) => eprintln!("fake service: TLS handshake failed: {e}"),
                         },
-                        None => serve(tcp, shared, connections, requests).await,
+                        None => serve(tcp, shared, connections, requests, closes).await,
                     }
                 });
             }
@@ -119,6 +124,7 @@ impl FakeService {
             shared,
             connections: tokio::sync::Mutex::new(connections),
             requests: tokio::sync::Mutex::new(requests),
+            closes: tokio::sync::Mutex::new(closes),
             accept,
         }
     }
@@ -161,6 +167,13 @@ impl FakeService {
                 return frame;
             }
         }
+    }
+
+    /// The next socket the SDK closed or lost, with the close frame's code (`None`: it
+    /// ended without a close frame, what a server sees as 1006).
+    pub async fn next_close(&self) -> (usize, Option<u16>) {
+        let next = tokio::time::timeout(WAIT, self.closes.lock().await.recv()).await;
+        next.expect("no close in time").expect("the fake stopped")
     }
 
     /// Whether a frame (heartbeats aside) arrives within `within`.
@@ -207,6 +220,7 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
     shared: Arc<Shared>,
     connections: mpsc::UnboundedSender<Connection>,
     requests: mpsc::UnboundedSender<(usize, RequestFrame)>,
+    closes: mpsc::UnboundedSender<(usize, Option<u16>)>,
 ) {
     let mut seen = None;
     let callback = |request: &Upgrade, response: Response| {
@@ -247,7 +261,17 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
     loop {
         tokio::select! {
             message = socket.next() => {
-                let Some(Ok(message)) = message else { return };
+                let message = match message {
+                    Some(Ok(Message::Close(frame))) => {
+                        let _ = closes.send((id, frame.map(|f| u16::from(f.code))));
+                        return;
+                    }
+                    Some(Ok(message)) => message,
+                    _ => {
+                        let _ = closes.send((id, None));
+                        return;
+                    }
+                };
                 let Message::Text(text) = message else { continue };
                 let frame = RequestFrame::decode(text.as_str()).expect("the SDK's frame decodes");
                 let answer = answer_for(&shared, &frame);
