@@ -2,6 +2,7 @@
 //! (`RUST_LOG`, default info); stdout has one line, `listening on HOST:PORT`, once the
 //! process is ready. Exits 0 when the game is over and ProcessEnding succeeded.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use gamelift_server_sdk::GameLiftServer;
@@ -12,6 +13,7 @@ use tokio::net::TcpListener;
 async fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
