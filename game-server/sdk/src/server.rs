@@ -22,8 +22,9 @@ use crate::process::ProcessParameters;
 use crate::{SDK_LANGUAGE, SDK_VERSION, heartbeat, sigv4, tls};
 
 /// A server SDK session: the connection to GameLift and the process's state. Cheap to
-/// clone (callbacks usually hold a clone); the connection closes on [`destroy`] or when
-/// the last clone is dropped.
+/// clone (callbacks usually hold a clone). The connection closes on [`destroy`], which
+/// also lets go of the callbacks (and the clones they hold), or when the last clone is
+/// dropped.
 ///
 /// [`destroy`]: GameLiftServer::destroy
 #[derive(Clone)]
@@ -175,6 +176,7 @@ impl GameLiftServer {
     /// `ProcessNotReady` or `NotConnected`.
     pub async fn destroy(&self) -> Result<()> {
         self.stop();
+        self.state().parameters = None;
         let _ = self.inner.commands.send(Command::Close);
         Ok(())
     }
