@@ -38,6 +38,10 @@ pub(crate) struct Inner {
     pub(crate) state: Mutex<State>,
     /// Requests that timed out in a row.
     timeouts: AtomicU32,
+    /// Held by `process_ready` from its request until the state says ready, and taken by
+    /// the push dispatcher for each push: a CreateGameSession sent right behind the
+    /// ActivateServerProcess answer is then handled as ready, not dropped.
+    activation: tokio::sync::Mutex<()>,
 }
 
 /// Timeouts in a row that make the SDK reconnect (Go `RequestTimeoutReconnectThreshold`).
@@ -114,6 +118,7 @@ impl GameLiftServer {
             config,
             state: Mutex::new(State::default()),
             timeouts: AtomicU32::new(0),
+            activation: tokio::sync::Mutex::new(()),
         });
         tokio::spawn(dispatch(Arc::downgrade(&inner), push_receiver));
         Ok(Self { inner })
@@ -132,6 +137,7 @@ impl GameLiftServer {
             // Go sends null when there are none.
             log_paths: Some(parameters.log_paths.clone()).filter(|paths| !paths.is_empty()),
         });
+        let _activation = self.inner.activation.lock().await;
         self.call::<Empty>(request, config.timing.activate_timeout)
             .await?;
         let health = parameters.on_health_check.clone();
@@ -284,6 +290,7 @@ async fn dispatch(inner: Weak<Inner>, mut pushes: mpsc::UnboundedReceiver<Push>)
     while let Some(push) = pushes.recv().await {
         let Some(inner) = inner.upgrade() else { return };
         let server = GameLiftServer { inner };
+        drop(server.inner.activation.lock().await);
         match push {
             Push::CreateGameSession(create) => server.on_create_game_session(create),
             Push::UpdateGameSession(update) => {

@@ -176,3 +176,34 @@ async fn given_a_callback_calling_the_sdk_before_its_future_when_a_game_session_
         Some("gsess-1")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn given_a_create_game_session_right_behind_the_activate_answer_when_pushed_then_it_is_not_lost()
+ {
+    let fake = FakeService::start().await;
+    let server = common::init(&fake).await;
+    fake.answer(
+        "ActivateServerProcess",
+        gamelift_server_sdk::testing::Answer::OkThenPush(
+            json!({}),
+            Push::CreateGameSession(gamelift_server_sdk::protocol::CreateGameSession {
+                game_session_id: "gsess-1".into(),
+                ..Default::default()
+            }),
+        ),
+    );
+    let (tx, mut started) = mpsc::unbounded_channel();
+    let handle = server.clone();
+    let parameters = ProcessParameters::new(7777).on_start_game_session(move |_| {
+        let server = handle.clone();
+        let tx = tx.clone();
+        async move {
+            let _ = tx.send(server.activate_game_session().await);
+        }
+    });
+    for _ in 0..50 {
+        // The race is between two tasks on two threads: try it a few times.
+        server.process_ready(parameters.clone()).await.unwrap();
+        assert_eq!(common::within(started.recv()).await.unwrap(), Ok(()));
+    }
+}

@@ -34,6 +34,9 @@ pub enum Answer {
     Frame(Value),
     /// No answer at all.
     Silent,
+    /// 200 with these result fields, and this push right behind it on the same socket
+    /// (the service placing a game session as soon as the process is ready).
+    OkThenPush(Value, Push),
 }
 
 /// An upgrade the fake accepted.
@@ -274,12 +277,12 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
                 };
                 let Message::Text(text) = message else { continue };
                 let frame = RequestFrame::decode(text.as_str()).expect("the SDK's frame decodes");
-                let answer = answer_for(&shared, &frame);
+                let answers = answer_for(&shared, &frame);
                 let _ = requests.send((id, frame));
-                if let Some(answer) = answer
-                    && socket.send(Message::text(answer)).await.is_err()
-                {
-                    return;
+                for answer in answers {
+                    if socket.send(Message::text(answer)).await.is_err() {
+                        return;
+                    }
                 }
             }
             control = control.recv() => match control {
@@ -297,7 +300,7 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
     }
 }
 
-fn answer_for(shared: &Shared, frame: &RequestFrame) -> Option<String> {
+fn answer_for(shared: &Shared, frame: &RequestFrame) -> Vec<String> {
     let action = frame.request.action();
     let id = frame.request_id.as_str();
     let answer = shared
@@ -308,16 +311,22 @@ fn answer_for(shared: &Shared, frame: &RequestFrame) -> Option<String> {
         .cloned()
         .unwrap_or_else(|| Answer::Ok(default_result(action)));
     match answer {
-        Answer::Ok(body) => Some(ResponseFrame::ok(action, id, body).to_text()),
+        Answer::Ok(body) => vec![ResponseFrame::ok(action, id, body).to_text()],
         Answer::Error(kind, message) => {
-            Some(ResponseFrame::error(action, id, kind, message).to_text())
+            vec![ResponseFrame::error(action, id, kind, message).to_text()]
         }
         Answer::Frame(mut frame) => {
             frame["Action"] = json!(action);
             frame["RequestId"] = json!(id);
-            Some(frame.to_string())
+            vec![frame.to_string()]
         }
-        Answer::Silent => None,
+        Answer::Silent => vec![],
+        Answer::OkThenPush(body, push) => {
+            vec![
+                ResponseFrame::ok(action, id, body).to_text(),
+                push.to_text(),
+            ]
+        }
     }
 }
 
