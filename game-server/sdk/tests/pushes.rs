@@ -186,10 +186,12 @@ async fn given_a_create_game_session_right_behind_the_activate_answer_when_pushe
         "ActivateServerProcess",
         gamelift_server_sdk::testing::Answer::OkThenPush(
             json!({}),
-            Push::CreateGameSession(gamelift_server_sdk::protocol::CreateGameSession {
-                game_session_id: "gsess-1".into(),
-                ..Default::default()
-            }),
+            Box::new(Push::CreateGameSession(
+                gamelift_server_sdk::protocol::CreateGameSession {
+                    game_session_id: "gsess-1".into(),
+                    ..Default::default()
+                },
+            )),
         ),
     );
     let (tx, mut started) = mpsc::unbounded_channel();

@@ -36,7 +36,7 @@ pub enum Answer {
     Silent,
     /// 200 with these result fields, and this push right behind it on the same socket
     /// (the service placing a game session as soon as the process is ready).
-    OkThenPush(Value, Push),
+    OkThenPush(Value, Box<Push>),
 }
 
 /// An upgrade the fake accepted.
