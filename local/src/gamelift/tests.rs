@@ -11,6 +11,7 @@ use super::*;
 use contracts::fixtures::placement_id;
 
 mod connections;
+mod processes;
 
 const QUEUE: &str = "default-queue";
 
