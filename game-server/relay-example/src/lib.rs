@@ -19,6 +19,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use gamelift_server_sdk::protocol::model::MatchmakerData;
 use gamelift_server_sdk::{
     DescribePlayerSessions, GameLiftError, GameLiftServer, ProcessParameters,
 };
@@ -112,14 +113,63 @@ impl Game {
     }
 }
 
+/// What the relay tells whoever runs it; the binary prints each on stdout, so a script
+/// or a test can follow the game without parsing logs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Announcement {
+    /// ProcessReady succeeded: players may connect here. `listening on HOST:PORT`.
+    Listening(SocketAddr),
+    /// A game session started (before ActivateGameSession): `game-session ARN`, then
+    /// `team NAME PLAYER…` for each team FlexMatch put in its matchmaker data.
+    GameSession {
+        id: String,
+        teams: Vec<(String, Vec<String>)>,
+    },
+}
+
+impl std::fmt::Display for Announcement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Listening(address) => write!(f, "listening on {address}"),
+            Self::GameSession { id, teams } => {
+                write!(f, "game-session {id}")?;
+                for (team, players) in teams {
+                    write!(f, "\nteam {team} {}", players.join(" "))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The teams of a game session's matchmaker data (none for a game not made by FlexMatch,
+/// or data that does not read, which is logged).
+fn teams(matchmaker_data: &str) -> Vec<(String, Vec<String>)> {
+    match MatchmakerData::parse(matchmaker_data) {
+        Ok(data) => data
+            .into_iter()
+            .flat_map(|data| data.teams)
+            .map(|team| {
+                let players = team.players.into_iter().map(|p| p.player_id).collect();
+                (team.name, players)
+            })
+            .collect(),
+        Err(error) => {
+            tracing::warn!(%error, "MatchmakerData does not read");
+            Vec::new()
+        }
+    }
+}
+
 /// Runs the game on `listener` with an initialised SDK: ProcessReady, players until the
-/// game is over, then ProcessEnding and Destroy. `ready` is told the address once
-/// ProcessReady succeeded. Returns why the game ended.
+/// game is over, then ProcessEnding and Destroy. `announce` is told the address once
+/// ProcessReady succeeded, and each game session as it starts. Returns why the game ended.
 pub async fn serve(
     listener: TcpListener,
     server: GameLiftServer,
-    ready: impl FnOnce(SocketAddr),
+    announce: impl Fn(Announcement) + Send + Sync + 'static,
 ) -> Result<Reason, GameLiftError> {
+    let announce = Arc::new(announce);
     let address = listener
         .local_addr()
         .map_err(|e| GameLiftError::Validation(format!("the listener has no address: {e}")))?;
@@ -131,9 +181,14 @@ pub async fn serve(
     });
     let activate = server.clone();
     let terminate = game.clone();
+    let started = announce.clone();
     let parameters = ProcessParameters::new(address.port())
         .on_start_game_session(move |session| {
             let server = activate.clone();
+            started(Announcement::GameSession {
+                id: session.game_session_id.clone(),
+                teams: teams(&session.matchmaker_data),
+            });
             async move {
                 tracing::info!(game_session_id = %session.game_session_id, "game session started");
                 if let Err(error) = server.activate_game_session().await {
@@ -147,7 +202,7 @@ pub async fn serve(
         })
         .on_health_check(|| async { true });
     server.process_ready(parameters).await?;
-    ready(address);
+    announce(Announcement::Listening(address));
 
     let mut players = JoinSet::new();
     let reason = loop {

@@ -1,6 +1,8 @@
 //! `relay-server`: the relay game server (see the library's docs). Logs go to stderr
-//! (`RUST_LOG`, default info); stdout has one line, `listening on HOST:PORT`, once the
-//! process is ready. Exits 0 when the game is over and ProcessEnding succeeded.
+//! (`RUST_LOG`, default info); stdout has the library's announcements, one a line:
+//! `listening on HOST:PORT` once the process is ready, `game-session ARN` (and `team NAME
+//! PLAYER…` for a FlexMatch game) as each game starts. Exits 0 when the game is over and
+//! ProcessEnding succeeded.
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -39,9 +41,7 @@ async fn run() -> Result<String, String> {
     let server = GameLiftServer::init_sdk_from_environment()
         .await
         .map_err(|e| format!("InitSDK: {e}"))?;
-    let ended = serve(listener, server, |address| {
-        println!("listening on {address}");
-    })
+    let ended = serve(listener, server, |announcement| println!("{announcement}"))
     .await
     .map_err(|e| e.to_string())?;
     Ok(ended)

@@ -9,7 +9,7 @@ use std::time::Duration;
 use gamelift_server_sdk::protocol::{CreateGameSession, Push, Request, TerminateProcess};
 use gamelift_server_sdk::testing::{Answer, FakeService};
 use gamelift_server_sdk::{Backoff, ErrorKind, GameLiftServer, ServerParameters, Timing};
-use relay_game_server::{Reason, Settings, serve};
+use relay_game_server::{Announcement, Reason, Settings, serve};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::net::TcpStream;
 use tokio::net::tcp::OwnedReadHalf;
@@ -50,8 +50,13 @@ async fn start(
         .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let (ready, address) = oneshot::channel();
-    let relay = tokio::spawn(serve(listener, server, move |address| {
-        let _ = ready.send(address);
+    let ready = std::sync::Mutex::new(Some(ready));
+    let relay = tokio::spawn(serve(listener, server, move |announcement| {
+        if let Announcement::Listening(address) = announcement {
+            if let Some(ready) = ready.lock().unwrap().take() {
+                let _ = ready.send(address);
+            }
+        }
     }));
     let address = address.await.unwrap();
     let Request::ActivateServerProcess(activate) = fake.next_request().await.request else {
