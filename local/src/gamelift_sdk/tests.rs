@@ -551,3 +551,84 @@ async fn given_the_generated_certificate_when_a_client_trusts_it_then_wss_serves
     );
     assert!(h.sim.snapshot().process("proc-tls").is_some());
 }
+
+/// One HTTP/1.1 request to the stack; the status and the JSON body.
+async fn http(addr: SocketAddr, method: &str, path: &str) -> (u16, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: 2\r\nConnection: close\r\n\r\n{{}}"
+    );
+    tcp.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    tcp.read_to_string(&mut response).await.unwrap();
+    let status = response[9..12].parse().unwrap();
+    let body = response.split_once("\r\n\r\n").unwrap().1;
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn given_the_whole_stack_when_a_game_server_joins_then_the_console_shows_it_and_its_actions_reach_it()
+ {
+    let mut settings = crate::Settings::default();
+    settings.gateway.port = 0;
+    settings.simulator.sim_fleet_servers = 0;
+    let stack = crate::start(settings).await.unwrap();
+    let endpoint = stack.game_server_endpoint().clone();
+    assert!(endpoint.ws_url.starts_with("ws://127.0.0.1:"));
+    assert!(endpoint.wss_url.starts_with("wss://127.0.0.1:"));
+    assert!(endpoint.certificate_path.exists());
+    assert_eq!(endpoint.fleet_id, "fleet-local");
+    let query = ConnectQuery {
+        process_id: "proc-console".into(),
+        sdk_language: Some("Go".into()),
+        sdk_version: Some("5.6.0".into()),
+        compute_id: Some(endpoint.host_id.clone()),
+        fleet_id: endpoint.fleet_id.clone(),
+        authorization: Some(endpoint.auth_token.clone()),
+        ..ConnectQuery::default()
+    };
+    let url = format!("{}/?{}", endpoint.ws_url, query.encode());
+    let mut gs = Client(tokio_tungstenite::connect_async(url).await.unwrap().0);
+    ok(
+        &gs.call("c1", activate(7777)).await,
+        "ActivateServerProcess",
+        "c1",
+    );
+
+    let addr = stack.addr();
+    let (status, processes) = http(addr, "GET", "/console/api/processes").await;
+    assert_eq!(status, 200);
+    assert_eq!(processes[0]["processId"], "proc-console");
+    assert_eq!(processes[0]["sdkLanguage"], "Go");
+    assert_eq!(processes[0]["computeId"], "local-compute");
+    assert_eq!(processes[0]["state"], "StandingBy");
+
+    let (status, _) = http(
+        addr,
+        "POST",
+        "/console/api/processes/proc-console/refresh-connection",
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(gs.push("RefreshConnection").await["AuthToken"].is_string());
+    let (status, _) = http(
+        addr,
+        "POST",
+        "/console/api/processes/proc-console/terminate",
+    )
+    .await;
+    assert_eq!(status, 200);
+    gs.push("TerminateProcess").await;
+    let (status, refused) = http(addr, "POST", "/console/api/processes/nobody/terminate").await;
+    assert_eq!(
+        (status, refused["error"].as_str()),
+        (404, Some("not_found"))
+    );
+    let (_, feed) = http(addr, "GET", "/console/api/feed?kind=gameServer").await;
+    assert!(feed.as_array().unwrap().len() >= 4, "{feed}");
+    let pem = endpoint.certificate_path.clone();
+    stack.shutdown().await;
+    assert!(!pem.exists(), "the certificate file is removed on shutdown");
+}
