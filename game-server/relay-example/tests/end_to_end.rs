@@ -236,6 +236,10 @@ async fn a_whole_game(stack: &TestStack, tls: bool) {
     assert_ne!(new_session, bob_session);
     let (mut bob_seat, again) = Seat::join(relay.port, &new_session).await;
     assert_eq!(again, "OK");
+    // His old player session is COMPLETED: reusing it is refused by GameLift itself.
+    let (_, stale) = Seat::join(relay.port, &bob_session).await;
+    assert!(stale.starts_with("REFUSED"), "{stale}");
+    assert!(stale.contains("COMPLETED"), "{stale}");
     bob_seat.say("back").await;
     assert_eq!(alice_seat.line().await, "bob: back");
 
