@@ -42,7 +42,7 @@ async fn run() -> Result<String, String> {
         .await
         .map_err(|e| format!("InitSDK: {e}"))?;
     let ended = serve(listener, server, |announcement| println!("{announcement}"))
-    .await
-    .map_err(|e| e.to_string())?;
+        .await
+        .map_err(|e| e.to_string())?;
     Ok(ended)
 }

@@ -46,20 +46,18 @@ struct Relay {
 }
 
 impl Relay {
-    /// Starts `relay-server` with the variables the stack's banner prints (over wss://
-    /// with `tls`, trusting the stack's certificate) and waits for `listening on`.
-    async fn start(endpoint: &GameServerEndpoint, tls: bool) -> Self {
+    /// Starts `relay-server` with the variables the README's command exports (the
+    /// console's `game-server-env`: over wss:// with `tls`, trusting the stack's
+    /// certificate) and waits for `listening on`.
+    async fn start(stack: &TestStack, tls: bool) -> Self {
         let mut command = Command::new(env!("CARGO_BIN_EXE_relay-server"));
         command
-            .envs(endpoint.env(&GameServerEndpoint::new_process_id(), tls))
+            .envs(game_server_env(stack, tls).await)
             .env("RELAY_PORT", "0")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .kill_on_drop(true);
-        if tls {
-            command.env("SSL_CERT_FILE", &endpoint.certificate_path);
-        }
         let mut child = command.spawn().expect("relay-server starts");
         let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
         let line = next_line(&mut stdout).await;
@@ -86,6 +84,45 @@ impl Relay {
             .expect("relay-server exits")
             .unwrap()
     }
+}
+
+/// `GET /console/api/game-server-env`: its `export NAME='value'` lines, read as a shell
+/// would.
+async fn game_server_env(stack: &TestStack, tls: bool) -> Vec<(String, String)> {
+    let address = stack.stack().addr();
+    let mut stream = TcpStream::connect(address).await.unwrap();
+    let request = format!(
+        "GET /console/api/game-server-env?tls={tls} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut stream, &mut raw)
+        .await
+        .unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let variables: Vec<(String, String)> = body
+        .lines()
+        .map(|line| {
+            let (name, value) = line
+                .strip_prefix("export ")
+                .and_then(|rest| rest.split_once('='))
+                .unwrap_or_else(|| panic!("not an export line: {line:?}"));
+            (name.to_owned(), value.trim_matches('\'').to_owned())
+        })
+        .collect();
+    let names: Vec<&str> = variables.iter().map(|(name, _)| name.as_str()).collect();
+    for expected in [
+        "GAMELIFT_SDK_WEBSOCKET_URL",
+        "GAMELIFT_SDK_FLEET_ID",
+        "GAMELIFT_SDK_HOST_ID",
+        "GAMELIFT_SDK_PROCESS_ID",
+        "GAMELIFT_SDK_AUTH_TOKEN",
+    ] {
+        assert!(names.contains(&expected), "{expected} in {body}");
+    }
+    assert_eq!(names.contains(&"SSL_CERT_FILE"), tls, "{body}");
+    variables
 }
 
 async fn next_line(lines: &mut Lines<BufReader<ChildStdout>>) -> String {
@@ -184,7 +221,7 @@ fn player_session(seat: &Value) -> String {
 /// forged and reused player session ids are refused; bob leaves and rejoins; alice ends
 /// the game and a rejoin is then `session_ended`.
 async fn a_whole_game(stack: &TestStack, tls: bool) {
-    let mut relay = Relay::start(stack.stack().game_server_endpoint(), tls).await;
+    let mut relay = Relay::start(stack, tls).await;
     let mut alice = online(stack, "alice").await;
     let mut bob = online(stack, "bob").await;
     let created = answer(&mut alice, "createParty", json!({"maxSize": 2})).await;
@@ -202,7 +239,9 @@ async fn a_whole_game(stack: &TestStack, tls: bool) {
         assert_eq!(placed["status"], "FULFILLED", "{placed}");
         assert_eq!(placed["gameSession"]["port"], relay.port, "{placed}");
     }
-    let arn = alice_placed["gameSession"]["gameSessionArn"].as_str().unwrap();
+    let arn = alice_placed["gameSession"]["gameSessionArn"]
+        .as_str()
+        .unwrap();
     assert_eq!(relay.line().await, format!("game-session {arn}"));
 
     // Both are accepted by the game server, and play.
@@ -252,8 +291,7 @@ async fn a_whole_game(stack: &TestStack, tls: bool) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn given_the_relay_on_the_memory_stack_when_a_party_plays_then_accepted_rejoined_and_ended()
-{
+async fn given_the_relay_on_the_memory_stack_when_a_party_plays_then_accepted_rejoined_and_ended() {
     let stack = TestStack::start_with(real_fleet_only).await;
     a_whole_game(&stack, false).await;
     stack.shutdown().await;
@@ -286,7 +324,7 @@ const DUEL: &str = r#"{
 }"#;
 
 async fn a_match(stack: &TestStack) {
-    let mut relay = Relay::start(stack.stack().game_server_endpoint(), false).await;
+    let mut relay = Relay::start(stack, false).await;
     let mut alice = online(stack, "alice").await;
     let mut bob = online(stack, "bob").await;
     for (client, skill) in [(&mut alice, 1000), (&mut bob, 1050)] {
@@ -366,8 +404,7 @@ async fn given_flexmatch_on_dynamodb_local_when_two_players_match_then_the_teams
 /// game session it is offered ends after the activation timeout and the placement tries
 /// again, until the queue's timeout: TIMED_OUT.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn given_a_game_server_that_never_activates_when_a_player_asks_then_pending_then_timed_out()
-{
+async fn given_a_game_server_that_never_activates_when_a_player_asks_then_pending_then_timed_out() {
     use gamelift_server_sdk::{GameLiftServer, ProcessParameters, ServerParameters};
     let stack = TestStack::start_with(|s| {
         real_fleet_only(s);
@@ -387,7 +424,10 @@ async fn given_a_game_server_that_never_activates_when_a_player_asks_then_pendin
     .await
     .unwrap();
     // No on_start_game_session: it never activates what it is given.
-    server.process_ready(ProcessParameters::new(7777)).await.unwrap();
+    server
+        .process_ready(ProcessParameters::new(7777))
+        .await
+        .unwrap();
 
     let mut alice = online(&stack, "alice").await;
     let ack = answer(&mut alice, "sessionPlacementRequest", json!({})).await;

@@ -128,6 +128,10 @@ pub fn router(console: Arc<Console>) -> Router {
         .route(&format!("{PATH}/api/events"), get(api::events))
         .route(&format!("{PATH}/api/state"), get(api::everything))
         .route(&format!("{PATH}/api/feed"), get(api::feed))
+        .route(
+            &format!("{PATH}/api/game-server-env"),
+            get(processes::game_server_env),
+        )
         .route(&format!("{PATH}/api/{{section}}"), get(api::section))
         .route(
             &format!("{PATH}/api/connections/{{id}}/drop"),

@@ -7,15 +7,17 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
+use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::Console;
 use super::actions::{Empty, accept, done};
 use super::api::{ApiError, error};
 use crate::gamelift::{PlayerSessionStatus, ProcessError};
+use crate::gamelift_sdk::GameServerEndpoint;
 
 /// `GET /console/api/processes`: one row per real process, newest last.
 pub fn section(console: &Console) -> Value {
@@ -111,4 +113,34 @@ fn refused(refusal: ProcessError) -> ApiError {
         return error(StatusCode::CONFLICT, "conflict", refusal.message);
     }
     error(StatusCode::NOT_FOUND, "not_found", refusal.message)
+}
+
+/// `?tls=true` asks for the `wss://` endpoint.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct EnvQuery {
+    #[serde(default)]
+    tls: bool,
+}
+
+/// `GET /console/api/game-server-env[?tls=true]`: what a game server exports to run on
+/// this stack, with a fresh process id, as shell lines; so one command starts one:
+/// `eval "$(curl -s …/game-server-env)" && ./my-server`.
+pub async fn game_server_env(
+    State(console): State<Arc<Console>>,
+    Query(query): Query<EnvQuery>,
+) -> Response {
+    let endpoint = console.game_servers.endpoint();
+    let mut variables = endpoint.env(&GameServerEndpoint::new_process_id(), query.tls);
+    if query.tls {
+        // Go (and this repository's Rust SDK) trust the self-signed certificate this way.
+        variables.push((
+            "SSL_CERT_FILE",
+            endpoint.certificate_path.display().to_string(),
+        ));
+    }
+    let lines: String = variables
+        .iter()
+        .map(|(name, value)| format!("export {name}='{}'\n", value.replace('\'', r"'\''")))
+        .collect();
+    ([(CONTENT_TYPE, "text/plain; charset=utf-8")], lines).into_response()
 }
