@@ -105,11 +105,12 @@ func main() {
 
 	// ProcessReady: ActivateServerProcess (model/request/activate_server_process.go), then
 	// a heartbeat at once and one every interval (server/server_state.go, startHealthCheck).
-	must(c.call("ActivateServerProcess", map[string]any{
-		"SdkVersion":  sdkVersion,
-		"SdkLanguage": sdkLanguage,
-		"Port":        *port,
-		"LogPaths":    []string{*logPath},
+	must(c.call(activateServerProcess{
+		message:     newMessage("ActivateServerProcess"),
+		SdkVersion:  sdkVersion,
+		SdkLanguage: sdkLanguage,
+		Port:        *port,
+		LogPaths:    []string{*logPath},
 	}, activateProcessTimeout, nil))
 	must(heartbeat(c))
 	milestone("process-ready")
@@ -136,7 +137,7 @@ func main() {
 			fail("waiting on stdin before ActivateGameSession: %v", err)
 		}
 	}
-	must(c.call("ActivateGameSession", map[string]any{"GameSessionId": arn}, serviceCallTimeout, nil))
+	must(c.call(activateGameSession{newMessage("ActivateGameSession"), arn}, serviceCallTimeout, nil))
 	milestone("game-session-active %s", arn)
 
 	// The players the service reserved seats for, found as a game server would without a
@@ -144,7 +145,7 @@ func main() {
 	reserved := waitForReserved(c, e, arn, *players, *wait)
 	var ids []string
 	for _, ps := range reserved {
-		must(c.call("AcceptPlayerSession", map[string]any{"GameSessionId": arn, "PlayerSessionId": ps.PlayerSessionID}, serviceCallTimeout, nil))
+		must(c.call(playerSessionRequest{newMessage("AcceptPlayerSession"), arn, ps.PlayerSessionID}, serviceCallTimeout, nil))
 		milestone("accepted %s", ps.PlayerSessionID)
 		ids = append(ids, ps.PlayerSessionID)
 	}
@@ -165,7 +166,7 @@ func main() {
 
 	// A seat is accepted once: the second time is refused with 400 (BadRequestException
 	// in common/errors.go) and an ErrorMessage.
-	err = c.call("AcceptPlayerSession", map[string]any{"GameSessionId": arn, "PlayerSessionId": ids[0]}, serviceCallTimeout, nil)
+	err = c.call(playerSessionRequest{newMessage("AcceptPlayerSession"), arn, ids[0]}, serviceCallTimeout, nil)
 	var refused *serviceError
 	if !errors.As(err, &refused) || refused.status != 400 {
 		fail("AcceptPlayerSession of an ACTIVE player session: want a 400 answer, got %v", err)
@@ -176,13 +177,13 @@ func main() {
 	pageThrough(c, arn, ids)
 
 	for _, id := range ids {
-		must(c.call("RemovePlayerSession", map[string]any{"GameSessionId": arn, "PlayerSessionId": id}, serviceCallTimeout, nil))
+		must(c.call(playerSessionRequest{newMessage("RemovePlayerSession"), arn, id}, serviceCallTimeout, nil))
 		milestone("removed %s", id)
 	}
 	expectStatuses(c, e, arn, ids, "COMPLETED")
 
 	var cert computeCertificate
-	must(c.call("GetComputeCertificate", nil, serviceCallTimeout, &cert))
+	must(c.call(bare{newMessage("GetComputeCertificate")}, serviceCallTimeout, &cert))
 	if cert.CertificatePath == "" || cert.ComputeName == "" {
 		fail("GetComputeCertificate: CertificatePath %q and ComputeName %q must both be set", cert.CertificatePath, cert.ComputeName)
 	}
@@ -190,9 +191,10 @@ func main() {
 
 	// No fleet role exists locally: a refusal the SDK surfaces. RoleSessionName defaults
 	// to <fleetId>-<hostId> (server/server_state.go, getFleetRoleCredentials).
-	err = c.call("GetFleetRoleCredentials", map[string]any{
-		"RoleArn":         "arn:aws:iam::123456789012:role/game-server",
-		"RoleSessionName": truncate(e.fleetID+"-"+e.hostID, 64),
+	err = c.call(getFleetRoleCredentials{
+		message:         newMessage("GetFleetRoleCredentials"),
+		RoleArn:         "arn:aws:iam::123456789012:role/game-server",
+		RoleSessionName: truncate(e.fleetID+"-"+e.hostID, 64),
 	}, serviceCallTimeout, nil)
 	if !errors.As(err, &refused) || refused.status < 400 || refused.status > 499 {
 		fail("GetFleetRoleCredentials: want a 4xx refusal, got %v", err)
@@ -209,7 +211,7 @@ func main() {
 
 	// ProcessEnding sends TerminateServerProcess; Destroy closes with no close frame.
 	ending.Store(true)
-	must(c.call("TerminateServerProcess", nil, serviceCallTimeout, nil))
+	must(c.call(bare{newMessage("TerminateServerProcess")}, serviceCallTimeout, nil))
 	milestone("process-ending")
 	c.drop()
 	milestone("done")
@@ -222,7 +224,7 @@ func must(err error) {
 }
 
 func heartbeat(c *sdkConn) error {
-	return c.call("HeartbeatServerProcess", map[string]any{"HealthStatus": true}, serviceCallTimeout, nil)
+	return c.call(heartbeatServerProcess{newMessage("HeartbeatServerProcess"), true}, serviceCallTimeout, nil)
 }
 
 // heartbeats mirrors server/server_state.go (startHealthCheck, getNextHealthCheckIntervalSeconds):
@@ -256,16 +258,17 @@ func decode(raw []byte, into any, what string) {
 	}
 }
 
-func describe(c *sdkConn, fields map[string]any) describeResult {
+func describe(c *sdkConn, req describePlayerSessions) describeResult {
+	req.message = newMessage("DescribePlayerSessions")
 	var r describeResult
-	must(c.call("DescribePlayerSessions", fields, serviceCallTimeout, &r))
+	must(c.call(req, serviceCallTimeout, &r))
 	return r
 }
 
 func waitForReserved(c *sdkConn, e env, arn string, players int, wait time.Duration) []playerSession {
 	deadline := time.Now().Add(wait)
 	for {
-		r := describe(c, map[string]any{"GameSessionId": arn, "PlayerSessionStatusFilter": "RESERVED"})
+		r := describe(c, describePlayerSessions{GameSessionID: arn, PlayerSessionStatusFilter: "RESERVED"})
 		for _, ps := range r.PlayerSessions {
 			checkPlayerSession(ps, e, arn, "RESERVED")
 		}
@@ -290,8 +293,8 @@ func checkPlayerSession(ps playerSession, e env, arn, status string) {
 
 // expectStatuses checks ids have status, both unfiltered and with the status filter.
 func expectStatuses(c *sdkConn, e env, arn string, ids []string, status string) {
-	all := describe(c, map[string]any{"GameSessionId": arn})
-	filtered := describe(c, map[string]any{"GameSessionId": arn, "PlayerSessionStatusFilter": status})
+	all := describe(c, describePlayerSessions{GameSessionID: arn})
+	filtered := describe(c, describePlayerSessions{GameSessionID: arn, PlayerSessionStatusFilter: status})
 	for _, id := range ids {
 		for name, r := range map[string]describeResult{"unfiltered": all, status: filtered} {
 			i := slices.IndexFunc(r.PlayerSessions, func(ps playerSession) bool { return ps.PlayerSessionID == id })
@@ -307,15 +310,11 @@ func expectStatuses(c *sdkConn, e env, arn string, ids []string, status string) 
 // pageThrough reads the game's player sessions one per page with Limit and NextToken and
 // checks the pages add up to the unpaged answer.
 func pageThrough(c *sdkConn, arn string, ids []string) {
-	whole := describe(c, map[string]any{"GameSessionId": arn}).PlayerSessions
+	whole := describe(c, describePlayerSessions{GameSessionID: arn}).PlayerSessions
 	var paged []string
 	token := ""
 	for range len(whole) + 2 {
-		fields := map[string]any{"GameSessionId": arn, "Limit": 1}
-		if token != "" {
-			fields["NextToken"] = token
-		}
-		r := describe(c, fields)
+		r := describe(c, describePlayerSessions{GameSessionID: arn, Limit: 1, NextToken: token})
 		if len(r.PlayerSessions) > 1 {
 			fail("DescribePlayerSessions Limit 1 answered %d player sessions", len(r.PlayerSessions))
 		}

@@ -237,17 +237,12 @@ func (c *sdkConn) deliver(a answer) {
 	waiting <- a
 }
 
-// call sends {"Action", "RequestId": UUIDv4, fields...} (model/message/message.go,
-// NewMessage) and waits for its answer as server/internal/websocket_client.go
+// call sends req and waits for its answer as server/internal/websocket_client.go
 // (HandleRequest) does. Error answers come back as *serviceError; result, when not nil,
 // receives the answer's fields.
-func (c *sdkConn) call(action string, fields map[string]any, timeout time.Duration, result any) error {
-	id := uuid.New().String()
-	frame := map[string]any{"Action": action, "RequestId": id}
-	for k, v := range fields {
-		frame[k] = v
-	}
-	data, err := json.Marshal(frame)
+func (c *sdkConn) call(req request, timeout time.Duration, result any) error {
+	id, action := req.header().RequestID, req.header().Action
+	data, err := json.Marshal(req)
 	if err != nil {
 		return err
 	}
