@@ -154,10 +154,8 @@ func main() {
 		// A network loss mid-game: the socket ends with no close frame, the SDK dials the
 		// same URL again and does not activate again (server/internal/transport/websocket.go,
 		// readProcess → handleNetworkInterrupt → Reconnect). The service must keep the game.
-		c.drop()
 		milestone("dropped")
-		time.Sleep(500 * time.Millisecond)
-		if err := c.reconnect(); err != nil {
+		if err := c.dropAndReconnect(500 * time.Millisecond); err != nil {
 			fail("reconnecting with the same URL: %v", err)
 		}
 		must(heartbeat(c))
@@ -211,6 +209,7 @@ func main() {
 
 	// ProcessEnding sends TerminateServerProcess; Destroy closes with no close frame.
 	ending.Store(true)
+	c.ending.Store(true)
 	must(c.call(bare{newMessage("TerminateServerProcess")}, serviceCallTimeout, nil))
 	milestone("process-ending")
 	c.drop()
@@ -238,8 +237,13 @@ func heartbeats(c *sdkConn, ending *atomic.Bool) {
 		if ending.Load() {
 			return
 		}
-		if err := heartbeat(c); err != nil && !ending.Load() {
+		// A refusal is a finding; a lost answer (the socket dropped under it) is only
+		// logged, as server/server_state.go (heartbeatServerProcess) does.
+		var refused *serviceError
+		if err := heartbeat(c); errors.As(err, &refused) && !ending.Load() {
 			fail("%v", err)
+		} else if err != nil {
+			logf("heartbeat not answered: %v", err)
 		}
 	}
 }

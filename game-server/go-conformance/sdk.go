@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -57,14 +58,14 @@ func readEnv() (env, error) {
 		authToken:    os.Getenv("GAMELIFT_SDK_AUTH_TOKEN"),
 	}
 	var missing []string
-	for name, value := range map[string]string{
-		"GAMELIFT_SDK_WEBSOCKET_URL": e.websocketURL,
-		"GAMELIFT_SDK_PROCESS_ID":    e.processID,
-		"GAMELIFT_SDK_HOST_ID":       e.hostID,
-		"GAMELIFT_SDK_FLEET_ID":      e.fleetID,
+	for _, v := range []struct{ name, value string }{
+		{"GAMELIFT_SDK_WEBSOCKET_URL", e.websocketURL},
+		{"GAMELIFT_SDK_PROCESS_ID", e.processID},
+		{"GAMELIFT_SDK_HOST_ID", e.hostID},
+		{"GAMELIFT_SDK_FLEET_ID", e.fleetID},
 	} {
-		if value == "" {
-			missing = append(missing, name)
+		if v.value == "" {
+			missing = append(missing, v.name)
 		}
 	}
 	if len(missing) > 0 {
@@ -137,6 +138,7 @@ type sdkConn struct {
 
 	pushes chan answer
 	fatal  func(format string, args ...any)
+	ending atomic.Bool // ProcessEnding sent: a close from the service is expected
 }
 
 func dial(rawURL string, fatal func(string, ...any)) (*sdkConn, error) {
@@ -159,25 +161,34 @@ func dial(rawURL string, fatal func(string, ...any)) (*sdkConn, error) {
 	return c, nil
 }
 
-// connect opens a socket on c.url. The SDK retries a refused upgrade for about three
-// minutes (server/internal/transport/websocket.go, Connect); here a refusal is a finding,
-// so it is reported at once, with the service's body.
+// connect opens the first socket on c.url.
 func (c *sdkConn) connect() error {
 	logf("dialling %s", c.url)
-	ws, resp, err := c.dialer.Dial(c.url, http.Header{"User-Agent": []string{userAgent}})
+	ws, err := c.open()
 	if err != nil {
-		if resp != nil {
-			body := make([]byte, 512)
-			n, _ := resp.Body.Read(body)
-			return fmt.Errorf("upgrade refused: %s: %s", resp.Status, body[:n])
-		}
-		return fmt.Errorf("upgrade failed: %w", err)
+		return err
 	}
 	c.writeMu.Lock()
 	c.ws = ws
 	c.writeMu.Unlock()
 	go c.read(ws)
 	return nil
+}
+
+// open dials c.url once. The SDK retries a refused upgrade for about three minutes
+// (server/internal/transport/websocket.go, Connect); here a refusal is a finding, so it is
+// reported at once, with the service's body.
+func (c *sdkConn) open() (*websocket.Conn, error) {
+	ws, resp, err := c.dialer.Dial(c.url, http.Header{"User-Agent": []string{userAgent}})
+	if err != nil {
+		if resp != nil {
+			body := make([]byte, 512)
+			n, _ := resp.Body.Read(body)
+			return nil, fmt.Errorf("upgrade refused: %s: %s", resp.Status, body[:n])
+		}
+		return nil, fmt.Errorf("upgrade failed: %w", err)
+	}
+	return ws, nil
 }
 
 // read mirrors server/internal/transport/websocket.go (readProcess): text frames only,
@@ -189,10 +200,12 @@ func (c *sdkConn) read(ws *websocket.Conn) {
 			c.writeMu.Lock()
 			current := c.ws == ws
 			c.writeMu.Unlock()
-			if current {
+			// Once ProcessEnding is sent the service may close; before that, a close it
+			// makes would send the SDK into reconnecting, which this game does not expect.
+			if current && !c.ending.Load() {
 				c.fatal("the service closed the socket: %v", err)
 			}
-			return // a socket this process dropped on purpose
+			return // a socket this process dropped on purpose, or the end
 		}
 		if kind != websocket.TextMessage {
 			logf("<- non-text frame ignored (as the SDK does)")
@@ -308,9 +321,9 @@ func (c *sdkConn) nextPush(action string, timeout time.Duration) answer {
 }
 
 // drop ends the socket without a close frame, as server/internal/transport/websocket.go
-// (closeConnection → gorilla's Conn.Close) does on Destroy and on a reconnect: the
-// service sees 1006.
+// (closeConnection → gorilla's Conn.Close) does on Destroy: the service sees 1006.
 func (c *sdkConn) drop() {
+	c.ending.Store(true)
 	c.writeMu.Lock()
 	ws := c.ws
 	c.ws = nil
@@ -320,10 +333,23 @@ func (c *sdkConn) drop() {
 	}
 }
 
-// reconnect dials the same URL again (same query, same IdempotencyToken) and does not
-// send ActivateServerProcess again: server/internal/transport/websocket.go (Reconnect).
-func (c *sdkConn) reconnect() error {
-	return c.connect()
+// dropAndReconnect loses the socket as a network cut would (no close frame), then dials
+// the same URL again (same query, same IdempotencyToken) and does not send
+// ActivateServerProcess again: server/internal/transport/websocket.go (readProcess →
+// handleNetworkInterrupt → Reconnect). As there, writes wait on the write lock meanwhile.
+func (c *sdkConn) dropAndReconnect(gap time.Duration) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_ = c.ws.Close()
+	time.Sleep(gap)
+	logf("dialling %s", c.url)
+	ws, err := c.open()
+	if err != nil {
+		return err
+	}
+	c.ws = ws
+	go c.read(ws)
+	return nil
 }
 
 func logf(format string, args ...any) {
