@@ -133,7 +133,7 @@ run_step "cargo fmt --check" cargo fmt --all -- --check
 run_step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
 run_step "no unused dependencies" "$VENV_DIR/bin/python" scripts/check-unused-deps.py
 run_step "production files within 500 lines" "$VENV_DIR/bin/python" scripts/check-file-sizes.py
-run_step "Go game server (gofmt, go vet)" go_conformance_checks
+run_step "Go game server (gofmt, go vet, go test)" go_conformance_checks
 
 cargo_args=(test --locked)
 selects_packages "$@" || cargo_args+=(--workspace)
