@@ -109,8 +109,11 @@ func main() {
 		message:     newMessage("ActivateServerProcess"),
 		SdkVersion:  sdkVersion,
 		SdkLanguage: sdkLanguage,
-		Port:        *port,
-		LogPaths:    []string{*logPath},
+		// server/server_state.go (processReady): the tool's name and version when set.
+		SdkToolName:    os.Getenv("GAMELIFT_SDK_TOOL_NAME"),
+		SdkToolVersion: os.Getenv("GAMELIFT_SDK_TOOL_VERSION"),
+		Port:           *port,
+		LogPaths:       []string{*logPath},
 	}, activateProcessTimeout, nil))
 	must(heartbeat(c))
 	milestone("process-ready")
