@@ -1,6 +1,7 @@
 //! What `cargo run -p local` prints once it listens: where to connect and how the stack
 //! is set up, a line each (every setting, with where it came from: `RUST_LOG=debug`).
 
+use crate::gamelift_sdk::GameServerEndpoint;
 use crate::settings::{AuthMode, Settings};
 use crate::stack::RunningStack;
 
@@ -56,6 +57,28 @@ pub fn banner(settings: &Settings, stack: &RunningStack) -> Vec<String> {
     if let Ok(Some(flexmatch)) = settings.flexmatch_settings() {
         lines.insert(7, format!("FlexMatch sim:   {}", flexmatch.summary()));
     }
+    lines.extend(game_server_lines(stack.game_server_endpoint()));
+    lines
+}
+
+/// What a game server on GameLift's server SDK 5 exports to join the fleet (a fresh
+/// example process id: one per process), and the certificate wss:// serves.
+fn game_server_lines(endpoint: &GameServerEndpoint) -> Vec<String> {
+    let mut lines = vec![format!(
+        "game servers:    {} and {} (GameLift server SDK 5); to run one here, export:",
+        endpoint.ws_url, endpoint.wss_url
+    )];
+    let process_id = GameServerEndpoint::new_process_id();
+    lines.extend(
+        endpoint
+            .env(&process_id, false)
+            .into_iter()
+            .map(|(name, value)| format!("  export {name}={value}")),
+    );
+    let pem = endpoint.certificate_path.display();
+    lines.push(format!(
+        "certificate:     {pem} (wss://, self-signed; Go: export SSL_CERT_FILE={pem})"
+    ));
     lines
 }
 
@@ -77,9 +100,10 @@ mod tests {
         let lines = banner(&settings, &stack);
         let port = stack.addr().port();
         let backend = stack.backend_api_url();
+        let endpoint = stack.game_server_endpoint().clone();
         stack.shutdown().await;
         assert_eq!(
-            lines,
+            lines[..9],
             [
                 format!("WebSocket API:   ws://127.0.0.1:{port}/Test"),
                 format!(
@@ -101,6 +125,38 @@ mod tests {
                      then send {{\"route\":\"resume\"}}"
                 ),
             ]
+        );
+        let game_servers = &lines[9..];
+        assert_eq!(
+            game_servers[0],
+            format!(
+                "game servers:    {} and {} (GameLift server SDK 5); to run one here, export:",
+                endpoint.ws_url, endpoint.wss_url
+            )
+        );
+        for expected in [
+            format!("  export GAMELIFT_SDK_WEBSOCKET_URL={}", endpoint.ws_url),
+            "  export GAMELIFT_SDK_FLEET_ID=fleet-local".to_owned(),
+            "  export GAMELIFT_SDK_HOST_ID=local-compute".to_owned(),
+            format!("  export GAMELIFT_SDK_AUTH_TOKEN={}", endpoint.auth_token),
+        ] {
+            assert!(
+                game_servers.contains(&expected),
+                "{expected} in {game_servers:?}"
+            );
+        }
+        assert!(
+            game_servers
+                .iter()
+                .any(|line| line.starts_with("  export GAMELIFT_SDK_PROCESS_ID=")),
+            "{game_servers:?}"
+        );
+        let pem = endpoint.certificate_path.display();
+        assert_eq!(
+            game_servers.last().unwrap(),
+            &format!(
+                "certificate:     {pem} (wss://, self-signed; Go: export SSL_CERT_FILE={pem})"
+            )
         );
     }
 

@@ -20,7 +20,8 @@
 //! file, like `sam local invoke`), [`sam_env`] (what the real `sam local invoke` gives a
 //! function with `local/sam-env.json`), [`management`] (the `@connections` API), [`auth`] (the
 //! `$connect` authorizer), [`storage`], [`stream`] (the Messages stream feeding
-//! `on-message-inserted`, in memory or from DynamoDB Streams), [`gamelift`] (the GameLift simulator) and [`placement_events`]
+//! `on-message-inserted`, in memory or from DynamoDB Streams), [`gamelift`] (the GameLift simulator), [`gamelift_sdk`] (its server SDK 5
+//! WebSocket, for real game servers) and [`placement_events`]
 //! (its SNS topic → `on-placement-event`), [`stack`] (assembly, start, shutdown),
 //! [`template`] (template.yaml as JSON), [`integration`] (routes API Gateway serves
 //! without a function: the heartbeat's DynamoDB integration, from its mapping templates),
@@ -35,6 +36,7 @@ pub mod banner;
 pub mod console;
 pub mod flexmatch;
 pub mod gamelift;
+pub mod gamelift_sdk;
 pub mod gateway;
 pub mod ids;
 pub mod integration;

@@ -21,6 +21,8 @@ pub enum StartError {
     Storage(#[from] StoreError),
     #[error("cannot consume the Messages stream")]
     Stream(#[from] StreamError),
+    #[error(transparent)]
+    Certificate(#[from] crate::gamelift_sdk::tls::CertificateError),
     #[error("cannot listen on {addr}")]
     Bind {
         addr: SocketAddr,

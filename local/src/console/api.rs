@@ -119,7 +119,7 @@ fn parse_kind(raw: &str) -> Result<FeedKind, ApiError> {
             "bad_request",
             format!(
                 "kind {raw:?} is not one of frameIn, frameOut, connected, disconnected, sns, \
-                 eventBridge, stream, console"
+                 eventBridge, stream, console, gameServer"
             ),
         )
     })

@@ -42,6 +42,9 @@ pub enum FeedKind {
     Stream,
     /// Something done from the console (a dropped connection, a fault).
     Console,
+    /// A game server on the server SDK 5 WebSocket: its frames, the answers and pushes,
+    /// refused upgrades (`local::gamelift_sdk`).
+    GameServer,
 }
 
 /// One entry of the feed.

@@ -37,6 +37,7 @@ use tokio::sync::watch;
 pub use feed::{FeedEvent, FeedKind, Hub};
 
 use crate::gamelift::Simulator;
+use crate::gamelift_sdk::GameServers;
 use crate::gateway::registry::ConnectionRegistry;
 use crate::routes::Dependencies;
 use crate::settings::Settings;
@@ -53,6 +54,8 @@ pub struct Console {
     pub parties: Arc<dyn PartyReader>,
     pub clock: Arc<dyn Clock>,
     pub simulator: Arc<Simulator>,
+    /// The server SDK 5 endpoint (TerminateProcess, RefreshConnection).
+    pub game_servers: Arc<GameServers>,
     /// The `stack` section: stage, auth mode, presence knobs, storage.
     pub info: Value,
     /// Turns true when the stack shuts down: open live streams end (or the server would
@@ -68,6 +71,7 @@ impl Console {
         registry: Arc<ConnectionRegistry>,
         dependencies: &Dependencies,
         simulator: Arc<Simulator>,
+        game_servers: Arc<GameServers>,
         info: Value,
         shutdown: watch::Receiver<bool>,
     ) -> Arc<Self> {
@@ -79,6 +83,7 @@ impl Console {
             parties: dependencies.stores.party_reader(),
             clock: dependencies.clock.clone(),
             simulator,
+            game_servers,
             info,
             shutdown,
         })

@@ -12,6 +12,10 @@ use tokio::time::Instant;
 use super::events::{EventPlayer, EventTicket, GameSessionInfo};
 use super::matcher::{self, PoolTicket};
 use super::{FlexMatch, Proposal, Stage, State, Ticket};
+use gamelift_server_protocol::model::{
+    MatchmakerAttribute, MatchmakerData, MatchmakerPlayer, MatchmakerTeam,
+};
+
 use crate::gamelift::{DesiredPlayer, GroupPlacementRequest, PlacementStatus};
 
 impl FlexMatch {
@@ -79,13 +83,46 @@ impl FlexMatch {
         proposal.deadline = None;
         let members = proposal.tickets.clone();
         let mut players = Vec::new();
+        let mut teams: Vec<MatchmakerTeam> = Vec::new();
         for ticket in state.tickets.iter_mut().filter(|t| members.contains(&t.id)) {
             ticket.stage = Stage::Placing(match_id.to_owned());
             players.extend(ticket.players.iter().map(|p| DesiredPlayer {
                 player_id: p.player_id.clone(),
                 player_data: None,
             }));
+            for player in &ticket.players {
+                let name = player.team.clone().unwrap_or_default();
+                let position = match teams.iter().position(|team| team.name == name) {
+                    Some(position) => position,
+                    None => {
+                        teams.push(MatchmakerTeam {
+                            name,
+                            players: Vec::new(),
+                        });
+                        teams.len() - 1
+                    }
+                };
+                teams[position].players.push(MatchmakerPlayer {
+                    player_id: player.player_id.as_str().to_owned(),
+                    attributes: player
+                        .pool
+                        .attributes
+                        .iter()
+                        .filter_map(|(name, value)| {
+                            Some((name.clone(), matchmaker_attribute(value)?))
+                        })
+                        .collect(),
+                });
+            }
         }
+        // What a game server reads in CreateGameSession's MatchmakerData.
+        let matchmaker_data = MatchmakerData {
+            match_id: match_id.to_owned(),
+            matchmaking_configuration_arn: self.configuration_arn.clone(),
+            teams,
+            auto_backfill_ticket_id: None,
+            auto_backfill_mode: None,
+        };
         let placement = PlacementId::parse(match_id)
             .map_err(|e| e.to_string())
             .and_then(|id| {
@@ -95,6 +132,7 @@ impl FlexMatch {
                         queue: self.settings.queue.clone(),
                         max_players: self.settings.rule_set.max_players(),
                         players,
+                        matchmaker_data: Some(matchmaker_data),
                     })
                     .map(|()| id)
                     .map_err(|e| e.to_string())
@@ -290,5 +328,26 @@ impl FlexMatch {
                 json!({"estimatedWaitMillis": "NOT_AVAILABLE"}),
             );
         }
+    }
+}
+
+/// A player attribute as matchmaker data types it (the rule set's number, string, list
+/// of strings or map of numbers); anything else is left out.
+fn matchmaker_attribute(value: &serde_json::Value) -> Option<MatchmakerAttribute> {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) => n.as_f64().map(MatchmakerAttribute::Double),
+        Value::String(s) => Some(MatchmakerAttribute::String(s.clone())),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()
+            .map(MatchmakerAttribute::StringList),
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| Some((k.clone(), v.as_f64()?)))
+            .collect::<Option<_>>()
+            .map(MatchmakerAttribute::StringDoubleMap),
+        _ => None,
     }
 }

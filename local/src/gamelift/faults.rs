@@ -57,6 +57,7 @@ mod tests {
                 player_id: PlayerId::parse("alice").unwrap(),
                 player_data: None,
             }],
+            matchmaker_data: None,
         }
     }
 

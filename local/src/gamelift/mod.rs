@@ -45,12 +45,20 @@
 //!   NotFound, more than 25 players → InvalidRequest, the `failConnectionDetails` fault →
 //!   Unavailable (throttled). Calls are counted ([`Snapshot::connection_details_calls`]).
 //!
+//! - Real processes (`local::gamelift_sdk`: game servers on the server SDK 5 WebSocket)
+//!   join the fleet on ActivateServerProcess and are placed on first; their game session
+//!   is ACTIVATING until ActivateGameSession (the placement PENDING until then), TERMINATED
+//!   after `SIM_GAME_SESSION_ACTIVATION_SECONDS` (the placement tries again), and ends
+//!   only when the process ends (ProcessEnding, unhealthy past the grace, or gone past
+//!   the reconnect window): see `state::processes`.
+//!
 //! Time is tokio's: tests run the whole lifecycle in a blink with
 //! `#[tokio::test(start_paused = true)]`. Event timestamps are the wall clock at start
 //! plus simulated time since.
 
 mod events;
 mod faults;
+mod processes;
 mod settings;
 mod state;
 
@@ -78,7 +86,8 @@ pub use settings::*;
 pub use state::{
     DesiredPlayer, Faults, GameSessionStatus, GameSessionView, GroupPlacementRequest,
     PlacementStatus, PlacementView, PlayerConnectionView, PlayerSessionStatus, PlayerSessionView,
-    RELAY_IPS, ServerState, ServerView, Snapshot,
+    ProcessError, ProcessRegistration, ProcessView, RELAY_IPS, ServerState, ServerView, Snapshot,
+    Socket,
 };
 
 use state::State;
@@ -182,7 +191,7 @@ impl Simulator {
     /// The player left or dropped (server SDK RemovePlayerSession): COMPLETED, never to
     /// be reused, as in GameLift.
     pub fn remove_player_session(&self, player_session_id: &str) -> Result<(), GameLiftError> {
-        self.with_state(|state, _| state.remove_player_session(player_session_id))
+        self.with_state(|state, now| state.remove_player_session(now, player_session_id))
     }
 
     /// Ends a game now (TerminateGameSession), by ARN or id; its server then shuts down
@@ -263,6 +272,7 @@ impl PlacementStarter for Simulator {
                         .flatten(),
                 })
                 .collect(),
+            matchmaker_data: None,
         })
     }
 }

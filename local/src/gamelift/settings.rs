@@ -42,6 +42,27 @@ pub const DEFAULT_TOPIC_NAME: &str = "gamelift-placement-events";
 /// minutes" (ddos-protection-integrate.html); a few seconds let tests see one expire.
 pub const DEFAULT_PLAYER_GATEWAY_TOKEN_SECONDS: u64 = 600;
 pub const PLAYER_GATEWAY_TOKEN_SECONDS_RANGE: RangeInclusive<u64> = 1..=86_400;
+/// How long a real process has to call ActivateGameSession (GameLift's
+/// RuntimeConfiguration.GameSessionActivationTimeoutSeconds, 1-600; the API reference
+/// states no default). 30 s: half the local queue's timeout, so a placement on a game
+/// server that never activates is retried once before it is TIMED_OUT, yet long enough
+/// for a game server to load its level on a laptop.
+pub const DEFAULT_GAME_SESSION_ACTIVATION_SECONDS: u64 = 30;
+pub const GAME_SESSION_ACTIVATION_SECONDS_RANGE: RangeInclusive<u64> = 1..=600;
+/// The SDKs send a heartbeat every 60 s (± 10 s of jitter); three missed make a process
+/// unhealthy. Tests set it in milliseconds.
+pub const DEFAULT_HEARTBEAT_INTERVAL_MS: u64 = 60_000;
+pub const HEARTBEAT_INTERVAL_MS_RANGE: RangeInclusive<u64> = 10..=3_600_000;
+/// Heartbeats missed (or reported unhealthy) in a row that make a process unhealthy.
+pub const UNHEALTHY_AFTER_HEARTBEATS: u32 = 3;
+/// After TerminateProcess GameLift waits five minutes for ProcessEnding
+/// (gamelift-sdk-interactions.html, "Responding to a shutdown request").
+pub const DEFAULT_TERMINATION_GRACE_SECONDS: u64 = 300;
+pub const TERMINATION_GRACE_SECONDS_RANGE: RangeInclusive<u64> = 1..=3_600;
+/// How long a real process whose socket dropped keeps its games: the Go SDK keeps
+/// reconnecting for about three minutes, so five cover its retries.
+pub const DEFAULT_RECONNECT_WINDOW_SECONDS: u64 = 300;
+pub const RECONNECT_WINDOW_SECONDS_RANGE: RangeInclusive<u64> = 1..=86_400;
 
 /// How the simulated fleet, queue and SNS topic behave.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,6 +112,17 @@ pub struct SimulatorSettings {
     pub player_gateway: PlayerGateway,
     /// `SIM_PLAYER_GATEWAY_TOKEN_SECONDS`: a token expires this long after it was given.
     pub player_gateway_token: Duration,
+    /// `SIM_GAME_SESSION_ACTIVATION_SECONDS`: a real process's game session not activated
+    /// within this is TERMINATED and its placement tried again.
+    pub game_session_activation: Duration,
+    /// `SIM_HEARTBEAT_INTERVAL_MS`: a real process missing three of these is unhealthy.
+    pub heartbeat_interval: Duration,
+    /// `SIM_TERMINATION_GRACE_SECONDS`: after TerminateProcess, how long a real process
+    /// has to call ProcessEnding before it is taken out.
+    pub termination_grace: Duration,
+    /// `SIM_RECONNECT_WINDOW_SECONDS`: how long a real process whose socket dropped keeps
+    /// its games.
+    pub reconnect_window: Duration,
 }
 
 impl Default for SimulatorSettings {
@@ -115,6 +147,10 @@ impl Default for SimulatorSettings {
             topic_name: DEFAULT_TOPIC_NAME.into(),
             player_gateway: PlayerGateway::Disabled,
             player_gateway_token: Duration::from_secs(DEFAULT_PLAYER_GATEWAY_TOKEN_SECONDS),
+            game_session_activation: Duration::from_secs(DEFAULT_GAME_SESSION_ACTIVATION_SECONDS),
+            heartbeat_interval: Duration::from_millis(DEFAULT_HEARTBEAT_INTERVAL_MS),
+            termination_grace: Duration::from_secs(DEFAULT_TERMINATION_GRACE_SECONDS),
+            reconnect_window: Duration::from_secs(DEFAULT_RECONNECT_WINDOW_SECONDS),
         }
     }
 }
@@ -168,6 +204,21 @@ impl SimulatorSettings {
                 self.player_gateway_token,
                 PLAYER_GATEWAY_TOKEN_SECONDS_RANGE,
             ),
+            (
+                "SIM_GAME_SESSION_ACTIVATION_SECONDS",
+                self.game_session_activation,
+                GAME_SESSION_ACTIVATION_SECONDS_RANGE,
+            ),
+            (
+                "SIM_TERMINATION_GRACE_SECONDS",
+                self.termination_grace,
+                TERMINATION_GRACE_SECONDS_RANGE,
+            ),
+            (
+                "SIM_RECONNECT_WINDOW_SECONDS",
+                self.reconnect_window,
+                RECONNECT_WINDOW_SECONDS_RANGE,
+            ),
         ] {
             if !range.contains(&value.as_secs()) {
                 problems.push(format!(
@@ -176,6 +227,13 @@ impl SimulatorSettings {
                     whole_number(&range, Some("seconds"))
                 ));
             }
+        }
+        let heartbeat = u64::try_from(self.heartbeat_interval.as_millis()).unwrap_or(u64::MAX);
+        if !HEARTBEAT_INTERVAL_MS_RANGE.contains(&heartbeat) {
+            problems.push(format!(
+                "SIM_HEARTBEAT_INTERVAL_MS={heartbeat} is not {}",
+                whole_number(&HEARTBEAT_INTERVAL_MS_RANGE, Some("milliseconds"))
+            ));
         }
         let ports = u64::from(self.fleet_servers) * u64::from(self.sessions_per_server);
         if self.server_port_base == 0

@@ -11,6 +11,7 @@ use super::*;
 use contracts::fixtures::placement_id;
 
 mod connections;
+mod processes;
 
 const QUEUE: &str = "default-queue";
 
@@ -695,6 +696,7 @@ async fn players_placed_together_get_their_own_sessions_in_one_event() {
                     player_data: None,
                 },
             ],
+            matchmaker_data: None,
         })
         .unwrap();
     sleep(Duration::from_millis(500)).await;
@@ -828,6 +830,7 @@ async fn invalid_placements_are_refused_as_gamelift_refuses_them() {
             };
             2
         ],
+        matchmaker_data: None,
     };
     assert!(invalid(h.sim.start_group_placement(twice)));
     assert_eq!(h.sim.snapshot().placements.len(), 1);

@@ -7,6 +7,7 @@
 //! value by the name it was given as; [`Settings::validate`] checks a whole set (also one
 //! built in code) with the functions' own checks.
 
+pub mod game_servers;
 pub mod knobs;
 pub mod matchmaking;
 mod read;
@@ -27,6 +28,7 @@ use shared::config::{self, Config, ConfigError, EnvReader, queue_names};
 use crate::gamelift::SimulatorSettings;
 use crate::stream::{FeederConfig, PollerConfig, StreamSource};
 
+pub use game_servers::GameServerFlags;
 pub use knobs::*;
 pub use matchmaking::MatchmakingFlags;
 pub use read::{Origin, Origins, ReadError};
@@ -94,6 +96,10 @@ pub struct Settings {
     #[command(flatten)]
     #[serde(flatten)]
     pub matchmaking: MatchmakingFlags,
+
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub game_servers: GameServerFlags,
 
     /// Where each value came from (flag or variable; neither: its default), so that a
     /// problem names it as the user wrote it.
@@ -197,6 +203,7 @@ impl Settings {
                 "BACKEND_API_PORT={backend_port} is PORT's: the backend API needs a port of its own"
             ));
         }
+        problems.extend(self.port_problems());
         if let Some(endpoint) = &self.storage.dynamodb_endpoint
             && !(endpoint.starts_with("http://") || endpoint.starts_with("https://"))
         {
@@ -394,6 +401,12 @@ impl Settings {
                 .sim_player_gateway
                 .unwrap_or(self.placement.player_gateway),
             player_gateway_token: Duration::from_secs(sim.sim_player_gateway_token_seconds),
+            game_session_activation: Duration::from_secs(
+                self.game_servers.sim_game_session_activation_seconds,
+            ),
+            heartbeat_interval: Duration::from_millis(self.game_servers.sim_heartbeat_interval_ms),
+            termination_grace: Duration::from_secs(self.game_servers.sim_termination_grace_seconds),
+            reconnect_window: Duration::from_secs(self.game_servers.sim_reconnect_window_seconds),
             ..SimulatorSettings::default()
         };
         let problems = settings.problems();

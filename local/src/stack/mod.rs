@@ -2,7 +2,8 @@
 //! route table, the Messages stream's consumer → one HTTP server on `127.0.0.1:{port}`
 //! serving the WebSocket API and the `@connections` API, the stream feeding
 //! `on-message-inserted`, the simulator's placement events feeding `on-placement-event`,
-//! and the presence bus and sweeper. Once serving, it is a [`RunningStack`] (`running`).
+//! and the presence bus and sweeper; and, on ports of their own, the server SDK 5
+//! WebSocket game servers connect to (`local::gamelift_sdk`). Once serving, it is a [`RunningStack`] (`running`).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -251,6 +252,18 @@ impl LocalStack {
             .await?;
         let (backend_api_addr, backend_api_server) =
             backend_api::listen(&self.settings, &self.dependencies, shutdown_rx.clone()).await?;
+        // Game servers' own WebSocket (server SDK 5), on ports of its own.
+        let game_servers = crate::gamelift_sdk::start(
+            self.settings.gateway.bind_address,
+            (
+                self.settings.gamelift_sdk_port(),
+                self.settings.gamelift_sdk_tls_port(),
+            ),
+            self.simulator.clone(),
+            self.hub.clone(),
+            shutdown_rx.clone(),
+        )
+        .await?;
         let tracker = Tracker::new();
         let stage = self.settings.stage.clone();
         let gateway = Arc::new(Gateway {
@@ -272,6 +285,7 @@ impl LocalStack {
             self.registry.clone(),
             &self.dependencies,
             self.simulator.clone(),
+            game_servers.servers.clone(),
             crate::console::Console::describe(&self.settings, &self.storage, stream.description()),
             shutdown_rx.clone(),
         );
@@ -314,6 +328,7 @@ impl LocalStack {
             simulator: self.simulator,
             simulator_task: self.simulator_task,
             flexmatch_task: self.flexmatch_task,
+            game_servers,
         })
     }
 }

@@ -9,6 +9,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::gamelift::Simulator;
+use crate::gamelift_sdk::{GameServerEndpoint, GameServers, RunningEndpoint};
 use crate::gateway::Tracker;
 use crate::gateway::registry::ConnectionRegistry;
 use crate::routes::Dependencies;
@@ -33,6 +34,7 @@ pub struct RunningStack {
     pub(super) simulator: Arc<Simulator>,
     pub(super) simulator_task: JoinHandle<()>,
     pub(super) flexmatch_task: Option<JoinHandle<()>>,
+    pub(super) game_servers: RunningEndpoint,
 }
 
 impl RunningStack {
@@ -89,6 +91,20 @@ impl RunningStack {
         &self.simulator
     }
 
+    /// Where a game server connects (server SDK 5): the ws:// and wss:// URLs, the
+    /// certificate to trust, the fleet id, a host id and an auth token the endpoint
+    /// accepts. [`GameServerEndpoint::env`] gives the `GAMELIFT_SDK_*` variables; the
+    /// processes that joined are in `simulator().snapshot().processes`.
+    pub fn game_server_endpoint(&self) -> &GameServerEndpoint {
+        self.game_servers.servers.endpoint()
+    }
+
+    /// The endpoint's controls: more auth tokens, TerminateProcess and
+    /// RefreshConnection to a process (what the console's actions do).
+    pub fn game_servers(&self) -> &Arc<GameServers> {
+        &self.game_servers.servers
+    }
+
     /// The Messages stream's mode and knobs: "in-memory feeder; …" or "DynamoDB
     /// Streams of table …; …".
     pub fn stream(&self) -> &str {
@@ -124,7 +140,8 @@ impl RunningStack {
         {
             abort.abort();
         }
-        // GameLift goes quiet: no more placement events.
+        // GameLift goes quiet: no more placement events, no game server sockets.
+        self.game_servers.stop();
         self.simulator_task.abort();
         if let Some(flexmatch) = self.flexmatch_task {
             flexmatch.abort();

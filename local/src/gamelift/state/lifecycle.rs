@@ -9,6 +9,7 @@ use super::model::{
     ServerState, State,
 };
 use crate::gamelift::events::{self, Fulfilment, Outcome, uuid_v4};
+use crate::gamelift::settings::UNHEALTHY_AFTER_HEARTBEATS;
 
 /// Changes that happen by themselves, in the order they win a tie.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -19,6 +20,10 @@ enum Due {
     ReservationExpires(usize),
     Fulfil(usize),
     PlacementTimesOut(usize),
+    ActivationTimesOut(usize),
+    HeartbeatsMissed(usize),
+    TerminationGraceEnds(usize),
+    ReconnectWindowEnds(usize),
 }
 
 impl State {
@@ -51,10 +56,34 @@ impl State {
                 }
                 _ => {}
             }
+            if let Some(real) = &server.real
+                && server.state != ServerState::Terminated
+            {
+                match real.terminate_by {
+                    Some(by) => candidates.push((by, Due::TerminationGraceEnds(i))),
+                    None => candidates.push((
+                        real.last_heartbeat
+                            + self.settings.heartbeat_interval * UNHEALTHY_AFTER_HEARTBEATS,
+                        Due::HeartbeatsMissed(i),
+                    )),
+                }
+                if let Some(at) = real.disconnected_at {
+                    candidates.push((
+                        at + self.settings.reconnect_window,
+                        Due::ReconnectWindowEnds(i),
+                    ));
+                }
+            }
         }
         for (i, game) in self.game_sessions.iter().enumerate() {
-            if game.status == GameSessionStatus::Active {
-                candidates.push((game.ends_at, Due::GameEnds(i)));
+            match (game.status, game.ends_at, game.activation_deadline) {
+                (GameSessionStatus::Active, Some(ends_at), _) => {
+                    candidates.push((ends_at, Due::GameEnds(i)));
+                }
+                (GameSessionStatus::Activating, _, Some(deadline)) => {
+                    candidates.push((deadline, Due::ActivationTimesOut(i)));
+                }
+                _ => {}
             }
         }
         for (i, session) in self.player_sessions.iter().enumerate() {
@@ -69,7 +98,7 @@ impl State {
                 continue;
             }
             candidates.push((placement.timeout_at, Due::PlacementTimesOut(i)));
-            if has_capacity {
+            if has_capacity && placement.activating.is_none() {
                 // Capacity exists from `clock` on: the placement goes as soon as it is
                 // ready, first come first served.
                 let key = (placement.ready_at.max(self.clock), placement.seq, i);
@@ -104,24 +133,62 @@ impl State {
             }
             Due::GameEnds(g) => self.end_game(g, at),
             Due::ReservationExpires(p) => {
-                self.player_sessions[p].status = PlayerSessionStatus::TimedOut;
+                self.end_player_session(p, PlayerSessionStatus::TimedOut, at);
             }
             Due::Fulfil(p) => self.fulfil(p, at),
             Due::PlacementTimesOut(p) => self.finish(p, at, Outcome::TimedOut),
+            Due::ActivationTimesOut(g) => self.activation_timed_out(g, at),
+            Due::HeartbeatsMissed(s) => self.unhealthy(s, at, "missed three heartbeats"),
+            Due::TerminationGraceEnds(s) => {
+                self.take_out(
+                    s,
+                    at,
+                    "did not call ProcessEnding within the termination grace",
+                );
+            }
+            Due::ReconnectWindowEnds(s) => {
+                self.take_out(s, at, "its socket dropped and it did not reconnect in time");
+            }
         }
     }
 
-    /// A server with a free slot: an Active one first (fill it), then a StandingBy one.
+    /// A server with a free slot: a real process first (a game server you started gets
+    /// the next game), then an Active simulated one (fill it), then a StandingBy one.
     fn free_server(&self) -> Option<usize> {
+        if let Some(real) = self.servers.iter().position(|server| {
+            server.state == ServerState::StandingBy
+                && server
+                    .real
+                    .as_ref()
+                    .is_some_and(|real| real.socket.is_some() && real.terminate_by.is_none())
+        }) {
+            return Some(real);
+        }
         let per_server = self.settings.sessions_per_server;
+        let simulated = |server: &&super::model::Server| server.real.is_none();
         let active = self.servers.iter().position(|server| {
-            server.state == ServerState::Active && server.sessions_hosted < per_server
+            simulated(&server)
+                && server.state == ServerState::Active
+                && server.sessions_hosted < per_server
         });
         active.or_else(|| {
             self.servers
                 .iter()
-                .position(|server| server.state == ServerState::StandingBy)
+                .position(|server| simulated(&server) && server.state == ServerState::StandingBy)
         })
+    }
+
+    /// A seat no longer held: COMPLETED or TIMEDOUT, with its termination time.
+    pub(super) fn end_player_session(
+        &mut self,
+        p: usize,
+        status: PlayerSessionStatus,
+        at: Instant,
+    ) {
+        let millis = self.wall(at);
+        let session = &mut self.player_sessions[p];
+        session.status = status;
+        session.termination_millis = Some(millis);
     }
 
     fn fulfil(&mut self, p: usize, at: Instant) {
@@ -133,6 +200,11 @@ impl State {
             self.finish(p, at, Outcome::Failed);
             return;
         }
+        if self.servers[s].real.is_some() {
+            self.send_to_process(s, p, at);
+            return;
+        }
+        let created = self.wall(at);
         let settings = &self.settings;
         let server = &mut self.servers[s];
         let slot = server.sessions_hosted;
@@ -161,7 +233,9 @@ impl State {
             ip_address: settings.server_ip.clone(),
             dns_name: settings.server_dns.clone(),
             port,
-            ends_at: at + settings.game_session_duration,
+            ends_at: Some(at + settings.game_session_duration),
+            activation_deadline: None,
+            creation_policy: Default::default(),
             player_sessions: Vec::new(),
         };
         let mut placed = Vec::new();
@@ -174,6 +248,9 @@ impl State {
                 game_session: g,
                 status: PlayerSessionStatus::Reserved,
                 reserved_until: at + settings.player_session_reservation,
+                player_data: player.player_data.clone(),
+                creation_millis: created,
+                termination_millis: None,
             });
             self.player_session_index.insert(session_id.clone(), index);
             game.player_sessions.push(index);
@@ -201,6 +278,11 @@ impl State {
 
     /// Ends a PENDING placement and emits its event.
     pub(super) fn finish(&mut self, p: usize, at: Instant, outcome: Outcome) {
+        // A game session still ACTIVATING for a placement that ends another way ends
+        // with it.
+        if let Some(g) = self.placements[p].activating.take() {
+            self.end_game(g, at);
+        }
         let end_millis = self.wall(at);
         let placement = &mut self.placements[p];
         placement.status = match outcome {
@@ -233,26 +315,38 @@ impl State {
 
     pub(super) fn end_game(&mut self, g: usize, at: Instant) {
         let game = &mut self.game_sessions[g];
-        if game.status != GameSessionStatus::Active {
+        if game.status == GameSessionStatus::Terminated {
             return;
         }
         game.status = GameSessionStatus::Terminated;
+        game.activation_deadline = None;
         tracing::info!(
             game_session_arn = game.arn,
             "simulated game session TERMINATED"
         );
-        for &p in &game.player_sessions {
-            let session = &mut self.player_sessions[p];
-            if session.status.holds_seat() {
-                session.status = PlayerSessionStatus::Completed;
-            }
+        let seated: Vec<usize> = game
+            .player_sessions
+            .iter()
+            .copied()
+            .filter(|&p| self.player_sessions[p].status.holds_seat())
+            .collect();
+        for p in seated {
+            self.end_player_session(p, PlayerSessionStatus::Completed, at);
         }
+        let game = &self.game_sessions[g];
         let server = &mut self.servers[game.server];
         // A replaced process's games ended with it.
         if server.process_id != game.process_id {
             return;
         }
         server.running.retain(|&running| running != g);
+        if server.real.is_some() {
+            // A real process outlives its game: free for the next one, unless ended.
+            if server.running.is_empty() && server.state == ServerState::Active {
+                server.state = ServerState::StandingBy;
+            }
+            return;
+        }
         if server.running.is_empty() {
             server.state = ServerState::Terminating;
             server.until = Some(at + self.settings.server_shutdown);

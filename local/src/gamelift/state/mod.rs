@@ -12,6 +12,8 @@
 //!   player session, end a game), each checked as GameLift checks it;
 //! - [`connections`]: GetPlayerConnectionDetails, as the fleet's PlayerGatewayMode
 //!   answers it;
+//! - [`processes`]: real processes (game servers on the server SDK 5 WebSocket) and
+//!   their game sessions' activation; [`player_calls`]: their player session calls;
 //! - [`faults`]: runtime knobs that make the fleet misbehave (fail placements, slow one);
 //! - [`snapshot`]: read-only views of it all, for tests and diagnostics.
 
@@ -19,6 +21,8 @@ mod connections;
 mod faults;
 mod lifecycle;
 mod model;
+mod player_calls;
+mod processes;
 mod requests;
 mod snapshot;
 
@@ -26,8 +30,10 @@ pub use connections::RELAY_IPS;
 pub(crate) use model::State;
 pub use model::{
     DesiredPlayer, Faults, GameSessionStatus, GroupPlacementRequest, PlacementStatus,
-    PlayerSessionStatus, ServerState,
+    PlayerSessionStatus, ServerState, Socket,
 };
+pub use processes::{ProcessError, ProcessRegistration};
 pub use snapshot::{
-    GameSessionView, PlacementView, PlayerConnectionView, PlayerSessionView, ServerView, Snapshot,
+    GameSessionView, PlacementView, PlayerConnectionView, PlayerSessionView, ProcessView,
+    ServerView, Snapshot,
 };

@@ -10,6 +10,9 @@ use shared::domain::{ConnectionDetails, PlacementId, PlayerId};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
+use gamelift_server_protocol::Push;
+use gamelift_server_protocol::model::{MatchmakerData, PlayerSessionCreationPolicy};
+
 use crate::gamelift::events::uuid_v4;
 use crate::gamelift::settings::SimulatorSettings;
 
@@ -24,6 +27,9 @@ pub enum ServerState {
     Active,
     /// Shutting down after its games ended; a fresh process replaces it.
     Terminating,
+    /// A real process taken out (ProcessEnding, unhealthy, or gone past its reconnect
+    /// window): kept for the record, never placed on again.
+    Terminated,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -39,6 +45,9 @@ pub enum PlacementStatus {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum GameSessionStatus {
+    /// Sent to a real process (CreateGameSession), which has not called
+    /// ActivateGameSession yet.
+    Activating,
     Active,
     Terminated,
 }
@@ -105,17 +114,22 @@ pub struct DesiredPlayer {
 
 /// StartGameSessionPlacement with any number of players (GameLift's
 /// `DesiredPlayerSessions`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GroupPlacementRequest {
     pub placement_id: PlacementId,
     /// A queue name or ARN.
     pub queue: String,
     pub max_players: u32,
     pub players: Vec<DesiredPlayer>,
+    /// A FlexMatch match's teams and attributes, given to a real process in
+    /// CreateGameSession (`MatchmakerData`).
+    pub matchmaker_data: Option<MatchmakerData>,
 }
 
 pub(super) struct Server {
     pub(super) process_id: String,
+    /// A game server connected over the server SDK's WebSocket; `None`: simulated.
+    pub(super) real: Option<RealProcess>,
     pub(super) state: ServerState,
     /// End of Initializing or Terminating.
     pub(super) until: Option<Instant>,
@@ -137,6 +151,9 @@ pub(super) struct Placement {
     pub(super) ready_at: Instant,
     pub(super) timeout_at: Instant,
     pub(super) game_session: Option<usize>,
+    /// The game session sent to a real process, waiting for ActivateGameSession.
+    pub(super) activating: Option<usize>,
+    pub(super) matchmaker_data: Option<MatchmakerData>,
 }
 
 pub(super) struct GameSession {
@@ -150,7 +167,11 @@ pub(super) struct GameSession {
     pub(super) ip_address: String,
     pub(super) dns_name: String,
     pub(super) port: u16,
-    pub(super) ends_at: Instant,
+    /// When a simulated game ends by itself; real games end when their process says.
+    pub(super) ends_at: Option<Instant>,
+    /// While ACTIVATING: when it is TERMINATED unless activated.
+    pub(super) activation_deadline: Option<Instant>,
+    pub(super) creation_policy: PlayerSessionCreationPolicy,
     pub(super) player_sessions: Vec<usize>,
 }
 
@@ -161,6 +182,43 @@ pub(super) struct PlayerSessionRecord {
     pub(super) status: PlayerSessionStatus,
     /// When a RESERVED session times out.
     pub(super) reserved_until: Instant,
+    pub(super) player_data: Option<String>,
+    pub(super) creation_millis: i64,
+    /// When it stopped holding a seat (COMPLETED or TIMEDOUT).
+    pub(super) termination_millis: Option<i64>,
+}
+
+/// A game server process connected over the server SDK 5 WebSocket (its `pID`).
+pub(super) struct RealProcess {
+    pub(super) compute_id: String,
+    pub(super) sdk_language: String,
+    pub(super) sdk_version: String,
+    /// Where its players connect (ActivateServerProcess `Port`).
+    pub(super) port: u16,
+    pub(super) log_paths: Vec<String>,
+    /// The socket pushes go to; `None` while disconnected.
+    pub(super) socket: Option<Socket>,
+    pub(super) disconnected_at: Option<Instant>,
+    /// The last heartbeat, or the activation before the first one.
+    pub(super) last_heartbeat: Instant,
+    pub(super) last_heartbeat_millis: Option<i64>,
+    /// `HealthStatus: false` heartbeats in a row.
+    pub(super) unhealthy_reports: u32,
+    pub(super) healthy: bool,
+    /// TerminateProcess was sent: taken out at this instant unless it ends first.
+    pub(super) terminate_by: Option<Instant>,
+    /// Why it was taken out, once Terminated.
+    pub(super) ended: Option<String>,
+}
+
+/// Where a real process's pushes go: its current socket (a new socket for the same
+/// pID replaces it).
+#[derive(Clone, Debug)]
+pub struct Socket {
+    /// The endpoint's number for the socket, so an old socket closing late does not
+    /// detach its successor.
+    pub id: u64,
+    pub outbox: UnboundedSender<Push>,
 }
 
 pub(crate) struct State {
@@ -186,6 +244,9 @@ pub(crate) struct State {
     pub(super) connection_details_calls: u64,
     /// The latest connection details given, by game session (index) and player id.
     pub(super) issued: HashMap<(usize, String), ConnectionDetails>,
+    /// Real processes by pID: the latest record of each (a pID that ended and
+    /// activates again gets a new one).
+    pub(super) real_index: HashMap<String, usize>,
 }
 
 impl State {
@@ -215,6 +276,7 @@ impl State {
             faults: Faults::default(),
             connection_details_calls: 0,
             issued: HashMap::new(),
+            real_index: HashMap::new(),
         };
         for _ in 0..state.settings.fleet_servers {
             let server = state.fresh_server(now);
@@ -233,6 +295,7 @@ impl State {
         tracing::debug!(process_id, "simulated server process Initializing");
         Server {
             process_id,
+            real: None,
             state: ServerState::Initializing,
             until: Some(at + self.settings.server_startup),
             sessions_hosted: 0,

@@ -8,6 +8,8 @@ use shared::placement::PlayerSession;
 use shared::ports::GameLiftError;
 use tokio::time::Instant;
 
+use gamelift_server_protocol::model::PlayerSessionCreationPolicy;
+
 use super::model::{
     GameSessionStatus, GroupPlacementRequest, Placement, PlacementStatus, PlayerSessionRecord,
     PlayerSessionStatus, State,
@@ -58,6 +60,8 @@ impl State {
             ready_at: now + self.settings.placement_delay,
             timeout_at: now + self.settings.queue_timeout,
             game_session: None,
+            activating: None,
+            matchmaker_data: request.matchmaker_data,
         });
         Ok(())
     }
@@ -134,10 +138,31 @@ impl State {
         }
         let g = self.game(game_session_id)?;
         let game = &self.game_sessions[g];
-        if game.status != GameSessionStatus::Active {
+        match game.status {
+            GameSessionStatus::Active => {}
+            GameSessionStatus::Activating => {
+                return Err(invalid(format!(
+                    "Game session {} is ACTIVATING: its game server has not activated it yet \
+                     (InvalidGameSessionStatusException).",
+                    game.arn
+                )));
+            }
+            GameSessionStatus::Terminated => {
+                return Err(GameLiftError::SessionEnded {
+                    message: format!(
+                        "Game session {} is not ACTIVE (InvalidGameSessionStatusException: TERMINATED).",
+                        game.arn
+                    ),
+                });
+            }
+        }
+        if game.creation_policy == PlayerSessionCreationPolicy::DenyAll {
+            // GameLift: InvalidGameSessionStatusException, "GameSession is not accepting
+            // new player sessions"; the closest of the port's errors is SessionEnded.
             return Err(GameLiftError::SessionEnded {
                 message: format!(
-                    "Game session {} is not ACTIVE (InvalidGameSessionStatusException: TERMINATED).",
+                    "Game session {} is not accepting new player sessions (its game server \
+                     set PlayerSessionCreationPolicy DENY_ALL; InvalidGameSessionStatusException).",
                     game.arn
                 ),
             });
@@ -169,6 +194,9 @@ impl State {
             game_session: g,
             status: PlayerSessionStatus::Reserved,
             reserved_until: now + self.settings.player_session_reservation,
+            player_data: player_data.map(str::to_owned),
+            creation_millis: self.wall(now),
+            termination_millis: None,
         });
         self.player_session_index
             .insert(session.player_session_id.clone(), index);
@@ -211,21 +239,22 @@ impl State {
     /// never reusable (GameLift never reuses a player session).
     pub(crate) fn remove_player_session(
         &mut self,
+        now: Instant,
         player_session_id: &str,
     ) -> Result<(), GameLiftError> {
         let p = self.player_session(player_session_id)?;
-        let session = &mut self.player_sessions[p];
+        let session = &self.player_sessions[p];
         if !session.status.holds_seat() {
             return Err(invalid(format!(
                 "PlayerSession ({player_session_id}) has a status of {}",
                 session.status.as_str()
             )));
         }
-        session.status = PlayerSessionStatus::Completed;
+        self.end_player_session(p, PlayerSessionStatus::Completed, now);
         Ok(())
     }
 
-    fn player_session(&self, player_session_id: &str) -> Result<usize, GameLiftError> {
+    pub(super) fn player_session(&self, player_session_id: &str) -> Result<usize, GameLiftError> {
         self.player_session_index
             .get(player_session_id)
             .copied()
@@ -241,7 +270,7 @@ impl State {
         game_session_id: &str,
     ) -> Result<(), GameLiftError> {
         let g = self.game(game_session_id)?;
-        if self.game_sessions[g].status != GameSessionStatus::Active {
+        if self.game_sessions[g].status == GameSessionStatus::Terminated {
             return Err(invalid(format!(
                 "Game session {game_session_id} is already TERMINATED."
             )));
@@ -293,6 +322,6 @@ fn validate_placement(request: &GroupPlacementRequest) -> Result<(), GameLiftErr
     Ok(())
 }
 
-fn invalid(message: String) -> GameLiftError {
+pub(super) fn invalid(message: String) -> GameLiftError {
     GameLiftError::InvalidRequest { message }
 }

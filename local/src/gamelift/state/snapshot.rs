@@ -15,6 +15,7 @@ impl State {
             .enumerate()
             .map(|(index, server)| ServerView {
                 index,
+                real: server.real.is_some(),
                 process_id: server.process_id.clone(),
                 state: server.state,
                 sessions_hosted: server.sessions_hosted,
@@ -86,7 +87,35 @@ impl State {
         player_connections.sort_by(|a, b| {
             (&a.game_session_arn, &a.player_id).cmp(&(&b.game_session_arn, &b.player_id))
         });
+        let processes = self
+            .servers
+            .iter()
+            .filter_map(|server| {
+                let real = server.real.as_ref()?;
+                Some(ProcessView {
+                    process_id: server.process_id.clone(),
+                    compute_id: real.compute_id.clone(),
+                    sdk_language: real.sdk_language.clone(),
+                    sdk_version: real.sdk_version.clone(),
+                    port: real.port,
+                    log_paths: real.log_paths.clone(),
+                    state: server.state,
+                    connected: real.socket.is_some(),
+                    healthy: real.healthy,
+                    last_heartbeat: real.last_heartbeat_millis.map(events::iso8601_millis),
+                    termination_sent: real.terminate_by.is_some(),
+                    ended: real.ended.clone(),
+                    game_session_arns: self
+                        .game_sessions
+                        .iter()
+                        .filter(|game| game.process_id == server.process_id)
+                        .map(|game| game.arn.clone())
+                        .collect(),
+                })
+            })
+            .collect();
         Snapshot {
+            processes,
             servers,
             placements,
             game_sessions,
@@ -103,6 +132,9 @@ impl State {
 #[serde(rename_all = "camelCase")]
 pub struct Snapshot {
     pub servers: Vec<ServerView>,
+    /// The real processes (game servers on the server SDK 5 WebSocket), also in
+    /// `servers`, with what they said about themselves.
+    pub processes: Vec<ProcessView>,
     pub placements: Vec<PlacementView>,
     pub game_sessions: Vec<GameSessionView>,
     pub player_sessions: Vec<PlayerSessionView>,
@@ -130,10 +162,38 @@ pub struct PlayerConnectionView {
 pub struct ServerView {
     /// The fleet slot; a replacement process takes its predecessor's slot.
     pub index: usize,
+    /// A game server on the server SDK 5 WebSocket (else simulated).
+    pub real: bool,
     pub process_id: String,
     pub state: ServerState,
     pub sessions_hosted: u32,
     /// Game sessions running on it.
+    pub game_session_arns: Vec<String>,
+}
+
+/// A real process: what its upgrade and ActivateServerProcess said, its health and its
+/// game sessions (all, ended ones too).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProcessView {
+    /// Its `pID`.
+    pub process_id: String,
+    pub compute_id: String,
+    pub sdk_language: String,
+    pub sdk_version: String,
+    pub port: u16,
+    pub log_paths: Vec<String>,
+    /// StandingBy, Active (hosting a game) or Terminated.
+    pub state: ServerState,
+    /// It has an open socket.
+    pub connected: bool,
+    pub healthy: bool,
+    /// ISO 8601; `None` before its first heartbeat.
+    pub last_heartbeat: Option<String>,
+    /// TerminateProcess was sent and it has not ended yet.
+    pub termination_sent: bool,
+    /// Why it was taken out, once Terminated.
+    pub ended: Option<String>,
     pub game_session_arns: Vec<String>,
 }
 
@@ -197,6 +257,14 @@ impl Snapshot {
         self.player_sessions
             .iter()
             .find(|session| session.player_session_id == player_session_id)
+    }
+
+    /// A real process, by `pID`.
+    pub fn process(&self, process_id: &str) -> Option<&ProcessView> {
+        self.processes
+            .iter()
+            .rev()
+            .find(|process| process.process_id == process_id)
     }
 
     /// The player sessions of a game (by ARN).

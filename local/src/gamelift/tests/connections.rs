@@ -25,6 +25,7 @@ async fn placed(mode: PlayerGateway) -> (Harness, String) {
                     player_data: None,
                 })
                 .collect(),
+            matchmaker_data: None,
         })
         .unwrap();
     sleep(Duration::from_millis(500)).await;
