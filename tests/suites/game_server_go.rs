@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use local::Settings;
 use local::gamelift::{DesiredPlayer, GroupPlacementRequest};
+use local::gamelift_sdk::GameServerEndpoint;
 use serde_json::{Value, json};
 use shared::domain::{PlacementId, PlayerId};
 use shared::placement::PlacementRecord;
@@ -30,23 +31,6 @@ use tests::stack::{Client, Received, TestStack};
 const GAME_PORT: u16 = 7777;
 /// How long a step of the game server may take (a cold `go build` is not one of them).
 const STEP: Duration = Duration::from_secs(15);
-
-/// What the stack's banner tells a game server to export.
-struct SdkEndpoint {
-    ws_url: String,
-    wss_url: String,
-    certificate: PathBuf,
-    fleet_id: String,
-    host_id: String,
-    auth_token: String,
-}
-
-/// The stack's SDK 5 endpoint, once the build has one.
-fn sdk_endpoint(_stack: &TestStack) -> Option<SdkEndpoint> {
-    // The endpoint (issue 31, part 1) is being built on another branch; until it is merged
-    // there is nothing to run the game server against.
-    None
-}
 
 #[derive(Clone, Copy, Debug)]
 enum Transport {
@@ -103,25 +87,22 @@ struct GoServer {
 }
 
 impl GoServer {
-    fn start(endpoint: &SdkEndpoint, transport: Transport, args: &[&str]) -> Self {
+    fn start(
+        endpoint: &GameServerEndpoint,
+        process_id: &str,
+        transport: Transport,
+        args: &[&str],
+    ) -> Self {
         let mut command = Command::new(go_binary());
-        let url = match transport {
-            Transport::Ws => &endpoint.ws_url,
-            Transport::Wss => {
-                // Go trusts what SSL_CERT_FILE names (crypto/x509 on Linux), as a studio
-                // would point it at the stack's self-signed certificate.
-                command.env("SSL_CERT_FILE", &endpoint.certificate);
-                &endpoint.wss_url
-            }
-        };
-        // A new process id per run, as the GameLift agent makes one per launch.
-        let process_id = format!("go-conformance-{:016x}", fastrand::u64(..));
+        let tls = matches!(transport, Transport::Wss);
+        if tls {
+            // Go trusts what SSL_CERT_FILE names (crypto/x509 on Linux), as a studio would
+            // point it at the stack's self-signed certificate.
+            command.env("SSL_CERT_FILE", &endpoint.certificate_path);
+        }
+        // What the banner says to export.
         command
-            .env("GAMELIFT_SDK_WEBSOCKET_URL", url)
-            .env("GAMELIFT_SDK_PROCESS_ID", process_id)
-            .env("GAMELIFT_SDK_HOST_ID", &endpoint.host_id)
-            .env("GAMELIFT_SDK_FLEET_ID", &endpoint.fleet_id)
-            .env("GAMELIFT_SDK_AUTH_TOKEN", &endpoint.auth_token)
+            .envs(endpoint.env(process_id, tls))
             // Heartbeats every ~2 s instead of 60, so some go out during the game.
             .env("HEALTHCHECK_INTERVAL", "2s")
             .env("HEALTHCHECK_MAX_JITTER", "500ms")
@@ -199,6 +180,8 @@ impl GoServer {
         let deadline = Instant::now() + STEP;
         loop {
             if let Some(status) = self.child.try_wait().expect("waiting for the game server") {
+                // Every frame both ways, for `--nocapture`.
+                eprintln!("the Go game server's log:\n{}", self.log());
                 assert!(
                     status.success(),
                     "the game server exited with {status}; its log:\n{}",
@@ -310,6 +293,7 @@ async fn place(stack: &TestStack, players: Players) -> (Vec<Client>, String) {
                             player_data: None,
                         })
                         .collect(),
+                    matchmaker_data: None,
                 })
                 .unwrap();
             (vec![alice, bob], placement_id.as_str().to_owned())
@@ -329,13 +313,10 @@ async fn milestones(server: &mut GoServer, word: &str, count: usize) -> Vec<Stri
 
 /// One game on the Go game server: placed, held in PENDING until it activates, accepted,
 /// removed, ended; `drop` has it lose its socket after accepting and dial again.
-async fn one_game(
-    stack: &TestStack,
-    endpoint: &SdkEndpoint,
-    transport: Transport,
-    players: Players,
-    drop: bool,
-) {
+async fn one_game(stack: &TestStack, transport: Transport, players: Players, drop: bool) {
+    let endpoint = stack.stack().game_server_endpoint();
+    // A new process id per run, as the GameLift agent makes one per launch.
+    let process_id = GameServerEndpoint::new_process_id();
     let count = match players {
         Players::Alice => "1",
         Players::AliceAndBob => "2",
@@ -344,8 +325,14 @@ async fn one_game(
     if drop {
         args.push("-drop-mid-game");
     }
-    let mut server = GoServer::start(endpoint, transport, &args);
+    let mut server = GoServer::start(endpoint, &process_id, transport, &args);
     server.milestone("process-ready").await;
+    // The endpoint knows it by its pID, with what its upgrade and ActivateServerProcess said.
+    let process = snapshot_entry(stack, "processes", "processId", &process_id);
+    assert_eq!(process["sdkLanguage"], "Go", "{process}");
+    assert_eq!(process["sdkVersion"], "5.6.0", "{process}");
+    assert_eq!(process["port"], GAME_PORT, "{process}");
+    assert_eq!(process["computeId"], endpoint.host_id.as_str(), "{process}");
 
     let (mut clients, placement_id) = place(stack, players).await;
     let arn = server.milestone("game-session").await;
@@ -406,12 +393,7 @@ async fn one_game(
 async fn run(transport: Transport, players: Players, drop: bool) {
     go_binary();
     let stack = TestStack::start_with(real_processes_only).await;
-    let Some(endpoint) = sdk_endpoint(&stack) else {
-        eprintln!("the local stack has no server SDK 5 endpoint in this build: skipped");
-        stack.shutdown().await;
-        return;
-    };
-    one_game(&stack, &endpoint, transport, players, drop).await;
+    one_game(&stack, transport, players, drop).await;
     stack.shutdown().await;
 }
 
