@@ -21,6 +21,9 @@ mod socket;
 pub mod tls;
 mod upgrade;
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::HashSet;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
