@@ -8,7 +8,8 @@
 //! player's seat, ends with ProcessEnding, and a later `rejoinSession` is `session_ended`.
 //! Over `ws://`, over `wss://` (the stack's certificate through `SSL_CERT_FILE`), with the
 //! socket dropped mid-game and dialled again with the same query, and with two players
-//! placed together (so the game server's `Limit` 1 paging walks two pages).
+//! placed together (so the game server's `Limit` 1 paging walks two pages); and over
+//! `wss://` without that certificate, which Go must refuse.
 //!
 //! Needs `go` (1.26) on PATH, or `GO` naming it; scripts/test.sh downloads the module's
 //! pinned dependencies first (`go mod download`), so the build itself stays offline.
@@ -36,6 +37,8 @@ const STEP: Duration = Duration::from_secs(15);
 enum Transport {
     Ws,
     Wss,
+    /// wss:// without pointing SSL_CERT_FILE at the stack's certificate.
+    WssUntrusted,
 }
 
 /// Real processes only, as a studio runs its own game server.
@@ -94,18 +97,20 @@ impl GoServer {
         args: &[&str],
     ) -> Self {
         let mut command = Command::new(go_binary());
-        let tls = matches!(transport, Transport::Wss);
-        if tls {
-            // Go trusts what SSL_CERT_FILE names (crypto/x509 on Linux), as a studio would
-            // point it at the stack's self-signed certificate.
-            command.env("SSL_CERT_FILE", &endpoint.certificate_path);
-        }
+        let tls = !matches!(transport, Transport::Ws);
+        // Go trusts what SSL_CERT_FILE names (crypto/x509 on Linux), as a studio would point
+        // it at the stack's self-signed certificate; nothing else from this machine's trust.
+        command.env_remove("SSL_CERT_DIR");
+        match transport {
+            Transport::Wss => command.env("SSL_CERT_FILE", &endpoint.certificate_path),
+            Transport::Ws | Transport::WssUntrusted => command.env_remove("SSL_CERT_FILE"),
+        };
         // What the banner says to export.
         command
             .envs(endpoint.env(process_id, tls))
-            // Heartbeats every ~2 s instead of 60, so some go out during the game.
-            .env("HEALTHCHECK_INTERVAL", "2s")
-            .env("HEALTHCHECK_MAX_JITTER", "500ms")
+            // Heartbeats every ~0.5 s instead of 60, so some go out between the game's calls.
+            .env("HEALTHCHECK_INTERVAL", "500ms")
+            .env("HEALTHCHECK_MAX_JITTER", "100ms")
             .arg("-port")
             .arg(GAME_PORT.to_string())
             .args(args)
@@ -193,6 +198,26 @@ impl GoServer {
                 Instant::now() < deadline,
                 "the game server is still running; its log:\n{}",
                 self.log()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+impl GoServer {
+    /// Waits for the process to fail and returns its log.
+    async fn expect_failure(&mut self) -> String {
+        let deadline = Instant::now() + STEP;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("waiting for the game server") {
+                assert!(!status.success(), "the game server succeeded");
+                // Its stderr may still be draining.
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                return self.log();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the game server is still running"
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
@@ -419,4 +444,21 @@ async fn given_the_go_game_server_drops_its_socket_mid_game_when_it_dials_the_sa
 async fn given_two_players_placed_together_on_the_go_game_server_when_it_pages_with_limit_one_then_it_sees_both_seats()
  {
     run(Transport::Ws, Players::AliceAndBob, false).await;
+}
+
+#[tokio::test]
+async fn given_wss_without_the_stack_certificate_trusted_when_the_go_game_server_dials_then_go_refuses_the_certificate()
+ {
+    go_binary();
+    let stack = TestStack::start_with(real_processes_only).await;
+    let endpoint = stack.stack().game_server_endpoint();
+    let process_id = GameServerEndpoint::new_process_id();
+    let mut server = GoServer::start(endpoint, &process_id, Transport::WssUntrusted, &[]);
+    let log = server.expect_failure().await;
+    // The wss test above passes through Go's own certificate check, not around it.
+    assert!(
+        log.contains("certificate signed by unknown authority"),
+        "{log}"
+    );
+    stack.shutdown().await;
 }
