@@ -11,7 +11,8 @@ the repo's languages: Rust (`.rs`: the functions, shared, protocol, local, the R
 client, tools/ with its bins), TypeScript and JavaScript (`.ts`, `.js`, `.mjs`, `.cjs`:
 the TypeScript client, its browser example and build scripts, the local console's
 assets), CSS and HTML (the console, the browser example), C# (`.cs`: the Unity package's
-Runtime, Samples~ and Generator~), Python and shell (`.py`, `.sh`, and extensionless
+Runtime, Samples~ and Generator~), Go (`.go`: the Go game server of
+game-server/go-conformance), Python and shell (`.py`, `.sh`, and extensionless
 scripts with a `#!` line). Walking git's file list rather than naming folders means a
 new file or folder is checked without anyone remembering to add it here.
 
@@ -20,7 +21,7 @@ What does not count, and why:
   contract suites, fakes and sample events), files under a folder named
   `tests`, `test`, `testing` or `Tests~` (the tests crate, `functions/*/src/tests/`,
   the TypeScript client's `test/`, the C# `Tests~`), Rust files
-  named `tests.rs`, and a Rust file's lines from its inline `#[cfg(test)] mod ... {` on;
+  named `tests.rs`, Go's `_test.go` files, and a Rust file's lines from its inline `#[cfg(test)] mod ... {` on;
 - generated files, whose size is the schema's, not a design choice: any file with a line
   saying it is generated and not to be edited ("Generated ... do not edit", as
   `clients/typescript/src/protocol.ts` and `clients/csharp/Runtime/Protocol.g.cs` start)
@@ -38,7 +39,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LIMIT = 500
-SOURCE_SUFFIXES = {".rs", ".ts", ".js", ".mjs", ".cjs", ".css", ".html", ".cs", ".py", ".sh"}
+SOURCE_SUFFIXES = {".rs", ".ts", ".js", ".mjs", ".cjs", ".css", ".html", ".cs", ".go", ".py", ".sh"}
 TEST_FOLDERS = {"tests", "test", "testing", "Tests~"}
 # Crates that are test code whole: `contracts/` holds the contract suites every store
 # adapter passes (one function per scenario), the fakes and sample events; no function
@@ -72,6 +73,8 @@ def is_source(path):
 
 def is_test(path):
     if TEST_FOLDERS.intersection(path.parts[:-1]) or path.parts[0] in TEST_CRATES:
+        return True
+    if path.name.endswith("_test.go"):
         return True
     return path.suffix == ".rs" and path.name == "tests.rs"
 

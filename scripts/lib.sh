@@ -205,6 +205,35 @@ install_mono() {
     tools_unlock
 }
 
+# --- Go (the Go game server of tests/suites/game_server_go.rs) ----------------------------
+
+# Go itself is the machine's (1.26; CI's is at /usr/local/go, which is not always on a root
+# shell's PATH, so it is added here). The module's dependencies are pinned by its go.sum and
+# downloaded into Go's module cache now, so the suite's `go build -mod=readonly` runs offline.
+install_go_modules() {
+    if ! command -v go >/dev/null 2>&1 && [[ -x /usr/local/go/bin/go ]]; then
+        export PATH="$PATH:/usr/local/go/bin"
+    fi
+    require_command go "install Go 1.26: https://go.dev/doc/install"
+    info "Go module of game-server/go-conformance: $(go version), dependencies from go.sum"
+    (cd "$REPO_ROOT/game-server/go-conformance" && GOFLAGS=-mod=readonly go mod download) ||
+        die "go mod download failed in game-server/go-conformance"
+}
+
+# gofmt, go vet and its own tests (how it reads frames) on the Go game server.
+go_conformance_checks() {
+    (
+        cd "$REPO_ROOT/game-server/go-conformance" || exit 1
+        local unformatted
+        unformatted="$(gofmt -l .)"
+        if [[ -n "$unformatted" ]]; then
+            printf '  not gofmt-formatted: %s\n' "$unformatted" >&2
+            exit 1
+        fi
+        GOFLAGS=-mod=readonly go vet ./... && GOFLAGS=-mod=readonly go test ./...
+    )
+}
+
 # Prints a TCP port that is free on 127.0.0.1 right now.
 free_port() {
     "$(python_bin)" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'

@@ -23,7 +23,8 @@
 #      tests find Debian's chromium and playwright-core through CHROMIUM_PATH and
 #      BROWSER_NODE_PATH (installed by install_browser_tools),
 #   4. stops DynamoDB Local, whatever happened (failure, Ctrl-C).
-# Needs: cargo, Java 17+, Node.js 20+ (npm), Python 3.10+, and apt-get for Chromium and Mono
+# Needs: cargo, Java 17+, Node.js 20+ (npm), Python 3.10+, Go 1.26 (for game-server/go-conformance:
+# its dependencies are downloaded from go.sum before the tests), and apt-get for Chromium and Mono
 # when missing. Exit status is non-zero if any step failed; every step runs even if an
 # earlier one failed, and a summary is printed.
 set -euo pipefail
@@ -119,6 +120,7 @@ install_template_tools
 install_actionlint
 install_browser_tools
 install_mono
+install_go_modules
 
 section "DynamoDB Local"
 port="$(free_port)"
@@ -131,6 +133,7 @@ run_step "cargo fmt --check" cargo fmt --all -- --check
 run_step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
 run_step "no unused dependencies" "$VENV_DIR/bin/python" scripts/check-unused-deps.py
 run_step "production files within 500 lines" "$VENV_DIR/bin/python" scripts/check-file-sizes.py
+run_step "Go game server (gofmt, go vet, go test)" go_conformance_checks
 
 cargo_args=(test --locked)
 selects_packages "$@" || cargo_args+=(--workspace)

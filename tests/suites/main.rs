@@ -7,6 +7,9 @@
 //! Adapters against DynamoDB Local, the `*_dynamodb` suites: they need `DYNAMODB_ENDPOINT`
 //! (`scripts/test.sh` starts DynamoDB Local and sets it).
 //!
+//! `game_server_go`: a game server in Go (game-server/go-conformance, built with `go build`)
+//! as its own process against the stack's GameLift server SDK 5 endpoint.
+//!
 //! `asyncapi` checks protocol/asyncapi.yaml against protocol/schema.json; `client_frames`,
 //! that what the server accepts is what protocol/schema.json says (frames made from it).
 //! `template_drift` compares template.yaml with the code (its table checks need DynamoDB Local);
@@ -21,6 +24,7 @@ mod backend_api;
 mod client_frames;
 mod connection_lifecycle;
 mod delivery_faults;
+mod game_server_go;
 mod management_api;
 mod matchmaking;
 mod message_store_dynamodb;
