@@ -16,7 +16,6 @@ import (
 	"os"
 	"regexp"
 	"slices"
-	"sync/atomic"
 	"time"
 )
 
@@ -117,8 +116,7 @@ func main() {
 	}, activateProcessTimeout, nil))
 	must(heartbeat(c))
 	milestone("process-ready")
-	var ending atomic.Bool
-	go heartbeats(c, &ending)
+	go heartbeats(c)
 
 	// OnStartGameSession.
 	push := c.nextPush("CreateGameSession", *wait)
@@ -211,7 +209,6 @@ func main() {
 	}
 
 	// ProcessEnding sends TerminateServerProcess; Destroy closes with no close frame.
-	ending.Store(true)
 	c.ending.Store(true)
 	must(c.call(bare{newMessage("TerminateServerProcess")}, serviceCallTimeout, nil))
 	milestone("process-ending")
@@ -232,18 +229,18 @@ func heartbeat(c *sdkConn) error {
 // heartbeats mirrors server/server_state.go (startHealthCheck, getNextHealthCheckIntervalSeconds):
 // every HEALTHCHECK_INTERVAL (60s) minus a jitter in [-HEALTHCHECK_MAX_JITTER, +HEALTHCHECK_MAX_JITTER)
 // (10s), both Go durations (common/consts.go).
-func heartbeats(c *sdkConn, ending *atomic.Bool) {
+func heartbeats(c *sdkConn) {
 	interval := envDuration("HEALTHCHECK_INTERVAL", 60*time.Second)
 	jitter := envDuration("HEALTHCHECK_MAX_JITTER", 10*time.Second)
 	for {
 		time.Sleep(interval - (2*time.Duration(rand.Int64N(int64(jitter))) - jitter))
-		if ending.Load() {
+		if c.ending.Load() {
 			return
 		}
 		// A refusal is a finding; a lost answer (the socket dropped under it) is only
 		// logged, as server/server_state.go (heartbeatServerProcess) does.
 		var refused *serviceError
-		if err := heartbeat(c); errors.As(err, &refused) && !ending.Load() {
+		if err := heartbeat(c); errors.As(err, &refused) && !c.ending.Load() {
 			fail("%v", err)
 		} else if err != nil {
 			logf("heartbeat not answered: %v", err)

@@ -138,7 +138,7 @@ type sdkConn struct {
 
 	pushes chan answer
 	fatal  func(format string, args ...any)
-	ending atomic.Bool // ProcessEnding sent: a close from the service is expected
+	ending atomic.Bool // ProcessEnding sent: heartbeats stop, a close from the service is expected
 }
 
 func dial(rawURL string, fatal func(string, ...any)) (*sdkConn, error) {

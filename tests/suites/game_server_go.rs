@@ -398,6 +398,18 @@ async fn one_game(stack: &TestStack, transport: Transport, players: Players, dro
     );
     if drop {
         server.milestone("reconnected").await;
+        // Still one process for that pID, on its new socket, and its game still running.
+        let snapshot = serde_json::to_value(stack.stack().simulator().snapshot()).unwrap();
+        let processes: Vec<&Value> = snapshot["processes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["processId"] == process_id.as_str())
+            .collect();
+        assert_eq!(processes.len(), 1, "{snapshot}");
+        assert_eq!(processes[0]["connected"], true, "{snapshot}");
+        let game = snapshot_entry(stack, "gameSessions", "gameSessionArn", &arn);
+        assert_eq!(game["status"], "ACTIVE", "{game}");
     }
     server.milestone("re-accept-refused").await;
     assert_eq!(server.milestone("paged").await, seats.len().to_string());

@@ -632,3 +632,81 @@ async fn given_the_whole_stack_when_a_game_server_joins_then_the_console_shows_i
     stack.shutdown().await;
     assert!(!pem.exists(), "the certificate file is removed on shutdown");
 }
+
+#[tokio::test]
+async fn given_a_flexmatch_match_placed_on_a_game_server_then_create_game_session_carries_its_teams()
+ {
+    use shared::matchmaking::{AttributeValue, MatchmakingPlayer, MatchmakingRequest, TicketId};
+    use shared::ports::Matchmaker;
+    let h = Harness::real_only(30, 60).await;
+    let settings = crate::flexmatch::FlexMatchSettings {
+        rule_set: crate::flexmatch::rule_set::RuleSet::parse(include_str!(
+            "../../rule-sets/duel.json"
+        ))
+        .unwrap(),
+        configuration: "default".into(),
+        acceptance_timeout: None,
+        request_timeout: Duration::from_secs(120),
+        queue: "default-queue".into(),
+        region: "local".into(),
+        account_id: "123456789012".into(),
+    };
+    let (rule, _events) = channel_sink();
+    let (flexmatch, _task) = crate::flexmatch::FlexMatch::start(settings, h.sim.clone(), rule);
+    let mut gs = h.connect("proc-1").await;
+    ok(
+        &gs.call("r1", activate(7777)).await,
+        "ActivateServerProcess",
+        "r1",
+    );
+    for (ticket, player, skill) in [("t-1", "alice", 1000.0), ("t-2", "bob", 1050.0)] {
+        flexmatch
+            .start_matchmaking(&MatchmakingRequest {
+                ticket_id: TicketId::parse(ticket).unwrap(),
+                configuration: "default".into(),
+                players: vec![MatchmakingPlayer {
+                    player_id: PlayerId::parse(player).unwrap(),
+                    attributes: [("skill".to_owned(), AttributeValue::Number(skill))].into(),
+                    latencies: vec![("local".into(), 20)],
+                }],
+            })
+            .await
+            .unwrap();
+    }
+    let create = gs.push("CreateGameSession").await;
+    let data = gamelift_server_protocol::model::MatchmakerData::parse(
+        create["MatchmakerData"].as_str().unwrap(),
+    )
+    .unwrap()
+    .expect("a FlexMatch game carries matchmaker data");
+    assert_eq!(
+        data.matchmaking_configuration_arn,
+        "arn:aws:gamelift:local:123456789012:matchmakingconfiguration/default"
+    );
+    let mut teams: Vec<(String, Vec<String>)> = data
+        .teams
+        .iter()
+        .map(|t| {
+            (
+                t.name.clone(),
+                t.players.iter().map(|p| p.player_id.clone()).collect(),
+            )
+        })
+        .collect();
+    teams.sort();
+    assert_eq!(teams.len(), 2, "{teams:?}");
+    assert!(
+        teams.iter().all(|(_, players)| players.len() == 1),
+        "{teams:?}"
+    );
+    let alice = data
+        .teams
+        .iter()
+        .flat_map(|t| &t.players)
+        .find(|p| p.player_id == "alice")
+        .unwrap();
+    assert_eq!(
+        alice.attributes["skill"],
+        gamelift_server_protocol::model::MatchmakerAttribute::Double(1000.0)
+    );
+}

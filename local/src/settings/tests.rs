@@ -68,6 +68,12 @@ const EVERY_VARIABLE: &[&str] = &[
     "SIM_ACCEPTANCE_TIMEOUT_SECONDS",
     "SIM_MATCHMAKING_TIMEOUT_SECONDS",
     "SWEEP_INTERVAL_SECONDS",
+    "GAMELIFT_SDK_PORT",
+    "GAMELIFT_SDK_TLS_PORT",
+    "SIM_GAME_SESSION_ACTIVATION_SECONDS",
+    "SIM_HEARTBEAT_INTERVAL_MS",
+    "SIM_TERMINATION_GRACE_SECONDS",
+    "SIM_RECONNECT_WINDOW_SECONDS",
 ];
 
 /// [`Settings::read`] with these arguments and exactly these variables.
@@ -438,4 +444,49 @@ fn given_player_gateway_then_the_simulated_fleet_follows_it_unless_told_otherwis
         found[0].starts_with("SIM_PLAYER_GATEWAY=\"on\""),
         "{found:?}"
     );
+}
+
+#[test]
+fn given_the_game_server_knobs_when_read_then_ports_follow_port_and_timers_reach_the_simulator() {
+    let defaults = Settings::default();
+    assert_eq!(
+        (
+            defaults.gamelift_sdk_port(),
+            defaults.gamelift_sdk_tls_port()
+        ),
+        (3003, 3004)
+    );
+    let simulator = defaults.simulator_settings().unwrap();
+    assert_eq!(simulator.game_session_activation, Duration::from_secs(30));
+    assert_eq!(simulator.heartbeat_interval, Duration::from_secs(60));
+    assert_eq!(simulator.termination_grace, Duration::from_secs(300));
+    assert_eq!(simulator.reconnect_window, Duration::from_secs(300));
+
+    let set = read(
+        &["--port", "0"],
+        &[
+            ("SIM_GAME_SESSION_ACTIVATION_SECONDS", "5"),
+            ("SIM_HEARTBEAT_INTERVAL_MS", "200"),
+            ("SIM_TERMINATION_GRACE_SECONDS", "2"),
+            ("SIM_RECONNECT_WINDOW_SECONDS", "3"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(
+        (set.gamelift_sdk_port(), set.gamelift_sdk_tls_port()),
+        (0, 0)
+    );
+    let simulator = set.simulator_settings().unwrap();
+    assert_eq!(simulator.game_session_activation, Duration::from_secs(5));
+    assert_eq!(simulator.heartbeat_interval, Duration::from_millis(200));
+    assert_eq!(simulator.termination_grace, Duration::from_secs(2));
+    assert_eq!(simulator.reconnect_window, Duration::from_secs(3));
+
+    let refused = read(&[], &[("SIM_GAME_SESSION_ACTIVATION_SECONDS", "601")]);
+    assert!(refused.is_err(), "GameLift's limit is 600 s");
+    // read() validates: the clash is refused, named as written.
+    let text = read(&[], &[("GAMELIFT_SDK_PORT", "3001")])
+        .unwrap_err()
+        .to_string();
+    assert!(text.contains("GAMELIFT_SDK_PORT=3001 is PORT's"), "{text}");
 }
