@@ -27,7 +27,10 @@ use super::feed::{Entry, FeedKind};
 use crate::gamelift::Faults;
 
 /// Refuses what is not a same-origin JSON request; else the body, parsed.
-fn accept<T: DeserializeOwned>(headers: &HeaderMap, body: &Bytes) -> Result<T, ApiError> {
+pub(super) fn accept<T: DeserializeOwned>(
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<T, ApiError> {
     let json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -69,7 +72,12 @@ fn accept<T: DeserializeOwned>(headers: &HeaderMap, body: &Bytes) -> Result<T, A
 #[serde(deny_unknown_fields)]
 pub struct Empty {}
 
-fn done(console: &Console, players: Vec<String>, summary: String, extra: Value) -> Response {
+pub(super) fn done(
+    console: &Console,
+    players: Vec<String>,
+    summary: String,
+    extra: Value,
+) -> Response {
     console.hub.record(
         FeedKind::Console,
         console.clock.now_millis(),

@@ -10,7 +10,8 @@
 //!   matchmaking tickets: [`tickets`], metrics: [`metrics`]) as JSON;
 //! - [`api`]: `GET /console/api/...` (sections, feed, the live `events` stream);
 //! - [`actions`]: `POST /console/api/...` (drop a connection, fail or slow a placement,
-//!   fleet faults, end a game session).
+//!   fleet faults, end a game session; [`processes`]: the real game server processes,
+//!   TerminateProcess and RefreshConnection to one).
 //!
 //! The API is documented in docs/console.md. It exists only in the local stack (nothing
 //! in template.yaml), which listens on 127.0.0.1 only; the actions also refuse requests
@@ -22,6 +23,7 @@ pub mod api;
 pub mod assets;
 pub mod feed;
 pub mod metrics;
+pub mod processes;
 pub mod state;
 pub mod taps;
 pub mod tickets;
@@ -150,6 +152,14 @@ pub fn router(console: Arc<Console>) -> Router {
         .route(
             &format!("{PATH}/api/game-sessions/{{id}}/terminate"),
             post(actions::terminate_game_session),
+        )
+        .route(
+            &format!("{PATH}/api/processes/{{id}}/terminate"),
+            post(processes::terminate_process),
+        )
+        .route(
+            &format!("{PATH}/api/processes/{{id}}/refresh-connection"),
+            post(processes::refresh_connection),
         )
         .with_state(console)
 }

@@ -202,11 +202,23 @@ fn placement_status(h: &Harness) -> PlacementStatus {
 async fn given_a_go_sdks_game_server_when_it_plays_a_whole_game_then_every_action_is_answered() {
     let h = Harness::real_only(30, 60).await;
     let mut gs = h.connect("proc-1").await;
-    ok(&gs.call("r1", activate(7777)).await, "ActivateServerProcess", "r1");
-    ok(&gs.call("r2", heartbeat(true)).await, "HeartbeatServerProcess", "r2");
+    ok(
+        &gs.call("r1", activate(7777)).await,
+        "ActivateServerProcess",
+        "r1",
+    );
+    ok(
+        &gs.call("r2", heartbeat(true)).await,
+        "HeartbeatServerProcess",
+        "r2",
+    );
     let process = h.sim.snapshot().process("proc-1").cloned().unwrap();
     assert_eq!(
-        (process.compute_id.as_str(), process.sdk_language.as_str(), process.sdk_version.as_str()),
+        (
+            process.compute_id.as_str(),
+            process.sdk_language.as_str(),
+            process.sdk_version.as_str()
+        ),
         ("host-1", "Go", "5.6.0")
     );
     assert!(process.last_heartbeat.is_some() && process.connected);
@@ -226,10 +238,18 @@ async fn given_a_go_sdks_game_server_when_it_plays_a_whole_game_then_every_actio
             game_session_id: id.into(),
         })
     };
-    ok(&gs.call("r3", activate_game(&arn)).await, "ActivateGameSession", "r3");
+    ok(
+        &gs.call("r3", activate_game(&arn)).await,
+        "ActivateGameSession",
+        "r3",
+    );
     assert_eq!(placement_status(&h), PlacementStatus::Fulfilled);
     let seats = h.sim.snapshot();
-    let alice = seats.player_sessions.iter().find(|s| s.player_id == "alice").unwrap();
+    let alice = seats
+        .player_sessions
+        .iter()
+        .find(|s| s.player_id == "alice")
+        .unwrap();
     let alice = alice.player_session_id.clone();
 
     let accept = |id: &str| {
@@ -238,9 +258,17 @@ async fn given_a_go_sdks_game_server_when_it_plays_a_whole_game_then_every_actio
             player_session_id: id.into(),
         })
     };
-    ok(&gs.call("r4", accept(&alice)).await, "AcceptPlayerSession", "r4");
+    ok(
+        &gs.call("r4", accept(&alice)).await,
+        "AcceptPlayerSession",
+        "r4",
+    );
     refused(&gs.call("r5", accept(&alice)).await, 400, "not RESERVED");
-    refused(&gs.call("r6", accept("psess-forged")).await, 404, "psess-forged");
+    refused(
+        &gs.call("r6", accept("psess-forged")).await,
+        404,
+        "psess-forged",
+    );
 
     let describe = Request::DescribePlayerSessions(DescribePlayerSessions {
         game_session_id: Some(arn.clone()),
@@ -261,17 +289,31 @@ async fn given_a_go_sdks_game_server_when_it_plays_a_whole_game_then_every_actio
     ok(&gs.call("r8", remove).await, "RemovePlayerSession", "r8");
     // The seat reopened: the backend's rejoin (CreatePlayerSession) seats alice again.
     let alice_id = PlayerId::parse("alice").unwrap();
-    assert!(h.sim.create_player_session(&arn, &alice_id, None).await.is_ok());
+    assert!(
+        h.sim
+            .create_player_session(&arn, &alice_id, None)
+            .await
+            .is_ok()
+    );
 
     let deny = Request::UpdatePlayerSessionCreationPolicy(UpdatePlayerSessionCreationPolicy {
         game_session_id: arn.clone(),
         player_session_policy: PlayerSessionCreationPolicy::DenyAll,
     });
-    ok(&gs.call("r9", deny).await, "UpdatePlayerSessionCreationPolicy", "r9");
+    ok(
+        &gs.call("r9", deny).await,
+        "UpdatePlayerSessionCreationPolicy",
+        "r9",
+    );
     let denied = h.sim.create_player_session(&arn, &alice_id, None).await;
-    assert!(matches!(denied, Err(GameLiftError::SessionEnded { .. })), "{denied:?}");
+    assert!(
+        matches!(denied, Err(GameLiftError::SessionEnded { .. })),
+        "{denied:?}"
+    );
 
-    let certificate = gs.call("r10", Request::GetComputeCertificate(Empty {})).await;
+    let certificate = gs
+        .call("r10", Request::GetComputeCertificate(Empty {}))
+        .await;
     ok(&certificate, "GetComputeCertificate", "r10");
     assert_eq!(
         certificate["CertificatePath"],
@@ -284,18 +326,32 @@ async fn given_a_go_sdks_game_server_when_it_plays_a_whole_game_then_every_actio
     });
     refused(&gs.call("r11", role).await, 400, "no instance role");
     let stop = Request::StopMatchBackfill(StopMatchBackfill::default());
-    refused(&gs.call("r12", stop).await, 400, "not supported by the local stack yet");
+    refused(
+        &gs.call("r12", stop).await,
+        400,
+        "not supported by the local stack yet",
+    );
 
     ok(
-        &gs.call("r13", Request::TerminateServerProcess(Empty {})).await,
+        &gs.call("r13", Request::TerminateServerProcess(Empty {}))
+            .await,
         "TerminateServerProcess",
         "r13",
     );
     let snapshot = h.sim.snapshot();
-    assert_eq!(snapshot.game_sessions[0].status, GameSessionStatus::Terminated);
-    assert_eq!(snapshot.process("proc-1").unwrap().state, ServerState::Terminated);
+    assert_eq!(
+        snapshot.game_sessions[0].status,
+        GameSessionStatus::Terminated
+    );
+    assert_eq!(
+        snapshot.process("proc-1").unwrap().state,
+        ServerState::Terminated
+    );
     let after = h.sim.create_player_session(&arn, &alice_id, None).await;
-    assert!(matches!(after, Err(GameLiftError::SessionEnded { .. })), "{after:?}");
+    assert!(
+        matches!(after, Err(GameLiftError::SessionEnded { .. })),
+        "{after:?}"
+    );
 }
 
 #[tokio::test]
@@ -308,7 +364,8 @@ async fn given_bad_frames_when_sent_then_each_is_answered_4xx_saying_which_and_i
     let answer = gs.next().await;
     refused(&answer, 400, "not JSON");
     assert_eq!(answer["RequestId"], "");
-    gs.send_text(r#"{"Action":"Dance","RequestId":"b2"}"#.into()).await;
+    gs.send_text(r#"{"Action":"Dance","RequestId":"b2"}"#.into())
+        .await;
     let answer = gs.next_answer("b2").await;
     refused(&answer, 400, "unknown Action \"Dance\"");
     assert_eq!(answer["Action"], "Dance");
@@ -361,7 +418,11 @@ async fn given_a_dropped_socket_when_the_pid_reconnects_then_it_keeps_its_game_w
  {
     let h = Harness::real_only(30, 60).await;
     let mut first = h.connect("proc-1").await;
-    ok(&first.call("r1", activate(7777)).await, "ActivateServerProcess", "r1");
+    ok(
+        &first.call("r1", activate(7777)).await,
+        "ActivateServerProcess",
+        "r1",
+    );
     h.place("p-1", &["alice"]);
     let arn = first.push("CreateGameSession").await["GameSessionId"]
         .as_str()
@@ -373,8 +434,16 @@ async fn given_a_dropped_socket_when_the_pid_reconnects_then_it_keeps_its_game_w
     let activate_game = Request::ActivateGameSession(ActivateGameSession {
         game_session_id: arn,
     });
-    ok(&second.call("r2", activate_game).await, "ActivateGameSession", "r2");
-    ok(&second.call("r3", heartbeat(true)).await, "HeartbeatServerProcess", "r3");
+    ok(
+        &second.call("r2", activate_game).await,
+        "ActivateGameSession",
+        "r2",
+    );
+    ok(
+        &second.call("r3", heartbeat(true)).await,
+        "HeartbeatServerProcess",
+        "r3",
+    );
     assert_eq!(placement_status(&h), PlacementStatus::Fulfilled);
     // Pushes follow the new socket.
     h.running.servers.terminate_process("proc-1").unwrap();
@@ -392,7 +461,11 @@ async fn given_three_missed_heartbeats_then_the_process_is_sent_terminate_proces
     })
     .await;
     let mut gs = h.connect("proc-1").await;
-    ok(&gs.call("r1", activate(7777)).await, "ActivateServerProcess", "r1");
+    ok(
+        &gs.call("r1", activate(7777)).await,
+        "ActivateServerProcess",
+        "r1",
+    );
     let terminate = gs.push("TerminateProcess").await;
     let in_five_minutes = crate::time::now_millis() + 300_000;
     let at = terminate["TerminationTime"].as_i64().unwrap();
@@ -405,7 +478,11 @@ async fn given_three_missed_heartbeats_then_the_process_is_sent_terminate_proces
 async fn given_a_game_server_that_never_activates_then_the_placement_retries_and_times_out() {
     let h = Harness::real_only(1, 3).await;
     let mut gs = h.connect("proc-1").await;
-    ok(&gs.call("r1", activate(7777)).await, "ActivateServerProcess", "r1");
+    ok(
+        &gs.call("r1", activate(7777)).await,
+        "ActivateServerProcess",
+        "r1",
+    );
     h.place("p-1", &["alice"]);
     let first = gs.push("CreateGameSession").await;
     assert_eq!(placement_status(&h), PlacementStatus::Pending);
@@ -420,7 +497,11 @@ async fn given_refresh_connection_then_the_sdk_is_told_a_new_url_and_token_that_
  {
     let h = Harness::real_only(30, 60).await;
     let mut gs = h.connect("proc-1").await;
-    ok(&gs.call("r1", activate(7777)).await, "ActivateServerProcess", "r1");
+    ok(
+        &gs.call("r1", activate(7777)).await,
+        "ActivateServerProcess",
+        "r1",
+    );
     h.running.servers.refresh_connection("proc-1").unwrap();
     let refresh = gs.push("RefreshConnection").await;
     let url = refresh["RefreshConnectionEndpoint"].as_str().unwrap();
@@ -432,7 +513,11 @@ async fn given_refresh_connection_then_the_sdk_is_told_a_new_url_and_token_that_
         .await
         .unwrap();
     let mut refreshed = Client(socket);
-    ok(&refreshed.call("r2", heartbeat(true)).await, "HeartbeatServerProcess", "r2");
+    ok(
+        &refreshed.call("r2", heartbeat(true)).await,
+        "HeartbeatServerProcess",
+        "r2",
+    );
 }
 
 #[tokio::test]
@@ -459,6 +544,91 @@ async fn given_the_generated_certificate_when_a_client_trusts_it_then_wss_serves
     let url = format!("{}/?{}", endpoint.wss_url, h.query("proc-tls").encode());
     let (socket, _) = tokio_tungstenite::client_async(url, tls).await.unwrap();
     let mut gs = Client(socket);
-    ok(&gs.call("t1", activate(7777)).await, "ActivateServerProcess", "t1");
+    ok(
+        &gs.call("t1", activate(7777)).await,
+        "ActivateServerProcess",
+        "t1",
+    );
     assert!(h.sim.snapshot().process("proc-tls").is_some());
+}
+
+/// One HTTP/1.1 request to the stack; the status and the JSON body.
+async fn http(addr: SocketAddr, method: &str, path: &str) -> (u16, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: 2\r\nConnection: close\r\n\r\n{{}}"
+    );
+    tcp.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    tcp.read_to_string(&mut response).await.unwrap();
+    let status = response[9..12].parse().unwrap();
+    let body = response.split_once("\r\n\r\n").unwrap().1;
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn given_the_whole_stack_when_a_game_server_joins_then_the_console_shows_it_and_its_actions_reach_it()
+ {
+    let mut settings = crate::Settings::default();
+    settings.gateway.port = 0;
+    settings.simulator.sim_fleet_servers = 0;
+    let stack = crate::start(settings).await.unwrap();
+    let endpoint = stack.game_server_endpoint().clone();
+    assert!(endpoint.ws_url.starts_with("ws://127.0.0.1:"));
+    assert!(endpoint.wss_url.starts_with("wss://127.0.0.1:"));
+    assert!(endpoint.certificate_path.exists());
+    assert_eq!(endpoint.fleet_id, "fleet-local");
+    let query = ConnectQuery {
+        process_id: "proc-console".into(),
+        sdk_language: Some("Go".into()),
+        sdk_version: Some("5.6.0".into()),
+        compute_id: Some(endpoint.host_id.clone()),
+        fleet_id: endpoint.fleet_id.clone(),
+        authorization: Some(endpoint.auth_token.clone()),
+        ..ConnectQuery::default()
+    };
+    let url = format!("{}/?{}", endpoint.ws_url, query.encode());
+    let mut gs = Client(tokio_tungstenite::connect_async(url).await.unwrap().0);
+    ok(
+        &gs.call("c1", activate(7777)).await,
+        "ActivateServerProcess",
+        "c1",
+    );
+
+    let addr = stack.addr();
+    let (status, processes) = http(addr, "GET", "/console/api/processes").await;
+    assert_eq!(status, 200);
+    assert_eq!(processes[0]["processId"], "proc-console");
+    assert_eq!(processes[0]["sdkLanguage"], "Go");
+    assert_eq!(processes[0]["computeId"], "local-compute");
+    assert_eq!(processes[0]["state"], "StandingBy");
+
+    let (status, _) = http(
+        addr,
+        "POST",
+        "/console/api/processes/proc-console/refresh-connection",
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(gs.push("RefreshConnection").await["AuthToken"].is_string());
+    let (status, _) = http(
+        addr,
+        "POST",
+        "/console/api/processes/proc-console/terminate",
+    )
+    .await;
+    assert_eq!(status, 200);
+    gs.push("TerminateProcess").await;
+    let (status, refused) = http(addr, "POST", "/console/api/processes/nobody/terminate").await;
+    assert_eq!(
+        (status, refused["error"].as_str()),
+        (404, Some("not_found"))
+    );
+    let (_, feed) = http(addr, "GET", "/console/api/feed?kind=gameServer").await;
+    assert!(feed.as_array().unwrap().len() >= 4, "{feed}");
+    let pem = endpoint.certificate_path.clone();
+    stack.shutdown().await;
+    assert!(!pem.exists(), "the certificate file is removed on shutdown");
 }

@@ -191,6 +191,33 @@
           }),
         ],
       },
+      processes: {
+        key: (p) => p.processId,
+        rowAttr: "data-process",
+        columns: [
+          col("pID", (p) => fmt.short(p.processId, 13), { cls: "id", title: (p) => p.processId }),
+          col("Compute", (p) => p.computeId),
+          col("SDK", (p) => `${p.sdkLanguage} ${p.sdkVersion}`),
+          col("State", (p) => p.state + (p.connected ? "" : " (disconnected)"), { cls: "status", data: (p) => p.state, title: (p) => p.ended }),
+          col("Health", (p) => (p.healthy ? "healthy" : "UNHEALTHY") + (p.terminationSent ? ", terminating" : "")),
+          col("Last heartbeat", (p) => (p.lastHeartbeat || "").slice(11, 19)),
+          col("Games", (p) =>
+            p.gameSessions
+              .map((g) => `${g.gameSessionId.slice(0, 8)} :${g.port} ${g.status} [${Object.entries(g.playerSessions).map(([k, n]) => `${n} ${k}`).join(", ")}]`)
+              .join("; "),
+          ),
+          col("", null, {
+            cls: "actions",
+            actions: (p) =>
+              p.state === "Terminated"
+                ? []
+                : [
+                    { label: "Terminate", cls: "danger", title: "send TerminateProcess", run: () => act(`processes/${encodeURIComponent(p.processId)}/terminate`) },
+                    { label: "Refresh", title: "send RefreshConnection (a new URL and auth token)", run: () => act(`processes/${encodeURIComponent(p.processId)}/refresh-connection`) },
+                  ],
+          }),
+        ],
+      },
       servers: {
         key: (s) => s.index,
         columns: [
