@@ -59,6 +59,8 @@ where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let mut accepted: Option<ConnectQuery> = None;
+    // The error type is tungstenite's `Callback`'s, not ours to box.
+    #[allow(clippy::result_large_err)]
     let check = |request: &Request, response: Response| -> Result<Response, ErrorResponse> {
         let query = request.uri().query().unwrap_or_default();
         match admit(&servers, query) {
