@@ -941,6 +941,46 @@ async fn given_a_running_game_when_the_stack_sends_refresh_connection_then_the_s
     stack.shutdown().await;
 }
 
+#[tokio::test]
+async fn given_a_game_server_on_wss_when_the_stack_sends_refresh_connection_then_the_new_endpoint_is_wss_too_and_the_sdk_moves_there()
+ {
+    let stack = TestStack::start_with(real_only).await;
+    let relay = Relay::start(&stack.stack().game_server_endpoint().wss_url).await;
+    let mut server = GameServer::ready(
+        &stack,
+        Route {
+            tls: true,
+            url: Some(&relay.url),
+            ..Route::default()
+        },
+    )
+    .await;
+    let Placed {
+        player_session_id, ..
+    } = place(&stack, &mut server, "alice").await;
+
+    // A game server that speaks TLS only (C++, Unreal) cannot follow a ws:// endpoint.
+    let url = stack
+        .stack()
+        .game_servers()
+        .refresh_connection(&server.pid)
+        .unwrap();
+    assert!(url.starts_with("wss://"), "{url}");
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    relay.cut();
+    server
+        .sdk
+        .accept_player_session(&player_session_id)
+        .await
+        .unwrap();
+    assert_eq!(
+        relay.connections(),
+        1,
+        "the SDK did not come back through the relay"
+    );
+    stack.shutdown().await;
+}
+
 fn epoch_seconds() -> i64 {
     let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
     i64::try_from(since.as_secs()).unwrap()
