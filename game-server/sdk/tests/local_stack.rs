@@ -74,6 +74,8 @@ struct Route<'a> {
     /// Another WebSocket URL (the relay), instead of the stack's.
     url: Option<&'a str>,
     timing: Timing,
+    /// What `on_health_check` answers.
+    healthy: bool,
 }
 
 impl Default for Route<'_> {
@@ -82,6 +84,7 @@ impl Default for Route<'_> {
             tls: false,
             url: None,
             timing: fast_timing(),
+            healthy: true,
         }
     }
 }
@@ -93,6 +96,7 @@ impl GameServer {
         let sdk = init(stack, &pid, &route).await.unwrap();
         let (sender, events) = mpsc::unbounded_channel();
         let (started, terminate) = (sender.clone(), sender);
+        let healthy = route.healthy;
         sdk.process_ready(
             ProcessParameters::new(GAME_PORT)
                 .on_start_game_session(move |session| {
@@ -103,7 +107,7 @@ impl GameServer {
                     let _ = terminate.send(Event::Terminate);
                     async {}
                 })
-                .on_health_check(|| async { true }),
+                .on_health_check(move || async move { healthy }),
         )
         .await
         .unwrap();
@@ -978,6 +982,57 @@ async fn given_a_game_server_on_wss_when_the_stack_sends_refresh_connection_then
         1,
         "the SDK did not come back through the relay"
     );
+    stack.shutdown().await;
+}
+
+#[tokio::test]
+async fn given_a_health_check_that_says_unhealthy_when_three_heartbeats_report_it_then_terminate_process_reaches_the_sdk()
+ {
+    let stack = TestStack::start_with(real_only).await;
+    let mut server = GameServer::ready(
+        &stack,
+        Route {
+            healthy: false,
+            ..Route::default()
+        },
+    )
+    .await;
+    // Beats every 200 ms, each unhealthy: the third ends it, long before any is missed.
+    assert!(matches!(server.next_event().await, Event::Terminate));
+    let process = snapshot_of(&stack, |s| s.process(&server.pid).cloned()).unwrap();
+    assert!(!process.healthy && process.termination_sent, "{process:?}");
+    server.sdk.process_ending().await.unwrap();
+    let process = snapshot_of(&stack, |s| s.process(&server.pid).cloned()).unwrap();
+    assert_eq!(process.state, ServerState::Terminated, "{process:?}");
+    stack.shutdown().await;
+}
+
+#[tokio::test]
+async fn given_no_on_process_terminate_when_the_stack_sends_terminate_process_then_the_sdk_ends_the_process_itself()
+ {
+    let stack = TestStack::start_with(real_only).await;
+    let pid = local::gamelift_sdk::GameServerEndpoint::new_process_id();
+    let sdk = init(&stack, &pid, &Route::default()).await.unwrap();
+    sdk.process_ready(ProcessParameters::new(GAME_PORT))
+        .await
+        .unwrap();
+
+    // As the official SDKs: ProcessEnding, then Destroy.
+    stack
+        .stack()
+        .game_servers()
+        .terminate_process(&pid)
+        .unwrap();
+    eventually(&stack, "ProcessEnding sent by the SDK", |s| {
+        s.process(&pid).is_some_and(|p| {
+            p.state == ServerState::Terminated
+                && p.ended
+                    .as_deref()
+                    .is_some_and(|why| why.contains("ProcessEnding"))
+        })
+    })
+    .await;
+    assert!(sdk.get_termination_time().is_ok());
     stack.shutdown().await;
 }
 
