@@ -4,7 +4,7 @@
 //! heartbeats, and the stack's TerminateProcess and RefreshConnection.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is the test failing, with its message.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -1036,6 +1036,66 @@ async fn given_no_on_process_terminate_when_the_stack_sends_terminate_process_th
     stack.shutdown().await;
 }
 
+#[tokio::test]
+async fn given_a_cut_socket_when_the_sdk_cannot_come_back_within_the_reconnect_window_then_its_game_ends_and_a_later_call_is_refused()
+ {
+    let stack = TestStack::start_with(|settings| {
+        real_only(settings);
+        settings.game_servers.sim_reconnect_window_seconds = 1;
+    })
+    .await;
+    let relay = Relay::start(&stack.stack().game_server_endpoint().ws_url).await;
+    let mut server = GameServer::ready(
+        &stack,
+        Route {
+            url: Some(&relay.url),
+            ..Route::default()
+        },
+    )
+    .await;
+    let Placed {
+        mut player,
+        session,
+        player_session_id,
+    } = place(&stack, &mut server, "alice").await;
+    server
+        .sdk
+        .accept_player_session(&player_session_id)
+        .await
+        .unwrap();
+
+    relay.set_down(true);
+    let pid = server.pid.clone();
+    eventually(&stack, "taken out after the reconnect window", |s| {
+        s.process(&pid)
+            .is_some_and(|p| p.state == ServerState::Terminated)
+    })
+    .await;
+    let game = snapshot_of(&stack, |s| {
+        s.game_session(&session.game_session_id).cloned()
+    })
+    .unwrap();
+    assert_eq!(game.status, GameSessionStatus::Terminated, "{game:?}");
+    let ended = reply(&mut player, "rejoinSession", json!({})).await;
+    assert_eq!(ended["code"], "session_ended", "{ended}");
+
+    // Back on the network, the SDK reconnects for its next call, which is refused.
+    relay.set_down(false);
+    let refused = tokio::time::timeout(WAIT, async {
+        loop {
+            match server.sdk.get_compute_certificate().await {
+                Err(GameLiftError::Service { message, .. }) => return message,
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+                Ok(answer) => panic!("a process taken out was answered: {answer:?}"),
+            }
+        }
+    })
+    .await
+    .expect("a refusal once the relay is back");
+    assert!(refused.contains("taken out"), "{refused}");
+    stack.shutdown().await;
+}
+
 fn epoch_seconds() -> i64 {
     let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
     i64::try_from(since.as_secs()).unwrap()
@@ -1048,6 +1108,9 @@ struct Relay {
     /// `ws://` or `wss://` `127.0.0.1:{port}` of the relay.
     url: String,
     cut: watch::Sender<u64>,
+    /// Closed: connections are dropped as soon as they are accepted (a network that
+    /// stays down).
+    closed: Arc<AtomicBool>,
     accepted: Arc<AtomicUsize>,
     /// The bytes each connection sent upstream, in order of connection.
     sent: Arc<Mutex<Vec<Log>>>,
@@ -1064,15 +1127,20 @@ impl Relay {
         let url = format!("{scheme}://{}", listener.local_addr().unwrap());
         let (cut, _) = watch::channel(0u64);
         let accepted = Arc::new(AtomicUsize::new(0));
+        let closed = Arc::new(AtomicBool::new(false));
         let sent: Arc<Mutex<Vec<Log>>> = Arc::default();
         let relay = Self {
             url,
             cut: cut.clone(),
+            closed: closed.clone(),
             accepted: accepted.clone(),
             sent: sent.clone(),
         };
         tokio::spawn(async move {
             while let Ok((downstream, _)) = listener.accept().await {
+                if closed.load(Ordering::SeqCst) {
+                    continue;
+                }
                 accepted.fetch_add(1, Ordering::SeqCst);
                 let log: Log = Arc::default();
                 sent.lock().unwrap().push(log.clone());
@@ -1096,6 +1164,14 @@ impl Relay {
     /// Drops every open connection.
     fn cut(&self) {
         self.cut.send_modify(|generation| *generation += 1);
+    }
+
+    /// Cuts every connection and refuses new ones (`false`: lets them through again).
+    fn set_down(&self, down: bool) {
+        self.closed.store(down, Ordering::SeqCst);
+        if down {
+            self.cut();
+        }
     }
 
     fn connections(&self) -> usize {
