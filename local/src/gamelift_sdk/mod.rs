@@ -24,7 +24,7 @@ mod upgrade;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -93,6 +93,9 @@ pub struct GameServers {
     pub(crate) endpoint: GameServerEndpoint,
     tokens: Mutex<HashSet<String>>,
     next_socket: AtomicU64,
+    /// Whether each process's latest socket came over wss://: its RefreshConnection
+    /// names the same scheme.
+    over_tls: Mutex<HashMap<String, bool>>,
 }
 
 impl GameServers {
@@ -122,10 +125,30 @@ impl GameServers {
         self.next_socket.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Sends RefreshConnection to a process: the same endpoint (its path `/refreshed`)
-    /// and a new token; the SDK opens a new socket there and drops the old one.
+    pub(crate) fn opened_socket(&self, process_id: &str, over_tls: bool) {
+        self.over_tls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(process_id.to_owned(), over_tls);
+    }
+
+    /// Sends RefreshConnection to a process: the same endpoint (its path `/refreshed`),
+    /// wss:// if the process is on wss:// (the C++ and Unreal SDKs speak TLS only), and
+    /// a new token; the SDK opens a new socket there and drops the old one.
     pub fn refresh_connection(&self, process_id: &str) -> Result<String, ProcessError> {
-        let url = format!("{}/refreshed", self.endpoint.ws_url);
+        let over_tls = self
+            .over_tls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(process_id)
+            .copied()
+            .unwrap_or(false);
+        let base = if over_tls {
+            &self.endpoint.wss_url
+        } else {
+            &self.endpoint.ws_url
+        };
+        let url = format!("{base}/refreshed");
         let auth_token = self.issue_token();
         self.simulator.push_to_process(
             process_id,
@@ -194,6 +217,7 @@ pub async fn start(
         },
         tokens: Mutex::new(HashSet::from([auth_token])),
         next_socket: AtomicU64::new(1),
+        over_tls: Mutex::new(HashMap::new()),
     });
     let tasks = vec![
         tokio::spawn(upgrade::accept_loop(

@@ -18,16 +18,19 @@ use super::actions::{self, Answer};
 use crate::console::feed::{Entry, FeedKind};
 use crate::gamelift::Socket;
 
-/// Serves the socket until it closes or the stack stops.
+/// Serves the socket (`over_tls`: accepted on the wss:// port) until it closes or the
+/// stack stops.
 pub(super) async fn serve<S>(
     ws: WebSocketStream<S>,
     query: ConnectQuery,
     servers: Arc<GameServers>,
     shutdown: watch::Receiver<bool>,
+    over_tls: bool,
 ) where
     S: AsyncRead + AsyncWrite + Unpin,
 {
     let process_id = query.process_id.clone();
+    servers.opened_socket(&process_id, over_tls);
     let (outbox, mut pushes) = mpsc::unbounded_channel::<Push>();
     let socket = Socket {
         id: servers.next_socket_id(),

@@ -41,9 +41,9 @@ pub(super) async fn accept_loop(
         let stop = shutdown.clone();
         tokio::spawn(async move {
             match tls {
-                None => handshake(tcp, servers, stop).await,
+                None => handshake(tcp, servers, stop, false).await,
                 Some(acceptor) => match acceptor.accept(tcp).await {
-                    Ok(stream) => handshake(stream, servers, stop).await,
+                    Ok(stream) => handshake(stream, servers, stop, true).await,
                     Err(error) => {
                         tracing::info!(%peer, %error, "server SDK endpoint: TLS handshake failed");
                     }
@@ -54,8 +54,12 @@ pub(super) async fn accept_loop(
 }
 
 /// The upgrade: checked, then the socket served.
-async fn handshake<S>(stream: S, servers: Arc<GameServers>, shutdown: watch::Receiver<bool>)
-where
+async fn handshake<S>(
+    stream: S,
+    servers: Arc<GameServers>,
+    shutdown: watch::Receiver<bool>,
+    over_tls: bool,
+) where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let mut accepted: Option<ConnectQuery> = None;
@@ -94,7 +98,7 @@ where
         }
     };
     if let Some(query) = accepted {
-        socket::serve(ws, query, servers, shutdown).await;
+        socket::serve(ws, query, servers, shutdown, over_tls).await;
     }
 }
 
