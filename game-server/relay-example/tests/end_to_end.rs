@@ -176,21 +176,26 @@ async fn online(stack: &TestStack, player: &str) -> Client {
     client
 }
 
-/// The next frame of `kind` (others, such as party changes, are passed over).
-async fn frame_of(client: &mut Client, kind: &str) -> Value {
+/// The next frame `wanted` picks (others, such as party changes, are passed over).
+async fn next_where(client: &mut Client, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         match client.receive(left).await {
             Received::Text(text) => {
                 let frame: Value = serde_json::from_str(&text).unwrap();
-                if frame["type"] == kind {
+                if wanted(&frame) {
                     return frame;
                 }
             }
-            other => panic!("expected a {kind} frame, got {other:?}"),
+            other => panic!("expected {what}, got {other:?}"),
         }
     }
+}
+
+/// The next frame of `kind`.
+async fn frame_of(client: &mut Client, kind: &str) -> Value {
+    next_where(client, kind, |frame| frame["type"] == kind).await
 }
 
 /// The answer to `route` (pushes before it are passed over).
@@ -198,19 +203,7 @@ async fn answer(client: &mut Client, route: &str, body: Value) -> Value {
     client
         .send_json(json!({"route": route, "body": body}))
         .await;
-    let deadline = tokio::time::Instant::now() + WAIT;
-    loop {
-        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        match client.receive(left).await {
-            Received::Text(text) => {
-                let frame: Value = serde_json::from_str(&text).unwrap();
-                if frame["route"] == route {
-                    return frame;
-                }
-            }
-            other => panic!("expected the answer to {route}, got {other:?}"),
-        }
-    }
+    next_where(client, route, |frame| frame["route"] == route).await
 }
 
 fn player_session(seat: &Value) -> String {
