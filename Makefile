@@ -36,6 +36,9 @@ FUNCTIONS := \
 	BackendApiFunction=backend-api
 
 CARGO ?= cargo
+# The cargo profile of the bootstraps: `release` (production, fat LTO) unless told
+# otherwise; scripts/sam-build.sh --dev sets dev-deploy (Cargo.toml says why).
+DEPLOY_PROFILE ?= release
 # Where cargo-lambda puts <binary>/bootstrap: under cargo's target folder, wherever
 # CARGO_TARGET_DIR moves it. Absolute, so cargo-lambda and the copies below agree.
 LAMBDA_DIR ?= $(abspath $(or $(CARGO_TARGET_DIR),target))/lambda
@@ -49,7 +52,7 @@ binary_of = $(lastword $(subst =, ,$(filter $(1)=%,$(FUNCTIONS))))
 # cargo's progress goes to stdout, which `sam build` shows as it comes (it keeps stderr
 # until the end).
 bootstraps:
-	$(CARGO) lambda build --release --arm64 --lambda-dir "$(LAMBDA_DIR)" $(addprefix --bin ,$(BINARIES)) 2>&1
+	$(CARGO) lambda build --profile $(DEPLOY_PROFILE) --arm64 --lambda-dir "$(LAMBDA_DIR)" $(addprefix --bin ,$(BINARIES)) 2>&1
 
 # Refused before anything is compiled: a target SAM did not call, or a function this
 # list does not have.

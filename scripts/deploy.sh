@@ -6,7 +6,9 @@
 # Any other argument goes to `sam deploy` (e.g. --parameter-overrides ..., --region ...).
 # It installs SAM CLI, cargo-lambda and zig into .tools/venv like scripts/sam-build.sh,
 # and refuses a non-guided deploy whose parameters still hold samconfig.toml's
-# placeholders (REPLACE-ME-...), which would deploy a stack pointing at nothing.
+# placeholders (REPLACE-ME-...), which would deploy a stack pointing at nothing. A stack
+# whose Stage is not Production is built with cargo's dev-deploy profile (faster to
+# rebuild), a Production one with release (scripts/sam-build.sh --dev).
 # Needs: cargo (rustup), Python 3.10+, AWS credentials in the shell.
 set -euo pipefail
 
@@ -57,8 +59,18 @@ if ((guided == 0)); then
     fi
 fi
 
+# A development stack builds with cargo's dev-deploy profile, production with release:
+# decided by the Stage its parameters (or the config environment's) give.
+if [[ -z "$overrides" ]]; then
+    overrides="$(samconfig_parameter_overrides "$config_env")"
+fi
+build_args=()
+if [[ " $overrides " != *" Stage=Production "* ]]; then
+    build_args+=(--dev)
+fi
+
 require_command cargo "install Rust with rustup: https://rustup.rs"
-"$REPO_ROOT/scripts/sam-build.sh"
+"$REPO_ROOT/scripts/sam-build.sh" "${build_args[@]}"
 export PATH="$VENV_DIR/bin:$PATH"
 export SAM_CLI_TELEMETRY="${SAM_CLI_TELEMETRY:-0}"
 if ((guided == 1)); then

@@ -17,8 +17,8 @@
 //! player's message; when it ends, each player's pending request cleared and seat set).
 //! What the event does to the ticket is decided between the two by
 //! [`TicketStatus::may_follow`]: a duplicate, late or out-of-order event writes and
-//! pushes nothing, and a racing one loses the condition and is decided again on a fresh
-//! read.
+//! pushes nothing (counted by `IgnoredEvents`, with an unknown ticket's or a malformed
+//! event's), and a racing one loses the condition and is decided again on a fresh read.
 //!
 //! Failures: a malformed event is logged and skipped (`Ok`); a transient store failure
 //! returns `Err`, so the invocation is retried (every change is idempotent); a corrupt
@@ -39,6 +39,7 @@ use shared::matchmaking::{
 };
 use shared::matchmaking::{TicketChange, TicketPlayerChange, TicketRecord};
 use shared::messaging::{MessageKind, NewMessage};
+use shared::metrics::Ignored;
 use shared::ports::{Clock, StoreError, TicketChanges, TicketReader};
 use shared::protocol::ServerFrame;
 use shared::seats::SeatConnector;
@@ -80,8 +81,18 @@ type Seats = HashMap<PlayerId, GameSession>;
 #[derive(Debug, PartialEq, Eq)]
 enum Applied {
     Moved(TicketStatus),
-    /// Nothing to do: why.
-    Ignored(&'static str),
+    /// An event that moves no ticket by itself (an acceptance, say): nothing to do.
+    Nothing,
+    /// An event the ticket's state makes moot: why (the `IgnoredEvents` metric).
+    Ignored(Ignored),
+}
+
+/// What [`MatchmakingEventHandler::apply_all`] did besides moving tickets.
+#[derive(Debug, Default)]
+pub struct Handled {
+    /// Each event (malformed) or ticket of an event that changed nothing, why.
+    pub ignored: Vec<Ignored>,
+    pub retry: Option<StoreError>,
 }
 
 impl MatchmakingEventHandler {
@@ -104,12 +115,25 @@ impl MatchmakingEventHandler {
     /// Applies every event of the invocation. `Err` only when some ticket could not be
     /// changed for a reason a retry may fix (after trying all the others).
     pub async fn handle(&self, event: LambdaEvent<Value>) -> Result<(), lambda_runtime::Error> {
-        let mut retry: Option<StoreError> = None;
-        for (index, parsed) in read_payload(&event.payload).into_iter().enumerate() {
+        let handled = self.apply_all(&event.payload).await;
+        for reason in handled.ignored {
+            shared::metrics::ignored_event(reason);
+        }
+        match handled.retry {
+            Some(err) => Err(err.into()),
+            None => Ok(()),
+        }
+    }
+
+    /// What [`Self::handle`] does, but the ignored events' metric.
+    pub async fn apply_all(&self, payload: &Value) -> Handled {
+        let mut handled = Handled::default();
+        for (index, parsed) in read_payload(payload).into_iter().enumerate() {
             let event = match parsed {
                 Ok(event) => event,
                 Err(malformed) => {
                     warn!(record = index, error = %ErrorChain(&malformed), "skipping a malformed matchmaking event");
+                    handled.ignored.push(Ignored::Malformed);
                     continue;
                 }
             };
@@ -124,23 +148,24 @@ impl MatchmakingEventHandler {
                         }
                         info!(event_id = event.id, ticket_id = %ticket_id, status = %status, "ticket moved");
                     }
+                    Ok(Applied::Nothing) => {
+                        info!(event_id = event.id, ticket_id = %ticket_id, "the event moves no ticket by itself");
+                    }
                     Ok(Applied::Ignored(why)) => {
-                        info!(event_id = event.id, ticket_id = %ticket_id, why, "matchmaking event ignored for this ticket");
+                        info!(event_id = event.id, ticket_id = %ticket_id, why = why.as_str(), "matchmaking event ignored for this ticket");
+                        handled.ignored.push(why);
                     }
                     Err(StoreError::Corrupt { key, reason }) => {
                         error!(ticket_id = %ticket_id, key, reason, "skipping an event of a corrupt ticket");
                     }
                     Err(err) => {
                         warn!(ticket_id = %ticket_id, error = %ErrorChain(&err), "ticket not changed; the invocation will be retried");
-                        retry.get_or_insert(err);
+                        handled.retry.get_or_insert(err);
                     }
                 }
             }
         }
-        match retry {
-            Some(err) => Err(err.into()),
-            None => Ok(()),
-        }
+        handled
     }
 
     /// A MatchmakingSucceeded event's seats, every player of the match asked of GameLift
@@ -170,11 +195,11 @@ impl MatchmakingEventHandler {
         seats: &Seats,
     ) -> Result<Applied, StoreError> {
         let Some(to) = event.status() else {
-            return Ok(Applied::Ignored("the event moves no ticket by itself"));
+            return Ok(Applied::Nothing);
         };
         for _ in 0..ATTEMPTS {
             let Some(record) = self.tickets.get(&ticket.ticket_id).await? else {
-                return Ok(Applied::Ignored("no such ticket recorded"));
+                return Ok(Applied::Ignored(Ignored::Unknown));
             };
             let follows = to.may_follow(
                 record.status,
@@ -184,9 +209,12 @@ impl MatchmakingEventHandler {
                 event.match_id.as_deref(),
             );
             if !follows {
-                return Ok(Applied::Ignored(
-                    "duplicate, late or out-of-order for where the ticket stands",
-                ));
+                // The same status again, or a late or out-of-order one.
+                return Ok(Applied::Ignored(if record.status == to {
+                    Ignored::Duplicate
+                } else {
+                    Ignored::OutOfOrder
+                }));
             }
             let change = self.change(event, &record, to, seats);
             if self.changes.advance(&change).await? {

@@ -406,3 +406,44 @@ async fn given_get_player_connection_details_fails_when_a_match_is_made_then_the
         }
     }
 }
+
+impl World {
+    /// Why each event, or ticket of an event, of `payload` changed nothing (what
+    /// `handle` counts).
+    async fn ignored(&self, payload: Value) -> Vec<Ignored> {
+        let handled = self.handler.apply_all(&payload).await;
+        assert!(handled.retry.is_none());
+        handled.ignored
+    }
+}
+
+#[tokio::test]
+async fn given_events_that_change_nothing_when_handled_then_each_says_why_for_the_ignored_events_metric()
+ {
+    let world = world().await;
+    assert!(world.ignored(sample("searching")).await.is_empty());
+    // The same event again is a duplicate.
+    assert_eq!(
+        world.ignored(sample("searching")).await,
+        vec![Ignored::Duplicate]
+    );
+    // Both tickets completed; then a cancellation of A comes late.
+    assert!(world.ignored(sample("succeeded")).await.is_empty());
+    assert_eq!(
+        world.ignored(sample("cancelled")).await,
+        vec![Ignored::OutOfOrder]
+    );
+    // A ticket this stack never recorded, and events it cannot read.
+    let mut unknown = sample("searching");
+    unknown["detail"]["tickets"][0]["ticketId"] = json!("mm-someone-elses");
+    assert_eq!(world.ignored(unknown).await, vec![Ignored::Unknown]);
+    let mut bad = sample("searching");
+    bad["detail"]["type"] = json!("MatchmakingExploded");
+    assert_eq!(world.ignored(bad).await, vec![Ignored::Malformed]);
+    assert_eq!(
+        world.ignored(json!({"hello": "world"})).await,
+        vec![Ignored::Malformed]
+    );
+    // An acceptance moves no ticket by itself: nothing to count.
+    assert!(world.ignored(sample("accept")).await.is_empty());
+}

@@ -21,7 +21,8 @@
 //!   they come from the placement record, which also lets a duplicate stop here) + ONE
 //!   `TransactWriteItems` (1 + 2P writes).
 //! - A duplicate or out-of-order event: its transaction is cancelled by the placement's
-//!   condition, so it writes nothing (and delivers nothing twice).
+//!   condition, so it writes nothing (and delivers nothing twice); one GetItem then
+//!   tells why, for the `IgnoredEvents` metric (an ended event's read tells it already).
 //!
 //! Fewer is not possible with the guarantees asked: the status change, the players'
 //! game state and the messages must commit together or not at all (else a retry after
@@ -39,8 +40,9 @@ use std::sync::Arc;
 use lambda_runtime::LambdaEvent;
 use serde_json::Value;
 use shared::config::Config;
-use shared::domain::{GameSession, MessageId, PlayerId};
+use shared::domain::{GameSession, MessageId, PlacementStatus, PlayerId};
 use shared::messaging::{MessageKind, NewMessage};
+use shared::metrics::Ignored;
 use shared::placement::{PlacedGameSession, SeatConnection, SettledPlayer, Settlement};
 use shared::ports::{Clock, PlacementOutcomes, PlacementReader, StoreError};
 use shared::protocol::ServerFrame;
@@ -98,34 +100,47 @@ impl PlacementEventHandler {
     /// Settles every event of the invocation. `Err` only when some event could not be
     /// settled for a reason a retry may fix (after trying all the others).
     pub async fn handle(&self, event: LambdaEvent<Value>) -> Result<(), lambda_runtime::Error> {
-        let mut retry: Option<StoreError> = None;
-        for (index, raw) in events_of(event.payload).into_iter().enumerate() {
-            let parsed = raw.and_then(PlacementEvent::parse);
-            let placement = match parsed {
-                Ok(placement) => placement,
-                Err(malformed) => {
-                    warn!(record = index, error = %ErrorChain(&malformed), "skipping a malformed placement event");
-                    continue;
-                }
-            };
-            match self.settle(&placement).await {
-                Ok(()) => {}
-                Err(StoreError::Corrupt { key, reason }) => {
-                    error!(placement_id = %placement.placement_id, key, reason, "skipping an event of a corrupt placement");
-                }
-                Err(err) => {
-                    warn!(placement_id = %placement.placement_id, error = %ErrorChain(&err), "placement not settled; the invocation will be retried");
-                    retry.get_or_insert(err);
-                }
-            }
+        let handled = self.settle_all(event.payload).await;
+        for reason in handled.ignored {
+            shared::metrics::ignored_event(reason);
         }
-        match retry {
+        match handled.retry {
             Some(err) => Err(err.into()),
             None => Ok(()),
         }
     }
 
-    async fn settle(&self, event: &PlacementEvent) -> Result<(), StoreError> {
+    /// What [`Self::handle`] does, but the metrics: the events ignored, and the first
+    /// failure a retry may fix.
+    pub async fn settle_all(&self, payload: Value) -> Handled {
+        let mut handled = Handled::default();
+        for (index, raw) in events_of(payload).into_iter().enumerate() {
+            let parsed = raw.and_then(PlacementEvent::parse);
+            let placement = match parsed {
+                Ok(placement) => placement,
+                Err(malformed) => {
+                    warn!(record = index, error = %ErrorChain(&malformed), "skipping a malformed placement event");
+                    handled.ignored.push(Ignored::Malformed);
+                    continue;
+                }
+            };
+            match self.settle(&placement).await {
+                Ok(None) => {}
+                Ok(Some(reason)) => handled.ignored.push(reason),
+                Err(StoreError::Corrupt { key, reason }) => {
+                    error!(placement_id = %placement.placement_id, key, reason, "skipping an event of a corrupt placement");
+                }
+                Err(err) => {
+                    warn!(placement_id = %placement.placement_id, error = %ErrorChain(&err), "placement not settled; the invocation will be retried");
+                    handled.retry.get_or_insert(err);
+                }
+            }
+        }
+        handled
+    }
+
+    /// Settles one event: `None` when it was, else why it was ignored.
+    async fn settle(&self, event: &PlacementEvent) -> Result<Option<Ignored>, StoreError> {
         let placement_id = &event.placement_id;
         let status = event.status();
         let (game_session, placed): (Option<&PlacedGameSession>, Vec<(PlayerId, Option<String>)>) =
@@ -147,11 +162,11 @@ impl PlacementEventHandler {
                     ),
                     Some(record) => {
                         info!(placement_id = %placement_id, status = %status, settled = %record.status, "placement already settled; duplicate or out-of-order event ignored");
-                        return Ok(());
+                        return Ok(Some(stale(status, record.status)));
                     }
                     None => {
                         info!(placement_id = %placement_id, status = %status, "no such placement recorded; ignored");
-                        return Ok(());
+                        return Ok(Some(not_recorded(placement_id)));
                     }
                 },
             };
@@ -200,10 +215,16 @@ impl PlacementEventHandler {
         if self.outcomes.settle(&settlement).await? {
             shared::metrics::placement(&event.queue, status.as_str(), event.duration_ms);
             info!(placement_id = %placement_id, status = %status, recipients, "placement settled");
-        } else {
-            info!(placement_id = %placement_id, status = %status, "placement not pending; duplicate, out-of-order or unknown event ignored");
+            return Ok(None);
         }
-        Ok(())
+        // Why the condition failed, read only on this rare path (the settlement needs no
+        // read first).
+        let reason = match self.placements.get(placement_id).await? {
+            None => not_recorded(placement_id),
+            Some(record) => stale(status, record.status),
+        };
+        info!(placement_id = %placement_id, status = %status, reason = reason.as_str(), "placement not pending; event ignored");
+        Ok(Some(reason))
     }
 
     /// FULFILLED: each placed player's seat with where they connect, all asked of
@@ -234,6 +255,33 @@ impl PlacementEventHandler {
             .await
             .into_iter()
             .collect())
+    }
+}
+
+/// What [`PlacementEventHandler::settle_all`] did besides settling.
+#[derive(Debug, Default)]
+pub struct Handled {
+    /// Each event that changed nothing, why.
+    pub ignored: Vec<Ignored>,
+    pub retry: Option<StoreError>,
+}
+
+/// An event of a placement this stack has no record of: `unknown` if its id has the shape
+/// this stack makes (`PlacementId::new_at`), else `foreign`.
+fn not_recorded(placement_id: &shared::domain::PlacementId) -> Ignored {
+    if placement_id.requested_at().is_some() {
+        Ignored::Unknown
+    } else {
+        Ignored::Foreign
+    }
+}
+
+/// An event `status` for a placement already `settled`: the same again, or a late one.
+fn stale(status: PlacementStatus, settled: PlacementStatus) -> Ignored {
+    if status == settled {
+        Ignored::Duplicate
+    } else {
+        Ignored::OutOfOrder
     }
 }
 

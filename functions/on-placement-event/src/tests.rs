@@ -526,3 +526,54 @@ async fn given_a_player_gateway_fleet_when_a_placement_not_ours_or_already_settl
     assert_eq!(w.gamelift.connection_details_calls().len(), 1);
     assert_eq!(w.frames_to("alice").len(), 1);
 }
+
+impl World {
+    /// Why each event of `payload` changed nothing (what `handle` counts).
+    async fn ignored(&self, payload: Value) -> Vec<Ignored> {
+        let handled = self.handler.settle_all(payload).await;
+        assert!(handled.retry.is_none());
+        handled.ignored
+    }
+}
+
+#[tokio::test]
+async fn given_events_that_change_nothing_when_handled_then_each_says_why_for_the_ignored_events_metric()
+ {
+    let w = world().await;
+    w.begin(P_FUL).await;
+    // A duplicate: the sample carries the same FULFILLED event twice; then once more.
+    assert_eq!(
+        w.ignored(sample("duplicate-sns")).await,
+        vec![Ignored::Duplicate]
+    );
+    assert_eq!(
+        w.ignored(sample("fulfilled-eventbridge")).await,
+        vec![Ignored::Duplicate]
+    );
+    // Out of order: a cancellation after the fulfilment, and the other way round.
+    let mut late = sample("cancelled-eventbridge");
+    late["detail"]["placementId"] = json!(P_FUL);
+    assert_eq!(w.ignored(late).await, vec![Ignored::OutOfOrder]);
+    w.begin(P_CAN).await;
+    assert!(w.ignored(sample("cancelled-eventbridge")).await.is_empty());
+    let mut late = sample("fulfilled-eventbridge");
+    late["detail"]["placementId"] = json!(P_CAN);
+    assert_eq!(w.ignored(late).await, vec![Ignored::OutOfOrder]);
+    // Not recorded here: an id of the shape this stack makes is unknown (another
+    // stack's), any other shape foreign (FlexMatch's own placements).
+    for form in ["fulfilled-eventbridge", "cancelled-eventbridge"] {
+        let mut unknown = sample(form);
+        unknown["detail"]["placementId"] = json!(shared::domain::PlacementId::new_at(T0));
+        assert_eq!(w.ignored(unknown).await, vec![Ignored::Unknown], "{form}");
+        let mut foreign = sample(form);
+        foreign["detail"]["placementId"] = json!("someone-elses-placement");
+        assert_eq!(w.ignored(foreign).await, vec![Ignored::Foreign], "{form}");
+    }
+    // Malformed: five unreadable records around a good one, which settles.
+    w.begin(P_TIM).await;
+    assert_eq!(
+        w.ignored(sample("malformed-sns")).await,
+        vec![Ignored::Malformed; 5]
+    );
+    assert_eq!(w.status_of(P_TIM).await, PlacementStatus::TimedOut);
+}

@@ -131,8 +131,10 @@ fn sse_event(name: &str, data: &impl serde::Serialize) -> Option<Event> {
 
 /// `GET /console/api/events`: Server-Sent Events. First `feed` (the recent events) and
 /// `state` (every section); then new feed events within 50 ms, and `state` again
-/// shortly after events and every second. `lagged` says how many events a slow page
-/// missed.
+/// shortly after events and every second. A frame that announces what the stores
+/// already hold (a placement's result, say) goes out at once, right after a fresh
+/// `state`: the page never shows the frame before the row it changes. `lagged` says how
+/// many events a slow page missed.
 pub async fn events(
     State(console): State<Arc<Console>>,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
@@ -168,6 +170,8 @@ async fn push(console: Arc<Console>, mut live: Watch, tx: mpsc::Sender<Event>) {
     // batch instead of one per frame.
     let mut batch: Vec<Arc<FeedEvent>> = Vec::new();
     let mut batch_due: Option<Instant> = None;
+    // The batch holds a frame whose change the state must show first.
+    let mut state_first = false;
     loop {
         let open = tokio::select! {
             () = tx.closed() => false,
@@ -176,6 +180,10 @@ async fn push(console: Arc<Console>, mut live: Watch, tx: mpsc::Sender<Event>) {
             received = live.events.recv() => match received {
                 Ok(event) => {
                     state_due.get_or_insert_with(|| Instant::now() + STATE_AFTER_EVENT);
+                    if event.announces_stored_change() {
+                        state_first = true;
+                        batch_due = Some(Instant::now());
+                    }
                     batch_due.get_or_insert_with(|| Instant::now() + FEED_EVERY);
                     batch.push(event);
                     true
@@ -187,7 +195,12 @@ async fn push(console: Arc<Console>, mut live: Watch, tx: mpsc::Sender<Event>) {
             },
             () = tokio::time::sleep_until(batch_due.unwrap_or_else(Instant::now)), if batch_due.is_some() => {
                 batch_due = None;
-                send(sse_event("feed", &std::mem::take(&mut batch))).await
+                let state_sent = !std::mem::take(&mut state_first) || {
+                    state_due = None;
+                    tick.reset();
+                    send(sse_event("state", &state::everything(&console).await)).await
+                };
+                state_sent && send(sse_event("feed", &std::mem::take(&mut batch))).await
             }
             _ = tick.tick() => {
                 state_due = None;

@@ -67,6 +67,20 @@ pub struct FeedEvent {
     pub detail: Option<String>,
 }
 
+impl FeedEvent {
+    /// A frame out that tells a player what the stores already hold (a placement's or a
+    /// ticket's result, a party change: written in the same transaction as the message
+    /// that became this frame), so a state read now shows it too.
+    pub fn announces_stored_change(&self) -> bool {
+        self.kind == FeedKind::FrameOut
+            && self.detail.as_deref().is_some_and(|text| {
+                ["placement", "matchmaking", "party"]
+                    .iter()
+                    .any(|kind| text.starts_with(&format!(r#"{{"type":"{kind}""#)))
+            })
+    }
+}
+
 /// An event before it is numbered and stamped.
 #[derive(Clone, Debug, Default)]
 pub struct Entry {

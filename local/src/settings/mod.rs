@@ -57,6 +57,12 @@ pub struct Settings {
     #[arg(long, env = config::settings::STAGE.variable, help = config::settings::STAGE.meaning, default_value = config::settings::STAGE.default.unwrap_or_default())]
     pub stage: String,
 
+    /// `config::settings::DETAILED_METRICS`: the console's metrics per route, queue and
+    /// bucket too, as a stack deployed with `DetailedMetrics=true` writes them.
+    #[arg(long, env = config::settings::DETAILED_METRICS.variable, help = config::settings::DETAILED_METRICS.meaning,
+          default_value_t = config::settings::DETAILED_METRICS.default, action = clap::ArgAction::Set)]
+    pub detailed_metrics: bool,
+
     #[command(flatten)]
     #[serde(flatten)]
     pub gateway: GatewaySettings,
@@ -372,6 +378,10 @@ impl Settings {
             (
                 s::PLAYER_GATEWAY.variable,
                 self.placement.player_gateway.to_string(),
+            ),
+            (
+                s::DETAILED_METRICS.variable,
+                self.detailed_metrics.to_string(),
             ),
         ])
     }

@@ -7,6 +7,7 @@ use super::*;
 const EVERY_VARIABLE: &[&str] = &[
     "GAME",
     "STAGE",
+    "DETAILED_METRICS",
     "PORT",
     "BIND_ADDRESS",
     "BACKEND_API_PORT",

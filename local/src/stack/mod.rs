@@ -102,6 +102,7 @@ impl LocalStack {
             shared::seats::SeatConnector::new(config.player_gateway, connections.clone()),
         ));
         let hub = Arc::new(crate::console::Hub::new());
+        shared::metrics::set_detailed(config.detailed_metrics);
         crate::console::metrics::attach(&hub.metrics, &config.game, &config.stage);
         let (simulator, simulator_task) = Simulator::start(
             simulator_settings,

@@ -124,6 +124,9 @@ pub struct Config {
     /// Whether the queues' fleets use player gateway: where seats' connection details
     /// come from.
     pub player_gateway: PlayerGateway,
+    /// `DETAILED_METRICS`: the metrics' detailed series too (the recorder reads it where
+    /// it is installed, `shared::metrics::install_for_lambda`, before any `Config`).
+    pub detailed_metrics: bool,
 }
 
 /// How parties behave (docs/architecture.md#playing-in-parties).
@@ -234,6 +237,7 @@ impl Config {
             player_gateway: env
                 .choice(&s::PLAYER_GATEWAY)
                 .unwrap_or(DEFAULT_PLAYER_GATEWAY),
+            detailed_metrics: env.flag(&s::DETAILED_METRICS),
         };
         env.finish()?;
         Ok(config)
@@ -314,6 +318,7 @@ impl Config {
             parties_table: text(&s::PARTIES_TABLE),
             parties: PartySettings::DEFAULT,
             player_gateway: DEFAULT_PLAYER_GATEWAY,
+            detailed_metrics: s::DETAILED_METRICS.default,
         }
     }
 }

@@ -340,6 +340,14 @@ pub const PARTY_INVITE_LEADER_ONLY: Flag = Flag {
     meaning: "true: only the party's leader invites; false: any member",
 };
 
+pub const DETAILED_METRICS: Flag = Flag {
+    variable: "DETAILED_METRICS",
+    parameter: Some("DetailedMetrics"),
+    default: false,
+    meaning: "true: metrics also per route, queue and rate-limit bucket (more custom metrics, \
+              billed by the hour); false: the series the alarms and the dashboard need",
+};
+
 pub const PLAYER_GATEWAY: Choice = Choice {
     variable: "PLAYER_GATEWAY",
     parameter: Some("PlayerGateway"),
@@ -452,6 +460,7 @@ pub fn catalogue() -> Vec<Described> {
         PARTY_OFFLINE_SECONDS.describe(),
         PARTY_INVITE_LEADER_ONLY.describe(),
         PLAYER_GATEWAY.describe(),
+        DETAILED_METRICS.describe(),
         AUTH_MODE.describe(),
         ALLOW_UNAUTHENTICATED.describe(),
         JWT_ISSUER.describe(),

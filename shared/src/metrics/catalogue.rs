@@ -3,6 +3,11 @@
 //! the template's dashboard and alarm test (no widget on a metric nobody emits), the
 //! local console and the cost model (custom metrics are billed per name and dimension
 //! values: docs/operations.md).
+//!
+//! Each metric has up to two dimension sets: the default one, always written (what the
+//! alarms and the dashboard need), and a detailed one (per route, queue or bucket),
+//! written besides only with `DETAILED_METRICS=true` (the `DetailedMetrics` parameter):
+//! each detailed series is one more custom metric billed every hour.
 
 /// How a metric's values are recorded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,6 +21,16 @@ pub enum Kind {
     Gauge,
 }
 
+/// One dimension set of a metric, and how many series it makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Series {
+    /// Its keys (empty: the metric alone).
+    pub dimensions: &'static [&'static str],
+    /// The dimension value combinations a stack in steady use keeps emitting, each a
+    /// custom metric (docs/operations.md says how each is counted).
+    pub count: u32,
+}
+
 /// One metric of the namespace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Metric {
@@ -23,15 +38,39 @@ pub struct Metric {
     /// A CloudWatch unit (`Count`, `Milliseconds`).
     pub unit: &'static str,
     pub kind: Kind,
-    /// Its one dimension set (empty: the metric alone).
-    pub dimensions: &'static [&'static str],
+    /// Written whatever `DETAILED_METRICS` says; `None`: only with it.
+    pub default: Option<Series>,
+    /// Written besides the default with `DETAILED_METRICS=true`.
+    pub detailed: Option<Series>,
     /// The binaries that emit it (as the template names them).
     pub emitted_by: &'static [&'static str],
-    /// The dimension value combinations a stack in steady use keeps emitting, each a
-    /// custom metric (docs/operations.md says how each is counted).
-    pub series: u32,
     pub meaning: &'static str,
 }
+
+impl Metric {
+    /// The dimension sets it may be written with: the default's, then the detailed one's.
+    pub fn dimension_sets(&self) -> impl Iterator<Item = &'static [&'static str]> {
+        (self.default.iter())
+            .chain(self.detailed.iter())
+            .map(|series| series.dimensions)
+    }
+
+    /// Its steady-state series, with or without `DETAILED_METRICS`.
+    pub fn series(&self, detailed: bool) -> u32 {
+        let detail = self.detailed.filter(|_| detailed);
+        (self.default.iter().chain(detail.iter()))
+            .map(|series| series.count)
+            .sum()
+    }
+}
+
+/// A default or detailed dimension set of `count` series.
+const fn by(dimensions: &'static [&'static str], count: u32) -> Option<Series> {
+    Some(Series { dimensions, count })
+}
+
+/// The metric alone: one series.
+const ALONE: Option<Series> = by(&[], 1);
 
 /// The routes that answer through `websocket::Request` (every client route with a
 /// function), `$default`, `$connect`, and the backend API.
@@ -53,10 +92,10 @@ pub const REQUESTS: Metric = Metric {
     name: "Requests",
     unit: "Count",
     kind: Kind::Counter,
-    dimensions: &["Route"],
-    emitted_by: ROUTE_FUNCTIONS,
+    default: None,
     // 19 client routes with a function, $default, $connect, the backend API.
-    series: 22,
+    detailed: by(&["Route"], 22),
+    emitted_by: ROUTE_FUNCTIONS,
     meaning: "requests answered, acked or refused, per route (`$connect`: connections \
               accepted or refused; `backendApi`: the backend API's requests)",
 };
@@ -65,10 +104,12 @@ pub const REFUSALS: Metric = Metric {
     name: "Refusals",
     unit: "Count",
     kind: Kind::Counter,
-    dimensions: &["Route", "Code"],
-    emitted_by: ROUTE_FUNCTIONS,
+    // The client's codes a stack in use sees (bad_request, not_found, conflict,
+    // forbidden, rate_limited); the server's only in an incident.
+    default: by(&["Code"], 5),
     // Only the pairs that occur are metrics; a stack in use sees a few per route.
-    series: 30,
+    detailed: by(&["Route", "Code"], 30),
+    emitted_by: ROUTE_FUNCTIONS,
     meaning: "requests refused, per route and error code (`unavailable` and `internal` \
               are the server's; the rest the client's)",
 };
@@ -77,15 +118,15 @@ pub const RATE_LIMITED: Metric = Metric {
     name: "RateLimited",
     unit: "Count",
     kind: Kind::Counter,
-    dimensions: &["Limit"],
+    default: None,
+    // The buckets: sendMessage, placement (matchmaking's too), partyInvite.
+    detailed: by(&["Limit"], 3),
     emitted_by: &[
         "send-message",
         "session-placement-request",
         "party",
         "matchmaking",
     ],
-    // The buckets: sendMessage, placement (matchmaking's too), partyInvite.
-    series: 3,
     meaning: "calls refused by a per-player rate limit, per bucket",
 };
 
@@ -93,10 +134,10 @@ pub const DELIVERIES: Metric = Metric {
     name: "Deliveries",
     unit: "Count",
     kind: Kind::Counter,
-    dimensions: &["Outcome"],
-    emitted_by: &["on-message-inserted"],
     // posted, offline, gone, failed.
-    series: 4,
+    default: by(&["Outcome"], 4),
+    detailed: None,
+    emitted_by: &["on-message-inserted"],
     meaning: "pushed frames by outcome: `posted` to the live socket, `offline` (no live \
               socket: resume replays it), `gone` (410: the socket closed), `failed` (an \
               error; retried or left for resume)",
@@ -106,9 +147,9 @@ pub const DELIVERY_LAG: Metric = Metric {
     name: "DeliveryLag",
     unit: "Milliseconds",
     kind: Kind::Histogram,
-    dimensions: &[],
+    default: ALONE,
+    detailed: None,
     emitted_by: &["on-message-inserted"],
-    series: 1,
     meaning: "a posted frame's time from its insert into the inbox to its post",
 };
 
@@ -116,9 +157,9 @@ pub const STREAM_BATCH_SIZE: Metric = Metric {
     name: "StreamBatchSize",
     unit: "Count",
     kind: Kind::Histogram,
-    dimensions: &[],
+    default: ALONE,
+    detailed: None,
     emitted_by: &["on-message-inserted"],
-    series: 1,
     meaning: "records per Messages stream batch (near 100: the consumer is behind)",
 };
 
@@ -126,9 +167,9 @@ pub const STREAM_FAILURES: Metric = Metric {
     name: "StreamFailures",
     unit: "Count",
     kind: Kind::Counter,
-    dimensions: &[],
+    default: ALONE,
+    detailed: None,
     emitted_by: &["on-message-inserted"],
-    series: 1,
     meaning: "stream records handed back to Lambda to retry (batch item failures; a \
               failed batch counts all its records)",
 };
@@ -137,10 +178,11 @@ pub const PLACEMENTS: Metric = Metric {
     name: "Placements",
     unit: "Count",
     kind: Kind::Counter,
-    dimensions: &["Queue", "Status"],
+    // FULFILLED, CANCELLED, TIMED_OUT, FAILED.
+    default: by(&["Status"], 4),
+    // The same on the stack's one queue.
+    detailed: by(&["Queue", "Status"], 4),
     emitted_by: &["on-placement-event"],
-    // FULFILLED, CANCELLED, TIMED_OUT, FAILED on the stack's one queue.
-    series: 4,
     meaning: "placements settled, per queue and final status",
 };
 
@@ -148,9 +190,9 @@ pub const PLACEMENT_TIME: Metric = Metric {
     name: "PlacementTime",
     unit: "Milliseconds",
     kind: Kind::Histogram,
-    dimensions: &["Queue", "Status"],
+    default: ALONE,
+    detailed: by(&["Queue", "Status"], 4),
     emitted_by: &["on-placement-event"],
-    series: 4,
     meaning: "a placement's time from its request to its result",
 };
 
@@ -158,10 +200,10 @@ pub const MATCHMAKING_TICKETS: Metric = Metric {
     name: "MatchmakingTickets",
     unit: "Count",
     kind: Kind::Counter,
-    dimensions: &["Status"],
-    emitted_by: &["on-matchmaking-event"],
     // COMPLETED, CANCELLED, TIMED_OUT, FAILED.
-    series: 4,
+    default: by(&["Status"], 4),
+    detailed: None,
+    emitted_by: &["on-matchmaking-event"],
     meaning: "matchmaking tickets ended, per final status",
 };
 
@@ -169,19 +211,32 @@ pub const MATCHMAKING_TIME: Metric = Metric {
     name: "MatchmakingTime",
     unit: "Milliseconds",
     kind: Kind::Histogram,
-    dimensions: &["Status"],
+    default: ALONE,
+    detailed: by(&["Status"], 4),
     emitted_by: &["on-matchmaking-event"],
-    series: 4,
     meaning: "a ticket's time from its request to its end",
+};
+
+pub const IGNORED_EVENTS: Metric = Metric {
+    name: "IgnoredEvents",
+    unit: "Count",
+    kind: Kind::Counter,
+    // `duplicate`: SNS and EventBridge deliver at least once. The others only when
+    // something else shares the topic or the configuration (`foreign` with FlexMatch).
+    default: by(&["Reason"], 1),
+    detailed: None,
+    emitted_by: &["on-placement-event", "on-matchmaking-event"],
+    meaning: "placement and matchmaking events that changed nothing, per reason (`unknown`, \
+              `foreign`, `duplicate`, `out_of_order`, `malformed`: `super::Ignored`)",
 };
 
 pub const PLAYERS_ONLINE: Metric = Metric {
     name: "PlayersOnline",
     unit: "Count",
     kind: Kind::Gauge,
-    dimensions: &[],
+    default: ALONE,
+    detailed: None,
     emitted_by: &["presence-timeout"],
-    series: 1,
     meaning: "players online (connected, not in grace), counted by the sweeper from the \
               scan it makes anyway; written by a sweep that read every shard",
 };
@@ -190,9 +245,9 @@ pub const SWEEP_EXAMINED: Metric = Metric {
     name: "SweepExamined",
     unit: "Count",
     kind: Kind::Counter,
-    dimensions: &[],
+    default: None,
+    detailed: ALONE,
     emitted_by: &["presence-timeout"],
-    series: 1,
     meaning: "tracked players (online or in grace) a sweep read",
 };
 
@@ -200,9 +255,9 @@ pub const SWEEP_SWEPT: Metric = Metric {
     name: "SweepSwept",
     unit: "Count",
     kind: Kind::Counter,
-    dimensions: &[],
+    default: None,
+    detailed: ALONE,
     emitted_by: &["presence-timeout"],
-    series: 1,
     meaning: "players a sweep marked offline",
 };
 
@@ -210,9 +265,9 @@ pub const SWEEP_DURATION: Metric = Metric {
     name: "SweepDuration",
     unit: "Milliseconds",
     kind: Kind::Histogram,
-    dimensions: &[],
+    default: ALONE,
+    detailed: None,
     emitted_by: &["presence-timeout"],
-    series: 1,
     meaning: "a sweep's run time; one value per run, so its sample count is the runs",
 };
 
@@ -220,9 +275,9 @@ pub const SWEEP_FAILURES: Metric = Metric {
     name: "SweepFailures",
     unit: "Count",
     kind: Kind::Counter,
-    dimensions: &[],
+    default: ALONE,
+    detailed: None,
     emitted_by: &["presence-timeout"],
-    series: 1,
     meaning: "pages, players or events a sweep failed on (store or bus faults)",
 };
 
@@ -230,9 +285,9 @@ pub const PRESENCE_FANOUT: Metric = Metric {
     name: "PresenceFanout",
     unit: "Count",
     kind: Kind::Counter,
-    dimensions: &[],
+    default: None,
+    detailed: ALONE,
     emitted_by: &["on-presence-event"],
-    series: 1,
     meaning: "presence frames appended to watchers' inboxes",
 };
 
@@ -240,10 +295,10 @@ pub const AUTHORIZER_DENIALS: Metric = Metric {
     name: "AuthorizerDenials",
     unit: "Count",
     kind: Kind::Counter,
-    dimensions: &["Reason"],
-    emitted_by: &["authorizer"],
     // missing_credentials, invalid_credentials, keys_unavailable.
-    series: 3,
+    default: by(&["Reason"], 3),
+    detailed: None,
+    emitted_by: &["authorizer"],
     meaning: "connections the authorizer denied, per reason",
 };
 
@@ -251,7 +306,8 @@ pub const COLD_STARTS: Metric = Metric {
     name: "ColdStarts",
     unit: "Count",
     kind: Kind::Counter,
-    dimensions: &[],
+    default: ALONE,
+    detailed: None,
     emitted_by: &[
         "authorizer",
         "connect",
@@ -272,7 +328,6 @@ pub const COLD_STARTS: Metric = Metric {
         "matchmaking",
         "backend-api",
     ],
-    series: 1,
     meaning: "first invocations of an execution environment (which function: the log \
               group of the line)",
 };
@@ -290,6 +345,7 @@ pub const CATALOGUE: &[Metric] = &[
     PLACEMENT_TIME,
     MATCHMAKING_TICKETS,
     MATCHMAKING_TIME,
+    IGNORED_EVENTS,
     PLAYERS_ONLINE,
     SWEEP_EXAMINED,
     SWEEP_SWEPT,
@@ -305,9 +361,10 @@ pub fn metric(name: &str) -> Option<&'static Metric> {
     CATALOGUE.iter().find(|metric| metric.name == name)
 }
 
-/// Custom metrics a stack in steady use keeps: the sum of every metric's series.
-pub fn custom_metrics() -> u32 {
-    CATALOGUE.iter().map(|metric| metric.series).sum()
+/// Custom metrics a stack in steady use keeps, with or without `DETAILED_METRICS`: the
+/// sum of every metric's series.
+pub fn custom_metrics(detailed: bool) -> u32 {
+    CATALOGUE.iter().map(|metric| metric.series(detailed)).sum()
 }
 
 #[cfg(test)]
@@ -321,11 +378,24 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), CATALOGUE.len());
         for metric in CATALOGUE {
-            assert!(metric.dimensions.len() <= 2, "{}", metric.name);
+            assert!(metric.dimension_sets().next().is_some(), "{}", metric.name);
+            assert!(
+                metric.dimension_sets().all(|set| set.len() <= 2),
+                "{}",
+                metric.name
+            );
+            assert!(
+                metric
+                    .dimension_sets()
+                    .collect::<Vec<_>>()
+                    .windows(2)
+                    .all(|w| w[0] != w[1])
+            );
             assert!(!metric.emitted_by.is_empty(), "{}", metric.name);
-            assert!(metric.series >= 1, "{}", metric.name);
+            assert!(metric.series(true) >= 1, "{}", metric.name);
         }
         assert_eq!(metric("DeliveryLag"), Some(&DELIVERY_LAG));
-        assert_eq!(custom_metrics(), 88);
+        assert_eq!(custom_metrics(false), 30);
+        assert_eq!(custom_metrics(true), 100);
     }
 }

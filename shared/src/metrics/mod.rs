@@ -52,9 +52,23 @@ static FLUSHING: Mutex<()> = Mutex::new(());
 static PENDING_VALUES: AtomicUsize = AtomicUsize::new(0);
 const FLUSH_AT_VALUES: usize = 90;
 static WARM: AtomicBool = AtomicBool::new(false);
+/// `DETAILED_METRICS`: the detailed series too (`catalogue::Metric::detailed`).
+static DETAILED: AtomicBool = AtomicBool::new(false);
+
+/// Writes each metric's detailed series besides its default ones (per route, queue or
+/// bucket) from now on, or stops.
+pub fn set_detailed(detailed: bool) {
+    DETAILED.store(detailed, Ordering::Relaxed);
+}
+
+/// Whether the detailed series are written.
+pub fn detailed() -> bool {
+    DETAILED.load(Ordering::Relaxed)
+}
 
 /// In Lambda (`AWS_LAMBDA_FUNCTION_NAME` set): installs the recorder, namespaced by the
-/// stack's `GAME` and `STAGE`, writing to stdout. Each document carries `"level"` set
+/// stack's `GAME` and `STAGE`, writing to stdout, with the detailed series if
+/// `DETAILED_METRICS` says so. Each document carries `"level"` set
 /// to the function's `AWS_LAMBDA_LOG_LEVEL`: with the JSON log format Lambda filters
 /// application lines by their `level` (a line without one counts as INFO), and a
 /// document must pass whatever level the stack logs at. Called by `telemetry::init`.
@@ -63,8 +77,14 @@ pub fn install_for_lambda() {
         return;
     }
     // The settings' own names (config::settings), as every other reader of them.
-    use crate::config::settings::{GAME, STAGE};
+    use crate::config::settings::{DETAILED_METRICS, GAME, STAGE};
     let var = |name: &str| std::env::var(name).unwrap_or_default();
+    let mut env = crate::config::reader::EnvReader::from_process();
+    set_detailed(env.flag(&DETAILED_METRICS));
+    if let Err(problem) = env.finish() {
+        // The metrics are not worth refusing to start for: the default series.
+        tracing::warn!(%problem, "writing the default metrics only");
+    }
     let level = std::env::var("AWS_LAMBDA_LOG_LEVEL").unwrap_or_else(|_| "INFO".into());
     if install(&namespace(&var(GAME.variable), &var(STAGE.variable)), true)
         && let Some(installed) = INSTALLED.get()
@@ -230,14 +250,7 @@ fn millis(ms: i64) -> f64 {
 
 /// A route's request, answered `code` (`None`: acked).
 pub fn request(route: &'static str, code: Option<ErrorCode>) {
-    count(&catalogue::REQUESTS, &[("Route", route.to_owned())], 1);
-    if let Some(code) = code {
-        let labels = [
-            ("Route", route.to_owned()),
-            ("Code", code_name(code).to_owned()),
-        ];
-        count(&catalogue::REFUSALS, &labels, 1);
-    }
+    other_request(route, code.map(code_name));
 }
 
 /// The name an error frame gives `code`.
@@ -259,16 +272,26 @@ pub fn code_name(code: ErrorCode) -> &'static str {
 /// A request of a route outside the client protocol (`$connect`, the backend API),
 /// refused with `code` (a short stable name) or not.
 pub fn other_request(route: &'static str, code: Option<&'static str>) {
-    count(&catalogue::REQUESTS, &[("Route", route.to_owned())], 1);
+    // API Gateway's own MessageCount and ConnectCount count every request, free: per
+    // route is the detail.
+    if detailed() {
+        count(&catalogue::REQUESTS, &[("Route", route.to_owned())], 1);
+    }
     if let Some(code) = code {
-        let labels = [("Route", route.to_owned()), ("Code", code.to_owned())];
-        count(&catalogue::REFUSALS, &labels, 1);
+        count(&catalogue::REFUSALS, &[("Code", code.to_owned())], 1);
+        if detailed() {
+            let labels = [("Route", route.to_owned()), ("Code", code.to_owned())];
+            count(&catalogue::REFUSALS, &labels, 1);
+        }
     }
 }
 
 /// A call refused by the per-player limit `limit`.
 pub fn rate_limited(limit: &'static str) {
-    count(&catalogue::RATE_LIMITED, &[("Limit", limit.to_owned())], 1);
+    // By default, the refusal's `rate_limited` code counts it.
+    if detailed() {
+        count(&catalogue::RATE_LIMITED, &[("Limit", limit.to_owned())], 1);
+    }
 }
 
 /// What became of one pushed frame.
@@ -313,10 +336,16 @@ pub fn stream_batch(records: usize, failed: usize) {
 
 /// A placement settled `status` on `queue`, `ms` after it was asked for (when known).
 pub fn placement(queue: &str, status: &'static str, ms: Option<i64>) {
-    let labels = [("Queue", queue.to_owned()), ("Status", status.to_owned())];
-    count(&catalogue::PLACEMENTS, &labels, 1);
+    count(&catalogue::PLACEMENTS, &[("Status", status.to_owned())], 1);
     if let Some(ms) = ms {
-        record(&catalogue::PLACEMENT_TIME, &labels, &[millis(ms)]);
+        record(&catalogue::PLACEMENT_TIME, &[], &[millis(ms)]);
+    }
+    if detailed() {
+        let labels = [("Queue", queue.to_owned()), ("Status", status.to_owned())];
+        count(&catalogue::PLACEMENTS, &labels, 1);
+        if let Some(ms) = ms {
+            record(&catalogue::PLACEMENT_TIME, &labels, &[millis(ms)]);
+        }
     }
 }
 
@@ -325,8 +354,57 @@ pub fn ticket(status: &'static str, ms: Option<i64>) {
     let labels = [("Status", status.to_owned())];
     count(&catalogue::MATCHMAKING_TICKETS, &labels, 1);
     if let Some(ms) = ms {
-        record(&catalogue::MATCHMAKING_TIME, &labels, &[millis(ms)]);
+        record(&catalogue::MATCHMAKING_TIME, &[], &[millis(ms)]);
+        if detailed() {
+            record(&catalogue::MATCHMAKING_TIME, &labels, &[millis(ms)]);
+        }
     }
+}
+
+/// Why a GameLift placement or FlexMatch event changed nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ignored {
+    /// Its placement or ticket id has the shape this stack makes, but no record: another
+    /// stack's (a queue topic feeding two stacks) or one lost.
+    Unknown,
+    /// Its placement id has a shape this stack never makes (a v7 UUID): FlexMatch's own
+    /// placements through the stack's queue, or another system's.
+    Foreign,
+    /// The placement or ticket is already where the event would move it.
+    Duplicate,
+    /// The placement or ticket has moved past the event (late or out of order).
+    OutOfOrder,
+    /// Not a GameLift event this function reads.
+    Malformed,
+}
+
+impl Ignored {
+    pub const ALL: [Self; 5] = [
+        Self::Unknown,
+        Self::Foreign,
+        Self::Duplicate,
+        Self::OutOfOrder,
+        Self::Malformed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Unknown => "unknown",
+            Self::Foreign => "foreign",
+            Self::Duplicate => "duplicate",
+            Self::OutOfOrder => "out_of_order",
+            Self::Malformed => "malformed",
+        }
+    }
+}
+
+/// A placement or matchmaking event that changed nothing, for `reason`.
+pub fn ignored_event(reason: Ignored) {
+    count(
+        &catalogue::IGNORED_EVENTS,
+        &[("Reason", reason.as_str().to_owned())],
+        1,
+    );
 }
 
 /// What one sweep did, and (from a sweep that read every shard) who is online.
@@ -340,8 +418,10 @@ pub struct Sweep {
 }
 
 pub fn sweep(sweep: Sweep) {
-    count(&catalogue::SWEEP_EXAMINED, &[], sweep.examined as u64);
-    count(&catalogue::SWEEP_SWEPT, &[], sweep.swept as u64);
+    if detailed() {
+        count(&catalogue::SWEEP_EXAMINED, &[], sweep.examined as u64);
+        count(&catalogue::SWEEP_SWEPT, &[], sweep.swept as u64);
+    }
     count(&catalogue::SWEEP_FAILURES, &[], sweep.failures as u64);
     record(
         &catalogue::SWEEP_DURATION,
@@ -357,7 +437,10 @@ pub fn sweep(sweep: Sweep) {
 
 /// Presence frames appended to watchers' inboxes.
 pub fn presence_fanout(frames: usize) {
-    count(&catalogue::PRESENCE_FANOUT, &[], frames as u64);
+    // Detail: the deliveries count the frames once they are posted.
+    if detailed() {
+        count(&catalogue::PRESENCE_FANOUT, &[], frames as u64);
+    }
 }
 
 /// A connection the authorizer denied, for `reason` (a short stable name).

@@ -32,6 +32,20 @@ fn total(samples: &[Sample], name: &str, dimensions: &[(&str, &str)]) -> f64 {
         .sum()
 }
 
+/// The sum of `name`'s values written with exactly `dimensions` (no other key).
+fn exact(samples: &[Sample], name: &str, dimensions: &[(&str, &str)]) -> f64 {
+    samples
+        .iter()
+        .filter(|s| s.name == name && s.dimensions.len() == dimensions.len())
+        .filter(|s| {
+            dimensions
+                .iter()
+                .all(|(k, v)| s.dimensions.iter().any(|(dk, dv)| dk == k && dv == v))
+        })
+        .flat_map(|s| s.values.iter())
+        .sum()
+}
+
 #[tokio::test]
 async fn given_the_recorder_installed_when_metrics_are_counted_then_each_flush_is_valid_emf_with_them()
  {
@@ -67,15 +81,18 @@ async fn given_the_recorder_installed_when_metrics_are_counted_then_each_flush_i
         got.iter()
             .all(|s| s.namespace == "GameLiftSockets/test/Development")
     );
-    assert!(total(&got, "Requests", &[("Route", "sendMessage")]) >= 2.0);
-    assert!(
-        total(
+    // By default (DETAILED_METRICS unset): no series per route or bucket.
+    assert_eq!(total(&got, "Requests", &[]), 0.0);
+    assert!(exact(&got, "Refusals", &[("Code", "rate_limited")]) >= 1.0);
+    assert_eq!(
+        exact(
             &got,
             "Refusals",
             &[("Route", "sendMessage"), ("Code", "rate_limited")]
-        ) >= 1.0
+        ),
+        0.0
     );
-    assert_eq!(total(&got, "RateLimited", &[("Limit", "messages")]), 1.0);
+    assert_eq!(total(&got, "RateLimited", &[]), 0.0);
     assert_eq!(total(&got, "Deliveries", &[("Outcome", "posted")]), 1.0);
     assert_eq!(total(&got, "ColdStarts", &[]), 1.0);
     let lag = got.iter().find(|s| s.name == "DeliveryLag").unwrap();
@@ -113,21 +130,14 @@ async fn given_the_recorder_installed_when_metrics_are_counted_then_each_flush_i
         duration_ms: 12,
         online: Some(3),
     });
+    presence_fanout(5);
     authorizer_denial("missing_credentials");
     other_request("$connect", Some("unavailable"));
+    ignored_event(Ignored::Duplicate);
     let got = flushed(&lines);
-    assert_eq!(
-        total(
-            &got,
-            "Placements",
-            &[("Queue", "queue-1"), ("Status", "FULFILLED")]
-        ),
-        1.0
-    );
-    assert_eq!(
-        total(&got, "PlacementTime", &[("Status", "FULFILLED")]),
-        1500.0
-    );
+    assert_eq!(exact(&got, "Placements", &[("Status", "FULFILLED")]), 1.0);
+    assert_eq!(total(&got, "Placements", &[("Queue", "queue-1")]), 0.0);
+    assert_eq!(exact(&got, "PlacementTime", &[]), 1500.0);
     assert_eq!(
         total(&got, "MatchmakingTickets", &[("Status", "TIMED_OUT")]),
         1.0
@@ -138,7 +148,8 @@ async fn given_the_recorder_installed_when_metrics_are_counted_then_each_flush_i
         "no time: no value"
     );
     assert_eq!(total(&got, "PlayersOnline", &[]), 3.0);
-    assert_eq!(total(&got, "SweepExamined", &[]), 4.0);
+    assert_eq!(total(&got, "SweepExamined", &[]), 0.0, "detail");
+    assert_eq!(total(&got, "PresenceFanout", &[]), 0.0, "detail");
     assert_eq!(
         total(&got, "SweepFailures", &[]),
         0.0,
@@ -152,26 +163,88 @@ async fn given_the_recorder_installed_when_metrics_are_counted_then_each_flush_i
         ),
         1.0
     );
-    assert_eq!(
-        total(
+    assert!(exact(&got, "Refusals", &[("Code", "unavailable")]) >= 1.0);
+    assert!(exact(&got, "IgnoredEvents", &[("Reason", "duplicate")]) >= 1.0);
+    check_against_catalogue(&got, false);
+
+    // With DETAILED_METRICS=true: the same default series, and the detailed ones besides.
+    set_detailed(true);
+    request("sendMessage", Some(ErrorCode::Conflict));
+    rate_limited("messages");
+    placement("queue-1", "CANCELLED", Some(900));
+    ticket("COMPLETED", Some(30_000));
+    sweep(Sweep {
+        examined: 4,
+        swept: 1,
+        failures: 0,
+        duration_ms: 12,
+        online: None,
+    });
+    presence_fanout(5);
+    let got = flushed(&lines);
+    set_detailed(false);
+    assert!(exact(&got, "Requests", &[("Route", "sendMessage")]) >= 1.0);
+    assert!(exact(&got, "Refusals", &[("Code", "conflict")]) >= 1.0);
+    assert!(
+        exact(
             &got,
             "Refusals",
-            &[("Route", "$connect"), ("Code", "unavailable")]
+            &[("Route", "sendMessage"), ("Code", "conflict")]
+        ) >= 1.0
+    );
+    assert!(exact(&got, "RateLimited", &[("Limit", "messages")]) >= 1.0);
+    assert_eq!(exact(&got, "Placements", &[("Status", "CANCELLED")]), 1.0);
+    assert_eq!(
+        exact(
+            &got,
+            "Placements",
+            &[("Queue", "queue-1"), ("Status", "CANCELLED")]
         ),
         1.0
     );
-    for sample in &got {
-        let metric = catalogue::metric(&sample.name).expect("a catalogue metric");
-        let keys: Vec<&str> = sample.dimensions.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(keys, metric.dimensions, "{}", sample.name);
-        assert_eq!(sample.unit.as_deref(), Some(metric.unit), "{}", sample.name);
-    }
+    assert_eq!(exact(&got, "PlacementTime", &[]), 900.0);
+    assert_eq!(
+        exact(
+            &got,
+            "PlacementTime",
+            &[("Queue", "queue-1"), ("Status", "CANCELLED")]
+        ),
+        900.0
+    );
+    assert_eq!(exact(&got, "MatchmakingTime", &[]), 30_000.0);
+    assert_eq!(
+        exact(&got, "MatchmakingTime", &[("Status", "COMPLETED")]),
+        30_000.0
+    );
+    assert_eq!(total(&got, "SweepExamined", &[]), 4.0);
+    assert_eq!(total(&got, "SweepSwept", &[]), 1.0);
+    assert_eq!(total(&got, "PresenceFanout", &[]), 5.0);
+    check_against_catalogue(&got, true);
 
     drop(guard);
-    request("resume", None);
+    request("resume", Some(ErrorCode::NotFound));
     flush();
     assert!(
         lines.lock().unwrap().is_empty(),
         "a dropped listener hears nothing"
     );
+}
+
+/// Every sample is a catalogue metric with its unit, written with its default dimension
+/// set, or (`detailed`) its detailed one.
+fn check_against_catalogue(got: &[Sample], detailed: bool) {
+    for sample in got {
+        let metric = catalogue::metric(&sample.name).expect("a catalogue metric");
+        let keys: Vec<&str> = sample.dimensions.iter().map(|(k, _)| k.as_str()).collect();
+        let allowed: Vec<&[&str]> = (metric.default.iter())
+            .chain(metric.detailed.iter().filter(|_| detailed))
+            .map(|series| series.dimensions)
+            .collect();
+        assert!(
+            allowed.contains(&keys.as_slice()),
+            "{} with {keys:?}",
+            sample.name
+        );
+        assert_eq!(sample.unit.as_deref(), Some(metric.unit), "{}", sample.name);
+    }
 }

@@ -97,3 +97,64 @@ fn given_every_function_of_the_template_then_sam_builds_it_with_the_makefile_at_
     }
     super::assert_no_problems("functions not built as the Makefile expects", &problems);
 }
+
+/// The bootstraps' cargo command as `make` would run it (`make -n`: nothing is built).
+fn bootstraps_command(profile: Option<&str>) -> String {
+    let mut make = std::process::Command::new("make");
+    make.current_dir(repository()).args(["-n", "bootstraps"]);
+    make.env_remove("DEPLOY_PROFILE");
+    if let Some(profile) = profile {
+        make.env("DEPLOY_PROFILE", profile);
+    }
+    let out = make.output().expect("make runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The `[profile.NAME]` table of Cargo.toml, as its `key = value` lines.
+fn cargo_profile(name: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(repository().join("Cargo.toml")).unwrap();
+    let header = format!("[profile.{name}]");
+    let (_, rest) = text
+        .split_once(&format!("\n{header}\n"))
+        .unwrap_or_else(|| panic!("Cargo.toml has no {header}"));
+    rest.lines()
+        .take_while(|line| !line.starts_with('['))
+        .filter(|line| !line.starts_with('#') && line.contains('='))
+        .map(|line| line.replace(' ', ""))
+        .collect()
+}
+
+#[test]
+fn given_the_deploy_build_when_production_or_development_builds_then_each_gets_its_own_cargo_profile()
+ {
+    // Production (no DEPLOY_PROFILE) keeps release, with its fat LTO and one codegen unit.
+    assert!(bootstraps_command(None).contains("cargo lambda build --profile release --arm64"));
+    let release = cargo_profile("release");
+    for line in ["lto=true", "codegen-units=1", "opt-level=3", "strip=true"] {
+        assert!(release.contains(&line.to_owned()), "release lost {line}");
+    }
+    // `scripts/sam-build.sh --dev`: the development profile, release without whole-program
+    // optimisation.
+    assert!(
+        bootstraps_command(Some("dev-deploy"))
+            .contains("cargo lambda build --profile dev-deploy --arm64")
+    );
+    let dev = cargo_profile("dev-deploy");
+    for line in [
+        "inherits=\"release\"",
+        "lto=false",
+        "codegen-units=256",
+        "incremental=true",
+    ] {
+        assert!(dev.contains(&line.to_owned()), "dev-deploy lacks {line}");
+    }
+    let script = std::fs::read_to_string(repository().join("scripts/sam-build.sh")).unwrap();
+    assert!(script.contains("export DEPLOY_PROFILE=dev-deploy"));
+    let deploy = std::fs::read_to_string(repository().join("scripts/deploy.sh")).unwrap();
+    assert!(deploy.contains("Stage=Production") && deploy.contains("build_args+=(--dev)"));
+}

@@ -18,17 +18,38 @@ const DASHBOARD: &str = "AWS::CloudWatch::Dashboard";
 /// The stack's namespace, as the template writes it (`shared::metrics::namespace`).
 const NAMESPACE: &str = "GameLiftSockets/${Game}/${Stage}";
 
-/// `name` with `dimensions` is a catalogue metric with those keys (in any order).
-fn check(name: &str, dimensions: &[String], at: &str, problems: &mut Vec<String>) {
+/// `name` with `dimensions` is a catalogue metric with those keys (in any order): its
+/// default set, or (`detail_too`) its detailed one.
+fn check(
+    name: &str,
+    dimensions: &[String],
+    at: &str,
+    detail_too: bool,
+    problems: &mut Vec<String>,
+) {
     let Some(metric) = catalogue::metric(name) else {
         problems.push(format!("{at}: {name} is no metric any function emits"));
         return;
     };
     let got: BTreeSet<&str> = dimensions.iter().map(String::as_str).collect();
-    let want: BTreeSet<&str> = metric.dimensions.iter().copied().collect();
-    if got != want {
+    let sets = (metric.default.iter())
+        .chain(metric.detailed.iter().filter(|_| detail_too))
+        .map(|series| {
+            series
+                .dimensions
+                .iter()
+                .copied()
+                .collect::<BTreeSet<&str>>()
+        });
+    let sets: Vec<BTreeSet<&str>> = sets.collect();
+    if !sets.contains(&got) {
         problems.push(format!(
-            "{at}: {name} with dimensions {got:?}; it is emitted with {want:?}"
+            "{at}: {name} with dimensions {got:?}; it is emitted with {sets:?}{}",
+            if detail_too {
+                ""
+            } else {
+                " by default (an alarm must not wait for DetailedMetrics)"
+            }
         ));
     }
 }
@@ -105,7 +126,13 @@ fn given_the_dashboard_and_alarms_then_every_metric_of_the_namespace_they_name_i
     let mut problems = Vec::new();
     let stack_namespace = "GameLiftSockets/Game/Stage";
     for (alarm, name, keys) in alarm_metrics(&template) {
-        check(&name, &keys, &format!("alarm {alarm}"), &mut problems);
+        check(
+            &name,
+            &keys,
+            &format!("alarm {alarm}"),
+            false,
+            &mut problems,
+        );
     }
     let body = dashboard_body(&template);
     let mut on_dashboard = BTreeSet::new();
@@ -132,7 +159,7 @@ fn given_the_dashboard_and_alarms_then_every_metric_of_the_namespace_they_name_i
                     continue;
                 };
                 if namespace == stack_namespace {
-                    check(&name, &keys, &at, &mut problems);
+                    check(&name, &keys, &at, true, &mut problems);
                     on_dashboard.insert(name);
                 }
                 continue;
@@ -148,7 +175,7 @@ fn given_the_dashboard_and_alarms_then_every_metric_of_the_namespace_they_name_i
                 .step_by(2)
                 .filter_map(|item| item.as_str().map(str::to_owned))
                 .collect();
-            check(name, &keys, &at, &mut problems);
+            check(name, &keys, &at, true, &mut problems);
             on_dashboard.insert(name.to_owned());
         }
     }
@@ -222,19 +249,27 @@ fn given_the_catalogue_then_operations_md_lists_every_metric_with_its_unit_dimen
             continue;
         };
         let cells: Vec<&str> = row.split('|').map(str::trim).collect();
-        let dimensions = if metric.dimensions.is_empty() {
-            "none".to_owned()
-        } else {
-            (metric.dimensions.iter())
-                .map(|d| format!("`{d}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+        let keys = |dimensions: &[&str]| {
+            if dimensions.is_empty() {
+                "none".to_owned()
+            } else {
+                (dimensions.iter())
+                    .map(|d| format!("`{d}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
         };
-        let want = vec![
-            metric.unit.to_owned(),
-            dimensions,
-            metric.series.to_string(),
-        ];
+        // "`Code`; detailed: `Route`, `Code`" and "5 + 30": the default set and its series,
+        // then what DetailedMetrics adds.
+        let mut dimensions = metric
+            .default
+            .map_or_else(|| "—".to_owned(), |d| keys(d.dimensions));
+        let mut series = metric.default.map_or(0, |d| d.count).to_string();
+        if let Some(detailed) = metric.detailed {
+            dimensions.push_str(&format!("; detailed: {}", keys(detailed.dimensions)));
+            series.push_str(&format!(" + {}", detailed.count));
+        }
+        let want = vec![metric.unit.to_owned(), dimensions, series];
         let got: Vec<String> = cells
             .iter()
             .skip(2)
@@ -248,11 +283,13 @@ fn given_the_catalogue_then_operations_md_lists_every_metric_with_its_unit_dimen
             ));
         }
     }
-    let total = format!("**{}**", catalogue::custom_metrics());
-    if !text.contains(&total) {
-        problems.push(format!(
-            "docs/operations.md does not give the total {total}"
-        ));
+    for detailed in [false, true] {
+        let total = format!("**{}**", catalogue::custom_metrics(detailed));
+        if !text.contains(&total) {
+            problems.push(format!(
+                "docs/operations.md does not give the total {total}"
+            ));
+        }
     }
     assert_no_problems("docs/operations.md and the catalogue disagree", &problems);
 }

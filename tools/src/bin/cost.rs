@@ -7,7 +7,7 @@
 //! `round_trips`), prices from `tools/data/prices-us-east-1.json`; both are compiled in,
 //! and `--counts`, `--counts-before` and `--prices` read other files instead. The last
 //! line is `presence ratio to seed: R`; before it, what (c)'s metrics, alarms and dashboard
-//! cost (`tools::cost::observability`).
+//! cost (`tools::cost::observability`), by default and with `DetailedMetrics=true`.
 
 use clap::Parser;
 use tools::cost::{Line, Prices, Scenario, observability, presence_ratios, price_all, render};
@@ -120,16 +120,14 @@ fn run(args: &Args) -> Result<String, String> {
         args.emf_bytes.as_deref(),
         observability::BUNDLED_EMF_BYTES,
     )?)?;
-    let metrics = observability::price(
-        &priced[2].bill,
-        &emf,
-        observability::Deployed::bundled()?,
-        &prices,
-    )?;
+    let deployed = observability::Deployed::bundled()?;
+    let metrics = observability::price(&priced[2].bill, &emf, deployed, &prices, false)?;
+    let detailed = observability::price(&priced[2].bill, &emf, deployed, &prices, true)?;
     Ok(render::with_observability(
         &table,
         priced[2].total(),
         &metrics,
+        Some(&detailed),
     ))
 }
 

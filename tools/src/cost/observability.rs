@@ -5,8 +5,9 @@
 //!
 //! Nothing is typed in: the bytes per invocation are measured (`tools/data/emf-bytes.json`,
 //! written by what `local/tests/emf.rs` prints and checked by it), the invocations per
-//! function are (c)'s bill, the custom metrics are `shared::metrics::catalogue`'s series,
-//! and the alarm metrics and dashboards are counted in `template.yaml`.
+//! function are (c)'s bill, the custom metrics are `shared::metrics::catalogue`'s series
+//! of the functions the bill invokes, and the alarm metrics and dashboards are counted in
+//! `template.yaml`. Both shapes are priced: the default series, and `DetailedMetrics=true`.
 
 use std::collections::BTreeMap;
 
@@ -19,11 +20,25 @@ use super::{Bill, Prices};
 pub const BUNDLED_EMF_BYTES: &str = include_str!("../../data/emf-bytes.json");
 
 /// `tools/data/emf-bytes.json`: bytes of EMF lines one invocation of each function writes
-/// (its cold start's line left out: one per execution environment).
+/// (its cold start's line left out: one per execution environment), by default and with
+/// `DETAILED_METRICS=true`.
 #[derive(Clone, Debug, Deserialize)]
 pub struct EmfBytes {
     pub measured: String,
     pub functions: BTreeMap<String, f64>,
+    #[serde(default)]
+    pub detailed: BTreeMap<String, f64>,
+}
+
+impl EmfBytes {
+    /// Each function's bytes in one shape.
+    pub fn of(&self, detailed: bool) -> &BTreeMap<String, f64> {
+        if detailed {
+            &self.detailed
+        } else {
+            &self.functions
+        }
+    }
 }
 
 impl EmfBytes {
@@ -79,6 +94,8 @@ impl Deployed {
 /// A month of metrics, priced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Observability {
+    /// Priced with `DetailedMetrics=true` (else the default series only).
+    pub detailed: bool,
     pub emf_gb: f64,
     /// The GB each function's lines come to, to say which writes most.
     pub emf_gb_by_function: BTreeMap<String, f64>,
@@ -105,25 +122,42 @@ impl Observability {
     }
 }
 
-/// The metrics of a month whose Lambda invocations per function are `bill`'s.
+/// Custom metrics a month of `bill` keeps: the catalogue's steady-state series of every
+/// metric some function `bill` invokes emits (with `detailed`, the detailed ones too). A
+/// function the scenario never runs (matchmaking's, the backend API) writes none.
+pub fn custom_metrics(bill: &Bill, detailed: bool) -> u32 {
+    let invoked = |function: &str| {
+        (bill.invocations.iter()).any(|((name, _), count)| *name == function && *count > 0.0)
+    };
+    (shared::metrics::catalogue::CATALOGUE.iter())
+        .filter(|metric| metric.emitted_by.iter().any(|f| invoked(f)))
+        .map(|metric| metric.series(detailed))
+        .sum()
+}
+
+/// The metrics of a month whose Lambda invocations per function are `bill`'s, with
+/// `DetailedMetrics` as `detailed` says.
 pub fn price(
     bill: &Bill,
     emf: &EmfBytes,
     deployed: Deployed,
     prices: &Prices,
+    detailed: bool,
 ) -> Result<Observability, String> {
+    let bytes_of = emf.of(detailed);
     let mut emf_gb_by_function = BTreeMap::<String, f64>::new();
     for ((function, _), invocations) in &bill.invocations {
-        // A function the file does not list writes no EMF line (none does today).
-        let bytes = invocations * emf.functions.get(*function).copied().unwrap_or_default();
+        // A function the file does not list writes no EMF line (the heartbeat, a ping).
+        let bytes = invocations * bytes_of.get(*function).copied().unwrap_or_default();
         // A function billed under several features (the authorizer) is one writer.
         *emf_gb_by_function
             .entry((*function).to_owned())
             .or_default() += bytes / 1e9;
     }
     let emf_gb = emf_gb_by_function.values().sum::<f64>();
-    let custom_metrics = shared::metrics::catalogue::custom_metrics();
+    let custom_metrics = custom_metrics(bill, detailed);
     Ok(Observability {
+        detailed,
         emf_gb,
         emf_gb_by_function,
         emf_usd: emf_gb * prices.unit_price("cloudwatch_logs_ingestion_gb")?,

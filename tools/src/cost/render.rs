@@ -184,6 +184,7 @@ pub fn with_observability(
     table: &str,
     all_features: f64,
     observability: &super::observability::Observability,
+    detailed: Option<&super::observability::Observability>,
 ) -> String {
     let o = observability;
     let mut block = String::new();
@@ -226,6 +227,18 @@ pub fn with_observability(
             w,
             "observability over all features of (c): {:.1} %",
             o.total() / all_features * 100.0
+        );
+    }
+    if let Some(d) = detailed.filter(|_| all_features > 0.0) {
+        let _ = writeln!(
+            w,
+            "with DetailedMetrics=true: {:.2} GB of EMF lines ({}), {} custom metrics ({}), observability {}: {:.1} % of all features of (c)",
+            d.emf_gb,
+            money(d.emf_usd),
+            d.custom_metrics,
+            money(d.custom_metrics_usd),
+            money(d.total()),
+            d.total() / all_features * 100.0
         );
     }
     let _ = writeln!(w);

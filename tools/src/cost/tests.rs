@@ -546,19 +546,50 @@ fn given_the_template_then_observability_counts_its_alarm_metrics_and_dashboard_
         .insert(("send-message", Feature::Messaging), 4e6);
     bill.invocations
         .insert(("heartbeat", Feature::Presence), 1e9);
-    let emf =
-        EmfBytes::parse(r#"{"measured": "test", "functions": {"send-message": 250}}"#).unwrap();
-    let priced = price(&bill, &emf, Deployed::of(&small), &prices).unwrap();
+    let emf = EmfBytes::parse(
+        r#"{"measured": "test", "functions": {"send-message": 250}, "detailed": {"send-message": 500}}"#,
+    )
+    .unwrap();
+    let priced = price(&bill, &emf, Deployed::of(&small), &prices, false).unwrap();
     assert!(
         (priced.emf_gb - 1.0).abs() < 1e-9,
         "4e6 x 250 bytes, heartbeats write none"
     );
     assert!((priced.emf_usd - 0.50).abs() < 1e-9);
-    let metrics = shared::metrics::catalogue::custom_metrics();
+    // The series of the metrics send-message emits (and every function's ColdStarts).
+    use shared::metrics::catalogue::{COLD_STARTS, RATE_LIMITED, REFUSALS, REQUESTS};
+    let metrics = REFUSALS.series(false) + COLD_STARTS.series(false);
+    assert_eq!(priced.custom_metrics, metrics);
     assert!((priced.custom_metrics_usd - f64::from(metrics) * 0.30).abs() < 1e-9);
     assert!((priced.alarms_usd - 0.30).abs() < 1e-9);
     assert!((priced.dashboards_usd - 3.0).abs() < 1e-9);
     assert!((priced.total() - (0.5 + f64::from(metrics) * 0.3 + 0.3 + 3.0)).abs() < 1e-9);
+    // With DetailedMetrics: its detailed bytes, and the detailed series besides.
+    let detailed = price(&bill, &emf, Deployed::of(&small), &prices, true).unwrap();
+    assert!((detailed.emf_gb - 2.0).abs() < 1e-9);
+    assert_eq!(
+        detailed.custom_metrics,
+        REQUESTS.series(true) + REFUSALS.series(true) + RATE_LIMITED.series(true) + 1
+    );
+}
+
+#[test]
+fn given_the_bundled_model_then_the_default_metrics_are_fewer_than_the_detailed_and_skip_what_nothing_invokes()
+ {
+    let before: OperationCounts =
+        serde_json::from_str(include_str!("../../data/operation-counts-before.json")).unwrap();
+    let after: OperationCounts =
+        serde_json::from_str(include_str!("../../data/operation-counts.json")).unwrap();
+    let prices = Prices::parse(prices::BUNDLED).unwrap();
+    let priced = price_all(&Scenario::default(), &prices, &before, &after).unwrap();
+    let bill = &priced[2].bill;
+    let default = observability::custom_metrics(bill, false);
+    let detailed = observability::custom_metrics(bill, true);
+    // The scenario runs no matchmaking: its metrics are never written.
+    use shared::metrics::catalogue::{MATCHMAKING_TICKETS, MATCHMAKING_TIME, custom_metrics};
+    let matchmaking = MATCHMAKING_TICKETS.series(false) + MATCHMAKING_TIME.series(false);
+    assert_eq!(default, custom_metrics(false) - matchmaking);
+    assert!(detailed > default + 50, "{default} {detailed}");
 }
 
 #[test]
@@ -593,6 +624,7 @@ fn given_priced_observability_when_rendered_then_it_comes_before_the_presence_ra
             ("send-message".to_owned(), 0.5),
         ]),
         emf_usd: 1.0,
+        detailed: false,
         custom_metrics: 10,
         custom_metrics_usd: 3.0,
         deployed: Deployed {
@@ -607,7 +639,7 @@ fn given_priced_observability_when_rendered_then_it_comes_before_the_presence_ra
         observability.largest_writer(),
         Some(("on-message-inserted", 0.75))
     );
-    let rendered = render::with_observability(table, 10.0, &observability);
+    let rendered = render::with_observability(table, 10.0, &observability, None);
     let lines: Vec<&str> = rendered.lines().collect();
     assert_eq!(
         lines.last().copied(),
@@ -654,38 +686,45 @@ fn given_docs_cost_md_then_its_observability_table_is_what_the_model_prices() {
             ..Scenario::default()
         };
         let priced = price_all(&scenario, &prices, &before, &after).unwrap();
-        let o = price(&priced[2].bill, &emf, deployed, &prices).unwrap();
-        let (function, share) = o.largest_writer().unwrap();
-        assert_eq!(function, "on-message-inserted");
-        let row = section
-            .lines()
-            .find(|line| line.starts_with(&format!("| {label} | ")))
-            .unwrap_or_else(|| panic!("docs/cost.md has no observability row for {label}"));
-        let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
-        let gb = format!("{:.2}", o.emf_gb);
-        let gb = match gb.split_once('.') {
-            // The table groups thousands, as its CCU column does.
-            Some((whole, fraction)) if whole.len() > 3 => {
-                format!(
-                    "{},{}.{fraction}",
-                    &whole[..whole.len() - 3],
-                    &whole[whole.len() - 3..]
-                )
-            }
-            _ => gb,
-        };
-        let all_features = priced[2].total();
-        let expected = [
-            label.to_owned(),
-            format!("{gb} GB: {:.2}", o.emf_usd),
-            format!("{:.0} %", share * 100.0),
-            format!("{:.2}", o.custom_metrics_usd),
-            format!("{:.2}", o.alarms_usd),
-            format!("{:.2}", o.dashboards_usd),
-            format!("**{:.2}**", o.total()),
-            format!("{all_features:.2}"),
-            format!("{:.1} %", o.total() / all_features * 100.0),
-        ];
-        assert_eq!(cells, expected, "docs/cost.md's row for {label} CCU");
+        for detailed in [false, true] {
+            let o = price(&priced[2].bill, &emf, deployed, &prices, detailed).unwrap();
+            let (function, share) = o.largest_writer().unwrap();
+            assert_eq!(function, "on-message-inserted");
+            let label = if detailed {
+                format!("{label}, `DetailedMetrics=true`")
+            } else {
+                label.to_owned()
+            };
+            let row = section
+                .lines()
+                .find(|line| line.starts_with(&format!("| {label} | ")))
+                .unwrap_or_else(|| panic!("docs/cost.md has no observability row for {label}"));
+            let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
+            let gb = format!("{:.2}", o.emf_gb);
+            let gb = match gb.split_once('.') {
+                // The table groups thousands, as its CCU column does.
+                Some((whole, fraction)) if whole.len() > 3 => {
+                    format!(
+                        "{},{}.{fraction}",
+                        &whole[..whole.len() - 3],
+                        &whole[whole.len() - 3..]
+                    )
+                }
+                _ => gb,
+            };
+            let all_features = priced[2].total();
+            let expected = [
+                label.clone(),
+                format!("{gb} GB: {:.2}", o.emf_usd),
+                format!("{:.0} %", share * 100.0),
+                format!("{:.2}", o.custom_metrics_usd),
+                format!("{:.2}", o.alarms_usd),
+                format!("{:.2}", o.dashboards_usd),
+                format!("**{:.2}**", o.total()),
+                format!("{all_features:.2}"),
+                format!("{:.1} %", o.total() / all_features * 100.0),
+            ];
+            assert_eq!(cells, expected, "docs/cost.md's row for {label} CCU");
+        }
     }
 }

@@ -99,15 +99,21 @@
     const of = (name, dims = {}) =>
       series.filter((s) => s.name === name && Object.entries(dims).every(([k, v]) => s.dimensions[k] === v));
     const sum = (name, dims) => of(name, dims).reduce((total, s) => total + s.total, 0);
+    // A metric's series with exactly these keys: its default set, not the detailed one
+    // DETAILED_METRICS adds besides (counting both would count twice).
+    const exactly = (name, keys, dims = {}) =>
+      of(name, dims).filter((s) => Object.keys(s.dimensions).sort().join() === [...keys].sort().join());
+    const total = (list) => list.reduce((sum, s) => sum + s.total, 0);
+    const requests = total(exactly("Requests", ["Route"]));
     const online = of("PlayersOnline")[0];
     const lag = of("DeliveryLag")[0];
     const tiles = [
       ["Players online", online ? number(online.last) : "–", "the sweeper's count"],
       ["Delivered", number(sum("Deliveries", { Outcome: "posted" })), `of ${number(sum("Deliveries"))} pushed`],
       ["Lag p50 / p99", lag ? `${number(lag.p50)} / ${number(lag.p99)}` : "–", "ms, insert to post"],
-      ["Refusals", number(sum("Refusals")), `of ${number(sum("Requests"))} requests`],
-      ["Placements", number(sum("Placements", { Status: "FULFILLED" })), `fulfilled of ${number(sum("Placements"))}`],
-      ["Rate limited", number(sum("RateLimited")), "calls"],
+      ["Refusals", number(total(exactly("Refusals", ["Code"]))), requests ? `of ${number(requests)} requests` : "by code"],
+      ["Placements", number(total(exactly("Placements", ["Status"], { Status: "FULFILLED" }))), `fulfilled of ${number(total(exactly("Placements", ["Status"])))}`],
+      ["Rate limited", number(total(exactly("Refusals", ["Code"], { Code: "rate_limited" }))), "calls"],
     ];
     $("#metric-tiles").replaceChildren(
       ...tiles.map(([label, value, sub]) => {
