@@ -57,6 +57,16 @@ pub(crate) fn to_value<T: Serialize>(value: &T) -> Result<AttributeValue, StoreE
     serde_dynamo::to_attribute_value(value).map_err(|e| StoreError::Other(Box::new(e)))
 }
 
+/// A string value of an update or a condition.
+pub(crate) fn s(value: impl Into<String>) -> AttributeValue {
+    AttributeValue::S(value.into())
+}
+
+/// A number value of an update or a condition.
+pub(crate) fn n(value: impl ToString) -> AttributeValue {
+    AttributeValue::N(value.to_string())
+}
+
 /// Reads attributes (an SDK item, or a stream image) into `T`, naming the attribute
 /// that does not read.
 pub(crate) fn decode<T: DeserializeOwned>(
