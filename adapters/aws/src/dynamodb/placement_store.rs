@@ -239,7 +239,7 @@ impl DynamoPlacementOutcomes {
         let mut values = HashMap::from([
             (
                 ":placement".to_owned(),
-                pending_value(&Pending::Placement(settlement.placement_id.clone())),
+                pending_value(&Pending::Placement(settlement.placement_id.clone()))?,
             ),
             (
                 ":expireAt".to_owned(),
@@ -248,7 +248,7 @@ impl DynamoPlacementOutcomes {
         ]);
         let update = match settlement.seat_of(player) {
             Some(seat) => {
-                values.insert(":gameSession".into(), game_session_value(&seat));
+                values.insert(":gameSession".into(), game_session_value(&seat)?);
                 "DELETE pendingPlacementId :placement \
                  SET gameSession = :gameSession, expireAt = if_not_exists(expireAt, :expireAt)"
             }

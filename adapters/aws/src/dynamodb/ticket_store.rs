@@ -132,7 +132,7 @@ impl DynamoTicketStore {
             return Ok(None);
         };
         let mut values = HashMap::from([
-            (":ticket".to_owned(), pending_value(&pending)),
+            (":ticket".to_owned(), pending_value(&pending)?),
             (
                 ":expireAt".to_owned(),
                 n(change.now / 1000 + PLAYER_RETENTION_SECONDS),
@@ -140,7 +140,7 @@ impl DynamoTicketStore {
         ]);
         let update = match &player.seat {
             Some(seat) => {
-                values.insert(":gameSession".into(), game_session_value(seat));
+                values.insert(":gameSession".into(), game_session_value(seat)?);
                 "DELETE pendingPlacementId :ticket \
                  SET gameSession = :gameSession, expireAt = if_not_exists(expireAt, :expireAt)"
             }

@@ -28,7 +28,7 @@ impl PartySlots for DynamoPartyStore {
             ];
             for member in party.member_ids() {
                 let values = HashMap::from([
-                    (":pending".to_owned(), pending_value(pending)),
+                    (":pending".to_owned(), pending_value(pending)?),
                     (":placementId".to_owned(), s(pending.stored())),
                 ]);
                 items.push(self.player_update(
