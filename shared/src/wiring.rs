@@ -86,7 +86,7 @@ impl Wiring {
             self.stores.party_reader(),
             self.stores.party_commits(scope),
             self.clock.clone(),
-            i64::try_from(self.config.message_ttl.as_secs()).unwrap_or(i64::MAX),
+            self.config.message_ttl_secs(),
         )
     }
 

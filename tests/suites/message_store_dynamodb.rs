@@ -104,7 +104,7 @@ mod dynamodb_specific {
                 .send()
         };
         let item = get(epoch.get()).await.unwrap().item.unwrap();
-        assert_eq!(item, message_to_item(&m.clone().at(epoch, epoch)));
+        assert_eq!(item, message_to_item(&m.clone().at(epoch, epoch)).unwrap());
         let epoch_item = get(0).await.unwrap().item.unwrap();
         assert_eq!(
             epoch_item.get("epoch"),
@@ -248,7 +248,8 @@ mod dynamodb_specific {
         let client = dynamodb_local().await;
         let table = fresh_messages_table(&client).await;
         let mut item =
-            message_to_item(&message("bob", 1).at(Seq::new(5).unwrap(), Seq::new(5).unwrap()));
+            message_to_item(&message("bob", 1).at(Seq::new(5).unwrap(), Seq::new(5).unwrap()))
+                .unwrap();
         item.insert("kind".into(), AttributeValue::S("shout".into()));
         client
             .put_item()

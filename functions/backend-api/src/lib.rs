@@ -115,12 +115,6 @@ impl BackendApi {
         }
     }
 
-    /// When an inbox item written `now` expires (DynamoDB TTL, epoch seconds): the
-    /// message TTL, as for players' messages (`MESSAGE_TTL_SECONDS`, at most 14 days).
-    fn expire_at_secs(&self, now: i64) -> i64 {
-        now / 1000 + self.config.message_ttl.as_secs() as i64
-    }
-
     async fn serve(&self, endpoint: &Endpoint, request: &Request) -> Answer {
         match endpoint {
             Endpoint::SendMessages => self.send_messages(&body_of(request)?).await,

@@ -11,7 +11,7 @@ use lambda_http::http::StatusCode;
 use serde_json::{Map, Value, json};
 use shared::domain::{MessageId, PlayerId};
 use shared::messaging::recipients;
-use shared::messaging::{MessageKind, NewMessage};
+use shared::messaging::{MessageKind, NewMessage, SYSTEM_SENDER};
 use shared::party::PartyId;
 use shared::protocol::{ErrorCode, ServerFrame, json_kind, player_ids_field};
 use shared::websocket::RouteError;
@@ -20,9 +20,6 @@ use crate::{Answer, BackendApi, field_error, store_refusal};
 
 /// The longest service name `from` may give.
 pub const MAX_FROM_LEN: usize = 64;
-/// `from` when none is given.
-pub const SYSTEM: &str = "system";
-
 /// Who a message goes to.
 enum Audience {
     Players(Vec<PlayerId>),
@@ -71,17 +68,18 @@ impl BackendApi {
             backend: true,
         }
         .to_json();
-        let expire_at_secs = self.expire_at_secs(now);
         let messages: Vec<NewMessage> = recipients
             .into_iter()
-            .map(|recipient_id| NewMessage {
-                message_id: message_id.clone(),
-                recipient_id,
-                sender_id: from.clone(),
-                kind: MessageKind::Chat,
-                payload: payload.clone(),
-                created_at: now,
-                expire_at_secs,
+            .map(|recipient_id| {
+                NewMessage::new(
+                    MessageKind::Chat,
+                    message_id.clone(),
+                    recipient_id,
+                    from.clone(),
+                    payload.clone(),
+                    now,
+                    self.config.message_ttl_secs(),
+                )
             })
             .collect();
         self.messages.append(&messages).await.map_err(|e| {
@@ -121,7 +119,7 @@ fn audience(body: &Map<String, Value>) -> Result<Audience, RouteError> {
 /// `from`: `system` (the default) or a service's name, 1-64 of `A-Z a-z 0-9 . _ : @ -`.
 pub(crate) fn from_field(body: &Map<String, Value>) -> Result<String, RouteError> {
     match body.get("from") {
-        None | Some(Value::Null) => Ok(SYSTEM.to_owned()),
+        None | Some(Value::Null) => Ok(SYSTEM_SENDER.to_owned()),
         Some(Value::String(name))
             if !name.is_empty()
                 && name.len() <= MAX_FROM_LEN

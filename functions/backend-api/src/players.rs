@@ -85,19 +85,20 @@ impl BackendApi {
         }
         let now = self.clock.now_millis();
         let message_id = MessageId::generate(now);
-        let kick = NewMessage {
-            payload: ServerFrame::DisconnectedByServer {
-                reason,
-                connection_id: record.connection_id.to_string(),
-            }
-            .to_json(),
-            message_id: message_id.clone(),
-            recipient_id: player.clone(),
-            sender_id: from,
-            kind: MessageKind::Kick,
-            created_at: now,
-            expire_at_secs: self.expire_at_secs(now),
-        };
+        let payload = ServerFrame::DisconnectedByServer {
+            reason,
+            connection_id: record.connection_id.to_string(),
+        }
+        .to_json();
+        let kick = NewMessage::new(
+            MessageKind::Kick,
+            message_id.clone(),
+            player.clone(),
+            from,
+            payload,
+            now,
+            self.config.message_ttl_secs(),
+        );
         self.messages
             .append(std::slice::from_ref(&kick))
             .await

@@ -38,7 +38,7 @@ use shared::matchmaking::{
     TicketStatus,
 };
 use shared::matchmaking::{TicketChange, TicketPlayerChange, TicketRecord};
-use shared::messaging::{MessageKind, NewMessage};
+use shared::messaging::{MessageKind, NewMessage, SYSTEM_SENDER};
 use shared::metrics::Ignored;
 use shared::ports::{Clock, StoreError, TicketChanges, TicketReader};
 use shared::protocol::ServerFrame;
@@ -46,9 +46,6 @@ use shared::seats::SeatConnector;
 use shared::telemetry::ErrorChain;
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
-
-/// `senderId` of matchmaking messages.
-pub const SYSTEM_SENDER: &str = "system";
 
 /// Reads of a ticket that kept changing under one event before it gives up (and the
 /// invocation is retried).
@@ -309,24 +306,24 @@ impl MatchmakingEventHandler {
             detail: Box::new(detail),
         }
         .to_json();
-        NewMessage {
-            // The same event again makes the same id (the event's time is part of it);
-            // SEARCHING again after a rejected match does not.
-            message_id: MessageId::deterministic(&[
-                "matchmaking",
-                record.ticket_id.as_str(),
-                status.as_str(),
-                &at.to_string(),
-                player_id.as_str(),
-            ]),
-            recipient_id: player_id.clone(),
-            sender_id: SYSTEM_SENDER.to_owned(),
-            kind: MessageKind::Matchmaking,
+        // The same event again makes the same id (the event's time is part of it);
+        // SEARCHING again after a rejected match does not.
+        let message_id = MessageId::deterministic(&[
+            "matchmaking",
+            record.ticket_id.as_str(),
+            status.as_str(),
+            &at.to_string(),
+            player_id.as_str(),
+        ]);
+        NewMessage::new(
+            MessageKind::Matchmaking,
+            message_id,
+            player_id.clone(),
+            SYSTEM_SENDER,
             payload,
-            created_at: now,
-            expire_at_secs: now / 1000
-                + i64::try_from(self.config.message_ttl.as_secs()).unwrap_or(i64::MAX),
-        }
+            now,
+            self.config.message_ttl_secs(),
+        )
     }
 }
 

@@ -41,7 +41,7 @@ use lambda_runtime::LambdaEvent;
 use serde_json::Value;
 use shared::config::Config;
 use shared::domain::{GameSession, MessageId, PlacementStatus, PlayerId};
-use shared::messaging::{MessageKind, NewMessage};
+use shared::messaging::{MessageKind, NewMessage, SYSTEM_SENDER};
 use shared::metrics::Ignored;
 use shared::placement::{PlacedGameSession, SeatConnection, SettledPlayer, Settlement};
 use shared::ports::{Clock, PlacementOutcomes, PlacementReader, StoreError};
@@ -50,9 +50,6 @@ use shared::seats::SeatConnector;
 use shared::telemetry::ErrorChain;
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
-
-/// `senderId` of placement messages.
-pub const SYSTEM_SENDER: &str = "system";
 
 mod event;
 
@@ -172,7 +169,6 @@ impl PlacementEventHandler {
             };
         let seats = self.seats_of(placement_id, game_session, &placed).await?;
         let now = self.clock.now_millis();
-        let expire_at_secs = now / 1000 + self.config.message_ttl.as_secs() as i64;
         let players = placed
             .into_iter()
             .map(|(player_id, player_session_id)| {
@@ -185,19 +181,19 @@ impl PlacementEventHandler {
                 }
                 .to_json();
                 SettledPlayer {
-                    message: NewMessage {
-                        message_id: MessageId::deterministic(&[
+                    message: NewMessage::new(
+                        MessageKind::Placement,
+                        MessageId::deterministic(&[
                             "placement",
                             placement_id.as_str(),
                             player_id.as_str(),
                         ]),
-                        recipient_id: player_id.clone(),
-                        sender_id: SYSTEM_SENDER.to_owned(),
-                        kind: MessageKind::Placement,
+                        player_id.clone(),
+                        SYSTEM_SENDER,
                         payload,
-                        created_at: now,
-                        expire_at_secs,
-                    },
+                        now,
+                        self.config.message_ttl_secs(),
+                    ),
                     player_id,
                     player_session_id,
                     connection,

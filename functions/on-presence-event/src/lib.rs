@@ -20,7 +20,7 @@ use lambda_runtime::LambdaEvent;
 use serde::Serialize;
 use serde_json::Value;
 use shared::domain::{MessageId, PlayerId};
-use shared::messaging::{MessageKind, NewMessage};
+use shared::messaging::{MessageKind, NewMessage, SYSTEM_SENDER};
 use shared::ports::{Clock, MessageStore, StoreError, Watchers};
 use shared::presence::PresenceEvent;
 use shared::protocol::ServerFrame;
@@ -30,9 +30,6 @@ use tracing::{info, warn};
 /// How long an undelivered presence message is kept (DynamoDB TTL): it is only useful
 /// to a watcher who is connected right now.
 pub const PRESENCE_MESSAGE_TTL_SECONDS: i64 = 60;
-
-/// Sender of presence messages.
-pub const SYSTEM_SENDER: &str = "system";
 
 /// The id of the presence message `watcher` gets for `event`: the same for every
 /// delivery of the event. Player ids cannot contain `#`, so the parts cannot run into
@@ -126,17 +123,18 @@ impl PresenceEventHandler {
             at: event.at,
         }
         .to_json();
-        let expire_at_secs = now.div_euclid(1000) + PRESENCE_MESSAGE_TTL_SECONDS;
         let messages: Vec<NewMessage> = watchers
             .into_iter()
-            .map(|recipient_id| NewMessage {
-                message_id: presence_message_id(event, &recipient_id),
-                recipient_id,
-                sender_id: SYSTEM_SENDER.to_owned(),
-                kind: MessageKind::Presence,
-                payload: payload.clone(),
-                created_at: now,
-                expire_at_secs,
+            .map(|recipient_id| {
+                NewMessage::new(
+                    MessageKind::Presence,
+                    presence_message_id(event, &recipient_id),
+                    recipient_id,
+                    SYSTEM_SENDER,
+                    payload.clone(),
+                    now,
+                    PRESENCE_MESSAGE_TTL_SECONDS,
+                )
             })
             .collect();
         self.messages.append(&messages).await?;

@@ -95,7 +95,6 @@ impl SendMessageHandler {
             return Err(RouteError::message_too_large(size));
         }
         let now = self.clock.now_millis();
-        let expire_at_secs = (now / 1000) + self.config.message_ttl.as_secs() as i64;
         let message_id = MessageId::generate(now);
         let payload = ServerFrame::Message {
             message_id: message_id.to_string(),
@@ -108,14 +107,16 @@ impl SendMessageHandler {
         .to_json();
         Ok(recipients
             .into_iter()
-            .map(|recipient_id| NewMessage {
-                message_id: message_id.clone(),
-                recipient_id,
-                sender_id: caller.player_id.to_string(),
-                kind: MessageKind::Chat,
-                payload: payload.clone(),
-                created_at: now,
-                expire_at_secs,
+            .map(|recipient_id| {
+                NewMessage::new(
+                    MessageKind::Chat,
+                    message_id.clone(),
+                    recipient_id,
+                    caller.player_id.to_string(),
+                    payload.clone(),
+                    now,
+                    self.config.message_ttl_secs(),
+                )
             })
             .collect())
     }

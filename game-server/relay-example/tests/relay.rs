@@ -52,10 +52,10 @@ async fn start(
     let (ready, address) = oneshot::channel();
     let ready = std::sync::Mutex::new(Some(ready));
     let relay = tokio::spawn(serve(listener, server, move |announcement| {
-        if let Announcement::Listening(address) = announcement {
-            if let Some(ready) = ready.lock().unwrap().take() {
-                let _ = ready.send(address);
-            }
+        if let Announcement::Listening(address) = announcement
+            && let Some(ready) = ready.lock().unwrap().take()
+        {
+            let _ = ready.send(address);
         }
     }));
     let address = address.await.unwrap();

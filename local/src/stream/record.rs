@@ -388,6 +388,7 @@ mod tests {
 
     fn sdk_image(message: &StoredMessage) -> HashMap<String, AttributeValue> {
         message_to_item(message)
+            .unwrap()
             .into_iter()
             .map(|(name, value)| {
                 let value = match value {

@@ -185,6 +185,11 @@ impl RateLimits {
 }
 
 impl Config {
+    /// [`Config::message_ttl`] in the seconds a message's TTL adds.
+    pub fn message_ttl_secs(&self) -> i64 {
+        i64::try_from(self.message_ttl.as_secs()).unwrap_or(i64::MAX)
+    }
+
     /// Reads the process environment. On failure every problem is also logged (the
     /// error a Lambda `main` returns reaches the logs only as a debug dump, outside the
     /// JSON log stream).

@@ -54,6 +54,16 @@ impl MessageKind {
     }
 }
 
+/// `senderId` of the messages the service writes itself (placement results, presence,
+/// party and matchmaking changes, the backend API's messages without a `from`).
+pub const SYSTEM_SENDER: &str = "system";
+
+/// When an inbox item written at `at` is deleted, `ttl_secs` later (DynamoDB TTL, epoch
+/// seconds).
+pub fn expire_at_secs(at: EpochMillis, ttl_secs: i64) -> i64 {
+    at.div_euclid(1000).saturating_add(ttl_secs)
+}
+
 /// A message to append to one recipient's inbox.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewMessage {
@@ -72,6 +82,27 @@ pub struct NewMessage {
 }
 
 impl NewMessage {
+    /// A message of `kind` from `sender_id`, written `now` and kept `ttl_secs`.
+    pub fn new(
+        kind: MessageKind,
+        message_id: MessageId,
+        recipient_id: PlayerId,
+        sender_id: impl Into<String>,
+        payload: String,
+        now: EpochMillis,
+        ttl_secs: i64,
+    ) -> Self {
+        Self {
+            message_id,
+            recipient_id,
+            sender_id: sender_id.into(),
+            kind,
+            payload,
+            created_at: now,
+            expire_at_secs: expire_at_secs(now, ttl_secs),
+        }
+    }
+
     /// The message once appended at `seq` of an inbox epoch starting at `epoch`.
     pub fn at(self, seq: Seq, epoch: Seq) -> StoredMessage {
         StoredMessage {

@@ -17,4 +17,4 @@ pub use model::{
     Invitation, MAX_PARTY_ID_LEN, MemberPresence, MemberView, Party, PartyId, PartyIdError,
     PartyMember, PartyView,
 };
-pub use service::{CHANGE_ATTEMPTS, Parties, PartyError, SYSTEM_SENDER};
+pub use service::{CHANGE_ATTEMPTS, Parties, PartyError};

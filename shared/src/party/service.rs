@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::domain::{EpochMillis, MessageId, PlayerId};
-use crate::messaging::{MessageKind, NewMessage};
+use crate::messaging::{MessageKind, NewMessage, SYSTEM_SENDER, expire_at_secs};
 use crate::ports::{Clock, PartyCommits, PartyReader, StoreError};
 use crate::protocol::ServerFrame;
 
@@ -20,9 +20,6 @@ use super::{
 /// of a race lets one change through, and a party has at most 10 members (and the
 /// sweeper) to race.
 pub const CHANGE_ATTEMPTS: u32 = 12;
-
-/// `senderId` of party messages.
-pub const SYSTEM_SENDER: &str = "system";
 
 /// Why a party operation did not happen.
 #[derive(Debug, thiserror::Error)]
@@ -93,66 +90,77 @@ impl Parties {
         change
             .recipients
             .iter()
-            .map(|recipient| NewMessage {
-                message_id: MessageId::deterministic(&[
+            .map(|recipient| {
+                let message_id = MessageId::deterministic(&[
                     "party",
                     party.party_id.as_str(),
                     &version,
                     recipient.as_str(),
-                ]),
-                recipient_id: recipient.clone(),
-                sender_id: SYSTEM_SENDER.to_owned(),
-                kind: MessageKind::Party,
-                payload: payload.clone(),
-                created_at: now,
-                expire_at_secs: now.div_euclid(1000) + self.message_ttl_secs,
+                ]);
+                NewMessage::new(
+                    MessageKind::Party,
+                    message_id,
+                    recipient.clone(),
+                    SYSTEM_SENDER,
+                    payload.clone(),
+                    now,
+                    self.message_ttl_secs,
+                )
             })
             .collect()
     }
 
     /// The invitee's `party_invite` message, kept as long as the invitation.
     pub fn invite_push(&self, invitation: &Invitation, now: EpochMillis) -> NewMessage {
+        let message_id = MessageId::deterministic(&[
+            "party_invite",
+            invitation.party_id.as_str(),
+            invitation.invitee.as_str(),
+            &invitation.expires_at.to_string(),
+        ]);
+        let payload = ServerFrame::PartyInvite {
+            party_id: invitation.party_id.clone(),
+            from: invitation.from.clone(),
+            expires_at: invitation.expires_at,
+        }
+        .to_json();
+        let message = NewMessage::new(
+            MessageKind::Party,
+            message_id,
+            invitation.invitee.clone(),
+            invitation.from.to_string(),
+            payload,
+            now,
+            0,
+        );
         NewMessage {
-            message_id: MessageId::deterministic(&[
-                "party_invite",
-                invitation.party_id.as_str(),
-                invitation.invitee.as_str(),
-                &invitation.expires_at.to_string(),
-            ]),
-            recipient_id: invitation.invitee.clone(),
-            sender_id: invitation.from.to_string(),
-            kind: MessageKind::Party,
-            payload: ServerFrame::PartyInvite {
-                party_id: invitation.party_id.clone(),
-                from: invitation.from.clone(),
-                expires_at: invitation.expires_at,
-            }
-            .to_json(),
-            created_at: now,
-            expire_at_secs: invitation.expires_at.div_euclid(1000) + 1,
+            expire_at_secs: expire_at_secs(invitation.expires_at, 1),
+            ..message
         }
     }
 
     /// The inviter's `party_invite_declined` message.
     pub fn declined_push(&self, invitation: &Invitation, now: EpochMillis) -> NewMessage {
-        NewMessage {
-            message_id: MessageId::deterministic(&[
-                "party_invite_declined",
-                invitation.party_id.as_str(),
-                invitation.invitee.as_str(),
-                &invitation.expires_at.to_string(),
-            ]),
-            recipient_id: invitation.from.clone(),
-            sender_id: invitation.invitee.to_string(),
-            kind: MessageKind::Party,
-            payload: ServerFrame::PartyInviteDeclined {
-                party_id: invitation.party_id.clone(),
-                player_id: invitation.invitee.clone(),
-            }
-            .to_json(),
-            created_at: now,
-            expire_at_secs: now.div_euclid(1000) + self.message_ttl_secs,
+        let message_id = MessageId::deterministic(&[
+            "party_invite_declined",
+            invitation.party_id.as_str(),
+            invitation.invitee.as_str(),
+            &invitation.expires_at.to_string(),
+        ]);
+        let payload = ServerFrame::PartyInviteDeclined {
+            party_id: invitation.party_id.clone(),
+            player_id: invitation.invitee.clone(),
         }
+        .to_json();
+        NewMessage::new(
+            MessageKind::Party,
+            message_id,
+            invitation.from.clone(),
+            invitation.invitee.to_string(),
+            payload,
+            now,
+            self.message_ttl_secs,
+        )
     }
 
     /// The commit that writes `change` with its pushes: the party saved (or deleted),

@@ -186,7 +186,7 @@ pub(crate) fn writes(
             .put(
                 Put::builder()
                     .table_name(table)
-                    .set_item(Some(message_to_item(&message.clone().at(seq, epoch))))
+                    .set_item(Some(message_to_item(&message.clone().at(seq, epoch))?))
                     .condition_expression(SEQ_IS_FREE)
                     .build()
                     .map_err(build_error)?,
@@ -207,7 +207,7 @@ fn epoch_update(
     let expire_at = message.created_at / 1000 + PLAYER_RETENTION_SECONDS;
     let mut update = Update::builder()
         .table_name(table)
-        .set_key(Some(key(recipient, EPOCH_ITEM_SEQ)))
+        .set_key(Some(key(recipient, EPOCH_ITEM_SEQ)?))
         .update_expression(SET_EPOCH)
         .expression_attribute_values(":expireAt", AttributeValue::N(expire_at.to_string()));
     update = match seen {
@@ -239,7 +239,7 @@ pub(crate) fn unmoved_checks(
                 .condition_check(
                     ConditionCheck::builder()
                         .table_name(table)
-                        .set_key(Some(key(recipient, head.next())))
+                        .set_key(Some(key(recipient, head.next())?))
                         .condition_expression(SEQ_IS_FREE)
                         .build()
                         .map_err(build_error)?,
@@ -249,7 +249,7 @@ pub(crate) fn unmoved_checks(
     }
     let check = ConditionCheck::builder()
         .table_name(table)
-        .set_key(Some(key(recipient, EPOCH_ITEM_SEQ)));
+        .set_key(Some(key(recipient, EPOCH_ITEM_SEQ)?));
     let check = match epoch {
         None => check.condition_expression(EPOCH_ABSENT),
         Some(epoch) => check

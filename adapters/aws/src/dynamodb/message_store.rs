@@ -15,7 +15,7 @@ use futures_util::stream;
 
 use super::error::{applied, store_error};
 use super::inbox::{self, APPEND_ATTEMPTS, Contended, Slot, build_error};
-use super::message_item::{EPOCH_ITEM_SEQ, attr, corrupt, message_from_item};
+use super::message_item::{EPOCH_ITEM_SEQ, attr, message_from_item};
 use super::player_item::{attr as player_attr, key as player_key};
 use crate::calls::{AwsCall, Calls};
 use shared::domain::{EpochMillis, PlayerId, PresenceStatus, Seq};
@@ -205,7 +205,7 @@ impl InboxReader for DynamoMessageStore {
                     }
                     break 'pages;
                 }
-                let message = message_from_item(item).map_err(|e| corrupt(item, &e))?;
+                let message = message_from_item(item)?;
                 if head.is_none() {
                     head = Some(message.seq);
                     epoch = Some(message.epoch);

@@ -4,6 +4,7 @@
 mod batch;
 mod error;
 mod inbox;
+mod item;
 pub mod message_item;
 mod message_store;
 mod party_item;

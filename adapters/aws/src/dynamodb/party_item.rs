@@ -1,48 +1,107 @@
-//! The Parties table's items (docs/architecture.md#parties) and their mapping to
-//! [`Party`] and [`Invitation`]. Key: partition `partyId`, sort `sk`: the party itself
+//! The Parties table's items (docs/architecture.md#parties), derived, and their mapping
+//! to [`Party`] and [`Invitation`]. Key: partition `partyId`, sort `sk`: the party itself
 //! at `sk = party`, each invitation at `sk = invite#<playerId>` (TTL removes it once
 //! expired).
-//!
-//! | attribute | type | item | meaning |
-//! |---|---|---|---|
-//! | `leaderId` | S | party | the leader |
-//! | `maxSize` | N | party | 2–10 |
-//! | `members` | M | party | player id → `{joinedAt N, presence S, offlineSince N?}` |
-//! | `version` | N | party | one more per change; every write is conditional on it |
-//! | `createdAt` | N | party | epoch ms |
-//! | `sweepShard`, `offlineSince` | N, N | party | only while a member is offline: the `ByOfflineSince` index's key (the longest-offline member's time) |
-//! | `invitee`, `from`, `expiresAt` | S, S, N | invitation | who is invited, by whom, until when (epoch ms) |
-//! | `expireAt` | N | invitation | TTL (epoch s), just after `expiresAt` |
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
+use serde::{Deserialize, Serialize};
 
+use super::item::{self, Item, Malformed, Stored, parse};
 use shared::domain::{EpochMillis, PlayerId};
 use shared::party::OfflineParty;
 use shared::party::{Invitation, MemberPresence, Party, PartyId, PartyMember};
 use shared::ports::StoreError;
 
-pub(crate) type Item = HashMap<String, AttributeValue>;
+/// A party.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PartyItem {
+    party_id: String,
+    /// Always [`PARTY_SK`].
+    sk: String,
+    leader_id: String,
+    /// 2–10.
+    max_size: u32,
+    /// Player id → member.
+    members: BTreeMap<String, MemberAttributes>,
+    /// One more per change; every write is conditional on it.
+    version: u64,
+    /// Epoch milliseconds.
+    created_at: EpochMillis,
+    /// Only while a member is offline: the `ByOfflineSince` index's key (the
+    /// longest-offline member's time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sweep_shard: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    offline_since: Option<EpochMillis>,
+}
 
-/// Attribute names of the Parties table.
+impl Stored for PartyItem {
+    const TABLE: &'static str = "Parties";
+    const KEY: &'static [&'static str] = &[attr::PARTY_ID, attr::SK];
+}
+
+/// A member, in the party's `members` map.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct MemberAttributes {
+    joined_at: EpochMillis,
+    /// `online` or `offline` ([`MemberPresence::as_str`]).
+    presence: String,
+    /// Only when offline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    offline_since: Option<EpochMillis>,
+}
+
+/// An invitation.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InvitationItem {
+    party_id: String,
+    /// `invite#` and the invitee's id.
+    sk: String,
+    invitee: String,
+    from: String,
+    /// Epoch milliseconds.
+    expires_at: EpochMillis,
+    /// TTL (epoch seconds), just after `expiresAt`.
+    #[serde(rename = "expireAt")]
+    expire_at_secs: i64,
+}
+
+impl Stored for InvitationItem {
+    const TABLE: &'static str = "Parties";
+    const KEY: &'static [&'static str] = &[attr::PARTY_ID, attr::SK];
+}
+
+/// A `ByOfflineSince` key (KEYS_ONLY).
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OfflineKey {
+    party_id: String,
+    sk: String,
+    sweep_shard: u32,
+    offline_since: EpochMillis,
+}
+
+impl Stored for OfflineKey {
+    const TABLE: &'static str = "Parties";
+    const KEY: &'static [&'static str] = &[attr::PARTY_ID, attr::SK];
+}
+
+/// Attribute names the adapter's expressions and the table's key schema use: the
+/// structs' field names (a test holds them equal).
 pub(crate) mod attr {
     pub const PARTY_ID: &str = "partyId";
     pub const SK: &str = "sk";
     pub const LEADER_ID: &str = "leaderId";
-    pub const MAX_SIZE: &str = "maxSize";
-    pub const MEMBERS: &str = "members";
     pub const VERSION: &str = "version";
-    pub const CREATED_AT: &str = "createdAt";
     pub const SWEEP_SHARD: &str = "sweepShard";
     pub const OFFLINE_SINCE: &str = "offlineSince";
-    pub const INVITEE: &str = "invitee";
-    pub const FROM: &str = "from";
     pub const EXPIRES_AT: &str = "expiresAt";
     pub const EXPIRE_AT: &str = "expireAt";
-    /// Attributes of a member's map.
-    pub const JOINED_AT: &str = "joinedAt";
-    pub const PRESENCE: &str = "presence";
 }
 
 /// The party item's sort key.
@@ -52,227 +111,175 @@ const INVITATION_SK_PREFIX: &str = "invite#";
 /// How long DynamoDB keeps an invitation after it expired (reads skip it anyway).
 const INVITATION_KEPT_AFTER_EXPIRY_SECS: i64 = 60;
 
-pub(crate) fn s(value: impl Into<String>) -> AttributeValue {
-    AttributeValue::S(value.into())
-}
-
-pub(crate) fn n(value: impl ToString) -> AttributeValue {
-    AttributeValue::N(value.to_string())
+fn key(party_id: &PartyId, sk: String) -> Item {
+    Item::from([
+        (
+            attr::PARTY_ID.to_owned(),
+            AttributeValue::S(party_id.to_string()),
+        ),
+        (attr::SK.to_owned(), AttributeValue::S(sk)),
+    ])
 }
 
 pub(crate) fn party_key(party_id: &PartyId) -> Item {
-    HashMap::from([
-        (attr::PARTY_ID.to_owned(), s(party_id.as_str())),
-        (attr::SK.to_owned(), s(PARTY_SK)),
-    ])
+    key(party_id, PARTY_SK.to_owned())
+}
+
+fn invitation_sk(invitee: &PlayerId) -> String {
+    format!("{INVITATION_SK_PREFIX}{invitee}")
 }
 
 pub(crate) fn invitation_key(party_id: &PartyId, invitee: &PlayerId) -> Item {
-    HashMap::from([
-        (attr::PARTY_ID.to_owned(), s(party_id.as_str())),
-        (
-            attr::SK.to_owned(),
-            s(format!("{INVITATION_SK_PREFIX}{invitee}")),
-        ),
-    ])
+    key(party_id, invitation_sk(invitee))
+}
+
+fn party_id(raw: &str) -> Result<PartyId, Malformed> {
+    parse(attr::PARTY_ID, PartyId::parse(raw))
+}
+
+fn player(attribute: &str, raw: &str) -> Result<PlayerId, Malformed> {
+    parse(attribute, PlayerId::parse(raw))
 }
 
 /// The party item; `shards` partitions the offline index.
-pub(crate) fn party_to_item(party: &Party, shards: u32) -> Item {
+pub(crate) fn party_to_item(party: &Party, shards: u32) -> Result<Item, StoreError> {
     let members = party
         .members
         .iter()
         .map(|member| {
-            let mut fields = HashMap::from([
-                (attr::JOINED_AT.to_owned(), n(member.joined_at)),
-                (attr::PRESENCE.to_owned(), s(member.presence.as_str())),
-            ]);
-            if let MemberPresence::Offline { since } = member.presence {
-                fields.insert(attr::OFFLINE_SINCE.to_owned(), n(since));
-            }
-            (member.player_id.to_string(), AttributeValue::M(fields))
+            let offline_since = match member.presence {
+                MemberPresence::Offline { since } => Some(since),
+                MemberPresence::Online => None,
+            };
+            let attributes = MemberAttributes {
+                joined_at: member.joined_at,
+                presence: member.presence.as_str().to_owned(),
+                offline_since,
+            };
+            (member.player_id.to_string(), attributes)
         })
         .collect();
-    let mut item = party_key(&party.party_id);
-    item.extend([
-        (attr::LEADER_ID.to_owned(), s(party.leader_id.as_str())),
-        (attr::MAX_SIZE.to_owned(), n(party.max_size)),
-        (attr::MEMBERS.to_owned(), AttributeValue::M(members)),
-        (attr::VERSION.to_owned(), n(party.version)),
-        (attr::CREATED_AT.to_owned(), n(party.created_at)),
-    ]);
-    if let Some(since) = party.offline_since() {
-        item.insert(
-            attr::SWEEP_SHARD.to_owned(),
-            n(party.party_id.sweep_shard(shards)),
-        );
-        item.insert(attr::OFFLINE_SINCE.to_owned(), n(since));
-    }
-    item
+    let offline_since = party.offline_since();
+    item::to_item(&PartyItem {
+        party_id: party.party_id.to_string(),
+        sk: PARTY_SK.to_owned(),
+        leader_id: party.leader_id.to_string(),
+        max_size: party.max_size,
+        members,
+        version: party.version,
+        created_at: party.created_at,
+        sweep_shard: offline_since.map(|_| party.party_id.sweep_shard(shards)),
+        offline_since,
+    })
 }
 
-pub(crate) fn invitation_to_item(invitation: &Invitation) -> Item {
-    let mut item = invitation_key(&invitation.party_id, &invitation.invitee);
-    item.extend([
-        (attr::INVITEE.to_owned(), s(invitation.invitee.as_str())),
-        (attr::FROM.to_owned(), s(invitation.from.as_str())),
-        (attr::EXPIRES_AT.to_owned(), n(invitation.expires_at)),
-        (
-            attr::EXPIRE_AT.to_owned(),
-            n(invitation.expires_at.div_euclid(1000) + INVITATION_KEPT_AFTER_EXPIRY_SECS),
-        ),
-    ]);
-    item
+impl TryFrom<PartyItem> for Party {
+    type Error = Malformed;
+
+    fn try_from(item: PartyItem) -> Result<Self, Malformed> {
+        let members = item
+            .members
+            .into_iter()
+            .map(|(id, member)| {
+                let name = format!("members.{id}");
+                let presence = match (member.presence.as_str(), member.offline_since) {
+                    ("online", _) => MemberPresence::Online,
+                    ("offline", Some(since)) => MemberPresence::Offline { since },
+                    ("offline", None) => {
+                        return Err(Malformed::new(format!("{name}.offlineSince"), "missing"));
+                    }
+                    (other, _) => {
+                        return Err(Malformed::new(
+                            format!("{name}.presence"),
+                            format!("{other:?}: not online or offline"),
+                        ));
+                    }
+                };
+                Ok(PartyMember {
+                    player_id: player(&name, &id)?,
+                    joined_at: member.joined_at,
+                    presence,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut party = Party {
+            party_id: party_id(&item.party_id)?,
+            leader_id: player(attr::LEADER_ID, &item.leader_id)?,
+            max_size: item.max_size,
+            members,
+            version: item.version,
+            created_at: item.created_at,
+        };
+        party.sort_members();
+        Ok(party)
+    }
 }
 
-/// Reads one item; every mistake is a [`StoreError::Corrupt`] naming the item and the
-/// attribute.
-struct Reader<'a> {
-    item: &'a Item,
-    key: String,
+pub(crate) fn invitation_to_item(invitation: &Invitation) -> Result<Item, StoreError> {
+    item::to_item(&InvitationItem {
+        party_id: invitation.party_id.to_string(),
+        sk: invitation_sk(&invitation.invitee),
+        invitee: invitation.invitee.to_string(),
+        from: invitation.from.to_string(),
+        expires_at: invitation.expires_at,
+        expire_at_secs: invitation.expires_at.div_euclid(1000) + INVITATION_KEPT_AFTER_EXPIRY_SECS,
+    })
 }
 
-impl<'a> Reader<'a> {
-    fn new(item: &'a Item) -> Self {
-        let part = |name: &str| match item.get(name) {
-            Some(AttributeValue::S(value)) => value.clone(),
-            _ => "<missing>".to_owned(),
-        };
-        let key = format!(
-            "{}={} {}={}",
-            attr::PARTY_ID,
-            part(attr::PARTY_ID),
-            attr::SK,
-            part(attr::SK)
-        );
-        Self { item, key }
-    }
+impl TryFrom<InvitationItem> for Invitation {
+    type Error = Malformed;
 
-    fn corrupt(&self, reason: impl Into<String>) -> StoreError {
-        StoreError::Corrupt {
-            key: self.key.clone(),
-            reason: reason.into(),
-        }
+    fn try_from(item: InvitationItem) -> Result<Self, Malformed> {
+        Ok(Invitation {
+            party_id: party_id(&item.party_id)?,
+            invitee: player("invitee", &item.invitee)?,
+            from: player("from", &item.from)?,
+            expires_at: item.expires_at,
+        })
     }
+}
 
-    fn s(&self, name: &str) -> Result<&'a str, StoreError> {
-        match self.item.get(name) {
-            Some(AttributeValue::S(value)) => Ok(value),
-            None => Err(self.corrupt(format!("{name} is missing"))),
-            Some(other) => Err(self.corrupt(format!("{name} is {other:?}, not a string"))),
-        }
-    }
+impl TryFrom<OfflineKey> for OfflineParty {
+    type Error = Malformed;
 
-    fn n<T: std::str::FromStr>(&self, name: &str) -> Result<T, StoreError> {
-        match self.item.get(name) {
-            Some(AttributeValue::N(raw)) => raw
-                .parse()
-                .map_err(|_| self.corrupt(format!("{name} is {raw:?}, out of range"))),
-            None => Err(self.corrupt(format!("{name} is missing"))),
-            Some(other) => Err(self.corrupt(format!("{name} is {other:?}, not a number"))),
-        }
-    }
-
-    fn player(&self, name: &str, raw: &str) -> Result<PlayerId, StoreError> {
-        PlayerId::parse(raw).map_err(|e| self.corrupt(format!("{name}: {e}")))
-    }
-
-    fn party_id(&self) -> Result<PartyId, StoreError> {
-        let name = attr::PARTY_ID;
-        PartyId::parse(self.s(name)?).map_err(|e| self.corrupt(format!("{name}: {e}")))
-    }
-
-    fn member(&self, id: &str, value: &AttributeValue) -> Result<PartyMember, StoreError> {
-        let name = format!("{}.{id}", attr::MEMBERS);
-        let AttributeValue::M(fields) = value else {
-            return Err(self.corrupt(format!("{name} is {value:?}, not a map")));
-        };
-        let field = Reader {
-            item: fields,
-            key: self.key.clone(),
-        };
-        let in_map = |e: StoreError| match e {
-            StoreError::Corrupt { key, reason } => StoreError::Corrupt {
-                key,
-                reason: format!("{name}.{reason}"),
-            },
-            other => other,
-        };
-        let presence = match field.s(attr::PRESENCE).map_err(in_map)? {
-            "online" => MemberPresence::Online,
-            "offline" => MemberPresence::Offline {
-                since: field.n(attr::OFFLINE_SINCE).map_err(in_map)?,
-            },
-            other => {
-                return Err(self.corrupt(format!(
-                    "{name}.{} is {other:?}, not online or offline",
-                    attr::PRESENCE
-                )));
-            }
-        };
-        Ok(PartyMember {
-            player_id: self.player(&name, id)?,
-            joined_at: field.n(attr::JOINED_AT).map_err(in_map)?,
-            presence,
+    fn try_from(key: OfflineKey) -> Result<Self, Malformed> {
+        Ok(OfflineParty {
+            party_id: party_id(&key.party_id)?,
+            offline_since: key.offline_since,
         })
     }
 }
 
 /// Maps the party item to the party it holds.
-pub(crate) fn party_from_item(item: &Item) -> Result<Party, StoreError> {
-    let r = Reader::new(item);
-    let members = match item.get(attr::MEMBERS) {
-        Some(AttributeValue::M(members)) => members
-            .iter()
-            .map(|(id, value)| r.member(id, value))
-            .collect::<Result<Vec<_>, _>>()?,
-        None => return Err(r.corrupt(format!("{} is missing", attr::MEMBERS))),
-        Some(other) => {
-            return Err(r.corrupt(format!("{} is {other:?}, not a map", attr::MEMBERS)));
-        }
-    };
-    let mut party = Party {
-        party_id: r.party_id()?,
-        leader_id: r.player(attr::LEADER_ID, r.s(attr::LEADER_ID)?)?,
-        max_size: r.n(attr::MAX_SIZE)?,
-        members,
-        version: r.n(attr::VERSION)?,
-        created_at: r.n(attr::CREATED_AT)?,
-    };
-    party.sort_members();
-    Ok(party)
+pub(crate) fn party_from_item(stored: &Item) -> Result<Party, StoreError> {
+    item::read::<PartyItem, _>(stored.clone())
 }
 
 /// Maps an invitation item to the invitation it holds.
-pub(crate) fn invitation_from_item(item: &Item) -> Result<Invitation, StoreError> {
-    let r = Reader::new(item);
-    Ok(Invitation {
-        party_id: r.party_id()?,
-        invitee: r.player(attr::INVITEE, r.s(attr::INVITEE)?)?,
-        from: r.player(attr::FROM, r.s(attr::FROM)?)?,
-        expires_at: r.n::<EpochMillis>(attr::EXPIRES_AT)?,
-    })
+pub(crate) fn invitation_from_item(stored: &Item) -> Result<Invitation, StoreError> {
+    item::read::<InvitationItem, _>(stored.clone())
 }
 
 /// An `ByOfflineSince` key (KEYS_ONLY: `partyId`, `sk`, `sweepShard`, `offlineSince`).
-pub(crate) fn offline_from_key(item: &Item) -> Result<OfflineParty, StoreError> {
-    let r = Reader::new(item);
-    Ok(OfflineParty {
-        party_id: r.party_id()?,
-        offline_since: r.n(attr::OFFLINE_SINCE)?,
-    })
+pub(crate) fn offline_from_key(stored: &Item) -> Result<OfflineParty, StoreError> {
+    item::read::<OfflineKey, _>(stored.clone())
 }
 
 /// The `ExclusiveStartKey` that continues an `ByOfflineSince` query after `after`.
-pub(crate) fn offline_index_key(shard: u32, after: &OfflineParty) -> Item {
-    let mut key = party_key(&after.party_id);
-    key.insert(attr::SWEEP_SHARD.to_owned(), n(shard));
-    key.insert(attr::OFFLINE_SINCE.to_owned(), n(after.offline_since));
-    key
+pub(crate) fn offline_index_key(shard: u32, after: &OfflineParty) -> Result<Item, StoreError> {
+    item::to_item(&OfflineKey {
+        party_id: after.party_id.to_string(),
+        sk: PARTY_SK.to_owned(),
+        sweep_shard: shard,
+        offline_since: after.offline_since,
+    })
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
+    use super::super::item::wire;
     use super::*;
 
     fn player(name: &str) -> PlayerId {
@@ -301,57 +308,111 @@ mod tests {
         }
     }
 
-    #[test]
-    fn given_a_party_when_stored_then_it_reads_back_and_is_in_the_offline_index_while_someone_is_offline()
-     {
-        let item = party_to_item(&party(), 4);
-        assert_eq!(party_from_item(&item).unwrap(), party());
-        assert_eq!(item[attr::OFFLINE_SINCE], n(30));
-        assert_eq!(item[attr::SWEEP_SHARD], n(party().party_id.sweep_shard(4)));
-        let key = offline_index_key(1, &offline_from_key(&item).unwrap());
-        assert_eq!(offline_from_key(&key).unwrap().offline_since, 30);
-
-        let mut everyone_online = party();
-        everyone_online.members[1].presence = MemberPresence::Online;
-        let item = party_to_item(&everyone_online, 4);
-        assert!(!item.contains_key(attr::OFFLINE_SINCE));
-        assert!(!item.contains_key(attr::SWEEP_SHARD));
-    }
-
-    #[test]
-    fn given_an_invitation_when_stored_then_it_reads_back_and_expires_after_its_end() {
-        let invitation = Invitation {
+    fn invitation() -> Invitation {
+        Invitation {
             party_id: PartyId::parse("party-1").unwrap(),
             invitee: player("bob"),
             from: player("alice"),
             expires_at: 1_795_323_600_500,
-        };
-        let item = invitation_to_item(&invitation);
-        assert_eq!(item[attr::SK], s("invite#bob"));
-        assert_eq!(item[attr::EXPIRE_AT], n(1_795_323_660_i64));
-        assert_eq!(invitation_from_item(&item).unwrap(), invitation);
+        }
     }
 
     #[test]
-    fn given_a_corrupt_member_then_the_error_names_the_item_and_the_attribute() {
-        let mut item = party_to_item(&party(), 4);
-        let AttributeValue::M(mut members) = item[attr::MEMBERS].clone() else {
-            unreachable!()
-        };
-        members.insert(
-            "bob".into(),
-            AttributeValue::M(HashMap::from([
-                (attr::JOINED_AT.to_owned(), n(20)),
-                (attr::PRESENCE.to_owned(), s("away")),
-            ])),
+    fn given_a_party_an_invitation_and_an_index_key_when_written_then_they_have_the_attributes_the_hand_written_mapping_wrote()
+     {
+        // Captured from the hand-written mapping these structs replaced.
+        let old_party = json!({
+            "partyId": {"S": "party-1"}, "sk": {"S": "party"}, "leaderId": {"S": "alice"},
+            "maxSize": {"N": "4"}, "version": {"N": "7"}, "createdAt": {"N": "10"},
+            "members": {"M": {
+                "alice": {"M": {"joinedAt": {"N": "10"}, "presence": {"S": "online"}}},
+                "bob": {"M": {"joinedAt": {"N": "20"}, "presence": {"S": "offline"}, "offlineSince": {"N": "30"}}}
+            }},
+            "sweepShard": {"N": "1"}, "offlineSince": {"N": "30"}
+        });
+        assert_eq!(party().party_id.sweep_shard(4), 1);
+        let written = party_to_item(&party(), 4).unwrap();
+        assert_eq!(wire::to_json(&written), old_party);
+        assert_eq!(
+            party_from_item(&wire::from_json(old_party)).unwrap(),
+            party()
         );
-        item.insert(attr::MEMBERS.into(), AttributeValue::M(members));
-        match party_from_item(&item) {
-            Err(StoreError::Corrupt { key, reason }) => {
-                assert_eq!(key, "partyId=party-1 sk=party");
-                assert!(reason.starts_with("members.bob.presence"), "{reason}");
+
+        let old_invitation = json!({
+            "partyId": {"S": "party-1"}, "sk": {"S": "invite#bob"}, "invitee": {"S": "bob"},
+            "from": {"S": "alice"}, "expiresAt": {"N": "1795323600500"},
+            "expireAt": {"N": "1795323660"}
+        });
+        let invited = invitation_to_item(&invitation()).unwrap();
+        assert_eq!(wire::to_json(&invited), old_invitation);
+        assert_eq!(
+            invitation_from_item(&wire::from_json(old_invitation)).unwrap(),
+            invitation()
+        );
+        assert_eq!(invitation_key(&invitation().party_id, &player("bob")), {
+            let mut key = invited.clone();
+            key.retain(|name, _| name == attr::PARTY_ID || name == attr::SK);
+            key
+        });
+
+        let old_key = json!({
+            "partyId": {"S": "party-1"}, "sk": {"S": "party"}, "sweepShard": {"N": "1"},
+            "offlineSince": {"N": "30"}
+        });
+        let after = offline_from_key(&written).unwrap();
+        assert_eq!(
+            wire::to_json(&offline_index_key(1, &after).unwrap()),
+            old_key
+        );
+        assert_eq!(offline_from_key(&wire::from_json(old_key)).unwrap(), after);
+        for name in [
+            attr::LEADER_ID,
+            attr::VERSION,
+            attr::SWEEP_SHARD,
+            attr::OFFLINE_SINCE,
+        ] {
+            assert!(written.contains_key(name), "{name}");
+        }
+        for name in [attr::EXPIRES_AT, attr::EXPIRE_AT] {
+            assert!(invited.contains_key(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn given_everyone_online_when_stored_then_the_party_is_not_in_the_offline_index() {
+        let mut everyone_online = party();
+        everyone_online.members[1].presence = MemberPresence::Online;
+        let item = party_to_item(&everyone_online, 4).unwrap();
+        assert!(!item.contains_key(attr::OFFLINE_SINCE));
+        assert!(!item.contains_key(attr::SWEEP_SHARD));
+        assert_eq!(party_from_item(&item).unwrap(), everyone_online);
+    }
+
+    #[test]
+    fn given_a_corrupt_member_when_read_then_the_error_names_the_item_and_the_attribute() {
+        for (bob, says) in [
+            (
+                json!({"joinedAt": {"N": "20"}, "presence": {"S": "away"}}),
+                "Parties item: members.bob.presence: \"away\"",
+            ),
+            (
+                json!({"joinedAt": {"S": "20"}, "presence": {"S": "online"}}),
+                "Parties item: members.bob.joinedAt: ",
+            ),
+            (
+                json!({"joinedAt": {"N": "20"}, "presence": {"S": "offline"}}),
+                "Parties item: members.bob.offlineSince: missing",
+            ),
+        ] {
+            let mut item = wire::to_json(&party_to_item(&party(), 4).unwrap());
+            item["members"]["M"]["bob"] = json!({ "M": bob });
+            match party_from_item(&wire::from_json(item)) {
+                Err(StoreError::Corrupt { key, reason }) => {
+                    assert_eq!(key, "partyId=party-1 sk=party");
+                    assert!(reason.starts_with(says), "{reason}");
+                }
+                other => panic!("{other:?}"),
             }
-            other => panic!("{other:?}"),
         }
     }
 }

@@ -24,10 +24,11 @@ use aws_sdk_dynamodb::types::{
 
 use super::error::store_error;
 use super::inbox::{self, APPEND_ATTEMPTS, Slot, build_error};
+use super::item::{n, s};
 use super::message_store::{Refusal, Transacted, transact};
 use super::party_item::{
-    attr, invitation_from_item, invitation_key, invitation_to_item, n, offline_from_key,
-    offline_index_key, party_from_item, party_key, party_to_item, s,
+    attr, invitation_from_item, invitation_key, invitation_to_item, offline_from_key,
+    offline_index_key, party_from_item, party_key, party_to_item,
 };
 use super::player_item::{key as player_key, party_of, pending_of, pending_value};
 use crate::calls::{AwsCall, Calls};
@@ -124,7 +125,7 @@ impl DynamoPartyStore {
             Some(PartyWrite::Save(party)) => TransactWriteItem::builder().put(
                 Put::builder()
                     .table_name(&self.table)
-                    .set_item(Some(party_to_item(party, self.shards)))
+                    .set_item(Some(party_to_item(party, self.shards)?))
                     .set_condition_expression(condition.map(str::to_owned))
                     .set_expression_attribute_names(names)
                     .set_expression_attribute_values(values)
@@ -170,7 +171,7 @@ impl DynamoPartyStore {
                 .put(
                     Put::builder()
                         .table_name(&self.table)
-                        .set_item(Some(invitation_to_item(invitation)))
+                        .set_item(Some(invitation_to_item(invitation)?))
                         .build()
                         .map_err(build_error)?,
                 )

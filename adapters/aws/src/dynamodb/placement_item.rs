@@ -1,262 +1,250 @@
-//! The Placements item (docs/architecture.md#placements) and its mapping to
-//! [`PlacementRecord`].
+//! The Placements item (docs/architecture.md#placements), derived, and its mapping to
+//! [`PlacementRecord`]; the game session and player sessions attributes a matchmaking
+//! ticket's item (`ticket_item.rs`) and the settlements' updates share with it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
+use serde::{Deserialize, Serialize};
 
-use shared::domain::{EpochMillis, PlacementId, PlacementStatus, PlayerId};
+use super::item::{self, Item, Malformed, Stored, parse};
+use shared::domain::{PlacementId, PlacementStatus, PlayerId};
 use shared::placement::{PlacedGameSession, PlacementRecord};
 use shared::ports::StoreError;
 
-pub(crate) type Item = HashMap<String, AttributeValue>;
-
-/// Attribute names of the Placements table.
-pub(crate) mod attr {
-    pub const PLACEMENT_ID: &str = "placementId";
-    pub const REQUESTER_ID: &str = "requesterId";
-    /// A list of player ids.
-    pub const PLAYER_IDS: &str = "playerIds";
-    pub const QUEUE: &str = "queue";
-    pub const STATUS: &str = "status";
-    pub const CREATED_AT: &str = "createdAt";
-    pub const UPDATED_AT: &str = "updatedAt";
-    pub const GAME_SESSION_ARN: &str = "gameSessionArn";
-    pub const IP_ADDRESS: &str = "ipAddress";
-    pub const DNS_NAME: &str = "dnsName";
-    pub const PORT: &str = "port";
-    pub const REGION: &str = "region";
-    /// A map: player id → player session id.
-    pub const PLAYER_SESSIONS: &str = "playerSessions";
-    /// How many chunks of a settlement of more than one transaction's worth of players
-    /// are written (see `placement_store`); absent until settled.
-    pub const SETTLED_CHUNKS: &str = "settledChunks";
-    pub const EXPIRE_AT: &str = "expireAt";
+/// A placement.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PlacementItem {
+    /// Partition key.
+    placement_id: String,
+    requester_id: String,
+    /// A list (L) of player ids; a string set (SS) is read too.
+    player_ids: Vec<String>,
+    queue: String,
+    /// A [`PlacementStatus`].
+    status: String,
+    /// Epoch milliseconds.
+    created_at: i64,
+    updated_at: i64,
+    /// Once FULFILLED.
+    #[serde(flatten)]
+    game_session: GameSessionAttributes,
+    /// Once FULFILLED: player id → player session id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    player_sessions: BTreeMap<String, String>,
+    /// Epoch seconds (TTL).
+    #[serde(rename = "expireAt")]
+    expire_at_secs: i64,
+    // `settledChunks` (N): how many chunks of a settlement of more than one
+    // transaction's worth of players are written, set by the settlement's updates.
 }
 
-pub(crate) fn s(value: impl Into<String>) -> AttributeValue {
-    AttributeValue::S(value.into())
+impl Stored for PlacementItem {
+    const TABLE: &'static str = "Placements";
+    const KEY: &'static [&'static str] = &[attr::PLACEMENT_ID];
 }
 
-pub(crate) fn n(value: impl ToString) -> AttributeValue {
-    AttributeValue::N(value.to_string())
+/// A placed game session as top-level attributes of a placement's or a ticket's item:
+/// all five or none.
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GameSessionAttributes {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    game_session_arn: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ip_address: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dns_name: Option<String>,
+    /// Read wide, so that an out-of-range port is named (a flattened field's error
+    /// carries no attribute name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    port: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    region: Option<String>,
 }
 
-/// The table key of a placement.
-pub(crate) fn key(placement_id: &PlacementId) -> Item {
-    HashMap::from([(attr::PLACEMENT_ID.to_owned(), s(placement_id.as_str()))])
-}
-
-/// The attributes of a placement's game session, for an item or an update.
-pub(crate) fn game_session_attributes(
-    session: &PlacedGameSession,
-) -> [(&'static str, AttributeValue); 5] {
-    [
-        (attr::GAME_SESSION_ARN, s(&session.game_session_arn)),
-        (attr::IP_ADDRESS, s(&session.ip_address)),
-        (attr::DNS_NAME, s(&session.dns_name)),
-        (attr::PORT, n(session.port)),
-        (attr::REGION, s(&session.region)),
-    ]
-}
-
-/// `playerSessions` as a map attribute.
-pub(crate) fn player_sessions_value(sessions: &BTreeMap<PlayerId, String>) -> AttributeValue {
-    AttributeValue::M(
-        sessions
-            .iter()
-            .map(|(player, session)| (player.to_string(), s(session)))
-            .collect(),
-    )
-}
-
-/// The whole item of a placement.
-pub(crate) fn placement_to_item(placement: &PlacementRecord) -> Item {
-    let mut item = HashMap::from([
-        (
-            attr::PLACEMENT_ID.to_owned(),
-            s(placement.placement_id.as_str()),
-        ),
-        (
-            attr::REQUESTER_ID.to_owned(),
-            s(placement.requester_id.as_str()),
-        ),
-        (
-            attr::PLAYER_IDS.to_owned(),
-            AttributeValue::L(placement.player_ids.iter().map(|p| s(p.as_str())).collect()),
-        ),
-        (attr::QUEUE.to_owned(), s(&placement.queue)),
-        (attr::STATUS.to_owned(), s(placement.status.as_str())),
-        (attr::CREATED_AT.to_owned(), n(placement.created_at)),
-        (attr::UPDATED_AT.to_owned(), n(placement.updated_at)),
-        (attr::EXPIRE_AT.to_owned(), n(placement.expire_at_secs)),
-    ]);
-    if let Some(session) = &placement.game_session {
-        item.extend(
-            game_session_attributes(session)
-                .into_iter()
-                .map(|(name, value)| (name.to_owned(), value)),
-        );
-    }
-    if !placement.player_sessions.is_empty() {
-        item.insert(
-            attr::PLAYER_SESSIONS.to_owned(),
-            player_sessions_value(&placement.player_sessions),
-        );
-    }
-    item
-}
-
-/// Reads one item; every mistake is a [`StoreError::Corrupt`] naming the item and the
-/// attribute.
-pub(crate) struct Reader<'a> {
-    item: &'a Item,
-    key: String,
-}
-
-impl<'a> Reader<'a> {
-    pub(crate) fn new(item: &'a Item) -> Self {
-        let key = match item.get(attr::PLACEMENT_ID) {
-            Some(AttributeValue::S(id)) => format!("{}={id}", attr::PLACEMENT_ID),
-            _ => format!("{}=<missing>", attr::PLACEMENT_ID),
+impl From<Option<&PlacedGameSession>> for GameSessionAttributes {
+    fn from(session: Option<&PlacedGameSession>) -> Self {
+        let Some(session) = session else {
+            return Self::default();
         };
-        Self { item, key }
-    }
-
-    pub(crate) fn corrupt(&self, reason: impl Into<String>) -> StoreError {
-        StoreError::Corrupt {
-            key: self.key.clone(),
-            reason: reason.into(),
+        Self {
+            game_session_arn: Some(session.game_session_arn.clone()),
+            ip_address: Some(session.ip_address.clone()),
+            dns_name: Some(session.dns_name.clone()),
+            port: Some(session.port.into()),
+            region: Some(session.region.clone()),
         }
     }
+}
 
-    pub(crate) fn opt_s(&self, name: &str) -> Result<Option<&'a str>, StoreError> {
-        match self.item.get(name) {
-            None | Some(AttributeValue::Null(true)) => Ok(None),
-            Some(AttributeValue::S(value)) => Ok(Some(value)),
-            Some(other) => Err(self.corrupt(format!("{name} is {other:?}, not a string"))),
-        }
-    }
+impl TryFrom<GameSessionAttributes> for Option<PlacedGameSession> {
+    type Error = Malformed;
 
-    pub(crate) fn req_s(&self, name: &str) -> Result<&'a str, StoreError> {
-        self.opt_s(name)?
-            .ok_or_else(|| self.corrupt(format!("{name} is missing")))
-    }
-
-    pub(crate) fn opt_n<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, StoreError> {
-        match self.item.get(name) {
-            None | Some(AttributeValue::Null(true)) => Ok(None),
-            Some(AttributeValue::N(raw)) => raw
-                .parse()
-                .map(Some)
-                .map_err(|_| self.corrupt(format!("{name} is {raw:?}, out of range"))),
-            Some(other) => Err(self.corrupt(format!("{name} is {other:?}, not a number"))),
-        }
-    }
-
-    pub(crate) fn req_n<T: std::str::FromStr>(&self, name: &str) -> Result<T, StoreError> {
-        self.opt_n(name)?
-            .ok_or_else(|| self.corrupt(format!("{name} is missing")))
-    }
-
-    pub(crate) fn player(&self, name: &str, raw: &str) -> Result<PlayerId, StoreError> {
-        PlayerId::parse(raw).map_err(|e| self.corrupt(format!("{name}: {e}")))
-    }
-
-    fn placement_id(&self) -> Result<PlacementId, StoreError> {
-        let name = attr::PLACEMENT_ID;
-        PlacementId::parse(self.req_s(name)?).map_err(|e| self.corrupt(format!("{name}: {e}")))
-    }
-
-    pub(crate) fn player_ids(&self) -> Result<Vec<PlayerId>, StoreError> {
-        let name = attr::PLAYER_IDS;
-        match self.item.get(name) {
-            Some(AttributeValue::L(values)) => values
-                .iter()
-                .map(|value| match value {
-                    AttributeValue::S(raw) => self.player(name, raw),
-                    other => Err(self.corrupt(format!("{name} holds {other:?}, not a string"))),
-                })
-                .collect(),
-            Some(AttributeValue::Ss(values)) => {
-                values.iter().map(|raw| self.player(name, raw)).collect()
-            }
-            None => Err(self.corrupt(format!("{name} is missing"))),
-            Some(other) => Err(self.corrupt(format!("{name} is {other:?}, not a list"))),
-        }
-    }
-
-    pub(crate) fn player_sessions(&self) -> Result<BTreeMap<PlayerId, String>, StoreError> {
-        let name = attr::PLAYER_SESSIONS;
-        match self.item.get(name) {
-            None | Some(AttributeValue::Null(true)) => Ok(BTreeMap::new()),
-            Some(AttributeValue::M(map)) => map
-                .iter()
-                .map(|(player, session)| match session {
-                    AttributeValue::S(session) => Ok((self.player(name, player)?, session.clone())),
-                    other => {
-                        Err(self.corrupt(format!("{name}.{player} is {other:?}, not a string")))
-                    }
-                })
-                .collect(),
-            Some(other) => Err(self.corrupt(format!("{name} is {other:?}, not a map"))),
-        }
-    }
-
-    pub(crate) fn game_session(&self) -> Result<Option<PlacedGameSession>, StoreError> {
-        let Some(arn) = self.opt_s(attr::GAME_SESSION_ARN)? else {
+    fn try_from(attributes: GameSessionAttributes) -> Result<Self, Malformed> {
+        let Some(game_session_arn) = attributes.game_session_arn else {
             return Ok(None);
         };
+        let required = |name: &str, value: Option<String>| {
+            value.ok_or_else(|| Malformed::new(name, "missing beside gameSessionArn"))
+        };
+        let port = attributes
+            .port
+            .ok_or_else(|| Malformed::new("port", "missing beside gameSessionArn"))?;
         Ok(Some(PlacedGameSession {
-            game_session_arn: arn.to_owned(),
-            ip_address: self.req_s(attr::IP_ADDRESS)?.to_owned(),
-            dns_name: self.req_s(attr::DNS_NAME)?.to_owned(),
-            port: self.req_n(attr::PORT)?,
-            region: self.req_s(attr::REGION)?.to_owned(),
+            game_session_arn,
+            ip_address: required("ipAddress", attributes.ip_address)?,
+            dns_name: required("dnsName", attributes.dns_name)?,
+            port: parse("port", u16::try_from(port))?,
+            region: required("region", attributes.region)?,
         }))
     }
 }
 
+/// Attribute names the adapters' expressions and the table's key schema use: the
+/// struct's field names (a test holds them equal).
+pub(crate) mod attr {
+    pub const PLACEMENT_ID: &str = "placementId";
+    pub const STATUS: &str = "status";
+    pub const UPDATED_AT: &str = "updatedAt";
+    pub const PLAYER_SESSIONS: &str = "playerSessions";
+    pub const EXPIRE_AT: &str = "expireAt";
+}
+
+/// The table key of a placement (or of a ticket: its id in `placementId`).
+pub(crate) fn key(id: &str) -> Item {
+    Item::from([(
+        attr::PLACEMENT_ID.to_owned(),
+        AttributeValue::S(id.to_owned()),
+    )])
+}
+
+/// The attributes of a placement's game session, for an update's `SET`.
+pub(crate) fn game_session_attributes(session: &PlacedGameSession) -> Result<Item, StoreError> {
+    item::to_item(&GameSessionAttributes::from(Some(session)))
+}
+
+/// `playerSessions` (player id → player session id), for an update.
+pub(crate) fn player_sessions_value(
+    sessions: &BTreeMap<PlayerId, String>,
+) -> Result<AttributeValue, StoreError> {
+    item::to_value(&player_sessions_attribute(sessions))
+}
+
+pub(crate) fn player_sessions_attribute(
+    sessions: &BTreeMap<PlayerId, String>,
+) -> BTreeMap<String, String> {
+    sessions
+        .iter()
+        .map(|(player, session)| (player.to_string(), session.clone()))
+        .collect()
+}
+
+pub(crate) fn player_sessions_of(
+    sessions: BTreeMap<String, String>,
+) -> Result<BTreeMap<PlayerId, String>, Malformed> {
+    sessions
+        .into_iter()
+        .map(|(player, session)| {
+            Ok((
+                parse(attr::PLAYER_SESSIONS, PlayerId::parse(&player))?,
+                session,
+            ))
+        })
+        .collect()
+}
+
+pub(crate) fn player_ids_attribute(players: &[PlayerId]) -> Vec<String> {
+    players.iter().map(PlayerId::to_string).collect()
+}
+
+pub(crate) fn player_ids_of(players: Vec<String>) -> Result<Vec<PlayerId>, Malformed> {
+    players
+        .iter()
+        .map(|player| parse("playerIds", PlayerId::parse(player)))
+        .collect()
+}
+
+impl From<&PlacementRecord> for PlacementItem {
+    fn from(placement: &PlacementRecord) -> Self {
+        Self {
+            placement_id: placement.placement_id.to_string(),
+            requester_id: placement.requester_id.to_string(),
+            player_ids: player_ids_attribute(&placement.player_ids),
+            queue: placement.queue.clone(),
+            status: placement.status.as_str().to_owned(),
+            created_at: placement.created_at,
+            updated_at: placement.updated_at,
+            game_session: placement.game_session.as_ref().into(),
+            player_sessions: player_sessions_attribute(&placement.player_sessions),
+            expire_at_secs: placement.expire_at_secs,
+        }
+    }
+}
+
+impl TryFrom<PlacementItem> for PlacementRecord {
+    type Error = Malformed;
+
+    fn try_from(item: PlacementItem) -> Result<Self, Malformed> {
+        let status = PlacementStatus::parse(&item.status).ok_or_else(|| {
+            Malformed::new(
+                attr::STATUS,
+                format!("{:?}: not a placement status", item.status),
+            )
+        })?;
+        Ok(PlacementRecord {
+            placement_id: parse(attr::PLACEMENT_ID, PlacementId::parse(&item.placement_id))?,
+            requester_id: parse("requesterId", PlayerId::parse(&item.requester_id))?,
+            player_ids: player_ids_of(item.player_ids)?,
+            queue: item.queue,
+            status,
+            created_at: item.created_at,
+            updated_at: item.updated_at,
+            game_session: item.game_session.try_into()?,
+            player_sessions: player_sessions_of(item.player_sessions)?,
+            expire_at_secs: item.expire_at_secs,
+        })
+    }
+}
+
+/// The whole item of a placement.
+pub(crate) fn placement_to_item(placement: &PlacementRecord) -> Result<Item, StoreError> {
+    item::to_item(&PlacementItem::from(placement))
+}
+
 /// Maps a Placements item to the record it holds.
-pub(crate) fn placement_from_item(item: &Item) -> Result<PlacementRecord, StoreError> {
-    let r = Reader::new(item);
-    let status = r.req_s(attr::STATUS)?;
-    let status = PlacementStatus::parse(status).ok_or_else(|| {
-        r.corrupt(format!(
-            "{} is {status:?}, not a placement status",
-            attr::STATUS
-        ))
-    })?;
-    Ok(PlacementRecord {
-        placement_id: r.placement_id()?,
-        requester_id: r.player(attr::REQUESTER_ID, r.req_s(attr::REQUESTER_ID)?)?,
-        player_ids: r.player_ids()?,
-        queue: r.req_s(attr::QUEUE)?.to_owned(),
-        status,
-        created_at: r.req_n::<EpochMillis>(attr::CREATED_AT)?,
-        updated_at: r.req_n::<EpochMillis>(attr::UPDATED_AT)?,
-        game_session: r.game_session()?,
-        player_sessions: r.player_sessions()?,
-        expire_at_secs: r.req_n(attr::EXPIRE_AT)?,
-    })
+pub(crate) fn placement_from_item(stored: &Item) -> Result<PlacementRecord, StoreError> {
+    item::read::<PlacementItem, _>(stored.clone())
+}
+
+/// What a cancelled settlement transaction found of a (possibly partial) item.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SettlementProgress {
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    settled_chunks: Option<u64>,
 }
 
 /// `status` and `settledChunks` of a (possibly partial) item: what a cancelled
 /// settlement transaction found.
-pub(crate) fn settlement_progress(item: &Item) -> (Option<PlacementStatus>, u64) {
-    let status = match item.get(attr::STATUS) {
-        Some(AttributeValue::S(raw)) => PlacementStatus::parse(raw),
-        _ => None,
-    };
-    let chunks = match item.get(attr::SETTLED_CHUNKS) {
-        Some(AttributeValue::N(raw)) => raw.parse().unwrap_or(0),
-        _ => 0,
-    };
-    (status, chunks)
+pub(crate) fn settlement_progress(stored: &Item) -> (Option<PlacementStatus>, u64) {
+    match item::decode::<SettlementProgress>(stored.clone()) {
+        Ok(progress) => (
+            progress.status.as_deref().and_then(PlacementStatus::parse),
+            progress.settled_chunks.unwrap_or(0),
+        ),
+        Err(_) => (None, 0),
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
+    use super::super::item::wire;
     use super::*;
     use contracts::fixtures::placement_id;
 
@@ -285,91 +273,106 @@ mod tests {
     }
 
     #[test]
-    fn items_round_trip_pending_and_fulfilled() {
-        let pending =
-            PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", 1_000);
+    fn given_placements_when_written_then_they_have_the_attributes_the_hand_written_mapping_wrote()
+    {
+        // Captured from the hand-written mapping this struct replaced.
+        let old = json!({
+            "placementId": {"S": "p-1"}, "requesterId": {"S": "alice"},
+            "playerIds": {"L": [{"S": "alice"}, {"S": "bob"}]}, "queue": {"S": "eu-queue"},
+            "status": {"S": "FULFILLED"}, "createdAt": {"N": "1000"}, "updatedAt": {"N": "2000"},
+            "gameSessionArn": {"S": "arn:gs"}, "ipAddress": {"S": "10.0.0.1"},
+            "dnsName": {"S": "host.example"}, "port": {"N": "7777"}, "region": {"S": "eu-west-1"},
+            "playerSessions": {"M": {"alice": {"S": "psess-a"}, "bob": {"S": "psess-b"}}},
+            "expireAt": {"N": "604801"}
+        });
         assert_eq!(
-            placement_from_item(&placement_to_item(&pending)).unwrap(),
-            pending
+            wire::to_json(&placement_to_item(&fulfilled()).unwrap()),
+            old
         );
         assert_eq!(
-            placement_from_item(&placement_to_item(&fulfilled())).unwrap(),
+            placement_from_item(&wire::from_json(old)).unwrap(),
             fulfilled()
         );
-    }
-
-    #[test]
-    fn the_item_has_the_designed_attributes() {
-        let item = placement_to_item(&fulfilled());
-        let mut names: Vec<_> = item.keys().map(String::as_str).collect();
-        names.sort_unstable();
+        let old_pending = json!({
+            "placementId": {"S": "p-2"}, "requesterId": {"S": "alice"},
+            "playerIds": {"L": [{"S": "alice"}]}, "queue": {"S": "eu-queue"},
+            "status": {"S": "PENDING"}, "createdAt": {"N": "1000"}, "updatedAt": {"N": "1000"},
+            "expireAt": {"N": "604801"}
+        });
+        let pending =
+            PlacementRecord::pending(placement_id("p-2"), player("alice"), "eu-queue", 1_000);
         assert_eq!(
-            names,
-            vec![
-                "createdAt",
-                "dnsName",
-                "expireAt",
-                "gameSessionArn",
-                "ipAddress",
-                "placementId",
-                "playerIds",
-                "playerSessions",
-                "port",
-                "queue",
-                "region",
-                "requesterId",
-                "status",
-                "updatedAt"
-            ]
+            wire::to_json(&placement_to_item(&pending).unwrap()),
+            old_pending
         );
-        assert_eq!(item["port"], n(7777));
-        assert_eq!(item["status"], s("FULFILLED"));
+        assert_eq!(
+            placement_from_item(&wire::from_json(old_pending)).unwrap(),
+            pending
+        );
     }
 
     #[test]
-    fn a_corrupt_item_names_its_key_and_the_attribute() {
-        for (name, value) in [
-            (attr::STATUS, s("DONE")),
-            (attr::PLAYER_IDS, AttributeValue::L(vec![s("a b")])),
-            (attr::PORT, n(70_000)),
-            (attr::CREATED_AT, s("yesterday")),
+    fn given_the_names_updates_use_then_they_are_the_items_attributes() {
+        let item = placement_to_item(&fulfilled()).unwrap();
+        for name in [
+            attr::PLACEMENT_ID,
+            attr::STATUS,
+            attr::UPDATED_AT,
+            attr::PLAYER_SESSIONS,
+            attr::EXPIRE_AT,
         ] {
-            let mut item = placement_to_item(&fulfilled());
+            assert!(item.contains_key(name), "{name}");
+        }
+        let session = game_session_attributes(fulfilled().game_session.as_ref().unwrap()).unwrap();
+        assert!(session.keys().all(|name| item[name] == session[name]));
+        assert_eq!(
+            player_sessions_value(&fulfilled().player_sessions).unwrap(),
+            item[attr::PLAYER_SESSIONS]
+        );
+        assert_eq!(key("p-1")[attr::PLACEMENT_ID], item[attr::PLACEMENT_ID]);
+    }
+
+    #[test]
+    fn given_a_corrupt_item_when_read_then_the_error_names_its_table_key_and_attribute() {
+        for (name, value) in [
+            ("status", AttributeValue::S("DONE".into())),
+            (
+                "playerIds",
+                AttributeValue::L(vec![AttributeValue::S("a b".into())]),
+            ),
+            ("port", AttributeValue::N("70000".into())),
+            ("createdAt", AttributeValue::S("yesterday".into())),
+            ("placementId", AttributeValue::S("p/1".into())),
+        ] {
+            let mut item = placement_to_item(&fulfilled()).unwrap();
             item.insert(name.into(), value);
             match placement_from_item(&item) {
                 Err(StoreError::Corrupt { key, reason }) => {
-                    assert_eq!(key, "placementId=p-1");
-                    assert!(reason.contains(name), "{reason}");
+                    assert!(key.starts_with("placementId=p"), "{key}");
+                    assert!(
+                        reason.starts_with(&format!("Placements item: {name}: ")),
+                        "{reason}"
+                    );
                 }
                 other => panic!("{name}: {other:?}"),
             }
         }
+        let mut item = placement_to_item(&fulfilled()).unwrap();
+        item.remove("dnsName");
+        assert!(matches!(
+            placement_from_item(&item),
+            Err(StoreError::Corrupt { .. })
+        ));
     }
 
     #[test]
-    fn a_stored_placement_id_that_is_not_one_is_corrupt_naming_the_key_and_the_attribute() {
-        let mut item = placement_to_item(&fulfilled());
-        item.insert(attr::PLACEMENT_ID.into(), s("p/1"));
-        match placement_from_item(&item) {
-            Err(StoreError::Corrupt { key, reason }) => {
-                assert_eq!(key, "placementId=p/1");
-                assert_eq!(
-                    reason,
-                    "placementId: placement id contains '/' at position 1; allowed are A-Z a-z 0-9 -"
-                );
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn settlement_progress_reads_status_and_chunks() {
-        let mut item = placement_to_item(&fulfilled());
+    fn given_a_partial_item_when_a_settlement_reads_its_progress_then_status_and_chunks_read() {
+        let mut item = placement_to_item(&fulfilled()).unwrap();
         assert_eq!(
             settlement_progress(&item),
             (Some(PlacementStatus::Fulfilled), 0)
         );
-        item.insert(attr::SETTLED_CHUNKS.into(), n(2));
+        item.insert("settledChunks".into(), AttributeValue::N("2".into()));
         assert_eq!(
             settlement_progress(&item),
             (Some(PlacementStatus::Fulfilled), 2)

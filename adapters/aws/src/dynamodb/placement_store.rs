@@ -33,10 +33,11 @@ use aws_sdk_dynamodb::types::{
 
 use super::error::{Failure, applied, classify, store_error};
 use super::inbox::{self, Slot};
+use super::item::{n, s};
 use super::message_store::{Transacted, transact};
 use super::placement_item::{
-    attr, game_session_attributes, key, n, placement_from_item, placement_to_item,
-    player_sessions_value, s, settlement_progress,
+    attr, game_session_attributes, key, placement_from_item, placement_to_item,
+    player_sessions_value, settlement_progress,
 };
 use super::player_item::{game_session_value, pending_value};
 use crate::calls::{AwsCall, Calls};
@@ -78,7 +79,7 @@ impl DynamoPlacementStore {
 #[async_trait]
 impl PlacementReader for DynamoPlacementStore {
     async fn get(&self, placement_id: &PlacementId) -> Result<Option<PlacementRecord>, StoreError> {
-        read_consistent(&self.client, &self.table, key(placement_id))
+        read_consistent(&self.client, &self.table, key(placement_id.as_str()))
             .await?
             .as_ref()
             .map(placement_from_item)
@@ -95,7 +96,7 @@ impl Calls<dyn PlacementReader> for DynamoPlacementStore {
 #[async_trait]
 impl PlacementRecorder for DynamoPlacementStore {
     async fn create(&self, placement: &PlacementRecord) -> Result<(), StoreError> {
-        let item = placement_to_item(placement);
+        let item = placement_to_item(placement)?;
         put_new(
             &self.client,
             &self.table,
@@ -115,7 +116,7 @@ impl PlacementRecorder for DynamoPlacementStore {
             .client
             .update_item()
             .table_name(&self.table)
-            .set_key(Some(key(placement_id)))
+            .set_key(Some(key(placement_id.as_str())))
             .update_expression(MARK_FAILED_UPDATE)
             .condition_expression(PENDING_CONDITION)
             .expression_attribute_names("#status", attr::STATUS)
@@ -189,9 +190,9 @@ impl DynamoPlacementOutcomes {
             values.insert(":pending".into(), s(PlacementStatus::Pending.as_str()));
             values.insert(":at".into(), n(settlement.at));
             if let Some(session) = &settlement.game_session {
-                for (name, value) in game_session_attributes(session) {
+                for (name, value) in game_session_attributes(session)? {
                     sets.push(format!("#{name} = :{name}"));
-                    names.insert(format!("#{name}"), name.to_owned());
+                    names.insert(format!("#{name}"), name.clone());
                     values.insert(format!(":{name}"), value);
                 }
                 let sessions: BTreeMap<PlayerId, String> = settlement
@@ -200,7 +201,7 @@ impl DynamoPlacementOutcomes {
                     .filter_map(|p| Some((p.player_id.clone(), p.player_session_id.clone()?)))
                     .collect();
                 sets.push(format!("{} = :playerSessions", attr::PLAYER_SESSIONS));
-                values.insert(":playerSessions".into(), player_sessions_value(&sessions));
+                values.insert(":playerSessions".into(), player_sessions_value(&sessions)?);
             }
             (
                 format!("SET {}", sets.join(", ")),
@@ -215,7 +216,7 @@ impl DynamoPlacementOutcomes {
         };
         Update::builder()
             .table_name(&self.placements_table)
-            .set_key(Some(key(&settlement.placement_id)))
+            .set_key(Some(key(settlement.placement_id.as_str())))
             .update_expression(update)
             .condition_expression(condition)
             .set_expression_attribute_names(Some(names))
@@ -238,7 +239,7 @@ impl DynamoPlacementOutcomes {
         let mut values = HashMap::from([
             (
                 ":placement".to_owned(),
-                pending_value(&Pending::Placement(settlement.placement_id.clone())),
+                pending_value(&Pending::Placement(settlement.placement_id.clone()))?,
             ),
             (
                 ":expireAt".to_owned(),
@@ -247,7 +248,7 @@ impl DynamoPlacementOutcomes {
         ]);
         let update = match settlement.seat_of(player) {
             Some(seat) => {
-                values.insert(":gameSession".into(), game_session_value(&seat));
+                values.insert(":gameSession".into(), game_session_value(&seat)?);
                 "DELETE pendingPlacementId :placement \
                  SET gameSession = :gameSession, expireAt = if_not_exists(expireAt, :expireAt)"
             }

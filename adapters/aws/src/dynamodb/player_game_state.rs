@@ -6,9 +6,10 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailure};
 
 use super::error::{Failure, applied, classify, store_error};
+use super::item::{Item, s};
 use super::player_item::{
-    Item, attr, attributes_value, game_session_value, key, latencies_value, party_of, pending_of,
-    pending_value, s,
+    attr, attributes_value, game_session_value, key, latencies_value, party_of, pending_of,
+    pending_value,
 };
 use super::player_store::DynamoPlayerStore;
 use shared::domain::{GameSession, PlayerId};
@@ -49,7 +50,7 @@ impl DynamoPlayerStore {
                 .set_key(Some(key(player)))
                 .update_expression(BEGIN_PLACEMENT_UPDATE)
                 .condition_expression(BEGIN_PLACEMENT_CONDITION)
-                .expression_attribute_values(":pending", pending_value(pending))
+                .expression_attribute_values(":pending", pending_value(pending)?)
                 .expression_attribute_values(":placementId", s(pending.stored()))
                 .return_values_on_condition_check_failure(
                     ReturnValuesOnConditionCheckFailure::AllOld,
@@ -98,7 +99,7 @@ impl DynamoPlayerStore {
             .set_key(Some(key(player)))
             .update_expression(ABANDON_PLACEMENT_UPDATE)
             .condition_expression("attribute_exists(playerId)")
-            .expression_attribute_values(":pending", pending_value(pending))
+            .expression_attribute_values(":pending", pending_value(pending)?)
             .send()
             .await;
         match result {
@@ -122,7 +123,7 @@ impl DynamoPlayerStore {
             .set_key(Some(key(player)))
             .update_expression(UPDATE_GAME_SESSION)
             .condition_expression(SAME_GAME_CONDITION)
-            .expression_attribute_values(":gameSession", game_session_value(session))
+            .expression_attribute_values(":gameSession", game_session_value(session)?)
             .expression_attribute_values(":gameSessionArn", s(&session.game_session_arn))
             .send()
             .await;
@@ -141,7 +142,7 @@ impl DynamoPlayerStore {
             .set_key(Some(key(player)))
             .update_expression(UPDATE_GAME_SESSION)
             .condition_expression(SAME_PLAYER_SESSION_CONDITION)
-            .expression_attribute_values(":gameSession", game_session_value(session))
+            .expression_attribute_values(":gameSession", game_session_value(session)?)
             .expression_attribute_values(":playerSessionId", s(&session.player_session_id))
             .send()
             .await;
@@ -192,7 +193,7 @@ impl DynamoPlayerStore {
         player: &PlayerId,
         latencies: &[(String, u32)],
     ) -> Result<bool, StoreError> {
-        self.set_on_player(player, "placementLatencies", latencies_value(latencies))
+        self.set_on_player(player, "placementLatencies", latencies_value(latencies)?)
             .await
     }
 

@@ -11,9 +11,10 @@ use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes, ReturnValue};
 
 use super::batch::RetryPolicy;
 use super::error::{Failure, applied, classify, store_error};
+use super::item::{n, s};
 use super::player_item::{
-    NO_PREVIOUS_STATUS, NO_PREVIOUS_SWEEP_AT, attr, key, n, player_of_key, record_from_item,
-    required_record, s, sweep_deadline, sweep_index_key,
+    NO_PREVIOUS_STATUS, NO_PREVIOUS_SWEEP_AT, attr, key, player_of_key, record_from_item,
+    required_record, sweep_deadline, sweep_index_key,
 };
 use crate::calls::{AwsCall, Calls};
 use shared::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus};

@@ -17,7 +17,8 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailur
 
 use super::DynamoPlayerStore;
 use super::error::{Failure, classify};
-use super::player_item::{attr, key, n};
+use super::item::n;
+use super::player_item::{attr, key};
 use crate::calls::{AwsCall, Calls};
 use shared::domain::{EpochMillis, PlayerId};
 use shared::ports::RateLimiter;

@@ -67,7 +67,7 @@ impl Subscriptions for DynamoSubscriptionStore {
         let requests = distinct(targets)
             .map(|target| {
                 let put = PutRequest::builder()
-                    .set_item(Some(item(target, watcher, expire_at_secs)))
+                    .set_item(Some(item(target, watcher, expire_at_secs)?))
                     .build()
                     .map_err(|e| StoreError::Other(Box::new(e)))?;
                 Ok(WriteRequest::builder().put_request(put).build())
@@ -84,7 +84,7 @@ impl Subscriptions for DynamoSubscriptionStore {
         let requests = distinct(targets)
             .map(|target| {
                 let delete = DeleteRequest::builder()
-                    .set_key(Some(key(target, watcher)))
+                    .set_key(Some(key(target, watcher)?))
                     .build()
                     .map_err(|e| StoreError::Other(Box::new(e)))?;
                 Ok(WriteRequest::builder().delete_request(delete).build())

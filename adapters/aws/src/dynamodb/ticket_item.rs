@@ -1,105 +1,142 @@
 //! A matchmaking ticket as an item of the Placements table (docs/architecture.md,
-//! Matchmaking tickets): keyed by its id in `placementId` (`mm-…`, never a placement's),
-//! marked `kind = ticket`, with the placement item's attribute names where they mean the
-//! same thing.
+//! Matchmaking tickets), derived: keyed by its id in `placementId` (`mm-…`, never a
+//! placement's), marked `kind = ticket`, with the placement item's attribute names where
+//! they mean the same thing.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
-use aws_sdk_dynamodb::types::AttributeValue;
+use serde::{Deserialize, Serialize};
 
+use super::item::{self, Item, Malformed, Stored, parse};
 use super::placement_item::{
-    Item, Reader, attr, game_session_attributes, n, player_sessions_value, s,
+    GameSessionAttributes, attr, player_ids_attribute, player_ids_of, player_sessions_attribute,
+    player_sessions_of,
 };
-use shared::domain::EpochMillis;
 use shared::matchmaking::TicketRecord;
 use shared::matchmaking::{TicketId, TicketStatus};
 use shared::ports::StoreError;
 
-pub(crate) const KIND: &str = "kind";
-pub(crate) const TICKET_KIND: &str = "ticket";
-pub(crate) const CONFIGURATION: &str = "configuration";
+/// `kind` of a ticket's item (a placement's has none).
+const TICKET_KIND: &str = "ticket";
+
+/// A matchmaking ticket.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TicketItem {
+    /// Partition key: the ticket id.
+    #[serde(rename = "placementId")]
+    ticket_id: String,
+    /// Always `ticket`: what tells a ticket's item from a placement's.
+    kind: String,
+    requester_id: String,
+    /// A list (L) of player ids, the requester first.
+    player_ids: Vec<String>,
+    configuration: String,
+    /// A [`TicketStatus`].
+    status: String,
+    /// Epoch milliseconds: when the event that set `status` was emitted.
+    status_at: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    match_id: Option<String>,
+    created_at: i64,
+    updated_at: i64,
+    /// Once COMPLETED.
+    #[serde(flatten)]
+    game_session: GameSessionAttributes,
+    /// Once COMPLETED: player id → player session id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    player_sessions: BTreeMap<String, String>,
+    /// Epoch seconds (TTL).
+    #[serde(rename = "expireAt")]
+    expire_at_secs: i64,
+}
+
+impl Stored for TicketItem {
+    const TABLE: &'static str = "Placements";
+    const KEY: &'static [&'static str] = &[attr::PLACEMENT_ID];
+}
+
+/// Attribute names the ticket's updates use (a test holds them to the struct's).
 pub(crate) const STATUS_AT: &str = "statusAt";
 pub(crate) const MATCH_ID: &str = "matchId";
 
+impl From<&TicketRecord> for TicketItem {
+    fn from(ticket: &TicketRecord) -> Self {
+        Self {
+            ticket_id: ticket.ticket_id.to_string(),
+            kind: TICKET_KIND.to_owned(),
+            requester_id: ticket.requester_id.to_string(),
+            player_ids: player_ids_attribute(&ticket.player_ids),
+            configuration: ticket.configuration.clone(),
+            status: ticket.status.as_str().to_owned(),
+            status_at: ticket.status_at,
+            match_id: ticket.match_id.clone(),
+            created_at: ticket.created_at,
+            updated_at: ticket.updated_at,
+            game_session: ticket.game_session.as_ref().into(),
+            player_sessions: player_sessions_attribute(&ticket.player_sessions),
+            expire_at_secs: ticket.expire_at_secs,
+        }
+    }
+}
+
+/// A placement's item under the same id does not read (ticket ids and placement ids
+/// never meet).
+impl TryFrom<TicketItem> for TicketRecord {
+    type Error = Malformed;
+
+    fn try_from(item: TicketItem) -> Result<Self, Malformed> {
+        if item.kind != TICKET_KIND {
+            return Err(Malformed::new(
+                "kind",
+                format!("{:?}: not a ticket", item.kind),
+            ));
+        }
+        let status = TicketStatus::parse(&item.status).ok_or_else(|| {
+            Malformed::new(
+                attr::STATUS,
+                format!("{:?}: not a ticket status", item.status),
+            )
+        })?;
+        Ok(TicketRecord {
+            ticket_id: parse(attr::PLACEMENT_ID, TicketId::parse(&item.ticket_id))?,
+            requester_id: parse(
+                "requesterId",
+                shared::domain::PlayerId::parse(&item.requester_id),
+            )?,
+            player_ids: player_ids_of(item.player_ids)?,
+            configuration: item.configuration,
+            status,
+            status_at: item.status_at,
+            match_id: item.match_id,
+            created_at: item.created_at,
+            updated_at: item.updated_at,
+            game_session: item.game_session.try_into()?,
+            player_sessions: player_sessions_of(item.player_sessions)?,
+            expire_at_secs: item.expire_at_secs,
+        })
+    }
+}
+
 pub(crate) fn key(ticket_id: &TicketId) -> Item {
-    HashMap::from([(attr::PLACEMENT_ID.to_owned(), s(ticket_id.as_str()))])
+    super::placement_item::key(ticket_id.as_str())
 }
 
-pub(crate) fn ticket_to_item(ticket: &TicketRecord) -> Item {
-    let mut item = HashMap::from([
-        (attr::PLACEMENT_ID.to_owned(), s(ticket.ticket_id.as_str())),
-        (KIND.to_owned(), s(TICKET_KIND)),
-        (
-            attr::REQUESTER_ID.to_owned(),
-            s(ticket.requester_id.as_str()),
-        ),
-        (
-            attr::PLAYER_IDS.to_owned(),
-            AttributeValue::L(ticket.player_ids.iter().map(|p| s(p.as_str())).collect()),
-        ),
-        (CONFIGURATION.to_owned(), s(&ticket.configuration)),
-        (attr::STATUS.to_owned(), s(ticket.status.as_str())),
-        (STATUS_AT.to_owned(), n(ticket.status_at)),
-        (attr::CREATED_AT.to_owned(), n(ticket.created_at)),
-        (attr::UPDATED_AT.to_owned(), n(ticket.updated_at)),
-        (attr::EXPIRE_AT.to_owned(), n(ticket.expire_at_secs)),
-    ]);
-    if let Some(match_id) = &ticket.match_id {
-        item.insert(MATCH_ID.to_owned(), s(match_id));
-    }
-    if let Some(session) = &ticket.game_session {
-        item.extend(
-            game_session_attributes(session)
-                .into_iter()
-                .map(|(name, value)| (name.to_owned(), value)),
-        );
-    }
-    if !ticket.player_sessions.is_empty() {
-        item.insert(
-            attr::PLAYER_SESSIONS.to_owned(),
-            player_sessions_value(&ticket.player_sessions),
-        );
-    }
-    item
+pub(crate) fn ticket_to_item(ticket: &TicketRecord) -> Result<Item, StoreError> {
+    item::to_item(&TicketItem::from(ticket))
 }
 
-/// Maps a ticket item to its record; a placement's item under the same id is corrupt
-/// here (ticket ids and placement ids never meet).
-pub(crate) fn ticket_from_item(item: &Item) -> Result<TicketRecord, StoreError> {
-    let r = Reader::new(item);
-    if r.opt_s(KIND)? != Some(TICKET_KIND) {
-        return Err(r.corrupt(format!("{KIND} is not {TICKET_KIND:?}: not a ticket")));
-    }
-    let raw_id = r.req_s(attr::PLACEMENT_ID)?;
-    let ticket_id =
-        TicketId::parse(raw_id).map_err(|e| r.corrupt(format!("{}: {e}", attr::PLACEMENT_ID)))?;
-    let status = r.req_s(attr::STATUS)?;
-    let status = TicketStatus::parse(status).ok_or_else(|| {
-        r.corrupt(format!(
-            "{} is {status:?}, not a ticket status",
-            attr::STATUS
-        ))
-    })?;
-    Ok(TicketRecord {
-        ticket_id,
-        requester_id: r.player(attr::REQUESTER_ID, r.req_s(attr::REQUESTER_ID)?)?,
-        player_ids: r.player_ids()?,
-        configuration: r.req_s(CONFIGURATION)?.to_owned(),
-        status,
-        status_at: r.req_n::<EpochMillis>(STATUS_AT)?,
-        match_id: r.opt_s(MATCH_ID)?.map(str::to_owned),
-        created_at: r.req_n::<EpochMillis>(attr::CREATED_AT)?,
-        updated_at: r.req_n::<EpochMillis>(attr::UPDATED_AT)?,
-        game_session: r.game_session()?,
-        player_sessions: r.player_sessions()?,
-        expire_at_secs: r.req_n(attr::EXPIRE_AT)?,
-    })
+/// Maps a ticket item to its record.
+pub(crate) fn ticket_from_item(stored: &Item) -> Result<TicketRecord, StoreError> {
+    item::read::<TicketItem, _>(stored.clone())
 }
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use serde_json::json;
 
+    use super::super::item::wire;
     use super::*;
     use shared::domain::PlayerId;
     use shared::placement::PlacedGameSession;
@@ -108,44 +145,82 @@ mod tests {
         PlayerId::parse(name).unwrap()
     }
 
-    #[test]
-    fn given_every_field_set_then_a_ticket_round_trips_through_its_item() {
-        let mut ticket = TicketRecord::queued(
-            TicketId::new_at(1_000),
+    fn queued() -> TicketRecord {
+        TicketRecord::queued(
+            TicketId::parse("mm-00000000-03e8-78a7-9345-0b3c9b09b381").unwrap(),
             player("alice"),
             vec![player("bob")],
             "ranked",
             1_000,
-        );
-        assert_eq!(ticket_from_item(&ticket_to_item(&ticket)).unwrap(), ticket);
-        ticket.status = TicketStatus::Completed;
-        ticket.status_at = 2_000;
-        ticket.match_id = Some("match-1".into());
-        ticket.game_session = Some(PlacedGameSession {
-            game_session_arn: "arn:gs".into(),
-            ip_address: "10.0.0.1".into(),
-            dns_name: "host.example".into(),
-            port: 7777,
-            region: "eu-west-1".into(),
-        });
-        ticket.player_sessions = BTreeMap::from([(player("alice"), "psess-a".to_owned())]);
-        assert_eq!(ticket_from_item(&ticket_to_item(&ticket)).unwrap(), ticket);
+        )
     }
 
     #[test]
-    fn given_a_placement_item_or_a_bad_status_then_it_is_not_read_as_a_ticket() {
-        let ticket = TicketRecord::queued(TicketId::new_at(1), player("a"), vec![], "c", 1);
-        let mut item = ticket_to_item(&ticket);
-        item.remove(KIND);
+    fn given_tickets_when_written_then_they_have_the_attributes_the_hand_written_mapping_wrote() {
+        // Captured from the hand-written mapping this struct replaced.
+        let old_queued = json!({
+            "placementId": {"S": "mm-00000000-03e8-78a7-9345-0b3c9b09b381"}, "kind": {"S": "ticket"},
+            "requesterId": {"S": "alice"}, "playerIds": {"L": [{"S": "alice"}, {"S": "bob"}]},
+            "configuration": {"S": "ranked"}, "status": {"S": "QUEUED"}, "statusAt": {"N": "1000"},
+            "createdAt": {"N": "1000"}, "updatedAt": {"N": "1000"}, "expireAt": {"N": "604801"}
+        });
+        let ticket = queued();
+        assert_eq!(wire::to_json(&ticket_to_item(&ticket).unwrap()), old_queued);
+        assert_eq!(
+            ticket_from_item(&wire::from_json(old_queued)).unwrap(),
+            ticket
+        );
+
+        let old_completed = json!({
+            "placementId": {"S": "mm-00000000-03e8-78a7-9345-0b3c9b09b381"}, "kind": {"S": "ticket"},
+            "requesterId": {"S": "alice"}, "playerIds": {"L": [{"S": "alice"}, {"S": "bob"}]},
+            "configuration": {"S": "ranked"}, "status": {"S": "COMPLETED"}, "statusAt": {"N": "2000"},
+            "matchId": {"S": "match-1"}, "createdAt": {"N": "1000"}, "updatedAt": {"N": "1000"},
+            "gameSessionArn": {"S": "arn:gs"}, "ipAddress": {"S": "10.0.0.1"},
+            "dnsName": {"S": "host.example"}, "port": {"N": "7777"}, "region": {"S": "eu-west-1"},
+            "playerSessions": {"M": {"alice": {"S": "psess-a"}}}, "expireAt": {"N": "604801"}
+        });
+        let completed = TicketRecord {
+            status: TicketStatus::Completed,
+            status_at: 2_000,
+            match_id: Some("match-1".into()),
+            game_session: Some(PlacedGameSession {
+                game_session_arn: "arn:gs".into(),
+                ip_address: "10.0.0.1".into(),
+                dns_name: "host.example".into(),
+                port: 7777,
+                region: "eu-west-1".into(),
+            }),
+            player_sessions: BTreeMap::from([(player("alice"), "psess-a".to_owned())]),
+            ..queued()
+        };
+        let written = ticket_to_item(&completed).unwrap();
+        assert_eq!(wire::to_json(&written), old_completed);
+        assert_eq!(
+            ticket_from_item(&wire::from_json(old_completed)).unwrap(),
+            completed
+        );
+        for name in [STATUS_AT, MATCH_ID] {
+            assert!(written.contains_key(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn given_a_placement_item_or_a_bad_status_when_read_then_it_is_not_a_ticket() {
+        let mut item = ticket_to_item(&queued()).unwrap();
+        item.remove("kind");
         assert!(matches!(
             ticket_from_item(&item),
             Err(StoreError::Corrupt { .. })
         ));
-        let mut item = ticket_to_item(&ticket);
-        item.insert(attr::STATUS.to_owned(), s("PENDING"));
-        assert!(matches!(
-            ticket_from_item(&item),
-            Err(StoreError::Corrupt { .. })
-        ));
+        let mut item = ticket_to_item(&queued()).unwrap();
+        item.insert("status".to_owned(), AttributeValue::S("PENDING".into()));
+        match ticket_from_item(&item) {
+            Err(StoreError::Corrupt { key, reason }) => {
+                assert_eq!(key, "placementId=mm-00000000-03e8-78a7-9345-0b3c9b09b381");
+                assert!(reason.starts_with("Placements item: status: "), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -21,8 +21,9 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{TransactWriteItem, Update};
 
 use super::inbox::{self, Slot};
+use super::item::{n, s};
 use super::message_store::{Transacted, transact};
-use super::placement_item::{attr, game_session_attributes, n, player_sessions_value, s};
+use super::placement_item::{attr, game_session_attributes, player_sessions_value};
 use super::placement_store::{put_new, read_consistent};
 use super::player_item::{game_session_value, pending_value};
 use super::ticket_item::{MATCH_ID, STATUS_AT, key, ticket_from_item, ticket_to_item};
@@ -94,15 +95,15 @@ impl DynamoTicketStore {
             None => removes.push(MATCH_ID),
         }
         if let Some(session) = &change.game_session {
-            for (name, value) in game_session_attributes(session) {
+            for (name, value) in game_session_attributes(session)? {
                 sets.push(format!("#{name} = :{name}"));
-                names.insert(format!("#{name}"), name.to_owned());
+                names.insert(format!("#{name}"), name.clone());
                 values.insert(format!(":{name}"), value);
             }
             sets.push(format!("{} = :playerSessions", attr::PLAYER_SESSIONS));
             values.insert(
                 ":playerSessions".into(),
-                player_sessions_value(&change.player_sessions),
+                player_sessions_value(&change.player_sessions)?,
             );
         }
         let mut expression = format!("SET {}", sets.join(", "));
@@ -131,7 +132,7 @@ impl DynamoTicketStore {
             return Ok(None);
         };
         let mut values = HashMap::from([
-            (":ticket".to_owned(), pending_value(&pending)),
+            (":ticket".to_owned(), pending_value(&pending)?),
             (
                 ":expireAt".to_owned(),
                 n(change.now / 1000 + PLAYER_RETENTION_SECONDS),
@@ -139,7 +140,7 @@ impl DynamoTicketStore {
         ]);
         let update = match &player.seat {
             Some(seat) => {
-                values.insert(":gameSession".into(), game_session_value(seat));
+                values.insert(":gameSession".into(), game_session_value(seat)?);
                 "DELETE pendingPlacementId :ticket \
                  SET gameSession = :gameSession, expireAt = if_not_exists(expireAt, :expireAt)"
             }
@@ -189,7 +190,7 @@ impl TicketRecorder for DynamoTicketStore {
                 .into(),
             ));
         }
-        let item = ticket_to_item(ticket);
+        let item = ticket_to_item(ticket)?;
         put_new(
             &self.client,
             &self.placements_table,

@@ -28,7 +28,7 @@ impl PartySlots for DynamoPartyStore {
             ];
             for member in party.member_ids() {
                 let values = HashMap::from([
-                    (":pending".to_owned(), pending_value(pending)),
+                    (":pending".to_owned(), pending_value(pending)?),
                     (":placementId".to_owned(), s(pending.stored())),
                 ]);
                 items.push(self.player_update(
@@ -105,7 +105,7 @@ impl OfflineParties for DynamoPartyStore {
             .expression_attribute_values(":shard", n(shard))
             .expression_attribute_values(":before", n(before))
             .limit(i32::try_from(limit.max(1)).unwrap_or(i32::MAX))
-            .set_exclusive_start_key(after.map(|a| offline_index_key(shard, a)))
+            .set_exclusive_start_key(after.map(|a| offline_index_key(shard, a)).transpose()?)
             .send()
             .await
             .map_err(store_error)?;

@@ -22,7 +22,11 @@ impl PresenceSweep for DynamoPlayerStore {
             .key_condition_expression(TRACKED_KEY_CONDITION)
             .expression_attribute_values(":shard", n(shard))
             .limit(i32::try_from(limit).unwrap_or(i32::MAX))
-            .set_exclusive_start_key(after.map(|after| sweep_index_key(shard, after)))
+            .set_exclusive_start_key(
+                after
+                    .map(|after| sweep_index_key(shard, after))
+                    .transpose()?,
+            )
             .send()
             .await
             .map_err(store_error)?;
