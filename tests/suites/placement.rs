@@ -306,6 +306,7 @@ async fn given_two_players_placed_together_then_each_gets_their_own_player_sessi
                     player_data: None,
                 })
                 .collect(),
+            matchmaker_data: None,
         })
         .unwrap();
 
