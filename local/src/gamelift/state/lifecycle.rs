@@ -318,8 +318,19 @@ impl State {
         if game.status == GameSessionStatus::Terminated {
             return;
         }
+        let was_activating = game.status == GameSessionStatus::Activating;
         game.status = GameSessionStatus::Terminated;
         game.activation_deadline = None;
+        if was_activating {
+            // Its placement, still PENDING, may go elsewhere (or here again).
+            let placement_id = game.placement_id.clone();
+            if let Some(&p) = self.placement_index.get(&placement_id)
+                && self.placements[p].activating == Some(g)
+            {
+                self.placements[p].activating = None;
+            }
+        }
+        let game = &self.game_sessions[g];
         tracing::info!(
             game_session_arn = game.arn,
             "simulated game session TERMINATED"

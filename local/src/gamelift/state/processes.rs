@@ -381,16 +381,11 @@ impl State {
 
     /// Not activated in time: TERMINATED, and its placement (still PENDING) tries again.
     pub(super) fn activation_timed_out(&mut self, g: usize, at: Instant) {
-        let placement_id = self.game_sessions[g].placement_id.clone();
         tracing::warn!(
             game_session_arn = self.game_sessions[g].arn,
             "game session not activated within SIM_GAME_SESSION_ACTIVATION_SECONDS: TERMINATED"
         );
-        if let Some(&p) = self.placement_index.get(&placement_id)
-            && self.placements[p].activating == Some(g)
-        {
-            self.placements[p].activating = None;
-        }
+        // Ending it frees its placement to try again.
         self.end_game(g, at);
     }
 

@@ -556,3 +556,32 @@ async fn given_matchmaker_data_when_placed_on_a_real_process_then_create_game_se
         Some(data)
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn given_a_process_that_ends_while_its_game_is_activating_then_the_placement_goes_to_another()
+{
+    let h = Harness::start(real_only());
+    let mut first = joined(&h);
+    h.sim
+        .start_group_placement(group("p-1", &["alice"]))
+        .unwrap();
+    sleep(Duration::from_millis(500)).await;
+    created(&h, &mut first);
+    h.sim.process_ending(PID).unwrap();
+    let (socket, mut second) = socket(2);
+    h.sim
+        .activate_process(
+            ProcessRegistration {
+                process_id: "proc-2".into(),
+                ..registration(7001)
+            },
+            socket,
+        )
+        .unwrap();
+    let create = created(&h, &mut second);
+    assert_eq!(create.port, 7001);
+    h.sim
+        .activate_game_session("proc-2", &create.game_session_id)
+        .unwrap();
+    assert_eq!(placement_status(&h), PlacementStatus::Fulfilled);
+}
