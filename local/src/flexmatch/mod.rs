@@ -14,6 +14,7 @@
 //! MatchmakingFailed. MatchmakingTimedOut when a ticket searches longer than the
 //! request timeout; MatchmakingCancelled on StopMatchmaking.
 
+mod backfill;
 pub mod events;
 pub mod expr;
 mod lifecycle;
@@ -134,6 +135,8 @@ struct Ticket {
     start_millis: i64,
     players: Vec<TicketPlayer>,
     stage: Stage,
+    /// A backfill ticket: the running game it fills (its players are the game's).
+    backfill: Option<backfill::BackfillOf>,
 }
 
 struct Proposal {
@@ -183,6 +186,7 @@ impl FlexMatch {
             last_event: AtomicI64::new(0),
         });
         let weak: Weak<Self> = Arc::downgrade(&flexmatch);
+        flexmatch.gamelift.attach_flexmatch(weak.clone());
         let driver = async move {
             loop {
                 tokio::time::sleep(TICK).await;
@@ -293,6 +297,8 @@ impl FlexMatch {
             self.fall_through(&mut state, &match_id, "TimedOut", None);
         }
         self.settle_placements(&mut state);
+        // Backfills first: they fill games already running.
+        self.fill_backfills(&mut state, now);
         while self.form_match(&mut state, now) {}
     }
 
@@ -308,6 +314,11 @@ impl FlexMatch {
                 &[ticket],
                 None,
                 json!({"reason": "TimedOut", "message": "Removed from matchmaking due to timing out."}),
+            );
+            self.tell_game(
+                ticket,
+                None,
+                gamelift_server_protocol::model::UpdateReason::BackfillTimedOut,
             );
         }
     }
