@@ -13,6 +13,15 @@
 //! session placement, and MatchmakingSucceeded (with every player's player session) or
 //! MatchmakingFailed. MatchmakingTimedOut when a ticket searches longer than the
 //! request timeout; MatchmakingCancelled on StopMatchmaking.
+//!
+//! Match backfill (`backfill`): a game server's StartMatchBackfill is a backfill ticket
+//! with the game's current players seated in their teams. Each tick, before new matches
+//! form, it takes searching tickets into its teams' open slots while every rule passes
+//! with the current players counted (`matcher::backfill`). Approximations: it fills every
+//! slot it can at once, asks no acceptance, and expands rules by the backfill ticket's
+//! wait. The new players' tickets go PotentialMatchCreated, then MatchmakingSucceeded
+//! with a seat in the running game; the game server gets UpdateGameSession
+//! (`MATCHMAKING_DATA_UPDATED`, `BACKFILL_TIMED_OUT`, `BACKFILL_CANCELLED`).
 
 mod backfill;
 pub mod events;
