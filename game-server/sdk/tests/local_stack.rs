@@ -546,7 +546,18 @@ async fn given_a_game_with_seats_when_the_sdk_sets_the_policy_and_describes_then
 #[tokio::test]
 async fn given_a_running_game_when_the_sdk_asks_for_certificate_role_and_backfill_then_the_stack_answers_or_refuses_clearly_and_process_ending_ends_the_game()
  {
-    let stack = TestStack::start_with(real_only).await;
+    let stack = TestStack::start_with(|settings| {
+        real_only(settings);
+        // FlexMatch on, so that backfill has a configuration to go through.
+        settings.matchmaking.matchmaking_rule_set = Some(
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../local/rule-sets/duel.json"
+            )
+            .to_owned(),
+        );
+    })
+    .await;
     let endpoint = stack.stack().game_server_endpoint().clone();
     let mut server = GameServer::ready(&stack, Route::default()).await;
     let Placed {
@@ -576,12 +587,17 @@ async fn given_a_running_game_when_the_sdk_asks_for_certificate_role_and_backfil
         .await;
     assert_refused(role, ErrorKind::BadRequest, "no instance role");
 
-    let configuration = "arn:aws:gamelift:us-east-1:123456789012:matchmakingconfiguration/default";
-    let backfill = server
+    // The stack's one matchmaking configuration, by ARN.
+    let configuration = format!(
+        "arn:aws:gamelift:{}:{}:matchmakingconfiguration/default",
+        local::gamelift::DEFAULT_REGION,
+        local::gamelift::DEFAULT_ACCOUNT_ID
+    );
+    let ticket_id = server
         .sdk
         .start_match_backfill(StartMatchBackfill {
             game_session_arn: session.game_session_id.clone(),
-            matchmaking_configuration_arn: configuration.to_owned(),
+            matchmaking_configuration_arn: configuration.clone(),
             ticket_id: String::new(),
             players: vec![Player {
                 player_id: "alice".to_owned(),
@@ -589,17 +605,28 @@ async fn given_a_running_game_when_the_sdk_asks_for_certificate_role_and_backfil
                 ..Player::default()
             }],
         })
-        .await;
-    assert_refused(backfill, ErrorKind::BadRequest, "not supported");
-    let stop = server
+        .await
+        .unwrap()
+        .ticket_id;
+    assert!(!ticket_id.is_empty());
+    server
         .sdk
         .stop_match_backfill(StopMatchBackfill {
             game_session_arn: session.game_session_id.clone(),
-            matchmaking_configuration_arn: configuration.to_owned(),
+            matchmaking_configuration_arn: configuration.clone(),
+            ticket_id,
+        })
+        .await
+        .unwrap();
+    let unknown = server
+        .sdk
+        .stop_match_backfill(StopMatchBackfill {
+            game_session_arn: session.game_session_id.clone(),
+            matchmaking_configuration_arn: configuration,
             ticket_id: "ticket-1".to_owned(),
         })
         .await;
-    assert_refused(stop, ErrorKind::BadRequest, "not supported");
+    assert_refused(unknown, ErrorKind::NotFound, "no live backfill ticket");
 
     // ProcessEnding: the process is taken out, its game ends, its seats complete.
     server.sdk.process_ending().await.unwrap();

@@ -21,7 +21,10 @@ use crate::gamelift::{DesiredPlayer, GroupPlacementRequest, PlacementStatus};
 impl FlexMatch {
     pub(super) fn form_match(&self, state: &mut State, now: Instant) -> bool {
         let searching: Vec<usize> = (0..state.tickets.len())
-            .filter(|&i| state.tickets[i].stage == Stage::Searching)
+            .filter(|&i| {
+                // Backfill tickets fill a running game instead (`backfill`).
+                state.tickets[i].stage == Stage::Searching && state.tickets[i].backfill.is_none()
+            })
             .collect();
         let pool: Vec<PoolTicket> = searching
             .iter()
@@ -333,7 +336,7 @@ impl FlexMatch {
 
 /// A player attribute as matchmaker data types it (the rule set's number, string, list
 /// of strings or map of numbers); anything else is left out.
-fn matchmaker_attribute(value: &serde_json::Value) -> Option<MatchmakerAttribute> {
+pub(super) fn matchmaker_attribute(value: &serde_json::Value) -> Option<MatchmakerAttribute> {
     use serde_json::Value;
     match value {
         Value::Number(n) => n.as_f64().map(MatchmakerAttribute::Double),

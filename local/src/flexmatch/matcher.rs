@@ -60,6 +60,53 @@ pub fn form(rule_set: &RuleSet, pool: &[PoolTicket]) -> Option<Formed> {
     None
 }
 
+/// A backfill: the match's current players (`seated`, by team) stay where they are and
+/// the searching tickets of `pool` are added, oldest first, wherever the rules (expanded
+/// for the backfill's wait) still pass and a team has room; `Some` once at least one
+/// ticket joined and every team has its minimum. Returns each team's new tickets.
+pub fn backfill(
+    rule_set: &RuleSet,
+    seated: &[(String, Vec<PoolPlayer>)],
+    pool: &[PoolTicket],
+    waited: f64,
+) -> Option<Vec<(String, Vec<usize>)>> {
+    let rules = rule_set.expanded(waited);
+    // The current players as one pseudo-ticket per team, after the real ones.
+    let mut all = pool.to_vec();
+    let mut teams: Vec<(String, Vec<usize>)> = Vec::new();
+    for team in &rules.teams {
+        let players: Vec<PoolPlayer> = seated
+            .iter()
+            .filter(|(name, _)| *name == team.name)
+            .flat_map(|(_, players)| players.iter().cloned())
+            .collect();
+        let mut tickets = Vec::new();
+        if !players.is_empty() {
+            tickets.push(all.len());
+            all.push(PoolTicket { players, waited });
+        }
+        teams.push((team.name.clone(), tickets));
+    }
+    let mut added = false;
+    for ticket in 0..pool.len() {
+        added |= place(&rules, &all, &mut teams, ticket);
+    }
+    if !added || !complete(&rules, &all, &teams) {
+        return None;
+    }
+    Some(
+        teams
+            .into_iter()
+            .map(|(name, tickets)| {
+                (
+                    name,
+                    tickets.into_iter().filter(|&t| t < pool.len()).collect(),
+                )
+            })
+            .collect(),
+    )
+}
+
 fn size(pool: &[PoolTicket], tickets: &[usize]) -> usize {
     tickets.iter().map(|&t| pool[t].players.len()).sum()
 }

@@ -13,7 +13,17 @@
 //! session placement, and MatchmakingSucceeded (with every player's player session) or
 //! MatchmakingFailed. MatchmakingTimedOut when a ticket searches longer than the
 //! request timeout; MatchmakingCancelled on StopMatchmaking.
+//!
+//! Match backfill (`backfill`): a game server's StartMatchBackfill is a backfill ticket
+//! with the game's current players seated in their teams. Each tick, before new matches
+//! form, it takes searching tickets into its teams' open slots while every rule passes
+//! with the current players counted (`matcher::backfill`). Approximations: it fills every
+//! slot it can at once, asks no acceptance, and expands rules by the backfill ticket's
+//! wait. The new players' tickets go PotentialMatchCreated, then MatchmakingSucceeded
+//! with a seat in the running game; the game server gets UpdateGameSession
+//! (`MATCHMAKING_DATA_UPDATED`, `BACKFILL_TIMED_OUT`, `BACKFILL_CANCELLED`).
 
+mod backfill;
 pub mod events;
 pub mod expr;
 mod lifecycle;
@@ -134,6 +144,8 @@ struct Ticket {
     start_millis: i64,
     players: Vec<TicketPlayer>,
     stage: Stage,
+    /// A backfill ticket: the running game it fills (its players are the game's).
+    backfill: Option<backfill::BackfillOf>,
 }
 
 struct Proposal {
@@ -183,6 +195,7 @@ impl FlexMatch {
             last_event: AtomicI64::new(0),
         });
         let weak: Weak<Self> = Arc::downgrade(&flexmatch);
+        flexmatch.gamelift.attach_flexmatch(weak.clone());
         let driver = async move {
             loop {
                 tokio::time::sleep(TICK).await;
@@ -293,6 +306,8 @@ impl FlexMatch {
             self.fall_through(&mut state, &match_id, "TimedOut", None);
         }
         self.settle_placements(&mut state);
+        // Backfills first: they fill games already running.
+        self.fill_backfills(&mut state, now);
         while self.form_match(&mut state, now) {}
     }
 
@@ -308,6 +323,11 @@ impl FlexMatch {
                 &[ticket],
                 None,
                 json!({"reason": "TimedOut", "message": "Removed from matchmaking due to timing out."}),
+            );
+            self.tell_game(
+                ticket,
+                None,
+                gamelift_server_protocol::model::UpdateReason::BackfillTimedOut,
             );
         }
     }

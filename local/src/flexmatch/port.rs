@@ -109,6 +109,7 @@ impl Matchmaker for FlexMatch {
             start_millis: crate::time::now_millis(),
             players,
             stage: Stage::Searching,
+            backfill: None,
         };
         self.emit(
             "MatchmakingSearching",

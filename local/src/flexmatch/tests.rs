@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use super::matcher::{PoolPlayer, PoolTicket, form};
+use super::matcher::{PoolPlayer, PoolTicket, backfill, form};
 use super::rule_set::{RuleKind, RuleSet};
 
 fn rule_set(rules: Value, teams: Value) -> RuleSet {
@@ -210,4 +210,37 @@ fn given_a_party_ticket_then_its_players_stay_on_one_team() {
         waited: 0.0,
     };
     assert_eq!(form(&set, &[too_big]), None, "no team has room for four");
+}
+
+#[test]
+fn given_a_backfill_of_a_red_player_then_a_searching_ticket_fills_blue_only_if_the_rules_pass_with_the_red_player()
+ {
+    let set = duel(json!([{"name": "fair", "type": "distance",
+        "measurements": ["avg(teams[*].players.attributes[skill])"],
+        "referenceValue": "avg(flatten(teams[*].players.attributes[skill]))",
+        "maxDistance": 50}]));
+    let seated = vec![("red".to_owned(), solo(1000.0).players)];
+    let filled = backfill(&set, &seated, &[solo(1300.0), solo(1040.0)], 0.0);
+    assert_eq!(
+        filled,
+        Some(vec![
+            ("red".to_owned(), vec![]),
+            ("blue".to_owned(), vec![1])
+        ]),
+        "1300 is too far from the seated 1000; 1040 takes the open blue slot"
+    );
+    assert_eq!(
+        backfill(&set, &seated, &[solo(1300.0)], 0.0),
+        None,
+        "nobody fits"
+    );
+    let full = vec![
+        ("red".to_owned(), solo(1000.0).players),
+        ("blue".to_owned(), solo(1000.0).players),
+    ];
+    assert_eq!(
+        backfill(&set, &full, &[solo(1000.0)], 0.0),
+        None,
+        "no open slot"
+    );
 }

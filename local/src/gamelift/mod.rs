@@ -56,6 +56,7 @@
 //! `#[tokio::test(start_paused = true)]`. Event timestamps are the wall clock at start
 //! plus simulated time since.
 
+mod backfill;
 mod events;
 mod faults;
 mod processes;
@@ -124,6 +125,8 @@ pub fn channel_sink() -> (EventSink, mpsc::UnboundedReceiver<Value>) {
 pub struct Simulator {
     state: Mutex<State>,
     wake: Arc<Notify>,
+    /// The FlexMatch simulator that StartMatchBackfill goes to (weak: it holds us).
+    flexmatch: Mutex<Option<Weak<crate::flexmatch::FlexMatch>>>,
 }
 
 impl std::fmt::Debug for Simulator {
@@ -145,6 +148,7 @@ impl Simulator {
         let simulator = Arc::new(Self {
             state: Mutex::new(State::new(settings, Instant::now(), wall_millis, events_tx)),
             wake: Arc::new(Notify::new()),
+            flexmatch: Mutex::new(None),
         });
         let driver = drive(Arc::downgrade(&simulator), simulator.wake.clone());
         let delivery = async move {

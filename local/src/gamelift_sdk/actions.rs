@@ -2,13 +2,16 @@
 //! into a simulator call, and answered with `ResponseFrame` (StatusCode 200 echoing
 //! Action and RequestId, or a 4xx/5xx with an ErrorMessage that says why).
 
+use std::sync::Arc;
+
 use gamelift_server_protocol::{
     ConnectQuery, Empty, ErrorKind, GetComputeCertificateResult, Request, RequestFrame,
-    ResponseFrame,
+    ResponseFrame, StartMatchBackfillResult,
 };
 
 use super::GameServers;
-use crate::gamelift::{ProcessError, ProcessRegistration, Socket};
+use crate::flexmatch::FlexMatch;
+use crate::gamelift::{ProcessError, ProcessRegistration, Simulator, Socket};
 
 /// What to write back, and a line for the console's feed.
 pub(super) struct Answer {
@@ -181,13 +184,26 @@ fn call(
              are no fleet role credentials to give; when the game server runs locally, give it \
              AWS credentials another way (environment or profile)",
         )),
-        Request::StartMatchBackfill(_) | Request::StopMatchBackfill(_) => {
-            Err(ProcessError::bad_request(
-                "StartMatchBackfill and StopMatchBackfill are not supported by the local stack \
-                 yet",
-            ))
+        Request::StartMatchBackfill(start) => {
+            let ticket_id = flexmatch(simulator)?.start_backfill(pid, start)?;
+            Ok(Body::of(StartMatchBackfillResult { ticket_id }))
+        }
+        Request::StopMatchBackfill(stop) => {
+            flexmatch(simulator)?.stop_backfill(pid, &stop)?;
+            Ok(Body::Empty)
         }
     }
+}
+
+/// Backfill goes to the local FlexMatch, which exists only with a rule set.
+fn flexmatch(simulator: &Simulator) -> Result<Arc<FlexMatch>, ProcessError> {
+    simulator.flexmatch().ok_or_else(|| {
+        ProcessError::bad_request(
+            "matchmaking is not configured: the local stack runs FlexMatch only when given a \
+             rule set (--matchmaking-rule-set / MATCHMAKING_RULE_SET), so there is nothing to \
+             backfill through",
+        )
+    })
 }
 
 /// A frame, shortened for an error message.

@@ -30,6 +30,8 @@ use crate::gamelift::{
     SimulatorSettings, channel_sink,
 };
 
+mod backfill;
+
 struct Harness {
     sim: Arc<Simulator>,
     hub: Arc<Hub>,
@@ -329,7 +331,7 @@ async fn given_a_go_sdks_game_server_when_it_plays_a_whole_game_then_every_actio
     refused(
         &gs.call("r12", stop).await,
         400,
-        "not supported by the local stack yet",
+        "matchmaking is not configured",
     );
 
     ok(

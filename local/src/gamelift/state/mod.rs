@@ -14,9 +14,11 @@
 //!   answers it;
 //! - [`processes`]: real processes (game servers on the server SDK 5 WebSocket) and
 //!   their game sessions' activation; [`player_calls`]: their player session calls;
+//! - [`backfill`]: the game session a match backfill fills, and UpdateGameSession;
 //! - [`faults`]: runtime knobs that make the fleet misbehave (fail placements, slow one);
 //! - [`snapshot`]: read-only views of it all, for tests and diagnostics.
 
+mod backfill;
 mod connections;
 mod faults;
 mod lifecycle;
