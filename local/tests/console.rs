@@ -101,6 +101,8 @@ async fn given_two_players_and_a_game_the_console_shows_them_live_and_a_drop_goe
     settings.gateway.port = 0;
     settings.presence.reconnect_grace_seconds = 4;
     settings.presence.sweep_interval_seconds = 1;
+    // The metrics card checks per-route requests and the sweeper's counts: detail series.
+    settings.detailed_metrics = true;
     settings.simulator.sim_server_startup_ms = 0;
     settings.simulator.sim_placement_delay_ms = 200;
     let rule_set = concat!(env!("CARGO_MANIFEST_DIR"), "/rule-sets/duel.json");
