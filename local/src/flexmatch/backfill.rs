@@ -20,8 +20,8 @@ use shared::domain::PlayerId;
 use shared::matchmaking::{AttributeValue, Attributes, TicketId};
 use tokio::time::Instant;
 
-use super::events::{EventPlayer, EventTicket, GameSessionInfo};
-use super::lifecycle::matchmaker_attribute;
+use super::events::GameSessionInfo;
+use super::lifecycle::{matchmaker_attribute, seated_tickets};
 use super::matcher::{self, PoolPlayer, PoolTicket};
 use super::{FlexMatch, Stage, State, Ticket, TicketPlayer};
 use crate::gamelift::ProcessError;
@@ -315,23 +315,7 @@ impl FlexMatch {
             self.tell_game(backfill_ticket, None, UpdateReason::BackfillFailed);
             return;
         };
-        let tickets: Vec<EventTicket> = listed
-            .iter()
-            .map(|t| EventTicket {
-                ticket_id: t.id.to_string(),
-                start_millis: t.start_millis,
-                players: t
-                    .players
-                    .iter()
-                    .map(|p| EventPlayer {
-                        player_id: p.player_id.to_string(),
-                        team: p.team.clone(),
-                        player_session_id: seats.get(p.player_id.as_str()).cloned(),
-                        accepted: None,
-                    })
-                    .collect(),
-            })
-            .collect();
+        let tickets = seated_tickets(listed.iter().copied(), &seats);
         self.emit_listed(
             "MatchmakingSucceeded",
             &tickets,

@@ -222,23 +222,7 @@ impl FlexMatch {
         state.tickets = live;
         match succeeded {
             Some((session, seats)) => {
-                let listed: Vec<EventTicket> = ended
-                    .iter()
-                    .map(|t| EventTicket {
-                        ticket_id: t.id.to_string(),
-                        start_millis: t.start_millis,
-                        players: t
-                            .players
-                            .iter()
-                            .map(|p| EventPlayer {
-                                player_id: p.player_id.to_string(),
-                                team: p.team.clone(),
-                                player_session_id: seats.get(p.player_id.as_str()).cloned(),
-                                accepted: None,
-                            })
-                            .collect(),
-                    })
-                    .collect();
+                let listed = seated_tickets(ended.iter(), &seats);
                 self.emit_listed(
                     "MatchmakingSucceeded",
                     &listed,
@@ -353,4 +337,28 @@ pub(super) fn matchmaker_attribute(value: &serde_json::Value) -> Option<Matchmak
             .map(MatchmakerAttribute::StringDoubleMap),
         _ => None,
     }
+}
+
+/// The tickets of a match that succeeded, as MatchmakingSucceeded lists them: each
+/// player with their team and seat (a new match's and a backfill's alike).
+pub(super) fn seated_tickets<'a>(
+    tickets: impl Iterator<Item = &'a Ticket>,
+    seats: &BTreeMap<String, String>,
+) -> Vec<EventTicket> {
+    tickets
+        .map(|t| EventTicket {
+            ticket_id: t.id.to_string(),
+            start_millis: t.start_millis,
+            players: t
+                .players
+                .iter()
+                .map(|p| EventPlayer {
+                    player_id: p.player_id.to_string(),
+                    team: p.team.clone(),
+                    player_session_id: seats.get(p.player_id.as_str()).cloned(),
+                    accepted: None,
+                })
+                .collect(),
+        })
+        .collect()
 }
