@@ -21,8 +21,8 @@ use shared::matchmaking::{AttributeValue, Attributes, TicketId};
 use tokio::time::Instant;
 
 use super::events::GameSessionInfo;
-use super::lifecycle::{matchmaker_attribute, seated_tickets};
-use super::matcher::{self, PoolPlayer, PoolTicket};
+use super::lifecycle::{matchmaker_attribute, searching_pool, seated_tickets};
+use super::matcher::{self, PoolPlayer};
 use super::{FlexMatch, Stage, State, Ticket, TicketPlayer};
 use crate::gamelift::ProcessError;
 
@@ -219,22 +219,7 @@ impl FlexMatch {
         let Some(b) = state.tickets.iter().position(|t| t.id == *id) else {
             return;
         };
-        let searching: Vec<usize> = (0..state.tickets.len())
-            .filter(|&i| {
-                state.tickets[i].stage == Stage::Searching && state.tickets[i].backfill.is_none()
-            })
-            .collect();
-        let pool: Vec<PoolTicket> = searching
-            .iter()
-            .map(|&i| PoolTicket {
-                players: state.tickets[i]
-                    .players
-                    .iter()
-                    .map(|p| p.pool.clone())
-                    .collect(),
-                waited: now.duration_since(state.tickets[i].started).as_secs_f64(),
-            })
-            .collect();
+        let (searching, pool) = searching_pool(state, now);
         let mut seated: Vec<(String, Vec<PoolPlayer>)> = Vec::new();
         for player in &state.tickets[b].players {
             let team = player.team.clone().unwrap_or_default();

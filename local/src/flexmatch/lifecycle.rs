@@ -20,23 +20,7 @@ use crate::gamelift::{DesiredPlayer, GroupPlacementRequest, PlacementStatus};
 
 impl FlexMatch {
     pub(super) fn form_match(&self, state: &mut State, now: Instant) -> bool {
-        let searching: Vec<usize> = (0..state.tickets.len())
-            .filter(|&i| {
-                // Backfill tickets fill a running game instead (`backfill`).
-                state.tickets[i].stage == Stage::Searching && state.tickets[i].backfill.is_none()
-            })
-            .collect();
-        let pool: Vec<PoolTicket> = searching
-            .iter()
-            .map(|&i| PoolTicket {
-                players: state.tickets[i]
-                    .players
-                    .iter()
-                    .map(|p| p.pool.clone())
-                    .collect(),
-                waited: now.duration_since(state.tickets[i].started).as_secs_f64(),
-            })
-            .collect();
+        let (searching, pool) = searching_pool(state, now);
         let Some(formed) = matcher::form(&self.settings.rule_set, &pool) else {
             return false;
         };
@@ -361,4 +345,26 @@ pub(super) fn seated_tickets<'a>(
                 .collect(),
         })
         .collect()
+}
+
+/// The searching tickets (their indices) and the matcher's view of them. Backfill tickets
+/// are not in it: they fill a running game instead (`backfill`).
+pub(super) fn searching_pool(state: &State, now: Instant) -> (Vec<usize>, Vec<PoolTicket>) {
+    let searching: Vec<usize> = (0..state.tickets.len())
+        .filter(|&i| {
+            state.tickets[i].stage == Stage::Searching && state.tickets[i].backfill.is_none()
+        })
+        .collect();
+    let pool = searching
+        .iter()
+        .map(|&i| PoolTicket {
+            players: state.tickets[i]
+                .players
+                .iter()
+                .map(|p| p.pool.clone())
+                .collect(),
+            waited: now.duration_since(state.tickets[i].started).as_secs_f64(),
+        })
+        .collect();
+    (searching, pool)
 }
