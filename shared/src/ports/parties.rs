@@ -1,7 +1,33 @@
-//! The Parties table (docs/architecture.md#parties): reads, commits of a party change
-//! (with what it writes in the Players and Messages tables), a party's pending request
-//! reserved for every member, and the index of parties with an offline member. The
-//! records are `crate::party`'s.
+//! The Parties table: reads, commits of a party change (with what it writes in the
+//! Players and Messages tables), a party's pending request reserved for every member,
+//! and the index of parties with an offline member. The records, and how a change is
+//! made, are `crate::party`'s.
+//!
+//! # The items
+//!
+//! A party and its invitations. Key: partition `partyId` (S), sort `sk` (S): the party at
+//! `sk = party`, each invitation at `sk = invite#<playerId>`. Sparse global secondary
+//! index `ByOfflineSince`: partition `sweepShard` (N), sort `offlineSince` (N),
+//! KEYS_ONLY. No stream: a change's pushes are Messages items written in the change's own
+//! transaction. Item layout: `adapters/aws/src/dynamodb/party_item.rs`.
+//!
+//! | attribute | item | meaning |
+//! |---|---|---|
+//! | `partyId` (S) | both | a random (v4) UUID |
+//! | `leaderId` (S) | party | the leader |
+//! | `maxSize` (N) | party | 2 to `PARTY_MAX_SIZE` (asked above it: `forbidden`) |
+//! | `members` (M) | party | player id → `{joinedAt N, presence S (online/offline), offlineSince N (offline only)}`; longest-standing first by `joinedAt` |
+//! | `version` (N) | party | 1 at creation, one more per change (`created`, `joined`, `left`, `kicked`, `promoted`, `presence`); every write of the item is conditional on the version it was computed from |
+//! | `createdAt` (N) | party | epoch ms |
+//! | `sweepShard`, `offlineSince` (N, N) | party | present only while a member is offline (this is what makes `ByOfflineSince` sparse): the party id's shard (FNV-1a modulo `PRESENCE_SHARDS`) and when the longest-offline member went offline |
+//! | `invitee`, `from`, `expiresAt` (S, S, N) | invitation | who is invited by whom, until when (ms); a new invitation to the same player replaces it |
+//! | `expireAt` (N) | invitation | a minute after `expiresAt`: TTL removes it (reads check `expiresAt` themselves) |
+//!
+//! A party item has no TTL: a party ends when its last member leaves or is removed (the
+//! sweeper removes members offline for `PARTY_OFFLINE_SECONDS`, so a party whose players
+//! all vanish is deleted too). Invitations live in their own items so that inviting
+//! never writes the party item: an invitation is checked against the party's version (a
+//! ConditionCheck) and concurrent invitations do not collide with each other.
 
 use async_trait::async_trait;
 

@@ -1,11 +1,29 @@
-//! The Placements table (docs/architecture.md#placements) and the settlement of a
-//! placement's outcome.
+//! The Placements table and the settlement of a placement's outcome.
 //!
 //! A placement record is written PENDING before GameLift is asked (the result event may
 //! arrive before the request handler returns), and its status then moves only from
 //! PENDING to one final state, once: every status write is conditional, so duplicate
 //! and out-of-order events change nothing. The contract suites in the `contracts` crate
-//! check both adapters give the same answers.
+//! check both adapters give the same answers. The lifecycle is `crate::placement`'s.
+//!
+//! # The item
+//!
+//! One item per game session placement (and per matchmaking ticket: `super::tickets`).
+//! Key: `placementId` (S). No index, no stream; TTL on `expireAt`. Item layout:
+//! `adapters/aws/src/dynamodb/placement_item.rs`.
+//!
+//! | attribute | meaning |
+//! |---|---|
+//! | `placementId` | a time-ordered (v7) UUID, fresh for every request, also GameLift's placement id |
+//! | `requesterId` | who asked (only they may cancel it) |
+//! | `playerIds` (L) | who is placed: the recipients of a result that is not FULFILLED |
+//! | `queue` | the GameLift queue asked |
+//! | `status` | `PENDING`, then exactly once one of `FULFILLED`, `CANCELLED`, `TIMED_OUT`, `FAILED` |
+//! | `createdAt`, `updatedAt` | epoch milliseconds |
+//! | `gameSessionArn`, `ipAddress`, `dnsName`, `port`, `region` | the game session, once FULFILLED |
+//! | `playerSessions` (M) | player id → player session id, once FULFILLED |
+//! | `settledChunks` (N) | how many transactions of a large settlement are written |
+//! | `expireAt` | requested + 7 days: long enough for `cancelPlacement` to tell "already ended" from "no such placement" |
 
 use async_trait::async_trait;
 

@@ -1,6 +1,6 @@
-//! The Players table (docs/architecture.md#players): one item per player holding the
-//! connection, presence and game state. Every write that could race is conditional, so adapters must give
-//! the same answers under races; the contract suites in the `contracts` crate check that.
+//! The Players table: one item per player holding the connection, presence and game
+//! state. Every write that could race is conditional, so adapters must give the same
+//! answers under races; the contract suites in the `contracts` crate check that.
 //!
 //! Split by concern, so that each function depends on what it uses: reads
 //! ([`PlayerReader`], [`PlayerLookup`]), the connection ([`Connections`], and
@@ -8,6 +8,48 @@
 //! deployed heartbeat is API Gateway's own UpdateItem), the sweep ([`PresenceSweep`]),
 //! the pending request slot ([`PendingSlots`]), the seat ([`Seats`]) and what a party's
 //! leader asks with for a member ([`Profiles`]).
+//!
+//! # The item
+//!
+//! Key: `playerId` (S). Sparse global secondary index `BySweepShard`: partition
+//! `sweepShard` (N), KEYS_ONLY: every player online or disconnected, by shard. The
+//! sweeper reads all of them each run (a page of keys, then their `sweepAt` in one
+//! eventually consistent BatchGetItem per 100), and its conditional UpdateItem re-reads
+//! the whole item anyway. `sweepAt` is kept out of the index on purpose: every heartbeat
+//! moves it, and a moved index key is two index writes (3 write units per heartbeat
+//! instead of 1), where reading a tracked player once a minute costs half a read unit
+//! (docs/cost.md). No stream. TTL on `expireAt` (epoch seconds; every other timestamp
+//! is epoch milliseconds). Item layout: `adapters/aws/src/dynamodb/player_item.rs`.
+//!
+//! | attribute | type | written by | meaning |
+//! |---|---|---|---|
+//! | `playerId` | S | | key |
+//! | `connectionId` | S | `$connect` | the player's latest connection |
+//! | `endpoint` | S | `$connect` | management API base URL of that connection, `https://{domain}/{stage}` |
+//! | `connectedAt` | N | `$connect` | API Gateway's `connectedAt` of that connection; orders racing connects |
+//! | `lastSeen` | N | `$connect`, `heartbeat`, `$disconnect` | last sign of life |
+//! | `status` | S | `$connect`, `$disconnect`, `on-message-inserted` (410), `presence-timeout` | `online`, `disconnected` or `offline` |
+//! | `sweepShard`, `sweepAt` | N, N | `$connect`, `heartbeat`, `$disconnect`; removed by `presence-timeout` | present only while online or disconnected (`sweepShard` is what makes `BySweepShard` sparse): `sweepAt` is the heartbeat deadline, or the end of the grace period. `sweepShard` is a stable hash of the player id modulo `PRESENCE_SHARDS` (written only by `$connect`: after lowering the setting, a player already in a higher shard is not swept until they connect again) |
+//! | `previousStatus`, `previousSweepAt` | S, N | `$connect` | status and `sweepAt` of the record the connect replaced, copied by the same write (`none` / `0` when there was none), so that `resume` can tell a resumed session without a second write |
+//! | `previousConnectionId`, `previousEndpoint`, `previousLastSeen` | S, S, N | `$connect` | the connection the connect replaced and its last sign of life, copied the same way, so that `resume` can close a taken-over connection again |
+//! | `liveConnectionId`, `liveFrom` | S, N | `resume` (the hand-over) | the connection the stream consumer posts to, and the newest inbox `seq` that connection's replay covered (delivery: `crate::messaging`) |
+//! | `ackedSeq` | N | `resume` (the hand-over), `heartbeat` with a `cursor` | the last cursor the player's client reported (or, for a client that reports none, the head its last replay reached): where a later `resume` without a cursor starts |
+//! | `pendingPlacementId` | SS (one id) | `sessionPlacementRequest` and `startMatchmaking` set it only if absent; settlement and the refusal path remove it | the placement or ticket the player waits for. A one-element set so a settlement can remove it with a condition-free `DELETE` that leaves a newer placement's id alone (a plain string is still read) |
+//! | `lastPlacementId` | S | `sessionPlacementRequest` | the last placement asked for; `cancelPlacement`'s default target when nothing is pending |
+//! | `gameSession` | M | settlement (FULFILLED, COMPLETED), `rejoinSession` | the player's seat: `gameSessionArn`, `ipAddress`, `dnsName`, `port` (N), `region`, `playerSessionId`, and its player gateway details (`connection`, JSON text, and `connectionUnavailable`: `crate::seats`) |
+//! | `expireAt` | N | `$connect` (now + 30 days); a settlement that creates the item sets it if absent | retention |
+//! | `sendMessageWindow`, `sendMessageCalls`, `sendMessageUnits` | N, N, N | `sendMessage` | the sender's current rate-limit window (its start, ms), the frames and the recipients counted in it (`crate::rate_limits`) |
+//! | `placementWindow`, `placementCalls`, `placementUnits` | N, N, N | `sessionPlacementRequest`, `startMatchmaking`, `refreshConnectionDetails` | the same for placement requests (units unused) |
+//! | `partyInviteWindow`, `partyInviteCalls`, `partyInviteUnits` | N, N, N | `inviteToParty` | the same for party invitations (units unused) |
+//! | `partyId` | S | every party change that adds or removes the player, in the party's own transaction | the party the player is in: absent means none. `createParty` and `joinParty` set it only if absent (that is "already in a party"); a solo `sessionPlacementRequest` needs it absent |
+//! | `placementLatencies` | M | `setPlacementLatencies` | region → milliseconds (N): what the player's party leader's placement asks GameLift with for them |
+//! | `matchmakingAttributes` | S | `setMatchmakingAttributes` | the player's FlexMatch attributes as JSON text (numbers, strings, string lists, string → number maps): what their party leader's ticket carries for them |
+//! | `endedGameSessionArn` | S | the backend API's `ended` / `left`, in the write that removes `gameSession` (on condition the seat was in that game) | the game the game server reported over for this player: `rejoinSession` answers `session_ended` from it without asking GameLift. Only read while `gameSession` is absent: a later seat makes it stale |
+//!
+//! Game state (`pendingPlacementId`, `lastPlacementId`, `gameSession`) and `partyId` are
+//! never written by `$connect`, so they survive reconnects. A settlement may create an
+//! item with game state only (a player placed by someone else's group request); such an
+//! item reads as "no connection record" and the player's first connect is a new session.
 
 use async_trait::async_trait;
 
@@ -79,7 +121,7 @@ pub trait PresenceSweep: Send + Sync {
     /// DynamoDB), and returns those whose `sweepAt` is before `now`
     /// (maybe none) with the cursor of the next page, if there is one. A heartbeat moves
     /// `sweepAt` without moving the player in the index: the sweeper reads every tracked
-    /// player each run (docs/architecture.md, Players).
+    /// player each run (the module's docs: the item).
     async fn expired(
         &self,
         shard: u32,

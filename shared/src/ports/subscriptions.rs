@@ -1,7 +1,11 @@
-//! The PresenceSubscriptions table (docs/architecture.md#presencesubscriptions): PK
-//! `targetId`, SK `watcherId`, `expireAt` (TTL, epoch seconds). Written by
-//! `subscribe-presence`, read by `on-presence-event` to find who watches a player whose
-//! presence changed.
+//! The PresenceSubscriptions table: who watches whom. Key: partition `targetId` (S),
+//! sort `watcherId` (S), so `on-presence-event` finds a player's watchers with one
+//! Query; `expireAt` (TTL, epoch seconds) is the watcher's connection's `connectedAt` +
+//! 2 hours (API Gateway's longest connection), so a subscription never outlives the
+//! connection that made it; clients subscribe again after reconnecting. TTL deletion is
+//! lazy, so reads also drop expired items themselves. It holds nothing worth keeping
+//! past a connection: no deletion protection, no retention on replacement. Written by
+//! `subscribe-presence`, read by `on-presence-event`.
 
 use async_trait::async_trait;
 
