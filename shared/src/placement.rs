@@ -1,7 +1,34 @@
-//! Queue placements (docs/architecture.md#placements): the Placements item, what a
-//! settlement writes, and what GameLift is asked. A placement record is written PENDING
-//! before GameLift is asked (the result event may arrive before the request handler
-//! returns), and its status then moves only from PENDING to one final state, once.
+//! Queue placements: the Placements item (its attributes: `crate::ports::placements`),
+//! what a settlement writes, and what GameLift is asked. A placement record is written
+//! PENDING before GameLift is asked (the result event may arrive before the request
+//! handler returns), and its status then moves only from PENDING to one final state,
+//! once.
+//!
+//! ```text
+//! [*]     --> PENDING    sessionPlacementRequest records it, then calls StartGameSessionPlacement
+//! PENDING --> FULFILLED  PlacementFulfilled event
+//! PENDING --> CANCELLED  PlacementCancelled event, after cancelPlacement
+//! PENDING --> TIMED_OUT  PlacementTimedOut event
+//! PENDING --> FAILED     PlacementFailed event, or GameLift refused the request
+//! ```
+//!
+//! - Each arrow out of `PENDING` is a write conditional on `status = PENDING`: the first
+//!   event to arrive settles the placement, and a duplicate or out-of-order event (SNS
+//!   and EventBridge both deliver at least once, and may both be enabled) writes nothing.
+//! - The settlement writes, in one transaction, the placement's status, each player's
+//!   `pendingPlacementId` removal (and seat, when FULFILLED), and each player's
+//!   `placement` message, appended at the next `seq` of their inbox (read just before; a
+//!   lost race for a seq retries the transaction). A large one takes one transaction per
+//!   chunk of players, counted by `settledChunks`, so a retry resumes at the first
+//!   missing chunk (`adapters/aws/src/dynamodb/placement_store.rs`).
+//! - When GameLift refuses the request, the request handler marks the placement `FAILED`
+//!   first and only then clears the player's `pendingPlacementId`, so a late event for
+//!   it can never clear a newer placement. If GameLift's answer was lost (timeout, 5xx),
+//!   the placement is also stopped, best effort.
+//! - On the player's side, `pendingPlacementId` is set only if absent, so a player has
+//!   at most one pending placement (`crate::pending`). One left behind by a fault (its
+//!   record already final, or never recorded a minute after it was asked for) is
+//!   cleared by the next request.
 
 use std::collections::BTreeMap;
 

@@ -1,6 +1,86 @@
-//! Players (docs/architecture.md#players): the record of a player's connection,
-//! presence and game state, and the decisions made from it (a connect's outcome, a
-//! connection's liveness). The ports that read and write it are `crate::ports::players`.
+//! Players: the record of a player's connection, presence and game state, and the
+//! decisions made from it (a connect's outcome, a connection's liveness). The ports that
+//! read and write it, and the item's attributes, are `crate::ports::players`.
+//!
+//! # Connection and presence
+//!
+//! Presence is tracked per player, not per connection. Watchers see `online` for
+//! `online` and for `disconnected` within its grace period, so a quick reconnect is not
+//! a blink; they are told `offline` only when the sweeper marks the player offline.
+//!
+//! ```text
+//! [*]          --> online        $connect, new session, publishes presence.connected
+//! online       --> online        heartbeat pushes sweepAt
+//! online       --> online        ping: sweepAt passed, socket active within the timeout
+//!                                (the sweeper asks GetConnection), nothing written
+//! online       --> online        takeover by a $connect elsewhere: the old socket gets
+//!                                session_replaced and is closed
+//! online       --> disconnected  $disconnect of the current connection, or a post finds
+//!                                it gone (410)
+//! disconnected --> online        $connect within the grace period: resumed, no event
+//! disconnected --> online        $connect after the grace period but before the sweep:
+//!                                new session
+//! disconnected --> offline       sweeper, grace period over, publishes presence.disconnected
+//! online       --> offline       sweeper, heartbeat deadline passed and no frame within the
+//!                                timeout: zombie socket closed, publishes presence.disconnected
+//! offline      --> online        $connect, new session, publishes presence.connected
+//! ```
+//!
+//! - Every transition is one conditional write on the player's item: `$disconnect` and
+//!   `heartbeat` only act for the current online connection; the sweeper only if
+//!   `sweepAt` is still past.
+//! - `$disconnect` is best effort on API Gateway; the sweeper (every minute) is what
+//!   makes presence converge. A zombie (online, no heartbeat and no frame at all within
+//!   the timeout) is closed by the sweeper; its later `$disconnect` finds the player
+//!   offline and changes nothing.
+//! - A `$connect` made earlier than the one holding the record (`connectedAt` older: two
+//!   sockets opened at the same moment) changes nothing and is accepted, never live: its
+//!   first frame (`resume`) is answered with `session_replaced` and the socket is closed
+//!   (a `heartbeat` is answered `session_replaced` too, but the socket is left to the
+//!   client: the heartbeat route, `local/src/integration/mod.rs`). A socket that never
+//!   speaks is closed by API Gateway's idle timeout.
+//!
+//! # Presence liveness
+//!
+//! What keeps a player online is a setting, `PRESENCE_LIVENESS`, and `resume`'s ack tells
+//! clients what to send, and how often, as `keepAlive` (`protocol/src/keep_alive.rs`):
+//! two frames per `HEARTBEAT_TIMEOUT_SECONDS` and one per API Gateway idle timeout, each
+//! with a tenth of it to spare (40 s for the default 90 s timeout; at most 540 s). So a
+//! stack can change mode without shipping new clients.
+//!
+//! - `heartbeat` (the default): the timer sends `heartbeat` (with the cursor) every
+//!   interval; only the heartbeat's write moves `sweepAt`, and the sweeper trusts
+//!   `sweepAt` alone. It rests only on what this stack writes itself.
+//! - `connection-activity`: the timer sends `{"route":"ping"}`, the cheapest frame there
+//!   is (a one-way route with a `MOCK` integration, `PingIntegration` in template.yaml:
+//!   no function, no write, no answer; one inbound message), or a `heartbeat` with the
+//!   cursor when the client handled a pushed frame newer than the cursor it last
+//!   reported. What a ping leaves behind is API Gateway's own record of the socket,
+//!   GetConnection's `lastActiveAt`, which the sweeper reads when an online player's
+//!   `sweepAt` has passed: active within `HEARTBEAT_TIMEOUT_SECONDS`, the player stays
+//!   online and nothing is written (the next sweep asks again); older than that, or gone
+//!   (410), swept as before (conditional write, socket told `heartbeat_timeout` and
+//!   closed, presence event); the call fails otherwise (throttled, 5xx), the player is
+//!   left for the next sweep and the run counts a failure (its alarm fires): a player is
+//!   never taken offline on an error.
+//!
+//!   It rests on how `lastActiveAt` moves, which AWS does not document: if frames API
+//!   Gateway sends counted, a silently dead socket that keeps receiving pushes (party
+//!   presence, chat) would look alive until a post to it failed or the 2-hour limit
+//!   closed it. That is why it is not the default; `smoke --check-assumptions` tells on a
+//!   deployment (docs/deploy.md, "What this stack assumes of AWS"), and the local stack
+//!   can emulate either reading (`LAST_ACTIVE_COUNTS_SENT_FRAMES`; it counts client
+//!   frames only by default). The sweeper is granted GET on `@connections` only in this
+//!   mode.
+//!
+//! Either way a silent player goes offline within the timeout plus one sweep of its last
+//! sign of life, and a client left to its timer never does (end to end in both modes:
+//! `tests/suites/presence.rs`, `tests/suites/rust_client.rs`, the TypeScript and C#
+//! clients' suites). `heartbeat` keeps all its answers (ack with `requestId`,
+//! `session_replaced`, `disconnected`). Scale in `connection-activity`: one GetConnection
+//! per pinging online player per minute (1,700 calls a second at 100,000 players), at
+//! most 32 in flight; API Gateway documents no separate quota for the management API's
+//! reads. Cost of each mode: docs/cost.md.
 
 use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
 use crate::matchmaking::Attributes;
@@ -25,7 +105,7 @@ pub struct NewConnection {
 }
 
 /// What a `$connect` found, decided from the record it replaced
-/// (docs/architecture.md#connection-and-presence).
+/// (the module's docs: connection and presence).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConnectOutcome {
     /// No previous record, an offline one, or a disconnected one past its grace period:
