@@ -8,8 +8,25 @@
 //! the seat. A player whose seat is elsewhere (placed in a newer game meanwhile) is left
 //! alone. Both are idempotent: a retried call changes nothing more.
 //!
-//! `ended` names the players: nothing indexes players by game session, and the server
-//! knows whom it hosted (its player sessions).
+//! The write is `REMOVE gameSession SET endedGameSessionArn = :arn`, on condition
+//! `gameSession.gameSessionArn = :arn` (`DynamoPlayerStore::end_game_session`).
+//! `rejoinSession` reads the player anyway (one GetItem): no seat and an
+//! `endedGameSessionArn` is `session_ended` at once, with no GameLift call; the `resume`
+//! ack and `GET /v1/players/{id}` show no `gameSession`.
+//!
+//! `ended` names the players: nothing indexes players by game session (an index on a
+//! nested map attribute is impossible, and one more attribute on every settlement and
+//! rejoin was not worth it for what the server already knows: its player sessions).
+//!
+//! Why GameLift's own events cannot feed these calls instead: GameLift sends EventBridge
+//! (and SNS) events for matchmaking, queue placements and fleets only; a game session
+//! that ends, or a player session that completes, produces none. CloudTrail records
+//! `TerminateGameSession` only when someone calls that API (a forced or graceful
+//! termination from outside), not a game that ends by itself (`ProcessEnding` is a
+//! server SDK call), and its record names no players. So the game server calls the API
+//! when its match ends (before `ProcessEnding`) and when a player leaves (after
+//! `RemovePlayerSession`); without those calls `rejoinSession` still answers
+//! `session_ended`, from GameLift's refusal, one CreatePlayerSession call later.
 
 use futures_util::stream::{self, StreamExt};
 use lambda_http::http::StatusCode;

@@ -3,8 +3,8 @@
 //! to reach players on the WebSocket API (README, "Backend API"):
 //!
 //! - `POST /v1/messages`: a `message` frame to players or a party, through their inboxes
-//!   like every push (docs/architecture.md#delivery): live from the stream, replayed by
-//!   `resume` to those offline;
+//!   like every push (`shared::messaging`): live from the stream, replayed by `resume` to
+//!   those offline;
 //! - `GET /v1/players/{playerId}`, `POST /v1/players:batchGet`: presence and game state;
 //! - `DELETE /v1/players/{playerId}/connection`: a `disconnected_by_server` frame, then
 //!   the socket closes (an inbox item of kind `kick`); the player may reconnect;
@@ -12,7 +12,28 @@
 //!   `.../players/{playerId}/left`: the seat is cleared and `rejoinSession` answers
 //!   `session_ended` without asking GameLift.
 //!
-//! Errors are RFC 9457 problem details with the socket protocol's codes ([`problem`]).
+//! Errors are RFC 9457 problem details with the socket protocol's codes ([`problem`]),
+//! never a function error. The path is routed here, not by API Gateway ([`route`]: a game
+//! session id is an ARN, which holds `/`, so the path is matched from its fixed end);
+//! `lambda_http` turns the HTTP API's payload 2.0 event into an `http::Request` and the
+//! handler's `Response` back.
+//!
+//! Pushes take the players' path: `POST /v1/messages` appends one `chat` item per
+//! recipient (one message id, `senderId` = `from`), exactly as `sendMessage` does, with
+//! the frame marked `backend: true`. Recipients are looked up first (one BatchGetItem)
+//! and an unknown id refuses the request whole. No rate limit: the callers are the
+//! studio's own signed servers, bounded by the HTTP API's throttling.
+//!
+//! Round trips, measured (BENCHMARKS.md):
+//!
+//! | request | DynamoDB |
+//! |---|---|
+//! | `POST /v1/messages`, N players | 1 BatchGetItem + N × (1 Query + 1 PutItem) |
+//! | `POST /v1/messages`, a party of N | 1 GetItem + N × (1 Query + 1 PutItem) |
+//! | `GET /v1/players/{id}` | 1 GetItem |
+//! | `POST /v1/players:batchGet` | 1 BatchGetItem per 100 ids |
+//! | `DELETE /v1/players/{id}/connection` | 1 GetItem + 1 Query + 1 PutItem (then the stream's BatchGetItem, PostToConnection, DeleteConnection) |
+//! | `.../ended`, N players; `.../left` | N conditional UpdateItem; 1 (+ 1 GetItem when it changed nothing) |
 
 mod game_sessions;
 mod messages;

@@ -2,11 +2,26 @@
 //! `POST /v1/players:batchGet`) and ending a player's connection
 //! (`DELETE /v1/players/{playerId}/connection`).
 //!
-//! Ending a connection appends a `kick` item to the player's inbox naming the current
-//! connection: the stream consumer posts its `disconnected_by_server` frame to that
-//! connection and then closes it, or, if that connection has not sent `resume` yet, its
-//! `resume` replays the frame and closes it. A later connection skips it, so the player
-//! can reconnect at once: it is not a ban (docs/architecture.md#ending-a-connection-from-the-backend).
+//! Ending a connection reads the player (one GetItem): not online → `404`. Otherwise it
+//! appends a `kick` item to the player's inbox whose frame,
+//! `{"type":"disconnected_by_server","reason","connectionId"}`, names the connection
+//! that was current. Whoever delivers that item posts the frame and then closes that
+//! connection:
+//!
+//! - the stream consumer, if the connection is live (`on-message-inserted`: post, then
+//!   `DeleteConnection`; the player's later items in the batch wait for their next
+//!   `resume`; a throttled close retries the record, posting the frame again);
+//! - `resume`, if the connection has not sent it yet (the kick is in its replay: post,
+//!   then `DeleteConnection`, no hand-over, no ack).
+//!
+//! So the frame always comes before the close, on the same ordered path as every push,
+//! and is replayable: a client that was still opening its socket gets it on `resume`. A
+//! kick is never applied to another connection: a replay to a later connection (the
+//! player came back before the kick was delivered, or resumes without a cursor) and a
+//! live delivery to one skip it (`StoredMessage::kicks`), so a stale kick cannot end the
+//! next session. Nothing is written to the player: the close is an ordinary one
+//! (`$disconnect` marks them disconnected, within the grace period), so the player can
+//! reconnect at once: it is not a ban.
 
 use lambda_http::http::StatusCode;
 use serde_json::{Map, Value, json};

@@ -1,13 +1,104 @@
 //! Each player's inbox, in the Messages table: every frame pushed to a player (a chat
-//! message, a placement result, a presence change, a party change) is appended to the recipient's inbox
-//! at the next [`Seq`], delivered live from the table's stream by `on-message-inserted`
-//! to a connection that has completed its hand-over ([`DeliveryHandover`]), and replayed
-//! by `resume` to a client that reports the last seq it processed. Nothing is deleted on
-//! delivery: messages expire by TTL. The guarantee and why it holds are in
-//! docs/architecture.md#delivery.
+//! message, a placement result, a presence change, a party change) is appended to the
+//! recipient's inbox at the next [`Seq`], delivered live from the table's stream by
+//! `on-message-inserted` to a connection that has completed its hand-over
+//! ([`DeliveryHandover`]), and replayed by `resume` to a client that reports the last seq
+//! it processed. Nothing is deleted on delivery: messages expire by TTL.
 //!
-//! The ports are `crate::ports::messages`; [`recipients`] is the check every sender of
+//! The ports, and the item, are `crate::ports::messages`; [`recipients`] is the check every sender of
 //! player-addressed messages makes (unknown ids are refused whole).
+//!
+//! # Delivery
+//!
+//! Delivery has two paths, live and replay, and one rule joins them without a gap.
+//!
+//! **The guarantee.** Every frame appended to a player's inbox (every `sendMessage` that
+//! was acked with `queued`, every placement result, every presence change) reaches a
+//! client of that player that processes frames in the order it receives them and sends
+//! `resume {"cursor": <the seq of the last frame it processed>}` on every new socket, as
+//! long as it does so before the frame's TTL (`MESSAGE_TTL_SECONDS`, 60 s for presence).
+//! This holds whatever happened to the sockets before: closed, dropped, silent (still
+//! open but no longer read), replaced by another device, or still opening when the frame
+//! was written. A client may receive a frame more than once (it ignores a `seq` it has
+//! already processed); it never receives one out of order within a socket's life. For
+//! presence, a replay carries only the latest change of each watched player.
+//!
+//! **Appending** (`adapters/aws/src/dynamodb/inbox.rs`): the winner of two racing appends
+//! is visible before the loser's retry can be, so a higher `seq` is never visible before
+//! a lower one of the same epoch: seq order is visibility order, which is what a cursor
+//! needs (a message written late by a slow writer cannot hide behind a cursor that has
+//! passed it, because it cannot have a lower seq than something already visible).
+//!
+//! **Live** (`functions/on-message-inserted`). The table's stream delivers each INSERT;
+//! the event source mapping keeps the records of one partition key, one inbox, in order.
+//! The consumer posts a message only if the player's current connection is *live* (it
+//! completed the hand-over below: `liveConnectionId = connectionId`, status `online`) and
+//! the message's `seq` is above `liveFrom`. A connection that has not sent `resume` gets
+//! nothing posted, so it can never be mistaken for gone while it is still opening (API
+//! Gateway answers 410 to a post until `$connect` has returned).
+//!
+//! **Replay and hand-over** (`functions/resume`). A `resume` reads the player's item (is
+//! this socket the current one?), then the inbox newest-first down to the cursor, posts
+//! every frame after the cursor in seq order, and then, in one `TransactWriteItems`:
+//!
+//! - sets `liveConnectionId` to this connection and `liveFrom` to the head the replay
+//!   reached (and `ackedSeq`), conditional on this connection still being the player's
+//!   current online one;
+//! - checks that the inbox item at `head + 1` does not exist;
+//! - checks that the epoch item is the one the replay saw.
+//!
+//! If the transaction commits, every message appended later has a higher seq and is
+//! appended after the hand-over, so the stream consumer, which reads the player's item
+//! after the message is visible, sees the connection live and posts it; every message at
+//! or below the head was in the replay. If a message arrived meanwhile, the check fails:
+//! `resume` replays from the head it had and tries again (up to 10 times, then
+//! `unavailable`: send `resume` again). If the connection is no longer current, it is
+//! told (`session_replaced` or `disconnected`) and closed.
+//!
+//! The ack is the route's reply, sent only once the hand-over committed. So an ack
+//! always means "you are live": a client that got one has everything up to `cursor` and
+//! will get the rest pushed. Were the ack sent first, a hand-over that then failed (the
+//! store went away mid-resume) would leave an acknowledged socket that silently receives
+//! nothing; instead the client gets `unavailable` and sends `resume` again. Because the
+//! replay is posted before the hand-over and live posts start only after it, a socket
+//! receives its frames in seq order: the client's cursor is simply the last seq it
+//! processed.
+//!
+//! **Without a cursor** (clients of protocol v1, or one that lost its state). A `resume`
+//! without `cursor` replays what the server cannot tell was processed: the messages
+//! after the player's `ackedSeq` (the last cursor a client reported, on `resume` or
+//! `heartbeat`, or the head a previous cursor-less replay reached) that were created no
+//! earlier than 10 seconds before the old connection's last sign of life
+//! (`previousLastSeen`). On a connection that is already live it replays nothing
+//! (everything since reached this very socket). Frames the old socket did receive after
+//! that point come again: the client ignores a `seq` (or a `messageId`) it has already
+//! handled. Heartbeats may carry `cursor` too: the server remembers it as `ackedSeq`, in
+//! the same write, so that a client that restarts without its state resumes from there.
+//!
+//! **One connection's delivery state**, as the stream consumer sees it:
+//!
+//! ```text
+//! [*]    --> opened  $connect accepted, upgrade done (nothing posted; new items wait)
+//! opened --> live    resume replays after the cursor, then the hand-over commits
+//! opened --> opened  hand-over refused by a newer inbox item: replay again
+//! live   --> gone    closed, replaced, swept, or found gone (410)
+//! opened --> gone    closed before resume
+//! ```
+//!
+//! Live: every new inbox item above `liveFrom` is posted as it is appended. Gone: posts
+//! answer 410; a new connection starts at opened again.
+//!
+//! **Cost** (per message, DynamoDB): one consistent Query and one conditional write per
+//! recipient to append (an inbox's first message: one two-item transaction); the stream
+//! consumer reads players in batches of 100 and writes nothing; expiry by TTL is free. A
+//! `resume` is one GetItem, one Query (two or more when more than 10 frames wait) and one
+//! transaction of three items. Round trips are measured in BENCHMARKS.md.
+//!
+//! **What it does not cover.** A frame that reaches no client within its TTL is gone (a
+//! player away for longer than `MESSAGE_TTL_SECONDS` misses what expired meanwhile; the
+//! `cursor` in the ack tells the client where the inbox now is). A `sendMessage`
+//! answered `unavailable` may have reached some recipients and not others: retrying it
+//! may deliver it twice to those (with different ids).
 
 pub mod recipients;
 
@@ -25,7 +116,7 @@ pub enum MessageKind {
     Matchmaking,
     /// A `disconnected_by_server` frame from the backend API: whoever delivers it to
     /// the connection it names closes that connection next; a replay to any other
-    /// connection skips it (docs/architecture.md#ending-a-connection-from-the-backend).
+    /// connection skips it (`functions/backend-api/src/players.rs`).
     Kick,
 }
 
