@@ -1,10 +1,36 @@
 //! Per-player rate limits, shared by every instance of a function: fixed one-minute
-//! windows counted on the player's own item (docs/architecture.md#rate-limits).
+//! windows counted on the player's own item.
+//!
+//! One valid account must not be able to make the backend write without bound: a
+//! `sendMessage` frame stores up to 100 messages of up to 32 KiB each, kept for the
+//! message TTL. API Gateway's stage throttle is shared by all players, so each player
+//! also has limits of their own:
+//!
+//! | limit | setting (template parameter) | default | counted by |
+//! |---|---|---|---|
+//! | `sendMessage` frames per minute | `RATE_LIMIT_MESSAGES_PER_MINUTE` (`RateLimitMessagesPerMinute`) | 120 | `send-message` |
+//! | recipients per minute, over those frames | `RATE_LIMIT_RECIPIENTS_PER_MINUTE` (`RateLimitRecipientsPerMinute`) | 600 | `send-message` |
+//! | `sessionPlacementRequest`s, `startMatchmaking`s and `refreshConnectionDetails` per minute, together | `RATE_LIMIT_PLACEMENTS_PER_MINUTE` (`RateLimitPlacementsPerMinute`) | 10 | `session-placement-request`, `matchmaking`, `rejoin-session` |
+//! | `inviteToParty`s per minute | `RATE_LIMIT_PARTY_INVITES_PER_MINUTE` (`RateLimitPartyInvitesPerMinute`) | 30 | `party` |
+//!
+//! 0 turns a limit off (the load benchmarks do). Over a limit the route answers
+//! `rate_limited` with `retryAfterMs` (when the current minute ends) and does nothing
+//! else; a frame with more recipients than a whole minute allows is a `bad_request`.
 //!
 //! A bucket counts two things per window: calls, and units (the recipients of
-//! `sendMessage`; nothing for buckets that count calls only). Spending is one conditional
-//! write: it adds to the window's counts only if they stay within the limits, so a
-//! refused call costs the same single write and changes nothing.
+//! `sendMessage`; nothing for buckets that count calls only), on the player's Players
+//! item as `<bucket>Window`, `<bucket>Calls`, `<bucket>Units`, so every Lambda instance
+//! sees the same counts with no extra table; none is a key or projected into
+//! `BySweepShard`, so counting writes the item only, no index. Windows are aligned to
+//! the clock's minutes.
+//!
+//! Spending is one conditional write (UpdateItem, none per recipient): it adds one call
+//! and its units only if the window is the current one and the sums stay within the
+//! limits, so a refused call costs the same single write and changes nothing. DynamoDB
+//! returns the old item with the failure, which says whether the limit was reached or
+//! the window is an old one; an old window is restarted by a second UpdateItem, once per
+//! player and minute. A fixed window lets a player spend up to twice a limit across a
+//! minute boundary; that bound is what matters for cost, and it needs no read.
 
 use crate::domain::{EpochMillis, PlayerId};
 use crate::ports::{RateLimiter, StoreError};

@@ -1,6 +1,17 @@
 //! `PLAYER_GATEWAY`: whether the fleets behind the stack's queues use Amazon GameLift
 //! Servers' player gateway, and so where a seat's connection details come from and what a
-//! seat carries when they cannot be had (docs/architecture.md#player-gateway).
+//! seat carries when they cannot be had (the modes: [`PlayerGateway`]; how seats get them:
+//! `crate::seats`). A queue whose fleets differ is `enabled` (the call answers each
+//! location as it is) or, if every fleet requires the gateway, `required`.
+//!
+//! Why a parameter, not the fleet's mode: the mode could be read from the fleet
+//! (DescribeFleetAttributes on the fleet in the game session ARN): one more GameLift call
+//! per game session seated (or per fleet and Lambda instance, cached: the mode is fixed
+//! at creation), one more permission, and one more call on GameLift's control plane,
+//! whose Describe* limits are low. And the failure policy is needed exactly when GameLift
+//! is failing, when that call would fail too. A deployment knows what its fleets are; the
+//! parameter costs nothing per seat, and `disabled` spares the GetPlayerConnectionDetails
+//! call itself.
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,7 +1,12 @@
 //! The checks every sender of a player's message makes before anything is stored
 //! (`sendMessage`, the backend API's `POST /v1/messages`): the message's size, and that
 //! every recipient is a player the backend knows (connected at least once in the last
-//! 30 days). An unknown id refuses the whole message: nothing is kept a day for nobody.
+//! 30 days). An unknown id refuses the whole message (`not_found` naming the unknown
+//! ids): nothing is stored for an id no player has (never connected, or gone for 30
+//! days, the Players retention). A read of up to 100 small items (one BatchGetItem,
+//! concurrent with the rate-limit write) costs less than storing, streaming and expiring
+//! a message nobody can receive, and a client learns of a typo at once. A refused frame
+//! still counts against the sender's limits.
 
 use std::collections::HashSet;
 
