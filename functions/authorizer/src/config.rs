@@ -345,7 +345,7 @@ fn read_max_lifetime(env: &mut EnvReader<'_>) -> Option<Duration> {
 /// A Parameter Store name as GetParameter takes it: `name` or a path `/a/b/name`, of
 /// `A-Z a-z 0-9 _ . -` (an ARN is not accepted: the template grants this one
 /// parameter of the stack's own account and region). The error completes the sentence
-/// "JWT_HS256_SECRET_PARAMETER=... <error>".
+/// `JWT_HS256_SECRET_PARAMETER=... <error>`.
 pub(crate) fn check_parameter_name(name: &str) -> Result<(), String> {
     let bare = name.strip_prefix('/').unwrap_or(name);
     let valid_part = |part: &str| {
@@ -369,7 +369,7 @@ pub(crate) fn check_parameter_name(name: &str) -> Result<(), String> {
 }
 
 /// A JWKS URL must be `https://`, or `http://` to a loopback host (local development).
-/// The error completes the sentence "JWKS_URL=... <error>".
+/// The error completes the sentence `JWKS_URL=... <error>`.
 pub(crate) fn check_jwks_url(raw: &str) -> Result<hyper::Uri, String> {
     let uri: hyper::Uri = raw.parse().map_err(|e| format!("is not a URL ({e})"))?;
     let Some(host) = uri.host().filter(|h| !h.is_empty()) else {

@@ -1,9 +1,69 @@
 //! `$connect`: records the player's connection in one conditional write and decides
 //! between a new session, a resume within the grace period, and a takeover of a
-//! connection the player still holds elsewhere
-//! (docs/architecture.md#a-connect-and-resume). A new session publishes
+//! connection the player still holds elsewhere (in sequence: below; the states:
+//! `shared::players`). A new session publishes
 //! `presence.connected` to the presence bus; a resume or a takeover publishes nothing
 //! (watchers never saw the player leave).
+//!
+//! # Connect and resume, in sequence
+//!
+//! A mermaid sequence diagram (paste it into any mermaid renderer to draw it):
+//!
+//! ```text
+//! sequenceDiagram
+//!   autonumber
+//!   participant C as client
+//!   participant G as API Gateway
+//!   participant A as authorizer
+//!   participant K as connect
+//!   participant P as Players
+//!   participant R as resume
+//!   participant M as Messages (inbox)
+//!   participant D as on-message-inserted
+//!
+//!   C->>G: WebSocket upgrade (token, or playerId in header mode)
+//!   G->>A: $connect REQUEST authorizer
+//!   A-->>G: Allow, context playerId
+//!   G->>K: $connect
+//!   K->>P: UpdateItem connection fields, copy previous*, condition connectedAt not newer, ALL_OLD
+//!   P-->>K: the replaced item: new session, resume or takeover
+//!   alt takeover (the player was online elsewhere)
+//!     K->>G: PostToConnection(old connection, session_replaced)
+//!     K->>G: DeleteConnection(old connection)
+//!   else new session
+//!     K->>K: publish presence.connected
+//!   else resumed within the grace period
+//!     Note over K: nothing published
+//!   end
+//!   K-->>G: 200 (also when a later connection already holds the record: that socket is replaced at its first frame)
+//!   G-->>C: 101, upgrade completes
+//!   C->>G: resume, cursor optional
+//!   G->>R: resume
+//!   R->>P: GetItem (consistent read)
+//!   alt this connection is not the player's current one (replaced, or given up)
+//!     R->>G: PostToConnection(session_replaced or disconnected), DeleteConnection(this one)
+//!   else the connect was a takeover
+//!     R->>G: PostToConnection(session_replaced), DeleteConnection(previousConnectionId), again
+//!   end
+//!   R->>M: Query inbox, newest first
+//!   loop every frame after the cursor, oldest first
+//!     R->>G: PostToConnection(frame, with seq)
+//!     G-->>C: frame
+//!   end
+//!   R->>P: TransactWriteItems hand-over: this connection live from the newest seq replayed, condition no newer inbox item
+//!   alt a newer item was appended meanwhile
+//!     R->>M: Query the new items
+//!     R->>G: PostToConnection(each new frame)
+//!     R->>P: retry the hand-over
+//!   end
+//!   R-->>G: route response: ack (pendingMessages = frames replayed)
+//!   G-->>C: ack
+//!   Note over M,D: from now on new inbox items reach the client live
+//!   M-)D: stream INSERT (seq > 0)
+//!   D->>P: BatchGetItem recipients
+//!   D->>G: PostToConnection(frame) to the live connection
+//!   G-->>C: frame
+//! ```
 
 use std::sync::Arc;
 

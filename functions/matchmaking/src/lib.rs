@@ -11,6 +11,60 @@
 //! that reserves the slot. A conflict names what is pending (`ticketId` or
 //! `placementId`); one left behind by a fault (ended, or never recorded long after it
 //! was asked for) is cleared and the request goes on.
+//!
+//! # Matchmaking, in sequence
+//!
+//! A mermaid sequence diagram (paste it into any mermaid renderer to draw it):
+//!
+//! ```text
+//! sequenceDiagram
+//!   autonumber
+//!   participant C as client
+//!   participant G as API Gateway
+//!   participant R as matchmaking
+//!   participant FM as FlexMatch
+//!   participant B as EventBridge (default bus)
+//!   participant E as on-matchmaking-event
+//!   participant P as Players
+//!   participant PL as Placements (tickets)
+//!   participant M as Messages (inboxes)
+//!   participant D as on-message-inserted
+//!
+//!   C->>G: startMatchmaking(attributes, latencies, configuration)
+//!   G->>R: invoke
+//!   R->>P: UpdateItem rate limit; UpdateItem SET pendingPlacementId = ticket, condition none pending and no party
+//!   alt a ticket or a placement is pending and still going
+//!     R-->>C: error conflict, with its ticketId or placementId
+//!   else recorded on the player (for a party's leader: every member, in one transaction)
+//!     R->>PL: PutItem ticket QUEUED, condition new id
+//!     R->>FM: StartMatchmaking(ticketId, players)
+//!     alt GameLift refuses
+//!       R->>PL: TransactWriteItems: ticket FAILED (condition as read), every player's slot cleared
+//!       R-->>C: error (bad_request, unavailable, ...)
+//!     else accepted
+//!       R-->>C: ack ticketId, status QUEUED
+//!     end
+//!   end
+//!   loop every FlexMatch event (Searching, PotentialMatchCreated, AcceptMatch..., Succeeded / TimedOut / Cancelled / Failed)
+//!     FM-)B: GameLift Matchmaking Event
+//!     B-)E: invoke (async, retries, then DLQ)
+//!     E->>PL: GetItem ticket (its players, where it stands)
+//!     Note over E: TicketStatus::may_follow: duplicate, late or out-of-order: stop here
+//!     E->>M: read each player's inbox head
+//!     E->>PL: TransactWriteItems across Placements, Players and Messages
+//!     Note over P,M: one transaction: the ticket (condition status and statusAt as read),<br/>each player's matchmaking message at head + 1,<br/>when it ends: each player's slot cleared and (COMPLETED) seat set
+//!     M-)D: stream INSERT per player
+//!     D->>G: PostToConnection(matchmaking frame)
+//!     G-->>C: matchmaking frame
+//!   end
+//!   opt REQUIRES_ACCEPTANCE
+//!     C->>G: acceptMatch(ticketId, accept)
+//!     G->>R: invoke
+//!     R->>PL: GetItem ticket (yours, and requiring acceptance?)
+//!     R->>FM: AcceptMatch
+//!     R-->>C: ack
+//!   end
+//! ```
 
 use std::sync::Arc;
 

@@ -33,6 +33,55 @@
 //! Failures: a malformed event is logged and skipped (`Ok`); a transient store failure
 //! returns `Err`, so Lambda retries the invocation (settlement is idempotent); a
 //! corrupt placement item is logged and skipped (a retry cannot repair it).
+//!
+//! # A placement, in sequence
+//!
+//! A mermaid sequence diagram (paste it into any mermaid renderer to draw it):
+//!
+//! ```text
+//! sequenceDiagram
+//!   autonumber
+//!   participant C as client
+//!   participant G as API Gateway
+//!   participant S as session-placement-request
+//!   participant GL as GameLift queue
+//!   participant T as SNS topic
+//!   participant E as on-placement-event
+//!   participant P as Players
+//!   participant PL as Placements
+//!   participant M as Messages (inboxes)
+//!   participant D as on-message-inserted
+//!
+//!   C->>G: sessionPlacementRequest(latencies, playerData, queue)
+//!   G->>S: invoke
+//!   S->>P: UpdateItem SET pendingPlacementId, condition none pending
+//!   alt another placement is pending and still going
+//!     S-->>C: error conflict, with the pending placementId
+//!   else recorded on the player
+//!     S->>PL: PutItem status PENDING, condition new id
+//!     S->>GL: StartGameSessionPlacement
+//!     alt GameLift refuses
+//!       S->>PL: status FAILED, condition PENDING
+//!       S->>P: remove pendingPlacementId
+//!       S-->>C: error (bad_request, unavailable, ...)
+//!     else accepted
+//!       S-->>C: ack placementId, status PENDING
+//!     end
+//!   end
+//!   Note over GL: later
+//!   GL-)T: placement event (FULFILLED, CANCELLED, TIMED_OUT or FAILED)
+//!   T-)E: invoke (async, 2 retries, then DLQ)
+//!   opt not FULFILLED: the event does not name the players
+//!     E->>PL: GetItem (playerIds)
+//!   end
+//!   E->>M: read each player's inbox head
+//!   E->>PL: TransactWriteItems across Placements, Players and Messages
+//!   Note over P,M: one transaction: placement status (condition PENDING),<br/>each player's pendingPlacementId removed and seat set,<br/>each player's placement message appended at head + 1
+//!   M-)D: stream INSERT per player
+//!   D->>P: BatchGetItem
+//!   D->>G: PostToConnection(placement frame) to live connections
+//!   G-->>C: placement frame
+//! ```
 
 use std::collections::HashMap;
 use std::sync::Arc;

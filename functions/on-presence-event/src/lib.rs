@@ -12,6 +12,46 @@
 //! id is derived from the event and the watcher ([`presence_message_id`]): an append
 //! whose id is already the newest of that inbox writes nothing, so a retry does not
 //! deliver the same change twice.
+//!
+//! # Presence, in sequence
+//!
+//! A mermaid sequence diagram (paste it into any mermaid renderer to draw it):
+//!
+//! ```text
+//! sequenceDiagram
+//!   autonumber
+//!   participant K as connect
+//!   participant X as schedule (every minute)
+//!   participant T as presence-timeout
+//!   participant P as Players
+//!   participant G as API Gateway
+//!   participant B as presence bus
+//!   participant E as on-presence-event
+//!   participant W as PresenceSubscriptions
+//!   participant M as Messages (inboxes)
+//!   participant D as on-message-inserted
+//!
+//!   Note over K: a $connect that is a new session
+//!   K->>B: PutEvents presence.connected
+//!   X->>T: scheduled event
+//!   loop each shard of BySweepShard, a page of 100 tracked players at a time
+//!     T->>P: Query sweepShard (keys)
+//!     T->>P: BatchGetItem their sweepAt (eventually consistent)
+//!     loop each player whose sweepAt is before now
+//!       T->>P: UpdateItem status offline, condition sweepAt still before now, ALL_OLD
+//!       opt it was online (a zombie)
+//!         T->>G: PostToConnection(disconnected, heartbeat_timeout), DeleteConnection
+//!       end
+//!     end
+//!   end
+//!   T->>B: PutEvents presence.disconnected (10 per call)
+//!   B-)E: PresenceEventsRule
+//!   E->>W: Query targetId (the watchers)
+//!   E->>M: append one presence message to each watcher's inbox
+//!   M-)D: stream INSERT per watcher
+//!   D->>P: BatchGetItem watchers
+//!   D->>G: PostToConnection(presence frame) to live connections
+//! ```
 
 use std::sync::Arc;
 

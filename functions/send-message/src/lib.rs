@@ -13,6 +13,41 @@
 //! To a party (`partyId`): the party is read (one GetItem; `forbidden` unless the sender
 //! is a member), the limits are spent for its other members, and each gets the message
 //! with `"partyId"`.
+//!
+//! # A message, in sequence
+//!
+//! A mermaid sequence diagram (paste it into any mermaid renderer to draw it):
+//!
+//! ```text
+//! sequenceDiagram
+//!   autonumber
+//!   participant A as alice
+//!   participant G as API Gateway
+//!   participant S as send-message
+//!   participant M as Messages (inboxes)
+//!   participant D as on-message-inserted
+//!   participant P as Players
+//!   participant B as bob
+//!
+//!   A->>G: sendMessage(playerIds bob and carol, message)
+//!   G->>S: invoke
+//!   loop each recipient
+//!     S->>M: Query inbox newest first, limit 1 (the head)
+//!     S->>M: PutItem at seq head + 1, condition no item there
+//!     opt another append took that seq
+//!       S->>M: read the head again and retry
+//!     end
+//!   end
+//!   S-->>A: ack queued 2
+//!   M-)D: stream batch, INSERTs with seq > 0
+//!   D->>P: BatchGetItem the recipients
+//!   alt recipient has a live connection and seq is above liveFrom
+//!     D->>G: PostToConnection(message frame with seq)
+//!     G-->>B: message frame
+//!   else no live connection (carol offline, or not resumed yet)
+//!     Note over D: nothing posted, the frame stays in the inbox for her next resume
+//!   end
+//! ```
 
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! Match backfill (https://docs.aws.amazon.com/gamelift/latest/flexmatchguide/match-backfill.html):
+//! Match backfill (<https://docs.aws.amazon.com/gamelift/latest/flexmatchguide/match-backfill.html>):
 //! a game server's StartMatchBackfill makes a backfill ticket carrying the game's
 //! current players, seated in their teams; the matcher fills the teams' open slots with
 //! searching tickets under the same rules ([`matcher::backfill`]). The new players get a

@@ -162,7 +162,7 @@ struct State {
     matches: BTreeMap<String, Proposal>,
 }
 
-/// The simulated FlexMatch: the [`Matchmaker`] port.
+/// The simulated FlexMatch: the [`Matchmaker`](shared::ports::Matchmaker) port.
 pub struct FlexMatch {
     settings: FlexMatchSettings,
     configuration_arn: String,

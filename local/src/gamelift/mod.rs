@@ -120,7 +120,8 @@ pub fn channel_sink() -> (EventSink, mpsc::UnboundedReceiver<Value>) {
     (sink, rx)
 }
 
-/// The simulated GameLift: the [`GameLift`] port, plus the calls a game server would
+/// The simulated GameLift: the GameLift ports ([`PlacementStarter`], [`PlacementStopper`],
+/// [`PlayerSessions`], [`PlayerConnections`]), plus the calls a game server would
 /// make and a few a test needs.
 pub struct Simulator {
     state: Mutex<State>,

@@ -9,9 +9,9 @@
 //!   whose body names what is expected when the query has no `pID`, a `FleetId` other
 //!   than the simulator's, or an `Authorization` that is neither a token this stack
 //!   issued nor `SigV4` (whose signature is not checked: no AWS credentials exist
-//!   locally) ([`upgrade`]).
+//!   locally) (`upgrade.rs`).
 //! - Every frame is read and written with `gamelift-server-protocol`'s types
-//!   ([`socket`], [`actions`]); each action becomes a call on the GameLift simulator,
+//!   (`socket.rs`, `actions.rs`); each action becomes a call on the GameLift simulator,
 //!   which keeps the process by its `pID` (a new socket for the same pID takes over,
 //!   without a new ActivateServerProcess) and sends it pushes.
 //! - Every frame in and out, refusals included, is in the console's feed (`gameServer`).

@@ -1,7 +1,7 @@
 //! What match backfill (FlexMatch's StartMatchBackfill) needs of the fleet: the game
 //! session a process asks to backfill, checked as GameLift checks it (the caller's own,
 //! ACTIVE), and the game server told of the outcome with UpdateGameSession
-//! (https://docs.aws.amazon.com/gamelift/latest/flexmatchguide/match-backfill.html).
+//! (<https://docs.aws.amazon.com/gamelift/latest/flexmatchguide/match-backfill.html>).
 
 use gamelift_server_protocol::model::{
     GameSession as WireGameSession, MatchmakerData, UpdateReason,
