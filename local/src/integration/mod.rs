@@ -1,13 +1,54 @@
 //! API Gateway's own integrations, emulated from template.yaml: a route whose
 //! integration is an AWS service call (the heartbeat route's DynamoDB `UpdateItem`)
-//! or a MOCK (the `ping` route, [`mock`]) runs here as API Gateway runs it, with no handler: the deployed request template is
-//! rendered ([`velocity`]) with the frame and `$context`, the call is made on the local
+//! or a MOCK (the `ping` route, [`mock`]) runs here as API Gateway runs it, with no
+//! handler: the deployed request template is rendered ([`velocity`]) with the frame and
+//! `$context`, the call is made on the local
 //! stores ([`dynamodb`]), and the integration response whose key matches the status is
 //! rendered into the frame sent back (none when it renders nothing).
 //!
 //! The templates are read from the template compiled in ([`crate::template`]), so what
 //! the local stack does is what is deployed; `${Name}`s of `Fn::Sub` are the local
-//! values (the Players table's name, the heartbeat timeout).
+//! values (the Players table's name, the heartbeat timeout). On DynamoDB Local the
+//! `UpdateItem` is made through the SDK as rendered; in memory, the request is checked to
+//! be the heartbeat's and applied with `Heartbeats::heartbeat`.
+//! `tests/mapping-templates/cases.json` holds the templates' expected renderings; the
+//! Rust renderer is tested on them, and `scripts/check-mapping-templates.py` renders the
+//! same cases with a real Velocity engine (Python's `airspeed`, pinned in
+//! `scripts/lib.sh`) on the text of template.yaml.
+//!
+//! # The heartbeat route, as deployed
+//!
+//! A heartbeat runs no function. The route's integration is API Gateway's own call to
+//! DynamoDB (`IntegrationType: AWS`, `dynamodb:action/UpdateItem`, with a role that may
+//! only `UpdateItem` the Players table): its request template (`HeartbeatIntegration` in
+//! template.yaml) makes the one conditional write, and its integration responses turn
+//! DynamoDB's answer into the frame sent back, if any:
+//!
+//! | DynamoDB answers | frame |
+//! |---|---|
+//! | 200, the frame had a `requestId` (stored as `heartbeatRequestId`, returned by `UPDATED_NEW`) | `{"type":"ack","route":"heartbeat","requestId":…,"serverTime":…}` |
+//! | 200, no `requestId` (the update removes `heartbeatRequestId`) | none: the template renders nothing |
+//! | 400 `ConditionalCheckFailedException`, the item names another connection | `{"type":"session_replaced"}` |
+//! | 400 `ConditionalCheckFailedException`, this connection but not online (swept, or its `$disconnect` ran) | `{"type":"disconnected","reason":"connection_lost"}` |
+//! | 400 `ValidationException` (the frame broke the heartbeat's rules: the template adds a value no expression uses, so DynamoDB refuses it and writes nothing) | `error`, `bad_request` |
+//! | any other 4xx (throttled), 5xx, a timeout | `error`, `unavailable`: send the next one |
+//!
+//! - What it writes: `SET lastSeen = now, sweepAt = now + HeartbeatTimeoutSeconds`
+//!   (`now` is `$context.requestTimeEpoch`), `ackedSeq` when the body has a `cursor`,
+//!   keyed by the authorizer's `playerId`, under `connectionId = this connection AND
+//!   status = online`. Both ids go through `$util.escapeJavaScript`, which would turn a
+//!   `'` into `\'` (not JSON); player ids cannot hold one (`A-Z a-z 0-9 . _ : @ -`), and
+//!   API Gateway's connection ids are base64 text. One write unit, no index write
+//!   (`BySweepShard` keys on `sweepShard`, which a heartbeat does not change).
+//! - What clients see: a heartbeat without `requestId` gets no reply; error frames carry
+//!   no `requestId` (the integration response sees DynamoDB's answer, not the frame); a
+//!   socket that is not current is told `session_replaced` (or `disconnected`) and left
+//!   open, since an integration cannot close a socket: the client closes it, and it is no
+//!   longer tracked, so it costs nothing but connection minutes until then.
+//!
+//! What of this API Gateway documents, and what it relies on without a page saying it
+//! (and how each is checked on a deployment), is one table: docs/deploy.md, "What this
+//! stack assumes of AWS".
 
 pub mod dynamodb;
 pub mod mock;
