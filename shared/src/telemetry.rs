@@ -2,8 +2,9 @@
 //! `crate::metrics`).
 //!
 //! In Lambda (`AWS_LAMBDA_FUNCTION_NAME` is set) logs are JSON lines so CloudWatch can
-//! query the structured fields (`player_id`, `connection_id`, ...); the level follows
-//! `AWS_LAMBDA_LOG_LEVEL` (set by the template's `LoggingConfig`) or `RUST_LOG`.
+//! query the structured fields (`player_id`, `connection_id`, ...); the level is
+//! `RUST_LOG`, else `AWS_LAMBDA_LOG_LEVEL` (set by the template's `LogLevel`, through
+//! `LoggingConfig`), else `info`.
 //! Elsewhere (the local stack, tests) they are compact human-readable lines, coloured
 //! only on a terminal (never escape codes in a file or a pipe; `NO_COLOR` turns them off).
 

@@ -1,6 +1,24 @@
 //! The SDK configuration every AWS client of a function shares: region and credentials
 //! from the environment, timeouts inside the function's own, and the trust roots of its
 //! HTTPS client. Built once per process, during init.
+//!
+//! Trust roots: the clients trust the five roots of Amazon Trust Services
+//! (`adapters/aws/certs/amazon-trust-services.pem`, compiled in), the CA behind every
+//! endpoint the functions call (DynamoDB, API Gateway's `@connections`, GameLift,
+//! EventBridge, and SSM for the authorizer's HS256 secret). Reading and parsing the
+//! system's ~150 roots instead was most of a cold start (BENCHMARKS.md).
+//! `TLS_TRUST_ROOTS=system` switches back to the system store (also the default in the
+//! China regions, `cn-*`, a separate partition); `amazon` forces the compiled-in roots.
+//! The template does not set it.
+//!
+//! Endpoints (`sam local invoke` only): `AWS_ENDPOINT_URL`, `AWS_ENDPOINT_URL_DYNAMODB`
+//! and `AWS_ENDPOINT_URL_APIGATEWAYMANAGEMENTAPI` are the AWS SDK's own variables
+//! (aws-config reads the first two when it loads the configuration; the last one, see
+//! [`MANAGEMENT_ENDPOINT_VARIABLE`]). The template declares them in the Globals as
+//! `AWS::NoValue`, so CloudFormation deploys none of them; they exist so that `sam local
+//! invoke --env-vars local/sam-env.json` may set them (SAM passes a function only the
+//! variables its template declares). `tests/suites/template_drift/sam_env.rs` checks the
+//! file against the template and the code.
 
 use std::time::Duration;
 

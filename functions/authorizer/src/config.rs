@@ -1,7 +1,17 @@
-//! The authorizer's settings (docs/architecture.md#configuration-surface): `AUTH_MODE`
+//! The authorizer's settings (each declared in `shared::config::settings`): `AUTH_MODE`
 //! (and the `ALLOW_UNAUTHENTICATED` opt-in header mode needs), and in JWT mode the
 //! issuer, audience, key source, clock leeway and maximum token lifetime. Read once at
 //! init; a bad deployment fails on cold start with every problem listed.
+//!
+//! - `AUTH_MODE=header` starts only with `ALLOW_UNAUTHENTICATED=true`, and never when
+//!   `STAGE` is `Production` (the template's rules refuse both too); the local stack's
+//!   default is `header` and it opts in itself.
+//! - In jwt mode, exactly one of `JWKS_URL` (RS256/ES256 only, https) and
+//!   `JWT_HS256_SECRET_PARAMETER` (the name or path of an SSM Parameter Store SecureString
+//!   holding the HS256 secret, at least 32 bytes: `secret.rs`). The template grants
+//!   `ssm:GetParameter` on that parameter only and `kms:Decrypt` through SSM for it only.
+//!   `JWT_HS256_SECRET` (the secret itself) is the local stack's only: the Lambda function
+//!   refuses it, since deployed a secret is never an environment variable.
 
 use std::collections::HashMap;
 use std::fmt;

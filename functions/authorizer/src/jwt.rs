@@ -1,6 +1,11 @@
 //! JWT validation: algorithm allow-list, no `crit` extension, key choice, signature,
 //! `exp`/`nbf`/`iat` with leeway, the maximum lifetime (`exp - iat`), `iss`, `aud`, and
 //! `sub` as the player id.
+//!
+//! Whatever the settings, a token whose `crit` header names any extension is refused
+//! (none is understood; RFC 7515 §4.1.11), and so is one whose `iat` is in the future
+//! beyond the leeway. Each refusal is one log line naming the claim or header, never the
+//! token.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

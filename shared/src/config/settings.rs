@@ -5,10 +5,24 @@
 //! template.yaml's parameters, and the documentation's tables, are tested against
 //! [`catalogue`] (tests/suites/template_drift/settings.rs, local/tests/binary/docs.rs).
 //!
-//! A new setting: declare it here, add it to [`catalogue`], read it where it is used
-//! (`env.whole(&settings::X)`), and add its parameter and variable to template.yaml and a
-//! row to the tables: the tests name whatever is missing (docs/architecture.md,
-//! "Configuration surface").
+//! A new setting needs one declaration and its use:
+//!
+//! 1. declare it here (a `Whole`, `Text`, `Flag` or `Choice`, with its template parameter
+//!    if one sets it) and add it to [`catalogue`];
+//! 2. read it where it is used: `env.whole(&settings::X)` (or `seconds`, `text`, `flag`,
+//!    `choice`) in `Config::read` or the function's own reader, and check it in
+//!    `Config::problems` if a `Config` can be built in code;
+//! 3. give the local stack a flag if it reads it (`local/src/settings/knobs.rs`:
+//!    `env = settings::X.variable, help = settings::X.meaning, default_value_t =
+//!    settings::X.default`) and map it in `Settings::shared_variables`;
+//! 4. in template.yaml, the parameter and the variable (`X: !Ref Parameter`), and a row
+//!    in docs/deploy.md's parameter table; then `UPDATE_DOCS=1 cargo test -p tests
+//!    --test suites settings_docs` rewrites the README's table.
+//!
+//! Steps 3 and 4 are checked: `template_drift::settings` fails on a parameter whose
+//! default or range is not the table's, or a variable a parameter sets that the table
+//! does not declare; `settings_docs` on the README's table, a deploy.md row or a `--help`
+//! entry that is missing or says another default.
 
 use std::fmt;
 use std::ops::RangeInclusive;
