@@ -7,6 +7,21 @@
 //! It depends on serde, serde_json, schemars and four small pure-Rust crates (thiserror,
 //! uuid, fastrand, serde_path_to_error), never on the AWS SDK or the Lambda runtime, so game clients and bots
 //! can use it; `tests/no_aws.rs` checks that.
+//!
+//! Every rule the server applies to a request's body (ranges, lengths, patterns, counts:
+//! [`latencies`], `matchmaking/attributes.rs`, `requests/fields.rs`, the domain ids) is
+//! in these types' `Deserialize` and in their schema, so the two cannot say different
+//! things. What the schema cannot state is not `bad_request`: a queue or matchmaking
+//! configuration the stack does not have is `not_found`, a `maxSize` above the stack's
+//! `PARTY_MAX_SIZE` `forbidden`, a `message` over 32 KiB `payload_too_large`. A pushed
+//! `ServerFrame` variant takes `#[schemars(transform = pushed)]`, which adds its required
+//! `seq`. The end-to-end suites validate every frame the server sends against the
+//! committed schema (`tests/support/schema.rs`), and `tests/suites/client_frames.rs`
+//! sends frames made from the schema's `ClientFrame`, 30 per route each way from a fixed
+//! seed: none the schema allows is refused as malformed, none it refuses is acked. The
+//! clients build on it: the TypeScript and C# types are generated from the schema (each
+//! with a test that fails while the generated file is stale), the Rust client uses the
+//! crate.
 
 pub mod connection;
 pub mod domain;
