@@ -299,7 +299,7 @@ impl<'de> Deserialize<'de> for Seq {
 }
 
 /// Where a player is in the connection lifecycle
-/// (docs/architecture.md#connection-and-presence).
+/// (shared/src/players.rs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PresenceStatus {
@@ -423,7 +423,7 @@ impl<'de> Deserialize<'de> for PlacementId {
     }
 }
 
-/// Where a game session placement is (docs/architecture.md#placement): it moves only
+/// Where a game session placement is (shared/src/placement.rs): it moves only
 /// from `PENDING` to one of the final states, once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]

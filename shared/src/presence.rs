@@ -1,4 +1,4 @@
-//! Presence events on the custom presence bus (docs/architecture.md#d-presence):
+//! Presence events on the custom presence bus (functions/on-presence-event/src/lib.rs):
 //! `connect` publishes `presence.connected` for a new session, the sweeper publishes
 //! `presence.disconnected`; an EventBridge rule sends both to `on-presence-event`, and
 //! other services may add rules of their own.

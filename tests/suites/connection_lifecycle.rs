@@ -1,6 +1,6 @@
 //! End to end over real WebSockets: the local stack in-process, the real handlers, and a
 //! client that speaks the protocol (README.md#client-protocol-v1; lifecycle:
-//! docs/architecture.md#connection-and-presence).
+//! shared/src/players.rs).
 
 use std::time::Duration;
 

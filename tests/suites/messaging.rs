@@ -1,5 +1,5 @@
 //! Player-to-player messages end to end over real WebSockets
-//! (docs/architecture.md#c-message-delivery): `sendMessage` → the Messages table → its
+//! (functions/send-message/src/lib.rs): `sendMessage` → the Messages table → its
 //! stream → `on-message-inserted` → PostToConnection, and `resume` replaying what could
 //! not be delivered. In memory, and (with `DYNAMODB_ENDPOINT` set) on DynamoDB Local
 //! reading the table's real stream.

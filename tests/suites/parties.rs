@@ -1,4 +1,4 @@
-//! Parties end to end over real WebSockets (docs/architecture.md#playing-in-parties): every party
+//! Parties end to end over real WebSockets (shared/src/party/mod.rs): every party
 //! change is pushed through the inbox and its stream (or replayed on `resume`), versions
 //! grow by one, a party survives a drop, a member gone past `PARTY_OFFLINE_SECONDS` is
 //! removed by the sweeper, two joins racing for the last seat leave one winner, and the

@@ -1,4 +1,4 @@
-//! GameLift placement end to end over real WebSockets (docs/architecture.md#b-placement):
+//! GameLift placement end to end over real WebSockets (functions/on-placement-event/src/lib.rs):
 //! `sessionPlacementRequest` → the GameLift simulator → its SNS event →
 //! `on-placement-event` → the Messages table → its stream → `on-message-inserted` →
 //! the `placement` frame pushed to the player (no polling); `cancelPlacement`,

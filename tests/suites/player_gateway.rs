@@ -1,4 +1,4 @@
-//! Player gateway end to end over real WebSockets (docs/architecture.md#player-gateway):
+//! Player gateway end to end over real WebSockets (shared/src/seats.rs):
 //! in each `PLAYER_GATEWAY` mode, with the GameLift simulator's fleet in the same mode, a
 //! party placement, a solo placement, a FlexMatch match, a rejoin, a resume and a refresh
 //! each give every player the right connection details, with exactly one

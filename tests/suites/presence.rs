@@ -1,6 +1,6 @@
 //! Presence end to end over real WebSockets: subscriptions, the in-process bus routed
 //! to `on-presence-event`, and the sweeper on a 1 s interval
-//! (docs/architecture.md#d-presence).
+//! (functions/on-presence-event/src/lib.rs).
 //!
 //! Time bounds are deadlines on a receive, measured from the moment that starts the
 //! clock (a close, the last heartbeat): they check the protocol's promises (grace + 2 s,

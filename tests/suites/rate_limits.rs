@@ -1,4 +1,4 @@
-//! Per-player rate limits end to end (docs/architecture.md#rate-limits): a sender over
+//! Per-player rate limits end to end (shared/src/rate_limits.rs): a sender over
 //! the limit is told `rate_limited` with `retryAfterMs`, nothing of the refused frame is
 //! stored, other players are unaffected, and the next minute the limit resets. In
 //! memory, and on DynamoDB Local (the windows on the players' items). The stack runs on

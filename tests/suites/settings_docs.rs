@@ -1,6 +1,6 @@
 //! The documentation's settings listings against the settings table
-//! (`shared::config::settings::catalogue`): the README's and docs/architecture.md's tables
-//! are rendered from it (between `<!-- settings-table ... -->` markers), docs/deploy.md's
+//! (`shared::config::settings::catalogue`): the README's table is rendered from it
+//! (between `<!-- settings-table ... -->` markers), docs/deploy.md's
 //! parameter rows say its defaults, and the local stack's `--help` shows every setting
 //! it reads with its default. A setting added to the table and missing from any of them
 //! fails here, naming it.
@@ -76,10 +76,8 @@ fn rendered(path: &str, name: &str, table: &str) -> Result<(), String> {
 }
 
 #[test]
-fn given_the_settings_table_then_the_readme_and_architecture_tables_are_its_rendering() {
-    let table = full_table();
-    rendered("README.md", "readme", &table).unwrap();
-    rendered("docs/architecture.md", "architecture", &table).unwrap();
+fn given_the_settings_table_then_the_readme_table_is_its_rendering() {
+    rendered("README.md", "readme", &full_table()).unwrap();
 }
 
 #[test]

@@ -716,7 +716,7 @@ namespace GameLiftSockets.Protocol
     }
 
     /// <summary>
-    /// Where a game session placement is (docs/architecture.md#placement): it moves only
+    /// Where a game session placement is (shared/src/placement.rs): it moves only
     /// from `PENDING` to one of the final states, once.
     /// </summary>
     public static class PlacementStatus

@@ -441,7 +441,7 @@ export type PlacementRequestBody = {
 };
 
 /**
- * Where a game session placement is (docs/architecture.md#placement): it moves only
+ * Where a game session placement is (shared/src/placement.rs): it moves only
  * from `PENDING` to one of the final states, once.
  */
 export type PlacementStatus = "PENDING" | "FULFILLED" | "CANCELLED" | "TIMED_OUT" | "FAILED";

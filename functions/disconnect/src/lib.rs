@@ -1,6 +1,6 @@
 //! `$disconnect`: starts the player's reconnect grace period, but only if this
 //! connection is still theirs: a late `$disconnect` of a replaced connection must never
-//! clobber the newer one (docs/architecture.md#connection-and-presence). API Gateway
+//! clobber the newer one (shared/src/players.rs). API Gateway
 //! delivers `$disconnect` best-effort; the presence sweeper is what guarantees presence
 //! converges.
 

@@ -5,7 +5,7 @@
 //! connection: the one that completed `resume`'s hand-over, and only messages after the
 //! seq that hand-over's replay reached (`liveFrom`). Nothing is deleted: a message stays
 //! in its inbox until its TTL, and `resume` replays what a client reports it has not
-//! processed (docs/architecture.md#delivery). Outcomes per record:
+//! processed (shared/src/messaging/mod.rs). Outcomes per record:
 //! - posted → done (the client may still lose it on a dying socket: that is what the
 //!   cursor on `resume` is for);
 //! - no live connection (offline, disconnected, or still before its `resume`), or

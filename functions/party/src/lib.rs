@@ -1,4 +1,4 @@
-//! The party routes (docs/architecture.md#playing-in-parties): `createParty`, `inviteToParty`,
+//! The party routes (shared/src/party/mod.rs): `createParty`, `inviteToParty`,
 //! `joinParty`, `declinePartyInvite`, `leaveParty`, `kickFromParty` and
 //! `promotePartyLeader`, one function for all seven; `requestContext.routeKey` says
 //! which.

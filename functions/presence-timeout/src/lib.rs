@@ -1,6 +1,6 @@
 //! `presence-timeout`: the sweeper, on an EventBridge schedule (every minute). It is
 //! what guarantees presence converges, since `$disconnect` is best-effort
-//! (docs/architecture.md#where-each-guarantee-is-enforced).
+//! (contracts/src/lib.rs).
 //!
 //! For each shard of the sparse `BySweepShard` index, it pages through every tracked
 //! player (online or disconnected: a page of keys, then their `sweepAt` in one batched

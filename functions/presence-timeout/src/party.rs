@@ -1,4 +1,4 @@
-//! The parties' side of the sweep (docs/architecture.md#playing-in-parties): a member taken
+//! The parties' side of the sweep (shared/src/party/mod.rs): a member taken
 //! offline is offline in their party too (a `presence` change, pushed to every member),
 //! and a member offline for `PARTY_OFFLINE_SECONDS` is removed (`left`; a leader hands
 //! over to the longest-standing member, the last one disbands the party).

@@ -2,7 +2,7 @@
 //! so a player who lost their connection to the game server gets a NEW player session
 //! on their last game session (CreatePlayerSession), tracked by player id.
 //! `refreshConnectionDetails`: fresh connection details (a new player gateway token) for
-//! the player's current seat, before the old ones expire (docs/architecture.md#player-gateway).
+//! the player's current seat, before the old ones expire (shared/src/seats.rs).
 //!
 //! Round trips, `rejoinSession`: 1 GetItem (Players), CreatePlayerSession, with
 //! `PLAYER_GATEWAY` enabled or required 1 GetPlayerConnectionDetails for the new seat,

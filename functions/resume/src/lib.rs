@@ -2,7 +2,7 @@
 //! `$connect` is impossible: the connection is not open until it returns). It answers
 //! with the player's state, replays every frame of their inbox after the client's
 //! cursor, in seq order, and then hands the connection over to live delivery, so that
-//! nothing falls between the replay and the stream (docs/architecture.md#delivery):
+//! nothing falls between the replay and the stream (shared/src/messaging/mod.rs):
 //!
 //! 1. one GetItem: is this connection the player's current one? (If not, it was
 //!    replaced or given up: it is told so and closed.) If it took over a connection

@@ -1,11 +1,11 @@
 //! `sendMessage`: a player sends any JSON value to up to 100 players, or to their party.
 //! The message (one id, the same for every recipient) is appended to each recipient's
 //! inbox; delivery happens from the table's stream (`on-message-inserted`) to recipients
-//! who are live, and `resume` replays it to the others (docs/architecture.md#delivery).
+//! who are live, and `resume` replays it to the others (shared/src/messaging/mod.rs).
 //!
 //! To players (`playerIds`), before anything is stored, two calls at once: the sender's
 //! rate limits are spent (one conditional write on their own item,
-//! docs/architecture.md#rate-limits) and the recipients are looked up (one
+//! shared/src/rate_limits.rs) and the recipients are looked up (one
 //! BatchGetItem). Over a limit: `rate_limited` with `retryAfterMs`. An id no player has
 //! (never connected, or gone for 30 days): `not_found` naming it, and nothing is stored
 //! for anyone, rather than a message kept a day for nobody.

@@ -7,7 +7,7 @@
 //!
 //! Round trips on the normal path: 3 DynamoDB writes + 1 GameLift call, in this order:
 //! 0. Players: the request counted against the player's placement rate limit (one
-//!    conditional UpdateItem, docs/architecture.md#rate-limits; none with the limit off);
+//!    conditional UpdateItem, shared/src/rate_limits.rs; none with the limit off);
 //!    over it: `rate_limited` with `retryAfterMs`, nothing else done;
 //! 1. Players: `pendingPlacementId` set only if none is pending and the player is in no
 //!    party (one conditional UpdateItem; a conflict names the pending placement, or the

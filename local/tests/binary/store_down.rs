@@ -161,7 +161,7 @@ async fn given_dynamodb_goes_down_mid_run_then_every_route_answers_unavailable_w
         assert_eq!(reply["code"], "unavailable", "{route}: {reply}");
         // The heartbeat's answer comes from API Gateway's integration response, which
         // sees DynamoDB's answer, not the frame: it cannot name the request
-        // (docs/architecture.md, the heartbeat route).
+        // (local/src/integration/mod.rs, the heartbeat route as deployed).
         let request_id = if *route == "heartbeat" {
             Value::Null
         } else {

@@ -35,7 +35,7 @@ pub fn queue_names(raw: &str) -> Vec<String> {
 }
 
 /// What the sweeper counts as a player's sign of life (`PRESENCE_LIVENESS`), and so what
-/// `resume` tells clients to send (docs/architecture.md#presence-liveness).
+/// `resume` tells clients to send (shared/src/players.rs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PresenceLiveness {
@@ -88,7 +88,7 @@ impl FromStr for PresenceLiveness {
     }
 }
 
-/// Settings every function shares (docs/architecture.md#configuration-surface).
+/// Settings every function shares (shared/src/config/settings.rs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     pub game: String,
@@ -129,7 +129,7 @@ pub struct Config {
     pub detailed_metrics: bool,
 }
 
-/// How parties behave (docs/architecture.md#playing-in-parties).
+/// How parties behave (shared/src/party/mod.rs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PartySettings {
     /// The most members a party may have (`PARTY_MAX_SIZE`, 2–10); `createParty` may ask
@@ -153,7 +153,7 @@ impl PartySettings {
     };
 }
 
-/// Per-player limits per one-minute window (docs/architecture.md#rate-limits); 0 turns
+/// Per-player limits per one-minute window (shared/src/rate_limits.rs); 0 turns
 /// one off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateLimits {

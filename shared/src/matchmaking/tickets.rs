@@ -1,4 +1,4 @@
-//! Matchmaking tickets (docs/architecture.md#matchmaking-tickets): the ticket item,
+//! Matchmaking tickets (shared/src/ports/tickets.rs): the ticket item,
 //! stored in the Placements table beside the placements they stand in for, a change of
 //! its status with everything it writes, and what FlexMatch is asked.
 //!

@@ -1,4 +1,4 @@
-//! The Parties table (docs/architecture.md#parties) and the writes a party change makes
+//! The Parties table (shared/src/ports/parties.rs) and the writes a party change makes
 //! across the Parties, Players and Messages tables.
 //!
 //! Every change to a party is one [`PartyCommit`]: the party's new state, written only

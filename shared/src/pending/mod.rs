@@ -1,4 +1,4 @@
-//! A player's one pending request (docs/architecture.md#players, `pendingPlacementId`):
+//! A player's one pending request (shared/src/ports/players.rs, `pendingPlacementId`):
 //! a queue placement or a matchmaking ticket, never both, because both take the same
 //! slot of the player's item. [`Pending`] says which, as a type: the slot's stored text
 //! is read into it once, by [`Pending::from_stored`] (the one place that tells a ticket

@@ -1,4 +1,4 @@
-//! The Messages item (an inbox entry, see docs/architecture.md#data-model), derived, and
+//! The Messages item (an inbox entry, see `shared::ports::messages`), derived, and
 //! its mapping to [`StoredMessage`], both ways: the SDK's attribute maps (PutItem, Query
 //! results) and the stream's `NEW_IMAGE` as `aws_lambda_events` delivers it
 //! (`serde_dynamo::Item`), for `on-message-inserted`.

@@ -1,4 +1,4 @@
-//! DynamoDB adapters of the store ports (docs/architecture.md#data-model), and the
+//! DynamoDB adapters of the store ports (the tables: docs/architecture.md#the-data-model-at-a-glance), and the
 //! table set-up the local stack and the tests use with DynamoDB Local.
 
 mod batch;

@@ -1,4 +1,4 @@
-//! The Parties table's items (docs/architecture.md#parties), derived, and their mapping
+//! The Parties table's items (shared/src/ports/parties.rs), derived, and their mapping
 //! to [`Party`] and [`Invitation`]. Key: partition `partyId`, sort `sk`: the party itself
 //! at `sk = party`, each invitation at `sk = invite#<playerId>` (TTL removes it once
 //! expired).

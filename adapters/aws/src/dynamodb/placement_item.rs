@@ -1,4 +1,4 @@
-//! The Placements item (docs/architecture.md#placements), derived, and its mapping to
+//! The Placements item (shared/src/ports/placements.rs), derived, and its mapping to
 //! [`PlacementRecord`]; the game session and player sessions attributes a matchmaking
 //! ticket's item (`ticket_item.rs`) and the settlements' updates share with it.
 

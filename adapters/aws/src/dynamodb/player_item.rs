@@ -1,4 +1,4 @@
-//! The Players item (docs/architecture.md#players), derived, and its mapping to
+//! The Players item (shared/src/ports/players.rs), derived, and its mapping to
 //! [`PlayerRecord`]. The item is written piecewise by update expressions (`$connect`,
 //! heartbeats, the game state of `player_game_state.rs`, settlements); those take their
 //! values from the attribute structs here, and read it whole (GetItem, ALL_OLD images,

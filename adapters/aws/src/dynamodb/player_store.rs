@@ -1,6 +1,6 @@
 //! The Players ports on the DynamoDB Players table: every operation is exactly one round
 //! trip, and every race is settled by a condition expression
-//! (docs/architecture.md#where-each-guarantee-is-enforced).
+//! (contracts/src/lib.rs).
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! The PresenceSubscriptions item (docs/architecture.md#presencesubscriptions), derived:
+//! The PresenceSubscriptions item (shared/src/ports/subscriptions.rs), derived:
 //! `watcherId` watches `targetId` until `expireAt`.
 
 use serde::{Deserialize, Serialize};

@@ -1,5 +1,5 @@
-//! A matchmaking ticket as an item of the Placements table (docs/architecture.md,
-//! Matchmaking tickets), derived: keyed by its id in `placementId` (`mm-…`, never a
+//! A matchmaking ticket as an item of the Placements table (`shared::ports::tickets`),
+//! derived: keyed by its id in `placementId` (`mm-…`, never a
 //! placement's), marked `kind = ticket`, with the placement item's attribute names where
 //! they mean the same thing.
 

@@ -1,4 +1,4 @@
-//! The seats' rows with `PLAYER_GATEWAY=enabled` (docs/architecture.md#player-gateway),
+//! The seats' rows with `PLAYER_GATEWAY=enabled` (shared/src/seats.rs),
 //! on tables of their own: a FULFILLED placement for one player and for a party of 3, a
 //! FlexMatch match of 2 (the `matchmaking.rs` players and events), `rejoinSession` and
 //! `refreshConnectionDetails`. The scripted GameLift answers as a player gateway fleet

@@ -1,4 +1,4 @@
-//! The matchmaking operations (docs/architecture.md#matchmaking-tickets), on tables of
+//! The matchmaking operations (shared/src/ports/tickets.rs), on tables of
 //! their own: alice and bob matched 1v1 with acceptance, carol stopping her ticket. The
 //! FlexMatch events are the `events/matchmaking-*.json` samples with these tickets' ids.
 //! Every inbox has had a message first, so the rows show the usual append.

@@ -1,4 +1,4 @@
-//! The party operations (docs/architecture.md#playing-in-parties), on tables of their own
+//! The party operations (shared/src/party/mod.rs), on tables of their own
 //! so that a sweep finds only the party's members: a party of three (alice, bob, carol;
 //! dave and erin on their own). Every inbox has had a message first, so the rows show the
 //! usual append, not an inbox's first (its epoch item).
