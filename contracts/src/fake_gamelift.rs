@@ -1,4 +1,4 @@
-//! A scripted [`GameLift`] (and [`PlayerConnections`]) for handler tests: records every
+//! A scripted GameLift ports ([`PlacementStarter`], [`PlacementStopper`], [`PlayerSessions`], [`PlayerConnections`]) (and [`PlayerConnections`]) for handler tests: records every
 //! call and answers with what the test queued, or succeeds by default.
 
 use std::collections::VecDeque;

@@ -1,4 +1,5 @@
-//! The inbox contract ([`MessageStore`] and [`DeliveryHandover`]), one test per scenario:
+//! The inbox contract ([`MessageStore`](shared::ports::MessageStore) and
+//! [`DeliveryHandover`]), one test per scenario:
 //! `contracts::message_store_contract_tests!(factory)` expands to one `#[tokio::test]` per
 //! scenario below, each on a fresh [`Subject`] from `factory`.
 

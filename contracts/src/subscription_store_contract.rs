@@ -186,7 +186,7 @@ pub async fn given_nothing_to_write_or_remove_then_nothing_fails(store: &impl Su
 }
 
 /// One `#[tokio::test]` per scenario of this contract, each on `$factory().await` (an
-/// async function returning a fresh [`SubscriptionStore`]).
+/// async function returning a fresh [`Subscriptions`](shared::ports::Subscriptions) and [`Watchers`](shared::ports::Watchers) store).
 #[macro_export]
 macro_rules! subscription_store_contract_tests {
     ($factory:expr) => {

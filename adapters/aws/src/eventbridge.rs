@@ -87,7 +87,7 @@ pub struct EventBridgeBus {
 
 impl EventBridgeBus {
     /// Events go to `bus_name` (name or ARN) with `Source` = `source`
-    /// (`<game>.presence`, see [`shared::ports::event_bus::presence_source`]).
+    /// (`<game>.presence`, see [`shared::presence::presence_source`]).
     pub fn new(client: Client, bus_name: impl Into<String>, source: impl Into<String>) -> Self {
         Self {
             client,

@@ -1,4 +1,5 @@
-//! [`GameLift`] on Amazon GameLift, with `aws-sdk-gamelift`: StartGameSessionPlacement,
+//! The GameLift ports ([`PlacementStarter`], [`PlacementStopper`], [`PlayerSessions`]) on
+//! Amazon GameLift, with `aws-sdk-gamelift`: StartGameSessionPlacement,
 //! StopGameSessionPlacement and CreatePlayerSession.
 //!
 //! Every SDK error of each operation maps to one [`GameLiftError`]: the modeled error

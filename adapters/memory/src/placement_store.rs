@@ -80,7 +80,7 @@ impl PlacementRecorder for InMemoryPlacementStore {
 /// Settlements over the in-memory stores, with the DynamoDB adapter's semantics: the
 /// placement's status check and every player's update happen under the placements
 /// lock (nothing else can settle the placement meanwhile); the messages are then
-/// written through [`InMemoryMessageStore::put_all`], so its observer (the local
+/// appended through [`InMemoryMessageStore`]'s `MessageStore::append`, so its observer (the local
 /// stack's stream feeder) sees them like stream INSERTs.
 pub struct InMemoryPlacementOutcomes {
     placements: Arc<InMemoryPlacementStore>,

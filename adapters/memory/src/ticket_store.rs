@@ -1,4 +1,4 @@
-//! [`TicketStore`] in memory, with the DynamoDB adapter's semantics: the ticket's check
+//! The ticket ports ([`TicketReader`], [`TicketRecorder`], [`TicketChanges`]) in memory, with the DynamoDB adapter's semantics: the ticket's check
 //! and write, and every player's update, happen under the tickets lock (nothing else can
 //! change the ticket meanwhile); the messages are then appended through
 //! [`InMemoryMessageStore`], whose observer (the local stack's stream feeder) sees them

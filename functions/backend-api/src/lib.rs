@@ -13,7 +13,7 @@
 //!   `session_ended` without asking GameLift.
 //!
 //! Errors are RFC 9457 problem details with the socket protocol's codes ([`problem`]),
-//! never a function error. The path is routed here, not by API Gateway ([`route`]: a game
+//! never a function error. The path is routed here, not by API Gateway (`route.rs`: a game
 //! session id is an ARN, which holds `/`, so the path is matched from its fixed end);
 //! `lambda_http` turns the HTTP API's payload 2.0 event into an `http::Request` and the
 //! handler's `Response` back.

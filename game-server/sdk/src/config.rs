@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::error::GameLiftError;
 
-/// The names of the variables read by [`ServerParameters::resolve`].
+/// The names of the variables read by `ServerParameters::resolve`.
 pub mod env {
     pub const WEBSOCKET_URL: &str = "GAMELIFT_SDK_WEBSOCKET_URL";
     pub const PROCESS_ID: &str = "GAMELIFT_SDK_PROCESS_ID";

@@ -4,7 +4,7 @@
 //! but the sorted, `url.QueryEscape`d `ComputeId=…&FleetId=…&pID=…` alone, hashed into
 //! `AWS4-HMAC-SHA256\n<datetime>\n<date>/<region>/gamelift/aws4_request\n<hash>` and
 //! signed with the usual derived key (aws-sigv4's `generate_signing_key`; the key
-//! derivation is https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html).
+//! derivation is <https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html>).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 

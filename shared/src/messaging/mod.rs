@@ -2,7 +2,7 @@
 //! message, a placement result, a presence change, a party change) is appended to the
 //! recipient's inbox at the next [`Seq`], delivered live from the table's stream by
 //! `on-message-inserted` to a connection that has completed its hand-over
-//! ([`DeliveryHandover`]), and replayed by `resume` to a client that reports the last seq
+//! ([`DeliveryHandover`](crate::ports::DeliveryHandover)), and replayed by `resume` to a client that reports the last seq
 //! it processed. Nothing is deleted on delivery: messages expire by TTL.
 //!
 //! The ports, and the item, are `crate::ports::messages`; [`recipients`] is the check every sender of

@@ -5,14 +5,14 @@
 //! the lines (specification: `emf.rs`).
 //!
 //! The recorder is `metrics_cloudwatch_embedded` behind the `metrics` facade. A Lambda
-//! process serves one invocation at a time: [`invocation`] wraps each one and flushes
+//! process serves one invocation at a time: [`invocation`](crate::metrics::invocation) wraps each one and flushes
 //! what it counted as one EMF document per dimension set, on stdout, before the response
 //! goes back (a few hundred bytes, one `write`). Nothing is installed elsewhere (unit
 //! tests, tools), and the facade's macros then do nothing. The local stack installs the
-//! same recorder with [`install`] and hands the very lines to its console
-//! ([`add_listener`]), so what a developer sees there is what CloudWatch will extract.
+//! same recorder with [`install`](crate::metrics::install) and hands the very lines to its console
+//! ([`add_listener`](crate::metrics::add_listener)), so what a developer sees there is what CloudWatch will extract.
 //!
-//! Every metric, with its unit and dimensions, is in [`catalogue`]; handlers call the
+//! Every metric, with its unit and dimensions, is in [`catalogue`](crate::metrics::catalogue); handlers call the
 //! functions below, never the macros, so no name or dimension is made up on the way.
 
 pub mod catalogue;

@@ -1,7 +1,7 @@
 //! Parties: players who play together, kept together across drops and placed together.
-//! The state and its view ([`model`]), the changes and refusals as pure functions
-//! ([`change`]), what a change writes ([`commit`]), and committing changes with their
-//! pushes ([`service`]). The protocol is in README.md, "Parties"; the items are
+//! The state and its view (`model.rs`), the changes and refusals as pure functions
+//! (`change.rs`), what a change writes (`commit.rs`), and committing changes with their
+//! pushes (`service.rs`). The protocol is in README.md, "Parties"; the items are
 //! `crate::ports::parties`'; the routes are `functions/party`, and the party parts of
 //! `resume`, `send-message`, `session-placement-request` and `presence-timeout`.
 //!

@@ -101,7 +101,7 @@ pub struct PlayerConnection {
 /// player gateway relays and a token that expires, or (a fleet or location without the
 /// gateway) the game server itself
 /// (<https://docs.aws.amazon.com/gameliftservers/latest/apireference/API_GetPlayerConnectionDetails.html>).
-/// A port of its own beside [`GameLift`]: only the handlers that seat players need it.
+/// A port of its own beside [`PlacementStarter`], [`PlacementStopper`] and [`PlayerSessions`]: only the handlers that seat players need it.
 #[async_trait]
 pub trait PlayerConnections: Send + Sync {
     /// The details of `players` in the game session `game_session_arn`: one call per

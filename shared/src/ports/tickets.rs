@@ -3,8 +3,8 @@
 //!
 //! A ticket is recorded QUEUED before GameLift is asked (its first event may arrive
 //! before StartMatchmaking answers). Each later change is read-decide-write: the
-//! handler reads the ticket, decides with [`TicketStatus::may_follow`], and
-//! [`TicketStore::advance`] writes only if the ticket is still as read (one
+//! handler reads the ticket, decides with [`TicketStatus::may_follow`](crate::matchmaking::TicketStatus::may_follow), and
+//! [`TicketChanges::advance`] writes only if the ticket is still as read (one
 //! conditional write, with the players' inbox messages in the same transaction), so a
 //! duplicate or racing event writes, and pushes, nothing.
 //!

@@ -1,4 +1,4 @@
-//! [`SubscriptionStore`] on the DynamoDB PresenceSubscriptions table: subscribing and
+//! [`Subscriptions`] and [`Watchers`] on the DynamoDB PresenceSubscriptions table: subscribing and
 //! unsubscribing go through BatchWriteItem (`ceil(n / 25)` calls, a few at once), the
 //! watchers of a target are one Query per page (one page up to a few thousand watchers).
 
