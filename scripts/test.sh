@@ -2,7 +2,9 @@
 # Runs every test of the project, on a fresh machine or an old one:
 #   1. installs the pinned tools into .tools/ (skipped when already there),
 #   2. starts DynamoDB Local on a free port and exports DYNAMODB_ENDPOINT,
-#   3. the gates: cargo fmt --check, cargo clippy -D warnings (every target), no unused
+#   3. the gates: cargo fmt --check, cargo clippy -D warnings (every target), cargo doc with
+#      broken intra-doc links denied (private items too: module docs are where the detail
+#      goes, docs/architecture.md points at them), no unused
 #      dependency (scripts/check-unused-deps.py), no production source file over 500
 #      lines (scripts/check-file-sizes.py); then cargo test --workspace --locked
 #      (extra arguments are passed on to cargo test: scripts/test.sh -p shared --lib;
@@ -95,6 +97,14 @@ typescript_client() {
     )
 }
 
+# cargo doc of the workspace's own crates (not their dependencies: --no-deps keeps it to
+# about a check's time), private items included, failing on a link to an item that does
+# not exist or that the documented item cannot reach.
+cargo_doc() {
+    RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -D rustdoc::private_intra_doc_links" \
+        cargo doc --workspace --no-deps --document-private-items --locked
+}
+
 failed=()
 run_step() {
     local name="$1"
@@ -131,6 +141,7 @@ info "running on $DYNAMODB_ENDPOINT (pid $DYNAMODB_LOCAL_PID, log ${DYNAMODB_LOC
 
 run_step "cargo fmt --check" cargo fmt --all -- --check
 run_step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
+run_step "cargo doc (no broken intra-doc links)" cargo_doc
 run_step "no unused dependencies" "$VENV_DIR/bin/python" scripts/check-unused-deps.py
 run_step "production files within 500 lines" "$VENV_DIR/bin/python" scripts/check-file-sizes.py
 run_step "Go game server (gofmt, go vet, go test)" go_conformance_checks
