@@ -7,6 +7,8 @@ mod party_store;
 mod placement_store;
 mod player_store;
 mod subscription_store;
+#[cfg(feature = "test-support")]
+pub mod test_wiring;
 mod ticket_store;
 mod wiring;
 

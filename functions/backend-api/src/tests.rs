@@ -7,16 +7,12 @@ use contracts::fixtures::{T0, new_connection, placement_id, player};
 use contracts::ports::*;
 use contracts::unavailable::Unavailable;
 use lambda_http::http::{StatusCode, header};
-use memory_adapters::{
-    InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementOutcomes, InMemoryPlacementStore,
-    InMemoryPlayerStore,
-};
+use memory_adapters::test_wiring::TestWiring;
 use serde_json::{Value, json};
-use shared::config::Config;
 use shared::domain::{MessageId, PlacementStatus};
 use shared::messaging::{MessageKind, NewMessage, ReplayFrom, StoredMessage};
 use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
-use shared::ports::{ManualClock, PlacementOutcomes};
+use shared::ports::PlacementOutcomes;
 
 use super::*;
 
@@ -24,48 +20,32 @@ const ARN: &str =
     "arn:aws:gamelift:us-east-1::gamesession/fleet-2a8f4b1e-0000-4000-8000-000000000001/gsess-7";
 
 struct World {
-    players: Arc<InMemoryPlayerStore>,
-    messages: Arc<InMemoryMessageStore>,
-    placements: Arc<InMemoryPlacementStore>,
+    w: TestWiring,
     api: BackendApi,
 }
 
 /// alice and bob are connected (alice on `c-alice`, bob on `c-bob`).
 async fn world() -> World {
-    let players = Arc::new(InMemoryPlayerStore::new());
-    let messages = Arc::new(InMemoryMessageStore::new());
-    let parties = Arc::new(InMemoryPartyStore::new(
-        players.clone(),
-        messages.clone(),
-        4,
-    ));
+    let w = TestWiring::new().at(T0 + 1_000);
     for name in ["alice", "bob"] {
-        players
+        w.tables
+            .players
             .connect(&new_connection(name, &format!("c-{name}"), T0))
             .await
             .unwrap();
     }
-    let api = BackendApi::new(
-        Arc::new(Config::for_local("Development")),
-        players.clone(),
-        players.clone(),
-        players.clone(),
-        messages.clone(),
-        parties,
-        Arc::new(ManualClock::at(T0 + 1_000)),
-    );
     World {
-        players,
-        messages,
-        placements: Arc::new(InMemoryPlacementStore::new()),
-        api,
+        api: wire(&w.wiring()),
+        w,
     }
 }
 
 impl World {
     /// `names` were placed together in game `arn` (as `on-placement-event` settles it).
     async fn seated(&self, id: &str, arn: &str, names: &[&str]) {
-        self.placements
+        self.w
+            .tables
+            .placements
             .create(&PlacementRecord::pending(
                 placement_id(id),
                 player(names[0]),
@@ -74,11 +54,7 @@ impl World {
             ))
             .await
             .unwrap();
-        let outcomes = InMemoryPlacementOutcomes::new(
-            self.placements.clone(),
-            self.players.clone(),
-            self.messages.clone(),
-        );
+        let outcomes = &self.w.tables.outcomes;
         let settlement = Settlement {
             placement_id: placement_id(id),
             status: PlacementStatus::Fulfilled,
@@ -116,7 +92,9 @@ impl World {
     }
 
     async fn inbox(&self, name: &str) -> Vec<StoredMessage> {
-        self.messages
+        self.w
+            .tables
+            .messages
             .read(&player(name), &ReplayFrom::EVERYTHING, T0 + 1_000)
             .await
             .unwrap()
@@ -127,7 +105,13 @@ impl World {
     }
 
     async fn record(&self, name: &str) -> shared::players::PlayerRecord {
-        self.players.get(&player(name)).await.unwrap().unwrap()
+        self.w
+            .tables
+            .players
+            .get(&player(name))
+            .await
+            .unwrap()
+            .unwrap()
     }
 }
 
@@ -332,7 +316,8 @@ async fn given_the_get_player_sample_then_presence_and_game_state() {
 #[tokio::test]
 async fn given_the_batch_get_sample_then_known_players_in_order_and_the_rest_not_found() {
     let w = world().await;
-    w.players
+    w.w.tables
+        .players
         .disconnect(
             &player("bob"),
             &contracts::fixtures::connection_of("bob"),
@@ -385,7 +370,8 @@ async fn given_the_end_connection_sample_then_a_kick_of_the_current_connection_i
 #[tokio::test]
 async fn given_a_player_without_an_open_connection_when_ending_it_then_404_and_nothing_is_queued() {
     let w = world().await;
-    w.players
+    w.w.tables
+        .players
         .disconnect(
             &player("alice"),
             &contracts::fixtures::connection_of("alice"),
@@ -497,15 +483,13 @@ async fn given_unknown_paths_or_methods_then_404_unknown_route() {
 #[tokio::test]
 async fn given_the_store_is_down_then_503_retryable() {
     let down = Arc::new(Unavailable);
-    let api = BackendApi::new(
-        Arc::new(Config::for_local("Development")),
-        down.clone(),
-        down.clone(),
-        down.clone(),
-        down.clone(),
-        down,
-        Arc::new(ManualClock::at(T0)),
-    );
+    let mut w = TestWiring::new();
+    w.replace::<dyn PlayerReader>(down.clone())
+        .replace::<dyn PlayerLookup>(down.clone())
+        .replace::<dyn Seats>(down.clone())
+        .replace::<dyn MessageStore>(down.clone())
+        .replace::<dyn PartyReader>(down);
+    let api = wire(&w.wiring());
     for event in [
         send_message_event(),
         sample(include_str!("../../../events/backend-api-get-player.json")),

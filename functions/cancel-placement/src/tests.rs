@@ -3,9 +3,8 @@ use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
 use contracts::fixtures::placement_id;
 use contracts::ports::*;
-use memory_adapters::{
-    InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
-};
+use memory_adapters::test_wiring::TestWiring;
+use memory_adapters::{InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore};
 use serde_json::Value;
 use shared::domain::{ConnectionId, MessageId, PlacementStatus};
 use shared::matchmaking::TicketId;
@@ -21,7 +20,7 @@ const T0: i64 = 1_795_323_600_000;
 struct World {
     players: Arc<InMemoryPlayerStore>,
     placements: Arc<InMemoryPlacementStore>,
-    outcomes: InMemoryPlacementOutcomes,
+    outcomes: Arc<InMemoryPlacementOutcomes>,
     gamelift: Arc<FakeGameLift>,
     handler: CancelPlacementHandler,
 }
@@ -31,7 +30,8 @@ fn alice() -> PlayerId {
 }
 
 async fn world() -> World {
-    let players = Arc::new(InMemoryPlayerStore::new());
+    let w = TestWiring::new().at(T0);
+    let players = w.tables.players.clone();
     for (player, connection) in [("alice", "L0SM9cOFvHcCIhw="), ("bob", "c-bob")] {
         players
             .connect(&NewConnection {
@@ -47,21 +47,12 @@ async fn world() -> World {
             .await
             .unwrap();
     }
-    let placements = Arc::new(InMemoryPlacementStore::new());
-    let outcomes = InMemoryPlacementOutcomes::new(
-        placements.clone(),
-        players.clone(),
-        Arc::new(InMemoryMessageStore::new()),
-    );
-    let gamelift = Arc::new(FakeGameLift::new());
-    let handler =
-        CancelPlacementHandler::new(players.clone(), placements.clone(), gamelift.clone());
     World {
+        handler: wire(&w.wiring()),
         players,
-        placements,
-        outcomes,
-        gamelift,
-        handler,
+        placements: w.tables.placements.clone(),
+        outcomes: w.tables.outcomes.clone(),
+        gamelift: w.gamelift.clone(),
     }
 }
 

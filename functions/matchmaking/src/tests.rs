@@ -5,21 +5,17 @@ use std::collections::BTreeMap;
 use contracts::events::{reply_frame, route_event};
 use contracts::fake_matchmaker::{FakeMatchmaker, MatchmakerCall};
 use contracts::fixtures::{T0, new_connection, placement_id, player};
-use memory_adapters::{
-    InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementStore, InMemoryPlayerStore,
-    InMemoryTicketStore,
-};
+use memory_adapters::test_wiring::TestWiring;
+use memory_adapters::{InMemoryPlacementStore, InMemoryPlayerStore, InMemoryTicketStore};
 use serde_json::{Value, json};
 use shared::domain::PlacementId;
 use shared::matchmaking::{AttributeValue, TicketStatus};
 use shared::matchmaking::{TicketChange, TicketPlayerChange, TicketRecord};
+use shared::party::{CommitScope, Invitation, Party, PartyId};
 use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
-use shared::party::{Invitation, Parties, Party, PartyId};
 use shared::pending::Pending;
 use shared::placement::PlacementRecord;
-use shared::ports::{
-    Connections, ManualClock, PartyCommits, PendingSlots, PlacementRecorder, TicketChanges,
-};
+use shared::ports::{Connections, PartyCommits, PendingSlots, PlacementRecorder, TicketChanges};
 use shared::websocket::RouteHandler;
 
 use super::*;
@@ -34,25 +30,19 @@ struct World {
 }
 
 async fn world_with(settings: MatchmakingSettings) -> World {
-    let players = Arc::new(InMemoryPlayerStore::new());
-    let messages = Arc::new(InMemoryMessageStore::new());
+    let mut w = TestWiring::new();
+    // `wire` counts starts against the placement requests' limit.
+    w.config.rate_limits.placements_per_minute = settings.requests_per_minute;
+    w.matchmaking = settings;
+    let players = w.tables.players.clone();
     for name in ["alice", "bob", "carol", "dave"] {
         players
             .connect(&new_connection(name, &format!("c-{name}"), T0 - 1_000))
             .await
             .unwrap();
     }
-    let parties = Arc::new(InMemoryPartyStore::new(
-        players.clone(),
-        messages.clone(),
-        4,
-    ));
-    let service = Parties::new(
-        parties.clone(),
-        parties.clone(),
-        Arc::new(ManualClock::at(T0)),
-        86_400,
-    );
+    let parties = w.tables.parties.clone();
+    let service = w.wiring().parties(CommitScope::Any);
     let created = Party::create(PartyId::parse("party-1").unwrap(), &player("alice"), 8, T0);
     assert_eq!(
         parties
@@ -85,35 +75,12 @@ async fn world_with(settings: MatchmakingSettings) -> World {
         .await
         .unwrap();
 
-    let placements = Arc::new(InMemoryPlacementStore::new());
-    let tickets = Arc::new(InMemoryTicketStore::new(players.clone(), messages));
-    let matchmaker = Arc::new(FakeMatchmaker::new());
-    let clock = Arc::new(ManualClock::at(T0));
-    let ports = Ports {
-        pending: PendingRequests::new(
-            players.clone(),
-            parties.clone(),
-            parties.clone(),
-            placements.clone(),
-            clock.clone(),
-        )
-        .judging_tickets(tickets.clone()),
-        limiter: players.clone(),
-        player: players.clone(),
-        players: players.clone(),
-        profiles: players.clone(),
-        tickets: tickets.clone(),
-        recorder: tickets.clone(),
-        changes: tickets.clone(),
-        matchmaker: matchmaker.clone(),
-    };
-    let handler = MatchmakingHandler::new(settings, ports, clock);
     World {
+        handler: wire(&w.wiring()),
         players,
-        placements,
-        tickets,
-        matchmaker,
-        handler,
+        placements: w.tables.placements.clone(),
+        tickets: w.tables.tickets.clone(),
+        matchmaker: w.matchmaker.clone(),
     }
 }
 

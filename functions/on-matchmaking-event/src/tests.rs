@@ -5,6 +5,7 @@
 use contracts::fake_gamelift::FakeGameLift;
 use contracts::ports::*;
 use lambda_runtime::Context;
+use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryMessageStore, InMemoryPlayerStore, InMemoryTicketStore};
 use serde_json::json;
 use shared::config::PlayerGateway;
@@ -13,7 +14,6 @@ use shared::matchmaking::TicketId;
 use shared::messaging::ReplayFrom;
 use shared::pending::Pending;
 use shared::players::NewConnection;
-use shared::ports::ManualClock;
 
 use super::*;
 
@@ -64,9 +64,11 @@ async fn world() -> World {
 
 /// As [`world`], the fleets' player gateway as `mode` says.
 async fn world_in(mode: PlayerGateway) -> World {
-    let players = Arc::new(InMemoryPlayerStore::new());
-    let messages = Arc::new(InMemoryMessageStore::new());
-    let tickets = Arc::new(InMemoryTicketStore::new(players.clone(), messages.clone()));
+    let mut w = TestWiring::new().at(T0 + 60_000);
+    w.config = Config::for_local("test");
+    w.config.player_gateway = mode;
+    let players = w.tables.players.clone();
+    let tickets = w.tables.tickets.clone();
     for (name, id) in [("alice", A), ("bob", B)] {
         players
             .connect(&NewConnection {
@@ -91,20 +93,12 @@ async fn world_in(mode: PlayerGateway) -> World {
             .unwrap();
         tickets.create(&record).await.unwrap();
     }
-    let gamelift = Arc::new(FakeGameLift::new());
-    let handler = MatchmakingEventHandler::new(
-        Arc::new(Config::for_local("test")),
-        tickets.clone(),
-        tickets.clone(),
-        Arc::new(ManualClock::at(T0 + 60_000)),
-        SeatConnector::new(mode, gamelift.clone()),
-    );
     World {
+        handler: wire(&w.wiring()),
         players,
-        messages,
+        messages: w.tables.messages.clone(),
         tickets,
-        gamelift,
-        handler,
+        gamelift: w.gamelift.clone(),
     }
 }
 

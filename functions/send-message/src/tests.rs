@@ -2,19 +2,20 @@ use super::*;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fixtures::{T0, new_connection};
 use contracts::ports::*;
-use memory_adapters::{InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore};
+use memory_adapters::test_wiring::TestWiring;
 use shared::config::RateLimits;
 use shared::messaging::recipients::MAX_MESSAGE_BYTES;
-use shared::ports::ManualClock;
 use shared::websocket::{RouteHandler, RouteResult};
 
 /// Alice sends; bob, carol and p0..p119 have connected once (their items exist).
-struct World {
-    messages: Arc<InMemoryMessageStore>,
-    players: Arc<InMemoryPlayerStore>,
-    parties: Arc<InMemoryPartyStore>,
-    clock: ManualClock,
-    config: Config,
+struct World(TestWiring);
+
+impl std::ops::Deref for World {
+    type Target = TestWiring;
+
+    fn deref(&self) -> &TestWiring {
+        &self.0
+    }
 }
 
 fn world() -> World {
@@ -22,27 +23,16 @@ fn world() -> World {
 }
 
 fn world_with(limits: RateLimits) -> World {
-    let players = Arc::new(InMemoryPlayerStore::new());
-    let mut config = Config::for_local("Development");
-    config.rate_limits = limits;
-    let messages = Arc::new(InMemoryMessageStore::new());
-    World {
-        parties: Arc::new(InMemoryPartyStore::new(
-            players.clone(),
-            messages.clone(),
-            4,
-        )),
-        messages,
-        players,
-        clock: ManualClock::at(T0),
-        config,
-    }
+    let mut w = TestWiring::new();
+    w.config.rate_limits = limits;
+    World(w)
 }
 
 impl World {
     async fn known(&self, names: &[&str]) {
         for name in names {
-            self.players
+            self.tables
+                .players
                 .connect(&new_connection(name, &format!("c-{name}"), T0 - 60_000))
                 .await
                 .unwrap();
@@ -57,19 +47,8 @@ impl World {
         self
     }
 
-    fn handler_on(&self, messages: Arc<dyn MessageStore>) -> SendMessageHandler {
-        SendMessageHandler::new(
-            Arc::new(self.config.clone()),
-            messages,
-            self.players.clone(),
-            self.players.clone(),
-            self.parties.clone(),
-            Arc::new(self.clock.clone()),
-        )
-    }
-
     fn handler(&self) -> SendMessageHandler {
-        self.handler_on(self.messages.clone())
+        wire(&self.wiring())
     }
 
     async fn send_as(&self, sender: &str, body: Value) -> Value {
@@ -84,11 +63,12 @@ impl World {
 }
 
 async fn send_to(messages: Arc<dyn MessageStore>, body: Value) -> RouteResult {
-    let w = world();
+    let mut w = world();
+    w.0.replace(messages);
     w.everyone().await;
     let text = json!({"route": "sendMessage", "requestId": "s1", "body": body}).to_string();
     let event = route_event("sendMessage", "alice", "c1", T0, Some(&text));
-    w.handler_on(messages).handle(event).await
+    w.handler().handle(event).await
 }
 
 #[tokio::test]
@@ -125,7 +105,7 @@ async fn given_duplicate_recipients_when_sending_then_one_copy_each_with_one_mes
  {
     let w = world();
     w.everyone().await;
-    let messages = &w.messages;
+    let messages = &w.tables.messages;
     let ack = w
         .send(json!({"playerIds": ["bob", "carol", "bob"], "message": {"text": "gg"}}))
         .await;
@@ -156,7 +136,7 @@ async fn given_duplicate_recipients_when_sending_then_one_copy_each_with_one_mes
 async fn given_any_json_value_as_the_message_then_it_is_carried_as_is() {
     let w = world();
     w.everyone().await;
-    let messages = &w.messages;
+    let messages = &w.tables.messages;
     for value in [json!("hi"), json!(42), json!(null), json!([1, {"a": true}])] {
         let ack = w
             .send(json!({"playerIds": ["bob"], "message": value}))
@@ -170,7 +150,7 @@ async fn given_any_json_value_as_the_message_then_it_is_carried_as_is() {
 async fn given_bad_input_then_a_precise_error_and_nothing_written() {
     let w = world();
     w.everyone().await;
-    let messages = &w.messages;
+    let messages = &w.tables.messages;
     let too_many: Vec<String> = (0..101).map(|i| format!("p{i}")).collect();
     for (body, code, says) in [
         (
@@ -236,7 +216,7 @@ async fn the_sample_send_message_event_queues_for_each_distinct_recipient() {
     let raw = serde_json::from_str(include_str!("../../../events/send-message.json")).unwrap();
     let frame = reply_frame(&w.handler().handle(parse_event(raw)).await.unwrap());
     assert_eq!(frame["queued"], 2);
-    assert_eq!(w.messages.all().len(), 2);
+    assert_eq!(w.tables.messages.all().len(), 2);
 }
 
 #[tokio::test]
@@ -255,7 +235,7 @@ async fn given_an_id_no_player_has_then_not_found_names_it_and_nothing_is_stored
             .contains("nothing was sent"),
         "{frame}"
     );
-    assert!(w.messages.all().is_empty());
+    assert!(w.tables.messages.all().is_empty());
 }
 
 #[tokio::test]
@@ -287,7 +267,7 @@ async fn given_a_sender_over_the_message_limit_then_rate_limited_with_retry_afte
             .contains("3 messages a minute"),
         "{frame}"
     );
-    assert_eq!(w.messages.all().len(), 3);
+    assert_eq!(w.tables.messages.all().len(), 3);
     // And bob, who sent nothing, still can
     assert_eq!(
         w.send_as("bob", json!({"playerIds": ["alice"], "message": 1}))
@@ -329,7 +309,7 @@ async fn given_a_burst_of_100_recipient_messages_then_the_recipient_limit_caps_i
             .contains("600 recipients a minute"),
         "{refused}"
     );
-    assert_eq!(w.messages.all().len(), 600);
+    assert_eq!(w.tables.messages.all().len(), 600);
 }
 
 #[tokio::test]
@@ -373,13 +353,13 @@ mod party_chat {
     /// alice leads a party of alice, bob and carol; its id.
     async fn party(w: &World) -> PartyId {
         let service = Parties::new(
-            w.parties.clone(),
-            w.parties.clone(),
+            w.tables.parties.clone(),
+            w.tables.parties.clone(),
             Arc::new(w.clock.clone()),
             86_400,
         );
         let change = Party::create(PartyId::parse("party-1").unwrap(), &player("alice"), 8, T0);
-        let store = w.parties.clone();
+        let store = w.tables.parties.clone();
         assert_eq!(
             store.commit(&service.commit_of(&change, T0)).await.unwrap(),
             Committed::Done
@@ -407,7 +387,8 @@ mod party_chat {
     }
 
     async fn chat_frames(w: &World, name: &str) -> Vec<Value> {
-        w.messages
+        w.tables
+            .messages
             .read(&player(name), &ReplayFrom::EVERYTHING, T0)
             .await
             .unwrap()
