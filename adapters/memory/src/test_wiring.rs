@@ -55,11 +55,16 @@ impl TestWiring {
     /// Empty tables, the local stack's configuration (stage `Development`), the clock at
     /// [`T0`], matchmaking off.
     pub fn new() -> Self {
+        Self::with_messages(InMemoryMessageStore::new())
+    }
+
+    /// As [`Self::new`], the Messages table `messages` (one with an observer, say).
+    pub fn with_messages(messages: InMemoryMessageStore) -> Self {
         Self {
             config: Config::for_local("Development"),
             matchmaking: MatchmakingSettings::default(),
             clock: ManualClock::at(T0),
-            tables: MemoryStores::new(InMemoryMessageStore::new(), SHARDS),
+            tables: MemoryStores::new(messages, SHARDS),
             gateway: Arc::new(RecordingGateway::new()),
             gamelift: Arc::new(FakeGameLift::new()),
             matchmaker: Arc::new(FakeMatchmaker::new()),

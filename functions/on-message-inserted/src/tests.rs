@@ -1,11 +1,12 @@
 use contracts::events::{parse_event, stream_insert};
 use contracts::fixtures::{T0, connection_of, new_connection, player};
 use contracts::recording_gateway::{GatewayCall, RecordingGateway};
+use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPlayerStore};
 use serde_json::json;
 use shared::domain::{MessageId, PresenceStatus, Seq};
 use shared::messaging::{Handover, HandoverOutcome, MessageKind, NewMessage, ReplayFrom};
-use shared::ports::{DeliveryHandover, ManualClock, MessageStore};
+use shared::ports::{DeliveryHandover, MessageStore};
 
 use super::*;
 use contracts::ports::*;
@@ -13,28 +14,19 @@ use contracts::ports::*;
 struct World {
     players: Arc<InMemoryPlayerStore>,
     messages: Arc<InMemoryMessageStore>,
-    handover: InMemoryDeliveryHandover,
+    handover: Arc<InMemoryDeliveryHandover>,
     gateway: Arc<RecordingGateway>,
     handler: MessageInsertedHandler,
 }
 
 fn world() -> World {
-    let players = Arc::new(InMemoryPlayerStore::new());
-    let messages = Arc::new(InMemoryMessageStore::new());
-    let gateway = Arc::new(RecordingGateway::new());
-    let handler = MessageInsertedHandler::new(
-        Arc::new(Config::for_local("Development")),
-        players.clone(),
-        players.clone(),
-        gateway.clone(),
-        Arc::new(ManualClock::at(T0)),
-    );
+    let w = TestWiring::new();
     World {
-        handover: InMemoryDeliveryHandover::new(players.clone(), messages.clone()),
-        players,
-        messages,
-        gateway,
-        handler,
+        handler: wire(&w.wiring()),
+        handover: w.tables.handover.clone(),
+        players: w.tables.players.clone(),
+        messages: w.tables.messages.clone(),
+        gateway: w.gateway.clone(),
     }
 }
 

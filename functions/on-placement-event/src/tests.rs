@@ -4,16 +4,14 @@ use contracts::fake_gamelift::FakeGameLift;
 use contracts::fixtures::placement_id;
 use contracts::ports::*;
 use lambda_runtime::Context;
-use memory_adapters::{
-    InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
-};
+use memory_adapters::test_wiring::TestWiring;
+use memory_adapters::{InMemoryMessageStore, InMemoryPlacementStore, InMemoryPlayerStore};
 use serde_json::json;
 use shared::config::PlayerGateway;
 use shared::domain::ConnectionId;
 use shared::domain::PlacementStatus;
 use shared::placement::PlacementRecord;
 use shared::players::NewConnection;
-use shared::ports::ManualClock;
 
 const T0: i64 = 1_795_323_600_000;
 const P_FUL: &str = "4f1c5b2e-7d3a-4b8e-9c61-2a5d8e0f1b37";
@@ -59,6 +57,7 @@ struct World {
     messages: Arc<InMemoryMessageStore>,
     gamelift: Arc<FakeGameLift>,
     handler: PlacementEventHandler,
+    wiring: TestWiring,
 }
 
 /// Alice and bob online; alice requested each sample placement (the fulfilled one
@@ -69,9 +68,10 @@ async fn world() -> World {
 
 /// As [`world`], the fleets' player gateway as `mode` says.
 async fn world_in(mode: PlayerGateway) -> World {
-    let players = Arc::new(InMemoryPlayerStore::new());
-    let placements = Arc::new(InMemoryPlacementStore::new());
-    let messages = Arc::new(InMemoryMessageStore::new());
+    let mut w = TestWiring::new().at(T0 + 10_000);
+    w.config.player_gateway = mode;
+    let players = w.tables.players.clone();
+    let placements = w.tables.placements.clone();
     for name in ["alice", "bob"] {
         players
             .connect(&NewConnection {
@@ -98,25 +98,13 @@ async fn world_in(mode: PlayerGateway) -> World {
             .await
             .unwrap();
     }
-    let outcomes = Arc::new(InMemoryPlacementOutcomes::new(
-        placements.clone(),
-        players.clone(),
-        messages.clone(),
-    ));
-    let gamelift = Arc::new(FakeGameLift::new());
-    let handler = PlacementEventHandler::new(
-        Arc::new(Config::for_local("Development")),
-        placements.clone(),
-        outcomes,
-        Arc::new(ManualClock::at(T0 + 10_000)),
-        SeatConnector::new(mode, gamelift.clone()),
-    );
     World {
+        handler: wire(&w.wiring()),
         players,
         placements,
-        messages,
-        gamelift,
-        handler,
+        messages: w.tables.messages.clone(),
+        gamelift: w.gamelift.clone(),
+        wiring: w,
     }
 }
 
@@ -329,14 +317,9 @@ impl PlacementOutcomes for ThrottledOutcomes {
 
 #[tokio::test]
 async fn given_a_transient_store_failure_then_err_so_lambda_retries() {
-    let w = world().await;
-    let handler = PlacementEventHandler::new(
-        Arc::new(Config::for_local("Development")),
-        w.placements.clone(),
-        Arc::new(ThrottledOutcomes),
-        Arc::new(ManualClock::at(T0)),
-        SeatConnector::new(PlayerGateway::Disabled, w.gamelift.clone()),
-    );
+    let mut w = world().await.wiring.at(T0);
+    w.replace::<dyn PlacementOutcomes>(Arc::new(ThrottledOutcomes));
+    let handler = wire(&w.wiring());
     let result = handler
         .handle(LambdaEvent::new(
             sample("fulfilled-sns"),

@@ -1,11 +1,11 @@
 use std::collections::BTreeMap;
 
 use contracts::events::parse_event;
+use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryMessageStore, InMemorySubscriptionStore};
 use serde_json::json;
 use shared::domain::EpochMillis;
 use shared::messaging::StoredMessage;
-use shared::ports::ManualClock;
 use shared::presence::SUBSCRIPTION_TTL_SECONDS;
 
 use super::*;
@@ -20,17 +20,11 @@ struct World {
 }
 
 fn world() -> World {
-    let subscriptions = Arc::new(InMemorySubscriptionStore::new());
-    let messages = Arc::new(InMemoryMessageStore::new());
-    let handler = PresenceEventHandler::new(
-        subscriptions.clone(),
-        messages.clone(),
-        Arc::new(ManualClock::at(T0)),
-    );
+    let w = TestWiring::new().at(T0);
     World {
-        subscriptions,
-        messages,
-        handler,
+        handler: wire(&w.wiring()),
+        subscriptions: w.tables.subscriptions.clone(),
+        messages: w.tables.messages.clone(),
     }
 }
 
@@ -132,14 +126,9 @@ impl memory_adapters::InsertObserver for Inserts {
 #[tokio::test]
 async fn given_the_same_event_delivered_twice_when_handled_then_the_retry_appends_nothing_new() {
     let inserts = Inserts::default();
-    let subscriptions = Arc::new(InMemorySubscriptionStore::new());
-    let messages = Arc::new(InMemoryMessageStore::with_observer(inserts.clone()));
-    let clock = ManualClock::at(T0);
-    let handler = PresenceEventHandler::new(
-        subscriptions.clone(),
-        messages.clone(),
-        Arc::new(clock.clone()),
-    );
+    let w = TestWiring::with_messages(InMemoryMessageStore::with_observer(inserts.clone())).at(T0);
+    let (subscriptions, messages, clock) = (&w.tables.subscriptions, &w.tables.messages, &w.clock);
+    let handler = wire(&w.wiring());
     let expire = T0 / 1000 + 600;
     for watcher in ["bob", "dave"] {
         subscriptions
@@ -245,16 +234,14 @@ async fn given_a_malformed_event_then_it_is_skipped_without_error_and_nothing_wr
 
 #[tokio::test]
 async fn given_the_messages_table_down_then_the_invocation_fails_so_eventbridge_retries_it() {
-    let subscriptions = Arc::new(InMemorySubscriptionStore::new());
-    subscriptions
+    let mut w = TestWiring::new().at(T0);
+    w.tables
+        .subscriptions
         .subscribe(&p("bob"), &[p("alice")], T0 / 1000 + 600)
         .await
         .unwrap();
-    let handler = PresenceEventHandler::new(
-        subscriptions,
-        Arc::new(contracts::unavailable::Unavailable),
-        Arc::new(ManualClock::at(T0)),
-    );
+    w.replace::<dyn MessageStore>(Arc::new(contracts::unavailable::Unavailable));
+    let handler = wire(&w.wiring());
     let error = handler
         .handle(bus_event(
             "presence.connected",
