@@ -28,11 +28,9 @@ use shared::wiring::{Services, Stores, Wiring};
 
 use crate::{InMemoryMessageStore, InProcessEventBus, MemoryStores};
 
-/// The Parties table's shards in tests (as the local stack's default).
-const SHARDS: u32 = 4;
-
 /// One test's world: tables, fakes, clock and configuration, and the ports a test
 /// replaced. Change `config` or `matchmaking` before [`Self::wiring`].
+#[derive(Clone)]
 pub struct TestWiring {
     pub config: Config,
     pub matchmaking: MatchmakingSettings,
@@ -60,11 +58,23 @@ impl TestWiring {
 
     /// As [`Self::new`], the Messages table `messages` (one with an observer, say).
     pub fn with_messages(messages: InMemoryMessageStore) -> Self {
+        Self::build(Config::for_local("Development"), messages)
+    }
+
+    /// As [`Self::new`], the presence index (and the parties' offline index, as on the
+    /// local stack) in `shards` shards.
+    pub fn sharded(shards: u32) -> Self {
+        let mut config = Config::for_local("Development");
+        config.presence_shards = shards;
+        Self::build(config, InMemoryMessageStore::new())
+    }
+
+    fn build(config: Config, messages: InMemoryMessageStore) -> Self {
         Self {
-            config: Config::for_local("Development"),
+            tables: MemoryStores::new(messages, config.presence_shards),
+            config,
             matchmaking: MatchmakingSettings::default(),
             clock: ManualClock::at(T0),
-            tables: MemoryStores::new(messages, SHARDS),
             gateway: Arc::new(RecordingGateway::new()),
             gamelift: Arc::new(FakeGameLift::new()),
             matchmaker: Arc::new(FakeMatchmaker::new()),
@@ -211,27 +221,53 @@ struct TestServices {
 
 impl Services for TestServices {
     fn connection_gateway(&self) -> Arc<dyn ConnectionGateway> {
-        self.replaced.or(|| self.gateway.clone())
+        self.replaced.or::<dyn ConnectionGateway>(|| self.gateway.clone())
     }
     fn connection_probe(&self) -> Arc<dyn ConnectionProbe> {
-        self.replaced.or(|| self.gateway.clone())
+        self.replaced.or::<dyn ConnectionProbe>(|| self.gateway.clone())
     }
     fn event_bus(&self) -> Arc<dyn EventBus> {
-        self.replaced.or(|| self.bus.clone())
+        self.replaced.or::<dyn EventBus>(|| self.bus.clone())
     }
     fn placement_starter(&self) -> Arc<dyn PlacementStarter> {
-        self.replaced.or(|| self.gamelift.clone())
+        self.replaced.or::<dyn PlacementStarter>(|| self.gamelift.clone())
     }
     fn placement_stopper(&self) -> Arc<dyn PlacementStopper> {
-        self.replaced.or(|| self.gamelift.clone())
+        self.replaced.or::<dyn PlacementStopper>(|| self.gamelift.clone())
     }
     fn player_sessions(&self) -> Arc<dyn PlayerSessions> {
-        self.replaced.or(|| self.gamelift.clone())
+        self.replaced.or::<dyn PlayerSessions>(|| self.gamelift.clone())
     }
     fn player_connections(&self) -> Arc<dyn PlayerConnections> {
-        self.replaced.or(|| self.gamelift.clone())
+        self.replaced.or::<dyn PlayerConnections>(|| self.gamelift.clone())
     }
     fn matchmaker(&self) -> Arc<dyn Matchmaker> {
-        self.replaced.or(|| self.matchmaker.clone())
+        self.replaced.or::<dyn Matchmaker>(|| self.matchmaker.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use contracts::unavailable::Unavailable;
+
+    use super::*;
+
+    #[test]
+    fn given_a_replaced_port_when_wiring_then_functions_get_it_and_the_rest_stay_wired() {
+        let mut w = TestWiring::new();
+        let gateway = Arc::new(RecordingGateway::new());
+        w.replace::<dyn ConnectionGateway>(gateway.clone())
+            .replace::<dyn MessageStore>(Arc::new(Unavailable));
+        let wiring = w.wiring();
+        let handed: Arc<dyn ConnectionGateway> = gateway;
+        assert!(Arc::ptr_eq(&wiring.services.connection_gateway(), &handed));
+        let probe: Arc<dyn ConnectionProbe> = w.gateway.clone();
+        assert!(Arc::ptr_eq(&wiring.services.connection_probe(), &probe));
+        let reader: Arc<dyn InboxReader> = w.tables.messages.clone();
+        assert!(Arc::ptr_eq(&wiring.stores.inbox_reader(), &reader));
+        assert!(!Arc::ptr_eq(
+            &wiring.stores.inboxes(),
+            &(w.tables.messages.clone() as Arc<dyn MessageStore>)
+        ));
     }
 }

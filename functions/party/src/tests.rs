@@ -2,6 +2,7 @@ use super::*;
 use contracts::events::{reply_frame, route_event};
 use contracts::fixtures::{T0, new_connection, player};
 use contracts::ports::*;
+use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore};
 use serde_json::{Value, json};
 use shared::domain::PlayerId;
@@ -15,7 +16,7 @@ struct World {
     messages: Arc<InMemoryMessageStore>,
     parties: Arc<InMemoryPartyStore>,
     clock: ManualClock,
-    config: Config,
+    wiring: TestWiring,
 }
 
 async fn world() -> World {
@@ -23,43 +24,27 @@ async fn world() -> World {
 }
 
 async fn world_with(adjust: impl FnOnce(&mut Config)) -> World {
-    let players = Arc::new(InMemoryPlayerStore::new());
+    let mut w = TestWiring::new();
+    adjust(&mut w.config);
     for name in ["alice", "bob", "carol", "dave", "eve"] {
-        players
+        w.tables
+            .players
             .connect(&new_connection(name, &format!("c-{name}"), T0 - 1_000))
             .await
             .unwrap();
     }
-    let messages = Arc::new(InMemoryMessageStore::new());
-    let parties = Arc::new(InMemoryPartyStore::new(
-        players.clone(),
-        messages.clone(),
-        4,
-    ));
-    let mut config = Config::for_local("Development");
-    adjust(&mut config);
     World {
-        players,
-        messages,
-        parties,
-        clock: ManualClock::at(T0),
-        config,
+        players: w.tables.players.clone(),
+        messages: w.tables.messages.clone(),
+        parties: w.tables.parties.clone(),
+        clock: w.clock.clone(),
+        wiring: w,
     }
 }
 
 impl World {
     fn handler(&self) -> PartyHandler {
-        PartyHandler::new(
-            Arc::new(self.config.clone()),
-            self.players.clone(),
-            self.players.clone(),
-            Parties::new(
-                self.parties.clone(),
-                self.parties.clone(),
-                Arc::new(self.clock.clone()),
-                self.config.message_ttl.as_secs() as i64,
-            ),
-        )
+        wire(&self.wiring.wiring())
     }
 
     async fn send(&self, from: &str, route: &str, body: Value) -> Value {
@@ -437,19 +422,13 @@ async fn given_invitations_over_the_rate_limit_then_rate_limited_and_nobody_is_i
 
 #[tokio::test]
 async fn given_the_store_down_when_acting_then_unavailable_and_the_socket_stays_usable() {
-    let w = world().await;
+    let mut w = world().await.wiring;
     let down = Arc::new(contracts::unavailable::Unavailable);
-    let handler = PartyHandler::new(
-        Arc::new(w.config.clone()),
-        down.clone(),
-        down.clone(),
-        Parties::new(
-            down.clone(),
-            down,
-            Arc::new(w.clock.clone()),
-            w.config.message_ttl.as_secs() as i64,
-        ),
-    );
+    w.replace::<dyn PlayerReader>(down.clone())
+        .replace::<dyn RateLimiter>(down.clone())
+        .replace::<dyn PartyReader>(down.clone())
+        .replace::<dyn PartyCommits>(down);
+    let handler = wire(&w.wiring());
     for (route, body) in [
         (CREATE, json!({})),
         (INVITE, json!({"playerId": "bob"})),

@@ -3,6 +3,7 @@ use std::sync::atomic::AtomicI64;
 use async_trait::async_trait;
 use contracts::events::parse_event;
 use contracts::recording_gateway::{GatewayCall, RecordingGateway};
+use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{
     InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore, InProcessEventBus,
 };
@@ -12,7 +13,7 @@ use shared::players::NewConnection;
 use shared::ports::{ConnectionInfo, ManualClock};
 use shared::presence::PresenceChange;
 
-use shared::party::Parties;
+use shared::party::{CommitScope, Parties};
 
 use super::*;
 use contracts::ports::*;
@@ -41,6 +42,7 @@ struct World {
     gateway: Arc<RecordingGateway>,
     bus: Arc<InProcessEventBus>,
     clock: ManualClock,
+    wiring: TestWiring,
 }
 
 impl World {
@@ -49,54 +51,34 @@ impl World {
     }
 
     fn with_liveness(shards: u32, liveness: PresenceLiveness) -> Self {
-        let mut config = Config::for_local("Development");
-        config.presence_shards = shards;
-        config.presence_liveness = liveness;
-        let players = Arc::new(InMemoryPlayerStore::new());
-        let messages = Arc::new(InMemoryMessageStore::new());
+        let mut w = TestWiring::sharded(shards).at(T0);
+        w.config.presence_liveness = liveness;
         Self {
-            config: Arc::new(config),
-            parties: Arc::new(InMemoryPartyStore::new(
-                players.clone(),
-                messages.clone(),
-                shards,
-            )),
-            players,
-            messages,
-            gateway: Arc::new(RecordingGateway::new()),
-            bus: Arc::new(InProcessEventBus::new()),
-            clock: ManualClock::at(T0),
+            config: Arc::new(w.config.clone()),
+            players: w.tables.players.clone(),
+            messages: w.tables.messages.clone(),
+            parties: w.tables.parties.clone(),
+            gateway: w.gateway.clone(),
+            bus: w.bus.clone(),
+            clock: w.clock.clone(),
+            wiring: w,
         }
     }
 
     fn handler(&self) -> PresenceTimeoutHandler {
-        self.handler_with(self.gateway.clone())
+        wire(&self.wiring.wiring())
     }
 
     /// The sweeper on `gateway`, asking it about sockets in the connection-activity
-    /// mode, as `wire` does.
+    /// mode (`wire` decides).
     fn handler_with<G: ConnectionGateway + ConnectionProbe + 'static>(
         &self,
         gateway: Arc<G>,
     ) -> PresenceTimeoutHandler {
-        let handler = PresenceTimeoutHandler::new(
-            self.config.clone(),
-            self.players.clone(),
-            gateway.clone(),
-            self.bus.clone(),
-            Parties::new(
-                self.parties.clone(),
-                self.parties.clone(),
-                Arc::new(self.clock.clone()),
-                86_400,
-            ),
-            self.parties.clone(),
-            Arc::new(self.clock.clone()),
-        );
-        match self.config.presence_liveness {
-            PresenceLiveness::ConnectionActivity => handler.asking(gateway),
-            PresenceLiveness::Heartbeat => handler,
-        }
+        let mut w = self.wiring.clone();
+        w.replace::<dyn ConnectionGateway>(gateway.clone())
+            .replace::<dyn ConnectionProbe>(gateway);
+        wire(&w.wiring())
     }
 
     /// `player` connects at `at` (heartbeat deadline `at + 90 s`).
@@ -584,12 +566,7 @@ mod parties {
 
     impl World {
         fn service(&self) -> Parties {
-            Parties::new(
-                self.parties.clone(),
-                self.parties.clone(),
-                Arc::new(self.clock.clone()),
-                86_400,
-            )
+            self.wiring.wiring().parties(CommitScope::Any)
         }
 
         /// A party led by `names[0]`, everyone connected at `at`.
