@@ -221,28 +221,35 @@ struct TestServices {
 
 impl Services for TestServices {
     fn connection_gateway(&self) -> Arc<dyn ConnectionGateway> {
-        self.replaced.or::<dyn ConnectionGateway>(|| self.gateway.clone())
+        self.replaced
+            .or::<dyn ConnectionGateway>(|| self.gateway.clone())
     }
     fn connection_probe(&self) -> Arc<dyn ConnectionProbe> {
-        self.replaced.or::<dyn ConnectionProbe>(|| self.gateway.clone())
+        self.replaced
+            .or::<dyn ConnectionProbe>(|| self.gateway.clone())
     }
     fn event_bus(&self) -> Arc<dyn EventBus> {
         self.replaced.or::<dyn EventBus>(|| self.bus.clone())
     }
     fn placement_starter(&self) -> Arc<dyn PlacementStarter> {
-        self.replaced.or::<dyn PlacementStarter>(|| self.gamelift.clone())
+        self.replaced
+            .or::<dyn PlacementStarter>(|| self.gamelift.clone())
     }
     fn placement_stopper(&self) -> Arc<dyn PlacementStopper> {
-        self.replaced.or::<dyn PlacementStopper>(|| self.gamelift.clone())
+        self.replaced
+            .or::<dyn PlacementStopper>(|| self.gamelift.clone())
     }
     fn player_sessions(&self) -> Arc<dyn PlayerSessions> {
-        self.replaced.or::<dyn PlayerSessions>(|| self.gamelift.clone())
+        self.replaced
+            .or::<dyn PlayerSessions>(|| self.gamelift.clone())
     }
     fn player_connections(&self) -> Arc<dyn PlayerConnections> {
-        self.replaced.or::<dyn PlayerConnections>(|| self.gamelift.clone())
+        self.replaced
+            .or::<dyn PlayerConnections>(|| self.gamelift.clone())
     }
     fn matchmaker(&self) -> Arc<dyn Matchmaker> {
-        self.replaced.or::<dyn Matchmaker>(|| self.matchmaker.clone())
+        self.replaced
+            .or::<dyn Matchmaker>(|| self.matchmaker.clone())
     }
 }
 

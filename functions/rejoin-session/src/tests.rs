@@ -5,6 +5,7 @@ use contracts::fake_gamelift::{
 };
 use contracts::fixtures::placement_id;
 use contracts::ports::*;
+use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
@@ -16,40 +17,18 @@ use shared::placement::{
     PlacedGameSession, PlacementRecord, PlayerSession, SettledPlayer, Settlement,
 };
 use shared::players::NewConnection;
-use shared::ports::{ManualClock, PlacementOutcomes};
+use shared::ports::{PlacementOutcomes, PlayerSessions};
 use shared::websocket::RouteHandler;
 
 const T0: i64 = 1_795_323_600_000;
 const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1";
-
-/// The refresh's limit off (its own test turns it on).
-fn no_limit() -> RefreshLimit {
-    RefreshLimit {
-        limiter: Arc::new(InMemoryPlayerStore::new()),
-        per_minute: 0,
-        clock: Arc::new(ManualClock::at(T0)),
-    }
-}
-
-fn handler_in(
-    mode: PlayerGateway,
-    players: &Arc<InMemoryPlayerStore>,
-    gamelift: Arc<FakeGameLift>,
-) -> RejoinSessionHandler {
-    RejoinSessionHandler::new(
-        players.clone(),
-        players.clone(),
-        gamelift.clone(),
-        SeatConnector::new(mode, gamelift),
-        no_limit(),
-    )
-}
 
 struct World {
     players: Arc<InMemoryPlayerStore>,
     placements: Arc<InMemoryPlacementStore>,
     gamelift: Arc<FakeGameLift>,
     handler: RejoinSessionHandler,
+    wiring: TestWiring,
 }
 
 fn alice() -> PlayerId {
@@ -57,7 +36,10 @@ fn alice() -> PlayerId {
 }
 
 async fn world() -> World {
-    let players = Arc::new(InMemoryPlayerStore::new());
+    let mut w = TestWiring::new().at(T0);
+    // The refresh's limit off (its own test turns it on).
+    w.config.rate_limits.placements_per_minute = 0;
+    let players = w.tables.players.clone();
     players
         .connect(&NewConnection {
             player_id: alice(),
@@ -71,14 +53,21 @@ async fn world() -> World {
         })
         .await
         .unwrap();
-    let placements = Arc::new(InMemoryPlacementStore::new());
-    let gamelift = Arc::new(FakeGameLift::new());
-    let handler = handler_in(PlayerGateway::Disabled, &players, gamelift.clone());
     World {
+        handler: wire(&w.wiring()),
         players,
-        placements,
-        gamelift,
-        handler,
+        placements: w.tables.placements.clone(),
+        gamelift: w.gamelift.clone(),
+        wiring: w,
+    }
+}
+
+impl World {
+    /// The handler with the fleets' player gateway as `mode` says.
+    fn handler_in(&self, mode: PlayerGateway) -> RejoinSessionHandler {
+        let mut w = self.wiring.clone();
+        w.config.player_gateway = mode;
+        wire(&w.wiring())
     }
 }
 
@@ -263,17 +252,13 @@ impl PlayerSessions for RacingGameLift {
 async fn given_a_new_game_fulfilled_during_the_rejoin_then_conflict_and_the_new_game_is_kept() {
     let w = world().await;
     placed(&w.players, &w.placements, "p-1", ARN).await;
-    let handler = RejoinSessionHandler::new(
-        w.players.clone(),
-        w.players.clone(),
-        Arc::new(RacingGameLift {
-            inner: FakeGameLift::new(),
-            players: w.players.clone(),
-            placements: w.placements.clone(),
-        }),
-        SeatConnector::new(PlayerGateway::Disabled, w.gamelift.clone()),
-        no_limit(),
-    );
+    let mut racing = w.wiring.clone();
+    racing.replace::<dyn PlayerSessions>(Arc::new(RacingGameLift {
+        inner: FakeGameLift::new(),
+        players: w.players.clone(),
+        placements: w.placements.clone(),
+    }));
+    let handler = wire(&racing.wiring());
     let text = r#"{"route":"rejoinSession"}"#;
     let event = route_event("rejoinSession", "alice", "c1", T0, Some(text));
     let frame = reply_frame(&handler.handle(event).await.unwrap());
@@ -300,7 +285,7 @@ async fn given_a_player_gateway_fleet_when_rejoining_then_one_call_gives_the_new
     for mode in [PlayerGateway::Enabled, PlayerGateway::Required] {
         let w = world().await;
         w.gamelift.with_player_gateway(T0 + 600_000);
-        let handler = handler_in(mode, &w.players, w.gamelift.clone());
+        let handler = w.handler_in(mode);
         placed(&w.players, &w.placements, "p-1", ARN).await;
         let ack = rejoin_with(&handler).await;
         let calls = w.gamelift.connection_details_calls();
@@ -331,7 +316,7 @@ async fn given_a_seat_when_refreshing_then_fresh_details_are_stored_and_acked_wi
     // Given alice seated behind player gateway
     let w = world().await;
     w.gamelift.with_player_gateway(T0 + 600_000);
-    let handler = handler_in(PlayerGateway::Required, &w.players, w.gamelift.clone());
+    let handler = w.handler_in(PlayerGateway::Required);
     placed(&w.players, &w.placements, "p-1", ARN).await;
     // When she asks for fresh details
     let ack = refresh(&handler).await;
@@ -355,7 +340,7 @@ async fn given_a_seat_when_refreshing_then_fresh_details_are_stored_and_acked_wi
 #[tokio::test]
 async fn given_no_seat_when_refreshing_then_not_found_and_gamelift_is_not_asked() {
     let w = world().await;
-    let handler = handler_in(PlayerGateway::Required, &w.players, w.gamelift.clone());
+    let handler = w.handler_in(PlayerGateway::Required);
     let reply = refresh(&handler).await;
     assert_eq!(reply["type"], "error");
     assert_eq!(reply["code"], "not_found");
@@ -370,7 +355,7 @@ async fn given_a_failing_call_when_refreshing_then_enabled_goes_direct_required_
         (PlayerGateway::Required, false),
     ] {
         let w = world().await;
-        let handler = handler_in(mode, &w.players, w.gamelift.clone());
+        let handler = w.handler_in(mode);
         placed(&w.players, &w.placements, "p-1", ARN).await;
         w.gamelift
             .fail_next_connection_details(GameLiftError::Unavailable("ThrottlingException".into()));
@@ -399,17 +384,10 @@ async fn given_a_failing_call_when_refreshing_then_enabled_goes_direct_required_
 async fn given_the_placement_limit_spent_when_refreshing_then_rate_limited_and_gamelift_is_not_asked()
  {
     let w = world().await;
-    let handler = RejoinSessionHandler::new(
-        w.players.clone(),
-        w.players.clone(),
-        w.gamelift.clone(),
-        SeatConnector::new(PlayerGateway::Required, w.gamelift.clone()),
-        RefreshLimit {
-            limiter: w.players.clone(),
-            per_minute: 1,
-            clock: Arc::new(ManualClock::at(T0)),
-        },
-    );
+    let mut limited = w.wiring.clone();
+    limited.config.player_gateway = PlayerGateway::Required;
+    limited.config.rate_limits.placements_per_minute = 1;
+    let handler = wire(&limited.wiring());
     placed(&w.players, &w.placements, "p-1", ARN).await;
     assert_eq!(refresh(&handler).await["type"], "ack");
     let reply = refresh(&handler).await;
@@ -453,17 +431,13 @@ async fn given_a_rejoin_landing_while_a_refresh_asks_gamelift_then_the_refresh_i
     let w = world().await;
     w.gamelift.with_player_gateway(T0 + 600_000);
     placed(&w.players, &w.placements, "p-1", ARN).await;
-    let racing = Arc::new(RejoinDuringRefresh {
+    let mut racing = w.wiring.clone();
+    racing.config.player_gateway = PlayerGateway::Required;
+    racing.replace::<dyn shared::ports::PlayerConnections>(Arc::new(RejoinDuringRefresh {
         inner: w.gamelift.clone(),
         players: w.players.clone(),
-    });
-    let handler = RejoinSessionHandler::new(
-        w.players.clone(),
-        w.players.clone(),
-        w.gamelift.clone(),
-        SeatConnector::new(PlayerGateway::Required, racing),
-        no_limit(),
-    );
+    }));
+    let handler = wire(&racing.wiring());
     // When the refresh, for the old player session, comes to store its details
     let frame = refresh(&handler).await;
     // Then it loses: the client asks again, and the rejoin's seat is not overwritten
