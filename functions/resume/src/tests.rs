@@ -4,6 +4,7 @@ use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fixtures::{T0, connection_of, new_connection, player};
 use contracts::recording_gateway::{GatewayCall, RecordingGateway};
 use contracts::unavailable::Unavailable;
+use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{
     InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore,
 };
@@ -11,7 +12,7 @@ use serde_json::json;
 use shared::domain::{MessageId, PresenceStatus};
 use shared::matchmaking::TicketId;
 use shared::messaging::NewMessage;
-use shared::party::Parties;
+use shared::party::{CommitScope, Parties};
 use shared::pending::Pending;
 use shared::ports::{ManualClock, StoreError};
 
@@ -29,43 +30,27 @@ struct World {
     gateway: Arc<RecordingGateway>,
     clock: ManualClock,
     handler: ResumeHandler,
+    wiring: TestWiring,
 }
 
 fn world() -> World {
-    let players = Arc::new(InMemoryPlayerStore::new());
-    let messages = Arc::new(InMemoryMessageStore::new());
-    let gateway = Arc::new(RecordingGateway::new());
-    let clock = ManualClock::at(T0);
-    let parties = Arc::new(InMemoryPartyStore::new(
-        players.clone(),
-        messages.clone(),
-        4,
-    ));
-    let handler = ResumeHandler::new(
-        shared::config::Config::for_local("Development").keep_alive(),
-        players.clone(),
-        messages.clone(),
-        Arc::new(InMemoryDeliveryHandover::new(
-            players.clone(),
-            messages.clone(),
-        )),
-        Parties::new(
-            parties.clone(),
-            parties.clone(),
-            Arc::new(clock.clone()),
-            86_400,
-        ),
-        gateway.clone(),
-        Arc::new(clock.clone()),
-    );
+    let w = TestWiring::new();
     World {
         replies: Mutex::default(),
-        players,
-        messages,
-        parties,
-        gateway,
-        clock,
-        handler,
+        players: w.tables.players.clone(),
+        messages: w.tables.messages.clone(),
+        parties: w.tables.parties.clone(),
+        gateway: w.gateway.clone(),
+        clock: w.clock.clone(),
+        handler: wire(&w.wiring()),
+        wiring: w,
+    }
+}
+
+impl World {
+    /// Party changes as the handlers make them (setting up a party).
+    fn service(&self) -> Parties {
+        self.wiring.wiring().parties(CommitScope::Any)
     }
 }
 
@@ -464,24 +449,13 @@ async fn given_a_message_that_arrives_during_the_replay_then_it_is_replayed_too_
     let w = world();
     w.append(&[chat("bob", 1, T0)]).await;
     w.connect("bob", "c-bob", T0 + 5).await;
-    let handler = ResumeHandler::new(
-        shared::config::Config::for_local("Development").keep_alive(),
-        w.players.clone(),
-        w.messages.clone(),
-        Arc::new(ArrivalsDuringReplay {
-            inner: InMemoryDeliveryHandover::new(w.players.clone(), w.messages.clone()),
-            messages: w.messages.clone(),
-            arrivals: Mutex::new(vec![chat("bob", 2, T0 + 6)]),
-        }),
-        Parties::new(
-            w.parties.clone(),
-            w.parties.clone(),
-            Arc::new(w.clock.clone()),
-            86_400,
-        ),
-        w.gateway.clone(),
-        Arc::new(w.clock.clone()),
-    );
+    let mut arrivals = w.wiring.clone();
+    arrivals.replace::<dyn DeliveryHandover>(Arc::new(ArrivalsDuringReplay {
+        inner: InMemoryDeliveryHandover::new(w.players.clone(), w.messages.clone()),
+        messages: w.messages.clone(),
+        arrivals: Mutex::new(vec![chat("bob", 2, T0 + 6)]),
+    }));
+    let handler = wire(&arrivals.wiring());
     let text = json!({"route": "resume"}).to_string();
     handler
         .handle(route_event("resume", "bob", "c-bob", T0, Some(&text)))
@@ -501,21 +475,15 @@ async fn given_a_message_that_arrives_during_the_replay_then_it_is_replayed_too_
 #[tokio::test]
 async fn given_the_storage_is_down_then_the_reply_is_an_unavailable_frame_with_route_and_request_id()
  {
-    let gateway = Arc::new(RecordingGateway::new());
-    let handler = ResumeHandler::new(
-        shared::config::Config::for_local("Development").keep_alive(),
-        Arc::new(Unavailable),
-        Arc::new(Unavailable),
-        Arc::new(Unavailable),
-        Parties::new(
-            Arc::new(Unavailable),
-            Arc::new(Unavailable),
-            Arc::new(ManualClock::at(T0)),
-            86_400,
-        ),
-        gateway.clone(),
-        Arc::new(ManualClock::at(T0)),
-    );
+    let mut w = TestWiring::new();
+    let down = Arc::new(Unavailable);
+    w.replace::<dyn PlayerReader>(down.clone())
+        .replace::<dyn InboxReader>(down.clone())
+        .replace::<dyn DeliveryHandover>(down.clone())
+        .replace::<dyn PartyReader>(down.clone())
+        .replace::<dyn PartyCommits>(down);
+    let gateway = w.gateway.clone();
+    let handler = wire(&w.wiring());
     let text = json!({"route": "resume", "requestId": "r9"}).to_string();
     let response = handler
         .handle(route_event("resume", "bob", "c-bob", T0, Some(&text)))
@@ -534,20 +502,9 @@ async fn given_the_hand_over_fails_after_the_replay_then_the_client_is_told_to_r
     let w = world();
     w.append(&[chat("bob", 1, T0)]).await;
     w.connect("bob", "c-bob", T0 + 5).await;
-    let handler = ResumeHandler::new(
-        shared::config::Config::for_local("Development").keep_alive(),
-        w.players.clone(),
-        w.messages.clone(),
-        Arc::new(Unavailable),
-        Parties::new(
-            w.parties.clone(),
-            w.parties.clone(),
-            Arc::new(w.clock.clone()),
-            86_400,
-        ),
-        w.gateway.clone(),
-        Arc::new(w.clock.clone()),
-    );
+    let mut failing = w.wiring.clone();
+    failing.replace::<dyn DeliveryHandover>(Arc::new(Unavailable));
+    let handler = wire(&failing.wiring());
     let text = json!({"route": "resume"}).to_string();
     let response = handler
         .handle(route_event("resume", "bob", "c-bob", T0, Some(&text)))
@@ -608,12 +565,7 @@ mod parties {
     async fn party(w: &World) -> Party {
         w.connect("alice", "c-alice", T0).await;
         w.connect("bob", "c-bob", T0).await;
-        let service = Parties::new(
-            w.parties.clone(),
-            w.parties.clone(),
-            Arc::new(w.clock.clone()),
-            86_400,
-        );
+        let service = w.service();
         let created = Party::create(PartyId::parse("party-1").unwrap(), &player("alice"), 4, T0);
         let store = w.parties.clone();
         assert_eq!(
@@ -672,12 +624,7 @@ mod parties {
         let offline = party
             .set_presence(&player("bob"), MemberPresence::Offline { since: T0 })
             .unwrap();
-        let service = Parties::new(
-            w.parties.clone(),
-            w.parties.clone(),
-            Arc::new(w.clock.clone()),
-            86_400,
-        );
+        let service = w.service();
         w.parties
             .commit(&service.commit_of(&offline, T0))
             .await
@@ -709,12 +656,7 @@ mod parties {
     async fn given_a_link_to_a_party_that_is_gone_when_resuming_then_party_is_null() {
         let w = world();
         let party = party(&w).await;
-        let service = Parties::new(
-            w.parties.clone(),
-            w.parties.clone(),
-            Arc::new(w.clock.clone()),
-            86_400,
-        );
+        let service = w.service();
         // alice leaves; bob's link stays but he is removed behind the handler's back.
         let left = party.leave(&player("alice")).unwrap();
         w.parties
