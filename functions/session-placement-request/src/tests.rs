@@ -2,69 +2,36 @@ use super::*;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
 use contracts::ports::*;
-use memory_adapters::{
-    InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementStore, InMemoryPlayerStore,
-};
+use memory_adapters::test_wiring::TestWiring;
+use memory_adapters::{InMemoryPlacementStore, InMemoryPlayerStore};
 use serde_json::{Map, Value, json};
 use shared::domain::{ConnectionId, EpochMillis, PlacementStatus};
 use shared::matchmaking::TicketId;
 use shared::players::NewConnection;
-use shared::ports::ManualClock;
 use shared::websocket::RouteHandler;
 
 const T0: i64 = 1_795_323_600_000;
-
-/// The routes' ports over one store per table, as the local stack wires them.
-pub(crate) fn ports<P, L, Q, G>(
-    players: &Arc<P>,
-    placements: &Arc<L>,
-    parties: &Arc<Q>,
-    gamelift: &Arc<G>,
-) -> Ports
-where
-    P: PendingSlots + PlayerLookup + Profiles + RateLimiter + 'static,
-    L: PlacementReader + PlacementRecorder + 'static,
-    Q: PartyReader + PartySlots + 'static,
-    G: PlacementStarter + PlacementStopper + 'static,
-{
-    Ports {
-        pending: PendingRequests::new(
-            players.clone(),
-            parties.clone(),
-            parties.clone(),
-            placements.clone(),
-            Arc::new(ManualClock::at(T0)),
-        ),
-        limiter: players.clone(),
-        players: players.clone(),
-        profiles: players.clone(),
-        placements: placements.clone(),
-        starter: gamelift.clone(),
-        stopper: gamelift.clone(),
-    }
-}
 
 struct World {
     players: Arc<InMemoryPlayerStore>,
     placements: Arc<InMemoryPlacementStore>,
     gamelift: Arc<FakeGameLift>,
     handler: SessionPlacementRequestHandler,
+    wiring: TestWiring,
 }
 
-fn config() -> Config {
-    let mut config = Config::for_local("Development");
-    config.game_session_queues = vec!["eu-queue".into(), "us-queue".into()];
+/// Two queues; the rate limit off.
+fn wiring() -> TestWiring {
+    let mut w = TestWiring::new().at(T0);
+    w.config.game_session_queues = vec!["eu-queue".into(), "us-queue".into()];
     // Tests make several requests in one (frozen) minute: the limit has its own test.
-    config.rate_limits.placements_per_minute = 0;
-    config
+    w.config.rate_limits.placements_per_minute = 0;
+    w
 }
 
 async fn world() -> World {
-    world_with(Arc::new(InMemoryPlacementStore::new())).await
-}
-
-async fn world_with(placements: Arc<InMemoryPlacementStore>) -> World {
-    let players = Arc::new(InMemoryPlayerStore::new());
+    let w = wiring();
+    let players = w.tables.players.clone();
     players
         .connect(&NewConnection {
             player_id: PlayerId::parse("alice").unwrap(),
@@ -78,22 +45,12 @@ async fn world_with(placements: Arc<InMemoryPlacementStore>) -> World {
         })
         .await
         .unwrap();
-    let gamelift = Arc::new(FakeGameLift::new());
-    let parties = Arc::new(InMemoryPartyStore::new(
-        players.clone(),
-        Arc::new(InMemoryMessageStore::new()),
-        4,
-    ));
-    let handler = SessionPlacementRequestHandler::new(
-        Arc::new(config()),
-        ports(&players, &placements, &parties, &gamelift),
-        Arc::new(ManualClock::at(T0)),
-    );
     World {
+        handler: wire(&w.wiring()),
         players,
-        placements,
-        gamelift,
-        handler,
+        placements: w.tables.placements.clone(),
+        gamelift: w.gamelift.clone(),
+        wiring: w,
     }
 }
 
@@ -225,11 +182,18 @@ async fn given_a_pending_placement_when_requesting_again_then_conflict_carrying_
 async fn given_the_storage_is_down_then_an_unavailable_frame_and_nothing_is_placed() {
     let w = world().await;
     let down = Arc::new(contracts::unavailable::Unavailable);
-    let handler = SessionPlacementRequestHandler::new(
-        Arc::new(Config::for_local("Development")),
-        ports(&down, &down, &down, &w.gamelift),
-        Arc::new(ManualClock::at(T0)),
-    );
+    let mut failing = w.wiring.clone();
+    failing.config = Config::for_local("Development");
+    failing
+        .replace::<dyn PendingSlots>(down.clone())
+        .replace::<dyn PlayerLookup>(down.clone())
+        .replace::<dyn Profiles>(down.clone())
+        .replace::<dyn RateLimiter>(down.clone())
+        .replace::<dyn PlacementReader>(down.clone())
+        .replace::<dyn PlacementRecorder>(down.clone())
+        .replace::<dyn PartyReader>(down.clone())
+        .replace::<dyn PartySlots>(down);
+    let handler = wire(&failing.wiring());
     let text = json!({"route": "sessionPlacementRequest", "requestId": "p9"}).to_string();
     let event = route_event("sessionPlacementRequest", "alice", "c1", T0, Some(&text));
     let frame = reply_frame(&handler.handle(event).await.unwrap());
@@ -474,16 +438,14 @@ impl PlacementRecorder for UnwritablePlacements {
 #[tokio::test]
 async fn given_the_placement_cannot_be_recorded_then_unavailable_and_nothing_pending_or_placed() {
     let w = world().await;
-    let handler = SessionPlacementRequestHandler::new(
-        Arc::new(config()),
-        ports(
-            &w.players,
-            &Arc::new(UnwritablePlacements),
-            &Arc::new(contracts::unavailable::Unavailable),
-            &w.gamelift,
-        ),
-        Arc::new(ManualClock::at(T0)),
-    );
+    let mut failing = w.wiring.clone();
+    let down = Arc::new(contracts::unavailable::Unavailable);
+    failing
+        .replace::<dyn PlacementReader>(Arc::new(UnwritablePlacements))
+        .replace::<dyn PlacementRecorder>(Arc::new(UnwritablePlacements))
+        .replace::<dyn PartyReader>(down.clone())
+        .replace::<dyn PartySlots>(down);
+    let handler = wire(&failing.wiring());
     let text = r#"{"route":"sessionPlacementRequest","body":{}}"#;
     let event = route_event("sessionPlacementRequest", "alice", "c1", T0, Some(text));
     let frame = reply_frame(&handler.handle(event).await.unwrap());
@@ -521,29 +483,24 @@ async fn the_sample_events_run_through_the_handler() {
 #[tokio::test]
 async fn given_the_placement_limit_reached_then_rate_limited_before_anything_is_written() {
     // Given a limit of one placement request a minute, and one made
-    let players = Arc::new(InMemoryPlayerStore::new());
-    let placements = Arc::new(InMemoryPlacementStore::new());
-    players
+    let mut limited = wiring().at(T0 + 10_000);
+    limited.config.rate_limits.placements_per_minute = 1;
+    let down = Arc::new(contracts::unavailable::Unavailable);
+    limited
+        .replace::<dyn PartyReader>(down.clone())
+        .replace::<dyn PartySlots>(down);
+    limited
+        .tables
+        .players
         .connect(&contracts::fixtures::new_connection("alice", "c1", T0))
         .await
         .unwrap();
-    let gamelift = Arc::new(FakeGameLift::new());
-    let mut limited = config();
-    limited.rate_limits.placements_per_minute = 1;
     let w = World {
-        handler: SessionPlacementRequestHandler::new(
-            Arc::new(limited),
-            ports(
-                &players,
-                &placements,
-                &Arc::new(contracts::unavailable::Unavailable),
-                &gamelift,
-            ),
-            Arc::new(ManualClock::at(T0 + 10_000)),
-        ),
-        players,
-        placements,
-        gamelift,
+        handler: wire(&limited.wiring()),
+        players: limited.tables.players.clone(),
+        placements: limited.tables.placements.clone(),
+        gamelift: limited.gamelift.clone(),
+        wiring: limited,
     };
     assert_eq!(request(&w, json!({})).await["type"], "ack");
     // When alice asks again within the minute

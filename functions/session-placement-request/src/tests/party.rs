@@ -6,17 +6,15 @@ use contracts::events::{reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
 use contracts::fixtures::{T0, new_connection, player};
 use contracts::ports::*;
-use memory_adapters::{
-    InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementStore, InMemoryPlayerStore,
-};
+use memory_adapters::test_wiring::TestWiring;
+use memory_adapters::{InMemoryPlacementStore, InMemoryPlayerStore};
 use serde_json::{Value, json};
-use shared::config::Config;
 use shared::domain::PlacementId;
+use shared::party::{CommitScope, Invitation, Party, PartyId};
 use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
-use shared::party::{Invitation, Parties, Party, PartyId};
 use shared::pending::{Pending, Reservation};
 use shared::placement::PlacementPlayer;
-use shared::ports::{GameLiftError, ManualClock};
+use shared::ports::GameLiftError;
 use shared::websocket::RouteHandler;
 
 use crate::SessionPlacementRequestHandler;
@@ -30,24 +28,17 @@ struct World {
 }
 
 async fn world() -> World {
-    let players = Arc::new(InMemoryPlayerStore::new());
+    let mut w = TestWiring::new();
+    w.config.rate_limits.placements_per_minute = 0;
+    let players = w.tables.players.clone();
     for name in ["alice", "bob", "carol", "dave"] {
         players
             .connect(&new_connection(name, &format!("c-{name}"), T0 - 1_000))
             .await
             .unwrap();
     }
-    let parties = Arc::new(InMemoryPartyStore::new(
-        players.clone(),
-        Arc::new(InMemoryMessageStore::new()),
-        4,
-    ));
-    let service = Parties::new(
-        parties.clone(),
-        parties.clone(),
-        Arc::new(ManualClock::at(T0)),
-        86_400,
-    );
+    let parties = w.tables.parties.clone();
+    let service = w.wiring().parties(CommitScope::Any);
     let created = Party::create(PartyId::parse("party-1").unwrap(), &player("alice"), 8, T0);
     let commit = service.commit_of(&created, T0);
     assert_eq!(parties.commit(&commit).await.unwrap(), Committed::Done);
@@ -73,20 +64,11 @@ async fn world() -> World {
             .unwrap();
         state = joined.after;
     }
-    let mut config = Config::for_local("Development");
-    config.rate_limits.placements_per_minute = 0;
-    let placements = Arc::new(InMemoryPlacementStore::new());
-    let gamelift = Arc::new(FakeGameLift::new());
-    let handler = SessionPlacementRequestHandler::new(
-        Arc::new(config),
-        crate::tests::ports(&players, &placements, &parties, &gamelift),
-        Arc::new(ManualClock::at(T0)),
-    );
     World {
+        handler: crate::wire(&w.wiring()),
         players,
-        placements,
-        gamelift,
-        handler,
+        placements: w.tables.placements.clone(),
+        gamelift: w.gamelift.clone(),
     }
 }
 
