@@ -1,8 +1,8 @@
 use contracts::events::{parse_event, reply_frame, route_event};
+use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryPlayerStore, InMemorySubscriptionStore};
 use shared::domain::{ConnectionId, PlayerId};
 use shared::players::NewConnection;
-use shared::ports::ManualClock;
 use shared::ports::StoreError;
 
 use super::*;
@@ -19,18 +19,19 @@ struct World {
 }
 
 fn world() -> World {
-    let players = Arc::new(InMemoryPlayerStore::new());
-    let subscriptions = Arc::new(InMemorySubscriptionStore::new());
-    let handler = SubscribePresenceHandler::new(
-        players.clone(),
-        subscriptions.clone(),
-        Arc::new(ManualClock::at(T0)),
-    );
+    let w = TestWiring::new().at(T0);
     World {
-        players,
-        subscriptions,
-        handler,
+        handler: wire(&w.wiring()),
+        players: w.tables.players.clone(),
+        subscriptions: w.tables.subscriptions.clone(),
     }
+}
+
+/// The handler on a Subscriptions table that fails as `broken` says.
+fn handler_on(broken: BrokenSubscriptions) -> SubscribePresenceHandler {
+    let mut w = TestWiring::new().at(T0);
+    w.replace::<dyn Subscriptions>(Arc::new(broken));
+    wire(&w.wiring())
 }
 
 fn p(name: &str) -> PlayerId {
@@ -309,20 +310,12 @@ impl BrokenSubscriptions {
 async fn given_the_table_throttled_then_unavailable_is_replied_and_a_missing_table_is_internal() {
     let text = json!({"route": SUBSCRIBE_ROUTE, "body": {"playerIds": ["alice"]}}).to_string();
     for route in [SUBSCRIBE_ROUTE, UNSUBSCRIBE_ROUTE] {
-        let throttled = SubscribePresenceHandler::new(
-            Arc::new(InMemoryPlayerStore::new()),
-            Arc::new(BrokenSubscriptions { transient: true }),
-            Arc::new(ManualClock::at(T0)),
-        );
+        let throttled = handler_on(BrokenSubscriptions { transient: true });
         let event = route_event(route, "bob", "c-bob", T0, Some(&text));
         let frame = reply_frame(&throttled.handle(event).await.unwrap());
         assert_eq!(frame["code"], "unavailable", "{route}");
 
-        let missing = SubscribePresenceHandler::new(
-            Arc::new(InMemoryPlayerStore::new()),
-            Arc::new(BrokenSubscriptions { transient: false }),
-            Arc::new(ManualClock::at(T0)),
-        );
+        let missing = handler_on(BrokenSubscriptions { transient: false });
         let event = route_event(route, "bob", "c-bob", T0, Some(&text));
         let frame = reply_frame(&missing.handle(event).await.unwrap());
         assert_eq!(frame["code"], "internal", "{route}");
