@@ -215,6 +215,7 @@ mod tests {
     use contracts::events::{parse_event, route_event};
     use contracts::ports::*;
     use contracts::recording_gateway::{GatewayCall, RecordingGateway};
+    use memory_adapters::test_wiring::TestWiring;
     use memory_adapters::{InMemoryPlayerStore, InProcessEventBus};
     use shared::domain::{PlayerId, PresenceStatus};
     use shared::ports::ManualClock;
@@ -231,23 +232,13 @@ mod tests {
     }
 
     fn world() -> World {
-        let players = Arc::new(InMemoryPlayerStore::new());
-        let gateway = Arc::new(RecordingGateway::new());
-        let clock = ManualClock::at(T0);
-        let bus = Arc::new(InProcessEventBus::new());
-        let handler = ConnectHandler::new(
-            Arc::new(Config::for_local("Development")),
-            players.clone(),
-            gateway.clone(),
-            Arc::new(clock.clone()),
-            bus.clone(),
-        );
+        let w = TestWiring::new().at(T0);
         World {
-            players,
-            gateway,
-            clock,
-            bus,
-            handler,
+            handler: wire(&w.wiring()),
+            players: w.tables.players.clone(),
+            gateway: w.gateway.clone(),
+            clock: w.clock.clone(),
+            bus: w.bus.clone(),
         }
     }
 
@@ -448,13 +439,9 @@ mod tests {
     #[tokio::test]
     async fn given_the_storage_is_down_when_connecting_then_the_handshake_fails_with_503_not_a_lambda_error()
      {
-        let handler = ConnectHandler::new(
-            Arc::new(Config::for_local("Development")),
-            Arc::new(contracts::unavailable::Unavailable),
-            Arc::new(RecordingGateway::new()),
-            Arc::new(ManualClock::at(T0)),
-            Arc::new(InProcessEventBus::new()),
-        );
+        let mut w = TestWiring::new().at(T0);
+        w.replace::<dyn Connections>(Arc::new(contracts::unavailable::Unavailable));
+        let handler = wire(&w.wiring());
         let response = handler
             .handle(route_event("$connect", "alice", "c1", T0, None))
             .await

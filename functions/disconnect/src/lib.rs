@@ -74,9 +74,9 @@ mod tests {
     use contracts::events::{parse_event, route_event};
     use contracts::ports::*;
     use memory_adapters::InMemoryPlayerStore;
+    use memory_adapters::test_wiring::TestWiring;
     use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
     use shared::players::NewConnection;
-    use shared::ports::ManualClock;
 
     const T0: i64 = 1_795_323_600_000;
 
@@ -100,20 +100,19 @@ mod tests {
             .unwrap();
     }
 
-    fn handler(players: Arc<InMemoryPlayerStore>, now: i64) -> DisconnectHandler {
-        DisconnectHandler::new(
-            Arc::new(Config::for_local("Development")),
-            players,
-            Arc::new(ManualClock::at(now)),
-        )
+    /// The handler as `wire` builds it, its clock at `now`.
+    fn handler(w: &TestWiring, now: i64) -> DisconnectHandler {
+        w.clock.set(now);
+        wire(&w.wiring())
     }
 
     #[tokio::test]
     async fn given_the_current_connection_when_it_disconnects_then_the_grace_period_starts() {
-        let players = Arc::new(InMemoryPlayerStore::new());
+        let w = TestWiring::new();
+        let players = w.tables.players.clone();
         online(&players, "L0SM9cOFvHcCIhw=", T0).await;
         let raw = serde_json::from_str(include_str!("../../../events/disconnect.json")).unwrap();
-        let response = handler(players.clone(), T0 + 60_000)
+        let response = handler(&w, T0 + 60_000)
             .handle(parse_event(raw))
             .await
             .unwrap();
@@ -125,10 +124,11 @@ mod tests {
 
     #[tokio::test]
     async fn given_a_newer_connection_when_the_old_disconnect_arrives_late_then_nothing_changes() {
-        let players = Arc::new(InMemoryPlayerStore::new());
+        let w = TestWiring::new();
+        let players = w.tables.players.clone();
         online(&players, "old", T0).await;
         online(&players, "new", T0 + 5).await;
-        let response = handler(players.clone(), T0 + 10)
+        let response = handler(&w, T0 + 10)
             .handle(route_event("$disconnect", "alice", "old", T0, None))
             .await
             .unwrap();
@@ -140,8 +140,9 @@ mod tests {
 
     #[tokio::test]
     async fn given_no_record_when_a_disconnect_arrives_then_it_succeeds_and_writes_nothing() {
-        let players = Arc::new(InMemoryPlayerStore::new());
-        let response = handler(players.clone(), T0)
+        let w = TestWiring::new();
+        let players = w.tables.players.clone();
+        let response = handler(&w, T0)
             .handle(route_event("$disconnect", "alice", "c1", T0, None))
             .await
             .unwrap();
