@@ -1,17 +1,16 @@
 use super::*;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
-use contracts::fixtures::placement_id;
+use contracts::fixtures::{new_connection, placement_id};
 use contracts::ports::*;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore};
 use serde_json::Value;
-use shared::domain::{ConnectionId, MessageId, PlacementStatus};
+use shared::domain::{MessageId, PlacementStatus};
 use shared::matchmaking::TicketId;
 use shared::messaging::{MessageKind, NewMessage};
 use shared::pending::Pending;
 use shared::placement::{PlacementRecord, SettledPlayer, Settlement};
-use shared::players::NewConnection;
 use shared::ports::PlacementOutcomes;
 use shared::websocket::RouteHandler;
 
@@ -34,16 +33,7 @@ async fn world() -> World {
     let players = w.tables.players.clone();
     for (player, connection) in [("alice", "L0SM9cOFvHcCIhw="), ("bob", "c-bob")] {
         players
-            .connect(&NewConnection {
-                player_id: PlayerId::parse(player).unwrap(),
-                connection_id: ConnectionId::parse(connection).unwrap(),
-                endpoint: "https://x/Development".into(),
-                connected_at: T0,
-                now: T0,
-                heartbeat_deadline: T0 + 90_000,
-                sweep_shard: 0,
-                expire_at_secs: 0,
-            })
+            .connect(&new_connection(player, connection, T0))
             .await
             .unwrap();
     }

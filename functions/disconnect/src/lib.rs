@@ -72,11 +72,11 @@ impl RouteHandler for DisconnectHandler {
 mod tests {
     use super::*;
     use contracts::events::{parse_event, route_event};
+    use contracts::fixtures::new_connection;
     use contracts::ports::*;
     use memory_adapters::InMemoryPlayerStore;
     use memory_adapters::test_wiring::TestWiring;
-    use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
-    use shared::players::NewConnection;
+    use shared::domain::{PlayerId, PresenceStatus};
 
     const T0: i64 = 1_795_323_600_000;
 
@@ -86,16 +86,7 @@ mod tests {
 
     async fn online(players: &InMemoryPlayerStore, connection: &str, at: i64) {
         players
-            .connect(&NewConnection {
-                player_id: alice(),
-                connection_id: ConnectionId::parse(connection).unwrap(),
-                endpoint: "https://x/Development".into(),
-                connected_at: at,
-                now: at,
-                heartbeat_deadline: at + 90_000,
-                sweep_shard: 0,
-                expire_at_secs: 0,
-            })
+            .connect(&new_connection("alice", connection, at))
             .await
             .unwrap();
     }

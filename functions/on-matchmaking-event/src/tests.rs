@@ -3,17 +3,16 @@
 //! duplicates, late and out-of-order events change and push nothing.
 
 use contracts::fake_gamelift::FakeGameLift;
+use contracts::fixtures::new_connection;
 use contracts::ports::*;
 use lambda_runtime::Context;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryMessageStore, InMemoryPlayerStore, InMemoryTicketStore};
 use serde_json::json;
 use shared::config::PlayerGateway;
-use shared::domain::ConnectionId;
 use shared::matchmaking::TicketId;
 use shared::messaging::ReplayFrom;
 use shared::pending::Pending;
-use shared::players::NewConnection;
 
 use super::*;
 
@@ -71,16 +70,7 @@ async fn world_in(mode: PlayerGateway) -> World {
     let tickets = w.tables.tickets.clone();
     for (name, id) in [("alice", A), ("bob", B)] {
         players
-            .connect(&NewConnection {
-                player_id: player(name),
-                connection_id: ConnectionId::parse(format!("c-{name}")).unwrap(),
-                endpoint: "https://x/Development".into(),
-                connected_at: T0,
-                now: T0,
-                heartbeat_deadline: T0 + 90_000,
-                sweep_shard: 0,
-                expire_at_secs: 0,
-            })
+            .connect(&new_connection(name, &format!("c-{name}"), T0))
             .await
             .unwrap();
         let record = TicketRecord::queued(ticket(id), player(name), vec![], "default", T0 - 1_000);

@@ -1,17 +1,15 @@
 use super::*;
 use async_trait::async_trait;
 use contracts::fake_gamelift::FakeGameLift;
-use contracts::fixtures::placement_id;
+use contracts::fixtures::{new_connection, placement_id};
 use contracts::ports::*;
 use lambda_runtime::Context;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryMessageStore, InMemoryPlacementStore, InMemoryPlayerStore};
 use serde_json::json;
 use shared::config::PlayerGateway;
-use shared::domain::ConnectionId;
 use shared::domain::PlacementStatus;
 use shared::placement::PlacementRecord;
-use shared::players::NewConnection;
 
 const T0: i64 = 1_795_323_600_000;
 const P_FUL: &str = "4f1c5b2e-7d3a-4b8e-9c61-2a5d8e0f1b37";
@@ -74,16 +72,7 @@ async fn world_in(mode: PlayerGateway) -> World {
     let placements = w.tables.placements.clone();
     for name in ["alice", "bob"] {
         players
-            .connect(&NewConnection {
-                player_id: player(name),
-                connection_id: ConnectionId::parse(format!("c-{name}")).unwrap(),
-                endpoint: "https://x/Development".into(),
-                connected_at: T0,
-                now: T0,
-                heartbeat_deadline: T0 + 90_000,
-                sweep_shard: 0,
-                expire_at_secs: 0,
-            })
+            .connect(&new_connection(name, &format!("c-{name}"), T0))
             .await
             .unwrap();
     }

@@ -3,7 +3,7 @@ use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::{
     FAKE_DNS_NAME, FAKE_IP_ADDRESS, FAKE_PORT, FakeGameLift, GameLiftCall,
 };
-use contracts::fixtures::placement_id;
+use contracts::fixtures::{new_connection, placement_id};
 use contracts::ports::*;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{
@@ -11,12 +11,11 @@ use memory_adapters::{
 };
 use serde_json::Value;
 use shared::config::PlayerGateway;
-use shared::domain::{ConnectionId, MessageId, PlacementStatus};
+use shared::domain::{MessageId, PlacementStatus};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::placement::{
     PlacedGameSession, PlacementRecord, PlayerSession, SettledPlayer, Settlement,
 };
-use shared::players::NewConnection;
 use shared::ports::{PlacementOutcomes, PlayerSessions};
 use shared::websocket::RouteHandler;
 
@@ -41,16 +40,7 @@ async fn world() -> World {
     w.config.rate_limits.placements_per_minute = 0;
     let players = w.tables.players.clone();
     players
-        .connect(&NewConnection {
-            player_id: alice(),
-            connection_id: ConnectionId::parse("L0SM9cOFvHcCIhw=").unwrap(),
-            endpoint: "https://x/Development".into(),
-            connected_at: T0,
-            now: T0,
-            heartbeat_deadline: T0 + 90_000,
-            sweep_shard: 0,
-            expire_at_secs: 0,
-        })
+        .connect(&new_connection("alice", "L0SM9cOFvHcCIhw=", T0))
         .await
         .unwrap();
     World {

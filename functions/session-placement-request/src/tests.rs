@@ -1,13 +1,13 @@
 use super::*;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
+use contracts::fixtures::new_connection;
 use contracts::ports::*;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryPlacementStore, InMemoryPlayerStore};
 use serde_json::{Map, Value, json};
-use shared::domain::{ConnectionId, EpochMillis, PlacementStatus};
+use shared::domain::{EpochMillis, PlacementStatus};
 use shared::matchmaking::TicketId;
-use shared::players::NewConnection;
 use shared::websocket::RouteHandler;
 
 const T0: i64 = 1_795_323_600_000;
@@ -33,16 +33,7 @@ async fn world() -> World {
     let w = wiring();
     let players = w.tables.players.clone();
     players
-        .connect(&NewConnection {
-            player_id: PlayerId::parse("alice").unwrap(),
-            connection_id: ConnectionId::parse("c1").unwrap(),
-            endpoint: "https://x/Development".into(),
-            connected_at: T0,
-            now: T0,
-            heartbeat_deadline: T0 + 90_000,
-            sweep_shard: 0,
-            expire_at_secs: 0,
-        })
+        .connect(&new_connection("alice", "c1", T0))
         .await
         .unwrap();
     World {
@@ -492,7 +483,7 @@ async fn given_the_placement_limit_reached_then_rate_limited_before_anything_is_
     limited
         .tables
         .players
-        .connect(&contracts::fixtures::new_connection("alice", "c1", T0))
+        .connect(&new_connection("alice", "c1", T0))
         .await
         .unwrap();
     let w = World {
@@ -525,16 +516,7 @@ async fn the_sample_set_placement_latencies_event_runs_through_the_handler() {
     // Given bob connected as the sample event's caller.
     let w = world().await;
     w.players
-        .connect(&NewConnection {
-            player_id: PlayerId::parse("bob").unwrap(),
-            connection_id: ConnectionId::parse("L0SM9cOFvHcCIhw=").unwrap(),
-            endpoint: "https://x/Development".into(),
-            connected_at: T0,
-            now: T0,
-            heartbeat_deadline: T0 + 90_000,
-            sweep_shard: 0,
-            expire_at_secs: 0,
-        })
+        .connect(&new_connection("bob", "L0SM9cOFvHcCIhw=", T0))
         .await
         .unwrap();
     let raw =

@@ -1,8 +1,8 @@
 use contracts::events::{parse_event, reply_frame, route_event};
+use contracts::fixtures::new_connection;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryPlayerStore, InMemorySubscriptionStore};
 use shared::domain::{ConnectionId, PlayerId};
-use shared::players::NewConnection;
 use shared::ports::StoreError;
 
 use super::*;
@@ -46,16 +46,7 @@ async fn request(w: &World, route: &str, body: Value) -> Value {
 
 async fn connect(w: &World, player: &str, at: i64) {
     w.players
-        .connect(&NewConnection {
-            player_id: p(player),
-            connection_id: ConnectionId::parse(format!("c-{player}")).unwrap(),
-            endpoint: "https://x/Development".into(),
-            connected_at: at,
-            now: at,
-            heartbeat_deadline: at + 90_000,
-            sweep_shard: 0,
-            expire_at_secs: 0,
-        })
+        .connect(&new_connection(player, &format!("c-{player}"), at))
         .await
         .unwrap();
 }
