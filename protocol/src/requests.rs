@@ -12,7 +12,7 @@ use crate::matchmaking::{PlayerAttributes, TicketId};
 use crate::party::{PartyId, PartySize};
 
 pub mod body;
-mod fields;
+pub(crate) mod fields;
 mod send_message;
 
 pub use fields::{

@@ -73,12 +73,24 @@ pub fn document_text() -> String {
     text
 }
 
+/// A generator binary's output: `text` on stdout, or why not (as `program`) on stderr.
+pub fn print(program: &str, text: &str) -> std::process::ExitCode {
+    use std::io::Write;
+    match std::io::stdout().write_all(text.as_bytes()) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("{program}: cannot write the document: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// Whether `text` is exactly what [`document_text`] prints (same content, same layout).
 pub fn committed_text_matches(text: &str) -> bool {
     text == document_text()
 }
 
-fn sorted(value: Value) -> Value {
+pub(crate) fn sorted(value: Value) -> Value {
     match value {
         Value::Object(object) => {
             let mut entries: Vec<(String, Value)> = object.into_iter().collect();

@@ -29,21 +29,22 @@
 //! `session_ended`, from GameLift's refusal, one CreatePlayerSession call later.
 
 use futures_util::stream::{self, StreamExt};
+use gamelift_sockets_protocol::backend_api::{
+    GameSessionEndedResponse, PlayerIdsBody, PlayerLeftResponse,
+};
 use lambda_http::http::StatusCode;
-use serde_json::{Map, Value, json};
 use shared::domain::PlayerId;
-use shared::protocol::{ErrorCode, player_ids_field};
+use shared::protocol::ErrorCode;
 use shared::websocket::RouteError;
 
-use crate::{Answer, BackendApi, field_error, store_refusal};
+use crate::{Answer, BackendApi, answer, store_refusal};
 
 /// How many players' seats are cleared at once.
 const CONCURRENCY: usize = 16;
 
 impl BackendApi {
-    pub(crate) async fn game_session_ended(&self, game: &str, body: &Map<String, Value>) -> Answer {
-        let players =
-            player_ids_field(body, "playerIds").map_err(|e| field_error("playerIds", e))?;
+    pub(crate) async fn game_session_ended(&self, game: &str, body: PlayerIdsBody) -> Answer {
+        let players = body.player_ids;
         let outcomes: Vec<(PlayerId, Result<bool, shared::ports::StoreError>)> =
             stream::iter(players)
                 .map(|player| async move {
@@ -62,14 +63,18 @@ impl BackendApi {
                     "some players' seats may be cleared and others not; retry",
                 )
             })? {
-                true => cleared.push(player.to_string()),
-                false => not_seated.push(player.to_string()),
+                true => cleared.push(player),
+                false => not_seated.push(player),
             }
         }
-        Ok((
+        answer(
             StatusCode::OK,
-            json!({ "gameSessionId": game, "cleared": cleared, "notSeated": not_seated }),
-        ))
+            &GameSessionEndedResponse {
+                game_session_id: game.to_owned(),
+                cleared,
+                not_seated,
+            },
+        )
     }
 
     pub(crate) async fn player_left(&self, game: &str, player: &PlayerId) -> Answer {
@@ -80,7 +85,7 @@ impl BackendApi {
             .await
             .map_err(|e| store_refusal(e, retry))?
         {
-            return Ok((StatusCode::OK, json!({ "cleared": true })));
+            return answer(StatusCode::OK, &PlayerLeftResponse { cleared: true });
         }
         // Nothing cleared: already done (a retry), or the seat is not in this game.
         let record = self
@@ -97,7 +102,7 @@ impl BackendApi {
             Some(r)
                 if r.ended_game_session.as_deref() == Some(game) && r.game_session.is_none() =>
             {
-                Ok((StatusCode::OK, json!({ "cleared": false })))
+                answer(StatusCode::OK, &PlayerLeftResponse { cleared: false })
             }
             Some(r) => Err(RouteError::new(
                 ErrorCode::Conflict,

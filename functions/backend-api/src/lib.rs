@@ -12,7 +12,10 @@
 //!   `.../players/{playerId}/left`: the seat is cleared and `rejoinSession` answers
 //!   `session_ended` without asking GameLift.
 //!
-//! Errors are RFC 9457 problem details with the socket protocol's codes ([`problem`]),
+//! The bodies are the types of `gamelift_sockets_protocol::backend_api`, from which the
+//! API's OpenAPI document (docs/backend-api.openapi.json) is generated; a body is read
+//! only into its type. Errors are RFC 9457 problem details with the socket protocol's
+//! codes ([`problem`]),
 //! never a function error. The path is routed here, not by API Gateway (`route.rs`: a game
 //! session id is an ARN, which holds `/`, so the path is matched from its fixed end);
 //! `lambda_http` turns the HTTP API's payload 2.0 event into an `http::Request` and the
@@ -43,8 +46,11 @@ pub mod route;
 
 use std::sync::Arc;
 
+use gamelift_sockets_protocol::backend_api::read_request;
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, RequestExt, Response};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use shared::config::Config;
 use shared::ports::{Clock, MessageStore, PartyReader, PlayerLookup, PlayerReader, Seats};
@@ -88,6 +94,13 @@ pub struct BackendApi {
 
 /// What an endpoint answers: a status and a JSON body.
 type Answer = Result<(StatusCode, Value), RouteError>;
+
+/// `body`, one of the API's response types, with `status`.
+fn answer<T: Serialize>(status: StatusCode, body: &T) -> Answer {
+    serde_json::to_value(body)
+        .map(|body| (status, body))
+        .map_err(|e| RouteError::new(ErrorCode::Internal, format!("the answer: {e}")))
+}
 
 impl BackendApi {
     pub fn new(
@@ -138,22 +151,26 @@ impl BackendApi {
 
     async fn serve(&self, endpoint: &Endpoint, request: &Request) -> Answer {
         match endpoint {
-            Endpoint::SendMessages => self.send_messages(&body_of(request)?).await,
+            Endpoint::SendMessages => self.send_messages(body_of(request)?).await,
             Endpoint::GetPlayer(player) => self.get_player(player).await,
-            Endpoint::BatchGetPlayers => self.batch_get_players(&body_of(request)?).await,
-            Endpoint::EndConnection(player) => {
-                self.end_connection(player, &body_of(request)?).await
-            }
+            Endpoint::BatchGetPlayers => self.batch_get_players(body_of(request)?).await,
+            Endpoint::EndConnection(player) => self.end_connection(player, body_of(request)?).await,
             Endpoint::GameSessionEnded(game) => {
-                self.game_session_ended(game, &body_of(request)?).await
+                self.game_session_ended(game, body_of(request)?).await
             }
             Endpoint::PlayerLeft(game, player) => self.player_left(game, player).await,
         }
     }
 }
 
+/// The request body read into its type `B` (an empty body is read as `{}`); what does not
+/// fit is a 400 naming the field.
+fn body_of<B: DeserializeOwned>(request: &Request) -> Result<B, RouteError> {
+    read_request(object_of(request)?).map_err(|e| field_error(&e.field, e.message))
+}
+
 /// The request body as a JSON object; an empty body is an empty object.
-fn body_of(request: &Request) -> Result<Map<String, Value>, RouteError> {
+fn object_of(request: &Request) -> Result<Map<String, Value>, RouteError> {
     let bytes: &[u8] = request.body().as_ref();
     if bytes.len() > MAX_BODY_BYTES {
         return Err(RouteError::new(

@@ -7,35 +7,28 @@
 //! callers are trusted (IAM). Unknown recipients are refused whole, as `sendMessage`
 //! does (`not_found` naming them): nothing is stored for a player nobody has.
 
+use gamelift_sockets_protocol::backend_api::{
+    Audience, SendMessagesRequest, SendMessagesResponse, ServiceName,
+};
 use lambda_http::http::StatusCode;
-use serde_json::{Map, Value, json};
-use shared::domain::{MessageId, PlayerId};
+use shared::domain::MessageId;
 use shared::messaging::recipients;
 use shared::messaging::{MessageKind, NewMessage, SYSTEM_SENDER};
-use shared::party::PartyId;
-use shared::protocol::{ErrorCode, ServerFrame, json_kind, player_ids_field};
+use shared::protocol::{ErrorCode, ServerFrame};
 use shared::websocket::RouteError;
 
-use crate::{Answer, BackendApi, field_error, store_refusal};
-
-/// The longest service name `from` may give.
-pub const MAX_FROM_LEN: usize = 64;
-/// Who a message goes to.
-enum Audience {
-    Players(Vec<PlayerId>),
-    Party(PartyId),
-}
+use crate::{Answer, BackendApi, answer, field_error, store_refusal};
 
 impl BackendApi {
-    pub(crate) async fn send_messages(&self, body: &Map<String, Value>) -> Answer {
-        let audience = audience(body)?;
-        let message = body
-            .get("message")
-            .ok_or_else(|| field_error("message", "`message` is required"))?;
-        if let Some(size) = recipients::oversized(message) {
+    pub(crate) async fn send_messages(&self, body: SendMessagesRequest) -> Answer {
+        let audience = body
+            .audience()
+            .map_err(|e| field_error(&e.field, e.message))?;
+        let message = body.message;
+        if let Some(size) = recipients::oversized(&message) {
             return Err(RouteError::message_too_large(size).with_detail("field", "message"));
         }
-        let from = from_field(body)?;
+        let from = sender(body.from.as_ref());
         let nothing_sent = "nothing was sent; retry";
         let (recipients, party) = match audience {
             Audience::Players(players) => {
@@ -63,7 +56,7 @@ impl BackendApi {
             message_id: message_id.to_string(),
             from: from.clone(),
             party_id: party,
-            message: message.clone(),
+            message,
             sent_at: now,
             backend: true,
         }
@@ -88,56 +81,17 @@ impl BackendApi {
                 "the message may have reached some recipients but not all; retry",
             )
         })?;
-        Ok((
+        answer(
             StatusCode::ACCEPTED,
-            json!({ "queued": messages.len(), "messageId": message_id.to_string() }),
-        ))
+            &SendMessagesResponse {
+                queued: messages.len(),
+                message_id: message_id.to_string(),
+            },
+        )
     }
 }
 
-/// `playerIds` or `partyId`, not both.
-fn audience(body: &Map<String, Value>) -> Result<Audience, RouteError> {
-    let has = |field: &str| body.get(field).is_some_and(|v| !v.is_null());
-    match (has("playerIds"), body.get("partyId")) {
-        (true, Some(v)) if !v.is_null() => Err(field_error(
-            "partyId",
-            "give `playerIds` or `partyId`, not both",
-        )),
-        (_, None | Some(Value::Null)) => player_ids_field(body, "playerIds")
-            .map(Audience::Players)
-            .map_err(|e| field_error("playerIds", e)),
-        (_, Some(Value::String(raw))) => PartyId::parse(raw.as_str())
-            .map(Audience::Party)
-            .map_err(|e| field_error("partyId", format!("`partyId` is not a party id: {e}"))),
-        (_, Some(other)) => Err(field_error(
-            "partyId",
-            format!("`partyId` must be a string, got {}", json_kind(other)),
-        )),
-    }
-}
-
-/// `from`: `system` (the default) or a service's name, 1-64 of `A-Z a-z 0-9 . _ : @ -`.
-pub(crate) fn from_field(body: &Map<String, Value>) -> Result<String, RouteError> {
-    match body.get("from") {
-        None | Some(Value::Null) => Ok(SYSTEM_SENDER.to_owned()),
-        Some(Value::String(name))
-            if !name.is_empty()
-                && name.len() <= MAX_FROM_LEN
-                && name
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"._:@-".contains(&b)) =>
-        {
-            Ok(name.clone())
-        }
-        Some(Value::String(_)) => Err(field_error(
-            "from",
-            format!(
-                "`from` must be `system` or a service name of 1-{MAX_FROM_LEN} A-Z a-z 0-9 . _ : @ -"
-            ),
-        )),
-        Some(other) => Err(field_error(
-            "from",
-            format!("`from` must be a string, got {}", json_kind(other)),
-        )),
-    }
+/// Who sends: the service `from` names, else `system`.
+pub(crate) fn sender(from: Option<&ServiceName>) -> String {
+    from.map_or(SYSTEM_SENDER, ServiceName::as_str).to_owned()
 }

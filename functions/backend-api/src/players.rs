@@ -23,19 +23,19 @@
 //! (`$disconnect` marks them disconnected, within the grace period), so the player can
 //! reconnect at once: it is not a ban.
 
+use gamelift_sockets_protocol::backend_api::{
+    BatchGetPlayersResponse, EndConnectionRequest, EndConnectionResponse, PlayerIdsBody, PlayerView,
+};
 use lambda_http::http::StatusCode;
-use serde_json::{Map, Value, json};
 use shared::domain::{MessageId, PlayerId, PresenceStatus};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::players::PlayerRecord;
-use shared::protocol::{ErrorCode, ServerFrame, json_kind, player_ids_field};
+use shared::protocol::{ErrorCode, ServerFrame};
 use shared::websocket::RouteError;
 
-use crate::messages::from_field;
-use crate::{Answer, BackendApi, field_error, store_refusal};
+use crate::messages::sender;
+use crate::{Answer, BackendApi, answer, store_refusal};
 
-/// The longest `reason` a kick may give.
-pub const MAX_REASON_LEN: usize = 256;
 /// The `reason` when none is given.
 pub const DEFAULT_REASON: &str = "disconnected by the server";
 
@@ -47,40 +47,41 @@ impl BackendApi {
             .await
             .map_err(|e| store_refusal(e, "retry"))?
             .ok_or_else(|| no_player(player))?;
-        Ok((StatusCode::OK, view(&record, self.clock.now_millis())))
+        answer(StatusCode::OK, &view(&record, self.clock.now_millis()))
     }
 
-    pub(crate) async fn batch_get_players(&self, body: &Map<String, Value>) -> Answer {
-        let ids = player_ids_field(body, "playerIds").map_err(|e| field_error("playerIds", e))?;
+    pub(crate) async fn batch_get_players(&self, body: PlayerIdsBody) -> Answer {
+        let ids = body.player_ids;
         let records = self
             .lookup
             .get_many(&ids)
             .await
             .map_err(|e| store_refusal(e, "retry"))?;
         let now = self.clock.now_millis();
-        let players: Vec<Value> = ids
+        let players: Vec<PlayerView> = ids
             .iter()
             .filter_map(|id| records.iter().find(|r| r.player_id == *id))
             .map(|record| view(record, now))
             .collect();
-        let not_found: Vec<&str> = ids
-            .iter()
-            .filter(|id| !records.iter().any(|r| r.player_id == **id))
-            .map(PlayerId::as_str)
+        let not_found: Vec<PlayerId> = ids
+            .into_iter()
+            .filter(|id| !records.iter().any(|r| r.player_id == *id))
             .collect();
-        Ok((
+        answer(
             StatusCode::OK,
-            json!({ "players": players, "notFound": not_found }),
-        ))
+            &BatchGetPlayersResponse { players, not_found },
+        )
     }
 
     pub(crate) async fn end_connection(
         &self,
         player: &PlayerId,
-        body: &Map<String, Value>,
+        body: EndConnectionRequest,
     ) -> Answer {
-        let reason = reason_field(body)?;
-        let from = from_field(body)?;
+        let reason = body
+            .reason
+            .map_or_else(|| DEFAULT_REASON.to_owned(), |r| r.into_string());
+        let from = sender(body.from.as_ref());
         let nothing_done = "the connection was not ended; retry";
         let record = self
             .players
@@ -118,10 +119,13 @@ impl BackendApi {
             .append(std::slice::from_ref(&kick))
             .await
             .map_err(|e| store_refusal(e, nothing_done))?;
-        Ok((
+        answer(
             StatusCode::ACCEPTED,
-            json!({ "connectionId": record.connection_id.to_string(), "messageId": message_id.to_string() }),
-        ))
+            &EndConnectionResponse {
+                connection_id: record.connection_id.to_string(),
+                message_id: message_id.to_string(),
+            },
+        )
     }
 }
 
@@ -133,38 +137,18 @@ fn no_player(player: &PlayerId) -> RouteError {
     .with_detail("playerId", player.as_str())
 }
 
-/// `reason`: 1-256 characters (default: [`DEFAULT_REASON`]).
-fn reason_field(body: &Map<String, Value>) -> Result<String, RouteError> {
-    match body.get("reason") {
-        None | Some(Value::Null) => Ok(DEFAULT_REASON.to_owned()),
-        Some(Value::String(reason))
-            if !reason.trim().is_empty() && reason.chars().count() <= MAX_REASON_LEN =>
-        {
-            Ok(reason.clone())
-        }
-        Some(Value::String(_)) => Err(field_error(
-            "reason",
-            format!("`reason` must be 1-{MAX_REASON_LEN} characters"),
-        )),
-        Some(other) => Err(field_error(
-            "reason",
-            format!("`reason` must be a string, got {}", json_kind(other)),
-        )),
-    }
-}
-
 /// What the API tells about a player: presence (`online` is what watchers see: online,
 /// or dropped within the reconnect grace), the connection's times, and game state.
-fn view(record: &PlayerRecord, now: i64) -> Value {
+fn view(record: &PlayerRecord, now: i64) -> PlayerView {
     let online = record.status == PresenceStatus::Online || record.within_grace(now);
-    json!({
-        "playerId": record.player_id.as_str(),
-        "status": record.status.as_str(),
-        "online": online,
-        "connectedSince": (record.status == PresenceStatus::Online).then_some(record.connected_at),
-        "lastSeen": record.last_seen,
-        "gameSession": record.game_session,
-        "partyId": record.party_id.as_ref().map(ToString::to_string),
-        "pendingPlacementId": record.pending.as_ref().map(ToString::to_string),
-    })
+    PlayerView {
+        player_id: record.player_id.clone(),
+        status: record.status,
+        online,
+        connected_since: (record.status == PresenceStatus::Online).then_some(record.connected_at),
+        last_seen: record.last_seen,
+        game_session: record.game_session.clone(),
+        party_id: record.party_id.clone(),
+        pending_placement_id: record.pending.as_ref().map(ToString::to_string),
+    }
 }

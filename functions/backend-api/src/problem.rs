@@ -2,9 +2,10 @@
 //! for every failure, with the socket protocol's error codes so that a studio handles
 //! both APIs' errors alike.
 
+use gamelift_sockets_protocol::backend_api::Problem;
 use lambda_http::http::{StatusCode, header};
 use lambda_http::{Body, Response};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use shared::protocol::ErrorCode;
 use shared::websocket::RouteError;
 
@@ -25,19 +26,26 @@ pub fn problem(error: &RouteError) -> Response<Body> {
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_default();
-    let mut body = Map::new();
-    body.insert("type".into(), json!(format!("{PROBLEM_TYPE_PREFIX}{code}")));
-    body.insert("title".into(), json!(title(error.code)));
-    body.insert("status".into(), json!(status.as_u16()));
-    body.insert("detail".into(), json!(error.message));
-    body.insert("code".into(), json!(code));
+    let mut members = Map::new();
     for (name, value) in &error.details {
-        body.entry(name.clone()).or_insert_with(|| value.clone());
+        members.insert(name.clone(), value.clone());
     }
+    for name in ["type", "title", "status", "detail", "code"] {
+        // The standard members win over a detail of the same name.
+        members.remove(name);
+    }
+    let body = Problem {
+        kind: format!("{PROBLEM_TYPE_PREFIX}{code}"),
+        title: title(error.code).to_owned(),
+        status: status.as_u16(),
+        detail: error.message.clone(),
+        code: error.code,
+        members,
+    };
     let mut response = response(
         status,
         "application/problem+json",
-        Value::Object(body).to_string(),
+        serde_json::to_string(&body).unwrap_or_default(),
     );
     if status == StatusCode::SERVICE_UNAVAILABLE {
         // A dependency fault: safe to retry, shortly.
@@ -95,6 +103,8 @@ fn response(status: StatusCode, content_type: &'static str, body: String) -> Res
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn body(response: &Response<Body>) -> Value {

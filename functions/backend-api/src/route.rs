@@ -7,6 +7,7 @@
 //! (`%2F`) as one segment or raw as several; both are read by matching the path's
 //! fixed segments from its end.
 
+use gamelift_sockets_protocol::backend_api::openapi::{self, Operation};
 use lambda_http::http::Method;
 use shared::domain::PlayerId;
 use shared::protocol::ErrorCode;
@@ -30,16 +31,22 @@ pub enum Endpoint {
 }
 
 impl Endpoint {
-    /// The endpoint's name in logs and metrics.
-    pub fn name(&self) -> &'static str {
+    /// The endpoint as the API's OpenAPI document declares it (a test holds the router
+    /// and the document equal).
+    pub fn operation(&self) -> &'static Operation {
         match self {
-            Self::SendMessages => "sendMessages",
-            Self::GetPlayer(_) => "getPlayer",
-            Self::BatchGetPlayers => "batchGetPlayers",
-            Self::EndConnection(_) => "endConnection",
-            Self::GameSessionEnded(_) => "gameSessionEnded",
-            Self::PlayerLeft(..) => "playerLeft",
+            Self::SendMessages => &openapi::SEND_MESSAGES,
+            Self::GetPlayer(_) => &openapi::GET_PLAYER,
+            Self::BatchGetPlayers => &openapi::BATCH_GET_PLAYERS,
+            Self::EndConnection(_) => &openapi::END_CONNECTION,
+            Self::GameSessionEnded(_) => &openapi::GAME_SESSION_ENDED,
+            Self::PlayerLeft(..) => &openapi::PLAYER_LEFT,
         }
+    }
+
+    /// The endpoint's name in logs and metrics: its operation id.
+    pub fn name(&self) -> &'static str {
+        self.operation().id
     }
 }
 
@@ -197,6 +204,53 @@ mod tests {
         ];
         for (method, path, expected) in cases {
             assert_eq!(route(&method, path), Ok(expected), "{method} {path}");
+        }
+    }
+
+    /// One endpoint of each kind (the `match` stops compiling when a kind is added, until
+    /// it is listed here too).
+    fn one_of_each() -> Vec<Endpoint> {
+        let all = vec![
+            Endpoint::SendMessages,
+            Endpoint::GetPlayer(player("alice")),
+            Endpoint::BatchGetPlayers,
+            Endpoint::EndConnection(player("alice")),
+            Endpoint::GameSessionEnded(ARN.into()),
+            Endpoint::PlayerLeft(ARN.into(), player("alice")),
+        ];
+        for endpoint in &all {
+            match endpoint {
+                Endpoint::SendMessages
+                | Endpoint::GetPlayer(_)
+                | Endpoint::BatchGetPlayers
+                | Endpoint::EndConnection(_)
+                | Endpoint::GameSessionEnded(_)
+                | Endpoint::PlayerLeft(..) => {}
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn every_operation_of_the_openapi_document_is_routed_here_and_every_endpoint_is_documented() {
+        let encoded_arn = ARN.replace(':', "%3A").replace('/', "%2F");
+        for operation in openapi::OPERATIONS {
+            let path = operation
+                .path
+                .replace("{playerId}", "alice")
+                .replace("{gameSessionId}", &encoded_arn);
+            let method = Method::from_bytes(operation.method.to_uppercase().as_bytes()).unwrap();
+            let endpoint = route(&method, &path)
+                .unwrap_or_else(|e| panic!("{method} {path} is not routed: {}", e.message));
+            assert_eq!(endpoint.name(), operation.id, "{method} {path}");
+        }
+        let endpoints = one_of_each();
+        assert_eq!(endpoints.len(), openapi::OPERATIONS.len());
+        for endpoint in endpoints {
+            assert!(
+                openapi::operation(endpoint.name()).is_some(),
+                "{endpoint:?} is not in the OpenAPI document"
+            );
         }
     }
 
