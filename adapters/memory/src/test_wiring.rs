@@ -5,17 +5,22 @@
 //! `crate::wire(&world.wiring())`. A test that needs one port to fail (or to answer as
 //! it scripts) replaces just that port ([`TestWiring::replace`]); the rest stay wired.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
+
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use contracts::fake_gamelift::FakeGameLift;
 use contracts::fake_matchmaker::FakeMatchmaker;
-use contracts::fixtures::T0;
+use contracts::fixtures::{T0, player};
 use contracts::recording_gateway::RecordingGateway;
 use shared::config::Config;
 use shared::matchmaking::{MatchmakingSettings, TicketPushes};
-use shared::party::CommitScope;
+use shared::party::{
+    CommitScope, Committed, Invitation, InvitationWrite, Party, PartyCommit, PartyCondition,
+    PartyId,
+};
 use shared::ports::{
     ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover, EventBus, InboxReader,
     ManualClock, Matchmaker, MessageStore, OfflineParties, PartyCommits, PartyReader, PartySlots,
@@ -116,6 +121,41 @@ impl TestWiring {
             clock: Arc::new(self.clock.clone()),
             matchmaking: self.matchmaking.clone(),
         }
+    }
+}
+
+impl TestWiring {
+    /// Party `party-1` of `members` (at most `max_size`), led by `members[0]`, formed at
+    /// `at` as the party routes form one: created, then each other member invited and
+    /// joined. The party as stored.
+    pub async fn party_of(&self, members: &[&str], max_size: u32, at: i64) -> Party {
+        let service = self.wiring().parties(CommitScope::Any);
+        let store = &self.tables.parties;
+        let id = PartyId::parse("party-1").expect("a party id");
+        let created = Party::create(id, &player(members[0]), max_size, at);
+        let commit = service.commit_of(&created, at);
+        assert_eq!(store.commit(&commit).await.unwrap(), Committed::Done);
+        let mut state = created.after;
+        for name in &members[1..] {
+            let invitation = Invitation {
+                party_id: state.party_id.clone(),
+                invitee: player(name),
+                from: player(members[0]),
+                expires_at: at + 60_000,
+            };
+            let mut invite = PartyCommit::on(
+                state.party_id.clone(),
+                PartyCondition::AtVersion(state.version),
+                at,
+            );
+            invite.invitation = Some(InvitationWrite::Put(invitation.clone()));
+            store.commit(&invite).await.unwrap();
+            let joined = state.join(&player(name), Some(&invitation), at).unwrap();
+            let commit = service.commit_of(&joined, at);
+            assert_eq!(store.commit(&commit).await.unwrap(), Committed::Done);
+            state = joined.after;
+        }
+        state
     }
 }
 

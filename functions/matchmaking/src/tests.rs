@@ -11,11 +11,9 @@ use serde_json::{Value, json};
 use shared::domain::PlacementId;
 use shared::matchmaking::{AttributeValue, TicketStatus};
 use shared::matchmaking::{TicketChange, TicketPlayerChange, TicketRecord};
-use shared::party::{CommitScope, Invitation, Party, PartyId};
-use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
 use shared::pending::Pending;
 use shared::placement::PlacementRecord;
-use shared::ports::{Connections, PartyCommits, PendingSlots, PlacementRecorder, TicketChanges};
+use shared::ports::{Connections, PendingSlots, PlacementRecorder, TicketChanges};
 use shared::websocket::RouteHandler;
 
 use super::*;
@@ -41,35 +39,7 @@ async fn world_with(settings: MatchmakingSettings) -> World {
             .await
             .unwrap();
     }
-    let parties = w.tables.parties.clone();
-    let service = w.wiring().parties(CommitScope::Any);
-    let created = Party::create(PartyId::parse("party-1").unwrap(), &player("alice"), 8, T0);
-    assert_eq!(
-        parties
-            .commit(&service.commit_of(&created, T0))
-            .await
-            .unwrap(),
-        Committed::Done
-    );
-    let state = created.after;
-    let invitation = Invitation {
-        party_id: state.party_id.clone(),
-        invitee: player("bob"),
-        from: player("alice"),
-        expires_at: T0 + 60_000,
-    };
-    let mut invite = PartyCommit::on(
-        state.party_id.clone(),
-        PartyCondition::AtVersion(state.version),
-        T0,
-    );
-    invite.invitation = Some(InvitationWrite::Put(invitation.clone()));
-    parties.commit(&invite).await.unwrap();
-    let joined = state.join(&player("bob"), Some(&invitation), T0).unwrap();
-    parties
-        .commit(&service.commit_of(&joined, T0))
-        .await
-        .unwrap();
+    w.party_of(&["alice", "bob"], 8, T0).await;
     players
         .set_placement_latencies(&player("bob"), &[("eu-west-1".into(), 35)])
         .await

@@ -559,8 +559,8 @@ async fn the_sample_schedule_event_sweeps_and_returns_the_summary() {
 mod parties {
     use super::*;
     use shared::messaging::ReplayFrom;
-    use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
-    use shared::party::{Invitation, Party, PartyId};
+
+    use shared::party::{Party, PartyId};
 
     const OFFLINE: i64 = 120_000;
 
@@ -574,30 +574,7 @@ mod parties {
             for name in names {
                 self.connect(name, at).await;
             }
-            let created = Party::create(PartyId::parse("party-1").unwrap(), &p(names[0]), 10, at);
-            let commit = self.service().commit_of(&created, at);
-            assert_eq!(self.parties.commit(&commit).await.unwrap(), Committed::Done);
-            let mut state = created.after;
-            for name in &names[1..] {
-                let invitation = Invitation {
-                    party_id: state.party_id.clone(),
-                    invitee: p(name),
-                    from: p(names[0]),
-                    expires_at: at + 60_000,
-                };
-                let mut invite = PartyCommit::on(
-                    state.party_id.clone(),
-                    PartyCondition::AtVersion(state.version),
-                    at,
-                );
-                invite.invitation = Some(InvitationWrite::Put(invitation.clone()));
-                self.parties.commit(&invite).await.unwrap();
-                let joined = state.join(&p(name), Some(&invitation), at).unwrap();
-                let commit = self.service().commit_of(&joined, at);
-                assert_eq!(self.parties.commit(&commit).await.unwrap(), Committed::Done);
-                state = joined.after;
-            }
-            state
+            self.wiring.party_of(names, 10, at).await
         }
 
         async fn party(&self) -> Option<Party> {

@@ -558,42 +558,14 @@ fn only_the_latest_presence_change_of_each_player_survives_and_order_is_kept() {
 mod parties {
     use super::*;
     use shared::messaging::ReplayFrom;
-    use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
-    use shared::party::{Invitation, MemberPresence, Party, PartyId};
+    use shared::party::{MemberPresence, Party};
+    use shared::party::{PartyCommit, PartyCondition};
 
     /// alice leads a party with bob; both connected at T0. The party, as stored.
     async fn party(w: &World) -> Party {
         w.connect("alice", "c-alice", T0).await;
         w.connect("bob", "c-bob", T0).await;
-        let service = w.service();
-        let created = Party::create(PartyId::parse("party-1").unwrap(), &player("alice"), 4, T0);
-        let store = w.parties.clone();
-        assert_eq!(
-            store
-                .commit(&service.commit_of(&created, T0))
-                .await
-                .unwrap(),
-            Committed::Done
-        );
-        let invitation = Invitation {
-            party_id: created.after.party_id.clone(),
-            invitee: player("bob"),
-            from: player("alice"),
-            expires_at: T0 + 60_000,
-        };
-        let mut invite = PartyCommit::on(
-            created.after.party_id.clone(),
-            PartyCondition::AtVersion(1),
-            T0,
-        );
-        invite.invitation = Some(InvitationWrite::Put(invitation.clone()));
-        store.commit(&invite).await.unwrap();
-        let joined = created
-            .after
-            .join(&player("bob"), Some(&invitation), T0)
-            .unwrap();
-        store.commit(&service.commit_of(&joined, T0)).await.unwrap();
-        joined.after
+        w.wiring.party_of(&["alice", "bob"], 4, T0).await
     }
 
     fn party_frames(frames: &[Value]) -> Vec<&Value> {

@@ -347,43 +347,12 @@ mod party_chat {
     use super::*;
     use contracts::fixtures::player;
     use shared::messaging::ReplayFrom;
-    use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
-    use shared::party::{Invitation, Parties, Party, PartyId};
+
+    use shared::party::PartyId;
 
     /// alice leads a party of alice, bob and carol; its id.
     async fn party(w: &World) -> PartyId {
-        let service = Parties::new(
-            w.tables.parties.clone(),
-            w.tables.parties.clone(),
-            Arc::new(w.clock.clone()),
-            86_400,
-        );
-        let change = Party::create(PartyId::parse("party-1").unwrap(), &player("alice"), 8, T0);
-        let store = w.tables.parties.clone();
-        assert_eq!(
-            store.commit(&service.commit_of(&change, T0)).await.unwrap(),
-            Committed::Done
-        );
-        let mut state = change.after;
-        for name in ["bob", "carol"] {
-            let invitation = Invitation {
-                party_id: state.party_id.clone(),
-                invitee: player(name),
-                from: player("alice"),
-                expires_at: T0 + 60_000,
-            };
-            let mut invite = PartyCommit::on(
-                state.party_id.clone(),
-                PartyCondition::AtVersion(state.version),
-                T0,
-            );
-            invite.invitation = Some(InvitationWrite::Put(invitation.clone()));
-            store.commit(&invite).await.unwrap();
-            let joined = state.join(&player(name), Some(&invitation), T0).unwrap();
-            store.commit(&service.commit_of(&joined, T0)).await.unwrap();
-            state = joined.after;
-        }
-        state.party_id
+        w.party_of(&["alice", "bob", "carol"], 8, T0).await.party_id
     }
 
     async fn chat_frames(w: &World, name: &str) -> Vec<Value> {

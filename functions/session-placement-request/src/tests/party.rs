@@ -10,8 +10,7 @@ use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryPlacementStore, InMemoryPlayerStore};
 use serde_json::{Value, json};
 use shared::domain::PlacementId;
-use shared::party::{CommitScope, Invitation, Party, PartyId};
-use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
+use shared::party::PartyId;
 use shared::pending::{Pending, Reservation};
 use shared::placement::PlacementPlayer;
 use shared::ports::GameLiftError;
@@ -37,33 +36,7 @@ async fn world() -> World {
             .await
             .unwrap();
     }
-    let parties = w.tables.parties.clone();
-    let service = w.wiring().parties(CommitScope::Any);
-    let created = Party::create(PartyId::parse("party-1").unwrap(), &player("alice"), 8, T0);
-    let commit = service.commit_of(&created, T0);
-    assert_eq!(parties.commit(&commit).await.unwrap(), Committed::Done);
-    let mut state = created.after;
-    for name in ["bob", "carol"] {
-        let invitation = Invitation {
-            party_id: state.party_id.clone(),
-            invitee: player(name),
-            from: player("alice"),
-            expires_at: T0 + 60_000,
-        };
-        let mut invite = PartyCommit::on(
-            state.party_id.clone(),
-            PartyCondition::AtVersion(state.version),
-            T0,
-        );
-        invite.invitation = Some(InvitationWrite::Put(invitation.clone()));
-        parties.commit(&invite).await.unwrap();
-        let joined = state.join(&player(name), Some(&invitation), T0).unwrap();
-        parties
-            .commit(&service.commit_of(&joined, T0))
-            .await
-            .unwrap();
-        state = joined.after;
-    }
+    w.party_of(&["alice", "bob", "carol"], 8, T0).await;
     World {
         handler: crate::wire(&w.wiring()),
         players,
