@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
-use crate::domain::PlayerId;
-use crate::messaging::recipients::{MAX_MESSAGE_BYTES, RecipientsError};
-use crate::party::PartyRefusal;
-use crate::pending::{Pending, PendingError};
-use crate::ports::StoreError;
-use crate::protocol::{Answered, ErrorCode, ServerFrame};
-use crate::rate_limits::{Exceeded, LimitError};
+use shared::domain::PlayerId;
+use shared::messaging::recipients::{MAX_MESSAGE_BYTES, RecipientsError};
+use shared::party::PartyRefusal;
+use shared::pending::{Pending, PendingError};
+use shared::ports::StoreError;
+use shared::protocol::{Answered, ErrorCode, ServerFrame};
+use shared::rate_limits::{Exceeded, LimitError};
 
 /// A request refused with a protocol error (a client mistake, or a dependency that
 /// failed), turned into an `error` frame for the request that caused it. The cause, if

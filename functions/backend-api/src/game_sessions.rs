@@ -28,12 +28,12 @@
 //! `RemovePlayerSession`); without those calls `rejoinSession` still answers
 //! `session_ended`, from GameLift's refusal, one CreatePlayerSession call later.
 
+use edge::websocket::RouteError;
 use futures_util::stream::{self, StreamExt};
 use lambda_http::http::StatusCode;
 use serde_json::{Map, Value, json};
 use shared::domain::PlayerId;
 use shared::protocol::{ErrorCode, player_ids_field};
-use shared::websocket::RouteError;
 
 use crate::{Answer, BackendApi, field_error, store_refusal};
 

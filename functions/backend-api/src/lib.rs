@@ -43,6 +43,7 @@ pub mod route;
 
 use std::sync::Arc;
 
+use edge::websocket::RouteError;
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, RequestExt, Response};
 use serde_json::{Map, Value};
@@ -50,7 +51,6 @@ use shared::config::Config;
 use shared::ports::{Clock, MessageStore, PartyReader, PlayerLookup, PlayerReader, Seats};
 use shared::protocol::{ErrorCode, json_kind};
 use shared::telemetry::ErrorChain;
-use shared::websocket::RouteError;
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 

@@ -7,6 +7,7 @@
 //! callers are trusted (IAM). Unknown recipients are refused whole, as `sendMessage`
 //! does (`not_found` naming them): nothing is stored for a player nobody has.
 
+use edge::websocket::RouteError;
 use lambda_http::http::StatusCode;
 use serde_json::{Map, Value, json};
 use shared::domain::{MessageId, PlayerId};
@@ -14,7 +15,6 @@ use shared::messaging::recipients;
 use shared::messaging::{MessageKind, NewMessage, SYSTEM_SENDER};
 use shared::party::PartyId;
 use shared::protocol::{ErrorCode, ServerFrame, json_kind, player_ids_field};
-use shared::websocket::RouteError;
 
 use crate::{Answer, BackendApi, field_error, store_refusal};
 

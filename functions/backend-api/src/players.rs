@@ -23,13 +23,13 @@
 //! (`$disconnect` marks them disconnected, within the grace period), so the player can
 //! reconnect at once: it is not a ban.
 
+use edge::websocket::RouteError;
 use lambda_http::http::StatusCode;
 use serde_json::{Map, Value, json};
 use shared::domain::{MessageId, PlayerId, PresenceStatus};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::players::PlayerRecord;
 use shared::protocol::{ErrorCode, ServerFrame, json_kind, player_ids_field};
-use shared::websocket::RouteError;
 
 use crate::messages::from_field;
 use crate::{Answer, BackendApi, field_error, store_refusal};

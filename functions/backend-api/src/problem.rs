@@ -2,11 +2,11 @@
 //! for every failure, with the socket protocol's error codes so that a studio handles
 //! both APIs' errors alike.
 
+use edge::websocket::RouteError;
 use lambda_http::http::{StatusCode, header};
 use lambda_http::{Body, Response};
 use serde_json::{Map, Value, json};
 use shared::protocol::ErrorCode;
-use shared::websocket::RouteError;
 
 /// Where a problem's `type` points: the code, under this URN (RFC 9457 §3.1.1 allows any
 /// URI; these are documented in the README's backend API section).

@@ -7,10 +7,10 @@
 //! (`%2F`) as one segment or raw as several; both are read by matching the path's
 //! fixed segments from its end.
 
+use edge::websocket::RouteError;
 use lambda_http::http::Method;
 use shared::domain::PlayerId;
 use shared::protocol::ErrorCode;
-use shared::websocket::RouteError;
 
 /// One endpoint, with its parsed path parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use edge::websocket::{Reply, Request, Route, RouteError, Serves};
 use serde_json::Value;
 use serde_json::json;
 use shared::domain::{PlacementId, PlayerId};
@@ -18,7 +19,6 @@ use shared::pending::Pending;
 use shared::ports::{GameLiftError, PlacementReader, PlacementStopper, PlayerReader, StoreError};
 use shared::protocol::ErrorCode;
 use shared::requests::ClientRequest;
-use shared::websocket::{Reply, Request, Route, RouteError, Serves};
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 

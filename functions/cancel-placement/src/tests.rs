@@ -3,6 +3,7 @@ use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
 use contracts::fixtures::placement_id;
 use contracts::ports::*;
+use edge::websocket::RouteHandler;
 use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
@@ -14,7 +15,6 @@ use shared::pending::Pending;
 use shared::placement::{PlacementRecord, SettledPlayer, Settlement};
 use shared::players::NewConnection;
 use shared::ports::PlacementOutcomes;
-use shared::websocket::RouteHandler;
 
 const T0: i64 = 1_795_323_600_000;
 

@@ -68,6 +68,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use edge::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, status, tell_and_close};
 use shared::config::Config;
 use shared::domain::PLAYER_RETENTION_SECONDS;
 use shared::players::{ConnectOutcome, NewConnection};
@@ -75,7 +76,6 @@ use shared::ports::{Clock, ConnectionGateway, Connections, EventBus, StoreError}
 use shared::presence::PresenceEvent;
 use shared::protocol::ServerFrame;
 use shared::telemetry::ErrorChain;
-use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, status, tell_and_close};
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 

@@ -17,6 +17,7 @@
 //! transaction (nothing is pushed: the reply says it); a call whose outcome is unknown
 //! is also stopped, best effort, so no match is made for players told it failed.
 
+use edge::websocket::{Request, RouteError};
 use serde_json::{Value, json};
 use shared::domain::PlayerId;
 use shared::matchmaking::{
@@ -29,7 +30,6 @@ use shared::ports::GameLiftError;
 use shared::protocol::ErrorCode;
 use shared::requests::StartMatchmakingRequestBody;
 use shared::telemetry::ErrorChain;
-use shared::websocket::{Request, RouteError};
 use tracing::{info, warn};
 
 use crate::{MatchmakingHandler, NOTHING_CHANGED, gamelift_refusal, store_refusal};

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use contracts::events::{reply_frame, route_event};
 use contracts::fake_matchmaker::{FakeMatchmaker, MatchmakerCall};
 use contracts::fixtures::{T0, new_connection, placement_id, player};
+use edge::websocket::RouteHandler;
 use memory_adapters::{
     InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementStore, InMemoryPlayerStore,
     InMemoryTicketStore,
@@ -20,7 +21,6 @@ use shared::placement::PlacementRecord;
 use shared::ports::{
     Connections, ManualClock, PartyCommits, PendingSlots, PlacementRecorder, TicketChanges,
 };
-use shared::websocket::RouteHandler;
 
 use super::*;
 

@@ -17,9 +17,9 @@ use aws_lambda_events::event::sns::SnsRecord;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::ticket::{TicketId, TicketIdError, TicketStatus};
-use crate::domain::{EpochMillis, PlayerId};
-use crate::placement::PlacedGameSession;
+use shared::domain::{EpochMillis, PlayerId};
+use shared::matchmaking::{TicketId, TicketIdError, TicketStatus};
+use shared::placement::PlacedGameSession;
 
 /// `detail-type` of FlexMatch events.
 pub const MATCHMAKING_DETAIL_TYPE: &str = "GameLift Matchmaking Event";

@@ -19,6 +19,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use edge::websocket::{Reply, Request, Route, RouteError, Serves};
 use serde_json::{Value, json};
 use shared::domain::{GameSession, PlayerId};
 use shared::ports::{
@@ -28,7 +29,6 @@ use shared::protocol::ErrorCode;
 use shared::rate_limits::{self, Bucket};
 use shared::requests::ClientRequest;
 use shared::seats::SeatConnector;
-use shared::websocket::{Reply, Request, Route, RouteError, Serves};
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 

@@ -5,6 +5,7 @@ use contracts::fake_gamelift::{
 };
 use contracts::fixtures::placement_id;
 use contracts::ports::*;
+use edge::websocket::RouteHandler;
 use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
@@ -17,7 +18,6 @@ use shared::placement::{
 };
 use shared::players::NewConnection;
 use shared::ports::{ManualClock, PlacementOutcomes};
-use shared::websocket::RouteHandler;
 
 const T0: i64 = 1_795_323_600_000;
 const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1";

@@ -32,6 +32,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use edge::websocket::{Reply, Request, Route, RouteError, Serves, tell_and_close};
 use serde::Serialize;
 use serde_json::Value;
 use shared::domain::{EpochMillis, Seq};
@@ -44,7 +45,6 @@ use shared::ports::{Clock, ConnectionGateway, DeliveryHandover, InboxReader, Pla
 use shared::protocol::{DisconnectReason, ServerFrame};
 use shared::requests::ClientRequest;
 use shared::telemetry::ErrorChain;
-use shared::websocket::{Reply, Request, Route, RouteError, Serves, tell_and_close};
 use shared::wiring::Wiring;
 use tracing::{info, warn};
 

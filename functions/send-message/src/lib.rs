@@ -52,6 +52,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use edge::websocket::{Caller, Reply, Request, Route, RouteError, Serves};
 use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlayerId};
@@ -62,7 +63,6 @@ use shared::ports::{Clock, MessageStore, PartyReader, PlayerLookup, RateLimiter}
 use shared::protocol::ServerFrame;
 use shared::rate_limits::{self, Bucket, Exceeded, Quota};
 use shared::requests::{ClientRequest, SendMessageBody};
-use shared::websocket::{Caller, Reply, Request, Route, RouteError, Serves};
 use shared::wiring::Wiring;
 use tracing::debug;
 

@@ -2,11 +2,11 @@ use super::*;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fixtures::{T0, new_connection};
 use contracts::ports::*;
+use edge::websocket::{RouteHandler, RouteResult};
 use memory_adapters::{InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore};
 use shared::config::RateLimits;
 use shared::messaging::recipients::MAX_MESSAGE_BYTES;
 use shared::ports::ManualClock;
-use shared::websocket::{RouteHandler, RouteResult};
 
 /// Alice sends; bob, carol and p0..p119 have connected once (their items exist).
 struct World {

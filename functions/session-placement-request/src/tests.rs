@@ -2,6 +2,7 @@ use super::*;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
 use contracts::ports::*;
+use edge::websocket::RouteHandler;
 use memory_adapters::{
     InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementStore, InMemoryPlayerStore,
 };
@@ -10,7 +11,6 @@ use shared::domain::{ConnectionId, EpochMillis, PlacementStatus};
 use shared::matchmaking::TicketId;
 use shared::players::NewConnection;
 use shared::ports::ManualClock;
-use shared::websocket::RouteHandler;
 
 const T0: i64 = 1_795_323_600_000;
 

@@ -6,6 +6,7 @@ use contracts::events::{reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
 use contracts::fixtures::{T0, new_connection, player};
 use contracts::ports::*;
+use edge::websocket::RouteHandler;
 use memory_adapters::{
     InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementStore, InMemoryPlayerStore,
 };
@@ -17,7 +18,6 @@ use shared::party::{Invitation, Parties, Party, PartyId};
 use shared::pending::{Pending, Reservation};
 use shared::placement::PlacementPlayer;
 use shared::ports::{GameLiftError, ManualClock};
-use shared::websocket::RouteHandler;
 
 use crate::SessionPlacementRequestHandler;
 
