@@ -2,9 +2,11 @@ use contracts::events::{parse_event, stream_insert};
 use contracts::fixtures::{T0, connection_of, new_connection, player};
 use contracts::recording_gateway::{GatewayCall, RecordingGateway};
 use memory_adapters::{InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPlayerStore};
-use serde_json::json;
+use serde_json::{Value, json};
 use shared::domain::{MessageId, PresenceStatus, Seq};
-use shared::messaging::{Handover, HandoverOutcome, MessageKind, NewMessage, ReplayFrom};
+use shared::messaging::{
+    Handover, HandoverOutcome, MessageKind, NewMessage, ReplayFrom, StoredMessage,
+};
 use shared::ports::{DeliveryHandover, ManualClock, MessageStore};
 
 use super::*;
