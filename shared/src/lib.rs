@@ -16,7 +16,7 @@
 /// The domain types, from the protocol crate (clients share them).
 pub use gamelift_sockets_protocol::domain;
 /// The client protocol, from the protocol crate (clients share it).
-pub use gamelift_sockets_protocol::frames as protocol;
+pub use gamelift_sockets_protocol::frames;
 pub mod config;
 /// What `resume` tells a client's timer, from the protocol crate.
 pub use gamelift_sockets_protocol::keep_alive;

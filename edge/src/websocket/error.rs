@@ -5,11 +5,11 @@
 use std::sync::Arc;
 
 use shared::domain::PlayerId;
-use shared::messaging::recipients::{MAX_MESSAGE_BYTES, RecipientsError};
+use shared::frames::{Answered, ErrorCode, ServerFrame};
+use shared::messaging::recipients::{MAX_MESSAGE_FIELD_BYTES, RecipientsError};
 use shared::party::PartyRefusal;
 use shared::pending::{Pending, PendingError};
 use shared::ports::StoreError;
-use shared::protocol::{Answered, ErrorCode, ServerFrame};
 use shared::rate_limits::{Exceeded, LimitError};
 
 /// A request refused with a protocol error (a client mistake, or a dependency that
@@ -132,11 +132,13 @@ impl RouteError {
         }
     }
 
-    /// A message over [`MAX_MESSAGE_BYTES`] serialized.
+    /// A message over [`MAX_MESSAGE_FIELD_BYTES`] serialized.
     pub fn message_too_large(size: usize) -> Self {
         Self::new(
             ErrorCode::PayloadTooLarge,
-            format!("`message` is {size} bytes serialized; the maximum is {MAX_MESSAGE_BYTES}"),
+            format!(
+                "`message` is {size} bytes serialized; the maximum is {MAX_MESSAGE_FIELD_BYTES}"
+            ),
         )
     }
 

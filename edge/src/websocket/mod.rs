@@ -20,8 +20,8 @@ use lambda_runtime::LambdaEvent;
 use tracing::warn;
 
 use shared::domain::{ConnectionId, ConnectionIdError, EpochMillis, PlayerId, PlayerIdError};
+use shared::frames::{ClientFrame, ErrorCode, FrameRejection, ServerFrame};
 use shared::ports::{ConnectionGateway, GatewayError};
-use shared::protocol::{ClientFrame, ErrorCode, FrameRejection, ServerFrame};
 use shared::requests::ClientRequest;
 use shared::telemetry::ErrorChain;
 

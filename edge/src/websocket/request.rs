@@ -6,7 +6,7 @@ use aws_lambda_events::apigw::{ApiGatewayProxyResponse, ApiGatewayWebsocketProxy
 use serde::Serialize;
 use tracing::{error, warn};
 
-use shared::protocol::{ErrorCode, ServerFrame};
+use shared::frames::{ErrorCode, ServerFrame};
 use shared::requests::ClientRequest;
 use shared::telemetry::ErrorChain;
 
@@ -168,7 +168,7 @@ fn route_of(event: &ApiGatewayWebsocketProxyRequest) -> &'static str {
         .route_key
         .as_deref()
         .unwrap_or_default();
-    shared::protocol::ROUTES
+    shared::frames::ROUTES
         .iter()
         .find(|route| **route == key)
         .copied()

@@ -33,7 +33,7 @@ use futures_util::stream::{self, StreamExt};
 use lambda_http::http::StatusCode;
 use serde_json::{Map, Value, json};
 use shared::domain::PlayerId;
-use shared::protocol::{ErrorCode, player_ids_field};
+use shared::frames::{ErrorCode, player_ids_field};
 
 use crate::{Answer, BackendApi, field_error, store_refusal};
 

@@ -48,8 +48,8 @@ use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, RequestExt, Response};
 use serde_json::{Map, Value};
 use shared::config::Config;
+use shared::frames::{ErrorCode, json_kind};
 use shared::ports::{Clock, MessageStore, PartyReader, PlayerLookup, PlayerReader, Seats};
-use shared::protocol::{ErrorCode, json_kind};
 use shared::telemetry::ErrorChain;
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
@@ -69,7 +69,7 @@ pub fn wire(w: &Wiring) -> BackendApi {
         w.stores.player_reader(),
         w.stores.player_lookup(),
         w.stores.seats(),
-        w.stores.inboxes(),
+        w.stores.message_store(),
         w.stores.party_reader(),
         w.clock.clone(),
     )

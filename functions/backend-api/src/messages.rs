@@ -11,10 +11,10 @@ use edge::websocket::RouteError;
 use lambda_http::http::StatusCode;
 use serde_json::{Map, Value, json};
 use shared::domain::{MessageId, PlayerId};
+use shared::frames::{ErrorCode, ServerFrame, json_kind, player_ids_field};
 use shared::messaging::recipients;
 use shared::messaging::{MessageKind, NewMessage, SYSTEM_SENDER};
 use shared::party::PartyId;
-use shared::protocol::{ErrorCode, ServerFrame, json_kind, player_ids_field};
 
 use crate::{Answer, BackendApi, field_error, store_refusal};
 

@@ -27,9 +27,9 @@ use edge::websocket::RouteError;
 use lambda_http::http::StatusCode;
 use serde_json::{Map, Value, json};
 use shared::domain::{MessageId, PlayerId, PresenceStatus};
+use shared::frames::{ErrorCode, ServerFrame, json_kind, player_ids_field};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::players::PlayerRecord;
-use shared::protocol::{ErrorCode, ServerFrame, json_kind, player_ids_field};
 
 use crate::messages::from_field;
 use crate::{Answer, BackendApi, field_error, store_refusal};

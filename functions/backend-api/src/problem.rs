@@ -6,7 +6,7 @@ use edge::websocket::RouteError;
 use lambda_http::http::{StatusCode, header};
 use lambda_http::{Body, Response};
 use serde_json::{Map, Value, json};
-use shared::protocol::ErrorCode;
+use shared::frames::ErrorCode;
 
 /// Where a problem's `type` points: the code, under this URN (RFC 9457 §3.1.1 allows any
 /// URI; these are documented in the README's backend API section).

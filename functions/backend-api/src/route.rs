@@ -10,7 +10,7 @@
 use edge::websocket::RouteError;
 use lambda_http::http::Method;
 use shared::domain::PlayerId;
-use shared::protocol::ErrorCode;
+use shared::frames::ErrorCode;
 
 /// One endpoint, with its parsed path parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 use edge::websocket::{RouteEvent, RouteHandler, RouteResult, client_frame, reply};
-use shared::protocol::{ErrorCode, ROUTES, ServerFrame};
+use shared::frames::{ErrorCode, ROUTES, ServerFrame};
 use tracing::info;
 
 #[derive(Clone, Copy, Debug, Default)]

@@ -7,10 +7,10 @@
 
 use edge::websocket::{Request, RouteError};
 use serde_json::{Value, json};
+use shared::frames::ErrorCode;
 use shared::matchmaking::TicketRecord;
 use shared::matchmaking::{TicketId, TicketStatus};
 use shared::ports::GameLiftError;
-use shared::protocol::ErrorCode;
 use shared::requests::{AcceptMatchRequestBody, AttributesBody, TicketBody};
 use tracing::info;
 

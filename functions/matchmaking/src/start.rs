@@ -20,6 +20,7 @@
 use edge::websocket::{Request, RouteError};
 use serde_json::{Value, json};
 use shared::domain::PlayerId;
+use shared::frames::ErrorCode;
 use shared::matchmaking::{
     MAX_TICKET_PLAYERS, MatchmakingPlayer, MatchmakingRequest, TicketChange, TicketPlayerChange,
     TicketRecord,
@@ -27,7 +28,6 @@ use shared::matchmaking::{
 use shared::matchmaking::{TicketId, TicketStatus};
 use shared::pending::Pending;
 use shared::ports::GameLiftError;
-use shared::protocol::ErrorCode;
 use shared::requests::StartMatchmakingRequestBody;
 use shared::telemetry::ErrorChain;
 use tracing::{info, warn};

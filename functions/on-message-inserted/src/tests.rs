@@ -419,7 +419,7 @@ impl World {
 
 /// The kick frame the backend API stores.
 fn kick_frame(reason: &str, connection: &str) -> String {
-    shared::protocol::ServerFrame::DisconnectedByServer {
+    shared::frames::ServerFrame::DisconnectedByServer {
         reason: reason.into(),
         connection_id: connection.into(),
     }

@@ -4,9 +4,9 @@
 use edge::websocket::{Request, RouteError};
 use serde_json::{Value, json};
 use shared::domain::PlayerId;
+use shared::frames::ErrorCode;
 use shared::party::{CHANGE_ATTEMPTS, Invitation, Party, PartyError, PartyId, PartyRefusal};
 use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
-use shared::protocol::ErrorCode;
 use shared::rate_limits::{self, Bucket};
 use shared::requests::{CreatePartyBody, PartyBody, PlayerBody};
 use tracing::info;

@@ -5,7 +5,7 @@
 
 use edge::websocket::{Request, RouteError};
 use serde_json::{Map, Value};
-use shared::protocol::ErrorCode;
+use shared::frames::ErrorCode;
 use shared::requests::LatenciesBody;
 
 use crate::SessionPlacementRequestHandler;
