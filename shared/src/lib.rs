@@ -1,6 +1,6 @@
 //! The domain crate every GameLift Sockets function shares, from the inside out:
 //!
-//! - the domain: the protocol crate's types ([`domain`], [`protocol`], [`requests`]),
+//! - the domain: the protocol crate's types ([`domain`], [`frames`], [`requests`]),
 //!   the records and rules of each concern ([`players`], [`pending`], [`messaging`],
 //!   [`placement`], [`matchmaking`], [`party`], [`presence`], [`rate_limits`]) and the
 //!   services that hold logic more than one function needs ([`pending::PendingRequests`],
