@@ -4,8 +4,8 @@
 
 use async_trait::async_trait;
 use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
+use edge::websocket::PLAYER_ID_CONTEXT_KEY;
 use serde_json::{Map, Value};
-use shared::websocket::PLAYER_ID_CONTEXT_KEY;
 
 use crate::settings::Settings;
 

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use aws_lambda_events::apigw::{ApiGatewayProxyResponse, ApiGatewayWebsocketProxyRequest};
+use edge::websocket::RouteHandler;
 use lambda_runtime::{Context, LambdaEvent};
-use shared::websocket::RouteHandler;
 
 /// API Gateway's integration timeout.
 pub const INTEGRATION_TIMEOUT: Duration = Duration::from_secs(29);

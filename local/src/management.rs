@@ -10,8 +10,8 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
+use shared::frames::MAX_WEBSOCKET_MESSAGE_BYTES;
 use shared::ports::GatewayError;
-use shared::protocol::MAX_MESSAGE_BYTES;
 
 use crate::gateway::Gateway;
 use crate::ids;
@@ -26,7 +26,7 @@ pub async fn post(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Response {
-    if body.len() > MAX_MESSAGE_BYTES {
+    if body.len() > MAX_WEBSOCKET_MESSAGE_BYTES {
         return error(&GatewayError::PayloadTooLarge, body.len());
     }
     match gateway.registry.post(&id, &body).await {
@@ -80,7 +80,7 @@ fn error(error: &GatewayError, size: usize) -> Response {
         GatewayError::PayloadTooLarge => (
             StatusCode::PAYLOAD_TOO_LARGE,
             "PayloadTooLargeException",
-            format!("Message of {size} bytes is over the {MAX_MESSAGE_BYTES}-byte limit"),
+            format!("Message of {size} bytes is over the {MAX_WEBSOCKET_MESSAGE_BYTES}-byte limit"),
         ),
         GatewayError::LimitExceeded => (
             StatusCode::TOO_MANY_REQUESTS,

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use edge::websocket::RouteHandler;
 use serde_json::Value;
-use shared::websocket::RouteHandler;
 use shared::wiring::Wiring;
 
 use crate::integration::dynamodb::UpdateItem;
@@ -241,7 +241,7 @@ fn selected_key(text: &str) -> Option<String> {
 mod tests {
     use super::*;
     use async_trait::async_trait;
-    use shared::websocket::{RouteEvent, RouteResult, status};
+    use edge::websocket::{RouteEvent, RouteResult, status};
 
     struct Nop;
 

@@ -13,7 +13,7 @@ use crate::schema::pushed;
 /// `requestId` is echoed back; it is bounded so a client cannot make us echo megabytes.
 pub const MAX_REQUEST_ID_LEN: usize = 64;
 /// API Gateway's own limit on a whole (possibly multi-frame) message.
-pub const MAX_MESSAGE_BYTES: usize = 128 * 1024;
+pub const MAX_WEBSOCKET_MESSAGE_BYTES: usize = 128 * 1024;
 /// API Gateway's limit on a single WebSocket frame.
 pub const MAX_FRAME_BYTES: usize = 32 * 1024;
 
@@ -105,13 +105,13 @@ impl FrameRejection {
 impl ClientFrame {
     /// Parses one client frame, saying precisely what is wrong with a bad one.
     pub fn parse(text: &str) -> Result<Self, FrameRejection> {
-        if text.len() > MAX_MESSAGE_BYTES {
+        if text.len() > MAX_WEBSOCKET_MESSAGE_BYTES {
             return Err(FrameRejection {
                 route: None,
                 request_id: None,
                 code: ErrorCode::PayloadTooLarge,
                 message: format!(
-                    "frame is {} bytes; the maximum is {MAX_MESSAGE_BYTES}",
+                    "frame is {} bytes; the maximum is {MAX_WEBSOCKET_MESSAGE_BYTES}",
                     text.len()
                 ),
             });
@@ -474,7 +474,7 @@ mod tests {
     fn given_an_oversized_frame_when_parsed_then_payload_too_large() {
         let text = format!(
             r#"{{"route":"x","body":{{"p":"{}"}}}}"#,
-            "a".repeat(MAX_MESSAGE_BYTES)
+            "a".repeat(MAX_WEBSOCKET_MESSAGE_BYTES)
         );
         assert_eq!(rejection(&text).code, ErrorCode::PayloadTooLarge);
     }

@@ -1,21 +1,22 @@
-//! The crate every GameLift Sockets function shares, from the inside out:
+//! The domain crate every GameLift Sockets function shares, from the inside out:
 //!
-//! - the domain: the protocol crate's types ([`domain`], [`protocol`], [`requests`]),
+//! - the domain: the protocol crate's types ([`domain`], [`frames`], [`requests`]),
 //!   the records and rules of each concern ([`players`], [`pending`], [`messaging`],
 //!   [`placement`], [`matchmaking`], [`party`], [`presence`], [`rate_limits`]) and the
 //!   services that hold logic more than one function needs ([`pending::PendingRequests`],
 //!   [`party::Parties`], [`messaging::recipients`]);
-//! - the ports ([`ports`]): narrow traits over the outside things, per concern;
-//! - the edge ([`websocket`]): a route event opened into a typed request, the reply, and
-//!   the domain's errors mapped to protocol errors; [`config`] and [`telemetry`].
+//! - the ports ([`ports`]): narrow traits over the outside things, per concern, and the
+//!   [`wiring`] that builds them; [`config`], [`telemetry`] and [`metrics`].
 //!
-//! No AWS SDK: the adapters are `aws-adapters` and `memory-adapters`, the contract
-//! suites every adapter passes `contracts`.
+//! No AWS SDK and no Lambda crate (`tests/suites/layers.rs` holds it so): the edge where
+//! Lambda's events are opened into these types is the `edge` crate, the adapters are
+//! `aws-adapters` and `memory-adapters`, the contract suites every adapter passes
+//! `contracts`.
 
 /// The domain types, from the protocol crate (clients share them).
 pub use gamelift_sockets_protocol::domain;
 /// The client protocol, from the protocol crate (clients share it).
-pub use gamelift_sockets_protocol::frames as protocol;
+pub use gamelift_sockets_protocol::frames;
 pub mod config;
 /// What `resume` tells a client's timer, from the protocol crate.
 pub use gamelift_sockets_protocol::keep_alive;
@@ -33,8 +34,7 @@ pub mod ports;
 pub mod presence;
 pub mod rate_limits;
 pub mod seats;
-/// Every request a client may send, typed; routes receive theirs from [`websocket::Request`].
+/// Every request a client may send, typed; routes receive theirs from `edge::websocket::Request`.
 pub use gamelift_sockets_protocol::requests;
 pub mod telemetry;
-pub mod websocket;
 pub mod wiring;

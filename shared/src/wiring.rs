@@ -33,7 +33,7 @@ pub trait Stores: Send + Sync {
     fn seats(&self) -> Arc<dyn Seats>;
     fn profiles(&self) -> Arc<dyn Profiles>;
     fn rate_limiter(&self) -> Arc<dyn RateLimiter>;
-    fn inboxes(&self) -> Arc<dyn MessageStore>;
+    fn message_store(&self) -> Arc<dyn MessageStore>;
     fn inbox_reader(&self) -> Arc<dyn InboxReader>;
     fn delivery_handover(&self) -> Arc<dyn DeliveryHandover>;
     fn placement_reader(&self) -> Arc<dyn PlacementReader>;

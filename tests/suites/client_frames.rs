@@ -19,7 +19,7 @@ use std::time::Instant;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde_json::{Value, json};
-use shared::protocol::{MAX_FRAME_BYTES, MAX_MESSAGE_BYTES};
+use shared::frames::{MAX_FRAME_BYTES, MAX_WEBSOCKET_MESSAGE_BYTES};
 use tests::schema::{client_frame, document};
 use tests::stack::{Client, Received, TestStack, fragmented};
 use tokio_tungstenite::tungstenite::Message;
@@ -76,7 +76,7 @@ async fn answer(client: &mut Client, frame: &Value, n: usize) -> Option<Value> {
 /// Whether API Gateway takes `frame` at all: a message over 128 KB closes the socket
 /// (1009) before any route sees it, a size JSON Schema cannot state.
 fn deliverable(frame: &Value) -> bool {
-    frame.to_string().len() <= MAX_MESSAGE_BYTES
+    frame.to_string().len() <= MAX_WEBSOCKET_MESSAGE_BYTES
 }
 
 /// Whether the server must answer `frame` when it takes it.

@@ -547,10 +547,10 @@ mod fidelity {
     use async_trait::async_trait;
     use aws_lambda_events::apigw::ApiGatewayWebsocketProxyRequest;
     use aws_lambda_events::encodings::Body;
+    use edge::websocket::{RouteEvent, RouteHandler, RouteResult, status};
     use serde_json::{Value, json};
     use shared::domain::{ConnectionId, PresenceStatus};
     use shared::ports::{ConnectionGateway, GatewayError};
-    use shared::websocket::{RouteEvent, RouteHandler, RouteResult, status};
     use tests::stack::TestStack;
 
     use local::ConnectionRegistry;

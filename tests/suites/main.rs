@@ -10,6 +10,9 @@
 //! `game_server_go`: a game server in Go (game-server/go-conformance, built with `go build`)
 //! as its own process against the stack's GameLift server SDK 5 endpoint.
 //!
+//! `layers`: each layer's dependencies (`cargo tree`): the protocol and domain crates
+//! link no AWS SDK and no Lambda crate.
+//!
 //! `asyncapi` checks protocol/asyncapi.yaml against protocol/schema.json; `client_frames`,
 //! that what the server accepts is what protocol/schema.json says (frames made from it).
 //! `template_drift` compares template.yaml with the code (its table checks need DynamoDB Local);
@@ -25,6 +28,7 @@ mod client_frames;
 mod connection_lifecycle;
 mod delivery_faults;
 mod game_server_go;
+mod layers;
 mod management_api;
 mod matchmaking;
 mod message_store_dynamodb;

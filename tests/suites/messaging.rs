@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use aws_lambda_events::streams::DynamoDbEventResponse;
+use edge::websocket::{RouteEvent, RouteHandler, RouteResult, status};
 use lambda_runtime::LambdaEvent;
 use local::StreamHandler;
 use local::routes::DISCONNECT;
@@ -16,7 +17,6 @@ use on_message_inserted::{MessageInsertedHandler, StreamBatch};
 use serde_json::{Value, json};
 use shared::domain::{ConnectionId, PresenceStatus};
 use shared::ports::{ConnectionGateway, GatewayError};
-use shared::websocket::{RouteEvent, RouteHandler, RouteResult, status};
 use tests::dynamodb::unique_table_name;
 use tests::stack::{Client, TestStack, fragmented};
 use tokio_tungstenite::tungstenite::Message;

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use edge::websocket::{RouteEvent, RouteHandler, RouteResult};
 use gamelift_sockets_client::protocol::{ErrorCode, ServerFrame};
 use gamelift_sockets_client::{
     Auth, Client, ClientError, Config, ConnectionState, Event, Events, StopReason,
@@ -14,7 +15,6 @@ use gamelift_sockets_client::{
 use jsonwebtoken::{EncodingKey, Header, encode};
 use local::AuthMode;
 use serde_json::{Value, json};
-use shared::websocket::{RouteEvent, RouteHandler, RouteResult};
 use tests::stack::TestStack;
 
 const ISSUER: &str = "https://id.example";

@@ -217,28 +217,28 @@ fn given_the_protocol_route_list_when_compared_with_the_template_then_it_is_ever
         .into_keys()
         .filter(|key| !key.starts_with('$'))
         .collect();
-    let listed: BTreeSet<String> = shared::protocol::ROUTES
+    let listed: BTreeSet<String> = shared::frames::ROUTES
         .iter()
         .map(|route| (*route).to_owned())
         .collect();
     assert_eq!(
         listed.len(),
-        shared::protocol::ROUTES.len(),
-        "shared::protocol::ROUTES names a route twice"
+        shared::frames::ROUTES.len(),
+        "shared::frames::ROUTES names a route twice"
     );
     let mut problems = Vec::new();
     for key in deployed.difference(&listed) {
         problems.push(format!(
-            "route {key:?} is deployed but shared::protocol::ROUTES does not list it"
+            "route {key:?} is deployed but shared::frames::ROUTES does not list it"
         ));
     }
     for key in listed.difference(&deployed) {
         problems.push(format!(
-            "shared::protocol::ROUTES lists {key:?} but template.yaml deploys no such route"
+            "shared::frames::ROUTES lists {key:?} but template.yaml deploys no such route"
         ));
     }
     assert_no_problems(
-        "shared::protocol::ROUTES and template.yaml's routes disagree",
+        "shared::frames::ROUTES and template.yaml's routes disagree",
         &problems,
     );
 }

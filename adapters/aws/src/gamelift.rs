@@ -920,7 +920,7 @@ mod tests {
 
     #[test]
     fn error_codes_reach_the_protocol() {
-        use shared::protocol::ErrorCode;
+        use shared::frames::ErrorCode;
         let ended = gamelift_error::<CreatePlayerSessionError>(SdkError::service_error(
             CreatePlayerSessionError::GameSessionFullException(
                 GameSessionFullException::builder().build(),

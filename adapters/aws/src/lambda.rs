@@ -5,13 +5,13 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use edge::websocket::{RouteEvent, RouteHandler, RouteResult};
 use lambda_runtime::{Error, LambdaEvent, run, service_fn};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use shared::config::Config;
 use shared::matchmaking::MatchmakingSettings;
 use shared::ports::SystemClock;
-use shared::websocket::{RouteEvent, RouteHandler, RouteResult};
 use shared::wiring::Wiring;
 
 /// The function's wiring on AWS, from the Lambda environment.

@@ -148,7 +148,7 @@ impl Stores for DynamoStores {
             .port::<dyn RateLimiter, DynamoPlayerStore>(self.players())
     }
 
-    fn inboxes(&self) -> Arc<dyn MessageStore> {
+    fn message_store(&self) -> Arc<dyn MessageStore> {
         self.recorder
             .port::<dyn MessageStore, DynamoMessageStore>(self.messages())
     }

@@ -204,8 +204,8 @@ impl Stores for TestStores {
     fn rate_limiter(&self) -> Arc<dyn RateLimiter> {
         self.replaced.or(|| self.tables.rate_limiter())
     }
-    fn inboxes(&self) -> Arc<dyn MessageStore> {
-        self.replaced.or(|| self.tables.inboxes())
+    fn message_store(&self) -> Arc<dyn MessageStore> {
+        self.replaced.or(|| self.tables.message_store())
     }
     fn inbox_reader(&self) -> Arc<dyn InboxReader> {
         self.replaced.or(|| self.tables.inbox_reader())
@@ -313,7 +313,7 @@ mod tests {
         let reader: Arc<dyn InboxReader> = w.tables.messages.clone();
         assert!(Arc::ptr_eq(&wiring.stores.inbox_reader(), &reader));
         assert!(!Arc::ptr_eq(
-            &wiring.stores.inboxes(),
+            &wiring.stores.message_store(),
             &(w.tables.messages.clone() as Arc<dyn MessageStore>)
         ));
     }

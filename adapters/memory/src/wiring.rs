@@ -90,7 +90,7 @@ impl Stores for MemoryStores {
     fn rate_limiter(&self) -> Arc<dyn RateLimiter> {
         self.players.clone()
     }
-    fn inboxes(&self) -> Arc<dyn MessageStore> {
+    fn message_store(&self) -> Arc<dyn MessageStore> {
         self.messages.clone()
     }
     fn inbox_reader(&self) -> Arc<dyn InboxReader> {

@@ -28,14 +28,14 @@
 //! `RemovePlayerSession`); without those calls `rejoinSession` still answers
 //! `session_ended`, from GameLift's refusal, one CreatePlayerSession call later.
 
+use edge::websocket::RouteError;
 use futures_util::stream::{self, StreamExt};
 use gamelift_sockets_protocol::backend_api::{
     GameSessionEndedResponse, PlayerIdsBody, PlayerLeftResponse,
 };
 use lambda_http::http::StatusCode;
 use shared::domain::PlayerId;
-use shared::protocol::ErrorCode;
-use shared::websocket::RouteError;
+use shared::frames::ErrorCode;
 
 use crate::{Answer, BackendApi, answer, store_refusal};
 

@@ -46,6 +46,7 @@ pub mod route;
 
 use std::sync::Arc;
 
+use edge::websocket::RouteError;
 use gamelift_sockets_protocol::backend_api::read_request;
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, RequestExt, Response};
@@ -53,10 +54,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use shared::config::Config;
+use shared::frames::{ErrorCode, json_kind};
 use shared::ports::{Clock, MessageStore, PartyReader, PlayerLookup, PlayerReader, Seats};
-use shared::protocol::{ErrorCode, json_kind};
 use shared::telemetry::ErrorChain;
-use shared::websocket::RouteError;
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
@@ -75,7 +75,7 @@ pub fn wire(w: &Wiring) -> BackendApi {
         w.stores.player_reader(),
         w.stores.player_lookup(),
         w.stores.seats(),
-        w.stores.inboxes(),
+        w.stores.message_store(),
         w.stores.party_reader(),
         w.clock.clone(),
     )

@@ -7,15 +7,15 @@
 //! callers are trusted (IAM). Unknown recipients are refused whole, as `sendMessage`
 //! does (`not_found` naming them): nothing is stored for a player nobody has.
 
+use edge::websocket::RouteError;
 use gamelift_sockets_protocol::backend_api::{
     Audience, SendMessagesRequest, SendMessagesResponse, ServiceName,
 };
 use lambda_http::http::StatusCode;
 use shared::domain::MessageId;
+use shared::frames::{ErrorCode, ServerFrame};
 use shared::messaging::recipients;
 use shared::messaging::{MessageKind, NewMessage, SYSTEM_SENDER};
-use shared::protocol::{ErrorCode, ServerFrame};
-use shared::websocket::RouteError;
 
 use crate::{Answer, BackendApi, answer, field_error, store_refusal};
 

@@ -23,15 +23,15 @@
 //! (`$disconnect` marks them disconnected, within the grace period), so the player can
 //! reconnect at once: it is not a ban.
 
+use edge::websocket::RouteError;
 use gamelift_sockets_protocol::backend_api::{
     BatchGetPlayersResponse, EndConnectionRequest, EndConnectionResponse, PlayerIdsBody, PlayerView,
 };
 use lambda_http::http::StatusCode;
 use shared::domain::{MessageId, PlayerId, PresenceStatus};
+use shared::frames::{ErrorCode, ServerFrame};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::players::PlayerRecord;
-use shared::protocol::{ErrorCode, ServerFrame};
-use shared::websocket::RouteError;
 
 use crate::messages::sender;
 use crate::{Answer, BackendApi, answer, store_refusal};

@@ -2,12 +2,12 @@
 //! for every failure, with the socket protocol's error codes so that a studio handles
 //! both APIs' errors alike.
 
+use edge::websocket::RouteError;
 use gamelift_sockets_protocol::backend_api::Problem;
 use lambda_http::http::{StatusCode, header};
 use lambda_http::{Body, Response};
 use serde_json::{Map, Value};
-use shared::protocol::ErrorCode;
-use shared::websocket::RouteError;
+use shared::frames::ErrorCode;
 
 /// Where a problem's `type` points: the code, under this URN (RFC 9457 §3.1.1 allows any
 /// URI; these are documented in the README's backend API section).

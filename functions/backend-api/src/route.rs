@@ -7,11 +7,11 @@
 //! (`%2F`) as one segment or raw as several; both are read by matching the path's
 //! fixed segments from its end.
 
+use edge::websocket::RouteError;
 use gamelift_sockets_protocol::backend_api::openapi::{self, Operation};
 use lambda_http::http::Method;
 use shared::domain::PlayerId;
-use shared::protocol::ErrorCode;
-use shared::websocket::RouteError;
+use shared::frames::ErrorCode;
 
 /// One endpoint, with its parsed path parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,14 +11,14 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use edge::websocket::{Reply, Request, Route, RouteError, Serves};
 use serde_json::Value;
 use serde_json::json;
 use shared::domain::{PlacementId, PlayerId};
+use shared::frames::ErrorCode;
 use shared::pending::Pending;
 use shared::ports::{GameLiftError, PlacementReader, PlacementStopper, PlayerReader, StoreError};
-use shared::protocol::ErrorCode;
 use shared::requests::ClientRequest;
-use shared::websocket::{Reply, Request, Route, RouteError, Serves};
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 

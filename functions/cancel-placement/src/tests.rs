@@ -3,6 +3,7 @@ use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
 use contracts::fixtures::{new_connection, placement_id};
 use contracts::ports::*;
+use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore};
 use serde_json::Value;
@@ -12,7 +13,6 @@ use shared::messaging::{MessageKind, NewMessage};
 use shared::pending::Pending;
 use shared::placement::{PlacementRecord, SettledPlayer, Settlement};
 use shared::ports::PlacementOutcomes;
-use shared::websocket::RouteHandler;
 
 const T0: i64 = 1_795_323_600_000;
 

@@ -68,14 +68,14 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use edge::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, status, tell_and_close};
 use shared::config::Config;
 use shared::domain::PLAYER_RETENTION_SECONDS;
+use shared::frames::ServerFrame;
 use shared::players::{ConnectOutcome, NewConnection};
 use shared::ports::{Clock, ConnectionGateway, Connections, EventBus, StoreError};
 use shared::presence::PresenceEvent;
-use shared::protocol::ServerFrame;
 use shared::telemetry::ErrorChain;
-use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, status, tell_and_close};
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 

@@ -3,8 +3,8 @@
 //! frame naming a route we do not have gets `unknown_route`. The connection stays open.
 
 use async_trait::async_trait;
-use shared::protocol::{ErrorCode, ROUTES, ServerFrame};
-use shared::websocket::{RouteEvent, RouteHandler, RouteResult, client_frame, reply};
+use edge::websocket::{RouteEvent, RouteHandler, RouteResult, client_frame, reply};
+use shared::frames::{ErrorCode, ROUTES, ServerFrame};
 use tracing::info;
 
 #[derive(Clone, Copy, Debug, Default)]

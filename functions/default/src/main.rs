@@ -1,8 +1,8 @@
 //! Lambda wiring only: telemetry and the runtime (this route needs no AWS clients).
 
 use default::DefaultHandler;
+use edge::websocket::RouteHandler;
 use lambda_runtime::{Error, run, service_fn};
-use shared::websocket::RouteHandler;
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {

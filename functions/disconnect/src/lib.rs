@@ -7,10 +7,10 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use edge::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, status};
 use shared::config::Config;
 use shared::ports::{Clock, Connections};
 use shared::telemetry::ErrorChain;
-use shared::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, status};
 use shared::wiring::Wiring;
 use tracing::{info, warn};
 

@@ -5,13 +5,13 @@
 //! Round trips: one GetItem (the ticket: who is on it and where it stands; for a
 //! `stopMatchmaking` without `ticketId`, the player's item first) + one GameLift call.
 
+use edge::websocket::{Request, RouteError};
 use serde_json::{Value, json};
+use shared::frames::ErrorCode;
 use shared::matchmaking::TicketRecord;
 use shared::matchmaking::{TicketId, TicketStatus};
 use shared::ports::GameLiftError;
-use shared::protocol::ErrorCode;
 use shared::requests::{AcceptMatchRequestBody, AttributesBody, TicketBody};
-use shared::websocket::{Request, RouteError};
 use tracing::info;
 
 use crate::{MatchmakingHandler, gamelift_refusal, store_refusal};

@@ -69,19 +69,19 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use edge::websocket::{Reply, Request, Route, RouteError, Serves};
 use serde_json::Value;
 use shared::domain::PlayerId;
+use shared::frames::ErrorCode;
 use shared::matchmaking::{MatchmakingRequest, MatchmakingSettings, TicketId, TicketPushes};
 use shared::pending::PendingRequests;
 use shared::ports::{
     Clock, GameLiftError, Matchmaker, PlayerLookup, PlayerReader, Profiles, RateLimiter,
     StoreError, TicketChanges, TicketReader, TicketRecorder,
 };
-use shared::protocol::ErrorCode;
 use shared::rate_limits::{self, Bucket};
 use shared::requests::ClientRequest;
 use shared::telemetry::ErrorChain;
-use shared::websocket::{Reply, Request, Route, RouteError, Serves};
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 

@@ -17,8 +17,10 @@
 //! transaction (nothing is pushed: the reply says it); a call whose outcome is unknown
 //! is also stopped, best effort, so no match is made for players told it failed.
 
+use edge::websocket::{Request, RouteError};
 use serde_json::{Value, json};
 use shared::domain::PlayerId;
+use shared::frames::ErrorCode;
 use shared::matchmaking::{
     MAX_TICKET_PLAYERS, MatchmakingPlayer, MatchmakingRequest, TicketChange, TicketPlayerChange,
     TicketRecord,
@@ -26,10 +28,8 @@ use shared::matchmaking::{
 use shared::matchmaking::{TicketId, TicketStatus};
 use shared::pending::Pending;
 use shared::ports::GameLiftError;
-use shared::protocol::ErrorCode;
 use shared::requests::StartMatchmakingRequestBody;
 use shared::telemetry::ErrorChain;
-use shared::websocket::{Request, RouteError};
 use tracing::{info, warn};
 
 use crate::{MatchmakingHandler, NOTHING_CHANGED, gamelift_refusal, store_refusal};

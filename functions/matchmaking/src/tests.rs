@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use contracts::events::{reply_frame, route_event};
 use contracts::fake_matchmaker::{FakeMatchmaker, MatchmakerCall};
 use contracts::fixtures::{T0, new_connection, placement_id, player};
+use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryPlacementStore, InMemoryPlayerStore, InMemoryTicketStore};
 use serde_json::{Value, json};
@@ -14,7 +15,6 @@ use shared::matchmaking::{TicketChange, TicketPlayerChange, TicketRecord};
 use shared::pending::Pending;
 use shared::placement::PlacementRecord;
 use shared::ports::{Connections, PendingSlots, PlacementRecorder, TicketChanges};
-use shared::websocket::RouteHandler;
 
 use super::*;
 

@@ -31,21 +31,24 @@ use lambda_runtime::LambdaEvent;
 use serde_json::Value;
 use shared::config::Config;
 use shared::domain::{EpochMillis, GameSession, MessageId, PlayerId};
+use shared::frames::ServerFrame;
 use shared::matchmaking::TicketPushes;
-use shared::matchmaking::event::{EventPlayer, read_payload};
-use shared::matchmaking::{
-    EventTicket, MatchedSeat, MatchmakingDetail, MatchmakingEvent, MatchmakingEventKind,
-    TicketStatus,
-};
+use shared::matchmaking::{MatchedSeat, MatchmakingDetail, TicketStatus};
 use shared::matchmaking::{TicketChange, TicketPlayerChange, TicketRecord};
 use shared::messaging::{MessageKind, NewMessage, SYSTEM_SENDER};
 use shared::metrics::Ignored;
 use shared::ports::{Clock, StoreError, TicketChanges, TicketReader};
-use shared::protocol::ServerFrame;
 use shared::seats::SeatConnector;
 use shared::telemetry::ErrorChain;
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
+
+mod event;
+
+pub use event::{
+    Acceptance, EventPlayer, EventTicket, MalformedMatchmakingEvent, MatchmakingEvent,
+    MatchmakingEventKind, read_payload,
+};
 
 /// Reads of a ticket that kept changing under one event before it gives up (and the
 /// invocation is retried).

@@ -21,16 +21,14 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use aws_adapters::dynamodb::message_item::{is_epoch_item_image, message_from_stream_image};
-use aws_lambda_events::event::dynamodb::EventRecord;
+use aws_adapters::dynamodb::message_stream::StreamedMessage;
+/// The payload, as the Messages stream's adapter decodes it into typed messages.
+pub use aws_adapters::dynamodb::message_stream::{BatchRecord, StreamBatch};
 use aws_lambda_events::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 use futures_util::stream::{self, StreamExt};
 use lambda_runtime::LambdaEvent;
-use serde::Deserialize;
-use serde_json::Value;
 use shared::config::Config;
-use shared::domain::PlayerId;
-use shared::messaging::StoredMessage;
+use shared::domain::{EpochMillis, PlayerId};
 use shared::metrics::Delivery as Metric;
 use shared::players::PlayerRecord;
 use shared::ports::{Clock, ConnectionGateway, Connections, GatewayError, PlayerLookup};
@@ -43,58 +41,6 @@ mod tests;
 
 /// How many recipients are posted to at once.
 pub const DELIVERY_CONCURRENCY: usize = 64;
-
-/// The stream event. Each record is parsed on its own, so that one malformed record is
-/// skipped instead of failing (and endlessly retrying) the whole batch.
-#[derive(Debug)]
-pub struct StreamBatch {
-    pub records: Vec<BatchRecord>,
-}
-
-/// One record of a [`StreamBatch`]: Lambda's record, or why it did not parse.
-#[derive(Debug, Clone)]
-pub enum BatchRecord {
-    Record(Box<EventRecord>),
-    Malformed(String),
-}
-
-impl BatchRecord {
-    /// A record in Lambda's JSON shape, parsed.
-    pub fn from_json(value: Value) -> Self {
-        match serde_json::from_value::<EventRecord>(value) {
-            Ok(record) => Self::Record(Box::new(record)),
-            Err(error) => Self::Malformed(ErrorChain(&error).to_string()),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for StreamBatch {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        struct Raw {
-            #[serde(rename = "Records", default)]
-            records: Vec<Value>,
-        }
-        let raw = Raw::deserialize(deserializer)?;
-        Ok(Self {
-            records: raw
-                .records
-                .into_iter()
-                .map(BatchRecord::from_json)
-                .collect(),
-        })
-    }
-}
-
-/// One record that parsed.
-#[derive(Debug, Clone)]
-struct Inserted {
-    sequence_number: String,
-    message: StoredMessage,
-    /// When it was written: the later of the stream's timestamp (rounded down to the
-    /// second) and the writer's `createdAt` (milliseconds, taken just before the write).
-    inserted_at: i64,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Delivery {
@@ -149,7 +95,7 @@ impl MessageInsertedHandler {
         event: LambdaEvent<StreamBatch>,
     ) -> Result<DynamoDbEventResponse, lambda_runtime::Error> {
         let records = event.payload.records.len();
-        let inserted = parse_records(event.payload.records);
+        let inserted = event.payload.messages();
         let failures = (self.deliver(&inserted).await)
             .inspect_err(|_| shared::metrics::stream_batch(records, records))?;
         shared::metrics::stream_batch(records, failures.len());
@@ -167,7 +113,10 @@ impl MessageInsertedHandler {
 
     /// Delivers the batch; returns the sequence numbers to retry. A store that cannot
     /// say who is live fails the whole batch (Lambda retries it).
-    async fn deliver(&self, batch: &[Inserted]) -> Result<Vec<String>, lambda_runtime::Error> {
+    async fn deliver(
+        &self,
+        batch: &[StreamedMessage],
+    ) -> Result<Vec<String>, lambda_runtime::Error> {
         if batch.is_empty() {
             return Ok(Vec::new());
         }
@@ -240,7 +189,7 @@ impl MessageInsertedHandler {
     async fn deliver_to(
         &self,
         record: Option<&PlayerRecord>,
-        batch: &[Inserted],
+        batch: &[StreamedMessage],
         indexes: Vec<usize>,
     ) -> Vec<(usize, Delivery)> {
         let mut outcomes = Vec::with_capacity(indexes.len());
@@ -317,14 +266,14 @@ impl MessageInsertedHandler {
     }
 
     /// One post's outcome, and a posted frame's lag from its insert.
-    fn count_post(&self, result: &Result<(), GatewayError>, inserted: &Inserted) {
+    fn count_post(&self, result: &Result<(), GatewayError>, inserted: &StreamedMessage) {
         shared::metrics::delivery(match result {
             Ok(()) => Metric::Posted,
             Err(GatewayError::Gone) => Metric::Gone,
             Err(_) => Metric::Failed,
         });
         if result.is_ok() {
-            shared::metrics::delivery_lag(self.clock.now_millis() - inserted.inserted_at);
+            shared::metrics::delivery_lag(self.clock.now_millis() - inserted_at(inserted));
         }
     }
 
@@ -370,42 +319,8 @@ impl MessageInsertedHandler {
     }
 }
 
-/// INSERT records that map to a message; anything else is logged and skipped.
-fn parse_records(raw: Vec<BatchRecord>) -> Vec<Inserted> {
-    raw.into_iter()
-        .enumerate()
-        .filter_map(|(i, record)| {
-            let record = match record {
-                BatchRecord::Record(record) => record,
-                BatchRecord::Malformed(error) => {
-                    warn!(record = i, error, "skipping a malformed stream record");
-                    return None;
-                }
-            };
-            if record.event_name != "INSERT" {
-                debug!(record = i, event_name = %record.event_name, "skipping a non-INSERT record");
-                return None;
-            }
-            if is_epoch_item_image(&record.change.new_image) {
-                debug!(record = i, "skipping an inbox's epoch item");
-                return None;
-            }
-            let Some(sequence_number) = record.change.sequence_number.clone() else {
-                warn!(record = i, "skipping a stream record without a sequence number");
-                return None;
-            };
-            let streamed_at = record.change.approximate_creation_date_time.timestamp_millis();
-            match message_from_stream_image(&record.change.new_image) {
-                Ok(message) => Some(Inserted {
-                    sequence_number,
-                    inserted_at: message.created_at.max(streamed_at),
-                    message,
-                }),
-                Err(error) => {
-                    warn!(record = i, sequence_number, error = %ErrorChain(&error), "skipping a stream record that is not a message");
-                    None
-                }
-            }
-        })
-        .collect()
+/// When a message was written: the later of the stream's timestamp (rounded down to the
+/// second) and the writer's `createdAt` (milliseconds, taken just before the write).
+fn inserted_at(inserted: &StreamedMessage) -> EpochMillis {
+    inserted.message.created_at.max(inserted.streamed_at)
 }

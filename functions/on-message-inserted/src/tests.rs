@@ -3,9 +3,11 @@ use contracts::fixtures::{T0, connection_of, new_connection, player};
 use contracts::recording_gateway::{GatewayCall, RecordingGateway};
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPlayerStore};
-use serde_json::json;
+use serde_json::{Value, json};
 use shared::domain::{MessageId, PresenceStatus, Seq};
-use shared::messaging::{Handover, HandoverOutcome, MessageKind, NewMessage, ReplayFrom};
+use shared::messaging::{
+    Handover, HandoverOutcome, MessageKind, NewMessage, ReplayFrom, StoredMessage,
+};
 use shared::ports::{DeliveryHandover, MessageStore};
 
 use super::*;
@@ -409,7 +411,7 @@ impl World {
 
 /// The kick frame the backend API stores.
 fn kick_frame(reason: &str, connection: &str) -> String {
-    shared::protocol::ServerFrame::DisconnectedByServer {
+    shared::frames::ServerFrame::DisconnectedByServer {
         reason: reason.into(),
         connection_id: connection.into(),
     }

@@ -1,12 +1,12 @@
 //! Reading an invocation's payload: the SNS event of the queue's notification topic
 //! (each record's `Message` is a GameLift event as JSON text) or an EventBridge event,
-//! each GameLift event parsed into a [`PlacementEvent`]. What cannot be read is a
-//! [`MalformedEvent`], reported per record so that the others are still settled.
+//! taken out of its envelope by `edge::gamelift_events`, each GameLift event parsed into
+//! a [`PlacementEvent`]. What cannot be read is a [`MalformedEvent`], reported per record
+//! so that the others are still settled.
 
 use std::collections::HashSet;
 
-use aws_lambda_events::event::eventbridge::EventBridgeEvent;
-use aws_lambda_events::event::sns::SnsRecord;
+use edge::gamelift_events::{self, EnvelopeError, GameLiftEvent};
 use serde::Deserialize;
 use serde_json::Value;
 use shared::domain::{PlacementId, PlacementIdError, PlacementStatus, PlayerId};
@@ -15,27 +15,13 @@ use tracing::warn;
 
 /// `detail-type` of GameLift queue placement events.
 pub const PLACEMENT_DETAIL_TYPE: &str = "GameLift Queue Placement Event";
-/// `source` of GameLift events.
-pub const GAMELIFT_SOURCE: &str = "aws.gamelift";
 
 /// Why an event was skipped.
 #[derive(Debug, thiserror::Error)]
 pub enum MalformedEvent {
-    #[error("the SNS message is not JSON")]
-    NotJson(#[source] serde_json::Error),
-    #[error("not an SNS record")]
-    NotSns(#[source] serde_json::Error),
-    #[error("not an EventBridge event")]
-    NotEventBridge(#[source] serde_json::Error),
-    #[error("neither an SNS event nor an EventBridge event")]
-    UnknownShape,
-    #[error(
-        "not a GameLift queue placement event (source {source_name:?}, detail-type {detail_type:?})"
-    )]
-    NotAPlacementEvent {
-        source_name: String,
-        detail_type: String,
-    },
+    /// Not a GameLift queue placement event in an SNS or EventBridge envelope.
+    #[error(transparent)]
+    Envelope(#[from] EnvelopeError),
     #[error("the placement event's detail is malformed")]
     Detail(#[source] serde_json::Error),
     #[error("unknown placement event type {0:?}")]
@@ -85,17 +71,8 @@ impl PlacementEvent {
         }
     }
 
-    /// Parses the GameLift event (the EventBridge form: `detail-type`, `source`,
-    /// `detail`), as EventBridge delivers it and as SNS carries it in `Message`.
-    pub fn parse(event: Value) -> Result<Self, MalformedEvent> {
-        let event: EventBridgeEvent<Value> =
-            serde_json::from_value(event).map_err(MalformedEvent::NotEventBridge)?;
-        if event.source != GAMELIFT_SOURCE || event.detail_type != PLACEMENT_DETAIL_TYPE {
-            return Err(MalformedEvent::NotAPlacementEvent {
-                source_name: event.source,
-                detail_type: event.detail_type,
-            });
-        }
+    /// Parses a GameLift queue placement event out of its envelope.
+    pub fn parse(event: GameLiftEvent) -> Result<Self, MalformedEvent> {
         let detail: Detail =
             serde_json::from_value(event.detail).map_err(MalformedEvent::Detail)?;
         let placement_id = PlacementId::parse(detail.placement_id.as_str()).map_err(|source| {
@@ -223,27 +200,11 @@ impl Detail {
     }
 }
 
-/// The GameLift events in an invocation's payload: each SNS record's message, or the
-/// EventBridge event itself; what cannot be read is reported in place.
-pub fn events_of(payload: Value) -> Vec<Result<Value, MalformedEvent>> {
-    match payload {
-        Value::Object(mut object) if object.contains_key("Records") => {
-            let records = match object.remove("Records") {
-                Some(Value::Array(records)) => records,
-                _ => return vec![Err(MalformedEvent::UnknownShape)],
-            };
-            records
-                .into_iter()
-                .map(|record| {
-                    let record: SnsRecord =
-                        serde_json::from_value(record).map_err(MalformedEvent::NotSns)?;
-                    serde_json::from_str(&record.sns.message).map_err(MalformedEvent::NotJson)
-                })
-                .collect()
-        }
-        Value::Object(object) if object.contains_key("detail-type") => {
-            vec![Ok(Value::Object(object))]
-        }
-        _ => vec![Err(MalformedEvent::UnknownShape)],
-    }
+/// The placement events in an invocation's payload (an SNS event, or one EventBridge
+/// event), each read, or why not.
+pub fn read_payload(payload: &Value) -> Vec<Result<PlacementEvent, MalformedEvent>> {
+    gamelift_events::read(payload, PLACEMENT_DETAIL_TYPE)
+        .into_iter()
+        .map(|event| PlacementEvent::parse(event?))
+        .collect()
 }

@@ -90,11 +90,11 @@ use lambda_runtime::LambdaEvent;
 use serde_json::Value;
 use shared::config::Config;
 use shared::domain::{GameSession, MessageId, PlacementStatus, PlayerId};
+use shared::frames::ServerFrame;
 use shared::messaging::{MessageKind, NewMessage, SYSTEM_SENDER};
 use shared::metrics::Ignored;
 use shared::placement::{PlacedGameSession, SeatConnection, SettledPlayer, Settlement};
 use shared::ports::{Clock, PlacementOutcomes, PlacementReader, StoreError};
-use shared::protocol::ServerFrame;
 use shared::seats::SeatConnector;
 use shared::telemetry::ErrorChain;
 use shared::wiring::Wiring;
@@ -103,8 +103,7 @@ use tracing::{error, info, warn};
 mod event;
 
 pub use event::{
-    GAMELIFT_SOURCE, MalformedEvent, PLACEMENT_DETAIL_TYPE, PlacementEvent, PlacementOutcome,
-    events_of,
+    MalformedEvent, PLACEMENT_DETAIL_TYPE, PlacementEvent, PlacementOutcome, read_payload,
 };
 
 /// `on-placement-event` as every deployment builds it.
@@ -160,8 +159,7 @@ impl PlacementEventHandler {
     /// failure a retry may fix.
     pub async fn settle_all(&self, payload: Value) -> Handled {
         let mut handled = Handled::default();
-        for (index, raw) in events_of(payload).into_iter().enumerate() {
-            let parsed = raw.and_then(PlacementEvent::parse);
+        for (index, parsed) in read_payload(&payload).into_iter().enumerate() {
             let placement = match parsed {
                 Ok(placement) => placement,
                 Err(malformed) => {

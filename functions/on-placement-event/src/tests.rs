@@ -20,6 +20,13 @@ const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-2222bbbb-3333-4
 const PSESS_ALICE: &str = "psess-5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d";
 const PSESS_BOB: &str = "psess-0f1e2d3c-4b5a-4968-8776-5a4b3c2d1e0f";
 
+/// The one placement event of a payload, read or refused.
+fn read_one(payload: Value) -> Result<PlacementEvent, MalformedEvent> {
+    let mut events = read_payload(&payload);
+    assert_eq!(events.len(), 1);
+    events.remove(0)
+}
+
 fn sample(name: &str) -> Value {
     let text = match name {
         "fulfilled-sns" => include_str!("../../../events/placement-fulfilled-sns.json"),
@@ -330,7 +337,7 @@ fn a_fulfilled_event_takes_a_numeric_port_and_finds_the_region_in_the_arn() {
         .as_array_mut()
         .unwrap()
         .push(json!({"playerId": "not a player id", "playerSessionId": "psess-x"}));
-    let parsed = PlacementEvent::parse(event).unwrap();
+    let parsed = read_one(event).unwrap();
     let PlacementOutcome::Fulfilled {
         game_session,
         placed,
@@ -357,12 +364,15 @@ fn events_that_are_not_gamelift_placements_are_refused_with_the_reason() {
         .unwrap()
         .remove("gameSessionArn");
     for (event, says) in [
-        (other_source, "not a GameLift queue placement event"),
+        (
+            other_source,
+            "not a \"GameLift Queue Placement Event\" from aws.gamelift",
+        ),
         (unknown_type, "PlacementExploded"),
         (port_zero, "is not a port number"),
         (no_arn, "gameSessionArn is missing"),
     ] {
-        let err = PlacementEvent::parse(event).unwrap_err();
+        let err = read_one(event).unwrap_err();
         assert!(err.to_string().contains(says), "{err}");
     }
 }
@@ -381,7 +391,7 @@ async fn given_an_event_whose_placement_id_breaks_the_rule_then_it_is_refused_na
     ] {
         let mut event = sample("cancelled-eventbridge");
         event["detail"]["placementId"] = json!(raw);
-        let err = PlacementEvent::parse(event.clone()).unwrap_err();
+        let err = read_one(event.clone()).unwrap_err();
         assert!(
             matches!(&err, MalformedEvent::PlacementId { raw: got, .. } if got == raw),
             "{err:?}"

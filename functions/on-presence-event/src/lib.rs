@@ -60,10 +60,10 @@ use lambda_runtime::LambdaEvent;
 use serde::Serialize;
 use serde_json::Value;
 use shared::domain::{MessageId, PlayerId};
+use shared::frames::ServerFrame;
 use shared::messaging::{MessageKind, NewMessage, SYSTEM_SENDER};
 use shared::ports::{Clock, MessageStore, StoreError, Watchers};
 use shared::presence::PresenceEvent;
-use shared::protocol::ServerFrame;
 use shared::wiring::Wiring;
 use tracing::{info, warn};
 
@@ -96,7 +96,11 @@ pub struct Outcome {
 
 /// `on-presence-event` as every deployment builds it.
 pub fn wire(w: &Wiring) -> PresenceEventHandler {
-    PresenceEventHandler::new(w.stores.watchers(), w.stores.inboxes(), w.clock.clone())
+    PresenceEventHandler::new(
+        w.stores.watchers(),
+        w.stores.message_store(),
+        w.clock.clone(),
+    )
 }
 
 pub struct PresenceEventHandler {

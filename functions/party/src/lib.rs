@@ -25,12 +25,12 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use edge::websocket::{Reply, Request, Route, RouteError, Serves};
 use serde_json::Value;
 use shared::config::Config;
 use shared::party::{CommitScope, Parties, PartyError};
 use shared::ports::{PlayerReader, RateLimiter};
 use shared::requests::ClientRequest;
-use shared::websocket::{Reply, Request, Route, RouteError, Serves};
 use shared::wiring::Wiring;
 
 mod ops;

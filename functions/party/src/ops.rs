@@ -1,14 +1,14 @@
 //! Each party route: read what the change is computed from, compute it (or the refusal)
 //! with `shared::party`, commit it with its pushes.
 
+use edge::websocket::{Request, RouteError};
 use serde_json::{Value, json};
 use shared::domain::PlayerId;
+use shared::frames::ErrorCode;
 use shared::party::{CHANGE_ATTEMPTS, Invitation, Party, PartyError, PartyId, PartyRefusal};
 use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
-use shared::protocol::ErrorCode;
 use shared::rate_limits::{self, Bucket};
 use shared::requests::{CreatePartyBody, PartyBody, PlayerBody};
-use shared::websocket::{Request, RouteError};
 use tracing::info;
 
 use crate::{PartyHandler, refusal};

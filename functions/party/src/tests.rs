@@ -2,13 +2,13 @@ use super::*;
 use contracts::events::{reply_frame, route_event};
 use contracts::fixtures::{T0, new_connection, player};
 use contracts::ports::*;
+use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore};
 use serde_json::{Value, json};
 use shared::domain::PlayerId;
 use shared::messaging::{MessageKind, ReplayFrom};
 use shared::ports::ManualClock;
-use shared::websocket::RouteHandler;
 
 /// alice, bob, carol, dave and eve have connected; nobody is in a party.
 struct World {

@@ -45,6 +45,7 @@ use serde::Serialize;
 use serde_json::Value;
 use shared::config::{Config, PresenceLiveness};
 use shared::domain::{EpochMillis, PlayerId, PresenceStatus};
+use shared::frames::{DisconnectReason, ServerFrame};
 use shared::party::CommitScope;
 use shared::party::Parties;
 use shared::players::ExpiredPlayer;
@@ -53,7 +54,6 @@ use shared::ports::{
     PresenceSweep,
 };
 use shared::presence::PresenceEvent;
-use shared::protocol::{DisconnectReason, ServerFrame};
 use shared::telemetry::ErrorChain;
 use shared::wiring::Wiring;
 use tokio::sync::mpsc;

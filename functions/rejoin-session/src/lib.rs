@@ -19,16 +19,16 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use edge::websocket::{Reply, Request, Route, RouteError, Serves};
 use serde_json::{Value, json};
 use shared::domain::{GameSession, PlayerId};
+use shared::frames::ErrorCode;
 use shared::ports::{
     Clock, GameLiftError, PlayerReader, PlayerSessions, RateLimiter, Seats, StoreError,
 };
-use shared::protocol::ErrorCode;
 use shared::rate_limits::{self, Bucket};
 use shared::requests::ClientRequest;
 use shared::seats::SeatConnector;
-use shared::websocket::{Reply, Request, Route, RouteError, Serves};
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 

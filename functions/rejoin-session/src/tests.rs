@@ -5,6 +5,7 @@ use contracts::fake_gamelift::{
 };
 use contracts::fixtures::{new_connection, placement_id};
 use contracts::ports::*;
+use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
@@ -17,7 +18,6 @@ use shared::placement::{
     PlacedGameSession, PlacementRecord, PlayerSession, SettledPlayer, Settlement,
 };
 use shared::ports::{PlacementOutcomes, PlayerSessions};
-use shared::websocket::RouteHandler;
 
 const T0: i64 = 1_795_323_600_000;
 const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1";

@@ -32,19 +32,19 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use edge::websocket::{Reply, Request, Route, RouteError, Serves, tell_and_close};
 use serde::Serialize;
 use serde_json::Value;
 use shared::domain::{EpochMillis, Seq};
+use shared::frames::{DisconnectReason, ServerFrame};
 use shared::keep_alive::KeepAlive;
 use shared::messaging::{Handover, HandoverOutcome, MessageKind, ReplayFrom, StoredMessage};
 use shared::party::{CommitScope, MemberPresence, Parties, PartyError, PartyView};
 use shared::pending::Pending;
 use shared::players::{Liveness, PlayerRecord};
 use shared::ports::{Clock, ConnectionGateway, DeliveryHandover, InboxReader, PlayerReader};
-use shared::protocol::{DisconnectReason, ServerFrame};
 use shared::requests::ClientRequest;
 use shared::telemetry::ErrorChain;
-use shared::websocket::{Reply, Request, Route, RouteError, Serves, tell_and_close};
 use shared::wiring::Wiring;
 use tracing::{info, warn};
 
@@ -160,7 +160,7 @@ impl ResumeHandler {
                     RouteError::from_store(err, "nothing was replayed; send resume again")
                 }
                 PartyError::Refused(refusal) => RouteError::new(
-                    shared::protocol::ErrorCode::Unavailable,
+                    shared::frames::ErrorCode::Unavailable,
                     format!("{refusal}; send resume again"),
                 ),
             })?;
@@ -275,7 +275,7 @@ impl ResumeHandler {
             }
         }
         Err(Stop::Refused(RouteError::new(
-            shared::protocol::ErrorCode::Unavailable,
+            shared::frames::ErrorCode::Unavailable,
             "messages kept arriving while your inbox was replayed; send resume again",
         )))
     }

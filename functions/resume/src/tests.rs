@@ -18,7 +18,7 @@ use shared::ports::{ManualClock, StoreError};
 
 use super::*;
 use contracts::ports::*;
-use shared::websocket::{RouteEvent, RouteHandler, RouteResult};
+use edge::websocket::{RouteEvent, RouteHandler, RouteResult};
 
 struct World {
     /// The `resume` replies per connection, each with how many posts that connection had

@@ -52,17 +52,17 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use edge::websocket::{Caller, Reply, Request, Route, RouteError, Serves};
 use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlayerId};
+use shared::frames::ServerFrame;
 use shared::messaging::recipients;
 use shared::messaging::{MessageKind, NewMessage};
 use shared::party::{PartyId, PartyRefusal};
 use shared::ports::{Clock, MessageStore, PartyReader, PlayerLookup, RateLimiter};
-use shared::protocol::ServerFrame;
 use shared::rate_limits::{self, Bucket, Exceeded, Quota};
 use shared::requests::{ClientRequest, SendMessageBody};
-use shared::websocket::{Caller, Reply, Request, Route, RouteError, Serves};
 use shared::wiring::Wiring;
 use tracing::debug;
 
@@ -73,7 +73,7 @@ mod tests;
 pub fn wire(w: &Wiring) -> SendMessageHandler {
     SendMessageHandler::new(
         w.config.clone(),
-        w.stores.inboxes(),
+        w.stores.message_store(),
         w.stores.player_lookup(),
         w.stores.rate_limiter(),
         w.stores.party_reader(),

@@ -2,10 +2,10 @@ use super::*;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fixtures::{T0, new_connection};
 use contracts::ports::*;
+use edge::websocket::{RouteHandler, RouteResult};
 use memory_adapters::test_wiring::TestWiring;
 use shared::config::RateLimits;
-use shared::messaging::recipients::MAX_MESSAGE_BYTES;
-use shared::websocket::{RouteHandler, RouteResult};
+use shared::messaging::recipients::MAX_MESSAGE_FIELD_BYTES;
 
 /// Alice sends; bob, carol and p0..p119 have connected once (their items exist).
 struct World(TestWiring);
@@ -184,7 +184,7 @@ async fn given_bad_input_then_a_precise_error_and_nothing_written() {
             "`message` is required",
         ),
         (
-            json!({"playerIds": ["bob"], "message": "x".repeat(MAX_MESSAGE_BYTES)}),
+            json!({"playerIds": ["bob"], "message": "x".repeat(MAX_MESSAGE_FIELD_BYTES)}),
             "payload_too_large",
             "`message` is 32770 bytes",
         ),
@@ -204,7 +204,7 @@ async fn given_a_message_of_exactly_32_kib_then_it_is_accepted() {
     let w = world();
     w.everyone().await;
     let ack = w
-        .send(json!({"playerIds": ["bob"], "message": "x".repeat(MAX_MESSAGE_BYTES - 2)}))
+        .send(json!({"playerIds": ["bob"], "message": "x".repeat(MAX_MESSAGE_FIELD_BYTES - 2)}))
         .await;
     assert_eq!(ack["queued"], 1);
 }

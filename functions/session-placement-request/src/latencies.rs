@@ -3,10 +3,10 @@
 //! request). One write on the caller's item; `{}` clears them. The ack echoes what was
 //! stored (rounded, in region order).
 
+use edge::websocket::{Request, RouteError};
 use serde_json::{Map, Value};
-use shared::protocol::ErrorCode;
+use shared::frames::ErrorCode;
 use shared::requests::LatenciesBody;
-use shared::websocket::{Request, RouteError};
 
 use crate::SessionPlacementRequestHandler;
 

@@ -28,20 +28,20 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use edge::websocket::{Reply, Request, Route, RouteError, Serves};
 use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{PlacementId, PlayerId};
+use shared::frames::ErrorCode;
 use shared::pending::{Pending, PendingRequests};
 use shared::placement::{PlacementPlayer, PlacementRecord, PlacementRequest};
 use shared::ports::{
     Clock, GameLiftError, PlacementRecorder, PlacementStarter, PlacementStopper, PlayerLookup,
     Profiles, RateLimiter, StoreError,
 };
-use shared::protocol::ErrorCode;
 use shared::rate_limits::{self, Bucket};
 use shared::requests::{ClientRequest, PlacementRequestBody};
 use shared::telemetry::ErrorChain;
-use shared::websocket::{Reply, Request, Route, RouteError, Serves};
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 

@@ -3,12 +3,12 @@ use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
 use contracts::fixtures::new_connection;
 use contracts::ports::*;
+use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryPlacementStore, InMemoryPlayerStore};
 use serde_json::{Map, Value, json};
 use shared::domain::{EpochMillis, PlacementStatus};
 use shared::matchmaking::TicketId;
-use shared::websocket::RouteHandler;
 
 const T0: i64 = 1_795_323_600_000;
 

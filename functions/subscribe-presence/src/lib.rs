@@ -10,13 +10,13 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use edge::websocket::{Caller, Reply, Request, Route, RouteError, Serves};
 use serde_json::{Map, Value, json};
 use shared::domain::{EpochMillis, PresenceStatus};
 use shared::players::PlayerRecord;
 use shared::ports::{Clock, PlayerLookup, Subscriptions};
 use shared::presence::SUBSCRIPTION_TTL_SECONDS;
 use shared::requests::{ClientRequest, PlayerIdsBody};
-use shared::websocket::{Caller, Reply, Request, Route, RouteError, Serves};
 use shared::wiring::Wiring;
 use tracing::info;
 

@@ -7,7 +7,7 @@ use shared::ports::StoreError;
 
 use super::*;
 use contracts::ports::*;
-use shared::websocket::RouteHandler;
+use edge::websocket::RouteHandler;
 
 const T0: i64 = 1_795_323_600_000;
 const GRACE: i64 = 30_000;

@@ -559,7 +559,7 @@ async fn after_the_game_ends_a_player_session_is_refused_as_session_ended() {
         .await;
     match result {
         Err(error @ GameLiftError::SessionEnded { .. }) => {
-            assert_eq!(error.code(), shared::protocol::ErrorCode::SessionEnded);
+            assert_eq!(error.code(), shared::frames::ErrorCode::SessionEnded);
         }
         other => panic!("{other:?}"),
     }

@@ -244,7 +244,7 @@ pub fn disconnect_event(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::websocket::{Caller, PLAYER_ID_CONTEXT_KEY};
+    use edge::websocket::{Caller, PLAYER_ID_CONTEXT_KEY};
 
     fn facts() -> ConnectionFacts {
         let mut authorizer = Map::new();

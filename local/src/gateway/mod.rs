@@ -23,7 +23,7 @@ use axum::extract::{ConnectInfo, Query, State};
 use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
-use shared::protocol::{MAX_FRAME_BYTES, MAX_MESSAGE_BYTES};
+use shared::frames::{MAX_FRAME_BYTES, MAX_WEBSOCKET_MESSAGE_BYTES};
 use tokio::sync::{oneshot, watch};
 
 use crate::auth::{AuthDecision, ConnectAuthorizer};
@@ -281,7 +281,7 @@ pub async fn upgrade(
     };
     ws.read_buffer_size(1024)
         .max_frame_size(MAX_FRAME_BYTES)
-        .max_message_size(MAX_MESSAGE_BYTES)
+        .max_message_size(MAX_WEBSOCKET_MESSAGE_BYTES)
         .on_failed_upgrade(on_failure)
         .on_upgrade(move |socket| connection::run(socket, facts, gateway, guard))
 }

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
 use shared::domain::ConnectionId;
+use shared::frames::MAX_WEBSOCKET_MESSAGE_BYTES;
 use shared::ports::{ConnectionGateway, ConnectionInfo, ConnectionProbe, GatewayError};
-use shared::protocol::MAX_MESSAGE_BYTES;
 use tokio::sync::{mpsc, oneshot};
 
 /// What a connection's task is told to do.
@@ -145,7 +145,7 @@ impl ConnectionRegistry {
     /// once the frame is written to the socket; 410 if the connection is not open, or
     /// ends before the frame could be written.
     pub async fn post(&self, id: &str, data: &[u8]) -> Result<(), GatewayError> {
-        if data.len() > MAX_MESSAGE_BYTES {
+        if data.len() > MAX_WEBSOCKET_MESSAGE_BYTES {
             return Err(GatewayError::PayloadTooLarge);
         }
         let tx = self
@@ -300,7 +300,7 @@ mod tests {
         assert_eq!(info.connected_at_millis, Some(5));
         assert_eq!(info.source_ip.as_deref(), Some("127.0.0.1"));
 
-        let big = vec![b'a'; MAX_MESSAGE_BYTES + 1];
+        let big = vec![b'a'; MAX_WEBSOCKET_MESSAGE_BYTES + 1];
         assert!(matches!(
             gateway.post("", &id("abc="), &big).await,
             Err(GatewayError::PayloadTooLarge)

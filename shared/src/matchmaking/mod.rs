@@ -1,19 +1,15 @@
 //! FlexMatch matchmaking as the socket offers it (README: Client protocol,
 //! Matchmaking): ticket ids and statuses with the rule every status change follows
-//! (`ticket`), the ticket record and its changes (`tickets`), a player's attributes, the `matchmaking` frame's fields (`frame`) and the
-//! FlexMatch events GameLift sends (`event`). The route bodies are the protocol crate's
-//! (`requests`).
+//! (`ticket`), the ticket record and its changes (`tickets`), a player's attributes and
+//! the `matchmaking` frame's fields (`frame`). The route bodies are the protocol crate's
+//! (`requests`); the FlexMatch events GameLift sends are read by `on-matchmaking-event`.
 
-pub mod event;
 pub mod settings;
 pub mod tickets;
 
 /// The ticket and frame types clients see, from the protocol crate.
 pub use gamelift_sockets_protocol::matchmaking::{frame, ticket};
 
-pub use event::{
-    Acceptance, EventTicket, MalformedMatchmakingEvent, MatchmakingEvent, MatchmakingEventKind,
-};
 pub use frame::{MatchedSeat, MatchmakingDetail};
 pub use gamelift_sockets_protocol::matchmaking::{AttributeValue, Attributes, PlayerAttributes};
 pub use settings::MatchmakingSettings;

@@ -16,7 +16,7 @@ use crate::domain::PlayerId;
 use crate::ports::{PlayerLookup, StoreError};
 
 /// The most a message may weigh, serialized (the README's protocol section).
-pub const MAX_MESSAGE_BYTES: usize = 32 * 1024;
+pub const MAX_MESSAGE_FIELD_BYTES: usize = 32 * 1024;
 
 /// Why a message was refused.
 #[derive(Debug, thiserror::Error)]
@@ -28,11 +28,11 @@ pub enum RecipientsError {
     Store(#[from] StoreError),
 }
 
-/// `message`'s size serialized, when it is over [`MAX_MESSAGE_BYTES`]. JSON Schema cannot
+/// `message`'s size serialized, when it is over [`MAX_MESSAGE_FIELD_BYTES`]. JSON Schema cannot
 /// state a size serialized, so this is checked here, not in the request's type.
 pub fn oversized(message: &Value) -> Option<usize> {
     let size = serde_json::to_vec(message).map_or(usize::MAX, |bytes| bytes.len());
-    (size > MAX_MESSAGE_BYTES).then_some(size)
+    (size > MAX_MESSAGE_FIELD_BYTES).then_some(size)
 }
 
 /// Every one of `recipients` is a known player: one batched read.

@@ -72,7 +72,7 @@ const fn by(dimensions: &'static [&'static str], count: u32) -> Option<Series> {
 /// The metric alone: one series.
 const ALONE: Option<Series> = by(&[], 1);
 
-/// The routes that answer through `websocket::Request` (every client route with a
+/// The routes that answer through `edge::websocket::Request` (every client route with a
 /// function), `$default`, `$connect`, and the backend API.
 const ROUTE_FUNCTIONS: &[&str] = &[
     "resume",

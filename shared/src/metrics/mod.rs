@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use ::metrics::Unit;
 use metrics_cloudwatch_embedded::{Builder, Collector};
 
-use crate::protocol::ErrorCode;
+use crate::frames::ErrorCode;
 use catalogue::{Kind, Metric};
 
 /// The namespace of a deployed stack's metrics: one per game and stage.

@@ -6,7 +6,7 @@ use std::fmt;
 
 use super::model::{Invitation, MemberPresence, Party, PartyId, PartyMember};
 use crate::domain::{EpochMillis, PlayerId};
-use crate::protocol::ErrorCode;
+use crate::frames::ErrorCode;
 pub use gamelift_sockets_protocol::party::ChangeKind;
 
 /// One change: the party after it (`after.members` is empty when it was disbanded), who

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::domain::{EpochMillis, MessageId, PlayerId};
+use crate::frames::ServerFrame;
 use crate::messaging::{MessageKind, NewMessage, SYSTEM_SENDER, expire_at_secs};
 use crate::ports::{Clock, PartyCommits, PartyReader, StoreError};
-use crate::protocol::ServerFrame;
 
 use super::{
     Change, ChangeKind, Committed, Invitation, InvitationWrite, MemberPresence, Party, PartyCommit,

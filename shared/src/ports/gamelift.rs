@@ -7,8 +7,8 @@
 use async_trait::async_trait;
 
 use crate::domain::{ConnectionDetails, PlacementId, PlayerId};
+use crate::frames::ErrorCode;
 use crate::placement::{PlacementRequest, PlayerSession};
-use crate::protocol::ErrorCode;
 
 type Source = Box<dyn std::error::Error + Send + Sync>;
 

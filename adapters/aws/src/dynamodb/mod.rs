@@ -7,6 +7,7 @@ mod inbox;
 mod item;
 pub mod message_item;
 mod message_store;
+pub mod message_stream;
 mod party_item;
 mod party_store;
 mod placement_item;

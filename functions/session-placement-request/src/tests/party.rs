@@ -6,6 +6,7 @@ use contracts::events::{reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
 use contracts::fixtures::{T0, new_connection, player};
 use contracts::ports::*;
+use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryPlacementStore, InMemoryPlayerStore};
 use serde_json::{Value, json};
@@ -14,7 +15,6 @@ use shared::party::PartyId;
 use shared::pending::{Pending, Reservation};
 use shared::placement::PlacementPlayer;
 use shared::ports::GameLiftError;
-use shared::websocket::RouteHandler;
 
 use crate::SessionPlacementRequestHandler;
 

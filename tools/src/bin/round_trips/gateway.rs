@@ -14,13 +14,13 @@ use aws_adapters::dynamodb::{
 };
 use contracts::events::{reply_frame, route_event};
 use contracts::fixtures::new_connection;
+use edge::websocket::RouteHandler;
 use serde_json::json;
 use shared::config::{Config, PlayerGateway};
 use shared::domain::{MessageId, PlacementId, PlayerId};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::placement::PlacementRecord;
 use shared::ports::{Connections, MessageStore, PlacementRecorder};
-use shared::websocket::RouteHandler;
 
 use crate::matchmaking::{ask, event};
 use crate::scenarios::placement_event;

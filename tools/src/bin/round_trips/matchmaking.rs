@@ -11,13 +11,13 @@ use aws_adapters::dynamodb::{
 };
 use contracts::events::{reply_frame, route_event};
 use contracts::fixtures::new_connection;
+use edge::websocket::RouteHandler;
 use matchmaking::MatchmakingHandler;
 use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlayerId};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::ports::{Connections, MessageStore};
-use shared::websocket::RouteHandler;
 
 use crate::{Bench, body, lambda_event, now};
 

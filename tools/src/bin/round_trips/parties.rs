@@ -12,6 +12,7 @@ use aws_adapters::dynamodb::{
 use aws_lambda_events::apigw::ApiGatewayProxyResponse;
 use connect::ConnectHandler;
 use contracts::events::{reply_frame, route_event};
+use edge::websocket::{RouteEvent, RouteHandler};
 use party::PartyHandler;
 use resume::ResumeHandler;
 use send_message::SendMessageHandler;
@@ -21,7 +22,6 @@ use shared::config::Config;
 use shared::domain::{MessageId, PlayerId};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::ports::MessageStore;
-use shared::websocket::{RouteEvent, RouteHandler};
 use shared::wiring::Wiring;
 
 use crate::{Bench, body, now};

@@ -22,6 +22,7 @@ use aws_adapters::dynamodb::{
 use connect::ConnectHandler;
 use contracts::events::route_event;
 use disconnect::DisconnectHandler;
+use edge::websocket::RouteHandler;
 use local::integration::dynamodb::DynamoDbUpdateItem;
 use local::integration::{MockIntegration, UpdateItemIntegration};
 use on_message_inserted::MessageInsertedHandler;
@@ -31,7 +32,6 @@ use send_message::SendMessageHandler;
 use serde_json::json;
 use shared::config::Config;
 use shared::domain::PlayerId;
-use shared::websocket::RouteHandler;
 use shared::wiring::Wiring;
 use subscribe_presence::SubscribePresenceHandler;
 

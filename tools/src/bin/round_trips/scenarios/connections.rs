@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
 use contracts::events::route_event;
+use edge::websocket::RouteHandler;
 use local::integration::{Integration, IntegrationRequest};
 use serde_json::{Value, json};
-use shared::websocket::RouteHandler;
 
 use super::{Error, World};
 use crate::{Bench, body, lambda_event, now};

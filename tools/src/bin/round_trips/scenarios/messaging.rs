@@ -4,12 +4,12 @@
 use std::sync::Arc;
 
 use contracts::events::{route_event, stream_insert};
+use edge::websocket::RouteHandler;
 use on_message_inserted::StreamBatch;
 use serde_json::{Value, json};
 use shared::domain::MessageId;
 use shared::messaging::{MessageKind, NewMessage, ReplayFrom};
 use shared::ports::{InboxReader, MessageStore};
-use shared::websocket::RouteHandler;
 use shared::wiring::Wiring;
 
 use super::{Error, World, player};

@@ -2,11 +2,11 @@
 //! GameLift's placement events, rejoinSession and cancelPlacement.
 
 use contracts::events::route_event;
+use edge::websocket::RouteHandler;
 use serde_json::{Value, json};
 use shared::domain::PlacementId;
 use shared::placement::PlacementRecord;
 use shared::ports::{GameLiftError, PlacementRecorder};
-use shared::websocket::RouteHandler;
 
 use super::{Error, World, player};
 use crate::{Bench, body, lambda_event, now};

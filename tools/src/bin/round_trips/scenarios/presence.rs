@@ -6,8 +6,8 @@ use std::sync::Arc;
 use aws_adapters::dynamodb::create_players_table;
 use aws_lambda_events::eventbridge::EventBridgeEvent;
 use contracts::events::route_event;
+use edge::websocket::RouteHandler;
 use serde_json::{Value, json};
-use shared::websocket::RouteHandler;
 
 use super::{Error, World};
 use crate::{Bench, body, lambda_event, now};

@@ -6,9 +6,9 @@ use aws_lambda_events::apigw::{ApiGatewayProxyResponse, ApiGatewayWebsocketProxy
 use serde::Serialize;
 use tracing::{error, warn};
 
-use crate::protocol::{ErrorCode, ServerFrame};
-use crate::requests::ClientRequest;
-use crate::telemetry::ErrorChain;
+use shared::frames::{ErrorCode, ServerFrame};
+use shared::requests::ClientRequest;
+use shared::telemetry::ErrorChain;
 
 use super::{
     Caller, CallerError, RouteError, RouteEvent, RouteHandler, RouteResult, client_request, reply,
@@ -87,7 +87,7 @@ impl<R: Route> RouteHandler for R {
         let answer = self.answer(&request).await;
         if matches!(answer, Ok(Reply::Ack(_) | Reply::Frame(_) | Reply::Silent)) {
             // Answered; a refusal is counted by `refuse`, a wrong route is no request.
-            crate::metrics::request(request.frame.route(), None);
+            shared::metrics::request(request.frame.route(), None);
         }
         Ok(match answer {
             Ok(Reply::Ack(fields)) => reply(&ServerFrame::ack(&request.frame, fields)),
@@ -124,7 +124,7 @@ impl Request {
         Ok(match client_request(event) {
             Ok(frame) => Opened::Request(Self { caller, frame }),
             Err(reply) => {
-                crate::metrics::request(route_of(event), Some(ErrorCode::BadRequest));
+                shared::metrics::request(route_of(event), Some(ErrorCode::BadRequest));
                 Opened::Refused(reply)
             }
         })
@@ -133,7 +133,7 @@ impl Request {
     /// The `error` frame of `refusal`, logged first when it is not the client's mistake.
     pub fn refuse(&self, refusal: RouteError) -> ApiGatewayProxyResponse {
         self.log(&refusal);
-        crate::metrics::request(self.frame.route(), Some(refusal.code));
+        shared::metrics::request(self.frame.route(), Some(refusal.code));
         reply(&refusal.into_frame(&self.frame))
     }
 
@@ -168,7 +168,7 @@ fn route_of(event: &ApiGatewayWebsocketProxyRequest) -> &'static str {
         .route_key
         .as_deref()
         .unwrap_or_default();
-    crate::protocol::ROUTES
+    shared::frames::ROUTES
         .iter()
         .find(|route| **route == key)
         .copied()

@@ -12,34 +12,23 @@
 //! `gameSessionArn`, `ipAddress`, `dnsName`, `port` and `players[]` once succeeded),
 //! `detail.reason` and `detail.message` (ended).
 
-use aws_lambda_events::event::eventbridge::EventBridgeEvent;
-use aws_lambda_events::event::sns::SnsRecord;
+use edge::gamelift_events::{self, EnvelopeError, GameLiftEvent};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::ticket::{TicketId, TicketIdError, TicketStatus};
-use crate::domain::{EpochMillis, PlayerId};
-use crate::placement::PlacedGameSession;
+use shared::domain::{EpochMillis, PlayerId};
+use shared::matchmaking::{TicketId, TicketIdError, TicketStatus};
+use shared::placement::PlacedGameSession;
 
 /// `detail-type` of FlexMatch events.
 pub const MATCHMAKING_DETAIL_TYPE: &str = "GameLift Matchmaking Event";
-/// `source` of GameLift events.
-pub const GAMELIFT_SOURCE: &str = "aws.gamelift";
 
 /// Why an event was skipped.
 #[derive(Debug, thiserror::Error)]
 pub enum MalformedMatchmakingEvent {
-    #[error("neither an SNS event nor an EventBridge event")]
-    UnknownShape,
-    #[error("not an SNS record")]
-    NotSns(#[source] serde_json::Error),
-    #[error("the SNS message is not an EventBridge-shaped event")]
-    NotEventBridge(#[source] serde_json::Error),
-    #[error("not a FlexMatch event (source {source_name:?}, detail-type {detail_type:?})")]
-    NotMatchmaking {
-        source_name: String,
-        detail_type: String,
-    },
+    /// Not a FlexMatch event in an SNS or EventBridge envelope.
+    #[error(transparent)]
+    Envelope(#[from] EnvelopeError),
     #[error("the event has no `time`")]
     NoTime,
     #[error("the matchmaking event's detail is malformed")]
@@ -152,24 +141,10 @@ impl MatchmakingEvent {
 /// Reads an invocation's payload: an SNS event (one FlexMatch event per record) or
 /// one EventBridge event. Each event read, or why not.
 pub fn read_payload(payload: &Value) -> Vec<Result<MatchmakingEvent, MalformedMatchmakingEvent>> {
-    if let Some(records) = payload.get("Records").and_then(Value::as_array) {
-        return records.iter().map(read_sns_record).collect();
-    }
-    if payload.get("detail-type").is_some() {
-        return vec![
-            EventBridgeEvent::<Value>::deserialize(payload)
-                .map_err(MalformedMatchmakingEvent::NotEventBridge)
-                .and_then(MatchmakingEvent::try_from),
-        ];
-    }
-    vec![Err(MalformedMatchmakingEvent::UnknownShape)]
-}
-
-fn read_sns_record(record: &Value) -> Result<MatchmakingEvent, MalformedMatchmakingEvent> {
-    let record = SnsRecord::deserialize(record).map_err(MalformedMatchmakingEvent::NotSns)?;
-    let event: EventBridgeEvent<Value> = serde_json::from_str(&record.sns.message)
-        .map_err(MalformedMatchmakingEvent::NotEventBridge)?;
-    MatchmakingEvent::try_from(event)
+    gamelift_events::read(payload, MATCHMAKING_DETAIL_TYPE)
+        .into_iter()
+        .map(|event| MatchmakingEvent::try_from(event?))
+        .collect()
 }
 
 #[derive(Deserialize)]
@@ -231,16 +206,10 @@ struct RawGameSessionInfo {
     players: Vec<RawPlayer>,
 }
 
-impl TryFrom<EventBridgeEvent<Value>> for MatchmakingEvent {
+impl TryFrom<GameLiftEvent> for MatchmakingEvent {
     type Error = MalformedMatchmakingEvent;
 
-    fn try_from(event: EventBridgeEvent<Value>) -> Result<Self, Self::Error> {
-        if event.source != GAMELIFT_SOURCE || event.detail_type != MATCHMAKING_DETAIL_TYPE {
-            return Err(MalformedMatchmakingEvent::NotMatchmaking {
-                source_name: event.source,
-                detail_type: event.detail_type,
-            });
-        }
+    fn try_from(event: GameLiftEvent) -> Result<Self, Self::Error> {
         let at = event
             .time
             .map(|time| time.timestamp_millis())
@@ -352,7 +321,7 @@ fn read_ticket(
                 accepted: player.accepted,
             })
         })
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, MalformedMatchmakingEvent>>()?;
     Ok(EventTicket { ticket_id, players })
 }
 

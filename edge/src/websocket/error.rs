@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
-use crate::domain::PlayerId;
-use crate::messaging::recipients::{MAX_MESSAGE_BYTES, RecipientsError};
-use crate::party::PartyRefusal;
-use crate::pending::{Pending, PendingError};
-use crate::ports::StoreError;
-use crate::protocol::{Answered, ErrorCode, ServerFrame};
-use crate::rate_limits::{Exceeded, LimitError};
+use shared::domain::PlayerId;
+use shared::frames::{Answered, ErrorCode, ServerFrame};
+use shared::messaging::recipients::{MAX_MESSAGE_FIELD_BYTES, RecipientsError};
+use shared::party::PartyRefusal;
+use shared::pending::{Pending, PendingError};
+use shared::ports::StoreError;
+use shared::rate_limits::{Exceeded, LimitError};
 
 /// A request refused with a protocol error (a client mistake, or a dependency that
 /// failed), turned into an `error` frame for the request that caused it. The cause, if
@@ -132,11 +132,13 @@ impl RouteError {
         }
     }
 
-    /// A message over [`MAX_MESSAGE_BYTES`] serialized.
+    /// A message over [`MAX_MESSAGE_FIELD_BYTES`] serialized.
     pub fn message_too_large(size: usize) -> Self {
         Self::new(
             ErrorCode::PayloadTooLarge,
-            format!("`message` is {size} bytes serialized; the maximum is {MAX_MESSAGE_BYTES}"),
+            format!(
+                "`message` is {size} bytes serialized; the maximum is {MAX_MESSAGE_FIELD_BYTES}"
+            ),
         )
     }
 

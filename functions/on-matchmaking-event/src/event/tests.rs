@@ -223,7 +223,7 @@ fn given_malformed_events_then_each_is_refused_saying_why() {
     };
     assert!(
         with(&|p| p["detail-type"] = json!("GameLift Queue Placement Event"))
-            .contains("not a FlexMatch event")
+            .contains("not a \"GameLift Matchmaking Event\" from aws.gamelift")
     );
     assert!(
         with(&|p| p["detail"]["type"] = json!("MatchmakingExploded"))
@@ -237,10 +237,15 @@ fn given_malformed_events_then_each_is_refused_saying_why() {
     assert!(with(&|p| p["detail"]["gameSessionInfo"]["port"] = json!(-1)).contains("port"));
     assert!(with(&|p| p.as_object_mut().unwrap().retain(|k, _| k != "time")).contains("no `time`"));
     let unknown = read_payload(&json!({"hello": 1})).remove(0).unwrap_err();
-    assert!(matches!(unknown, MalformedMatchmakingEvent::UnknownShape));
+    assert!(matches!(
+        unknown,
+        MalformedMatchmakingEvent::Envelope(EnvelopeError::UnknownShape)
+    ));
     let bad_sns = read_payload(&json!({"Records": [{"Sns": {"Message": "{}"}}]}));
     assert!(matches!(
         bad_sns[0],
-        Err(MalformedMatchmakingEvent::NotSns(_))
+        Err(MalformedMatchmakingEvent::Envelope(EnvelopeError::NotSns(
+            _
+        )))
     ));
 }

@@ -19,11 +19,11 @@ use lambda_runtime::LambdaEvent;
 
 use tracing::warn;
 
-use crate::domain::{ConnectionId, ConnectionIdError, EpochMillis, PlayerId, PlayerIdError};
-use crate::ports::{ConnectionGateway, GatewayError};
-use crate::protocol::{ClientFrame, ErrorCode, FrameRejection, ServerFrame};
-use crate::requests::ClientRequest;
-use crate::telemetry::ErrorChain;
+use shared::domain::{ConnectionId, ConnectionIdError, EpochMillis, PlayerId, PlayerIdError};
+use shared::frames::{ClientFrame, ErrorCode, FrameRejection, ServerFrame};
+use shared::ports::{ConnectionGateway, GatewayError};
+use shared::requests::ClientRequest;
+use shared::telemetry::ErrorChain;
 
 /// The authorizer context key carrying the player id.
 pub const PLAYER_ID_CONTEXT_KEY: &str = "playerId";
