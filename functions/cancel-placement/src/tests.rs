@@ -7,6 +7,7 @@ use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
 use serde_json::Value;
+use serde_json::json;
 use shared::domain::{ConnectionId, MessageId, PlacementStatus};
 use shared::matchmaking::TicketId;
 use shared::messaging::{MessageKind, NewMessage};

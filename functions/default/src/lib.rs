@@ -3,8 +3,9 @@
 //! frame naming a route we do not have gets `unknown_route`. The connection stays open.
 
 use async_trait::async_trait;
-use shared::protocol::{ErrorCode, ROUTES, ServerFrame};
-use shared::websocket::{RouteEvent, RouteHandler, RouteResult, client_frame, reply};
+use shared::protocol::{ErrorCode, ServerFrame};
+use shared::requests::Route;
+use shared::websocket::{RouteEvent, RouteHandler, RouteResult, reply, untyped_request};
 use tracing::info;
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -20,7 +21,7 @@ impl DefaultHandler {
 impl RouteHandler for DefaultHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
         let connection_id = event.payload.request_context.connection_id.as_deref();
-        let frame = match client_frame(&event.payload) {
+        let frame = match untyped_request(&event.payload) {
             Ok(frame) => frame,
             Err(error_reply) => {
                 shared::metrics::request("$default", Some(ErrorCode::BadRequest));
@@ -30,10 +31,11 @@ impl RouteHandler for DefaultHandler {
         };
         info!(connection_id, route = %frame.route, "unknown route");
         shared::metrics::request("$default", Some(ErrorCode::UnknownRoute));
+        let routes: Vec<&str> = Route::ALL.iter().map(|route| route.as_str()).collect();
         let message = format!(
             "unknown route {:?}; the routes are: {}",
             frame.route,
-            ROUTES.join(", ")
+            routes.join(", ")
         );
         Ok(reply(&ServerFrame::error(
             &frame,

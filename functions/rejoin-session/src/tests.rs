@@ -9,6 +9,7 @@ use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
 use serde_json::Value;
+use serde_json::json;
 use shared::config::PlayerGateway;
 use shared::domain::{ConnectionId, MessageId, PlacementStatus};
 use shared::messaging::{MessageKind, NewMessage};

@@ -3,6 +3,7 @@ use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fixtures::{T0, new_connection};
 use contracts::ports::*;
 use memory_adapters::{InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore};
+use serde_json::json;
 use shared::config::RateLimits;
 use shared::messaging::recipients::MAX_MESSAGE_BYTES;
 use shared::ports::ManualClock;

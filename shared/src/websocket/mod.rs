@@ -21,7 +21,7 @@ use tracing::warn;
 
 use crate::domain::{ConnectionId, ConnectionIdError, EpochMillis, PlayerId, PlayerIdError};
 use crate::ports::{ConnectionGateway, GatewayError};
-use crate::protocol::{ClientFrame, ErrorCode, FrameRejection, ServerFrame};
+use crate::protocol::{ErrorCode, FrameRejection, ServerFrame, UntypedRequest};
 use crate::requests::ClientRequest;
 use crate::telemetry::ErrorChain;
 
@@ -163,11 +163,11 @@ pub fn body_text(event: &ApiGatewayWebsocketProxyRequest) -> Result<&str, &'stat
 /// socket, never a Lambda error. `$default` reads frames this way; routes read theirs
 /// typed, with [`Request::open`].
 #[allow(clippy::result_large_err)] // The Err is the reply itself, returned straight to the runtime.
-pub fn client_frame(
+pub fn untyped_request(
     event: &ApiGatewayWebsocketProxyRequest,
-) -> Result<ClientFrame, ApiGatewayProxyResponse> {
+) -> Result<UntypedRequest, ApiGatewayProxyResponse> {
     frame_text(event)
-        .and_then(ClientFrame::parse)
+        .and_then(UntypedRequest::parse)
         .map_err(|rejection| reply(&rejection.into_frame()))
 }
 
