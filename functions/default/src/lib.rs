@@ -31,11 +31,10 @@ impl RouteHandler for DefaultHandler {
         };
         info!(connection_id, route = %frame.route, "unknown route");
         shared::metrics::request("$default", Some(ErrorCode::UnknownRoute));
-        let routes: Vec<&str> = Route::ALL.iter().map(|route| route.as_str()).collect();
         let message = format!(
             "unknown route {:?}; the routes are: {}",
             frame.route,
-            routes.join(", ")
+            Route::list(Route::ALL)
         );
         Ok(reply(&ServerFrame::error(
             &frame,

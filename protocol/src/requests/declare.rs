@@ -34,6 +34,12 @@ macro_rules! client_routes {
                 }
             }
 
+            /// `routes`' names, comma-separated (for messages that list them).
+            pub fn list(routes: &[Route]) -> String {
+                let names: Vec<&str> = routes.iter().map(|route| route.as_str()).collect();
+                names.join(", ")
+            }
+
             /// The route named `name`, if there is one.
             pub fn parse(name: &str) -> Option<Self> {
                 Self::ALL.iter().copied().find(|route| route.as_str() == name)

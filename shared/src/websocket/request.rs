@@ -30,16 +30,11 @@ pub struct Request {
 
 /// A frame of a route the function it reached does not serve: the API is wired wrong.
 #[derive(Debug, thiserror::Error)]
-#[error("{function} was invoked for route {route:?}; it serves {}", serves_list(.serves))]
+#[error("{function} was invoked for route {route:?}; it serves {}", ClientRoute::list(.serves))]
 pub struct WrongRoute {
     pub function: &'static str,
     pub route: &'static str,
     pub serves: &'static [ClientRoute],
-}
-
-fn serves_list(routes: &[ClientRoute]) -> String {
-    let names: Vec<&str> = routes.iter().map(|route| route.as_str()).collect();
-    names.join(", ")
 }
 
 /// A function that serves client frames: its name, and the routes it serves (the local
