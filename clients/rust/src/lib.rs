@@ -114,10 +114,16 @@ impl Client {
 
     /// Sends a request and reads its `ack` as its route's type ([`RouteAck`]).
     pub async fn request_ack(&self, frame: ClientRequest) -> Result<RouteAck, ClientError> {
+        let route = frame.route();
         let fields = self.request(frame).await?;
-        serde_json::from_value(Value::Object(fields)).map_err(|e| {
+        let ack: RouteAck = serde_json::from_value(Value::Object(fields)).map_err(|e| {
             ClientError::Invalid(format!("the ack does not read as its route's type: {e}"))
-        })
+        })?;
+        if ack.route() == route {
+            Ok(ack)
+        } else {
+            Err(other_ack(&ack))
+        }
     }
 
     /// As [`Client::request`], with its own timeout.
@@ -205,14 +211,11 @@ impl Client {
 
     /// `rejoinSession`: a new player session in your last game, which becomes the seat.
     pub async fn rejoin_session(&self) -> Result<GameSession, ClientError> {
-        let ack = self.request_ack(ClientRequest::RejoinSession {
+        self.seat_of(ClientRequest::RejoinSession {
             request_id: None,
             body: EmptyBody {},
-        });
-        match ack.await? {
-            RouteAck::RejoinSession(ack) => Ok(ack.game_session),
-            other => Err(other_ack(&other)),
-        }
+        })
+        .await
     }
 
     /// `refreshConnectionDetails`: fresh connection details for your seat (a new player
@@ -220,12 +223,19 @@ impl Client {
     /// sooner (e.g. when a relay stops answering). Also delivered as
     /// [`Event::ConnectionDetails`].
     pub async fn refresh_connection_details(&self) -> Result<GameSession, ClientError> {
-        let ack = self.request_ack(ClientRequest::RefreshConnectionDetails {
+        self.seat_of(ClientRequest::RefreshConnectionDetails {
             request_id: None,
             body: EmptyBody {},
-        });
-        match ack.await? {
-            RouteAck::RefreshConnectionDetails(ack) => Ok(ack.game_session),
+        })
+        .await
+    }
+
+    /// The seat a `rejoinSession` or `refreshConnectionDetails` acks with.
+    async fn seat_of(&self, frame: ClientRequest) -> Result<GameSession, ClientError> {
+        match self.request_ack(frame).await? {
+            RouteAck::RejoinSession(ack) | RouteAck::RefreshConnectionDetails(ack) => {
+                Ok(ack.game_session)
+            }
             other => Err(other_ack(&other)),
         }
     }
