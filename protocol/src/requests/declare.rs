@@ -1,4 +1,4 @@
-//! The one declaration of the client routes ([`client_routes!`], invoked in `requests.rs`):
+//! The one declaration of the client routes (`client_routes!`, invoked in `requests.rs`):
 //! each route's name (the only place its string is written), its request (the
 //! [`ClientRequest`](super::ClientRequest) variant and the body type) and its ack type.
 //! Every list of routes is derived from it: [`Route::ALL`](super::Route::ALL), the
