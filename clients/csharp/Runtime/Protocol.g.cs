@@ -1076,7 +1076,7 @@ namespace GameLiftSockets.Protocol
 
     /// <summary>
     /// Where a player is in the connection lifecycle
-    /// (docs/architecture.md#connection-and-presence).
+    /// (shared/src/players.rs).
     /// </summary>
     public static class PresenceStatus
     {

@@ -554,7 +554,7 @@ export type PlayerIdsBody = {
 
 /**
  * Where a player is in the connection lifecycle
- * (docs/architecture.md#connection-and-presence).
+ * (shared/src/players.rs).
  */
 export type PresenceStatus = 
   | "online"
