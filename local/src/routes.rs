@@ -5,8 +5,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use edge::websocket::RouteHandler;
+use edge::websocket::{self, RouteHandler};
 use serde_json::Value;
+use shared::requests::Route as ClientRoute;
 use shared::wiring::Wiring;
 
 use crate::integration::dynamodb::UpdateItem;
@@ -82,52 +83,28 @@ impl Routes {
         routes.insert(CONNECT, "connect", Arc::new(connect::wire(deps)));
         routes.insert(DISCONNECT, "disconnect", Arc::new(disconnect::wire(deps)));
         routes.insert(DEFAULT, "default", Arc::new(default::DefaultHandler::new()));
-        routes.insert("resume", "resume", Arc::new(resume::wire(deps)));
+        routes.serve(resume::wire(deps));
         let template = crate::template::parse(crate::template::TEMPLATE_YAML)?;
         let timeout = deps.config.heartbeat_timeout.as_secs().to_string();
         let heartbeat = UpdateItemIntegration::from_template(
             &template,
-            "heartbeat",
+            ClientRoute::Heartbeat.as_str(),
             &[
                 ("PlayersTable", deps.config.players_table.as_str()),
                 ("HeartbeatTimeoutSeconds", timeout.as_str()),
             ],
             deps.update_item.clone(),
         )?;
-        routes.insert_integration("heartbeat", Arc::new(heartbeat));
-        let ping = MockIntegration::from_template(&template, "ping")?;
-        routes.insert_integration("ping", Arc::new(ping));
-        routes.insert(
-            "sendMessage",
-            "send-message",
-            Arc::new(send_message::wire(deps)),
-        );
-        let presence: Arc<dyn RouteHandler> = Arc::new(subscribe_presence::wire(deps));
-        for key in ["subscribePresence", "unsubscribePresence"] {
-            routes.insert(key, "subscribe-presence", presence.clone());
-        }
-        let placement: Arc<dyn RouteHandler> = Arc::new(session_placement_request::wire(deps));
-        for key in ["sessionPlacementRequest", "setPlacementLatencies"] {
-            routes.insert(key, "session-placement-request", placement.clone());
-        }
-        let party: Arc<dyn RouteHandler> = Arc::new(party::wire(deps));
-        for key in party::ROUTES {
-            routes.insert(key, "party", party.clone());
-        }
-        routes.insert(
-            "cancelPlacement",
-            "cancel-placement",
-            Arc::new(cancel_placement::wire(deps)),
-        );
-        // rejoin-session serves refreshConnectionDetails too (template.yaml: one
-        // function, two routes).
-        let rejoin: Arc<dyn RouteHandler> = Arc::new(rejoin_session::wire(deps));
-        routes.insert("rejoinSession", "rejoin-session", rejoin.clone());
-        routes.insert("refreshConnectionDetails", "rejoin-session", rejoin);
-        let matchmaking: Arc<dyn RouteHandler> = Arc::new(matchmaking::wire(deps));
-        for key in matchmaking::ROUTES {
-            routes.insert(key, "matchmaking", matchmaking.clone());
-        }
+        routes.insert_integration(ClientRoute::Heartbeat.as_str(), Arc::new(heartbeat));
+        let ping = MockIntegration::from_template(&template, ClientRoute::Ping.as_str())?;
+        routes.insert_integration(ClientRoute::Ping.as_str(), Arc::new(ping));
+        routes.serve(send_message::wire(deps));
+        routes.serve(subscribe_presence::wire(deps));
+        routes.serve(session_placement_request::wire(deps));
+        routes.serve(party::wire(deps));
+        routes.serve(cancel_placement::wire(deps));
+        routes.serve(rejoin_session::wire(deps));
+        routes.serve(matchmaking::wire(deps));
         Ok(routes)
     }
 
@@ -144,6 +121,16 @@ impl Routes {
     /// `presence-timeout`, the scheduled sweeper.
     pub fn wire_presence_timeout(deps: &Dependencies) -> presence_timeout::PresenceTimeoutHandler {
         presence_timeout::wire(deps)
+    }
+
+    /// Adds (or replaces) the routes `handler` serves, as its function
+    /// ([`websocket::Route::SERVES`]).
+    pub fn serve<R: websocket::Route + 'static>(&mut self, handler: R) -> &mut Self {
+        let handler: Arc<dyn RouteHandler> = Arc::new(handler);
+        for route in R::SERVES.routes {
+            self.insert(route.as_str(), R::SERVES.function, handler.clone());
+        }
+        self
     }
 
     /// Adds (or replaces) a route.

@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::acks::RouteAck;
 use crate::domain::{EpochMillis, GameSession, PlacementId, PlacementStatus, PlayerId};
 use crate::matchmaking::{MatchmakingDetail, TicketId, TicketStatus};
 use crate::party::{ChangeKind, PartyId, PartyView};
@@ -16,33 +17,6 @@ pub const MAX_REQUEST_ID_LEN: usize = 64;
 pub const MAX_WEBSOCKET_MESSAGE_BYTES: usize = 128 * 1024;
 /// API Gateway's limit on a single WebSocket frame.
 pub const MAX_FRAME_BYTES: usize = 32 * 1024;
-
-/// The routes a client may send (besides API Gateway's own `$connect`, `$disconnect`,
-/// `$default`). `$default` names them in its `unknown_route` reply.
-pub const ROUTES: &[&str] = &[
-    "resume",
-    "heartbeat",
-    "ping",
-    "sendMessage",
-    "sessionPlacementRequest",
-    "cancelPlacement",
-    "rejoinSession",
-    "refreshConnectionDetails",
-    "subscribePresence",
-    "unsubscribePresence",
-    "setPlacementLatencies",
-    "createParty",
-    "inviteToParty",
-    "joinParty",
-    "declinePartyInvite",
-    "leaveParty",
-    "kickFromParty",
-    "promotePartyLeader",
-    "startMatchmaking",
-    "acceptMatch",
-    "stopMatchmaking",
-    "setMatchmakingAttributes",
-];
 
 /// Error codes of `error` frames.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -63,9 +37,12 @@ pub enum ErrorCode {
     Internal,
 }
 
-/// A request from a client: `{"route": "...", "requestId"?: "...", "body"?: {...}}`.
+/// A request from a client as first read, before its body is typed: `{"route": "...",
+/// "requestId"?: "...", "body"?: {...}}` with the route any string and the body any
+/// object. [`crate::requests::ClientRequest`] is the typed request (the schema's
+/// `ClientFrame`); `$default` reads frames only this far.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ClientFrame {
+pub struct UntypedRequest {
     pub route: String,
     pub request_id: Option<String>,
     pub body: Map<String, Value>,
@@ -102,7 +79,7 @@ impl FrameRejection {
     }
 }
 
-impl ClientFrame {
+impl UntypedRequest {
     /// Parses one client frame, saying precisely what is wrong with a bad one.
     pub fn parse(text: &str) -> Result<Self, FrameRejection> {
         if text.len() > MAX_WEBSOCKET_MESSAGE_BYTES {
@@ -183,14 +160,14 @@ impl ClientFrame {
     }
 }
 
-/// A frame a reply answers: the `route` and `requestId` the reply echoes. The frame as
-/// read ([`ClientFrame`]) or typed ([`crate::requests::ClientRequest`]).
+/// A frame a reply answers: the `route` and `requestId` the reply echoes. The request
+/// untyped ([`UntypedRequest`]) or typed ([`crate::requests::ClientRequest`]).
 pub trait Answered {
     fn route(&self) -> &str;
     fn request_id(&self) -> Option<&str>;
 }
 
-impl Answered for ClientFrame {
+impl Answered for UntypedRequest {
     fn route(&self) -> &str {
         &self.route
     }
@@ -202,7 +179,7 @@ impl Answered for ClientFrame {
 
 impl Answered for crate::requests::ClientRequest {
     fn route(&self) -> &str {
-        Self::route(self)
+        Self::route(self).as_str()
     }
 
     fn request_id(&self) -> Option<&str> {
@@ -342,17 +319,13 @@ pub enum DisconnectReason {
 }
 
 impl ServerFrame {
-    /// An `ack` for `frame`'s route carrying `result`'s fields (which must serialize to
-    /// a JSON object).
-    pub fn ack(frame: &impl Answered, result: impl Serialize) -> Self {
-        let result = match serde_json::to_value(result) {
-            Ok(Value::Object(map)) => map,
-            _ => Map::new(),
-        };
+    /// The `ack` answering `frame` with `ack`'s fields (`ack` is the one for `frame`'s
+    /// route: [`RouteAck::route`]).
+    pub fn ack(frame: &impl Answered, ack: &RouteAck) -> Self {
         Self::Ack {
             route: frame.route().to_owned(),
             request_id: frame.request_id().map(str::to_owned),
-            result,
+            result: ack.fields(),
         }
     }
 
@@ -388,13 +361,14 @@ mod tests {
     use serde_json::json;
 
     fn rejection(text: &str) -> FrameRejection {
-        ClientFrame::parse(text).expect_err("should be rejected")
+        UntypedRequest::parse(text).expect_err("should be rejected")
     }
 
     #[test]
     fn given_a_full_frame_when_parsed_then_route_request_id_and_body_are_kept() {
         let frame =
-            ClientFrame::parse(r#"{"route":"heartbeat","requestId":"r1","body":{"a":1}}"#).unwrap();
+            UntypedRequest::parse(r#"{"route":"heartbeat","requestId":"r1","body":{"a":1}}"#)
+                .unwrap();
         assert_eq!(frame.route, "heartbeat");
         assert_eq!(frame.request_id.as_deref(), Some("r1"));
         assert_eq!(frame.body.get("a"), Some(&json!(1)));
@@ -403,13 +377,13 @@ mod tests {
     #[test]
     fn given_no_body_or_a_null_body_when_parsed_then_body_is_empty() {
         assert!(
-            ClientFrame::parse(r#"{"route":"resume"}"#)
+            UntypedRequest::parse(r#"{"route":"resume"}"#)
                 .unwrap()
                 .body
                 .is_empty()
         );
         assert!(
-            ClientFrame::parse(r#"{"route":"resume","body":null}"#)
+            UntypedRequest::parse(r#"{"route":"resume","body":null}"#)
                 .unwrap()
                 .body
                 .is_empty()
@@ -455,7 +429,7 @@ mod tests {
             r#"{{"route":"heartbeat","requestId":"{}"}}"#,
             "x".repeat(64)
         );
-        assert!(ClientFrame::parse(&ok).is_ok());
+        assert!(UntypedRequest::parse(&ok).is_ok());
     }
 
     #[test]
@@ -481,8 +455,11 @@ mod tests {
 
     #[test]
     fn server_frames_serialize_with_type_and_camel_case_fields() {
-        let frame = ClientFrame::parse(r#"{"route":"heartbeat","requestId":"r1"}"#).unwrap();
-        let ack = ServerFrame::ack(&frame, json!({"serverTime": 5}));
+        let frame = UntypedRequest::parse(r#"{"route":"heartbeat","requestId":"r1"}"#).unwrap();
+        let ack = ServerFrame::ack(
+            &frame,
+            &RouteAck::Heartbeat(crate::acks::HeartbeatAck { server_time: 5 }),
+        );
         assert_eq!(
             serde_json::to_value(&ack).unwrap(),
             json!({"type":"ack","route":"heartbeat","requestId":"r1","serverTime":5})

@@ -5,6 +5,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::requests::Route;
+
 /// The frame a client's timer sends, and how often. A client that got no `keepAlive`
 /// (a stack older than it) sends what it is configured to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -32,12 +34,17 @@ pub enum KeepAliveRoute {
 }
 
 impl KeepAliveRoute {
+    /// The route the timer sends.
+    pub fn route(self) -> Route {
+        match self {
+            Self::Heartbeat => Route::Heartbeat,
+            Self::Ping => Route::Ping,
+        }
+    }
+
     /// The route's name in frames.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Heartbeat => "heartbeat",
-            Self::Ping => "ping",
-        }
+        self.route().as_str()
     }
 }
 

@@ -23,6 +23,7 @@
 //! with a test that fails while the generated file is stale), the Rust client uses the
 //! crate.
 
+pub mod acks;
 pub mod backend_api;
 pub mod connection;
 pub mod domain;
@@ -34,6 +35,7 @@ pub mod party;
 pub mod requests;
 pub mod schema;
 
-pub use frames::{ClientFrame, DisconnectReason, ErrorCode, ServerFrame};
+pub use acks::RouteAck;
+pub use frames::{DisconnectReason, ErrorCode, ServerFrame, UntypedRequest};
 pub use keep_alive::{KeepAlive, KeepAliveRoute};
-pub use requests::ClientRequest;
+pub use requests::{ClientRequest, Route};

@@ -6,12 +6,15 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::acks::*;
 use crate::domain::{PlacementId, PlayerId, Seq};
 use crate::latencies::Latencies;
 use crate::matchmaking::{PlayerAttributes, TicketId};
 use crate::party::{PartyId, PartySize};
 
 pub mod body;
+#[macro_use]
+mod declare;
 pub(crate) mod fields;
 mod send_message;
 
@@ -21,173 +24,102 @@ pub use fields::{
 };
 pub use send_message::SendMessageBody;
 
-/// A request: `{"route", "requestId"?, "body"?}`, one variant per route. `requestId`
-/// (at most 64 characters) is echoed back on the `ack` or `error` that answers it. A body
-/// a route can go without may also be absent or `null` (read as `{}`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(
-    tag = "route",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
-#[schemars(rename = "ClientFrame")]
-pub enum ClientRequest {
+// The routes, declared once (`requests/declare.rs` says what this generates): each
+// route's name, the doc and body of its request, and the type of its ack.
+client_routes! {
     /// First frame on every socket: replays what came after `cursor`, then acks.
-    Resume {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    Resume = "resume" {
         #[serde(default, deserialize_with = "body::or_default")]
         #[schemars(with = "Option<CursorBody>")]
         body: CursorBody,
-    },
+    } -> ResumeAck,
     /// Keeps the player online and records `cursor` as processed (a database write);
     /// answered only when it carries a `requestId`.
-    Heartbeat {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    Heartbeat = "heartbeat" {
         #[serde(default, deserialize_with = "body::or_default")]
         #[schemars(with = "Option<HeartbeatBody>")]
         body: CursorBody,
-    },
+    } -> HeartbeatAck,
     /// Keeps the player online for the price of one inbound message: API Gateway takes it
     /// itself (no function, no write) and records the connection as active, which the
     /// presence sweeper reads as a sign of life. Never answered; a `requestId` or `body`
     /// in it is ignored, so it has neither.
-    Ping,
-    SendMessage {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    Ping = "ping",
+    SendMessage = "sendMessage" {
         body: SendMessageBody,
-    },
-    SessionPlacementRequest {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> SendMessageAck,
+    SessionPlacementRequest = "sessionPlacementRequest" {
         #[serde(default, deserialize_with = "body::or_default")]
         #[schemars(with = "Option<PlacementRequestBody>")]
         body: PlacementRequestBody,
-    },
-    CancelPlacement {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> PlacementAck,
+    CancelPlacement = "cancelPlacement" {
         #[serde(default, deserialize_with = "body::or_default")]
         #[schemars(with = "Option<CancelPlacementBody>")]
         body: CancelPlacementBody,
-    },
-    RejoinSession {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> CancelPlacementAck,
+    RejoinSession = "rejoinSession" {
         #[serde(default, deserialize_with = "body::or_default")]
         #[schemars(with = "Option<EmptyBody>")]
         body: EmptyBody,
-    },
+    } -> SeatAck,
     /// Fresh connection details for the caller's seat (a player gateway token expires):
     /// acked with the seat, `gameSession`, carrying them.
-    RefreshConnectionDetails {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    RefreshConnectionDetails = "refreshConnectionDetails" {
         #[serde(default, deserialize_with = "body::or_default")]
         #[schemars(with = "Option<EmptyBody>")]
         body: EmptyBody,
-    },
-    SubscribePresence {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> SeatAck,
+    SubscribePresence = "subscribePresence" {
         body: PlayerIdsBody,
-    },
-    UnsubscribePresence {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> SubscribePresenceAck,
+    UnsubscribePresence = "unsubscribePresence" {
         body: PlayerIdsBody,
-    },
-    SetPlacementLatencies {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> UnsubscribePresenceAck,
+    SetPlacementLatencies = "setPlacementLatencies" {
         body: LatenciesBody,
-    },
-    CreateParty {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> LatenciesAck,
+    CreateParty = "createParty" {
         #[serde(default, deserialize_with = "body::or_default")]
         #[schemars(with = "Option<CreatePartyBody>")]
         body: CreatePartyBody,
-    },
-    InviteToParty {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> PartyAck,
+    InviteToParty = "inviteToParty" {
         body: PlayerBody,
-    },
-    JoinParty {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> InviteToPartyAck,
+    JoinParty = "joinParty" {
         body: PartyBody,
-    },
-    DeclinePartyInvite {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> PartyAck,
+    DeclinePartyInvite = "declinePartyInvite" {
         body: PartyBody,
-    },
-    LeaveParty {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> PartyIdAck,
+    LeaveParty = "leaveParty" {
         #[serde(default, deserialize_with = "body::or_default")]
         #[schemars(with = "Option<EmptyBody>")]
         body: EmptyBody,
-    },
-    KickFromParty {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> PartyIdAck,
+    KickFromParty = "kickFromParty" {
         body: PlayerBody,
-    },
-    PromotePartyLeader {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> PartyAck,
+    PromotePartyLeader = "promotePartyLeader" {
         body: PlayerBody,
-    },
-    StartMatchmaking {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> PartyAck,
+    StartMatchmaking = "startMatchmaking" {
         #[serde(default, deserialize_with = "body::or_default")]
         #[schemars(with = "Option<StartMatchmakingRequestBody>")]
         body: StartMatchmakingRequestBody,
-    },
-    AcceptMatch {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> StartMatchmakingAck,
+    AcceptMatch = "acceptMatch" {
         body: AcceptMatchRequestBody,
-    },
-    StopMatchmaking {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> AcceptMatchAck,
+    StopMatchmaking = "stopMatchmaking" {
         #[serde(default, deserialize_with = "body::or_default")]
         #[schemars(with = "Option<TicketBody>")]
         body: TicketBody,
-    },
-    SetMatchmakingAttributes {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = 64))]
-        request_id: Option<String>,
+    } -> TicketAck,
+    SetMatchmakingAttributes = "setMatchmakingAttributes" {
         body: AttributesBody,
-    },
+    } -> AttributesAck,
 }
 
 /// `resume` and `heartbeat`: the `seq` of the last pushed frame the client processed.
@@ -300,109 +232,7 @@ pub struct AttributesBody {
     pub attributes: PlayerAttributes,
 }
 
-/// `Some($found)` with `$id` bound to the variant's `request_id` field, `None` for a
-/// `ping` (which has none): the one list of variants that carry a request id, for both the
-/// shared and the mutable accessor.
-macro_rules! request_id_field {
-    ($value:expr, $id:ident => $found:expr) => {
-        match $value {
-            Self::Ping => None,
-            Self::Resume {
-                request_id: $id, ..
-            }
-            | Self::Heartbeat {
-                request_id: $id, ..
-            }
-            | Self::SendMessage {
-                request_id: $id, ..
-            }
-            | Self::SessionPlacementRequest {
-                request_id: $id, ..
-            }
-            | Self::CancelPlacement {
-                request_id: $id, ..
-            }
-            | Self::RejoinSession {
-                request_id: $id, ..
-            }
-            | Self::RefreshConnectionDetails {
-                request_id: $id, ..
-            }
-            | Self::SubscribePresence {
-                request_id: $id, ..
-            }
-            | Self::UnsubscribePresence {
-                request_id: $id, ..
-            }
-            | Self::SetPlacementLatencies {
-                request_id: $id, ..
-            }
-            | Self::CreateParty {
-                request_id: $id, ..
-            }
-            | Self::InviteToParty {
-                request_id: $id, ..
-            }
-            | Self::JoinParty {
-                request_id: $id, ..
-            }
-            | Self::DeclinePartyInvite {
-                request_id: $id, ..
-            }
-            | Self::LeaveParty {
-                request_id: $id, ..
-            }
-            | Self::KickFromParty {
-                request_id: $id, ..
-            }
-            | Self::PromotePartyLeader {
-                request_id: $id, ..
-            }
-            | Self::StartMatchmaking {
-                request_id: $id, ..
-            }
-            | Self::AcceptMatch {
-                request_id: $id, ..
-            }
-            | Self::StopMatchmaking {
-                request_id: $id, ..
-            }
-            | Self::SetMatchmakingAttributes {
-                request_id: $id, ..
-            } => Some($found),
-        }
-    };
-}
-
 impl ClientRequest {
-    /// The route this request goes to.
-    pub fn route(&self) -> &'static str {
-        match self {
-            Self::Resume { .. } => "resume",
-            Self::Heartbeat { .. } => "heartbeat",
-            Self::Ping => "ping",
-            Self::SendMessage { .. } => "sendMessage",
-            Self::SessionPlacementRequest { .. } => "sessionPlacementRequest",
-            Self::CancelPlacement { .. } => "cancelPlacement",
-            Self::RejoinSession { .. } => "rejoinSession",
-            Self::RefreshConnectionDetails { .. } => "refreshConnectionDetails",
-            Self::SubscribePresence { .. } => "subscribePresence",
-            Self::UnsubscribePresence { .. } => "unsubscribePresence",
-            Self::SetPlacementLatencies { .. } => "setPlacementLatencies",
-            Self::CreateParty { .. } => "createParty",
-            Self::InviteToParty { .. } => "inviteToParty",
-            Self::JoinParty { .. } => "joinParty",
-            Self::DeclinePartyInvite { .. } => "declinePartyInvite",
-            Self::LeaveParty { .. } => "leaveParty",
-            Self::KickFromParty { .. } => "kickFromParty",
-            Self::PromotePartyLeader { .. } => "promotePartyLeader",
-            Self::StartMatchmaking { .. } => "startMatchmaking",
-            Self::AcceptMatch { .. } => "acceptMatch",
-            Self::StopMatchmaking { .. } => "stopMatchmaking",
-            Self::SetMatchmakingAttributes { .. } => "setMatchmakingAttributes",
-        }
-    }
-
     /// Sets the `requestId` the reply will echo; a `ping` (never answered) has none and
     /// stays as it is.
     pub fn with_request_id(mut self, id: impl Into<String>) -> Self {
@@ -410,15 +240,6 @@ impl ClientRequest {
             *slot = Some(id.into());
         }
         self
-    }
-
-    /// The `requestId` the reply will echo, if any (never for a `ping`).
-    pub fn request_id(&self) -> Option<&str> {
-        request_id_field!(self, id => id.as_deref()).flatten()
-    }
-
-    fn request_id_slot(&mut self) -> Option<&mut Option<String>> {
-        request_id_field!(self, id => id)
     }
 
     /// The frame's JSON text.

@@ -1,6 +1,7 @@
 //! The protocol's JSON Schema (draft 2020-12), generated from the Rust types and
 //! committed as `protocol/schema.json`: `$defs.ClientFrame` (every request, one per
-//! route) and `$defs.ServerFrame` (every frame the server sends), each a `oneOf`.
+//! route), `$defs.ServerFrame` (every frame the server sends), each a `oneOf`, and
+//! `$defs.RouteAck` (the fields of each route's `ack`, by `route`).
 //! Regenerate after changing a frame:
 //! `cargo run -p gamelift-sockets-protocol --bin generate-schema > protocol/schema.json`.
 
@@ -8,6 +9,7 @@ use schemars::Schema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
+use crate::acks::RouteAck;
 use crate::frames::ServerFrame;
 use crate::requests::ClientRequest;
 
@@ -39,16 +41,16 @@ pub fn document() -> Value {
     let mut generator = SchemaSettings::draft2020_12().into_generator();
     let client = generator.subschema_for::<ClientRequest>();
     let server = generator.subschema_for::<ServerFrame>();
-    // Both are named types, so each is a `$ref` into the definitions.
-    let _ = (client, server);
+    // What each route's `ack` carries: `ServerFrame`'s `ack` leaves its fields open.
+    let acks = generator.subschema_for::<RouteAck>();
+    // All are named types, so each is a `$ref` into the definitions.
+    let _ = (client, server, acks);
     let mut defs = generator.take_definitions(true);
     // `Seq` is only referenced by `pushed`'s hand-written `$ref` when no request uses it;
-    // `KeepAlive` is a field of `resume`'s ack, whose fields the `Ack` frame leaves open.
     let mut extra = SchemaSettings::draft2020_12().into_generator();
     if !defs.contains_key("Seq") {
         let _ = extra.subschema_for::<crate::domain::Seq>();
     }
-    let _ = extra.subschema_for::<crate::keep_alive::KeepAlive>();
     defs.extend(extra.take_definitions(true));
     let document = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -14,6 +14,7 @@
 //! `contracts`.
 
 /// The domain types, from the protocol crate (clients share them).
+pub use gamelift_sockets_protocol::acks;
 pub use gamelift_sockets_protocol::domain;
 /// The client protocol, from the protocol crate (clients share it).
 pub use gamelift_sockets_protocol::frames;

@@ -34,6 +34,7 @@
 
 use crate::domain::{EpochMillis, PlayerId};
 use crate::ports::{RateLimiter, StoreError};
+use crate::requests::Route;
 
 /// Length of a rate-limit window.
 pub const WINDOW_MS: EpochMillis = 60_000;
@@ -52,7 +53,7 @@ pub enum Bucket {
 impl Bucket {
     pub fn as_str(self) -> &'static str {
         match self {
-            Self::SendMessage => "sendMessage",
+            Self::SendMessage => Route::SendMessage.as_str(),
             Self::Placement => "placement",
             Self::PartyInvite => "partyInvite",
         }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use gamelift_sockets_client::protocol::domain::PlacementStatus;
+use gamelift_sockets_client::protocol::domain::{PlacementStatus, PlayerId, PresenceStatus};
 use gamelift_sockets_client::protocol::matchmaking::TicketStatus;
 use gamelift_sockets_client::protocol::{ErrorCode, ServerFrame};
 use gamelift_sockets_client::{Auth, Client, ClientError, Config, Event, Events};
@@ -176,7 +176,11 @@ async fn given_presence_shortcuts_when_a_watched_player_comes_online_then_it_is_
     let stack = TestStack::start().await;
     let (ann, mut ann_events, _) = connect(&stack, Auth::player_id("ann")).await;
     let ack = ann.subscribe_presence(&["cid"]).await.unwrap();
-    assert_eq!(ack["presence"]["cid"], "offline", "{ack:?}");
+    assert_eq!(
+        ack.presence,
+        vec![(PlayerId::parse("cid").unwrap(), PresenceStatus::Offline)],
+        "{ack:?}"
+    );
     let (cid, _cid_events, _) = connect(&stack, Auth::player_id("cid")).await;
     let (_, frame) = push(
         &mut ann_events,
@@ -206,7 +210,7 @@ async fn given_a_pending_placement_when_the_client_cancels_it_then_cancelled_is_
     let stack = TestStack::start_with(|s| s.simulator.sim_fleet_servers = 0).await;
     let (dee, mut events, _) = connect(&stack, Auth::player_id("dee")).await;
     let ack = dee.request_placement(Default::default()).await.unwrap();
-    let id = ack["placementId"].as_str().unwrap().to_owned();
+    let id = ack.placement_id.to_string();
 
     dee.cancel_placement(Some(&id)).await.unwrap();
     let (_, frame) = push(
@@ -277,7 +281,7 @@ async fn given_matchmaking_shortcuts_when_both_players_accept_then_both_complete
     for name in ["eve", "fay"] {
         let (client, events, _) = connect(&stack, Auth::player_id(name)).await;
         let ack = client.start_matchmaking(body()).await.unwrap();
-        let ticket = ack["ticketId"].as_str().unwrap().to_owned();
+        let ticket = ack.ticket_id.to_string();
         tickets.push((client, events, ticket));
     }
     for (client, events, ticket) in &mut tickets {
@@ -294,10 +298,12 @@ async fn given_matchmaking_shortcuts_when_both_players_accept_then_both_complete
     }
 
     let (gus, mut events, _) = connect(&stack, Auth::player_id("gus")).await;
-    let ticket = gus.start_matchmaking(body()).await.unwrap()["ticketId"]
-        .as_str()
+    let ticket = gus
+        .start_matchmaking(body())
+        .await
         .unwrap()
-        .to_owned();
+        .ticket_id
+        .to_string();
     gus.stop_matchmaking(None).await.unwrap();
     ticket_status(&mut events, &ticket, TicketStatus::Cancelled).await;
     let again = gus.stop_matchmaking(Some(&ticket)).await.unwrap_err();

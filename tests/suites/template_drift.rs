@@ -3,7 +3,7 @@
 //!
 //! - routes: the WebSocket API's route keys, each route's function and authorizer, the
 //!   selection expression and two-way replies, against the local stack's route table
-//!   (`Routes::wire`, built as `cargo run -p local` builds it) and `protocol::ROUTES`;
+//!   (`Routes::wire`, built as `cargo run -p local` builds it) and the protocol's `Route`;
 //! - tables: keys, attributes, indexes, stream and TTL of each table, against what
 //!   `adapters/aws/src/dynamodb/tables.rs` creates on DynamoDB Local (these tests need
 //!   `DYNAMODB_ENDPOINT`, like the other `*_dynamodb` suites);
@@ -41,6 +41,7 @@ use local::routes::{CONNECT, DEFAULT, DISCONNECT};
 use local::{LocalStack, Routes, Settings};
 use serde_json::{Value, json};
 use shared::config::{Config, EnvReader};
+use shared::requests::Route;
 
 const ROUTE: &str = "AWS::ApiGatewayV2::Route";
 const ROUTE_RESPONSE: &str = "AWS::ApiGatewayV2::RouteResponse";
@@ -211,34 +212,34 @@ async fn given_the_template_routes_when_compared_with_the_local_stack_then_the_s
 }
 
 #[test]
-fn given_the_protocol_route_list_when_compared_with_the_template_then_it_is_every_route_but_the_dollar_ones()
+fn given_the_protocol_routes_when_compared_with_the_template_then_its_route_keys_are_they_and_the_dollar_ones()
  {
     let deployed: BTreeSet<String> = template_route_functions(&Template::load())
         .into_keys()
-        .filter(|key| !key.starts_with('$'))
         .collect();
-    let listed: BTreeSet<String> = shared::frames::ROUTES
+    let mut listed: BTreeSet<String> = Route::ALL
         .iter()
-        .map(|route| (*route).to_owned())
+        .map(|route| route.as_str().to_owned())
         .collect();
     assert_eq!(
         listed.len(),
-        shared::frames::ROUTES.len(),
-        "shared::frames::ROUTES names a route twice"
+        Route::ALL.len(),
+        "Route::ALL names a route twice"
     );
+    listed.extend([CONNECT, DISCONNECT, DEFAULT].map(str::to_owned));
     let mut problems = Vec::new();
     for key in deployed.difference(&listed) {
         problems.push(format!(
-            "route {key:?} is deployed but shared::frames::ROUTES does not list it"
+            "route {key:?} is deployed but the protocol's Route does not declare it"
         ));
     }
     for key in listed.difference(&deployed) {
         problems.push(format!(
-            "shared::frames::ROUTES lists {key:?} but template.yaml deploys no such route"
+            "the protocol declares route {key:?} but template.yaml deploys no such route"
         ));
     }
     assert_no_problems(
-        "shared::frames::ROUTES and template.yaml's routes disagree",
+        "the protocol's routes (and $connect, $disconnect, $default) and template.yaml's WebSocket route keys disagree",
         &problems,
     );
 }

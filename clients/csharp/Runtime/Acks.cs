@@ -4,8 +4,9 @@ using GameLiftSockets.Protocol;
 namespace GameLiftSockets
 {
     /// <summary>
-    /// A request's reply: the `ack` frame's fields (<see cref="Fields"/>), with typed readers for
-    /// the ones routes answer with. A field a route does not answer with reads as null.
+    /// A request's reply: the `ack` frame's fields (<see cref="Fields"/>). Each route's method
+    /// answers its ack's generated type instead (Protocol.g.cs, `$defs.RouteAck`: e.g.
+    /// <see cref="SendMessageAck"/>); read one with its <c>FromJson(ack.Fields)</c>.
     /// </summary>
     public class Ack
     {
@@ -17,30 +18,6 @@ namespace GameLiftSockets
         public string Route { get { return Fields.GetString("route"); } }
         public string RequestId { get { return Fields.GetString("requestId"); } }
 
-        /// <summary>`sendMessage`: how many players it was queued for.</summary>
-        public long? Queued { get { return Fields.GetLong("queued"); } }
-        /// <summary>`sessionPlacementRequest`, `cancelPlacement`.</summary>
-        public string PlacementId { get { return Fields.GetString("placementId"); } }
-        /// <summary>`sessionPlacementRequest` (PENDING), `startMatchmaking` (QUEUED).</summary>
-        public string Status { get { return Fields.GetString("status"); } }
-        /// <summary>`startMatchmaking`, `acceptMatch`, `stopMatchmaking`.</summary>
-        public string TicketId { get { return Fields.GetString("ticketId"); } }
-        /// <summary>`inviteToParty`, `declinePartyInvite`, `leaveParty`.</summary>
-        public string PartyId { get { return Fields.GetString("partyId"); } }
-        /// <summary>`inviteToParty`: whom.</summary>
-        public string PlayerId { get { return Fields.GetString("playerId"); } }
-        /// <summary>`inviteToParty`: when the invitation lapses (ms).</summary>
-        public long? ExpiresAt { get { return Fields.GetLong("expiresAt"); } }
-        /// <summary>`heartbeat` with a requestId: the server's clock (ms).</summary>
-        public long? ServerTime { get { return Fields.GetLong("serverTime"); } }
-        /// <summary>`createParty`, `joinParty`, `kickFromParty`, `promotePartyLeader`: the party after the change.</summary>
-        public PartyView Party { get { return PartyView.FromJson(Fields.GetObject("party")); } }
-        /// <summary>`rejoinSession`: the same game, a new player session; `refreshConnectionDetails`: your seat with
-        /// fresh connection details; `resume`: your seat, or null.</summary>
-        public GameSession GameSession { get { return GameSession.FromJson(Fields.GetObject("gameSession")); } }
-        /// <summary>`subscribePresence`: each player's `online` / `offline`.</summary>
-        public Dictionary<string, string> Presence { get { return JsonRead.Map(Fields, "presence", JsonRead.AsString); } }
-
         public override string ToString() { return Json.Serialize(Fields); }
     }
 
@@ -49,9 +26,14 @@ namespace GameLiftSockets
     {
         public ResumeAck(JsonObject fields) : base(fields) { }
 
-        public bool Resumed { get { return Fields.GetBool("resumed") ?? false; } }
+        /// <summary>The ack read as its generated type.</summary>
+        public Protocol.ResumeAck Typed { get { return Protocol.ResumeAck.FromJson(Fields); } }
+
+        public bool Resumed { get { return Typed.Resumed; } }
         /// <summary>The frames just replayed (they came before this ack).</summary>
-        public long PendingMessages { get { return Fields.GetLong("pendingMessages") ?? 0; } }
+        public long PendingMessages { get { return Typed.PendingMessages; } }
+        /// <summary>Your seat, or null.</summary>
+        public GameSession GameSession { get { return Typed.GameSession; } }
         /// <summary>The inbox's newest `seq`, or null.</summary>
         public long? Cursor { get { return Fields.GetLong("cursor"); } }
         /// <summary>The pending placement (`placementId`...), or null.</summary>

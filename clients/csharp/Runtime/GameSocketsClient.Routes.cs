@@ -7,123 +7,130 @@ using GameLiftSockets.Protocol;
 namespace GameLiftSockets
 {
     // One method per route of the protocol (README.md#client-protocol-v1 at the repository root).
-    // Each completes with the route's ack, or fails with a GameSocketsException carrying the
+    // Each completes with the route's ack as its generated type (Protocol.g.cs), or fails with a GameSocketsException carrying the
     // server's code (or the client's: timeout, connection_lost, not_connected, closed, invalid).
     public sealed partial class GameSocketsClient
     {
         /// <summary>`sendMessage` to 1–100 players; <paramref name="message"/> is any JSON value
-        /// (a JsonObject, a dictionary, a list, a string, a number...). Ack: <see cref="Ack.Queued"/>.</summary>
-        public Task<Ack> SendMessageAsync(IEnumerable<string> playerIds, object message)
+        /// (a JsonObject, a dictionary, a list, a string, a number...). Ack: `queued`.</summary>
+        public Task<SendMessageAck> SendMessageAsync(IEnumerable<string> playerIds, object message)
         {
-            return RequestAsync(Routes.SendMessage, new SendMessageBody { PlayerIds = ListOf(playerIds), Message = message });
+            return AckAsync(Routes.SendMessage, new SendMessageBody { PlayerIds = ListOf(playerIds), Message = message }, SendMessageAck.FromJson);
         }
 
         /// <summary>`sendMessage` to every other member of your party.</summary>
-        public Task<Ack> SendPartyMessageAsync(string partyId, object message)
+        public Task<SendMessageAck> SendPartyMessageAsync(string partyId, object message)
         {
-            return RequestAsync(Routes.SendMessage, new SendMessageBody { PartyId = partyId, Message = message });
+            return AckAsync(Routes.SendMessage, new SendMessageBody { PartyId = partyId, Message = message }, SendMessageAck.FromJson);
         }
 
         /// <summary>`sessionPlacementRequest`: the result comes as a <see cref="Placement"/> event. Ack: `placementId`, `status` PENDING.</summary>
-        public Task<Ack> RequestPlacementAsync(PlacementRequestBody body = null)
+        public Task<PlacementAck> RequestPlacementAsync(PlacementRequestBody body = null)
         {
-            return RequestAsync(Routes.SessionPlacementRequest, body);
+            return AckAsync(Routes.SessionPlacementRequest, body, PlacementAck.FromJson);
         }
 
         /// <summary>`setPlacementLatencies`: region → ms, sent with the party leader's placement or ticket (`{}` clears).</summary>
-        public Task<Ack> SetPlacementLatenciesAsync(IDictionary<string, double> latencies)
+        public Task<LatenciesAck> SetPlacementLatenciesAsync(IDictionary<string, double> latencies)
         {
-            return RequestAsync(Routes.SetPlacementLatencies, new LatenciesBody { Latencies = new Dictionary<string, double>(latencies ?? new Dictionary<string, double>()) });
+            return AckAsync(Routes.SetPlacementLatencies, new LatenciesBody { Latencies = new Dictionary<string, double>(latencies ?? new Dictionary<string, double>()) }, LatenciesAck.FromJson);
         }
 
         /// <summary>`cancelPlacement`: yours when <paramref name="placementId"/> is null.</summary>
-        public Task<Ack> CancelPlacementAsync(string placementId = null)
+        public Task<CancelPlacementAck> CancelPlacementAsync(string placementId = null)
         {
-            return RequestAsync(Routes.CancelPlacement, new CancelPlacementBody { PlacementId = placementId });
+            return AckAsync(Routes.CancelPlacement, new CancelPlacementBody { PlacementId = placementId }, CancelPlacementAck.FromJson);
         }
 
-        /// <summary>`rejoinSession`: a new player session in the same game (<see cref="Ack.GameSession"/>).</summary>
-        public Task<Ack> RejoinSessionAsync()
+        /// <summary>`rejoinSession`: a new player session in the same game (`gameSession`).</summary>
+        public Task<SeatAck> RejoinSessionAsync()
         {
-            return RequestAsync(Routes.RejoinSession, null);
+            return AckAsync(Routes.RejoinSession, null, SeatAck.FromJson);
         }
 
-        /// <summary>`subscribePresence`: <see cref="Ack.Presence"/> now, then <see cref="Presence"/> events.</summary>
-        public Task<Ack> SubscribePresenceAsync(IEnumerable<string> playerIds)
+        /// <summary>`subscribePresence`: `presence` now, then <see cref="Presence"/> events.</summary>
+        public Task<SubscribePresenceAck> SubscribePresenceAsync(IEnumerable<string> playerIds)
         {
-            return RequestAsync(Routes.SubscribePresence, new PlayerIdsBody { PlayerIds = ListOf(playerIds) });
+            return AckAsync(Routes.SubscribePresence, new PlayerIdsBody { PlayerIds = ListOf(playerIds) }, SubscribePresenceAck.FromJson);
         }
 
-        public Task<Ack> UnsubscribePresenceAsync(IEnumerable<string> playerIds)
+        public Task<UnsubscribePresenceAck> UnsubscribePresenceAsync(IEnumerable<string> playerIds)
         {
-            return RequestAsync(Routes.UnsubscribePresence, new PlayerIdsBody { PlayerIds = ListOf(playerIds) });
+            return AckAsync(Routes.UnsubscribePresence, new PlayerIdsBody { PlayerIds = ListOf(playerIds) }, UnsubscribePresenceAck.FromJson);
         }
 
-        /// <summary>`createParty` (2–PARTY_MAX_SIZE; the stack's maximum when null). Ack: <see cref="Ack.Party"/>.</summary>
-        public Task<Ack> CreatePartyAsync(int? maxSize = null)
+        /// <summary>`createParty` (2–PARTY_MAX_SIZE; the stack's maximum when null). Ack: `party`.</summary>
+        public Task<PartyAck> CreatePartyAsync(int? maxSize = null)
         {
-            return RequestAsync(Routes.CreateParty, new CreatePartyBody { MaxSize = maxSize });
+            return AckAsync(Routes.CreateParty, new CreatePartyBody { MaxSize = maxSize }, PartyAck.FromJson);
         }
 
-        public Task<Ack> InviteToPartyAsync(string playerId)
+        public Task<InviteToPartyAck> InviteToPartyAsync(string playerId)
         {
-            return RequestAsync(Routes.InviteToParty, new PlayerBody { PlayerId = playerId });
+            return AckAsync(Routes.InviteToParty, new PlayerBody { PlayerId = playerId }, InviteToPartyAck.FromJson);
         }
 
-        public Task<Ack> JoinPartyAsync(string partyId)
+        public Task<PartyAck> JoinPartyAsync(string partyId)
         {
-            return RequestAsync(Routes.JoinParty, new PartyBody { PartyId = partyId });
+            return AckAsync(Routes.JoinParty, new PartyBody { PartyId = partyId }, PartyAck.FromJson);
         }
 
-        public Task<Ack> DeclinePartyInviteAsync(string partyId)
+        public Task<PartyIdAck> DeclinePartyInviteAsync(string partyId)
         {
-            return RequestAsync(Routes.DeclinePartyInvite, new PartyBody { PartyId = partyId });
+            return AckAsync(Routes.DeclinePartyInvite, new PartyBody { PartyId = partyId }, PartyIdAck.FromJson);
         }
 
-        public Task<Ack> LeavePartyAsync()
+        public Task<PartyIdAck> LeavePartyAsync()
         {
-            return RequestAsync(Routes.LeaveParty, null);
+            return AckAsync(Routes.LeaveParty, null, PartyIdAck.FromJson);
         }
 
-        public Task<Ack> KickFromPartyAsync(string playerId)
+        public Task<PartyAck> KickFromPartyAsync(string playerId)
         {
-            return RequestAsync(Routes.KickFromParty, new PlayerBody { PlayerId = playerId });
+            return AckAsync(Routes.KickFromParty, new PlayerBody { PlayerId = playerId }, PartyAck.FromJson);
         }
 
-        public Task<Ack> PromotePartyLeaderAsync(string playerId)
+        public Task<PartyAck> PromotePartyLeaderAsync(string playerId)
         {
-            return RequestAsync(Routes.PromotePartyLeader, new PlayerBody { PlayerId = playerId });
+            return AckAsync(Routes.PromotePartyLeader, new PlayerBody { PlayerId = playerId }, PartyAck.FromJson);
         }
 
         /// <summary>`startMatchmaking`: a solo player's or a party leader's ticket; its states come as <see cref="Matchmaking"/> events.</summary>
-        public Task<Ack> StartMatchmakingAsync(StartMatchmakingRequestBody body = null)
+        public Task<StartMatchmakingAck> StartMatchmakingAsync(StartMatchmakingRequestBody body = null)
         {
-            return RequestAsync(Routes.StartMatchmaking, body);
+            return AckAsync(Routes.StartMatchmaking, body, StartMatchmakingAck.FromJson);
         }
 
-        public Task<Ack> AcceptMatchAsync(string ticketId, bool accept)
+        public Task<AcceptMatchAck> AcceptMatchAsync(string ticketId, bool accept)
         {
-            return RequestAsync(Routes.AcceptMatch, new AcceptMatchRequestBody { TicketId = ticketId, Accept = accept });
+            return AckAsync(Routes.AcceptMatch, new AcceptMatchRequestBody { TicketId = ticketId, Accept = accept }, AcceptMatchAck.FromJson);
         }
 
         /// <summary>`stopMatchmaking`: your live ticket when <paramref name="ticketId"/> is null.</summary>
-        public Task<Ack> StopMatchmakingAsync(string ticketId = null)
+        public Task<TicketAck> StopMatchmakingAsync(string ticketId = null)
         {
-            return RequestAsync(Routes.StopMatchmaking, new TicketBody { TicketId = ticketId });
+            return AckAsync(Routes.StopMatchmaking, new TicketBody { TicketId = ticketId }, TicketAck.FromJson);
         }
 
         /// <summary>`setMatchmakingAttributes`: your attributes for the party leader's ticket (number,
         /// string, list of strings or string → number each; empty clears).</summary>
-        public Task<Ack> SetMatchmakingAttributesAsync(IDictionary<string, object> attributes)
+        public Task<AttributesAck> SetMatchmakingAttributesAsync(IDictionary<string, object> attributes)
         {
-            return RequestAsync(Routes.SetMatchmakingAttributes, new AttributesBody { Attributes = new Dictionary<string, object>(attributes ?? new Dictionary<string, object>()) });
+            return AckAsync(Routes.SetMatchmakingAttributes, new AttributesBody { Attributes = new Dictionary<string, object>(attributes ?? new Dictionary<string, object>()) }, AttributesAck.FromJson);
         }
 
-        /// <summary>A `heartbeat` with the cursor that asks for the server time (<see cref="Ack.ServerTime"/>);
+        /// <summary>A `heartbeat` with the cursor that asks for the server time (`serverTime`);
         /// the keep-alive timer's frames ask for nothing.</summary>
-        public Task<Ack> HeartbeatAsync()
+        public Task<HeartbeatAck> HeartbeatAsync()
         {
-            return RequestAsync(Routes.Heartbeat, null);
+            return AckAsync(Routes.Heartbeat, null, HeartbeatAck.FromJson);
+        }
+
+        /// <summary>The request's ack, read as its route's type (generated from the schema's `RouteAck`).</summary>
+        private async Task<T> AckAsync<T>(string route, object body, Func<JsonObject, T> read)
+        {
+            var ack = await RequestAsync(route, body);
+            return read(ack.Fields);
         }
 
         private static List<string> ListOf(IEnumerable<string> ids)

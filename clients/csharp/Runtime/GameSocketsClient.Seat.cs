@@ -50,11 +50,11 @@ namespace GameLiftSockets
 
         /// <summary>`refreshConnectionDetails`: fresh connection details for your seat (a new player
         /// gateway token). The client sends it itself before `expiresAt`; call it to refresh sooner
-        /// (e.g. when a relay stops answering). Ack: <see cref="Ack.GameSession"/>; also raised as
+        /// (e.g. when a relay stops answering). Ack: its `gameSession`; also raised as
         /// <see cref="ConnectionDetailsRefreshed"/>.</summary>
-        public Task<Ack> RefreshConnectionDetailsAsync()
+        public Task<SeatAck> RefreshConnectionDetailsAsync()
         {
-            return RequestAsync(Routes.RefreshConnectionDetails, null);
+            return AckAsync(Routes.RefreshConnectionDetails, null, SeatAck.FromJson);
         }
 
         private static bool SameSeat(GameSession a, GameSession b)

@@ -244,8 +244,8 @@ namespace GameLiftSockets
                 var ack = new Ack(frame.Raw);
                 // Answers that carry the player's seat.
                 string route = pending[requestId].Route;
-                if (route == Routes.RejoinSession) SetSeat(ack.GameSession);
-                else if (route == Routes.RefreshConnectionDetails) SeatRefreshed(ack.GameSession);
+                if (route == Routes.RejoinSession) SetSeat(SeatAck.FromJson(ack.Fields).GameSession);
+                else if (route == Routes.RefreshConnectionDetails) SeatRefreshed(SeatAck.FromJson(ack.Fields).GameSession);
                 Settle(requestId, null, ack);
                 return;
             }

@@ -8,6 +8,39 @@ using System.Collections.Generic;
 namespace GameLiftSockets.Protocol
 {
     /// <summary>
+    /// `acceptMatch`: the ticket, and what was answered.
+    /// </summary>
+    public sealed partial class AcceptMatchAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public bool Accept;
+        public string TicketId;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static AcceptMatchAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new AcceptMatchAck
+            {
+                Raw = json,
+                Accept = JsonRead.Bool(json, "accept") ?? false,
+                TicketId = JsonRead.String(json, "ticketId"),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["accept"] = Accept;
+            json["ticketId"] = TicketId;
+            return json;
+        }
+    }
+
+    /// <summary>
     /// `acceptMatch`: accept (true) or reject (false) the proposed match of a ticket.
     /// </summary>
     public sealed partial class AcceptMatchRequestBody : IJsonObject
@@ -41,6 +74,36 @@ namespace GameLiftSockets.Protocol
     }
 
     /// <summary>
+    /// `setMatchmakingAttributes`: the attributes stored.
+    /// </summary>
+    public sealed partial class AttributesAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public Dictionary<string, object> Attributes;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static AttributesAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new AttributesAck
+            {
+                Raw = json,
+                Attributes = JsonRead.Map(json, "attributes", JsonRead.AsAny),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["attributes"] = Attributes;
+            return json;
+        }
+    }
+
+    /// <summary>
     /// `setMatchmakingAttributes`: your attributes for the party leader's ticket (`{}` clears).
     /// </summary>
     public sealed partial class AttributesBody : IJsonObject
@@ -66,6 +129,36 @@ namespace GameLiftSockets.Protocol
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
             json["attributes"] = Attributes;
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// `cancelPlacement`: the placement cancelled.
+    /// </summary>
+    public sealed partial class CancelPlacementAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public string PlacementId;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static CancelPlacementAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new CancelPlacementAck
+            {
+                Raw = json,
+                PlacementId = JsonRead.String(json, "placementId"),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["placementId"] = PlacementId;
             return json;
         }
     }
@@ -369,6 +462,36 @@ namespace GameLiftSockets.Protocol
     }
 
     /// <summary>
+    /// `heartbeat` with a `requestId`: the server's clock (ms).
+    /// </summary>
+    public sealed partial class HeartbeatAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public long ServerTime;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static HeartbeatAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new HeartbeatAck
+            {
+                Raw = json,
+                ServerTime = JsonRead.Long(json, "serverTime") ?? 0,
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["serverTime"] = ServerTime;
+            return json;
+        }
+    }
+
+    /// <summary>
     /// `heartbeat`'s body as the server reads it: API Gateway itself, with the mapping
     /// template of template.yaml's `HeartbeatIntegration`, which takes a `cursor` of at most
     /// 15 digits. Only the schema uses this type; Rust writes the body as `CursorBody` (seqs
@@ -400,6 +523,42 @@ namespace GameLiftSockets.Protocol
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
             if (Cursor != null) json["cursor"] = Cursor; else json.Remove("cursor");
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// `inviteToParty`: whom, to which party, until when (ms).
+    /// </summary>
+    public sealed partial class InviteToPartyAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public long ExpiresAt;
+        public string PartyId;
+        public string PlayerId;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static InviteToPartyAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new InviteToPartyAck
+            {
+                Raw = json,
+                ExpiresAt = JsonRead.Long(json, "expiresAt") ?? 0,
+                PartyId = JsonRead.String(json, "partyId"),
+                PlayerId = JsonRead.String(json, "playerId"),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["expiresAt"] = ExpiresAt;
+            json["partyId"] = PartyId;
+            json["playerId"] = PlayerId;
             return json;
         }
     }
@@ -461,6 +620,36 @@ namespace GameLiftSockets.Protocol
         public const string Ping = "ping";
         /// <summary>Every value, in the schema's order.</summary>
         public static readonly string[] All = { "heartbeat", "ping" };
+    }
+
+    /// <summary>
+    /// `setPlacementLatencies`: what was stored, region → whole milliseconds.
+    /// </summary>
+    public sealed partial class LatenciesAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public Dictionary<string, long> Latencies;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static LatenciesAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new LatenciesAck
+            {
+                Raw = json,
+                Latencies = JsonRead.Map(json, "latencies", JsonRead.AsLong),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["latencies"] = Latencies;
+            return json;
+        }
     }
 
     /// <summary>
@@ -598,6 +787,37 @@ namespace GameLiftSockets.Protocol
     }
 
     /// <summary>
+    /// `createParty`, `joinParty`, `kickFromParty`, `promotePartyLeader`: the party after
+    /// the change.
+    /// </summary>
+    public sealed partial class PartyAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public PartyView Party;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static PartyAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new PartyAck
+            {
+                Raw = json,
+                Party = PartyView.FromJson(json.GetObject("party")),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["party"] = Party;
+            return json;
+        }
+    }
+
+    /// <summary>
     /// `joinParty`, `declinePartyInvite`: which party.
     /// </summary>
     public sealed partial class PartyBody : IJsonObject
@@ -612,6 +832,36 @@ namespace GameLiftSockets.Protocol
         {
             if (json == null) return null;
             return new PartyBody
+            {
+                Raw = json,
+                PartyId = JsonRead.String(json, "partyId"),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["partyId"] = PartyId;
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// `declinePartyInvite`, `leaveParty`: which party.
+    /// </summary>
+    public sealed partial class PartyIdAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public string PartyId;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static PartyIdAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new PartyIdAck
             {
                 Raw = json,
                 PartyId = JsonRead.String(json, "partyId"),
@@ -666,6 +916,40 @@ namespace GameLiftSockets.Protocol
             json["members"] = Members;
             json["partyId"] = PartyId;
             json["version"] = Version;
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// `sessionPlacementRequest` (and `resume`'s pending placement): the placement, still
+    /// `PENDING`; its result comes as a `placement` frame.
+    /// </summary>
+    public sealed partial class PlacementAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public string PlacementId;
+        public string Status;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static PlacementAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new PlacementAck
+            {
+                Raw = json,
+                PlacementId = JsonRead.String(json, "placementId"),
+                Status = JsonRead.String(json, "status"),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["placementId"] = PlacementId;
+            json["status"] = Status;
             return json;
         }
     }
@@ -791,6 +1075,207 @@ namespace GameLiftSockets.Protocol
     }
 
     /// <summary>
+    /// Where a player is in the connection lifecycle
+    /// (shared/src/players.rs).
+    /// </summary>
+    public static class PresenceStatus
+    {
+        /// <summary>
+        /// Has an open connection.
+        /// </summary>
+        public const string Online = "online";
+        /// <summary>
+        /// Lost the connection; may resume until the grace period ends.
+        /// </summary>
+        public const string Disconnected = "disconnected";
+        /// <summary>
+        /// Gone: the grace period or heartbeat timeout ran out.
+        /// </summary>
+        public const string Offline = "offline";
+        /// <summary>Every value, in the schema's order.</summary>
+        public static readonly string[] All = { "online", "disconnected", "offline" };
+    }
+
+    /// <summary>
+    /// `resume`: the session's state, after the replay of what came after the cursor.
+    /// </summary>
+    public sealed partial class ResumeAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        /// <summary>
+        /// This socket's id in the `@connections` API: what support and the operator's
+        /// checks (`smoke --check-assumptions`) ask API Gateway about.
+        /// </summary>
+        public string ConnectionId;
+        /// <summary>
+        /// The inbox head when the replay started: after the replay the client has
+        /// everything up to here (`null`: the inbox holds nothing).
+        /// </summary>
+        public long? Cursor;
+        /// <summary>
+        /// The player's seat (`null`: none).
+        /// </summary>
+        public GameSession GameSession;
+        /// <summary>
+        /// What the client's timer sends to keep the player online, and how often.
+        /// </summary>
+        public KeepAlive KeepAlive;
+        /// <summary>
+        /// The live matchmaking ticket (`null`: none): its statuses are in the replay, as
+        /// `matchmaking` frames.
+        /// </summary>
+        public TicketAck Matchmaking;
+        /// <summary>
+        /// The party the player is in (`null`: none).
+        /// </summary>
+        public PartyView Party;
+        /// <summary>
+        /// How many frames were replayed, right before this ack.
+        /// </summary>
+        public long PendingMessages;
+        /// <summary>
+        /// The pending placement (`null`: none): its result comes as a `placement` frame.
+        /// </summary>
+        public PlacementAck Placement;
+        public string PlayerId;
+        /// <summary>
+        /// This connection replaced a disconnected one within the grace period.
+        /// </summary>
+        public bool Resumed;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static ResumeAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new ResumeAck
+            {
+                Raw = json,
+                ConnectionId = JsonRead.String(json, "connectionId"),
+                Cursor = JsonRead.Long(json, "cursor"),
+                GameSession = GameSession.FromJson(json.GetObject("gameSession")),
+                KeepAlive = KeepAlive.FromJson(json.GetObject("keepAlive")),
+                Matchmaking = TicketAck.FromJson(json.GetObject("matchmaking")),
+                Party = PartyView.FromJson(json.GetObject("party")),
+                PendingMessages = JsonRead.Long(json, "pendingMessages") ?? 0,
+                Placement = PlacementAck.FromJson(json.GetObject("placement")),
+                PlayerId = JsonRead.String(json, "playerId"),
+                Resumed = JsonRead.Bool(json, "resumed") ?? false,
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["connectionId"] = ConnectionId;
+            if (Cursor != null) json["cursor"] = Cursor; else json.Remove("cursor");
+            if (GameSession != null) json["gameSession"] = GameSession; else json.Remove("gameSession");
+            json["keepAlive"] = KeepAlive;
+            if (Matchmaking != null) json["matchmaking"] = Matchmaking; else json.Remove("matchmaking");
+            if (Party != null) json["party"] = Party; else json.Remove("party");
+            json["pendingMessages"] = PendingMessages;
+            if (Placement != null) json["placement"] = Placement; else json.Remove("placement");
+            json["playerId"] = PlayerId;
+            json["resumed"] = Resumed;
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// The fields of an `ack` frame, by the route it answers: what each route's reply
+    /// carries besides `type`, `route` and `requestId`.
+    /// </summary>
+    public sealed partial class RouteAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public string Route;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static RouteAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new RouteAck
+            {
+                Raw = json,
+                Route = JsonRead.String(json, "route"),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["route"] = Route;
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// `rejoinSession` (the same game, a new player session) and `refreshConnectionDetails`
+    /// (the seat with fresh connection details).
+    /// </summary>
+    public sealed partial class SeatAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public GameSession GameSession;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static SeatAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new SeatAck
+            {
+                Raw = json,
+                GameSession = GameSession.FromJson(json.GetObject("gameSession")),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["gameSession"] = GameSession;
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// `sendMessage`: how many recipients the message was queued for.
+    /// </summary>
+    public sealed partial class SendMessageAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public long Queued;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static SendMessageAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new SendMessageAck
+            {
+                Raw = json,
+                Queued = JsonRead.Long(json, "queued") ?? 0,
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["queued"] = Queued;
+            return json;
+        }
+    }
+
+    /// <summary>
     /// `sendMessage`: to 1–100 players (duplicates dropped), or to every other member of your
     /// party; the other field absent or null. Over 32 KiB serialized, `message` is refused as
     /// `payload_too_large` (a size JSON Schema cannot state).
@@ -827,6 +1312,39 @@ namespace GameLiftSockets.Protocol
             json["message"] = Message;
             if (PartyId != null) json["partyId"] = PartyId; else json.Remove("partyId");
             if (PlayerIds != null) json["playerIds"] = PlayerIds; else json.Remove("playerIds");
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// `startMatchmaking`: the ticket, `QUEUED`; its statuses come as `matchmaking` frames.
+    /// </summary>
+    public sealed partial class StartMatchmakingAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public string Status;
+        public string TicketId;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static StartMatchmakingAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new StartMatchmakingAck
+            {
+                Raw = json,
+                Status = JsonRead.String(json, "status"),
+                TicketId = JsonRead.String(json, "ticketId"),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["status"] = Status;
+            json["ticketId"] = TicketId;
             return json;
         }
     }
@@ -874,6 +1392,67 @@ namespace GameLiftSockets.Protocol
             if (Attributes != null) json["attributes"] = Attributes; else json.Remove("attributes");
             if (Configuration != null) json["configuration"] = Configuration; else json.Remove("configuration");
             if (Latencies != null) json["latencies"] = Latencies; else json.Remove("latencies");
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// `subscribePresence`: each player's status now (`online` or `offline`), in the
+    /// order the request named them.
+    /// </summary>
+    public sealed partial class SubscribePresenceAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public Dictionary<string, string> Presence;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static SubscribePresenceAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new SubscribePresenceAck
+            {
+                Raw = json,
+                Presence = JsonRead.Map(json, "presence", JsonRead.AsString),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["presence"] = Presence;
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// `stopMatchmaking` (the ticket stopped) and `resume`'s live ticket.
+    /// </summary>
+    public sealed partial class TicketAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public string TicketId;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static TicketAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new TicketAck
+            {
+                Raw = json,
+                TicketId = JsonRead.String(json, "ticketId"),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["ticketId"] = TicketId;
             return json;
         }
     }
@@ -932,6 +1511,36 @@ namespace GameLiftSockets.Protocol
         public const string Placing = "PLACING";
         /// <summary>Every value, in the schema's order.</summary>
         public static readonly string[] All = { "SEARCHING", "COMPLETED", "TIMED_OUT", "CANCELLED", "FAILED", "QUEUED", "REQUIRES_ACCEPTANCE", "PLACING" };
+    }
+
+    /// <summary>
+    /// `unsubscribePresence`: how many players it named.
+    /// </summary>
+    public sealed partial class UnsubscribePresenceAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public long Unsubscribed;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static UnsubscribePresenceAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new UnsubscribePresenceAck
+            {
+                Raw = json,
+                Unsubscribed = JsonRead.Long(json, "unsubscribed") ?? 0,
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["unsubscribed"] = Unsubscribed;
+            return json;
+        }
     }
 
     /// <summary>Every route a client may send ($defs.ClientFrame), and the body each takes.</summary>

@@ -93,7 +93,7 @@ namespace GameLiftSockets.Tests
             var dee = new Player(stack, "dee-rejoin");
             await dee.Connect();
             var latencies = await dee.Client.SetPlacementLatenciesAsync(new Dictionary<string, double> { { "local", 20 } });
-            Check.Equal(20L, latencies.Fields.GetObject("latencies").GetLong("local"), "stored latencies");
+            Check.Equal(20L, latencies.Latencies["local"], "stored latencies");
             var placed = await dee.Client.RequestPlacementAsync();
             var result = await dee.Next<PlacementFrame>(p => p.PlacementId == placed.PlacementId, "the placement");
             Check.Equal(PlacementStatus.Fulfilled, result.Status, "fulfilled");

@@ -114,7 +114,7 @@ namespace GameLiftSockets.Tests
             var watcher = new Player(stack, "kim-watches");
             await watcher.Connect();
             var watched = await watcher.Client.SubscribePresenceAsync(new[] { "ivy-timer" });
-            Check.Equal("{\"ivy-timer\":\"online\"}", Json.Serialize(watched.Fields["presence"]), "the timed player's presence");
+            Check.Equal("{\"ivy-timer\":\"online\"}", Json.Serialize(watched.Raw["presence"]), "the timed player's presence");
             timed.Close();
             watcher.Close();
         }

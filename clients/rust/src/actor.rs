@@ -8,7 +8,7 @@ use std::time::Duration;
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
 use gamelift_sockets_protocol::domain::GameSession;
-use gamelift_sockets_protocol::{ClientRequest, KeepAlive};
+use gamelift_sockets_protocol::{ClientRequest, KeepAlive, Route};
 use serde_json::{Map, Value, json};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
@@ -64,7 +64,7 @@ struct Conn {
 }
 
 struct Pending {
-    route: &'static str,
+    route: Route,
     frame: ClientRequest,
     conn: Option<u64>,
     reply: Reply,
@@ -261,7 +261,8 @@ impl Actor {
             resume_deadline: Instant::now() + self.config.request_timeout,
         };
         // Nothing is pushed before `resume`; the cursor asks for what came after it.
-        let mut resume = json!({"route": "resume", "requestId": resume_id, "body": {}});
+        let mut resume =
+            json!({"route": Route::Resume.as_str(), "requestId": resume_id, "body": {}});
         if let Some(cursor) = self.last_seq {
             resume["body"]["cursor"] = json!(cursor);
         }

@@ -35,6 +35,7 @@ use std::time::Duration;
 pub use actor::{REFRESH_RETRY_INITIAL, REFRESH_RETRY_MAX, refresh_margin};
 pub use gamelift_sockets_protocol as protocol;
 use gamelift_sockets_protocol::ClientRequest;
+use gamelift_sockets_protocol::acks::{PlacementAck, RouteAck};
 use gamelift_sockets_protocol::domain::{GameSession, PlayerId};
 use gamelift_sockets_protocol::requests::{
     CursorBody, EmptyBody, PlacementRequestBody, SendMessageBody,
@@ -111,6 +112,20 @@ impl Client {
         self.request_within(frame, self.request_timeout).await
     }
 
+    /// Sends a request and reads its `ack` as its route's type ([`RouteAck`]).
+    pub async fn request_ack(&self, frame: ClientRequest) -> Result<RouteAck, ClientError> {
+        let route = frame.route();
+        let fields = self.request(frame).await?;
+        let ack: RouteAck = serde_json::from_value(Value::Object(fields)).map_err(|e| {
+            ClientError::Invalid(format!("the ack does not read as its route's type: {e}"))
+        })?;
+        if ack.route() == route {
+            Ok(ack)
+        } else {
+            Err(other_ack(&ack))
+        }
+    }
+
     /// As [`Client::request`], with its own timeout.
     pub async fn request_within(
         &self,
@@ -131,7 +146,9 @@ impl Client {
         match tokio::time::timeout(timeout, answer).await {
             Ok(Ok(result)) => result,
             Ok(Err(_)) => Err(ClientError::Closed(StopReason::ClosedByClient)),
-            Err(_) => Err(ClientError::Timeout { route }),
+            Err(_) => Err(ClientError::Timeout {
+                route: route.as_str(),
+            }),
         }
     }
 
@@ -142,16 +159,17 @@ impl Client {
             .map(|id| PlayerId::parse(*id))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| ClientError::Invalid(e.to_string()))?;
-        let ack = self
-            .request(ClientRequest::SendMessage {
-                request_id: None,
-                body: SendMessageBody::ToPlayers {
-                    player_ids,
-                    message,
-                },
-            })
-            .await?;
-        Ok(ack.get("queued").and_then(Value::as_u64).unwrap_or(0))
+        let ack = self.request_ack(ClientRequest::SendMessage {
+            request_id: None,
+            body: SendMessageBody::ToPlayers {
+                player_ids,
+                message,
+            },
+        });
+        match ack.await? {
+            RouteAck::SendMessage(ack) => Ok(ack.queued),
+            other => Err(other_ack(&other)),
+        }
     }
 
     /// `sessionPlacementRequest`: the ack (`placementId`, `status: PENDING`); the result
@@ -159,24 +177,28 @@ impl Client {
     pub async fn request_placement(
         &self,
         body: PlacementRequestBody,
-    ) -> Result<Map<String, Value>, ClientError> {
-        self.request(ClientRequest::SessionPlacementRequest {
+    ) -> Result<PlacementAck, ClientError> {
+        let ack = self.request_ack(ClientRequest::SessionPlacementRequest {
             request_id: None,
             body,
-        })
-        .await
+        });
+        match ack.await? {
+            RouteAck::SessionPlacementRequest(ack) => Ok(ack),
+            other => Err(other_ack(&other)),
+        }
     }
 
     /// A `heartbeat` that asks for the server time (the timer's frames ask for nothing); it
     /// carries the client's cursor, as every heartbeat without one does.
     pub async fn heartbeat(&self) -> Result<i64, ClientError> {
-        let ack = self
-            .request(ClientRequest::Heartbeat {
-                request_id: None,
-                body: CursorBody::default(),
-            })
-            .await?;
-        Ok(ack.get("serverTime").and_then(Value::as_i64).unwrap_or(0))
+        let ack = self.request_ack(ClientRequest::Heartbeat {
+            request_id: None,
+            body: CursorBody::default(),
+        });
+        match ack.await? {
+            RouteAck::Heartbeat(ack) => Ok(ack.server_time),
+            other => Err(other_ack(&other)),
+        }
     }
 
     /// The player's seat: the last one a placement, a match, `rejoinSession` or `resume`
@@ -189,13 +211,11 @@ impl Client {
 
     /// `rejoinSession`: a new player session in your last game, which becomes the seat.
     pub async fn rejoin_session(&self) -> Result<GameSession, ClientError> {
-        let ack = self
-            .request(ClientRequest::RejoinSession {
-                request_id: None,
-                body: EmptyBody {},
-            })
-            .await?;
-        game_session(ack)
+        self.seat_of(ClientRequest::RejoinSession {
+            request_id: None,
+            body: EmptyBody {},
+        })
+        .await
     }
 
     /// `refreshConnectionDetails`: fresh connection details for your seat (a new player
@@ -203,13 +223,21 @@ impl Client {
     /// sooner (e.g. when a relay stops answering). Also delivered as
     /// [`Event::ConnectionDetails`].
     pub async fn refresh_connection_details(&self) -> Result<GameSession, ClientError> {
-        let ack = self
-            .request(ClientRequest::RefreshConnectionDetails {
-                request_id: None,
-                body: EmptyBody {},
-            })
-            .await?;
-        game_session(ack)
+        self.seat_of(ClientRequest::RefreshConnectionDetails {
+            request_id: None,
+            body: EmptyBody {},
+        })
+        .await
+    }
+
+    /// The seat a `rejoinSession` or `refreshConnectionDetails` acks with.
+    async fn seat_of(&self, frame: ClientRequest) -> Result<GameSession, ClientError> {
+        match self.request_ack(frame).await? {
+            RouteAck::RejoinSession(ack) | RouteAck::RefreshConnectionDetails(ack) => {
+                Ok(ack.game_session)
+            }
+            other => Err(other_ack(&other)),
+        }
     }
 
     /// Closes the socket and stops for good; pending requests fail with `Closed`.
@@ -218,9 +246,10 @@ impl Client {
     }
 }
 
-/// The seat an ack carries.
-fn game_session(mut ack: Map<String, Value>) -> Result<GameSession, ClientError> {
-    ack.remove("gameSession")
-        .and_then(|seat| serde_json::from_value(seat).ok())
-        .ok_or_else(|| ClientError::Invalid("the ack carries no gameSession".into()))
+/// An ack of another route than the request's: the server broke the protocol.
+pub(crate) fn other_ack(ack: &RouteAck) -> ClientError {
+    ClientError::Invalid(format!(
+        "the reply is the ack of another route ({})",
+        ack.route()
+    ))
 }

@@ -1,14 +1,18 @@
 //! Typed shortcuts for routes beyond the common ones in lib.rs; each is
-//! [`Client::request`] with its frame built from checked ids.
+//! [`Client::request_ack`] with its frame built from checked ids, answering the route's
+//! ack type.
 
 use gamelift_sockets_protocol::ClientRequest;
+use gamelift_sockets_protocol::acks::{
+    AcceptMatchAck, CancelPlacementAck, RouteAck, StartMatchmakingAck, SubscribePresenceAck,
+    TicketAck, UnsubscribePresenceAck,
+};
 use gamelift_sockets_protocol::domain::{PlacementId, PlayerId};
 use gamelift_sockets_protocol::matchmaking::TicketId;
 use gamelift_sockets_protocol::requests::{
     AcceptMatchRequestBody, CancelPlacementBody, PlayerIdsBody, StartMatchmakingRequestBody,
     TicketBody,
 };
-use serde_json::{Map, Value};
 
 use crate::{Client, ClientError};
 
@@ -31,26 +35,32 @@ impl Client {
     pub async fn subscribe_presence(
         &self,
         ids: &[&str],
-    ) -> Result<Map<String, Value>, ClientError> {
+    ) -> Result<SubscribePresenceAck, ClientError> {
         let body = player_ids(ids)?;
-        self.request(ClientRequest::SubscribePresence {
+        let ack = self.request_ack(ClientRequest::SubscribePresence {
             request_id: None,
             body,
-        })
-        .await
+        });
+        match ack.await? {
+            RouteAck::SubscribePresence(ack) => Ok(ack),
+            other => Err(crate::other_ack(&other)),
+        }
     }
 
     /// `unsubscribePresence` from 1–100 players.
     pub async fn unsubscribe_presence(
         &self,
         ids: &[&str],
-    ) -> Result<Map<String, Value>, ClientError> {
+    ) -> Result<UnsubscribePresenceAck, ClientError> {
         let body = player_ids(ids)?;
-        self.request(ClientRequest::UnsubscribePresence {
+        let ack = self.request_ack(ClientRequest::UnsubscribePresence {
             request_id: None,
             body,
-        })
-        .await
+        });
+        match ack.await? {
+            RouteAck::UnsubscribePresence(ack) => Ok(ack),
+            other => Err(crate::other_ack(&other)),
+        }
     }
 
     /// `cancelPlacement` of `placement_id` (your pending one when `None`); its
@@ -58,16 +68,19 @@ impl Client {
     pub async fn cancel_placement(
         &self,
         placement_id: Option<&str>,
-    ) -> Result<Map<String, Value>, ClientError> {
+    ) -> Result<CancelPlacementAck, ClientError> {
         let placement_id = placement_id
             .map(PlacementId::parse)
             .transpose()
             .map_err(|e| ClientError::Invalid(e.to_string()))?;
-        self.request(ClientRequest::CancelPlacement {
+        let ack = self.request_ack(ClientRequest::CancelPlacement {
             request_id: None,
             body: CancelPlacementBody { placement_id },
-        })
-        .await
+        });
+        match ack.await? {
+            RouteAck::CancelPlacement(ack) => Ok(ack),
+            other => Err(crate::other_ack(&other)),
+        }
     }
 
     /// `startMatchmaking` (a solo player's ticket, or a party leader's for the party): the
@@ -75,12 +88,15 @@ impl Client {
     pub async fn start_matchmaking(
         &self,
         body: StartMatchmakingRequestBody,
-    ) -> Result<Map<String, Value>, ClientError> {
-        self.request(ClientRequest::StartMatchmaking {
+    ) -> Result<StartMatchmakingAck, ClientError> {
+        let ack = self.request_ack(ClientRequest::StartMatchmaking {
             request_id: None,
             body,
-        })
-        .await
+        });
+        match ack.await? {
+            RouteAck::StartMatchmaking(ack) => Ok(ack),
+            other => Err(crate::other_ack(&other)),
+        }
     }
 
     /// `acceptMatch`: accept (true) or reject (false) the match proposed to a ticket
@@ -89,26 +105,29 @@ impl Client {
         &self,
         ticket: &str,
         accept: bool,
-    ) -> Result<Map<String, Value>, ClientError> {
+    ) -> Result<AcceptMatchAck, ClientError> {
         let ticket_id = ticket_id(ticket)?;
-        self.request(ClientRequest::AcceptMatch {
+        let ack = self.request_ack(ClientRequest::AcceptMatch {
             request_id: None,
             body: AcceptMatchRequestBody { ticket_id, accept },
-        })
-        .await
+        });
+        match ack.await? {
+            RouteAck::AcceptMatch(ack) => Ok(ack),
+            other => Err(crate::other_ack(&other)),
+        }
     }
 
     /// `stopMatchmaking` of `ticket` (your live one when `None`); its `CANCELLED` comes as
     /// a `matchmaking` push.
-    pub async fn stop_matchmaking(
-        &self,
-        ticket: Option<&str>,
-    ) -> Result<Map<String, Value>, ClientError> {
+    pub async fn stop_matchmaking(&self, ticket: Option<&str>) -> Result<TicketAck, ClientError> {
         let ticket_id = ticket.map(ticket_id).transpose()?;
-        self.request(ClientRequest::StopMatchmaking {
+        let ack = self.request_ack(ClientRequest::StopMatchmaking {
             request_id: None,
             body: TicketBody { ticket_id },
-        })
-        .await
+        });
+        match ack.await? {
+            RouteAck::StopMatchmaking(ack) => Ok(ack),
+            other => Err(crate::other_ack(&other)),
+        }
     }
 }

@@ -26,7 +26,11 @@ const key = (name) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.str
 function type(node, indent) {
   if (node === true || node === undefined) return 'unknown';
   if (node === false) return 'never';
-  if (node.$ref) return node.$ref.replace('#/$defs/', '');
+  if (node.$ref) {
+    const name = node.$ref.replace('#/$defs/', '');
+    // A $ref beside properties (an ack by its `route`): the referenced type and those fields.
+    return node.properties ? `${name} & ${object({ ...node, $ref: undefined }, indent)}` : name;
+  }
   if (node.const !== undefined) return JSON.stringify(node.const);
   if (node.enum) return node.enum.map((v) => JSON.stringify(v)).join(' | ');
   const union = node.oneOf ?? node.anyOf;
@@ -79,6 +83,8 @@ out += `/** A server frame of the given \`type\`. */
 export type ServerFrameOf<T extends ServerFrame['type']> = Extract<ServerFrame, { type: T }>;
 /** The body of a request to the given \`route\`. */
 export type BodyOf<R extends ClientFrame['route']> = Extract<ClientFrame, { route: R }> extends { body?: infer B } ? B : never;
+/** The fields of the \`ack\` answering a request to the given \`route\`. */
+export type AckOf<R extends RouteAck['route']> = Omit<Extract<RouteAck, { route: R }>, 'route'>;
 /** Every route a client may send. */
 export const ROUTES = ${JSON.stringify(defs.ClientFrame.oneOf.map((v) => v.properties.route.const))} as const;
 /** Every error code of \`error\` frames. */

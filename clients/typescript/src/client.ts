@@ -1,4 +1,4 @@
-import type { BodyOf, ClientFrame, GameSession, KeepAlive, ServerFrame } from './protocol.js';
+import type { AckOf, BodyOf, ClientFrame, GameSession, KeepAlive, ServerFrame } from './protocol.js';
 import { GameSocketsError, type StopReason } from './errors.js';
 import { Emitter, type ClientEvents, type ConnectionState, type ResumeAck } from './events.js';
 import { RecentKeys } from './dedupe.js';
@@ -137,7 +137,7 @@ export class GameSocketsClient extends SeatedRoutes {
    * `heartbeat` without `cursor` is sent with the client's; `ping` rejects with `invalid` (it is
    * never answered).
    */
-  request<R extends RequestRoute>(route: R, body?: BodyOf<R>, options: { timeoutMs?: number } = {}): Promise<Ack> {
+  request<R extends RequestRoute>(route: R, body?: BodyOf<R>, options: { timeoutMs?: number } = {}): Promise<Ack<AckOf<R>>> {
     return new Promise((resolve, reject) => {
       if (this.stopped) return reject(new GameSocketsError('closed', 'the client is closed', { route }));
       if ((route as string) === 'ping') {
@@ -152,7 +152,8 @@ export class GameSocketsClient extends SeatedRoutes {
         this.queue = this.queue.filter((id) => id !== requestId);
         reject(new GameSocketsError('timeout', `no reply to ${route} within ${timeoutMs} ms`, { route, requestId }));
       }, timeoutMs);
-      const entry: Pending = { frame, resolve, reject, timer };
+      // The ack is the route's: the server answers each route with its own (AckOf).
+      const entry: Pending = { frame, resolve: resolve as (ack: Ack) => void, reject, timer };
       this.pending.set(requestId, entry);
       if (this.current?.live && !this.rolling) {
         this.transmit(requestId, entry, this.current);

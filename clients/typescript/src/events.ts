@@ -1,22 +1,16 @@
-import type { GameSession, KeepAlive, ServerFrame, ServerFrameOf } from './protocol.js';
+import type { AckOf, GameSession, KeepAlive, ServerFrame, ServerFrameOf } from './protocol.js';
+import type { Ack } from './routes.js';
 import type { StopReason } from './errors.js';
 
 /** Where the client is. */
 export type ConnectionState = 'idle' | 'connecting' | 'live' | 'reconnecting' | 'closed';
 
-/** The `resume` ack of each (re)connect: `resumed` is true when the server kept the session. */
-export interface ResumeAck {
-  playerId: string;
-  resumed: boolean;
-  pendingMessages: number;
-  cursor: number | null;
-  placement: unknown;
-  gameSession: unknown;
-  party: unknown;
-  /** What the client's timer sends, and how often (the client follows it). */
-  keepAlive?: KeepAlive;
-  [field: string]: unknown;
-}
+/**
+ * The `resume` ack of each (re)connect: `resumed` is true when the server kept the session.
+ * `keepAlive` (what the client's timer sends, and how often) is absent from a stack older
+ * than this client.
+ */
+export type ResumeAck = Ack<Omit<AckOf<'resume'>, 'keepAlive'> & { keepAlive?: KeepAlive }>;
 
 /** What `on` can listen to, and what each listener gets. */
 export interface ClientEvents {

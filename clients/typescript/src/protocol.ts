@@ -2,6 +2,14 @@
 // Regenerate with `npm run generate` (after regenerating the schema from the Rust types).
 
 /**
+ * `acceptMatch`: the ticket, and what was answered.
+ */
+export type AcceptMatchAck = {
+  accept: boolean;
+  ticketId: TicketId;
+};
+
+/**
  * `acceptMatch`: accept (true) or reject (false) the proposed match of a ticket.
  */
 export type AcceptMatchRequestBody = {
@@ -24,10 +32,24 @@ export type AttributeValue =
   };
 
 /**
+ * `setMatchmakingAttributes`: the attributes stored.
+ */
+export type AttributesAck = {
+  attributes: PlayerAttributes;
+};
+
+/**
  * `setMatchmakingAttributes`: your attributes for the party leader's ticket (`{}` clears).
  */
 export type AttributesBody = {
   attributes: PlayerAttributes;
+};
+
+/**
+ * `cancelPlacement`: the placement cancelled.
+ */
+export type CancelPlacementAck = {
+  placementId: PlacementId;
 };
 
 /**
@@ -288,6 +310,13 @@ export type GameSession = {
 };
 
 /**
+ * `heartbeat` with a `requestId`: the server's clock (ms).
+ */
+export type HeartbeatAck = {
+  serverTime: number;
+};
+
+/**
  * `heartbeat`'s body as the server reads it: API Gateway itself, with the mapping
  * template of template.yaml's `HeartbeatIntegration`, which takes a `cursor` of at most
  * 15 digits. Only the schema uses this type; Rust writes the body as `CursorBody` (seqs
@@ -298,6 +327,15 @@ export type HeartbeatBody = {
    * The `seq` of the last pushed frame the client processed.
    */
   cursor?: number | null;
+};
+
+/**
+ * `inviteToParty`: whom, to which party, until when (ms).
+ */
+export type InviteToPartyAck = {
+  expiresAt: number;
+  partyId: PartyId;
+  playerId: PlayerId;
 };
 
 /**
@@ -326,6 +364,15 @@ export type KeepAliveRoute =
  */
 export type Latencies = {
   [field: string]: number;
+};
+
+/**
+ * `setPlacementLatencies`: what was stored, region → whole milliseconds.
+ */
+export type LatenciesAck = {
+  latencies: {
+    [field: string]: number;
+  };
 };
 
 /**
@@ -374,6 +421,14 @@ export type MemberView = {
 };
 
 /**
+ * `createParty`, `joinParty`, `kickFromParty`, `promotePartyLeader`: the party after
+ * the change.
+ */
+export type PartyAck = {
+  party: PartyView;
+};
+
+/**
  * `joinParty`, `declinePartyInvite`: which party.
  */
 export type PartyBody = {
@@ -386,6 +441,13 @@ export type PartyBody = {
  * comes back (`joinParty`, `sendMessage`, a stored item) and parsed there once.
  */
 export type PartyId = string;
+
+/**
+ * `declinePartyInvite`, `leaveParty`: which party.
+ */
+export type PartyIdAck = {
+  partyId: PartyId;
+};
 
 /**
  * The size `createParty` asks for: a whole number from 2 to 10. A stack allows at most
@@ -404,6 +466,15 @@ export type PartyView = {
   members: Array<MemberView>;
   partyId: PartyId;
   version: number;
+};
+
+/**
+ * `sessionPlacementRequest` (and `resume`'s pending placement): the placement, still
+ * `PENDING`; its result comes as a `placement` frame.
+ */
+export type PlacementAck = {
+  placementId: PlacementId;
+  status: PlacementStatus;
 };
 
 /**
@@ -482,11 +553,160 @@ export type PlayerIdsBody = {
 };
 
 /**
+ * Where a player is in the connection lifecycle
+ * (shared/src/players.rs).
+ */
+export type PresenceStatus = 
+  | "online"
+  | "disconnected"
+  | "offline";
+
+/**
  * The name (or ARN) of one of the stack's GameLift queues: 1–256 characters. Which
  * queues there are is the stack's setting (`GAME_SESSION_QUEUES`): another name is
  * `not_found`, not malformed.
  */
 export type QueueName = string;
+
+/**
+ * `resume`: the session's state, after the replay of what came after the cursor.
+ */
+export type ResumeAck = {
+  /**
+   * This socket's id in the `@connections` API: what support and the operator's
+   * checks (`smoke --check-assumptions`) ask API Gateway about.
+   */
+  connectionId: string;
+  /**
+   * The inbox head when the replay started: after the replay the client has
+   * everything up to here (`null`: the inbox holds nothing).
+   */
+  cursor?: 
+    | Seq
+    | null;
+  /**
+   * The player's seat (`null`: none).
+   */
+  gameSession?: 
+    | GameSession
+    | null;
+  /**
+   * What the client's timer sends to keep the player online, and how often.
+   */
+  keepAlive: KeepAlive;
+  /**
+   * The live matchmaking ticket (`null`: none): its statuses are in the replay, as
+   * `matchmaking` frames.
+   */
+  matchmaking?: 
+    | TicketAck
+    | null;
+  /**
+   * The party the player is in (`null`: none).
+   */
+  party?: 
+    | PartyView
+    | null;
+  /**
+   * How many frames were replayed, right before this ack.
+   */
+  pendingMessages: number;
+  /**
+   * The pending placement (`null`: none): its result comes as a `placement` frame.
+   */
+  placement?: 
+    | PlacementAck
+    | null;
+  playerId: PlayerId;
+  /**
+   * This connection replaced a disconnected one within the grace period.
+   */
+  resumed: boolean;
+};
+
+/**
+ * The fields of an `ack` frame, by the route it answers: what each route's reply
+ * carries besides `type`, `route` and `requestId`.
+ */
+export type RouteAck = 
+  | ResumeAck & {
+    route: "resume";
+  }
+  | HeartbeatAck & {
+    route: "heartbeat";
+  }
+  | SendMessageAck & {
+    route: "sendMessage";
+  }
+  | PlacementAck & {
+    route: "sessionPlacementRequest";
+  }
+  | CancelPlacementAck & {
+    route: "cancelPlacement";
+  }
+  | SeatAck & {
+    route: "rejoinSession";
+  }
+  | SeatAck & {
+    route: "refreshConnectionDetails";
+  }
+  | SubscribePresenceAck & {
+    route: "subscribePresence";
+  }
+  | UnsubscribePresenceAck & {
+    route: "unsubscribePresence";
+  }
+  | LatenciesAck & {
+    route: "setPlacementLatencies";
+  }
+  | PartyAck & {
+    route: "createParty";
+  }
+  | InviteToPartyAck & {
+    route: "inviteToParty";
+  }
+  | PartyAck & {
+    route: "joinParty";
+  }
+  | PartyIdAck & {
+    route: "declinePartyInvite";
+  }
+  | PartyIdAck & {
+    route: "leaveParty";
+  }
+  | PartyAck & {
+    route: "kickFromParty";
+  }
+  | PartyAck & {
+    route: "promotePartyLeader";
+  }
+  | StartMatchmakingAck & {
+    route: "startMatchmaking";
+  }
+  | AcceptMatchAck & {
+    route: "acceptMatch";
+  }
+  | TicketAck & {
+    route: "stopMatchmaking";
+  }
+  | AttributesAck & {
+    route: "setMatchmakingAttributes";
+  };
+
+/**
+ * `rejoinSession` (the same game, a new player session) and `refreshConnectionDetails`
+ * (the seat with fresh connection details).
+ */
+export type SeatAck = {
+  gameSession: GameSession;
+};
+
+/**
+ * `sendMessage`: how many recipients the message was queued for.
+ */
+export type SendMessageAck = {
+  queued: number;
+};
 
 /**
  * `sendMessage`: to 1–100 players (duplicates dropped), or to every other member of your
@@ -657,6 +877,14 @@ export type ServerFrame =
   };
 
 /**
+ * `startMatchmaking`: the ticket, `QUEUED`; its statuses come as `matchmaking` frames.
+ */
+export type StartMatchmakingAck = {
+  status: TicketStatus;
+  ticketId: TicketId;
+};
+
+/**
  * `startMatchmaking`: a solo player's or a party leader's ticket (the leader's carries
  * every member).
  */
@@ -680,6 +908,23 @@ export type StartMatchmakingRequestBody = {
   latencies?: 
     | Latencies
     | null;
+};
+
+/**
+ * `subscribePresence`: each player's status now (`online` or `offline`), in the
+ * order the request named them.
+ */
+export type SubscribePresenceAck = {
+  presence: {
+    [field: string]: PresenceStatus;
+  };
+};
+
+/**
+ * `stopMatchmaking` (the ticket stopped) and `resume`'s live ticket.
+ */
+export type TicketAck = {
+  ticketId: TicketId;
 };
 
 /**
@@ -708,10 +953,19 @@ export type TicketStatus =
   | "REQUIRES_ACCEPTANCE"
   | "PLACING";
 
+/**
+ * `unsubscribePresence`: how many players it named.
+ */
+export type UnsubscribePresenceAck = {
+  unsubscribed: number;
+};
+
 /** A server frame of the given `type`. */
 export type ServerFrameOf<T extends ServerFrame['type']> = Extract<ServerFrame, { type: T }>;
 /** The body of a request to the given `route`. */
 export type BodyOf<R extends ClientFrame['route']> = Extract<ClientFrame, { route: R }> extends { body?: infer B } ? B : never;
+/** The fields of the `ack` answering a request to the given `route`. */
+export type AckOf<R extends RouteAck['route']> = Omit<Extract<RouteAck, { route: R }>, 'route'>;
 /** Every route a client may send. */
 export const ROUTES = ["resume","heartbeat","ping","sendMessage","sessionPlacementRequest","cancelPlacement","rejoinSession","refreshConnectionDetails","subscribePresence","unsubscribePresence","setPlacementLatencies","createParty","inviteToParty","joinParty","declinePartyInvite","leaveParty","kickFromParty","promotePartyLeader","startMatchmaking","acceptMatch","stopMatchmaking","setMatchmakingAttributes"] as const;
 /** Every error code of `error` frames. */

@@ -1,9 +1,9 @@
-import type { BodyOf, ClientFrame, GameSession, PartyView } from './protocol.js';
+import type { AckOf, BodyOf, ClientFrame } from './protocol.js';
 
 /** The routes that answer (every one but `ping`, which is never answered). */
 export type RequestRoute = Exclude<ClientFrame['route'], 'ping'>;
 
-/** The reply to a request: the `ack` frame's fields. */
+/** The reply to a request: the `ack` frame's fields (for a route, {@link AckOf} its type). */
 export type Ack<T = Record<string, unknown>> = T & { route: string; requestId?: string | null };
 
 /**
@@ -14,92 +14,92 @@ export abstract class Routes {
   /**
    * Sends a request and resolves with its `ack`, or rejects with a `GameSocketsError`.
    */
-  abstract request<R extends RequestRoute>(route: R, body?: BodyOf<R>, options?: { timeoutMs?: number }): Promise<Ack>;
+  abstract request<R extends RequestRoute>(route: R, body?: BodyOf<R>, options?: { timeoutMs?: number }): Promise<Ack<AckOf<R>>>;
 
   /** `sendMessage` to players (1–100) or, with `{ partyId }`, to your party. Resolves with `queued`. */
-  sendMessage(to: string[] | { partyId: string }, message: unknown): Promise<Ack<{ queued: number }>> {
+  sendMessage(to: string[] | { partyId: string }, message: unknown): Promise<Ack<AckOf<'sendMessage'>>> {
     const body = Array.isArray(to) ? { playerIds: to, message } : { partyId: to.partyId, message };
-    return this.request('sendMessage', body as BodyOf<'sendMessage'>) as Promise<Ack<{ queued: number }>>;
+    return this.request('sendMessage', body as BodyOf<'sendMessage'>);
   }
 
   /** `sessionPlacementRequest`: the result comes as a `placement` event. */
-  requestPlacement(body: BodyOf<'sessionPlacementRequest'> = {}): Promise<Ack<{ placementId: string; status: 'PENDING' }>> {
-    return this.request('sessionPlacementRequest', body) as Promise<Ack<{ placementId: string; status: 'PENDING' }>>;
+  requestPlacement(body: BodyOf<'sessionPlacementRequest'> = {}): Promise<Ack<AckOf<'sessionPlacementRequest'>>> {
+    return this.request('sessionPlacementRequest', body);
   }
 
-  cancelPlacement(placementId?: string): Promise<Ack<{ placementId: string }>> {
-    return this.request('cancelPlacement', placementId ? { placementId } : {}) as Promise<Ack<{ placementId: string }>>;
+  cancelPlacement(placementId?: string): Promise<Ack<AckOf<'cancelPlacement'>>> {
+    return this.request('cancelPlacement', placementId ? { placementId } : {});
   }
 
-  rejoinSession(): Promise<Ack<{ gameSession: GameSession }>> {
-    return this.request('rejoinSession', {}) as Promise<Ack<{ gameSession: GameSession }>>;
+  rejoinSession(): Promise<Ack<AckOf<'rejoinSession'>>> {
+    return this.request('rejoinSession', {});
   }
 
   /** Fresh connection details for your seat (a new player gateway token). */
-  refreshConnectionDetails(): Promise<Ack<{ gameSession: GameSession }>> {
-    return this.request('refreshConnectionDetails', {}) as Promise<Ack<{ gameSession: GameSession }>>;
+  refreshConnectionDetails(): Promise<Ack<AckOf<'refreshConnectionDetails'>>> {
+    return this.request('refreshConnectionDetails', {});
   }
 
-  subscribePresence(playerIds: string[]): Promise<Ack<{ presence: Record<string, string> }>> {
-    return this.request('subscribePresence', { playerIds }) as Promise<Ack<{ presence: Record<string, string> }>>;
+  subscribePresence(playerIds: string[]): Promise<Ack<AckOf<'subscribePresence'>>> {
+    return this.request('subscribePresence', { playerIds });
   }
 
-  unsubscribePresence(playerIds: string[]): Promise<Ack> {
+  unsubscribePresence(playerIds: string[]): Promise<Ack<AckOf<'unsubscribePresence'>>> {
     return this.request('unsubscribePresence', { playerIds });
   }
 
-  setPlacementLatencies(latencies: Record<string, number>): Promise<Ack<{ latencies: Record<string, number> }>> {
-    return this.request('setPlacementLatencies', { latencies }) as Promise<Ack<{ latencies: Record<string, number> }>>;
+  setPlacementLatencies(latencies: Record<string, number>): Promise<Ack<AckOf<'setPlacementLatencies'>>> {
+    return this.request('setPlacementLatencies', { latencies });
   }
 
-  createParty(maxSize?: number): Promise<Ack<{ party: PartyView }>> {
-    return this.request('createParty', maxSize ? { maxSize } : {}) as Promise<Ack<{ party: PartyView }>>;
+  createParty(maxSize?: number): Promise<Ack<AckOf<'createParty'>>> {
+    return this.request('createParty', maxSize ? { maxSize } : {});
   }
 
-  inviteToParty(playerId: string): Promise<Ack<{ partyId: string; playerId: string; expiresAt: number }>> {
-    return this.request('inviteToParty', { playerId }) as Promise<Ack<{ partyId: string; playerId: string; expiresAt: number }>>;
+  inviteToParty(playerId: string): Promise<Ack<AckOf<'inviteToParty'>>> {
+    return this.request('inviteToParty', { playerId });
   }
 
-  joinParty(partyId: string): Promise<Ack<{ party: PartyView }>> {
-    return this.request('joinParty', { partyId }) as Promise<Ack<{ party: PartyView }>>;
+  joinParty(partyId: string): Promise<Ack<AckOf<'joinParty'>>> {
+    return this.request('joinParty', { partyId });
   }
 
-  declinePartyInvite(partyId: string): Promise<Ack<{ partyId: string }>> {
-    return this.request('declinePartyInvite', { partyId }) as Promise<Ack<{ partyId: string }>>;
+  declinePartyInvite(partyId: string): Promise<Ack<AckOf<'declinePartyInvite'>>> {
+    return this.request('declinePartyInvite', { partyId });
   }
 
-  leaveParty(): Promise<Ack<{ partyId: string }>> {
-    return this.request('leaveParty', {}) as Promise<Ack<{ partyId: string }>>;
+  leaveParty(): Promise<Ack<AckOf<'leaveParty'>>> {
+    return this.request('leaveParty', {});
   }
 
-  kickFromParty(playerId: string): Promise<Ack<{ party: PartyView }>> {
-    return this.request('kickFromParty', { playerId }) as Promise<Ack<{ party: PartyView }>>;
+  kickFromParty(playerId: string): Promise<Ack<AckOf<'kickFromParty'>>> {
+    return this.request('kickFromParty', { playerId });
   }
 
-  promotePartyLeader(playerId: string): Promise<Ack<{ party: PartyView }>> {
-    return this.request('promotePartyLeader', { playerId }) as Promise<Ack<{ party: PartyView }>>;
+  promotePartyLeader(playerId: string): Promise<Ack<AckOf<'promotePartyLeader'>>> {
+    return this.request('promotePartyLeader', { playerId });
   }
 
   /** A solo player's or a party leader's ticket; its states arrive as `matchmaking` events. */
-  startMatchmaking(body: BodyOf<'startMatchmaking'> = {}): Promise<Ack<{ ticketId: string; status: 'QUEUED' }>> {
-    return this.request('startMatchmaking', body) as Promise<Ack<{ ticketId: string; status: 'QUEUED' }>>;
+  startMatchmaking(body: BodyOf<'startMatchmaking'> = {}): Promise<Ack<AckOf<'startMatchmaking'>>> {
+    return this.request('startMatchmaking', body);
   }
 
-  acceptMatch(ticketId: string, accept: boolean): Promise<Ack<{ ticketId: string; accept: boolean }>> {
-    return this.request('acceptMatch', { ticketId, accept }) as Promise<Ack<{ ticketId: string; accept: boolean }>>;
+  acceptMatch(ticketId: string, accept: boolean): Promise<Ack<AckOf<'acceptMatch'>>> {
+    return this.request('acceptMatch', { ticketId, accept });
   }
 
   /** Your live ticket when `ticketId` is absent. */
-  stopMatchmaking(ticketId?: string): Promise<Ack<{ ticketId: string }>> {
-    return this.request('stopMatchmaking', ticketId ? { ticketId } : {}) as Promise<Ack<{ ticketId: string }>>;
+  stopMatchmaking(ticketId?: string): Promise<Ack<AckOf<'stopMatchmaking'>>> {
+    return this.request('stopMatchmaking', ticketId ? { ticketId } : {});
   }
 
-  setMatchmakingAttributes(attributes: BodyOf<'setMatchmakingAttributes'>['attributes']): Promise<Ack> {
+  setMatchmakingAttributes(attributes: BodyOf<'setMatchmakingAttributes'>['attributes']): Promise<Ack<AckOf<'setMatchmakingAttributes'>>> {
     return this.request('setMatchmakingAttributes', { attributes });
   }
 
   /** A `heartbeat` with the cursor that asks for the server time (the timer's frames ask for nothing). */
-  heartbeat(): Promise<Ack<{ serverTime: number }>> {
-    return this.request('heartbeat', {}) as Promise<Ack<{ serverTime: number }>>;
+  heartbeat(): Promise<Ack<AckOf<'heartbeat'>>> {
+    return this.request('heartbeat', {});
   }
 }

@@ -20,7 +20,7 @@ use lambda_runtime::LambdaEvent;
 use tracing::warn;
 
 use shared::domain::{ConnectionId, ConnectionIdError, EpochMillis, PlayerId, PlayerIdError};
-use shared::frames::{ClientFrame, ErrorCode, FrameRejection, ServerFrame};
+use shared::frames::{ErrorCode, FrameRejection, ServerFrame, UntypedRequest};
 use shared::ports::{ConnectionGateway, GatewayError};
 use shared::requests::ClientRequest;
 use shared::telemetry::ErrorChain;
@@ -163,11 +163,11 @@ pub fn body_text(event: &ApiGatewayWebsocketProxyRequest) -> Result<&str, &'stat
 /// socket, never a Lambda error. `$default` reads frames this way; routes read theirs
 /// typed, with [`Request::open`].
 #[allow(clippy::result_large_err)] // The Err is the reply itself, returned straight to the runtime.
-pub fn client_frame(
+pub fn untyped_request(
     event: &ApiGatewayWebsocketProxyRequest,
-) -> Result<ClientFrame, ApiGatewayProxyResponse> {
+) -> Result<UntypedRequest, ApiGatewayProxyResponse> {
     frame_text(event)
-        .and_then(ClientFrame::parse)
+        .and_then(UntypedRequest::parse)
         .map_err(|rejection| reply(&rejection.into_frame()))
 }
 

@@ -3,11 +3,10 @@
 
 use async_trait::async_trait;
 use aws_lambda_events::apigw::{ApiGatewayProxyResponse, ApiGatewayWebsocketProxyRequest};
-use serde::Serialize;
 use tracing::{error, warn};
 
 use shared::frames::{ErrorCode, ServerFrame};
-use shared::requests::ClientRequest;
+use shared::requests::{ClientRequest, Route as ClientRoute, RouteAck};
 use shared::telemetry::ErrorChain;
 
 use super::{
@@ -31,29 +30,28 @@ pub struct Request {
 
 /// A frame of a route the function it reached does not serve: the API is wired wrong.
 #[derive(Debug, thiserror::Error)]
-#[error("{function} was invoked for route {route:?}; it serves {serves}")]
+#[error("{function} was invoked for route {route:?}; it serves {}", ClientRoute::list(.serves))]
 pub struct WrongRoute {
     pub function: &'static str,
     pub route: &'static str,
-    pub serves: &'static str,
+    pub serves: &'static [ClientRoute],
 }
 
-/// A function that serves client frames: its name, and the routes it serves (said when
-/// a frame of another route reaches it).
+/// A function that serves client frames: its name, and the routes it serves (the local
+/// stack routes them to it; a frame of another route reaching it is a wiring fault).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Serves {
     pub function: &'static str,
-    pub routes: &'static str,
+    pub routes: &'static [ClientRoute],
 }
 
 /// What a [`Route`] answers a request with, besides a refusal.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Reply<T> {
-    /// An `ack` carrying these fields.
-    Ack(T),
-    /// This frame instead of an ack (`resume`'s state); boxed, as a frame (a seat with
-    /// its connection details) is far bigger than the other answers.
-    Frame(Box<ServerFrame>),
+// One per request, moved once to the reply: not worth a box.
+#[allow(clippy::large_enum_variant)]
+pub enum Reply {
+    /// An `ack` carrying these fields (the ones of the request's route).
+    Ack(RouteAck),
     /// Nothing goes back (the socket is gone, or was told already).
     Silent,
     /// Not a route this function serves: the API is wired wrong, a Lambda error
@@ -63,18 +61,14 @@ pub enum Reply<T> {
 
 /// A route with a client frame. [`RouteHandler`] is implemented for every one by the
 /// same step: open the event ([`Request::open`]: a bad frame gets its `error` reply and
-/// nothing else runs), [`Route::answer`] the typed request, and reply with the ack, the
-/// frame, nothing, or the refusal's `error` frame (logged when it is not the client's
-/// mistake).
+/// nothing else runs), [`Route::answer`] the typed request, and reply with the ack,
+/// nothing, or the refusal's `error` frame (logged when it is not the client's mistake).
 #[async_trait]
 pub trait Route: Send + Sync {
-    /// The fields of this route's ack.
-    type Ack: Serialize + Send;
-
     /// This function and its routes.
     const SERVES: Serves;
 
-    async fn answer(&self, request: &Request) -> Result<Reply<Self::Ack>, RouteError>;
+    async fn answer(&self, request: &Request) -> Result<Reply, RouteError>;
 }
 
 #[async_trait]
@@ -84,19 +78,30 @@ impl<R: Route> RouteHandler for R {
             Opened::Request(request) => request,
             Opened::Refused(reply) => return Ok(reply),
         };
-        let answer = self.answer(&request).await;
-        if matches!(answer, Ok(Reply::Ack(_) | Reply::Frame(_) | Reply::Silent)) {
+        let answer = if R::SERVES.routes.contains(&request.frame.route()) {
+            self.answer(&request).await
+        } else {
+            Ok(Reply::WrongRoute)
+        };
+        let answer = match answer {
+            Ok(Reply::Ack(ack)) if ack.route() != request.frame.route() => Err(RouteError::new(
+                ErrorCode::Internal,
+                "a server error; retry",
+            )
+            .caused_by(WrongAck(ack.route()))),
+            answer => answer,
+        };
+        if matches!(answer, Ok(Reply::Ack(_) | Reply::Silent)) {
             // Answered; a refusal is counted by `refuse`, a wrong route is no request.
-            shared::metrics::request(request.frame.route(), None);
+            shared::metrics::request(request.frame.route().as_str(), None);
         }
         Ok(match answer {
-            Ok(Reply::Ack(fields)) => reply(&ServerFrame::ack(&request.frame, fields)),
-            Ok(Reply::Frame(frame)) => reply(&frame),
+            Ok(Reply::Ack(ack)) => reply(&ServerFrame::ack(&request.frame, &ack)),
             Ok(Reply::Silent) => status(200),
             Ok(Reply::WrongRoute) => {
                 return Err(WrongRoute {
                     function: R::SERVES.function,
-                    route: request.frame.route(),
+                    route: request.frame.route().as_str(),
                     serves: R::SERVES.routes,
                 }
                 .into());
@@ -105,6 +110,12 @@ impl<R: Route> RouteHandler for R {
         })
     }
 }
+
+/// A handler answered with the ack of another route than the request's: a bug, answered
+/// `internal`.
+#[derive(Debug, thiserror::Error)]
+#[error("the handler answered with the ack of {0}")]
+struct WrongAck(ClientRoute);
 
 /// What [`Request::open`] found in a route event: a request to handle, or the reply a
 /// bad frame gets instead.
@@ -133,7 +144,7 @@ impl Request {
     /// The `error` frame of `refusal`, logged first when it is not the client's mistake.
     pub fn refuse(&self, refusal: RouteError) -> ApiGatewayProxyResponse {
         self.log(&refusal);
-        shared::metrics::request(self.frame.route(), Some(refusal.code));
+        shared::metrics::request(self.frame.route().as_str(), Some(refusal.code));
         reply(&refusal.into_frame(&self.frame))
     }
 
@@ -142,7 +153,7 @@ impl Request {
         let (player, connection, route) = (
             self.caller.player_id.as_str(),
             self.caller.connection_id.as_str(),
-            self.frame.route(),
+            self.frame.route().as_str(),
         );
         let cause = refusal
             .cause()
@@ -168,9 +179,5 @@ fn route_of(event: &ApiGatewayWebsocketProxyRequest) -> &'static str {
         .route_key
         .as_deref()
         .unwrap_or_default();
-    shared::frames::ROUTES
-        .iter()
-        .find(|route| **route == key)
-        .copied()
-        .unwrap_or("$default")
+    ClientRoute::parse(key).map_or("$default", ClientRoute::as_str)
 }

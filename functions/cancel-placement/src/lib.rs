@@ -12,13 +12,12 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use edge::websocket::{Reply, Request, Route, RouteError, Serves};
-use serde_json::Value;
-use serde_json::json;
+use shared::acks::{CancelPlacementAck, RouteAck};
 use shared::domain::{PlacementId, PlayerId};
 use shared::frames::ErrorCode;
 use shared::pending::Pending;
 use shared::ports::{GameLiftError, PlacementReader, PlacementStopper, PlayerReader, StoreError};
-use shared::requests::ClientRequest;
+use shared::requests::{ClientRequest, Route as ClientRoute};
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
@@ -149,14 +148,12 @@ fn store_refusal(err: StoreError) -> RouteError {
 
 #[async_trait]
 impl Route for CancelPlacementHandler {
-    type Ack = Value;
-
     const SERVES: Serves = Serves {
         function: "cancel-placement",
-        routes: "cancelPlacement",
+        routes: &[ClientRoute::CancelPlacement],
     };
 
-    async fn answer(&self, request: &Request) -> Result<Reply<Value>, RouteError> {
+    async fn answer(&self, request: &Request) -> Result<Reply, RouteError> {
         let ClientRequest::CancelPlacement { body, .. } = &request.frame else {
             return Ok(Reply::WrongRoute);
         };
@@ -164,7 +161,9 @@ impl Route for CancelPlacementHandler {
         // A `placementId` that is not one was refused as the frame was read.
         let placement_id = self.cancel(player, body.placement_id.clone()).await?;
         info!(player_id = %player, placement_id = %placement_id, "placement cancel requested");
-        Ok(Reply::Ack(json!({ "placementId": placement_id })))
+        Ok(Reply::Ack(RouteAck::CancelPlacement(CancelPlacementAck {
+            placement_id,
+        })))
     }
 }
 

@@ -7,6 +7,7 @@ use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore};
 use serde_json::Value;
+use serde_json::json;
 use shared::domain::{MessageId, PlacementStatus};
 use shared::matchmaking::TicketId;
 use shared::messaging::{MessageKind, NewMessage};

@@ -3,8 +3,9 @@
 //! frame naming a route we do not have gets `unknown_route`. The connection stays open.
 
 use async_trait::async_trait;
-use edge::websocket::{RouteEvent, RouteHandler, RouteResult, client_frame, reply};
-use shared::frames::{ErrorCode, ROUTES, ServerFrame};
+use edge::websocket::{RouteEvent, RouteHandler, RouteResult, reply, untyped_request};
+use shared::frames::{ErrorCode, ServerFrame};
+use shared::requests::Route;
 use tracing::info;
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -20,7 +21,7 @@ impl DefaultHandler {
 impl RouteHandler for DefaultHandler {
     async fn handle(&self, event: RouteEvent) -> RouteResult {
         let connection_id = event.payload.request_context.connection_id.as_deref();
-        let frame = match client_frame(&event.payload) {
+        let frame = match untyped_request(&event.payload) {
             Ok(frame) => frame,
             Err(error_reply) => {
                 shared::metrics::request("$default", Some(ErrorCode::BadRequest));
@@ -33,7 +34,7 @@ impl RouteHandler for DefaultHandler {
         let message = format!(
             "unknown route {:?}; the routes are: {}",
             frame.route,
-            ROUTES.join(", ")
+            Route::list(Route::ALL)
         );
         Ok(reply(&ServerFrame::error(
             &frame,

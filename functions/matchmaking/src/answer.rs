@@ -6,7 +6,7 @@
 //! `stopMatchmaking` without `ticketId`, the player's item first) + one GameLift call.
 
 use edge::websocket::{Request, RouteError};
-use serde_json::{Value, json};
+use shared::acks::{AcceptMatchAck, AttributesAck, TicketAck};
 use shared::frames::ErrorCode;
 use shared::matchmaking::TicketRecord;
 use shared::matchmaking::{TicketId, TicketStatus};
@@ -21,7 +21,7 @@ impl MatchmakingHandler {
         &self,
         request: &Request,
         body: &AcceptMatchRequestBody,
-    ) -> Result<Value, RouteError> {
+    ) -> Result<AcceptMatchAck, RouteError> {
         let player = &request.caller.player_id;
         let ticket = self.ticket_of(&body.ticket_id, request).await?;
         if ticket.status != TicketStatus::RequiresAcceptance {
@@ -35,7 +35,10 @@ impl MatchmakingHandler {
         {
             Ok(()) => {
                 info!(player_id = %player, ticket_id = %ticket.ticket_id, accept = body.accept, "match answered");
-                Ok(json!({"ticketId": ticket.ticket_id, "accept": body.accept}))
+                Ok(AcceptMatchAck {
+                    ticket_id: ticket.ticket_id,
+                    accept: body.accept,
+                })
             }
             // The acceptance ended meanwhile (timed out, or another player rejected).
             Err(GameLiftError::InvalidRequest { message }) => Err(RouteError::new(
@@ -54,7 +57,7 @@ impl MatchmakingHandler {
         &self,
         request: &Request,
         body: &TicketBody,
-    ) -> Result<Value, RouteError> {
+    ) -> Result<TicketAck, RouteError> {
         let player = &request.caller.player_id;
         let ticket_id = match &body.ticket_id {
             Some(ticket_id) => ticket_id.clone(),
@@ -89,7 +92,9 @@ impl MatchmakingHandler {
         {
             Ok(()) => {
                 info!(player_id = %player, ticket_id = %ticket.ticket_id, "matchmaking stopped");
-                Ok(json!({"ticketId": ticket.ticket_id}))
+                Ok(TicketAck {
+                    ticket_id: ticket.ticket_id,
+                })
             }
             Err(GameLiftError::NotFound { .. }) => {
                 Err(nothing_live().with_detail("ticketId", ticket.ticket_id.as_str()))
@@ -108,7 +113,7 @@ impl MatchmakingHandler {
         &self,
         request: &Request,
         body: &AttributesBody,
-    ) -> Result<Value, RouteError> {
+    ) -> Result<AttributesAck, RouteError> {
         let player = &request.caller.player_id;
         let attributes = body.attributes.as_map();
         let stored = self
@@ -123,7 +128,9 @@ impl MatchmakingHandler {
                 "you have no player record; resume first",
             ));
         }
-        Ok(json!({ "attributes": attributes }))
+        Ok(AttributesAck {
+            attributes: body.attributes.clone(),
+        })
     }
 
     /// The ticket, if the caller is on it (`not_found` alike when it does not exist or

@@ -70,7 +70,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use edge::websocket::{Reply, Request, Route, RouteError, Serves};
-use serde_json::Value;
+use shared::acks::RouteAck;
 use shared::domain::PlayerId;
 use shared::frames::ErrorCode;
 use shared::matchmaking::{MatchmakingRequest, MatchmakingSettings, TicketId, TicketPushes};
@@ -80,7 +80,7 @@ use shared::ports::{
     StoreError, TicketChanges, TicketReader, TicketRecorder,
 };
 use shared::rate_limits::{self, Bucket};
-use shared::requests::ClientRequest;
+use shared::requests::{ClientRequest, Route as ClientRoute};
 use shared::telemetry::ErrorChain;
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
@@ -88,12 +88,10 @@ use tracing::{error, info, warn};
 mod answer;
 mod start;
 
-pub const START_ROUTE: &str = "startMatchmaking";
-pub const ACCEPT_ROUTE: &str = "acceptMatch";
-pub const STOP_ROUTE: &str = "stopMatchmaking";
-pub const ATTRIBUTES_ROUTE: &str = "setMatchmakingAttributes";
-/// Every route this function serves.
-pub const ROUTES: [&str; 4] = [START_ROUTE, ACCEPT_ROUTE, STOP_ROUTE, ATTRIBUTES_ROUTE];
+pub const START_ROUTE: &str = ClientRoute::StartMatchmaking.as_str();
+pub const ACCEPT_ROUTE: &str = ClientRoute::AcceptMatch.as_str();
+pub const STOP_ROUTE: &str = ClientRoute::StopMatchmaking.as_str();
+pub const ATTRIBUTES_ROUTE: &str = ClientRoute::SetMatchmakingAttributes.as_str();
 
 /// What the routes use besides the settings and the clock.
 pub struct Ports {
@@ -243,14 +241,17 @@ pub(crate) fn gamelift_refusal(
 
 #[async_trait]
 impl Route for MatchmakingHandler {
-    type Ack = Value;
-
     const SERVES: Serves = Serves {
         function: "matchmaking",
-        routes: "startMatchmaking, acceptMatch, stopMatchmaking and setMatchmakingAttributes",
+        routes: &[
+            ClientRoute::StartMatchmaking,
+            ClientRoute::AcceptMatch,
+            ClientRoute::StopMatchmaking,
+            ClientRoute::SetMatchmakingAttributes,
+        ],
     };
 
-    async fn answer(&self, request: &Request) -> Result<Reply<Value>, RouteError> {
+    async fn answer(&self, request: &Request) -> Result<Reply, RouteError> {
         if self.settings.configurations.is_empty() {
             return Err(RouteError::new(
                 ErrorCode::Unavailable,
@@ -259,15 +260,21 @@ impl Route for MatchmakingHandler {
             ));
         }
         let ack = match &request.frame {
-            ClientRequest::StartMatchmaking { body, .. } => self.start(request, body).await,
-            ClientRequest::AcceptMatch { body, .. } => self.accept(request, body).await,
-            ClientRequest::StopMatchmaking { body, .. } => self.stop(request, body).await,
+            ClientRequest::StartMatchmaking { body, .. } => {
+                RouteAck::StartMatchmaking(self.start(request, body).await?)
+            }
+            ClientRequest::AcceptMatch { body, .. } => {
+                RouteAck::AcceptMatch(self.accept(request, body).await?)
+            }
+            ClientRequest::StopMatchmaking { body, .. } => {
+                RouteAck::StopMatchmaking(self.stop(request, body).await?)
+            }
             ClientRequest::SetMatchmakingAttributes { body, .. } => {
-                self.set_attributes(request, body).await
+                RouteAck::SetMatchmakingAttributes(self.set_attributes(request, body).await?)
             }
             _ => return Ok(Reply::WrongRoute),
         };
-        ack.map(Reply::Ack)
+        Ok(Reply::Ack(ack))
     }
 }
 

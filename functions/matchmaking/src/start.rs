@@ -18,7 +18,7 @@
 //! is also stopped, best effort, so no match is made for players told it failed.
 
 use edge::websocket::{Request, RouteError};
-use serde_json::{Value, json};
+use shared::acks::StartMatchmakingAck;
 use shared::domain::PlayerId;
 use shared::frames::ErrorCode;
 use shared::matchmaking::{
@@ -63,7 +63,7 @@ impl MatchmakingHandler {
         &self,
         request: &Request,
         body: &StartMatchmakingRequestBody,
-    ) -> Result<Value, RouteError> {
+    ) -> Result<StartMatchmakingAck, RouteError> {
         let player = &request.caller.player_id;
         let configuration = self.configuration(body)?;
         self.spend(player).await?;
@@ -112,7 +112,10 @@ impl MatchmakingHandler {
         match self.ports.matchmaker.start_matchmaking(&start).await {
             Ok(()) => {
                 info!(player_id = %player, ticket_id = %ticket_id, configuration, players = record.player_ids.len(), "matchmaking started");
-                Ok(json!({"ticketId": ticket_id, "status": TicketStatus::Queued}))
+                Ok(StartMatchmakingAck {
+                    ticket_id,
+                    status: TicketStatus::Queued,
+                })
             }
             Err(refusal) => {
                 self.fail(&record, &refusal).await;

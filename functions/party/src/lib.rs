@@ -26,25 +26,22 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use edge::websocket::{Reply, Request, Route, RouteError, Serves};
-use serde_json::Value;
+use shared::acks::RouteAck;
 use shared::config::Config;
 use shared::party::{CommitScope, Parties, PartyError};
 use shared::ports::{PlayerReader, RateLimiter};
-use shared::requests::ClientRequest;
+use shared::requests::{ClientRequest, Route as ClientRoute};
 use shared::wiring::Wiring;
 
 mod ops;
 
-pub const CREATE: &str = "createParty";
-pub const INVITE: &str = "inviteToParty";
-pub const JOIN: &str = "joinParty";
-pub const DECLINE: &str = "declinePartyInvite";
-pub const LEAVE: &str = "leaveParty";
-pub const KICK: &str = "kickFromParty";
-pub const PROMOTE: &str = "promotePartyLeader";
-
-/// Every route this function serves.
-pub const ROUTES: [&str; 7] = [CREATE, INVITE, JOIN, DECLINE, LEAVE, KICK, PROMOTE];
+pub const CREATE: &str = ClientRoute::CreateParty.as_str();
+pub const INVITE: &str = ClientRoute::InviteToParty.as_str();
+pub const JOIN: &str = ClientRoute::JoinParty.as_str();
+pub const DECLINE: &str = ClientRoute::DeclinePartyInvite.as_str();
+pub const LEAVE: &str = ClientRoute::LeaveParty.as_str();
+pub const KICK: &str = ClientRoute::KickFromParty.as_str();
+pub const PROMOTE: &str = ClientRoute::PromotePartyLeader.as_str();
 
 /// The party routes as every deployment builds them: any party change
 /// ([`CommitScope::Any`]).
@@ -91,25 +88,43 @@ fn refusal(error: PartyError, consequence: &str) -> RouteError {
 
 #[async_trait]
 impl Route for PartyHandler {
-    type Ack = Value;
-
     const SERVES: Serves = Serves {
         function: "party",
-        routes: "createParty, inviteToParty, joinParty, declinePartyInvite, leaveParty, kickFromParty, promotePartyLeader",
+        routes: &[
+            ClientRoute::CreateParty,
+            ClientRoute::InviteToParty,
+            ClientRoute::JoinParty,
+            ClientRoute::DeclinePartyInvite,
+            ClientRoute::LeaveParty,
+            ClientRoute::KickFromParty,
+            ClientRoute::PromotePartyLeader,
+        ],
     };
 
-    async fn answer(&self, request: &Request) -> Result<Reply<Value>, RouteError> {
-        let result = match &request.frame {
-            ClientRequest::CreateParty { body, .. } => self.create(request, body).await,
-            ClientRequest::InviteToParty { body, .. } => self.invite(request, body).await,
-            ClientRequest::JoinParty { body, .. } => self.join(request, body).await,
-            ClientRequest::DeclinePartyInvite { body, .. } => self.decline(request, body).await,
-            ClientRequest::LeaveParty { .. } => self.leave(request).await,
-            ClientRequest::KickFromParty { body, .. } => self.kick(request, body).await,
-            ClientRequest::PromotePartyLeader { body, .. } => self.promote(request, body).await,
+    async fn answer(&self, request: &Request) -> Result<Reply, RouteError> {
+        let ack = match &request.frame {
+            ClientRequest::CreateParty { body, .. } => {
+                RouteAck::CreateParty(self.create(request, body).await?)
+            }
+            ClientRequest::InviteToParty { body, .. } => {
+                RouteAck::InviteToParty(self.invite(request, body).await?)
+            }
+            ClientRequest::JoinParty { body, .. } => {
+                RouteAck::JoinParty(self.join(request, body).await?)
+            }
+            ClientRequest::DeclinePartyInvite { body, .. } => {
+                RouteAck::DeclinePartyInvite(self.decline(request, body).await?)
+            }
+            ClientRequest::LeaveParty { .. } => RouteAck::LeaveParty(self.leave(request).await?),
+            ClientRequest::KickFromParty { body, .. } => {
+                RouteAck::KickFromParty(self.kick(request, body).await?)
+            }
+            ClientRequest::PromotePartyLeader { body, .. } => {
+                RouteAck::PromotePartyLeader(self.promote(request, body).await?)
+            }
             _ => return Ok(Reply::WrongRoute),
         };
-        result.map(Reply::Ack)
+        Ok(Reply::Ack(ack))
     }
 }
 

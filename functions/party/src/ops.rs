@@ -2,7 +2,7 @@
 //! with `shared::party`, commit it with its pushes.
 
 use edge::websocket::{Request, RouteError};
-use serde_json::{Value, json};
+use shared::acks::{InviteToPartyAck, PartyAck, PartyIdAck};
 use shared::domain::PlayerId;
 use shared::frames::ErrorCode;
 use shared::party::{CHANGE_ATTEMPTS, Invitation, Party, PartyError, PartyId, PartyRefusal};
@@ -50,7 +50,7 @@ impl PartyHandler {
         &self,
         request: &Request,
         body: &CreatePartyBody,
-    ) -> Result<Value, RouteError> {
+    ) -> Result<PartyAck, RouteError> {
         let creator = &request.caller.player_id;
         let max_size = self.party_size(body)?;
         let now = self.parties.now();
@@ -64,7 +64,9 @@ impl PartyHandler {
         match committed {
             Committed::Done => {
                 info!(player_id = %creator, party_id = %change.after.party_id, max_size, "party created");
-                Ok(json!({ "party": change.after.view() }))
+                Ok(PartyAck {
+                    party: change.after.view(),
+                })
             }
             Committed::InAnotherParty(party) => {
                 Err(RouteError::from(PartyRefusal::AlreadyInParty(party)))
@@ -104,7 +106,7 @@ impl PartyHandler {
         &self,
         request: &Request,
         body: &PlayerBody,
-    ) -> Result<Value, RouteError> {
+    ) -> Result<InviteToPartyAck, RouteError> {
         let inviter = &request.caller.player_id;
         let invitee = body.player_id.clone();
         if invitee == *inviter {
@@ -151,11 +153,11 @@ impl PartyHandler {
             {
                 Committed::Done => {
                     info!(player_id = %inviter, party_id = %party_id, invitee = %invitee, "invited to a party");
-                    return Ok(json!({
-                        "partyId": party_id,
-                        "playerId": invitee,
-                        "expiresAt": invitation.expires_at,
-                    }));
+                    return Ok(InviteToPartyAck {
+                        party_id,
+                        player_id: invitee,
+                        expires_at: invitation.expires_at,
+                    });
                 }
                 Committed::NoSuchPlayer => {
                     return Err(RouteError::from(PartyRefusal::NoSuchPlayer(invitee)));
@@ -172,7 +174,7 @@ impl PartyHandler {
         &self,
         request: &Request,
         body: &PartyBody,
-    ) -> Result<Value, RouteError> {
+    ) -> Result<PartyAck, RouteError> {
         let player = &request.caller.player_id;
         let party_id = body.party_id.clone();
         for _ in 0..CHANGE_ATTEMPTS {
@@ -198,7 +200,9 @@ impl PartyHandler {
             {
                 Committed::Done => {
                     info!(player_id = %player, party_id = %party_id, members = change.after.members.len(), "joined a party");
-                    return Ok(json!({ "party": change.after.view() }));
+                    return Ok(PartyAck {
+                        party: change.after.view(),
+                    });
                 }
                 Committed::PartyMoved => {}
                 Committed::InvitationGone => {
@@ -219,7 +223,7 @@ impl PartyHandler {
         &self,
         request: &Request,
         body: &PartyBody,
-    ) -> Result<Value, RouteError> {
+    ) -> Result<PartyIdAck, RouteError> {
         let player = &request.caller.player_id;
         let party_id = body.party_id.clone();
         let (_, invitation) = self
@@ -245,13 +249,13 @@ impl PartyHandler {
         {
             Committed::Done => {
                 info!(player_id = %player, party_id = %party_id, "declined a party invitation");
-                Ok(json!({ "partyId": party_id }))
+                Ok(PartyIdAck { party_id })
             }
             _ => Err(RouteError::from(PartyRefusal::NoInvitation(party_id))),
         }
     }
 
-    pub(crate) async fn leave(&self, request: &Request) -> Result<Value, RouteError> {
+    pub(crate) async fn leave(&self, request: &Request) -> Result<PartyIdAck, RouteError> {
         let player = &request.caller.player_id;
         let party_id = self.caller_party(player).await?;
         let change = self
@@ -262,14 +266,14 @@ impl PartyHandler {
         if let Some(change) = change {
             info!(player_id = %player, party_id = %party_id, change = ?change.kind, "left a party");
         }
-        Ok(json!({ "partyId": party_id }))
+        Ok(PartyIdAck { party_id })
     }
 
     pub(crate) async fn kick(
         &self,
         request: &Request,
         body: &PlayerBody,
-    ) -> Result<Value, RouteError> {
+    ) -> Result<PartyAck, RouteError> {
         self.leader_change(request, body, |party, leader, target| {
             party.kick(leader, target)
         })
@@ -280,7 +284,7 @@ impl PartyHandler {
         &self,
         request: &Request,
         body: &PlayerBody,
-    ) -> Result<Value, RouteError> {
+    ) -> Result<PartyAck, RouteError> {
         self.leader_change(request, body, |party, leader, target| {
             party.promote(leader, target)
         })
@@ -293,7 +297,7 @@ impl PartyHandler {
         request: &Request,
         body: &PlayerBody,
         change: impl Fn(&Party, &PlayerId, &PlayerId) -> Result<shared::party::Change, PartyRefusal>,
-    ) -> Result<Value, RouteError> {
+    ) -> Result<PartyAck, RouteError> {
         let leader = &request.caller.player_id;
         let target = body.player_id.clone();
         let party_id = self.caller_party(leader).await?;
@@ -308,6 +312,8 @@ impl PartyHandler {
             return Err(RouteError::from(PartyRefusal::Contended));
         };
         info!(player_id = %leader, party_id = %party_id, target = %target, change = ?changed.kind, "party changed by its leader");
-        Ok(json!({ "party": changed.after.view() }))
+        Ok(PartyAck {
+            party: changed.after.view(),
+        })
     }
 }

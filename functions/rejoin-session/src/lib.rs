@@ -20,14 +20,14 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use edge::websocket::{Reply, Request, Route, RouteError, Serves};
-use serde_json::{Value, json};
+use shared::acks::{RouteAck, SeatAck};
 use shared::domain::{GameSession, PlayerId};
 use shared::frames::ErrorCode;
 use shared::ports::{
     Clock, GameLiftError, PlayerReader, PlayerSessions, RateLimiter, Seats, StoreError,
 };
 use shared::rate_limits::{self, Bucket};
-use shared::requests::ClientRequest;
+use shared::requests::{ClientRequest, Route as ClientRoute};
 use shared::seats::SeatConnector;
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
@@ -237,23 +237,32 @@ fn store_refusal(err: StoreError) -> RouteError {
 
 #[async_trait]
 impl Route for RejoinSessionHandler {
-    type Ack = Value;
-
     const SERVES: Serves = Serves {
         function: "rejoin-session",
-        routes: "rejoinSession and refreshConnectionDetails",
+        routes: &[
+            ClientRoute::RejoinSession,
+            ClientRoute::RefreshConnectionDetails,
+        ],
     };
 
-    /// `refreshConnectionDetails` refreshes the seat; any other frame routed here asks
-    /// to rejoin (the route's body is empty).
-    async fn answer(&self, request: &Request) -> Result<Reply<Value>, RouteError> {
+    /// `refreshConnectionDetails` refreshes the seat; `rejoinSession` (whose body is
+    /// empty) asks to rejoin.
+    async fn answer(&self, request: &Request) -> Result<Reply, RouteError> {
         let player = &request.caller.player_id;
-        let session = match &request.frame {
-            ClientRequest::RefreshConnectionDetails { .. } => self.refresh(player).await?,
-            _ => self.rejoin(player).await?,
+        let (session, ack): (_, fn(SeatAck) -> RouteAck) = match &request.frame {
+            ClientRequest::RefreshConnectionDetails { .. } => (
+                self.refresh(player).await?,
+                RouteAck::RefreshConnectionDetails,
+            ),
+            ClientRequest::RejoinSession { .. } => {
+                (self.rejoin(player).await?, RouteAck::RejoinSession)
+            }
+            _ => return Ok(Reply::WrongRoute),
         };
-        info!(player_id = %player, route = request.frame.route(), game_session_arn = %session.game_session_arn, player_session_id = %session.player_session_id, "seat given");
-        Ok(Reply::Ack(json!({ "gameSession": session })))
+        info!(player_id = %player, route = request.frame.route().as_str(), game_session_arn = %session.game_session_arn, player_session_id = %session.player_session_id, "seat given");
+        Ok(Reply::Ack(ack(SeatAck {
+            game_session: session,
+        })))
     }
 }
 

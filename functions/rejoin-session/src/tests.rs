@@ -11,6 +11,7 @@ use memory_adapters::{
     InMemoryMessageStore, InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
 };
 use serde_json::Value;
+use serde_json::json;
 use shared::config::PlayerGateway;
 use shared::domain::{MessageId, PlacementStatus};
 use shared::messaging::{MessageKind, NewMessage};

@@ -33,9 +33,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use edge::websocket::{Reply, Request, Route, RouteError, Serves, tell_and_close};
-use serde::Serialize;
 use serde_json::Value;
-use shared::domain::{EpochMillis, Seq};
+use shared::acks::{PlacementAck, ResumeAck, RouteAck, TicketAck};
+use shared::domain::{EpochMillis, PlacementStatus, Seq};
 use shared::frames::{DisconnectReason, ServerFrame};
 use shared::keep_alive::KeepAlive;
 use shared::messaging::{Handover, HandoverOutcome, MessageKind, ReplayFrom, StoredMessage};
@@ -43,7 +43,7 @@ use shared::party::{CommitScope, MemberPresence, Parties, PartyError, PartyView}
 use shared::pending::Pending;
 use shared::players::{Liveness, PlayerRecord};
 use shared::ports::{Clock, ConnectionGateway, DeliveryHandover, InboxReader, PlayerReader};
-use shared::requests::ClientRequest;
+use shared::requests::{ClientRequest, Route as ClientRoute};
 use shared::telemetry::ErrorChain;
 use shared::wiring::Wiring;
 use tracing::{info, warn};
@@ -81,32 +81,6 @@ pub struct ResumeHandler {
     parties: Parties,
     gateway: Arc<dyn ConnectionGateway>,
     clock: Arc<dyn Clock>,
-}
-
-/// The `resume` ack's fields.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResumeResult {
-    pub player_id: String,
-    /// This socket's id in the `@connections` API: what support and the operator's
-    /// checks (`smoke --check-assumptions`) ask API Gateway about.
-    pub connection_id: String,
-    /// This connection replaced a disconnected one within the grace period.
-    pub resumed: bool,
-    /// How many frames were replayed, right before this ack.
-    pub pending_messages: usize,
-    /// The inbox head when the replay started: after the replay the client has
-    /// everything up to here (`null`: the inbox holds nothing).
-    pub cursor: Option<Seq>,
-    pub placement: Option<Value>,
-    /// The live matchmaking ticket (`{ticketId}`; `null`: none): its statuses are in
-    /// the replay, as `matchmaking` frames.
-    pub matchmaking: Option<Value>,
-    pub game_session: Option<Value>,
-    /// The party the player is in (`null`: none).
-    pub party: Option<PartyView>,
-    /// What the client's timer sends to keep the player online, and how often.
-    pub keep_alive: KeepAlive,
 }
 
 /// Why a resume stopped early.
@@ -173,7 +147,7 @@ impl ResumeHandler {
         &self,
         request: &Request,
         cursor: Option<Seq>,
-    ) -> Result<Option<ServerFrame>, Stop> {
+    ) -> Result<Option<ResumeAck>, Stop> {
         let caller = &request.caller;
         let record =
             self.players.get(&caller.player_id).await.map_err(|e| {
@@ -201,25 +175,17 @@ impl ResumeHandler {
             None => cursorless_start(&record),
         };
         let read = self.read(request, &from, now).await?;
-        let ack = |replayed: usize, head: Option<Seq>| {
-            ServerFrame::ack(
-                &request.frame,
-                ResumeResult {
-                    player_id: caller.player_id.to_string(),
-                    connection_id: caller.connection_id.to_string(),
-                    resumed: record.resumed(),
-                    pending_messages: replayed,
-                    cursor: head,
-                    placement: pending_placement(&record),
-                    matchmaking: live_ticket(&record),
-                    game_session: record
-                        .game_session
-                        .as_ref()
-                        .and_then(|session| serde_json::to_value(session).ok()),
-                    party: party.clone(),
-                    keep_alive: self.keep_alive,
-                },
-            )
+        let ack = |replayed: usize, head: Option<Seq>| ResumeAck {
+            player_id: caller.player_id.clone(),
+            connection_id: caller.connection_id.to_string(),
+            resumed: record.resumed(),
+            pending_messages: replayed as u64,
+            cursor: head,
+            placement: pending_placement(&record),
+            matchmaking: live_ticket(&record),
+            game_session: record.game_session.clone(),
+            party: party.clone(),
+            keep_alive: self.keep_alive,
         };
         if already_live {
             return Ok(Some(ack(0, read.head)));
@@ -412,33 +378,35 @@ fn presence_subject(message: &StoredMessage) -> String {
 
 /// The ack's `placement`: the pending one, from the record already read (a live
 /// matchmaking ticket takes the same slot: it is `matchmaking` instead).
-fn pending_placement(record: &PlayerRecord) -> Option<Value> {
+fn pending_placement(record: &PlayerRecord) -> Option<PlacementAck> {
     let id = record.pending.as_ref().and_then(Pending::placement)?;
-    Some(serde_json::json!({ "placementId": id, "status": "PENDING" }))
+    Some(PlacementAck {
+        placement_id: id.clone(),
+        status: PlacementStatus::Pending,
+    })
 }
 
 /// The ack's `matchmaking`: the live ticket, from the record already read.
-fn live_ticket(record: &PlayerRecord) -> Option<Value> {
+fn live_ticket(record: &PlayerRecord) -> Option<TicketAck> {
     let ticket = record.pending.as_ref().and_then(Pending::ticket)?;
-    Some(serde_json::json!({ "ticketId": ticket }))
+    Some(TicketAck {
+        ticket_id: ticket.clone(),
+    })
 }
 
 #[async_trait]
 impl Route for ResumeHandler {
-    /// `resume` replies with its state frame ([`ResumeResult`] in an ack) itself.
-    type Ack = ResumeResult;
-
     const SERVES: Serves = Serves {
         function: "resume",
-        routes: "resume",
+        routes: &[ClientRoute::Resume],
     };
 
-    async fn answer(&self, request: &Request) -> Result<Reply<ResumeResult>, RouteError> {
+    async fn answer(&self, request: &Request) -> Result<Reply, RouteError> {
         let ClientRequest::Resume { body, .. } = &request.frame else {
             return Ok(Reply::WrongRoute);
         };
         match self.resume(request, body.cursor).await {
-            Ok(Some(ack)) => Ok(Reply::Frame(Box::new(ack))),
+            Ok(Some(ack)) => Ok(Reply::Ack(RouteAck::Resume(ack))),
             Ok(None) | Err(Stop::SocketGone) => Ok(Reply::Silent),
             Err(Stop::Refused(refusal)) => Err(refusal),
         }

@@ -53,7 +53,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use edge::websocket::{Caller, Reply, Request, Route, RouteError, Serves};
-use serde_json::{Value, json};
+use serde_json::Value;
+use shared::acks::{RouteAck, SendMessageAck};
 use shared::config::Config;
 use shared::domain::{MessageId, PlayerId};
 use shared::frames::ServerFrame;
@@ -62,7 +63,7 @@ use shared::messaging::{MessageKind, NewMessage};
 use shared::party::{PartyId, PartyRefusal};
 use shared::ports::{Clock, MessageStore, PartyReader, PlayerLookup, RateLimiter};
 use shared::rate_limits::{self, Bucket, Exceeded, Quota};
-use shared::requests::{ClientRequest, SendMessageBody};
+use shared::requests::{ClientRequest, Route as ClientRoute, SendMessageBody};
 use shared::wiring::Wiring;
 use tracing::debug;
 
@@ -156,7 +157,11 @@ impl SendMessageHandler {
             .collect())
     }
 
-    async fn send(&self, request: &Request, body: &SendMessageBody) -> Result<Value, RouteError> {
+    async fn send(
+        &self,
+        request: &Request,
+        body: &SendMessageBody,
+    ) -> Result<SendMessageAck, RouteError> {
         match body {
             SendMessageBody::ToPlayers {
                 player_ids,
@@ -177,7 +182,7 @@ impl SendMessageHandler {
         request: &Request,
         party_id: &PartyId,
         message: &Value,
-    ) -> Result<Value, RouteError> {
+    ) -> Result<SendMessageAck, RouteError> {
         let sender = &request.caller.player_id;
         // The message is checked before anything is read.
         self.build(&request.caller, message, Vec::new(), Some(party_id))?;
@@ -221,7 +226,7 @@ impl SendMessageHandler {
         &self,
         request: &Request,
         messages: &[NewMessage],
-    ) -> Result<Value, RouteError> {
+    ) -> Result<SendMessageAck, RouteError> {
         self.messages.append(messages).await.map_err(|e| {
             RouteError::from_store(
                 e,
@@ -229,14 +234,16 @@ impl SendMessageHandler {
             )
         })?;
         debug!(player_id = %request.caller.player_id, queued = messages.len(), "message queued");
-        Ok(json!({ "queued": messages.len() }))
+        Ok(SendMessageAck {
+            queued: messages.len() as u64,
+        })
     }
 
     async fn send_to_players(
         &self,
         request: &Request,
         messages: Vec<NewMessage>,
-    ) -> Result<Value, RouteError> {
+    ) -> Result<SendMessageAck, RouteError> {
         let recipients: Vec<PlayerId> = messages.iter().map(|m| m.recipient_id.clone()).collect();
         let quota = self.quota();
         let count = u32::try_from(recipients.len()).unwrap_or(u32::MAX);
@@ -278,17 +285,16 @@ fn limit(exceeded: Exceeded) -> String {
 
 #[async_trait]
 impl Route for SendMessageHandler {
-    type Ack = Value;
-
     const SERVES: Serves = Serves {
         function: "send-message",
-        routes: "sendMessage",
+        routes: &[ClientRoute::SendMessage],
     };
 
-    async fn answer(&self, request: &Request) -> Result<Reply<Value>, RouteError> {
+    async fn answer(&self, request: &Request) -> Result<Reply, RouteError> {
         let ClientRequest::SendMessage { body, .. } = &request.frame else {
             return Ok(Reply::WrongRoute);
         };
-        self.send(request, body).await.map(Reply::Ack)
+        let ack = self.send(request, body).await?;
+        Ok(Reply::Ack(RouteAck::SendMessage(ack)))
     }
 }

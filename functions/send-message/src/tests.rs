@@ -4,6 +4,7 @@ use contracts::fixtures::{T0, new_connection};
 use contracts::ports::*;
 use edge::websocket::{RouteHandler, RouteResult};
 use memory_adapters::test_wiring::TestWiring;
+use serde_json::json;
 use shared::config::RateLimits;
 use shared::messaging::recipients::MAX_MESSAGE_FIELD_BYTES;
 

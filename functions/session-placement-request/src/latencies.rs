@@ -4,7 +4,7 @@
 //! stored (rounded, in region order).
 
 use edge::websocket::{Request, RouteError};
-use serde_json::{Map, Value};
+use shared::acks::LatenciesAck;
 use shared::frames::ErrorCode;
 use shared::requests::LatenciesBody;
 
@@ -15,7 +15,7 @@ impl SessionPlacementRequestHandler {
         &self,
         request: &Request,
         body: &LatenciesBody,
-    ) -> Result<Value, RouteError> {
+    ) -> Result<LatenciesAck, RouteError> {
         let latencies = body.latencies.rounded();
         let stored = self
             .ports
@@ -29,10 +29,8 @@ impl SessionPlacementRequestHandler {
                 "you have no player record yet: connect and send resume first",
             ));
         }
-        let echoed: Map<String, Value> = latencies
-            .into_iter()
-            .map(|(region, millis)| (region, Value::from(millis)))
-            .collect();
-        Ok(serde_json::json!({ "latencies": echoed }))
+        Ok(LatenciesAck {
+            latencies: latencies.into_iter().collect(),
+        })
     }
 }

@@ -29,9 +29,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use edge::websocket::{Reply, Request, Route, RouteError, Serves};
-use serde_json::{Value, json};
+use shared::acks::{PlacementAck, RouteAck};
 use shared::config::Config;
-use shared::domain::{PlacementId, PlayerId};
+use shared::domain::{PlacementId, PlacementStatus, PlayerId};
 use shared::frames::ErrorCode;
 use shared::pending::{Pending, PendingRequests};
 use shared::placement::{PlacementPlayer, PlacementRecord, PlacementRequest};
@@ -40,7 +40,7 @@ use shared::ports::{
     Profiles, RateLimiter, StoreError,
 };
 use shared::rate_limits::{self, Bucket};
-use shared::requests::{ClientRequest, PlacementRequestBody};
+use shared::requests::{ClientRequest, PlacementRequestBody, Route as ClientRoute};
 use shared::telemetry::ErrorChain;
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
@@ -296,18 +296,20 @@ fn gamelift_refusal(
 
 #[async_trait]
 impl Route for SessionPlacementRequestHandler {
-    type Ack = Value;
-
     const SERVES: Serves = Serves {
         function: "session-placement-request",
-        routes: "sessionPlacementRequest and setPlacementLatencies",
+        routes: &[
+            ClientRoute::SessionPlacementRequest,
+            ClientRoute::SetPlacementLatencies,
+        ],
     };
 
-    async fn answer(&self, request: &Request) -> Result<Reply<Value>, RouteError> {
+    async fn answer(&self, request: &Request) -> Result<Reply, RouteError> {
         let body = match &request.frame {
             ClientRequest::SessionPlacementRequest { body, .. } => body,
             ClientRequest::SetPlacementLatencies { body, .. } => {
-                return self.set_latencies(request, body).await.map(Reply::Ack);
+                let ack = self.set_latencies(request, body).await?;
+                return Ok(Reply::Ack(RouteAck::SetPlacementLatencies(ack)));
             }
             _ => return Ok(Reply::WrongRoute),
         };
@@ -317,9 +319,12 @@ impl Route for SessionPlacementRequestHandler {
         let queue = body.queue.clone();
         self.place(player, body, &placement_id).await?;
         info!(player_id = %player, placement_id = %placement_id, queue, "placement requested");
-        Ok(Reply::Ack(
-            json!({"placementId": placement_id, "status": "PENDING"}),
-        ))
+        Ok(Reply::Ack(RouteAck::SessionPlacementRequest(
+            PlacementAck {
+                placement_id,
+                status: PlacementStatus::Pending,
+            },
+        )))
     }
 }
 

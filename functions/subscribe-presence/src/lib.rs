@@ -11,24 +11,26 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use edge::websocket::{Caller, Reply, Request, Route, RouteError, Serves};
-use serde_json::{Map, Value, json};
+use shared::acks::{RouteAck, SubscribePresenceAck, UnsubscribePresenceAck};
 use shared::domain::{EpochMillis, PresenceStatus};
 use shared::players::PlayerRecord;
 use shared::ports::{Clock, PlayerLookup, Subscriptions};
 use shared::presence::SUBSCRIPTION_TTL_SECONDS;
-use shared::requests::{ClientRequest, PlayerIdsBody};
+use shared::requests::{ClientRequest, PlayerIdsBody, Route as ClientRoute};
 use shared::wiring::Wiring;
 use tracing::info;
 
-pub const SUBSCRIBE_ROUTE: &str = "subscribePresence";
-pub const UNSUBSCRIBE_ROUTE: &str = "unsubscribePresence";
+pub const SUBSCRIBE_ROUTE: &str = ClientRoute::SubscribePresence.as_str();
+pub const UNSUBSCRIBE_ROUTE: &str = ClientRoute::UnsubscribePresence.as_str();
 
 /// What watchers see of a player: `online` while connected or within the reconnect
 /// grace period (a quick reconnect is not a blink), `offline` otherwise.
-pub fn watched_status(record: Option<&PlayerRecord>, now: EpochMillis) -> &'static str {
+pub fn watched_status(record: Option<&PlayerRecord>, now: EpochMillis) -> PresenceStatus {
     match record {
-        Some(r) if r.status == PresenceStatus::Online || r.within_grace(now) => "online",
-        _ => "offline",
+        Some(r) if r.status == PresenceStatus::Online || r.within_grace(now) => {
+            PresenceStatus::Online
+        }
+        _ => PresenceStatus::Offline,
     }
 }
 
@@ -69,7 +71,11 @@ impl SubscribePresenceHandler {
         }
     }
 
-    async fn subscribe(&self, caller: &Caller, body: &PlayerIdsBody) -> Result<Value, RouteError> {
+    async fn subscribe(
+        &self,
+        caller: &Caller,
+        body: &PlayerIdsBody,
+    ) -> Result<SubscribePresenceAck, RouteError> {
         let targets = &body.player_ids;
         let now = self.clock.now_millis();
         let expire_at_secs = subscription_expire_at_secs(caller.connected_at, now);
@@ -85,20 +91,22 @@ impl SubscribePresenceHandler {
                 "subscribed, but the current status could not be read; retry",
             )
         })?;
-        let mut presence = Map::new();
-        for target in targets {
-            let record = records.iter().find(|r| r.player_id == *target);
-            presence.insert(target.to_string(), json!(watched_status(record, now)));
-        }
+        let presence = targets
+            .iter()
+            .map(|target| {
+                let record = records.iter().find(|r| r.player_id == *target);
+                (target.clone(), watched_status(record, now))
+            })
+            .collect();
         info!(player_id = %caller.player_id, targets = targets.len(), "subscribed to presence");
-        Ok(json!({ "presence": presence }))
+        Ok(SubscribePresenceAck { presence })
     }
 
     async fn unsubscribe(
         &self,
         caller: &Caller,
         body: &PlayerIdsBody,
-    ) -> Result<Value, RouteError> {
+    ) -> Result<UnsubscribePresenceAck, RouteError> {
         let targets = &body.player_ids;
         self.subscriptions
             .unsubscribe(&caller.player_id, targets)
@@ -107,30 +115,33 @@ impl SubscribePresenceHandler {
                 RouteError::from_store(e, "the subscriptions could not all be removed; retry")
             })?;
         info!(player_id = %caller.player_id, targets = targets.len(), "unsubscribed from presence");
-        Ok(json!({ "unsubscribed": targets.len() }))
+        Ok(UnsubscribePresenceAck {
+            unsubscribed: targets.len() as u64,
+        })
     }
 }
 
 #[async_trait]
 impl Route for SubscribePresenceHandler {
-    type Ack = Value;
-
     const SERVES: Serves = Serves {
         function: "subscribe-presence",
-        routes: "subscribePresence and unsubscribePresence",
+        routes: &[
+            ClientRoute::SubscribePresence,
+            ClientRoute::UnsubscribePresence,
+        ],
     };
 
-    async fn answer(&self, request: &Request) -> Result<Reply<Value>, RouteError> {
-        match &request.frame {
+    async fn answer(&self, request: &Request) -> Result<Reply, RouteError> {
+        let ack = match &request.frame {
             ClientRequest::SubscribePresence { body, .. } => {
-                self.subscribe(&request.caller, body).await.map(Reply::Ack)
+                RouteAck::SubscribePresence(self.subscribe(&request.caller, body).await?)
             }
-            ClientRequest::UnsubscribePresence { body, .. } => self
-                .unsubscribe(&request.caller, body)
-                .await
-                .map(Reply::Ack),
-            _ => Ok(Reply::WrongRoute),
-        }
+            ClientRequest::UnsubscribePresence { body, .. } => {
+                RouteAck::UnsubscribePresence(self.unsubscribe(&request.caller, body).await?)
+            }
+            _ => return Ok(Reply::WrongRoute),
+        };
+        Ok(Reply::Ack(ack))
     }
 }
 

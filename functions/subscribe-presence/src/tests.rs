@@ -2,6 +2,7 @@ use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fixtures::new_connection;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryPlayerStore, InMemorySubscriptionStore};
+use serde_json::{Value, json};
 use shared::domain::{ConnectionId, PlayerId};
 use shared::ports::StoreError;
 
@@ -167,13 +168,22 @@ async fn a_grace_period_ends_inclusively_and_an_offline_record_is_offline() {
     connect(&w, "alice", T0 - 60_000).await;
     disconnect(&w, "alice", T0 - GRACE).await;
     let in_grace = w.players.get(&p("alice")).await.unwrap();
-    assert_eq!(watched_status(in_grace.as_ref(), T0), "online");
-    assert_eq!(watched_status(in_grace.as_ref(), T0 + 1), "offline");
+    assert_eq!(
+        watched_status(in_grace.as_ref(), T0),
+        PresenceStatus::Online
+    );
+    assert_eq!(
+        watched_status(in_grace.as_ref(), T0 + 1),
+        PresenceStatus::Offline
+    );
     let offline = w.players.mark_offline(&p("alice"), T0 + 1).await.unwrap();
     assert!(offline.is_some());
     let offline = w.players.get(&p("alice")).await.unwrap();
-    assert_eq!(watched_status(offline.as_ref(), T0), "offline");
-    assert_eq!(watched_status(None, T0), "offline");
+    assert_eq!(
+        watched_status(offline.as_ref(), T0),
+        PresenceStatus::Offline
+    );
+    assert_eq!(watched_status(None, T0), PresenceStatus::Offline);
 }
 
 #[tokio::test]

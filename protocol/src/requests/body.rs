@@ -7,8 +7,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
-use super::ClientRequest;
-use crate::frames::{ClientFrame, ErrorCode, FrameRejection};
+use super::{ClientRequest, Route};
+use crate::frames::{ErrorCode, FrameRejection, UntypedRequest};
 
 /// A route's body read into its type `B`, or what is wrong with it, naming the field.
 pub fn read_body<B: DeserializeOwned>(body: Map<String, Value>) -> Result<B, String> {
@@ -30,13 +30,13 @@ where
 }
 
 impl ClientRequest {
-    /// The typed request of a frame [`ClientFrame::parse`] read: its body deserialized
+    /// The typed request of a frame [`UntypedRequest::parse`] read: its body deserialized
     /// into its route's type (unknown fields ignored, a missing or `null` body read as
     /// `{}`). A body that does not fit is a `bad_request` naming the field; a route with
     /// no request type, `unknown_route`. Either carries the frame's `route` and
     /// `requestId` for the error reply.
-    pub fn from_frame(frame: ClientFrame) -> Result<Self, FrameRejection> {
-        let ClientFrame {
+    pub fn from_frame(frame: UntypedRequest) -> Result<Self, FrameRejection> {
+        let UntypedRequest {
             route,
             request_id,
             body,
@@ -47,51 +47,18 @@ impl ClientRequest {
             code,
             message,
         };
-        macro_rules! typed {
-            ($variant:ident) => {
-                match read_body(body) {
-                    Ok(body) => Self::$variant {
-                        request_id: request_id.clone(),
-                        body,
-                    },
-                    Err(message) => return Err(refuse(ErrorCode::BadRequest, message)),
-                }
-            };
-        }
-        Ok(match route.as_str() {
-            "ping" => Self::Ping,
-            "resume" => typed!(Resume),
-            "heartbeat" => typed!(Heartbeat),
-            "sendMessage" => typed!(SendMessage),
-            "sessionPlacementRequest" => typed!(SessionPlacementRequest),
-            "cancelPlacement" => typed!(CancelPlacement),
-            "rejoinSession" => typed!(RejoinSession),
-            "refreshConnectionDetails" => typed!(RefreshConnectionDetails),
-            "subscribePresence" => typed!(SubscribePresence),
-            "unsubscribePresence" => typed!(UnsubscribePresence),
-            "setPlacementLatencies" => typed!(SetPlacementLatencies),
-            "createParty" => typed!(CreateParty),
-            "inviteToParty" => typed!(InviteToParty),
-            "joinParty" => typed!(JoinParty),
-            "declinePartyInvite" => typed!(DeclinePartyInvite),
-            "leaveParty" => typed!(LeaveParty),
-            "kickFromParty" => typed!(KickFromParty),
-            "promotePartyLeader" => typed!(PromotePartyLeader),
-            "startMatchmaking" => typed!(StartMatchmaking),
-            "acceptMatch" => typed!(AcceptMatch),
-            "stopMatchmaking" => typed!(StopMatchmaking),
-            "setMatchmakingAttributes" => typed!(SetMatchmakingAttributes),
-            other => {
-                let message = format!("unknown route {other:?}");
-                return Err(refuse(ErrorCode::UnknownRoute, message));
-            }
-        })
+        let Some(typed) = Route::parse(&route) else {
+            let message = format!("unknown route {route:?}");
+            return Err(refuse(ErrorCode::UnknownRoute, message));
+        };
+        Self::read(typed, request_id.clone(), body)
+            .map_err(|message| refuse(ErrorCode::BadRequest, message))
     }
 
-    /// A frame's text read as a typed request: [`ClientFrame::parse`], then
+    /// A frame's text read as a typed request: [`UntypedRequest::parse`], then
     /// [`Self::from_frame`].
     pub fn parse(text: &str) -> Result<Self, FrameRejection> {
-        ClientFrame::parse(text).and_then(Self::from_frame)
+        UntypedRequest::parse(text).and_then(Self::from_frame)
     }
 }
 
@@ -166,11 +133,11 @@ mod tests {
 
     use super::*;
 
-    fn frame(route: &str, body: Value) -> ClientFrame {
+    fn frame(route: &str, body: Value) -> UntypedRequest {
         let Value::Object(body) = body else {
             unreachable!("a test body is an object")
         };
-        ClientFrame {
+        UntypedRequest {
             route: route.to_owned(),
             request_id: Some("r1".to_owned()),
             body,
@@ -227,8 +194,8 @@ mod tests {
 
     #[test]
     fn given_every_route_with_its_smallest_body_then_it_reads_as_that_route() {
-        for route in crate::frames::ROUTES {
-            let body = match *route {
+        for route in Route::ALL.iter().map(|route| route.as_str()) {
+            let body = match route {
                 "sendMessage" => json!({"playerIds": ["bob"], "message": 1}),
                 "subscribePresence" | "unsubscribePresence" => json!({"playerIds": ["bob"]}),
                 "setPlacementLatencies" => json!({"latencies": {}}),
@@ -242,7 +209,7 @@ mod tests {
             };
             let request = ClientRequest::from_frame(frame(route, body.clone()))
                 .unwrap_or_else(|e| panic!("{route}: {}", e.message));
-            assert_eq!(request.route(), *route);
+            assert_eq!(request.route().as_str(), route);
             // The same frame read by the derived Deserialize is the same request.
             let derived: ClientRequest =
                 serde_json::from_value(json!({"route": route, "requestId": "r1", "body": body}))

@@ -6,7 +6,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 use futures_util::SinkExt;
 use gamelift_sockets_protocol::domain::Seq;
-use gamelift_sockets_protocol::{ClientRequest, KeepAliveRoute};
+use gamelift_sockets_protocol::{ClientRequest, KeepAliveRoute, Route};
 
 use super::{Actor, Pending, Reply};
 use crate::types::{ClientError, StopReason};
@@ -38,7 +38,9 @@ impl Actor {
             KeepAliveRoute::Ping => fresh,
         };
         let frame = match report {
-            Some(cursor) => json!({"route": "heartbeat", "body": {"cursor": cursor}}),
+            Some(cursor) => {
+                json!({"route": Route::Heartbeat.as_str(), "body": {"cursor": cursor}})
+            }
             None => json!({"route": idle_route.as_str()}),
         };
         if conn
@@ -96,9 +98,9 @@ impl Actor {
         if conn.sink.send(Message::text(text)).await.is_err() {
             if let Some(pending) = self.pending.remove(request_id) {
                 let route = pending.route;
-                let _ = pending
-                    .reply
-                    .send(Err(ClientError::ConnectionLost { route }));
+                let _ = pending.reply.send(Err(ClientError::ConnectionLost {
+                    route: route.as_str(),
+                }));
             }
         } else if reports.is_some() {
             self.reported_seq = reports;
@@ -125,9 +127,9 @@ impl Actor {
         for id in lost {
             if let Some(pending) = self.pending.remove(&id) {
                 let route = pending.route;
-                let _ = pending
-                    .reply
-                    .send(Err(ClientError::ConnectionLost { route }));
+                let _ = pending.reply.send(Err(ClientError::ConnectionLost {
+                    route: route.as_str(),
+                }));
             }
         }
     }
@@ -143,8 +145,8 @@ impl Actor {
         if ok {
             // Answers that carry the player's seat.
             match pending.route {
-                "rejoinSession" => self.set_seat(super::seat::seat_of(&frame).flatten()),
-                "refreshConnectionDetails" => self.seat_refreshed(&frame),
+                Route::RejoinSession => self.set_seat(super::seat::seat_of(&frame).flatten()),
+                Route::RefreshConnectionDetails => self.seat_refreshed(&frame),
                 _ => {}
             }
         }
@@ -159,7 +161,7 @@ impl Actor {
             Err(ClientError::Server {
                 route: route
                     .and_then(|r| r.as_str().map(str::to_owned))
-                    .unwrap_or_else(|| pending.route.to_owned()),
+                    .unwrap_or_else(|| pending.route.as_str().to_owned()),
                 code: code.unwrap_or(gamelift_sockets_protocol::ErrorCode::Internal),
                 message: message
                     .and_then(|m| m.as_str().map(str::to_owned))

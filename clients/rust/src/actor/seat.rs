@@ -6,9 +6,9 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use gamelift_sockets_protocol::ClientRequest;
 use gamelift_sockets_protocol::domain::GameSession;
 use gamelift_sockets_protocol::requests::EmptyBody;
+use gamelift_sockets_protocol::{ClientRequest, Route};
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -173,7 +173,7 @@ impl Actor {
                 Ok(Ok(result)) => result.map(|_| ()),
                 Ok(Err(_)) => Err(ClientError::Closed(crate::StopReason::ClosedByClient)),
                 Err(_) => Err(ClientError::Timeout {
-                    route: "refreshConnectionDetails",
+                    route: Route::RefreshConnectionDetails.as_str(),
                 }),
             };
             let _ = done.send(Refreshed { generation, result });

@@ -9,6 +9,7 @@
 
 use std::time::{Duration, Instant};
 
+use gamelift_sockets_client::protocol::domain::PresenceStatus;
 use gamelift_sockets_client::protocol::requests::{CursorBody, PlacementRequestBody};
 use gamelift_sockets_client::protocol::{ClientRequest, ErrorCode, ServerFrame};
 use gamelift_sockets_client::{ClientError, StopReason};
@@ -144,14 +145,14 @@ pub async fn run(plan: &Plan, report: &mut Report) {
             .await
             .map_err(|e| format!("subscribePresence: {e}"))?;
         let before = ack
-            .get("presence")
-            .and_then(|p| p.get(b_id))
-            .and_then(Value::as_str)
-            .ok_or(format!("no presence of {b_id} in {ack:?}"))?
-            .to_owned();
+            .presence
+            .iter()
+            .find(|(player, _)| player.as_str() == b_id)
+            .map(|(_, status)| *status)
+            .ok_or(format!("no presence of {b_id} in {ack:?}"))?;
         let b = plan.connect("b", &plan.b, Carrier::Query, None).await?;
         let resumed = b.resume_ack.get("resumed") == Some(&Value::Bool(true));
-        if before != "offline" || resumed {
+        if before != PresenceStatus::Offline || resumed {
             // A takeover or a resume within the grace period is no presence change.
             let why = if resumed {
                 "b resumed a session of an earlier run"
@@ -160,7 +161,10 @@ pub async fn run(plan: &Plan, report: &mut Report) {
             };
             return Ok((
                 b,
-                format!("subscribe answered {before}; {why}, so no change was pushed"),
+                format!(
+                    "subscribe answered {}; {why}, so no change was pushed",
+                    before.as_str()
+                ),
             ));
         }
         let is_b = |f: &ServerFrame| matches!(f, ServerFrame::Presence { player_id, .. } if player_id == b_id);
@@ -378,7 +382,7 @@ async fn placement(
         .request_placement(PlacementRequestBody::default())
         .await;
     let placement_id = match answer {
-        Ok(ack) => ack.get("placementId").cloned(),
+        Ok(ack) => Some(Value::from(ack.placement_id.as_str())),
         // One still pending from an earlier run: its result will do.
         Err(ClientError::Server {
             code: ErrorCode::Conflict,
