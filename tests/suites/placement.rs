@@ -12,7 +12,6 @@ use local::gamelift::{DesiredPlayer, GroupPlacementRequest};
 use serde_json::{Value, json};
 use shared::domain::{PlacementId, PlayerId};
 use shared::placement::PlacementRecord;
-use tests::dynamodb::unique_table_name;
 use tests::stack::{Client, TestStack};
 
 /// A fleet ready at once and a placement fulfilled 200 ms after it is asked for.
@@ -132,17 +131,12 @@ async fn given_capacity_when_alice_requests_a_placement_then_fulfilled_is_pushed
 #[tokio::test]
 async fn given_dynamodb_local_when_alice_requests_a_placement_then_fulfilled_is_pushed_and_after_a_drop_she_rejoins_the_same_game()
  {
-    let Some(endpoint) = tests::dynamodb::endpoint() else {
-        eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
+    let Some(endpoint) = tests::dynamodb::endpoint_or_skip() else {
         return;
     };
     let stack = TestStack::start_with(|s| {
         fast_fleet(s);
-        s.storage.dynamodb_endpoint = Some(endpoint);
-        s.storage.players_table = unique_table_name("e2e-players");
-        s.storage.messages_table = unique_table_name("e2e-messages");
-        s.storage.placements_table = unique_table_name("e2e-placements");
-        s.storage.subscriptions_table = unique_table_name("e2e-subscriptions");
+        tests::dynamodb::use_fresh_tables(&mut s.storage, endpoint);
     })
     .await;
     assert!(stack.stack().storage().starts_with("DynamoDB"));
