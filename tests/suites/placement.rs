@@ -8,10 +8,7 @@
 use std::time::{Duration, Instant};
 
 use local::Settings;
-use local::gamelift::{DesiredPlayer, GroupPlacementRequest};
 use serde_json::{Value, json};
-use shared::domain::{PlacementId, PlayerId};
-use shared::placement::PlacementRecord;
 use tests::stack::{Client, TestStack};
 
 /// A fleet ready at once and a placement fulfilled 200 ms after it is asked for.
@@ -268,41 +265,7 @@ async fn given_two_players_placed_together_then_each_gets_their_own_player_sessi
     let (mut bob, _) = online(&stack, "bob").await;
 
     // The test hook: one placement for both, as a matchmaker would ask for it.
-    let players = ["alice", "bob"].map(|p| PlayerId::parse(p).unwrap());
-    let now = shared::ports::Clock::now_millis(&shared::ports::SystemClock);
-    let placement_id = PlacementId::new_at(now);
-    let mut record = PlacementRecord::pending(
-        placement_id.clone(),
-        players[0].clone(),
-        "default-queue",
-        now,
-    );
-    record.player_ids = players.to_vec();
-    stack
-        .stack()
-        .dependencies()
-        .stores
-        .placement_recorder()
-        .create(&record)
-        .await
-        .unwrap();
-    stack
-        .stack()
-        .simulator()
-        .start_group_placement(GroupPlacementRequest {
-            placement_id: placement_id.clone(),
-            queue: "default-queue".into(),
-            max_players: 8,
-            players: players
-                .iter()
-                .map(|player_id| DesiredPlayer {
-                    player_id: player_id.clone(),
-                    player_data: None,
-                })
-                .collect(),
-            matchmaker_data: None,
-        })
-        .unwrap();
+    let placement_id = stack.place_together(&["alice", "bob"]).await;
 
     let wait = Duration::from_millis(PLACEMENT_DELAY_MS + 1_000);
     let for_alice = placement_frame(&mut alice, placement_id.as_str(), wait).await;

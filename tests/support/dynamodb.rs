@@ -192,12 +192,5 @@ pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
 /// A client for DynamoDB Local that counts its round trips per operation.
 pub async fn counted_client() -> (Client, aws_adapters::call_counter::CallCounter) {
     let counter = aws_adapters::call_counter::CallCounter::new();
-    let base = dynamodb_local().await;
-    let client = Client::from_conf(
-        base.config()
-            .to_builder()
-            .interceptor(counter.clone())
-            .build(),
-    );
-    (client, counter)
+    (counter.counting(&dynamodb_local().await), counter)
 }
