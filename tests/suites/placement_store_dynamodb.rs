@@ -38,7 +38,7 @@ mod contract {
 }
 
 mod dynamodb_specific {
-    use std::collections::{BTreeMap, HashMap};
+    use std::collections::HashMap;
 
     use aws_adapters::dynamodb::{
         DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore, create_placements_table,
@@ -53,6 +53,7 @@ mod dynamodb_specific {
     use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
     use shared::players::NewConnection;
     use shared::ports::PlacementOutcomes;
+    use tests::dynamodb::calls;
     use tests::dynamodb::{
         describe_template_table, dynamodb_local, fresh_messages_table, fresh_placements_table,
         fresh_players_table, key_pairs,
@@ -139,10 +140,6 @@ mod dynamodb_specific {
                 .collect(),
             at: T0 + 1,
         }
-    }
-
-    fn calls(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
-        pairs.iter().map(|(op, n)| ((*op).to_owned(), *n)).collect()
     }
 
     #[tokio::test]

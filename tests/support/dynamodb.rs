@@ -189,6 +189,12 @@ pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
     shared::telemetry::ErrorChain(err).to_string()
 }
 
+/// Round trips per operation, as a [`CallCounter`](aws_adapters::call_counter::CallCounter)
+/// counts them: `calls(&[("GetItem", 1)])`.
+pub fn calls(pairs: &[(&str, u64)]) -> std::collections::BTreeMap<String, u64> {
+    pairs.iter().map(|(op, n)| ((*op).to_owned(), *n)).collect()
+}
+
 /// A client for DynamoDB Local that counts its round trips per operation.
 pub async fn counted_client() -> (Client, aws_adapters::call_counter::CallCounter) {
     let counter = aws_adapters::call_counter::CallCounter::new();
