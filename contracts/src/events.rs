@@ -87,3 +87,17 @@ pub fn stream_insert(message: &shared::messaging::StoredMessage, sequence_number
         "eventSourceARN": "arn:aws:dynamodb:us-east-1:123456789012:table/Messages/stream/2026-11-22T00:00:00.000"
     })
 }
+
+/// `text` percent-encoded as a client puts it in a path segment or a query value (an ARN
+/// holds `:` and `/`; a token command may print anything): RFC 3986's unreserved
+/// characters kept, every other byte `%XX`.
+pub fn percent_encoded(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}

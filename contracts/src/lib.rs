@@ -115,3 +115,18 @@ pub mod ports {
         TicketReader, TicketRecorder, Watchers,
     };
 }
+
+/// One `#[tokio::test]` per named scenario of a contract module, each run on
+/// `$factory().await`: what every `*_contract_tests!` macro expands to.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! contract_scenarios {
+    ($module:ident, $factory:expr, [$($scenario:ident),* $(,)?]) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $scenario() {
+                $crate::$module::$scenario(&$factory().await).await;
+            }
+        )*
+    };
+}

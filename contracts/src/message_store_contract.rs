@@ -367,26 +367,22 @@ pub async fn a_hand_over_of_a_connection_that_is_not_current_fails_and_writes_no
 #[macro_export]
 macro_rules! message_store_contract_tests {
     ($factory:expr) => {
-        $crate::message_store_contract_tests!(@each $factory, [
-            appends_to_an_inbox_get_consecutive_seqs_from_its_epoch_in_order,
-            a_read_after_a_seq_or_since_a_time_returns_only_what_follows,
-            expired_messages_are_not_replayed_but_the_head_still_counts_them,
-            an_inbox_that_never_had_a_message_reads_empty_with_no_head,
-            a_retried_append_of_the_newest_message_writes_nothing,
-            concurrent_appends_to_one_inbox_all_land_on_distinct_consecutive_seqs,
-            more_than_a_page_of_messages_is_read_whole_and_in_order,
-            a_hand_over_on_an_unmoved_inbox_makes_the_connection_live_from_its_head,
-            a_hand_over_fails_when_a_message_arrived_after_the_read,
-            a_hand_over_on_an_empty_inbox_fails_once_a_first_message_arrived,
-            a_hand_over_of_a_connection_that_is_not_current_fails_and_writes_nothing,
-        ]);
-    };
-    (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {
-        $(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $scenario() {
-                $crate::message_store_contract::$scenario(&$factory().await).await;
-            }
-        )*
+        $crate::contract_scenarios!(
+            message_store_contract,
+            $factory,
+            [
+                appends_to_an_inbox_get_consecutive_seqs_from_its_epoch_in_order,
+                a_read_after_a_seq_or_since_a_time_returns_only_what_follows,
+                expired_messages_are_not_replayed_but_the_head_still_counts_them,
+                an_inbox_that_never_had_a_message_reads_empty_with_no_head,
+                a_retried_append_of_the_newest_message_writes_nothing,
+                concurrent_appends_to_one_inbox_all_land_on_distinct_consecutive_seqs,
+                more_than_a_page_of_messages_is_read_whole_and_in_order,
+                a_hand_over_on_an_unmoved_inbox_makes_the_connection_live_from_its_head,
+                a_hand_over_fails_when_a_message_arrived_after_the_read,
+                a_hand_over_on_an_empty_inbox_fails_once_a_first_message_arrived,
+                a_hand_over_of_a_connection_that_is_not_current_fails_and_writes_nothing,
+            ]
+        );
     };
 }

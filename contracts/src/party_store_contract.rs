@@ -478,7 +478,7 @@ pub async fn given_offline_members_then_the_offline_index_lists_their_parties_lo
 #[macro_export]
 macro_rules! party_store_contract_tests {
     ($factory:expr) => {
-        $crate::party_store_contract_tests!(@each $factory, [
+        $crate::contract_scenarios!(party_store_contract, $factory, [
             given_a_new_party_when_created_then_it_reads_back_and_its_creator_is_linked_and_told,
             given_a_player_in_a_party_when_creating_another_then_nothing_is_written,
             given_an_invitation_when_the_invitee_joins_then_party_link_invitation_and_pushes_change_together,
@@ -490,13 +490,5 @@ macro_rules! party_store_contract_tests {
             given_a_party_when_its_placement_begins_then_every_member_is_pending_or_none_is,
             given_offline_members_then_the_offline_index_lists_their_parties_longest_offline_first,
         ]);
-    };
-    (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {
-        $(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $scenario() {
-                $crate::party_store_contract::$scenario(&$factory().await).await;
-            }
-        )*
     };
 }

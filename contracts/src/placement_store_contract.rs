@@ -567,7 +567,7 @@ pub async fn given_a_refresh_and_a_rejoin_racing_when_the_stale_refresh_stores_l
 #[macro_export]
 macro_rules! placement_store_contract_tests {
     ($factory:expr) => {
-        $crate::placement_store_contract_tests!(@each $factory, [
+        $crate::contract_scenarios!(placement_store_contract, $factory, [
             given_a_new_placement_when_created_then_it_reads_back_pending_and_its_id_is_never_reused,
             given_a_pending_placement_when_marked_failed_then_failed_once,
             given_a_pending_placement_when_fulfilled_then_placement_players_and_messages_change_together,
@@ -579,13 +579,5 @@ macro_rules! placement_store_contract_tests {
             given_a_seated_player_when_their_game_is_reported_over_then_the_seat_goes_and_the_game_is_remembered_as_ended,
             given_a_refresh_and_a_rejoin_racing_when_the_stale_refresh_stores_last_then_it_loses_and_the_rejoined_seat_stays,
         ]);
-    };
-    (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {
-        $(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $scenario() {
-                $crate::placement_store_contract::$scenario(&$factory().await).await;
-            }
-        )*
     };
 }

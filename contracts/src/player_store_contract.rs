@@ -734,7 +734,7 @@ pub async fn given_a_new_connection_then_it_remembers_the_one_it_replaced_and_ke
 #[macro_export]
 macro_rules! player_store_contract_tests {
     ($factory:expr) => {
-        $crate::player_store_contract_tests!(@each $factory, [
+        $crate::contract_scenarios!(player_store_contract, $factory, [
             given_no_record_when_connecting_then_a_new_online_session,
             given_matchmaking_attributes_then_they_are_stored_replaced_and_kept_over_a_reconnect,
             given_a_disconnect_within_grace_when_reconnecting_then_resumed,
@@ -753,14 +753,6 @@ macro_rules! player_store_contract_tests {
             given_no_game_session_when_updating_it_then_nothing_is_written,
         ]);
     };
-    (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {
-        $(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $scenario() {
-                $crate::player_store_contract::$scenario(&$factory().await).await;
-            }
-        )*
-    };
 }
 
 /// A Players store and what records heartbeats on it: in memory, the same store; on
@@ -775,19 +767,11 @@ pub struct HeartbeatStores {
 #[macro_export]
 macro_rules! heartbeat_contract_tests {
     ($factory:expr) => {
-        $crate::heartbeat_contract_tests!(@each $factory, [
+        $crate::contract_scenarios!(player_store_contract, $factory, [
             given_a_heartbeat_then_only_the_current_online_connection_is_refreshed,
             given_players_due_when_listing_expired_then_only_due_players_of_the_shard_page_by_page,
             given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_wins,
             given_a_new_connection_then_it_remembers_the_one_it_replaced_and_keeps_delivery_state,
         ]);
-    };
-    (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {
-        $(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $scenario() {
-                $crate::player_store_contract::$scenario(&$factory().await).await;
-            }
-        )*
     };
 }

@@ -192,23 +192,19 @@ pub async fn spending_leaves_the_players_record_as_it_was(store: &impl PlayersTa
 #[macro_export]
 macro_rules! rate_limiter_contract_tests {
     ($factory:expr) => {
-        $crate::rate_limiter_contract_tests!(@each $factory, [
-            calls_within_the_limit_pass_and_the_next_is_told_when_the_window_ends,
-            a_call_that_would_cross_the_unit_limit_is_refused_and_counts_nothing,
-            a_new_window_starts_from_zero,
-            limits_are_per_player_and_per_bucket,
-            concurrent_calls_never_pass_more_than_the_limit,
-            with_the_quota_off_everything_passes,
-            a_player_without_an_item_is_allowed_and_no_item_is_created,
-            spending_leaves_the_players_record_as_it_was,
-        ]);
-    };
-    (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {
-        $(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $scenario() {
-                $crate::rate_limiter_contract::$scenario(&$factory().await).await;
-            }
-        )*
+        $crate::contract_scenarios!(
+            rate_limiter_contract,
+            $factory,
+            [
+                calls_within_the_limit_pass_and_the_next_is_told_when_the_window_ends,
+                a_call_that_would_cross_the_unit_limit_is_refused_and_counts_nothing,
+                a_new_window_starts_from_zero,
+                limits_are_per_player_and_per_bucket,
+                concurrent_calls_never_pass_more_than_the_limit,
+                with_the_quota_off_everything_passes,
+                a_player_without_an_item_is_allowed_and_no_item_is_created,
+                spending_leaves_the_players_record_as_it_was,
+            ]
+        );
     };
 }

@@ -190,23 +190,19 @@ pub async fn given_nothing_to_write_or_remove_then_nothing_fails(store: &impl Su
 #[macro_export]
 macro_rules! subscription_store_contract_tests {
     ($factory:expr) => {
-        $crate::subscription_store_contract_tests!(@each $factory, [
-            given_subscriptions_when_listing_watchers_then_only_the_targets_own_watchers,
-            given_a_repeated_subscription_then_it_is_listed_once_until_the_later_expiry,
-            given_an_expired_subscription_not_yet_deleted_then_it_is_not_listed,
-            given_an_unsubscribe_then_only_the_named_subscriptions_of_that_watcher_go,
-            given_more_than_25_targets_then_every_subscription_is_written_and_removed,
-            given_many_watchers_of_one_target_then_every_one_is_listed,
-            given_a_player_watching_themselves_then_they_are_their_own_watcher,
-            given_nothing_to_write_or_remove_then_nothing_fails,
-        ]);
-    };
-    (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {
-        $(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $scenario() {
-                $crate::subscription_store_contract::$scenario(&$factory().await).await;
-            }
-        )*
+        $crate::contract_scenarios!(
+            subscription_store_contract,
+            $factory,
+            [
+                given_subscriptions_when_listing_watchers_then_only_the_targets_own_watchers,
+                given_a_repeated_subscription_then_it_is_listed_once_until_the_later_expiry,
+                given_an_expired_subscription_not_yet_deleted_then_it_is_not_listed,
+                given_an_unsubscribe_then_only_the_named_subscriptions_of_that_watcher_go,
+                given_more_than_25_targets_then_every_subscription_is_written_and_removed,
+                given_many_watchers_of_one_target_then_every_one_is_listed,
+                given_a_player_watching_themselves_then_they_are_their_own_watcher,
+                given_nothing_to_write_or_remove_then_nothing_fails,
+            ]
+        );
     };
 }

@@ -290,7 +290,7 @@ pub async fn given_an_unknown_ticket_when_advanced_then_nothing_is_written(store
 #[macro_export]
 macro_rules! ticket_store_contract_tests {
     ($factory:expr) => {
-        $crate::ticket_store_contract_tests!(@each $factory, [
+        $crate::contract_scenarios!(ticket_store_contract, $factory, [
             given_a_new_ticket_when_created_then_it_reads_back_queued_and_its_id_is_never_reused,
             given_a_queued_ticket_when_searching_then_the_ticket_and_both_inboxes_change_together,
             given_a_change_read_before_another_landed_when_applied_then_nothing_is_written,
@@ -299,13 +299,5 @@ macro_rules! ticket_store_contract_tests {
             given_a_later_placement_pending_when_an_older_ticket_ends_then_the_placement_stays,
             given_an_unknown_ticket_when_advanced_then_nothing_is_written,
         ]);
-    };
-    (@each $factory:expr, [$($scenario:ident),* $(,)?]) => {
-        $(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $scenario() {
-                $crate::ticket_store_contract::$scenario(&$factory().await).await;
-            }
-        )*
     };
 }

@@ -5,25 +5,19 @@
 
 use std::time::Duration;
 
+use contracts::events::percent_encoded;
 use local::Settings;
 use local::gamelift::GameSessionStatus;
 use serde_json::{Value, json};
 use shared::domain::PresenceStatus;
-use tests::dynamodb::unique_table_name;
 use tests::stack::{Client, TestStack};
 
 /// The stack on DynamoDB Local, fresh tables; `false` (skipped) without `DYNAMODB_ENDPOINT`.
 fn on_dynamodb(settings: &mut Settings) -> bool {
-    let Some(endpoint) = tests::dynamodb::endpoint() else {
-        eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
+    let Some(endpoint) = tests::dynamodb::endpoint_or_skip() else {
         return false;
     };
-    settings.storage.dynamodb_endpoint = Some(endpoint);
-    settings.storage.players_table = unique_table_name("e2e-players");
-    settings.storage.messages_table = unique_table_name("e2e-messages");
-    settings.storage.placements_table = unique_table_name("e2e-placements");
-    settings.storage.subscriptions_table = unique_table_name("e2e-subscriptions");
-    settings.storage.parties_table = unique_table_name("e2e-parties");
+    tests::dynamodb::use_fresh_tables(&mut settings.storage, endpoint);
     true
 }
 
@@ -246,7 +240,7 @@ async fn given_a_game_session_reported_ended_then_rejoin_answers_session_ended_w
             .to_owned();
 
         // The game server reports its game over (the ARN percent-encoded in the path)
-        let path = format!("/v1/game-sessions/{}/ended", encode(&arn));
+        let path = format!("/v1/game-sessions/{}/ended", percent_encoded(&arn));
         let response = stack
             .backend_api("POST", &path, Some(json!({"playerIds": ["alice"]})))
             .await;
@@ -278,7 +272,10 @@ async fn given_a_game_session_reported_ended_then_rejoin_answers_session_ended_w
         assert_eq!(player.body["gameSession"], Value::Null);
 
         // Leaving is idempotent
-        let left = format!("/v1/game-sessions/{}/players/alice/left", encode(&arn));
+        let left = format!(
+            "/v1/game-sessions/{}/players/alice/left",
+            percent_encoded(&arn)
+        );
         let response = stack.backend_api("POST", &left, None).await;
         assert_eq!(
             (response.status, &response.body),
@@ -412,17 +409,4 @@ async fn given_a_backend_api_key_then_requests_without_it_are_refused_and_with_i
     );
     assert_eq!(with.body["code"], "not_found");
     stack.shutdown().await;
-}
-
-/// Percent-encodes a path segment (an ARN holds `:` and `/`).
-fn encode(segment: &str) -> String {
-    segment
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }

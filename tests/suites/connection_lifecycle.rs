@@ -870,23 +870,12 @@ mod fidelity {
 /// the real DynamoDB adapter, creating its table; without it the test says so and passes.
 #[tokio::test]
 async fn given_dynamodb_local_when_a_player_reconnects_within_the_grace_period_then_resumed() {
-    let Some(endpoint) = std::env::var("DYNAMODB_ENDPOINT")
-        .ok()
-        .filter(|e| !e.trim().is_empty())
-    else {
-        eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
+    let Some(endpoint) = tests::dynamodb::endpoint_or_skip() else {
         return;
     };
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let table = format!("e2e-players-{}-{nanos}", std::process::id());
-    let stack = TestStack::start_with(|s| {
-        s.storage.dynamodb_endpoint = Some(endpoint.trim().to_owned());
-        s.storage.players_table = table;
-    })
-    .await;
+    let stack =
+        TestStack::start_with(|s| tests::dynamodb::use_fresh_tables(&mut s.storage, endpoint))
+            .await;
     assert!(stack.stack().storage().contains("DynamoDB"));
 
     let mut first = stack.connect("alice").await;

@@ -21,7 +21,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tests::dynamodb::unique_table_name;
 use tests::stack::{Client, Received, TestStack};
 use tokio::time::Instant;
 
@@ -40,17 +39,10 @@ async fn stack(dynamodb: bool) -> Option<TestStack> {
     if !dynamodb {
         return Some(TestStack::start().await);
     }
-    let Some(endpoint) = tests::dynamodb::endpoint() else {
-        eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
-        return None;
-    };
+    let endpoint = tests::dynamodb::endpoint_or_skip()?;
     Some(
         TestStack::start_with(|s| {
-            s.storage.dynamodb_endpoint = Some(endpoint);
-            s.storage.players_table = unique_table_name("faults-players");
-            s.storage.messages_table = unique_table_name("faults-messages");
-            s.storage.subscriptions_table = unique_table_name("faults-subscriptions");
-            s.storage.placements_table = unique_table_name("faults-placements");
+            tests::dynamodb::use_fresh_tables(&mut s.storage, endpoint);
         })
         .await,
     )

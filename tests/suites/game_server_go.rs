@@ -21,11 +21,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use local::Settings;
-use local::gamelift::{DesiredPlayer, GroupPlacementRequest};
 use local::gamelift_sdk::GameServerEndpoint;
 use serde_json::{Value, json};
-use shared::domain::{PlacementId, PlayerId};
-use shared::placement::PlacementRecord;
 use tests::stack::{Client, Received, TestStack};
 
 /// The port the game server says players reach it on (ActivateServerProcess `Port`).
@@ -292,35 +289,7 @@ async fn place(stack: &TestStack, players: Players) -> (Vec<Client>, String) {
         Players::AliceAndBob => {
             let (alice, _) = stack.online("alice").await;
             let (bob, _) = stack.online("bob").await;
-            let ids = ["alice", "bob"].map(|p| PlayerId::parse(p).unwrap());
-            let now = shared::ports::Clock::now_millis(&shared::ports::SystemClock);
-            let placement_id = PlacementId::new_at(now);
-            let mut record = PlacementRecord::pending(
-                placement_id.clone(),
-                ids[0].clone(),
-                "default-queue",
-                now,
-            );
-            record.player_ids = ids.to_vec();
-            let stores = &stack.stack().dependencies().stores;
-            stores.placement_recorder().create(&record).await.unwrap();
-            stack
-                .stack()
-                .simulator()
-                .start_group_placement(GroupPlacementRequest {
-                    placement_id: placement_id.clone(),
-                    queue: "default-queue".into(),
-                    max_players: 8,
-                    players: ids
-                        .iter()
-                        .map(|player_id| DesiredPlayer {
-                            player_id: player_id.clone(),
-                            player_data: None,
-                        })
-                        .collect(),
-                    matchmaker_data: None,
-                })
-                .unwrap();
+            let placement_id = stack.place_together(&["alice", "bob"]).await;
             (vec![alice, bob], placement_id.as_str().to_owned())
         }
     }

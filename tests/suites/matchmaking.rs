@@ -5,13 +5,13 @@
 //! conflicts and bad input. In memory, and (with `DYNAMODB_ENDPOINT` set) on DynamoDB
 //! Local.
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
 use local::Settings;
 use serde_json::{Value, json};
 use tests::dynamodb::unique_table_name;
-use tests::stack::{Client, Received, TestStack};
+use tests::player::Player;
+use tests::stack::TestStack;
 
 /// The rule set shipped with the repository: 1v1, skill within 100 of the average,
 /// a region under 150 ms for both.
@@ -21,9 +21,6 @@ const DUEL: &str = include_str!("../../local/rule-sets/duel.json");
 const SQUAD: &str = r#"{"name": "squad", "ruleLanguageVersion": "1.0",
   "playerAttributes": [{"name": "skill", "type": "number", "default": 10}],
   "teams": [{"name": "squad", "minPlayers": 3, "maxPlayers": 3}], "rules": []}"#;
-
-/// How long a push may take to arrive.
-const WAIT: Duration = Duration::from_secs(10);
 
 #[derive(Clone, Copy)]
 enum Storage {
@@ -52,19 +49,9 @@ async fn stack(
         s.matchmaking.sim_matchmaking_timeout_seconds = timeout;
         adjust(s);
         if let Storage::DynamoDb = storage {
-            match tests::dynamodb::endpoint() {
-                Some(endpoint) => {
-                    s.storage.dynamodb_endpoint = Some(endpoint);
-                    s.storage.players_table = unique_table_name("e2e-players");
-                    s.storage.messages_table = unique_table_name("e2e-messages");
-                    s.storage.placements_table = unique_table_name("e2e-placements");
-                    s.storage.subscriptions_table = unique_table_name("e2e-subscriptions");
-                    s.storage.parties_table = unique_table_name("e2e-parties");
-                }
-                None => {
-                    eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
-                    dynamodb = false;
-                }
+            match tests::dynamodb::endpoint_or_skip() {
+                Some(endpoint) => tests::dynamodb::use_fresh_tables(&mut s.storage, endpoint),
+                None => dynamodb = false,
             }
         }
     })
@@ -74,93 +61,6 @@ async fn stack(
     } else {
         stack.shutdown().await;
         None
-    }
-}
-
-/// A player's client that keeps the pushes it reads while waiting for a reply.
-struct Player {
-    name: &'static str,
-    client: Client,
-    pushes: VecDeque<Value>,
-}
-
-impl Player {
-    async fn online(stack: &TestStack, name: &'static str) -> Self {
-        let mut client = stack.connect(name).await;
-        let ack = client.resume(None).await;
-        assert_eq!(ack["type"], "ack", "{ack}");
-        Self {
-            name,
-            client,
-            pushes: VecDeque::new(),
-        }
-    }
-
-    /// Sends a request; its reply (ack or error). Pushes read meanwhile are kept.
-    async fn ask(&mut self, route: &str, body: Value) -> Value {
-        self.client
-            .send_json(json!({"route": route, "body": body}))
-            .await;
-        loop {
-            let frame = self.client.next_frame_within(WAIT).await;
-            if frame["route"] == route && matches!(frame["type"].as_str(), Some("ack" | "error")) {
-                return frame;
-            }
-            self.pushes.push_back(frame);
-        }
-    }
-
-    async fn ok(&mut self, route: &str, body: Value) -> Value {
-        let reply = self.ask(route, body.clone()).await;
-        assert_eq!(
-            reply["type"], "ack",
-            "{} {route} {body}: {reply}",
-            self.name
-        );
-        reply
-    }
-
-    /// Starts matchmaking; the ticket id of the QUEUED ack.
-    async fn start(&mut self, body: Value) -> String {
-        let ack = self.ok("startMatchmaking", body).await;
-        assert_eq!(ack["status"], "QUEUED", "{ack}");
-        ack["ticketId"].as_str().unwrap().to_owned()
-    }
-
-    /// The next `matchmaking` push (other pushes skipped), which must be `status`.
-    async fn status(&mut self, ticket: &str, status: &str) -> Value {
-        let frame = self.next_matchmaking(WAIT).await.unwrap_or_else(|| {
-            panic!(
-                "{}: no matchmaking frame ({status}) within {WAIT:?}",
-                self.name
-            )
-        });
-        assert_eq!(frame["ticketId"], ticket, "{}: {frame}", self.name);
-        assert_eq!(frame["status"], status, "{}: {frame}", self.name);
-        assert!(frame["seq"].is_u64(), "pushed through the inbox: {frame}");
-        frame
-    }
-
-    async fn next_matchmaking(&mut self, wait: Duration) -> Option<Value> {
-        while let Some(frame) = self.pushes.pop_front() {
-            if frame["type"] == "matchmaking" {
-                return Some(frame);
-            }
-        }
-        let deadline = tokio::time::Instant::now() + wait;
-        loop {
-            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            match self.client.receive(left).await {
-                Received::Text(text) => {
-                    let frame: Value = serde_json::from_str(&text).unwrap();
-                    if frame["type"] == "matchmaking" {
-                        return Some(frame);
-                    }
-                }
-                Received::Nothing => return None,
-                other => panic!("{}: {other:?}", self.name),
-            }
-        }
     }
 }
 

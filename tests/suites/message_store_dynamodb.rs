@@ -28,7 +28,6 @@ mod contract {
 }
 
 mod dynamodb_specific {
-    use std::collections::BTreeMap;
 
     use aws_adapters::dynamodb::message_item::message_to_item;
     use aws_adapters::dynamodb::{
@@ -42,6 +41,7 @@ mod dynamodb_specific {
     use shared::messaging::{Handover, HandoverOutcome, ReplayFrom};
     use shared::ports::StoreError;
     use shared::ports::{DeliveryHandover, MessageStore};
+    use tests::dynamodb::calls;
     use tests::dynamodb::{
         counted_client, describe_template_table, dynamodb_local, fresh_messages_table,
         fresh_players_table, key_pairs,
@@ -49,10 +49,6 @@ mod dynamodb_specific {
 
     fn bob() -> PlayerId {
         player("bob")
-    }
-
-    fn calls(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
-        pairs.iter().map(|(op, n)| ((*op).to_owned(), *n)).collect()
     }
 
     #[tokio::test]

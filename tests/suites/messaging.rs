@@ -17,7 +17,6 @@ use on_message_inserted::{MessageInsertedHandler, StreamBatch};
 use serde_json::{Value, json};
 use shared::domain::{ConnectionId, PresenceStatus};
 use shared::ports::{ConnectionGateway, GatewayError};
-use tests::dynamodb::unique_table_name;
 use tests::stack::{Client, TestStack, fragmented};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -146,14 +145,11 @@ async fn given_bob_online_and_carol_offline_when_alice_sends_to_bob_carol_bob_th
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn given_dynamodb_local_when_alice_sends_to_bob_carol_bob_then_bob_gets_one_frame_at_once_and_carol_gets_it_on_resume_once()
  {
-    let Some(endpoint) = tests::dynamodb::endpoint() else {
-        eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
+    let Some(endpoint) = tests::dynamodb::endpoint_or_skip() else {
         return;
     };
     let stack = TestStack::start_with(|s| {
-        s.storage.dynamodb_endpoint = Some(endpoint);
-        s.storage.players_table = unique_table_name("e2e-players");
-        s.storage.messages_table = unique_table_name("e2e-messages");
+        tests::dynamodb::use_fresh_tables(&mut s.storage, endpoint);
     })
     .await;
     assert!(

@@ -5,15 +5,12 @@
 //! leader's placement seats the whole party in one game. Each scenario runs in memory
 //! and (with `DYNAMODB_ENDPOINT` set) on DynamoDB Local.
 
-use std::collections::VecDeque;
-use std::time::Duration;
-
 use local::Settings;
 use serde_json::{Value, json};
 use shared::domain::PresenceStatus;
 use shared::ports::ManualClock;
-use tests::dynamodb::unique_table_name;
-use tests::stack::{Client, Received, TestStack};
+use tests::player::Player;
+use tests::stack::TestStack;
 
 /// Placements fulfilled 200 ms after they are asked for, on a fleet ready at once.
 fn fast_fleet(settings: &mut Settings) {
@@ -21,18 +18,12 @@ fn fast_fleet(settings: &mut Settings) {
     settings.simulator.sim_placement_delay_ms = 200;
 }
 
-/// The stack on DynamoDB Local, fresh tables; `None` (skipped) without `DYNAMODB_ENDPOINT`.
+/// The stack on DynamoDB Local, fresh tables; `false` (skipped) without `DYNAMODB_ENDPOINT`.
 fn on_dynamodb(settings: &mut Settings) -> bool {
-    let Some(endpoint) = tests::dynamodb::endpoint() else {
-        eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
+    let Some(endpoint) = tests::dynamodb::endpoint_or_skip() else {
         return false;
     };
-    settings.storage.dynamodb_endpoint = Some(endpoint);
-    settings.storage.players_table = unique_table_name("e2e-players");
-    settings.storage.messages_table = unique_table_name("e2e-messages");
-    settings.storage.placements_table = unique_table_name("e2e-placements");
-    settings.storage.subscriptions_table = unique_table_name("e2e-subscriptions");
-    settings.storage.parties_table = unique_table_name("e2e-parties");
+    tests::dynamodb::use_fresh_tables(&mut settings.storage, endpoint);
     true
 }
 
@@ -69,86 +60,6 @@ async fn stack(
     }
 }
 
-/// A player's client that keeps the pushes it reads while waiting for a reply, in order.
-struct Player {
-    name: &'static str,
-    client: Client,
-    pushes: VecDeque<Value>,
-}
-
-impl Player {
-    /// Connects, resumes, and keeps what the resume replayed as pushes.
-    async fn online(stack: &TestStack, name: &'static str) -> (Self, Value) {
-        Self::back(stack, name, None).await
-    }
-
-    /// Connects again and resumes from `cursor`.
-    async fn back(stack: &TestStack, name: &'static str, cursor: Option<u64>) -> (Self, Value) {
-        let mut client = stack.connect(name).await;
-        let ack = client.resume(cursor).await;
-        let mut player = Self {
-            name,
-            client,
-            pushes: VecDeque::new(),
-        };
-        // The replayed frames are queued in the client, ahead of anything live.
-        while let Received::Text(text) = player.client.receive(Duration::ZERO).await {
-            player
-                .pushes
-                .push_back(serde_json::from_str(&text).unwrap());
-        }
-        (player, ack)
-    }
-
-    /// Sends a request; its reply (ack or error). Pushes read meanwhile are kept.
-    async fn ask(&mut self, route: &str, body: Value) -> Value {
-        self.client
-            .send_json(json!({"route": route, "body": body}))
-            .await;
-        self.reply(route).await
-    }
-
-    /// The reply to `route`, reading (and keeping) pushes until it comes.
-    async fn reply(&mut self, route: &str) -> Value {
-        loop {
-            let frame = self.client.next_frame().await;
-            if frame["route"] == route && matches!(frame["type"].as_str(), Some("ack" | "error")) {
-                return frame;
-            }
-            self.pushes.push_back(frame);
-        }
-    }
-
-    /// Sends a request that must be acked; the ack.
-    async fn ok(&mut self, route: &str, body: Value) -> Value {
-        let reply = self.ask(route, body.clone()).await;
-        assert_eq!(
-            reply["type"], "ack",
-            "{} {route} {body}: {reply}",
-            self.name
-        );
-        reply
-    }
-
-    /// The next push.
-    async fn push(&mut self) -> Value {
-        match self.pushes.pop_front() {
-            Some(frame) => frame,
-            None => self.client.next_frame().await,
-        }
-    }
-
-    /// The next push, which must be a party frame of `change` about `subject`.
-    async fn party(&mut self, change: &str, subject: &str) -> Value {
-        let frame = self.push().await;
-        assert_eq!(frame["type"], "party", "{}: {frame}", self.name);
-        assert_eq!(frame["change"], change, "{}: {frame}", self.name);
-        assert_eq!(frame["playerId"], subject, "{}: {frame}", self.name);
-        assert!(frame["seq"].is_u64(), "pushed through the inbox: {frame}");
-        frame
-    }
-}
-
 fn members(party: &Value) -> Vec<&str> {
     party["members"]
         .as_array()
@@ -169,14 +80,14 @@ fn party_id(reply: &Value) -> String {
 /// start brings every frame again, each version once.
 async fn a_partys_whole_life(stack: &TestStack) {
     // dave has connected once and is offline.
-    let (dave, _) = Player::online(stack, "dave").await;
+    let dave = Player::online(stack, "dave").await;
     dave.client.close().await;
     stack
         .wait_for_status("dave", PresenceStatus::Disconnected)
         .await;
-    let (mut alice, _) = Player::online(stack, "alice").await;
-    let (mut bob, _) = Player::online(stack, "bob").await;
-    let (mut carol, _) = Player::online(stack, "carol").await;
+    let mut alice = Player::online(stack, "alice").await;
+    let mut bob = Player::online(stack, "bob").await;
+    let mut carol = Player::online(stack, "carol").await;
 
     let created = alice.ok("createParty", json!({"maxSize": 4})).await;
     let id = party_id(&created);
@@ -208,7 +119,7 @@ async fn a_partys_whole_life(stack: &TestStack) {
     }
 
     // dave, offline when invited, finds the invitation in his replay.
-    let (mut dave, ack) = Player::online(stack, "dave").await;
+    let (mut dave, ack) = Player::back(stack, "dave", None).await;
     assert_eq!(ack["party"], Value::Null);
     let invite = dave.push().await;
     assert_eq!(invite["type"], "party_invite", "replayed: {invite}");
@@ -311,8 +222,8 @@ async fn given_dynamodb_local_when_a_party_is_made_used_and_left_then_every_chan
 
 /// alice leads, bob is a member; the ids and both players.
 async fn pair(stack: &TestStack) -> (Player, Player, String) {
-    let (mut alice, _) = Player::online(stack, "alice").await;
-    let (mut bob, _) = Player::online(stack, "bob").await;
+    let mut alice = Player::online(stack, "alice").await;
+    let mut bob = Player::online(stack, "bob").await;
     let id = party_id(&alice.ok("createParty", json!({})).await);
     alice.ok("inviteToParty", json!({"playerId": "bob"})).await;
     assert_eq!(bob.push().await["type"], "party_invite");
@@ -431,9 +342,9 @@ async fn given_dynamodb_local_and_a_member_away_past_party_offline_seconds_then_
 
 /// A party of two with one seat left; bob and carol, both invited, join at once.
 async fn two_joins_race_for_the_last_seat(stack: &TestStack) {
-    let (mut alice, _) = Player::online(stack, "alice").await;
-    let (mut bob, _) = Player::online(stack, "bob").await;
-    let (mut carol, _) = Player::online(stack, "carol").await;
+    let mut alice = Player::online(stack, "alice").await;
+    let mut bob = Player::online(stack, "bob").await;
+    let mut carol = Player::online(stack, "carol").await;
     let id = party_id(&alice.ok("createParty", json!({"maxSize": 2})).await);
     alice.ok("inviteToParty", json!({"playerId": "bob"})).await;
     alice
@@ -479,9 +390,9 @@ async fn given_dynamodb_local_and_two_joins_racing_for_the_last_seat_then_exactl
 /// carol leaves while alice promotes bob, at the same instant: both changes land, one
 /// after the other, and every member sees consecutive versions.
 async fn two_members_act_at_once(stack: &TestStack) {
-    let (mut alice, _) = Player::online(stack, "alice").await;
-    let (mut bob, _) = Player::online(stack, "bob").await;
-    let (mut carol, _) = Player::online(stack, "carol").await;
+    let mut alice = Player::online(stack, "alice").await;
+    let mut bob = Player::online(stack, "bob").await;
+    let mut carol = Player::online(stack, "carol").await;
     let id = party_id(&alice.ok("createParty", json!({})).await);
     for player in [&mut bob, &mut carol] {
         alice
@@ -535,9 +446,9 @@ async fn given_dynamodb_local_and_two_members_acting_at_the_same_instant_then_bo
 // --- Placement ----------------------------------------------------------------------------
 
 async fn the_leader_places_a_party_of_three(stack: &TestStack) {
-    let (mut alice, _) = Player::online(stack, "alice").await;
-    let (mut bob, _) = Player::online(stack, "bob").await;
-    let (mut carol, _) = Player::online(stack, "carol").await;
+    let mut alice = Player::online(stack, "alice").await;
+    let mut bob = Player::online(stack, "bob").await;
+    let mut carol = Player::online(stack, "carol").await;
     let id = party_id(&alice.ok("createParty", json!({})).await);
     for player in [&mut bob, &mut carol] {
         alice
@@ -600,9 +511,9 @@ async fn given_dynamodb_local_and_a_party_of_three_when_the_leader_places_then_o
 /// A party of three whose leader cancels the party's pending placement: every member is
 /// told CANCELLED, and nothing stays pending (the leader can place again).
 async fn the_leader_cancels_for_the_party(stack: &TestStack) {
-    let (mut alice, _) = Player::online(stack, "alice").await;
-    let (mut bob, _) = Player::online(stack, "bob").await;
-    let (mut carol, _) = Player::online(stack, "carol").await;
+    let mut alice = Player::online(stack, "alice").await;
+    let mut bob = Player::online(stack, "bob").await;
+    let mut carol = Player::online(stack, "carol").await;
     let id = party_id(&alice.ok("createParty", json!({})).await);
     for player in [&mut bob, &mut carol] {
         alice
@@ -651,7 +562,7 @@ async fn given_a_partys_pending_placement_when_the_leader_cancels_then_every_mem
 #[tokio::test]
 async fn given_bad_input_on_each_party_route_then_a_typed_error_and_the_socket_stays_usable() {
     let stack = stack(Storage::Memory, None, |_| {}).await.unwrap();
-    let (mut alice, _) = Player::online(&stack, "alice").await;
+    let mut alice = Player::online(&stack, "alice").await;
     for (route, body, code) in [
         ("createParty", json!({"maxSize": 1}), "bad_request"),
         ("createParty", json!({"maxSize": 11}), "bad_request"),

@@ -8,11 +8,7 @@
 use std::time::{Duration, Instant};
 
 use local::Settings;
-use local::gamelift::{DesiredPlayer, GroupPlacementRequest};
 use serde_json::{Value, json};
-use shared::domain::{PlacementId, PlayerId};
-use shared::placement::PlacementRecord;
-use tests::dynamodb::unique_table_name;
 use tests::stack::{Client, TestStack};
 
 /// A fleet ready at once and a placement fulfilled 200 ms after it is asked for.
@@ -132,17 +128,12 @@ async fn given_capacity_when_alice_requests_a_placement_then_fulfilled_is_pushed
 #[tokio::test]
 async fn given_dynamodb_local_when_alice_requests_a_placement_then_fulfilled_is_pushed_and_after_a_drop_she_rejoins_the_same_game()
  {
-    let Some(endpoint) = tests::dynamodb::endpoint() else {
-        eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
+    let Some(endpoint) = tests::dynamodb::endpoint_or_skip() else {
         return;
     };
     let stack = TestStack::start_with(|s| {
         fast_fleet(s);
-        s.storage.dynamodb_endpoint = Some(endpoint);
-        s.storage.players_table = unique_table_name("e2e-players");
-        s.storage.messages_table = unique_table_name("e2e-messages");
-        s.storage.placements_table = unique_table_name("e2e-placements");
-        s.storage.subscriptions_table = unique_table_name("e2e-subscriptions");
+        tests::dynamodb::use_fresh_tables(&mut s.storage, endpoint);
     })
     .await;
     assert!(stack.stack().storage().starts_with("DynamoDB"));
@@ -274,41 +265,7 @@ async fn given_two_players_placed_together_then_each_gets_their_own_player_sessi
     let (mut bob, _) = online(&stack, "bob").await;
 
     // The test hook: one placement for both, as a matchmaker would ask for it.
-    let players = ["alice", "bob"].map(|p| PlayerId::parse(p).unwrap());
-    let now = shared::ports::Clock::now_millis(&shared::ports::SystemClock);
-    let placement_id = PlacementId::new_at(now);
-    let mut record = PlacementRecord::pending(
-        placement_id.clone(),
-        players[0].clone(),
-        "default-queue",
-        now,
-    );
-    record.player_ids = players.to_vec();
-    stack
-        .stack()
-        .dependencies()
-        .stores
-        .placement_recorder()
-        .create(&record)
-        .await
-        .unwrap();
-    stack
-        .stack()
-        .simulator()
-        .start_group_placement(GroupPlacementRequest {
-            placement_id: placement_id.clone(),
-            queue: "default-queue".into(),
-            max_players: 8,
-            players: players
-                .iter()
-                .map(|player_id| DesiredPlayer {
-                    player_id: player_id.clone(),
-                    player_data: None,
-                })
-                .collect(),
-            matchmaker_data: None,
-        })
-        .unwrap();
+    let placement_id = stack.place_together(&["alice", "bob"]).await;
 
     let wait = Duration::from_millis(PLACEMENT_DELAY_MS + 1_000);
     let for_alice = placement_frame(&mut alice, placement_id.as_str(), wait).await;

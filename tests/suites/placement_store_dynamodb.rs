@@ -38,9 +38,8 @@ mod contract {
 }
 
 mod dynamodb_specific {
-    use std::collections::{BTreeMap, HashMap};
+    use std::collections::HashMap;
 
-    use aws_adapters::call_counter::CallCounter;
     use aws_adapters::dynamodb::{
         DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore, create_placements_table,
     };
@@ -54,6 +53,7 @@ mod dynamodb_specific {
     use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
     use shared::players::NewConnection;
     use shared::ports::PlacementOutcomes;
+    use tests::dynamodb::calls;
     use tests::dynamodb::{
         describe_template_table, dynamodb_local, fresh_messages_table, fresh_placements_table,
         fresh_players_table, key_pairs,
@@ -68,19 +68,6 @@ mod dynamodb_specific {
 
     fn s(v: &str) -> AttributeValue {
         AttributeValue::S(v.into())
-    }
-
-    /// A client on DynamoDB Local that counts its round trips.
-    async fn counted() -> (Client, CallCounter) {
-        let counter = CallCounter::new();
-        let base = dynamodb_local().await;
-        let client = Client::from_conf(
-            base.config()
-                .to_builder()
-                .interceptor(counter.clone())
-                .build(),
-        );
-        (client, counter)
     }
 
     struct Tables {
@@ -155,10 +142,6 @@ mod dynamodb_specific {
         }
     }
 
-    fn calls(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
-        pairs.iter().map(|(op, n)| ((*op).to_owned(), *n)).collect()
-    }
-
     #[tokio::test]
     async fn the_placements_table_is_created_as_the_template_defines_it_and_idempotently() {
         let client = dynamodb_local().await;
@@ -175,7 +158,7 @@ mod dynamodb_specific {
     /// BENCHMARK: a placement request costs 2 writes (no read), a conflict 1.
     #[tokio::test]
     async fn a_placement_request_is_two_writes_and_a_conflict_one_naming_the_pending_placement() {
-        let (client, counter) = counted().await;
+        let (client, counter) = tests::dynamodb::counted_client().await;
         let t = tables(&client).await;
         connect(&t.players, "alice").await;
         counter.take();
@@ -266,7 +249,7 @@ mod dynamodb_specific {
     /// nothing.
     #[tokio::test]
     async fn a_settlement_is_one_transaction_and_a_duplicate_one_cancelled_transaction() {
-        let (client, counter) = counted().await;
+        let (client, counter) = tests::dynamodb::counted_client().await;
         let t = tables(&client).await;
         let names: Vec<String> = ["alice", "bob"].map(String::from).to_vec();
         for name in &names {
@@ -331,7 +314,7 @@ mod dynamodb_specific {
     /// after the first, cancelled one (its ALL_OLD image shows every chunk written).
     #[tokio::test]
     async fn a_settlement_of_more_than_33_players_is_one_transaction_per_33() {
-        let (client, counter) = counted().await;
+        let (client, counter) = tests::dynamodb::counted_client().await;
         let t = tables(&client).await;
         let names: Vec<String> = (0..120).map(|i| format!("p{i:03}")).collect();
         let mut placement =
@@ -365,7 +348,7 @@ mod dynamodb_specific {
     /// written) resumes where it stopped and writes each chunk once.
     #[tokio::test]
     async fn a_partly_settled_placement_resumes_at_the_first_missing_chunk() {
-        let (client, counter) = counted().await;
+        let (client, counter) = tests::dynamodb::counted_client().await;
         let t = tables(&client).await;
         let names: Vec<String> = (0..120).map(|i| format!("p{i:03}")).collect();
         let mut placement =

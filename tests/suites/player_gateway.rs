@@ -7,17 +7,14 @@
 //! seats go direct and `required` ones say `connectionUnavailable`; a refresh without a
 //! seat is `not_found`. In memory, and (with `DYNAMODB_ENDPOINT` set) on DynamoDB Local.
 
-use std::collections::VecDeque;
-use std::time::Duration;
-
 use local::gamelift::{Faults, RELAY_IPS};
 use serde_json::{Value, json};
 use shared::config::PlayerGateway;
 use tests::dynamodb::unique_table_name;
-use tests::stack::{Client, TestStack};
+use tests::player::Player;
+use tests::stack::TestStack;
 
 const DUEL: &str = include_str!("../../local/rule-sets/duel.json");
-const WAIT: Duration = Duration::from_secs(10);
 
 #[derive(Clone, Copy, Debug)]
 enum Storage {
@@ -30,11 +27,10 @@ enum Storage {
 async fn stack(storage: Storage, mode: PlayerGateway) -> Option<TestStack> {
     let path = std::env::temp_dir().join(format!("{}.json", unique_table_name("rule-set")));
     std::fs::write(&path, DUEL).unwrap();
-    let endpoint = tests::dynamodb::endpoint();
-    if matches!(storage, Storage::DynamoDb) && endpoint.is_none() {
-        eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
-        return None;
-    }
+    let endpoint = match storage {
+        Storage::Memory => None,
+        Storage::DynamoDb => Some(tests::dynamodb::endpoint_or_skip()?),
+    };
     let stack = TestStack::start_with(|s| {
         s.simulator.sim_server_startup_ms = 0;
         s.simulator.sim_placement_delay_ms = 100;
@@ -42,13 +38,8 @@ async fn stack(storage: Storage, mode: PlayerGateway) -> Option<TestStack> {
         s.simulator.sim_fleet_servers = 8;
         s.matchmaking.matchmaking_rule_set = Some(path.to_string_lossy().into_owned());
         s.placement.player_gateway = mode;
-        if let (Storage::DynamoDb, Some(endpoint)) = (storage, endpoint) {
-            s.storage.dynamodb_endpoint = Some(endpoint);
-            s.storage.players_table = unique_table_name("e2e-players");
-            s.storage.messages_table = unique_table_name("e2e-messages");
-            s.storage.placements_table = unique_table_name("e2e-placements");
-            s.storage.subscriptions_table = unique_table_name("e2e-subscriptions");
-            s.storage.parties_table = unique_table_name("e2e-parties");
+        if let Some(endpoint) = endpoint {
+            tests::dynamodb::use_fresh_tables(&mut s.storage, endpoint);
         }
     })
     .await;
@@ -62,59 +53,6 @@ fn calls(stack: &TestStack) -> u64 {
         .simulator()
         .snapshot()
         .connection_details_calls
-}
-
-/// A player's client that keeps the pushes it reads while waiting for a reply.
-struct Player {
-    name: &'static str,
-    client: Client,
-    pushes: VecDeque<Value>,
-}
-
-impl Player {
-    async fn online(stack: &TestStack, name: &'static str) -> Self {
-        let mut client = stack.connect(name).await;
-        let ack = client.resume(None).await;
-        assert_eq!(ack["type"], "ack", "{ack}");
-        Self {
-            name,
-            client,
-            pushes: VecDeque::new(),
-        }
-    }
-
-    /// Sends a request; its reply (ack or error). Pushes read meanwhile are kept.
-    async fn ask(&mut self, route: &str, body: Value) -> Value {
-        self.client
-            .send_json(json!({"route": route, "body": body}))
-            .await;
-        loop {
-            let frame = self.client.next_frame_within(WAIT).await;
-            if frame["route"] == route && matches!(frame["type"].as_str(), Some("ack" | "error")) {
-                return frame;
-            }
-            self.pushes.push_back(frame);
-        }
-    }
-
-    async fn ok(&mut self, route: &str, body: Value) -> Value {
-        let reply = self.ask(route, body.clone()).await;
-        assert_eq!(reply["type"], "ack", "{} {route}: {reply}", self.name);
-        reply
-    }
-
-    /// The next push of `kind` whose `status` is `status` (others skipped).
-    async fn push(&mut self, kind: &str, status: &str) -> Value {
-        loop {
-            let frame = match self.pushes.pop_front() {
-                Some(frame) => frame,
-                None => self.client.next_frame_within(WAIT).await,
-            };
-            if frame["type"] == kind && frame["status"] == status {
-                return frame;
-            }
-        }
-    }
 }
 
 /// Checks where `seat` says to connect, for a fleet in `mode` that answered.
@@ -168,8 +106,8 @@ async fn every_seat_carries_its_details(storage: Storage, mode: PlayerGateway) {
     bob.ok("joinParty", json!({"partyId": party})).await;
     let before = calls(&stack);
     alice.ok("sessionPlacementRequest", json!({})).await;
-    let a = alice.push("placement", "FULFILLED").await["gameSession"].clone();
-    let b = bob.push("placement", "FULFILLED").await["gameSession"].clone();
+    let a = alice.push_of("placement", "FULFILLED").await["gameSession"].clone();
+    let b = bob.push_of("placement", "FULFILLED").await["gameSession"].clone();
     assert_eq!(a["gameSessionArn"], b["gameSessionArn"], "{context}");
     assert_details(&a, mode);
     assert_details(&b, mode);
@@ -186,7 +124,7 @@ async fn every_seat_carries_its_details(storage: Storage, mode: PlayerGateway) {
     let mut carol = Player::online(&stack, "carol").await;
     let before = calls(&stack);
     carol.ok("sessionPlacementRequest", json!({})).await;
-    let c = carol.push("placement", "FULFILLED").await["gameSession"].clone();
+    let c = carol.push_of("placement", "FULFILLED").await["gameSession"].clone();
     assert_details(&c, mode);
     assert_eq!(calls(&stack) - before, per_game, "placement: {context}");
 
@@ -197,8 +135,8 @@ async fn every_seat_carries_its_details(storage: Storage, mode: PlayerGateway) {
     let body = |skill: u32| json!({"attributes": {"skill": skill}, "latencies": {"local": 20}});
     dave.ok("startMatchmaking", body(1000)).await;
     erin.ok("startMatchmaking", body(1010)).await;
-    let d = dave.push("matchmaking", "COMPLETED").await["gameSession"].clone();
-    let e = erin.push("matchmaking", "COMPLETED").await["gameSession"].clone();
+    let d = dave.push_of("matchmaking", "COMPLETED").await["gameSession"].clone();
+    let e = erin.push_of("matchmaking", "COMPLETED").await["gameSession"].clone();
     assert_eq!(d["gameSessionArn"], e["gameSessionArn"], "{context}");
     assert_details(&d, mode);
     assert_details(&e, mode);
@@ -245,7 +183,7 @@ async fn every_seat_carries_its_details(storage: Storage, mode: PlayerGateway) {
             ..Faults::default()
         });
         frank.ok("sessionPlacementRequest", json!({})).await;
-        let f = frank.push("placement", "FULFILLED").await["gameSession"].clone();
+        let f = frank.push_of("placement", "FULFILLED").await["gameSession"].clone();
         let r = carol.ok("refreshConnectionDetails", json!({})).await["gameSession"].clone();
         for seat in [&f, &r] {
             if mode == PlayerGateway::Enabled {

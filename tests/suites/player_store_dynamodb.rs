@@ -32,7 +32,6 @@ mod contract {
 }
 
 mod rate_limit {
-    use std::collections::BTreeMap;
 
     use aws_adapters::dynamodb::DynamoPlayerStore;
     use aws_sdk_dynamodb::types::AttributeValue;
@@ -40,11 +39,8 @@ mod rate_limit {
     use contracts::ports::*;
     use shared::ports::RateLimiter;
     use shared::rate_limits::{Bucket, Quota, Spent, WINDOW_MS};
+    use tests::dynamodb::calls;
     use tests::dynamodb::{counted_client, fresh_players_table};
-
-    fn calls(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
-        pairs.iter().map(|(op, n)| ((*op).to_owned(), *n)).collect()
-    }
 
     const QUOTA: Quota = Quota {
         calls: 2,

@@ -269,13 +269,7 @@ async fn clocked_stack_with(
 ) -> Option<TestStack> {
     let endpoint = match store {
         Store::Memory => None,
-        Store::DynamoDbLocal => match tests::dynamodb::endpoint() {
-            Some(endpoint) => Some(endpoint),
-            None => {
-                eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
-                return None;
-            }
-        },
+        Store::DynamoDbLocal => Some(tests::dynamodb::endpoint_or_skip()?),
     };
     let stack = TestStack::start_with_clock(
         |s| {
@@ -285,11 +279,7 @@ async fn clocked_stack_with(
             s.presence.presence_liveness = liveness;
             s.gateway.last_active_counts_sent_frames = counts_sent_frames;
             if let Some(endpoint) = endpoint {
-                s.storage.dynamodb_endpoint = Some(endpoint);
-                s.storage.players_table = tests::dynamodb::unique_table_name("e2e-players");
-                s.storage.messages_table = tests::dynamodb::unique_table_name("e2e-messages");
-                s.storage.subscriptions_table =
-                    tests::dynamodb::unique_table_name("e2e-subscriptions");
+                tests::dynamodb::use_fresh_tables(&mut s.storage, endpoint);
             }
         },
         clock.clone(),

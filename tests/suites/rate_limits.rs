@@ -8,16 +8,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use shared::ports::{Clock, ManualClock, SystemClock};
-use tests::dynamodb::unique_table_name;
 use tests::stack::{Client, TestStack};
 
 async fn stack(dynamodb: bool, clock: ManualClock) -> Option<TestStack> {
     let endpoint = if dynamodb {
-        let Some(endpoint) = tests::dynamodb::endpoint() else {
-            eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
-            return None;
-        };
-        Some(endpoint)
+        Some(tests::dynamodb::endpoint_or_skip()?)
     } else {
         None
     };
@@ -27,11 +22,7 @@ async fn stack(dynamodb: bool, clock: ManualClock) -> Option<TestStack> {
                 s.rate_limits.rate_limit_messages_per_minute = 5;
                 s.rate_limits.rate_limit_recipients_per_minute = 250;
                 if let Some(endpoint) = endpoint {
-                    s.storage.dynamodb_endpoint = Some(endpoint);
-                    s.storage.players_table = unique_table_name("limits-players");
-                    s.storage.messages_table = unique_table_name("limits-messages");
-                    s.storage.subscriptions_table = unique_table_name("limits-subscriptions");
-                    s.storage.placements_table = unique_table_name("limits-placements");
+                    tests::dynamodb::use_fresh_tables(&mut s.storage, endpoint);
                 }
             },
             clock,

@@ -96,13 +96,7 @@ mod dynamodb_specific {
         let client = dynamodb_local().await;
         let table = fresh_subscriptions_table(&client).await;
         let counter = CallCounter::new();
-        let counted = aws_sdk_dynamodb::Client::from_conf(
-            client
-                .config()
-                .to_builder()
-                .interceptor(counter.clone())
-                .build(),
-        );
+        let counted = counter.counting(&client);
         let store = DynamoSubscriptionStore::new(counted, table);
         let targets: Vec<PlayerId> = (0..100).map(|i| p(&format!("p{i:03}"))).collect();
         store

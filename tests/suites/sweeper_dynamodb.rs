@@ -56,13 +56,7 @@ impl World {
         let client = dynamodb_local().await;
         let table = fresh_players_table(&client).await;
         let counter = CallCounter::new();
-        let counted = aws_sdk_dynamodb::Client::from_conf(
-            client
-                .config()
-                .to_builder()
-                .interceptor(counter.clone())
-                .build(),
-        );
+        let counted = counter.counting(&client);
         let mut config = Config::for_local("Development");
         config.presence_shards = shards;
         config.presence_liveness = liveness;

@@ -24,6 +24,27 @@ pub fn endpoint() -> Option<String> {
         .filter(|endpoint| !endpoint.is_empty())
 }
 
+/// `$DYNAMODB_ENDPOINT`, or `None` after saying on stderr that the test is skipped: the
+/// end-to-end variants on DynamoDB Local pass without it.
+pub fn endpoint_or_skip() -> Option<String> {
+    let endpoint = endpoint();
+    if endpoint.is_none() {
+        eprintln!("{ENDPOINT_VARIABLE} is not set: skipped (scripts/test.sh sets it)");
+    }
+    endpoint
+}
+
+/// Puts the local stack's storage on the DynamoDB Local at `endpoint`, each of its tables
+/// fresh (a name no other test uses; the stack creates them).
+pub fn use_fresh_tables(storage: &mut local::settings::StorageSettings, endpoint: String) {
+    storage.dynamodb_endpoint = Some(endpoint);
+    storage.players_table = unique_table_name("e2e-players");
+    storage.messages_table = unique_table_name("e2e-messages");
+    storage.placements_table = unique_table_name("e2e-placements");
+    storage.subscriptions_table = unique_table_name("e2e-subscriptions");
+    storage.parties_table = unique_table_name("e2e-parties");
+}
+
 /// A client for the DynamoDB Local at `$DYNAMODB_ENDPOINT`.
 ///
 /// # Panics
@@ -48,13 +69,7 @@ pub async fn dynamodb_local() -> Client {
 /// When DynamoDB Local refuses or cannot be reached.
 pub async fn fresh_players_table(client: &Client) -> String {
     let name = unique_table_name("players");
-    if let Err(err) = create_players_table(client, &name).await {
-        panic!(
-            "creating table {name} on DynamoDB Local failed: {}",
-            error_chain(&err)
-        );
-    }
-    name
+    created(create_players_table(client, &name).await, name)
 }
 
 /// Creates a Messages table (as the SAM template defines it: PK `recipientId`, SK `seq`,
@@ -64,13 +79,7 @@ pub async fn fresh_players_table(client: &Client) -> String {
 /// When DynamoDB Local refuses or cannot be reached.
 pub async fn fresh_messages_table(client: &Client) -> String {
     let name = unique_table_name("messages");
-    if let Err(err) = create_messages_table(client, &name).await {
-        panic!(
-            "creating table {name} on DynamoDB Local failed: {}",
-            error_chain(&err)
-        );
-    }
-    name
+    created(create_messages_table(client, &name).await, name)
 }
 
 /// Creates a PresenceSubscriptions table (as the SAM template defines it: PK `targetId`,
@@ -80,13 +89,7 @@ pub async fn fresh_messages_table(client: &Client) -> String {
 /// When DynamoDB Local refuses or cannot be reached.
 pub async fn fresh_subscriptions_table(client: &Client) -> String {
     let name = unique_table_name("subscriptions");
-    if let Err(err) = create_subscriptions_table(client, &name).await {
-        panic!(
-            "creating table {name} on DynamoDB Local failed: {}",
-            error_chain(&err)
-        );
-    }
-    name
+    created(create_subscriptions_table(client, &name).await, name)
 }
 
 /// Creates a Placements table (as the SAM template defines it: PK `placementId`, TTL)
@@ -96,13 +99,10 @@ pub async fn fresh_subscriptions_table(client: &Client) -> String {
 /// When DynamoDB Local refuses or cannot be reached.
 pub async fn fresh_placements_table(client: &Client) -> String {
     let name = unique_table_name("placements");
-    if let Err(err) = aws_adapters::dynamodb::create_placements_table(client, &name).await {
-        panic!(
-            "creating table {name} on DynamoDB Local failed: {}",
-            error_chain(&err)
-        );
-    }
-    name
+    created(
+        aws_adapters::dynamodb::create_placements_table(client, &name).await,
+        name,
+    )
 }
 
 /// Creates a Parties table (as the SAM template defines it: PK `partyId`, SK `sk`, GSI
@@ -112,7 +112,15 @@ pub async fn fresh_placements_table(client: &Client) -> String {
 /// When DynamoDB Local refuses or cannot be reached.
 pub async fn fresh_parties_table(client: &Client) -> String {
     let name = unique_table_name("parties");
-    if let Err(err) = aws_adapters::dynamodb::create_parties_table(client, &name).await {
+    created(
+        aws_adapters::dynamodb::create_parties_table(client, &name).await,
+        name,
+    )
+}
+
+/// `name`, once `creating` it succeeded.
+fn created<T, E: std::error::Error + 'static>(creating: Result<T, E>, name: String) -> String {
+    if let Err(err) = creating {
         panic!(
             "creating table {name} on DynamoDB Local failed: {}",
             error_chain(&err)
@@ -181,15 +189,14 @@ pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
     shared::telemetry::ErrorChain(err).to_string()
 }
 
+/// Round trips per operation, as a [`CallCounter`](aws_adapters::call_counter::CallCounter)
+/// counts them: `calls(&[("GetItem", 1)])`.
+pub fn calls(pairs: &[(&str, u64)]) -> std::collections::BTreeMap<String, u64> {
+    pairs.iter().map(|(op, n)| ((*op).to_owned(), *n)).collect()
+}
+
 /// A client for DynamoDB Local that counts its round trips per operation.
 pub async fn counted_client() -> (Client, aws_adapters::call_counter::CallCounter) {
     let counter = aws_adapters::call_counter::CallCounter::new();
-    let base = dynamodb_local().await;
-    let client = Client::from_conf(
-        base.config()
-            .to_builder()
-            .interceptor(counter.clone())
-            .build(),
-    );
-    (client, counter)
+    (counter.counting(&dynamodb_local().await), counter)
 }

@@ -2,5 +2,6 @@
 pub mod dynamodb;
 pub mod heartbeats;
 pub mod http;
+pub mod player;
 pub mod schema;
 pub mod stack;

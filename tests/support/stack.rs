@@ -9,9 +9,11 @@
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use local::gamelift::{DesiredPlayer, GroupPlacementRequest};
 use local::{LocalStack, RunningStack, Settings};
 use serde_json::Value;
-use shared::domain::{PlayerId, PresenceStatus};
+use shared::domain::{PlacementId, PlayerId, PresenceStatus};
+use shared::placement::PlacementRecord;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
@@ -131,6 +133,41 @@ impl TestStack {
         let mut client = self.connect(player).await;
         let ack = client.resume(None).await;
         (client, ack)
+    }
+
+    /// The test hook for placing `players` together, as a matchmaker would ask for it: one
+    /// PENDING placement of theirs (the first asks) on "default-queue", and the simulator
+    /// asked to place them in one game. The placement's id.
+    pub async fn place_together(&self, players: &[&str]) -> PlacementId {
+        let ids: Vec<PlayerId> = players
+            .iter()
+            .map(|p| PlayerId::parse(*p).unwrap())
+            .collect();
+        let now = shared::ports::Clock::now_millis(&shared::ports::SystemClock);
+        let placement_id = PlacementId::new_at(now);
+        let mut record =
+            PlacementRecord::pending(placement_id.clone(), ids[0].clone(), "default-queue", now);
+        record.player_ids = ids.clone();
+        let stack = self.stack();
+        let stores = &stack.dependencies().stores;
+        stores.placement_recorder().create(&record).await.unwrap();
+        stack
+            .simulator()
+            .start_group_placement(GroupPlacementRequest {
+                placement_id: placement_id.clone(),
+                queue: "default-queue".into(),
+                max_players: 8,
+                players: ids
+                    .into_iter()
+                    .map(|player_id| DesiredPlayer {
+                        player_id,
+                        player_data: None,
+                    })
+                    .collect(),
+                matchmaker_data: None,
+            })
+            .unwrap();
+        placement_id
     }
 
     /// Connects as `player` with `?playerId=` (AUTH_MODE=header); panics if refused.

@@ -5,9 +5,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
 
+mod common;
+
 use std::process::{Command, Output, Stdio};
 
-use local::{AuthMode, RunningStack, Settings};
+use local::{RunningStack, Settings};
 use serde_json::Value;
 
 const ISSUER: &str = "loadgen";
@@ -16,20 +18,10 @@ const SECRET: &str = "loadgen-test-secret-of-at-least-32-bytes";
 
 async fn local_stack(jwt: bool) -> RunningStack {
     let mut settings = Settings::default();
-    settings.gateway.port = 0;
     if jwt {
-        settings.auth.auth_mode = AuthMode::Jwt;
-        settings.auth.jwt_issuer = Some(ISSUER.to_owned());
-        settings.auth.jwt_audience = Some(AUDIENCE.to_owned());
-        settings.auth.jwt_hs256_secret = Some(SECRET.to_owned());
+        common::jwt(&mut settings, ISSUER, AUDIENCE, SECRET);
     }
-    let stack = local::LocalStack::build(settings)
-        .await
-        .unwrap_or_else(|e| panic!("the local stack did not build: {e}"));
-    stack
-        .start()
-        .await
-        .unwrap_or_else(|e| panic!("the local stack did not start: {e}"))
+    common::started(settings).await
 }
 
 async fn loadgen(url: &str, args: &[&str]) -> Output {

@@ -19,6 +19,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -131,7 +133,6 @@ async fn local_invoke(function: &str, event: &Path) -> Value {
 /// --dynamodb-endpoint …` serves, empty.
 async fn fresh_stack(dynamodb: &DynamoDbLocal) -> RunningStack {
     let mut settings = Settings::default();
-    settings.gateway.port = 0;
     settings.storage.dynamodb_endpoint = Some(dynamodb.endpoint());
     let client = aws_adapters::dynamodb::client_for_endpoint(&dynamodb.endpoint()).await;
     for table in [
@@ -144,13 +145,7 @@ async fn fresh_stack(dynamodb: &DynamoDbLocal) -> RunningStack {
         // Absent the first time.
         let _ = client.delete_table().table_name(table).send().await;
     }
-    let stack = local::LocalStack::build(settings)
-        .await
-        .unwrap_or_else(|e| panic!("the local stack did not build: {e}"));
-    stack
-        .start()
-        .await
-        .unwrap_or_else(|e| panic!("the local stack did not start: {e}"))
+    common::started(settings).await
 }
 
 /// The function's whole environment in the container, its hosts as this machine sees

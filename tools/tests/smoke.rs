@@ -9,10 +9,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use local::{AuthMode, RunningStack, Settings};
+use local::{RunningStack, Settings};
+use tools::SMOKE_CHECKS as CHECKS;
 
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 /// What docs/deploy.md's JWT example configures: the stack's issuer, audience, secret.
@@ -20,39 +23,17 @@ const ISSUER: &str = "https://issuer.example.com/";
 const AUDIENCE: &str = "my-game";
 const SECRET: &str = "smoke-test-secret-of-at-least-32-bytes";
 
-/// Every check the tool runs, in its table's order.
-const CHECKS: [&str; 8] = [
-    "connect and resume",
-    "heartbeat",
-    "presence",
-    "message online",
-    "message offline",
-    "placement",
-    "takeover",
-    "bad frames",
-];
-
 async fn local_stack(jwt: bool) -> RunningStack {
     local_stack_with(jwt, |_| {}).await
 }
 
 async fn local_stack_with(jwt: bool, adjust: impl FnOnce(&mut Settings)) -> RunningStack {
     let mut settings = Settings::default();
-    settings.gateway.port = 0;
     adjust(&mut settings);
     if jwt {
-        settings.auth.auth_mode = AuthMode::Jwt;
-        settings.auth.jwt_issuer = Some(ISSUER.to_owned());
-        settings.auth.jwt_audience = Some(AUDIENCE.to_owned());
-        settings.auth.jwt_hs256_secret = Some(SECRET.to_owned());
+        common::jwt(&mut settings, ISSUER, AUDIENCE, SECRET);
     }
-    let stack = local::LocalStack::build(settings)
-        .await
-        .unwrap_or_else(|e| panic!("the local stack did not build: {e}"));
-    stack
-        .start()
-        .await
-        .unwrap_or_else(|e| panic!("the local stack did not start: {e}"))
+    common::started(settings).await
 }
 
 /// The shell blocks of docs/deploy.md that this file runs, in order.
@@ -155,12 +136,16 @@ fn rows(stdout: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// What a run printed: its stdout, and stdout and stderr together for a failure's message.
+fn printed(output: &Output) -> (String, String) {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let report = format!("{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    (stdout, report)
+}
+
 fn assert_every_check_passed(output: &Output, what: &str) {
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let report = format!(
-        "{what}:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let (stdout, report) = printed(output);
+    let report = format!("{what}:\n{report}");
     assert!(output.status.success(), "{report}");
     let expected: Vec<(String, String)> = CHECKS
         .iter()
@@ -357,8 +342,7 @@ async fn given_the_local_stack_when_the_documented_assumptions_check_runs_then_e
         .find(|b| b.contains("--check-assumptions"))
         .expect("docs/deploy.md has the --check-assumptions command");
     let output = run_block(&block, &stack.url()).await;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let report = format!("{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let (stdout, report) = printed(&output);
     assert!(output.status.success(), "{report}");
     let expected: Vec<(String, String)> = ASSUMPTIONS
         .iter()
@@ -388,8 +372,7 @@ async fn given_an_api_gateway_that_counts_its_own_frames_as_activity_when_checke
         "--check-assumptions".into(),
     ])
     .await;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let report = format!("{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let (stdout, report) = printed(&output);
     assert_eq!(output.status.code(), Some(3), "{report}");
     let seen = verdicts(&stdout);
     assert_eq!(

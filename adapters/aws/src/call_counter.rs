@@ -88,6 +88,17 @@ impl CallCounter {
         }
     }
 
+    /// `client` (its configuration otherwise the same) with this counter on every call.
+    pub fn counting(&self, client: &aws_sdk_dynamodb::Client) -> aws_sdk_dynamodb::Client {
+        aws_sdk_dynamodb::Client::from_conf(
+            client
+                .config()
+                .to_builder()
+                .interceptor(self.clone())
+                .build(),
+        )
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Tally> {
         self.tally.lock().unwrap_or_else(|p| p.into_inner())
     }

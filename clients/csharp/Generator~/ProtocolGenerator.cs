@@ -280,11 +280,8 @@ namespace GameLiftSockets.Generator
             foreach (var field in fields)
             {
                 var member = MemberName(name, field.Name);
-                var type = TypeOf(field.Schema);
-                if (field.Required && type.IsValue) o.Append("            json[").Append(Literal(field.Name)).Append("] = ").Append(member).Append(";\n");
-                else if (field.Required) o.Append("            json[").Append(Literal(field.Name)).Append("] = ").Append(member).Append(";\n");
-                else o.Append("            if (").Append(member).Append(" != null) json[").Append(Literal(field.Name)).Append("] = ").Append(member)
-                    .Append("; else json.Remove(").Append(Literal(field.Name)).Append(");\n");
+                if (field.Required) o.Append("            json[").Append(Literal(field.Name)).Append("] = ").Append(member).Append(";\n");
+                else o.Append("            json.SetOrRemove(").Append(Literal(field.Name)).Append(", ").Append(member).Append(");\n");
             }
             o.Append("            return json;\n        }\n    }\n\n");
         }

@@ -55,6 +55,12 @@ namespace GameLiftSockets
             return true;
         }
 
+        /// <summary>Sets <paramref name="key"/> to <paramref name="value"/>, or removes it when the value is null (an optional field left out).</summary>
+        public void SetOrRemove(string key, object value)
+        {
+            if (value != null) this[key] = value; else Remove(key);
+        }
+
         /// <summary>Adds a field (collection initializers: <c>new JsonObject { { "a", 1 } }</c>).</summary>
         public void Add(string key, object value) { this[key] = value; }
 

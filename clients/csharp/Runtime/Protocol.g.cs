@@ -188,7 +188,7 @@ namespace GameLiftSockets.Protocol
         public JsonObject ToJson()
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
-            if (PlacementId != null) json["placementId"] = PlacementId; else json.Remove("placementId");
+            json.SetOrRemove("placementId", PlacementId);
             return json;
         }
     }
@@ -252,8 +252,8 @@ namespace GameLiftSockets.Protocol
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
             json["endpoints"] = Endpoints;
-            if (ExpiresAt != null) json["expiresAt"] = ExpiresAt; else json.Remove("expiresAt");
-            if (PlayerGatewayToken != null) json["playerGatewayToken"] = PlayerGatewayToken; else json.Remove("playerGatewayToken");
+            json.SetOrRemove("expiresAt", ExpiresAt);
+            json.SetOrRemove("playerGatewayToken", PlayerGatewayToken);
             return json;
         }
     }
@@ -317,7 +317,7 @@ namespace GameLiftSockets.Protocol
         public JsonObject ToJson()
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
-            if (MaxSize != null) json["maxSize"] = MaxSize; else json.Remove("maxSize");
+            json.SetOrRemove("maxSize", MaxSize);
             return json;
         }
     }
@@ -347,7 +347,7 @@ namespace GameLiftSockets.Protocol
         public JsonObject ToJson()
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
-            if (Cursor != null) json["cursor"] = Cursor; else json.Remove("cursor");
+            json.SetOrRemove("cursor", Cursor);
             return json;
         }
     }
@@ -449,8 +449,8 @@ namespace GameLiftSockets.Protocol
         public JsonObject ToJson()
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
-            if (Connection != null) json["connection"] = Connection; else json.Remove("connection");
-            if (ConnectionUnavailable != null) json["connectionUnavailable"] = ConnectionUnavailable; else json.Remove("connectionUnavailable");
+            json.SetOrRemove("connection", Connection);
+            json.SetOrRemove("connectionUnavailable", ConnectionUnavailable);
             json["dnsName"] = DnsName;
             json["gameSessionArn"] = GameSessionArn;
             json["ipAddress"] = IpAddress;
@@ -522,7 +522,7 @@ namespace GameLiftSockets.Protocol
         public JsonObject ToJson()
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
-            if (Cursor != null) json["cursor"] = Cursor; else json.Remove("cursor");
+            json.SetOrRemove("cursor", Cursor);
             return json;
         }
     }
@@ -736,8 +736,8 @@ namespace GameLiftSockets.Protocol
         public JsonObject ToJson()
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
-            if (Connection != null) json["connection"] = Connection; else json.Remove("connection");
-            if (ConnectionUnavailable != null) json["connectionUnavailable"] = ConnectionUnavailable; else json.Remove("connectionUnavailable");
+            json.SetOrRemove("connection", Connection);
+            json.SetOrRemove("connectionUnavailable", ConnectionUnavailable);
             json["dnsName"] = DnsName;
             json["gameSessionArn"] = GameSessionArn;
             json["ipAddress"] = IpAddress;
@@ -745,7 +745,7 @@ namespace GameLiftSockets.Protocol
             json["playerSessionId"] = PlayerSessionId;
             json["port"] = Port;
             json["region"] = Region;
-            if (Team != null) json["team"] = Team; else json.Remove("team");
+            json.SetOrRemove("team", Team);
             return json;
         }
     }
@@ -992,9 +992,9 @@ namespace GameLiftSockets.Protocol
         public JsonObject ToJson()
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
-            if (Latencies != null) json["latencies"] = Latencies; else json.Remove("latencies");
-            if (PlayerData != null) json["playerData"] = PlayerData; else json.Remove("playerData");
-            if (Queue != null) json["queue"] = Queue; else json.Remove("queue");
+            json.SetOrRemove("latencies", Latencies);
+            json.SetOrRemove("playerData", PlayerData);
+            json.SetOrRemove("queue", Queue);
             return json;
         }
     }
@@ -1170,13 +1170,13 @@ namespace GameLiftSockets.Protocol
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
             json["connectionId"] = ConnectionId;
-            if (Cursor != null) json["cursor"] = Cursor; else json.Remove("cursor");
-            if (GameSession != null) json["gameSession"] = GameSession; else json.Remove("gameSession");
+            json.SetOrRemove("cursor", Cursor);
+            json.SetOrRemove("gameSession", GameSession);
             json["keepAlive"] = KeepAlive;
-            if (Matchmaking != null) json["matchmaking"] = Matchmaking; else json.Remove("matchmaking");
-            if (Party != null) json["party"] = Party; else json.Remove("party");
+            json.SetOrRemove("matchmaking", Matchmaking);
+            json.SetOrRemove("party", Party);
             json["pendingMessages"] = PendingMessages;
-            if (Placement != null) json["placement"] = Placement; else json.Remove("placement");
+            json.SetOrRemove("placement", Placement);
             json["playerId"] = PlayerId;
             json["resumed"] = Resumed;
             return json;
@@ -1310,8 +1310,8 @@ namespace GameLiftSockets.Protocol
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
             json["message"] = Message;
-            if (PartyId != null) json["partyId"] = PartyId; else json.Remove("partyId");
-            if (PlayerIds != null) json["playerIds"] = PlayerIds; else json.Remove("playerIds");
+            json.SetOrRemove("partyId", PartyId);
+            json.SetOrRemove("playerIds", PlayerIds);
             return json;
         }
     }
@@ -1389,9 +1389,9 @@ namespace GameLiftSockets.Protocol
         public JsonObject ToJson()
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
-            if (Attributes != null) json["attributes"] = Attributes; else json.Remove("attributes");
-            if (Configuration != null) json["configuration"] = Configuration; else json.Remove("configuration");
-            if (Latencies != null) json["latencies"] = Latencies; else json.Remove("latencies");
+            json.SetOrRemove("attributes", Attributes);
+            json.SetOrRemove("configuration", Configuration);
+            json.SetOrRemove("latencies", Latencies);
             return json;
         }
     }
@@ -1482,7 +1482,7 @@ namespace GameLiftSockets.Protocol
         public JsonObject ToJson()
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
-            if (TicketId != null) json["ticketId"] = TicketId; else json.Remove("ticketId");
+            json.SetOrRemove("ticketId", TicketId);
             return json;
         }
     }
@@ -1674,7 +1674,7 @@ namespace GameLiftSockets.Protocol
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
             json["type"] = TypeName;
-            if (RequestId != null) json["requestId"] = RequestId; else json.Remove("requestId");
+            json.SetOrRemove("requestId", RequestId);
             json["route"] = Route;
             return json;
         }
@@ -1715,8 +1715,8 @@ namespace GameLiftSockets.Protocol
             json["type"] = TypeName;
             json["code"] = Code;
             json["message"] = Message;
-            if (RequestId != null) json["requestId"] = RequestId; else json.Remove("requestId");
-            if (Route != null) json["route"] = Route; else json.Remove("route");
+            json.SetOrRemove("requestId", RequestId);
+            json.SetOrRemove("route", Route);
             return json;
         }
     }
@@ -1761,11 +1761,11 @@ namespace GameLiftSockets.Protocol
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
             json["type"] = TypeName;
-            if (Backend != null) json["backend"] = Backend; else json.Remove("backend");
+            json.SetOrRemove("backend", Backend);
             json["from"] = From;
             json["message"] = Message;
             json["messageId"] = MessageId;
-            if (PartyId != null) json["partyId"] = PartyId; else json.Remove("partyId");
+            json.SetOrRemove("partyId", PartyId);
             json["sentAt"] = SentAt;
             return json;
         }
@@ -1801,7 +1801,7 @@ namespace GameLiftSockets.Protocol
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
             json["type"] = TypeName;
-            if (GameSession != null) json["gameSession"] = GameSession; else json.Remove("gameSession");
+            json.SetOrRemove("gameSession", GameSession);
             json["placementId"] = PlacementId;
             json["status"] = Status;
             return json;
@@ -1856,10 +1856,10 @@ namespace GameLiftSockets.Protocol
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
             json["type"] = TypeName;
-            if (AcceptanceTimeout != null) json["acceptanceTimeout"] = AcceptanceTimeout; else json.Remove("acceptanceTimeout");
-            if (GameSession != null) json["gameSession"] = GameSession; else json.Remove("gameSession");
-            if (Players != null) json["players"] = Players; else json.Remove("players");
-            if (Reason != null) json["reason"] = Reason; else json.Remove("reason");
+            json.SetOrRemove("acceptanceTimeout", AcceptanceTimeout);
+            json.SetOrRemove("gameSession", GameSession);
+            json.SetOrRemove("players", Players);
+            json.SetOrRemove("reason", Reason);
             json["status"] = Status;
             json["ticketId"] = TicketId;
             return json;

@@ -11,7 +11,6 @@ use std::time::Duration;
 use local::Settings;
 use local::gamelift_sdk::GameServerEndpoint;
 use serde_json::{Value, json};
-use tests::dynamodb::unique_table_name;
 use tests::stack::{Client, Received, TestStack};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::net::TcpStream;
@@ -27,15 +26,6 @@ fn real_fleet_only(settings: &mut Settings) {
     settings.simulator.sim_fleet_servers = 0;
     settings.simulator.sim_server_startup_ms = 0;
     settings.simulator.sim_placement_delay_ms = 100;
-}
-
-fn on_dynamodb_local(settings: &mut Settings, endpoint: String) {
-    settings.storage.dynamodb_endpoint = Some(endpoint);
-    settings.storage.players_table = unique_table_name("e2e-players");
-    settings.storage.messages_table = unique_table_name("e2e-messages");
-    settings.storage.placements_table = unique_table_name("e2e-placements");
-    settings.storage.subscriptions_table = unique_table_name("e2e-subscriptions");
-    settings.storage.parties_table = unique_table_name("e2e-parties");
 }
 
 /// The relay game server, a child process of the test.
@@ -293,13 +283,12 @@ async fn given_the_relay_on_the_memory_stack_when_a_party_plays_then_accepted_re
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn given_the_relay_over_wss_on_dynamodb_local_when_a_party_plays_then_accepted_rejoined_and_ended()
  {
-    let Some(endpoint) = tests::dynamodb::endpoint() else {
-        eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
+    let Some(endpoint) = tests::dynamodb::endpoint_or_skip() else {
         return;
     };
     let stack = TestStack::start_with(|s| {
         real_fleet_only(s);
-        on_dynamodb_local(s, endpoint);
+        tests::dynamodb::use_fresh_tables(&mut s.storage, endpoint);
     })
     .await;
     assert!(stack.stack().storage().starts_with("DynamoDB"));
@@ -376,15 +365,14 @@ async fn given_the_relay_and_flexmatch_when_two_players_match_then_the_teams_rea
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn given_flexmatch_on_dynamodb_local_when_two_players_match_then_the_teams_reach_the_game_server()
  {
-    let Some(endpoint) = tests::dynamodb::endpoint() else {
-        eprintln!("DYNAMODB_ENDPOINT is not set: skipped (scripts/test.sh sets it)");
+    let Some(endpoint) = tests::dynamodb::endpoint_or_skip() else {
         return;
     };
     let path = std::env::temp_dir().join(format!("duel-ddb-{}.json", std::process::id()));
     std::fs::write(&path, DUEL).unwrap();
     let stack = TestStack::start_with(|s| {
         real_fleet_only(s);
-        on_dynamodb_local(s, endpoint);
+        tests::dynamodb::use_fresh_tables(&mut s.storage, endpoint);
         s.matchmaking.matchmaking_rule_set = Some(path.to_string_lossy().into_owned());
     })
     .await;

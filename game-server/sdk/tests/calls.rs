@@ -345,10 +345,7 @@ async fn given_no_game_session_when_game_session_calls_are_made_then_game_sessio
  {
     let fake = FakeService::start().await;
     let server = common::init(&fake).await;
-    server
-        .process_ready(ProcessParameters::new(7777))
-        .await
-        .unwrap();
+    common::report_ready(&server).await;
     fake.next_request().await;
     assert_eq!(
         server.activate_game_session().await,

@@ -113,6 +113,25 @@ impl GameServer {
         Self { sdk, pid, events }
     }
 
+    /// [`GameServer::ready`] through a relay in front of the stack's endpoint (`wss://` with
+    /// `tls`, else `ws://`), which the test can cut or take down.
+    async fn ready_behind_relay(stack: &TestStack, tls: bool) -> (Relay, Self) {
+        let endpoint = stack.stack().game_server_endpoint();
+        let relay = Relay::start(if tls {
+            &endpoint.wss_url
+        } else {
+            &endpoint.ws_url
+        })
+        .await;
+        let route = Route {
+            tls,
+            url: Some(&relay.url),
+            ..Route::default()
+        };
+        let server = Self::ready(stack, route).await;
+        (relay, server)
+    }
+
     async fn next_event(&mut self) -> Event {
         tokio::time::timeout(WAIT, self.events.recv())
             .await
@@ -761,15 +780,7 @@ async fn given_two_games_on_two_processes_when_one_accepts_the_others_seat_then_
 async fn given_a_running_game_when_the_sdks_socket_is_cut_then_it_reconnects_with_the_same_pid_without_activating_again_and_keeps_its_game()
  {
     let stack = TestStack::start_with(real_only).await;
-    let relay = Relay::start(&stack.stack().game_server_endpoint().ws_url).await;
-    let mut server = GameServer::ready(
-        &stack,
-        Route {
-            url: Some(&relay.url),
-            ..Route::default()
-        },
-    )
-    .await;
+    let (relay, mut server) = GameServer::ready_behind_relay(&stack, false).await;
     let Placed {
         mut player,
         session,
@@ -921,15 +932,7 @@ async fn given_a_running_game_when_the_stack_sends_terminate_process_then_the_ca
 async fn given_a_running_game_when_the_stack_sends_refresh_connection_then_the_sdk_moves_to_the_new_endpoint_and_keeps_working()
  {
     let stack = TestStack::start_with(real_only).await;
-    let relay = Relay::start(&stack.stack().game_server_endpoint().ws_url).await;
-    let mut server = GameServer::ready(
-        &stack,
-        Route {
-            url: Some(&relay.url),
-            ..Route::default()
-        },
-    )
-    .await;
+    let (relay, mut server) = GameServer::ready_behind_relay(&stack, false).await;
     let Placed {
         mut player,
         session,
@@ -975,16 +978,7 @@ async fn given_a_running_game_when_the_stack_sends_refresh_connection_then_the_s
 async fn given_a_game_server_on_wss_when_the_stack_sends_refresh_connection_then_the_new_endpoint_is_wss_too_and_the_sdk_moves_there()
  {
     let stack = TestStack::start_with(real_only).await;
-    let relay = Relay::start(&stack.stack().game_server_endpoint().wss_url).await;
-    let mut server = GameServer::ready(
-        &stack,
-        Route {
-            tls: true,
-            url: Some(&relay.url),
-            ..Route::default()
-        },
-    )
-    .await;
+    let (relay, mut server) = GameServer::ready_behind_relay(&stack, true).await;
     let Placed {
         player_session_id, ..
     } = place(&stack, &mut server, "alice").await;
@@ -1070,15 +1064,7 @@ async fn given_a_cut_socket_when_the_sdk_cannot_come_back_within_the_reconnect_w
         settings.game_servers.sim_reconnect_window_seconds = 1;
     })
     .await;
-    let relay = Relay::start(&stack.stack().game_server_endpoint().ws_url).await;
-    let mut server = GameServer::ready(
-        &stack,
-        Route {
-            url: Some(&relay.url),
-            ..Route::default()
-        },
-    )
-    .await;
+    let (relay, mut server) = GameServer::ready_behind_relay(&stack, false).await;
     let Placed {
         mut player,
         session,

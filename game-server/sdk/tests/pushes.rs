@@ -9,7 +9,7 @@ use std::time::Duration;
 use gamelift_server_sdk::protocol::model::{GameSession, UpdateReason};
 use gamelift_server_sdk::protocol::{Push, Request, TerminateProcess, UpdateGameSession};
 use gamelift_server_sdk::testing::FakeService;
-use gamelift_server_sdk::{GameLiftError, ProcessParameters};
+use gamelift_server_sdk::{GameLiftError, GameLiftServer, ProcessParameters};
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -45,14 +45,7 @@ async fn given_a_terminate_process_when_pushed_then_the_callback_runs_and_the_ti
         server.get_termination_time(),
         Err(GameLiftError::TerminationTimeNotSet)
     );
-    let (tx, mut terminated) = mpsc::unbounded_channel();
-    let parameters = ProcessParameters::new(7777).on_process_terminate(move || {
-        let tx = tx.clone();
-        async move {
-            let _ = tx.send(());
-        }
-    });
-    server.process_ready(parameters).await.unwrap();
+    let mut terminated = ready_telling_terminations(&server).await;
     fake.push(&Push::TerminateProcess(TerminateProcess {
         termination_time: 1_767_323_045_123,
     }));
@@ -65,10 +58,7 @@ async fn given_no_terminate_callback_when_terminate_process_is_pushed_then_the_s
  {
     let fake = FakeService::start().await;
     let server = common::init(&fake).await;
-    server
-        .process_ready(ProcessParameters::new(7777))
-        .await
-        .unwrap();
+    common::report_ready(&server).await;
     fake.next_request().await;
     fake.push(&Push::TerminateProcess(TerminateProcess {
         termination_time: 1,
@@ -89,14 +79,7 @@ async fn given_no_terminate_callback_when_terminate_process_is_pushed_then_the_s
 async fn given_a_push_with_a_request_id_and_no_status_200_when_sent_then_it_is_dropped() {
     let fake = FakeService::start().await;
     let server = common::init(&fake).await;
-    let (tx, mut terminated) = mpsc::unbounded_channel();
-    let parameters = ProcessParameters::new(7777).on_process_terminate(move || {
-        let tx = tx.clone();
-        async move {
-            let _ = tx.send(());
-        }
-    });
-    server.process_ready(parameters).await.unwrap();
+    let mut terminated = ready_telling_terminations(&server).await;
     fake.send_text(
         json!({"Action": "TerminateProcess", "RequestId": "push-1", "TerminationTime": 1000})
             .to_string(),
@@ -208,4 +191,18 @@ async fn given_a_create_game_session_right_behind_the_activate_answer_when_pushe
         server.process_ready(parameters.clone()).await.unwrap();
         assert_eq!(common::within(started.recv()).await.unwrap(), Ok(()));
     }
+}
+
+/// Reports the process ready with a TerminateProcess callback; what it receives is one
+/// `()` per call of that callback.
+async fn ready_telling_terminations(server: &GameLiftServer) -> mpsc::UnboundedReceiver<()> {
+    let (tx, terminated) = mpsc::unbounded_channel();
+    let parameters = ProcessParameters::new(7777).on_process_terminate(move || {
+        let tx = tx.clone();
+        async move {
+            let _ = tx.send(());
+        }
+    });
+    server.process_ready(parameters).await.unwrap();
+    terminated
 }

@@ -6,9 +6,9 @@ mod common;
 
 use std::time::Duration;
 
+use gamelift_server_sdk::GameLiftError;
 use gamelift_server_sdk::protocol::{Push, RefreshConnection};
 use gamelift_server_sdk::testing::{Answer, FakeService};
-use gamelift_server_sdk::{GameLiftError, ProcessParameters};
 
 #[tokio::test]
 async fn given_a_dropped_socket_when_the_sdk_reconnects_then_the_query_is_the_same_and_the_process_is_not_activated_again()
@@ -18,10 +18,7 @@ async fn given_a_dropped_socket_when_the_sdk_reconnects_then_the_query_is_the_sa
     parameters.timing.heartbeat_interval = Duration::from_millis(200);
     let server = common::init_with(parameters).await;
     let first = fake.next_connection().await;
-    server
-        .process_ready(ProcessParameters::new(7777))
-        .await
-        .unwrap();
+    common::report_ready(&server).await;
     assert_eq!(
         fake.next_frame().await.1.request.action(),
         "ActivateServerProcess"
@@ -47,10 +44,7 @@ async fn given_a_request_in_flight_when_the_socket_drops_then_it_fails_as_connec
  {
     let fake = FakeService::start().await;
     let server = common::init(&fake).await;
-    server
-        .process_ready(ProcessParameters::new(7777))
-        .await
-        .unwrap();
+    common::report_ready(&server).await;
     fake.next_request().await;
     fake.answer("GetComputeCertificate", Answer::Silent);
     let call = tokio::spawn({
@@ -81,10 +75,7 @@ async fn given_a_normal_close_when_the_next_call_is_made_then_the_sdk_reconnects
     let fake = FakeService::start().await;
     let server = common::init(&fake).await;
     let first = fake.next_connection().await;
-    server
-        .process_ready(ProcessParameters::new(7777))
-        .await
-        .unwrap();
+    common::report_ready(&server).await;
     fake.next_request().await;
     fake.close_connection();
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -103,10 +94,7 @@ async fn given_a_refresh_connection_when_pushed_then_the_sdk_moves_to_the_new_en
     let fake = FakeService::start().await;
     let server = common::init(&fake).await;
     let first = fake.next_connection().await;
-    server
-        .process_ready(ProcessParameters::new(7777))
-        .await
-        .unwrap();
+    common::report_ready(&server).await;
     fake.next_request().await;
     fake.push(&Push::RefreshConnection(RefreshConnection {
         refresh_connection_endpoint: format!("{}/refreshed", fake.url()),
@@ -142,10 +130,7 @@ async fn given_two_calls_timing_out_in_a_row_when_the_second_fails_then_the_sdk_
     parameters.timing.call_timeout = Duration::from_millis(200);
     let server = common::init_with(parameters).await;
     let first = fake.next_connection().await;
-    server
-        .process_ready(ProcessParameters::new(7777))
-        .await
-        .unwrap();
+    common::report_ready(&server).await;
     fake.answer("GetComputeCertificate", Answer::Silent);
     for _ in 0..2 {
         let error = server.get_compute_certificate().await.unwrap_err();

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gamelift_server_sdk::testing::FakeService;
-use gamelift_server_sdk::{Backoff, GameLiftError, GameLiftServer, ProcessParameters};
+use gamelift_server_sdk::{Backoff, GameLiftError, GameLiftServer};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio_rustls::rustls;
@@ -47,10 +47,7 @@ async fn given_a_self_signed_wss_endpoint_and_its_certificate_when_init_sdk_then
     let mut parameters = common::parameters(&fake.url());
     parameters.ca_certificate_file = Some(fixture("localhost.pem"));
     let server = common::init_with(parameters).await;
-    server
-        .process_ready(ProcessParameters::new(7777))
-        .await
-        .unwrap();
+    common::report_ready(&server).await;
     assert_eq!(
         fake.next_request().await.request.action(),
         "ActivateServerProcess"

@@ -119,13 +119,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 
     // The sweep, every DynamoDB call counted.
     let counter = CallCounter::new();
-    let counted = aws_sdk_dynamodb::Client::from_conf(
-        client
-            .config()
-            .to_builder()
-            .interceptor(counter.clone())
-            .build(),
-    );
+    let counted = counter.counting(&client);
     let mut config = Config::for_local("Bench");
     config.presence_shards = args.shards;
     let gateway = Arc::new(CountingGateway::default());

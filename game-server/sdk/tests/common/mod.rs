@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use gamelift_server_sdk::testing::FakeService;
-use gamelift_server_sdk::{Backoff, GameLiftServer, ServerParameters, Timing};
+use gamelift_server_sdk::{Backoff, GameLiftServer, ProcessParameters, ServerParameters, Timing};
 
 pub fn parameters(url: &str) -> ServerParameters {
     ServerParameters {
@@ -45,6 +45,14 @@ pub async fn init_with(parameters: ServerParameters) -> GameLiftServer {
     GameLiftServer::init_sdk_with_env(parameters, |_| None)
         .await
         .unwrap()
+}
+
+/// Reports the process ready to host sessions on port 7777; it succeeds.
+pub async fn report_ready(server: &GameLiftServer) {
+    server
+        .process_ready(ProcessParameters::new(7777))
+        .await
+        .unwrap();
 }
 
 /// Runs `fut`, which must finish within the fake's wait.

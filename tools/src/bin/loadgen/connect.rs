@@ -1,7 +1,6 @@
 //! Opening a connection: the URL and credential form of `--auth`, HS256 tokens, TLS, the
 //! `resume` handshake, and the preflight through the Rust client.
 
-use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
@@ -12,7 +11,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use crate::args::{Args, Auth};
 use crate::frame::Frame;
@@ -163,26 +162,4 @@ fn token(args: &Args, i: usize, player: &str) -> Result<String, String> {
         "{signing_input}.{}",
         b64.encode(signature.as_ref())
     ))
-}
-
-/// rustls on aws-lc-rs (the TLS stack the AWS SDK already builds) with the system roots.
-pub fn rustls_connector() -> Result<Connector, String> {
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let mut roots = rustls::RootCertStore::empty();
-    let native = rustls_native_certs::load_native_certs();
-    for cert in native.certs {
-        let _ = roots.add(cert);
-    }
-    if roots.is_empty() {
-        return Err(format!(
-            "no system root certificates found ({:?})",
-            native.errors
-        ));
-    }
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| e.to_string())?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    Ok(Connector::Rustls(Arc::new(config)))
 }

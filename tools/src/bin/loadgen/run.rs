@@ -11,7 +11,7 @@ use tokio::sync::{Semaphore, watch};
 
 use crate::args::Args;
 use crate::client::client;
-use crate::connect::{preflight, rustls_connector};
+use crate::connect::preflight;
 use crate::report::{self, Outcome, print_header, proc_status_kb};
 use crate::state::{Counters, Phase, Shared};
 
@@ -23,7 +23,7 @@ pub async fn run(args: Args, nofile: (u64, u64)) -> i32 {
         format!("lg{}x{secs}-", std::process::id())
     });
     let tls = if args.url.starts_with("wss://") {
-        match rustls_connector() {
+        match tools::wss::tls_connector() {
             Ok(connector) => Some(connector),
             Err(error) => {
                 eprintln!("loadgen: TLS setup failed: {error}");

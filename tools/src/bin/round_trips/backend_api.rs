@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use aws_adapters::dynamodb::{
     DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore,
-    create_messages_table, create_parties_table, create_placements_table, create_players_table,
 };
+use contracts::events::percent_encoded;
 use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlacementId, PlacementStatus, PlayerId};
@@ -50,16 +50,7 @@ fn player(name: &str) -> PlayerId {
 
 /// Appends the backend API rows to `bench`.
 pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Result<(), Error> {
-    let suffix = now();
-    let mut config = Config::for_local("Development");
-    config.players_table = format!("rt-backend-players-{suffix}");
-    config.messages_table = format!("rt-backend-messages-{suffix}");
-    config.placements_table = format!("rt-backend-placements-{suffix}");
-    config.parties_table = format!("rt-backend-parties-{suffix}");
-    create_players_table(client, &config.players_table).await?;
-    create_messages_table(client, &config.messages_table).await?;
-    create_placements_table(client, &config.placements_table).await?;
-    create_parties_table(client, &config.parties_table).await?;
+    let config = crate::fresh_tables(client, "backend").await?;
     let players = Arc::new(DynamoPlayerStore::new(
         client.clone(),
         config.players_table.clone(),
@@ -167,7 +158,10 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
     call(
         bench,
         "POST",
-        &format!("/v1/game-sessions/{}/players/alice/left", encode(ARN)),
+        &format!(
+            "/v1/game-sessions/{}/players/alice/left",
+            percent_encoded(ARN)
+        ),
         None,
     )
     .await?;
@@ -179,7 +173,7 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
     call(
         bench,
         "POST",
-        &format!("/v1/game-sessions/{}/ended", encode(ARN)),
+        &format!("/v1/game-sessions/{}/ended", percent_encoded(ARN)),
         Some(json!({"playerIds": ["alice", "bob"]})),
     )
     .await?;
@@ -247,17 +241,4 @@ async fn seat(
     };
     outcomes.settle(&settlement).await?;
     Ok(())
-}
-
-/// Percent-encodes a path segment (an ARN holds `:` and `/`).
-fn encode(segment: &str) -> String {
-    segment
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }

@@ -8,15 +8,12 @@
 
 use std::sync::Arc;
 
-use aws_adapters::dynamodb::{
-    DynamoMessageStore, DynamoPlacementStore, DynamoPlayerStore, create_messages_table,
-    create_parties_table, create_placements_table, create_players_table,
-};
+use aws_adapters::dynamodb::{DynamoMessageStore, DynamoPlacementStore, DynamoPlayerStore};
 use contracts::events::{reply_frame, route_event};
 use contracts::fixtures::new_connection;
 use edge::websocket::RouteHandler;
 use serde_json::json;
-use shared::config::{Config, PlayerGateway};
+use shared::config::PlayerGateway;
 use shared::domain::{MessageId, PlacementId, PlayerId};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::placement::PlacementRecord;
@@ -33,17 +30,8 @@ fn player(name: &str) -> PlayerId {
 }
 
 pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Result<(), Error> {
-    let suffix = now();
-    let mut config = Config::for_local("Development");
+    let mut config = crate::fresh_tables(client, "gw").await?;
     config.player_gateway = PlayerGateway::Enabled;
-    config.players_table = format!("rt-gw-players-{suffix}");
-    config.messages_table = format!("rt-gw-messages-{suffix}");
-    config.placements_table = format!("rt-gw-placements-{suffix}");
-    config.parties_table = format!("rt-gw-parties-{suffix}");
-    create_players_table(client, &config.players_table).await?;
-    create_messages_table(client, &config.messages_table).await?;
-    create_placements_table(client, &config.placements_table).await?;
-    create_parties_table(client, &config.parties_table).await?;
     let config = Arc::new(config);
     let players = DynamoPlayerStore::new(client.clone(), config.players_table.clone());
     let messages = DynamoMessageStore::new(client.clone(), config.messages_table.clone());

@@ -22,6 +22,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use aws_adapters::call_counter::CallCounter;
+use aws_adapters::dynamodb::{
+    create_messages_table, create_parties_table, create_placements_table, create_players_table,
+};
 use aws_config::BehaviorVersion;
 use aws_lambda_events::apigw::ApiGatewayProxyResponse;
 use aws_lambda_events::encodings::Body;
@@ -439,6 +442,25 @@ pub fn body(route: &str, body: Value) -> String {
 /// Wraps a payload as Lambda hands it to a handler.
 pub fn lambda_event<T>(payload: T) -> LambdaEvent<T> {
     LambdaEvent::new(payload, lambda_runtime::Context::default())
+}
+
+/// The local stage's settings on new Players, Messages, Placements and Parties tables of
+/// their own (`rt-{label}-players-{now}`…), created through `client`.
+pub async fn fresh_tables(
+    client: &aws_sdk_dynamodb::Client,
+    label: &str,
+) -> Result<Config, lambda_runtime::Error> {
+    let suffix = now();
+    let mut config = Config::for_local("Development");
+    config.players_table = format!("rt-{label}-players-{suffix}");
+    config.messages_table = format!("rt-{label}-messages-{suffix}");
+    config.placements_table = format!("rt-{label}-placements-{suffix}");
+    config.parties_table = format!("rt-{label}-parties-{suffix}");
+    create_players_table(client, &config.players_table).await?;
+    create_messages_table(client, &config.messages_table).await?;
+    create_placements_table(client, &config.placements_table).await?;
+    create_parties_table(client, &config.parties_table).await?;
+    Ok(config)
 }
 
 /// Now, in epoch milliseconds.

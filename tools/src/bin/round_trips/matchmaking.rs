@@ -5,16 +5,12 @@
 
 use std::sync::Arc;
 
-use aws_adapters::dynamodb::{
-    DynamoMessageStore, DynamoPlayerStore, create_messages_table, create_parties_table,
-    create_placements_table, create_players_table,
-};
+use aws_adapters::dynamodb::{DynamoMessageStore, DynamoPlayerStore};
 use contracts::events::{reply_frame, route_event};
 use contracts::fixtures::new_connection;
 use edge::websocket::RouteHandler;
 use matchmaking::MatchmakingHandler;
 use serde_json::{Value, json};
-use shared::config::Config;
 use shared::domain::{MessageId, PlayerId};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::ports::{Connections, MessageStore};
@@ -53,16 +49,7 @@ pub async fn ask(
 }
 
 pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Result<(), Error> {
-    let suffix = now();
-    let mut config = Config::for_local("Development");
-    config.players_table = format!("rt-mm-players-{suffix}");
-    config.messages_table = format!("rt-mm-messages-{suffix}");
-    config.placements_table = format!("rt-mm-placements-{suffix}");
-    config.parties_table = format!("rt-mm-parties-{suffix}");
-    create_players_table(client, &config.players_table).await?;
-    create_messages_table(client, &config.messages_table).await?;
-    create_placements_table(client, &config.placements_table).await?;
-    create_parties_table(client, &config.parties_table).await?;
+    let config = crate::fresh_tables(client, "mm").await?;
     let config = Arc::new(config);
     let players = Arc::new(DynamoPlayerStore::new(
         client.clone(),

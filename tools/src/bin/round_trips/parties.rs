@@ -5,10 +5,7 @@
 
 use std::sync::Arc;
 
-use aws_adapters::dynamodb::{
-    DynamoMessageStore, create_messages_table, create_parties_table, create_placements_table,
-    create_players_table,
-};
+use aws_adapters::dynamodb::DynamoMessageStore;
 use aws_lambda_events::apigw::ApiGatewayProxyResponse;
 use connect::ConnectHandler;
 use contracts::events::{reply_frame, route_event};
@@ -54,18 +51,9 @@ fn ask(player: &str, route: &str, body_json: Value) -> RouteEvent {
 
 impl Party {
     async fn create(client: &aws_sdk_dynamodb::Client, bench: &Bench) -> Result<Self, Error> {
-        let suffix = now();
-        let mut config = Config::for_local("Development");
+        let mut config = crate::fresh_tables(client, "party").await?;
         // Nobody here times out but the one the sweep rows disconnect.
         config.heartbeat_timeout = std::time::Duration::from_secs(7_200);
-        config.players_table = format!("rt-party-players-{suffix}");
-        config.messages_table = format!("rt-party-messages-{suffix}");
-        config.placements_table = format!("rt-party-placements-{suffix}");
-        config.parties_table = format!("rt-party-parties-{suffix}");
-        create_players_table(client, &config.players_table).await?;
-        create_messages_table(client, &config.messages_table).await?;
-        create_placements_table(client, &config.placements_table).await?;
-        create_parties_table(client, &config.parties_table).await?;
         let config = Arc::new(config);
         let messages = Arc::new(DynamoMessageStore::new(
             client.clone(),

@@ -16,8 +16,7 @@ pub(crate) use placement::placement_event;
 use std::sync::Arc;
 
 use aws_adapters::dynamodb::{
-    DynamoMessageStore, DynamoPlacementStore, create_messages_table, create_parties_table,
-    create_placements_table, create_players_table, create_subscriptions_table,
+    DynamoMessageStore, DynamoPlacementStore, create_subscriptions_table,
 };
 use connect::ConnectHandler;
 use contracts::events::route_event;
@@ -66,17 +65,8 @@ fn player(name: &str) -> PlayerId {
 
 impl World {
     pub async fn create(client: &aws_sdk_dynamodb::Client, bench: &Bench) -> Result<Self, Error> {
-        let suffix = now();
-        let mut config = Config::for_local("Development");
-        config.players_table = format!("rt-players-{suffix}");
-        config.messages_table = format!("rt-messages-{suffix}");
-        config.placements_table = format!("rt-placements-{suffix}");
-        config.subscriptions_table = format!("rt-subscriptions-{suffix}");
-        config.parties_table = format!("rt-parties-{suffix}");
-        create_parties_table(client, &config.parties_table).await?;
-        create_players_table(client, &config.players_table).await?;
-        create_messages_table(client, &config.messages_table).await?;
-        create_placements_table(client, &config.placements_table).await?;
+        let mut config = crate::fresh_tables(client, "main").await?;
+        config.subscriptions_table = format!("rt-main-subscriptions-{}", now());
         create_subscriptions_table(client, &config.subscriptions_table).await?;
         let config = Arc::new(config);
         let messages = Arc::new(DynamoMessageStore::new(

@@ -5,9 +5,9 @@
 //! goes through the Rust client (player.rs).
 
 use std::collections::VecDeque;
-use std::sync::Arc;
 use std::time::Duration;
 
+use contracts::events::percent_encoded;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
@@ -58,43 +58,6 @@ pub struct RawSocket {
     pub name: String,
 }
 
-/// rustls on aws-lc-rs (the TLS stack the AWS SDK already builds) with the system roots,
-/// for `wss://`.
-pub fn tls_connector() -> Result<Connector, String> {
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let mut roots = rustls::RootCertStore::empty();
-    let native = rustls_native_certs::load_native_certs();
-    for cert in native.certs {
-        let _ = roots.add(cert);
-    }
-    if roots.is_empty() {
-        return Err(format!(
-            "no system root certificates found for wss:// ({:?})",
-            native.errors
-        ));
-    }
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| e.to_string())?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    Ok(Connector::Rustls(Arc::new(config)))
-}
-
-/// Percent-encodes a query value (tokens are base64url and dots, ids a small alphabet,
-/// but a token command may print anything).
-fn query_value(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            other => format!("%{other:02X}"),
-        })
-        .collect()
-}
-
 impl RawSocket {
     /// Opens a socket to `url` with `credential` carried as `carrier`. A refused upgrade
     /// says what API Gateway's status means for this stack.
@@ -110,10 +73,10 @@ impl RawSocket {
         let url = match (credential, carrier) {
             (_, Carrier::Header) => url.to_owned(),
             (Credential::PlayerId(id), Carrier::Query) => {
-                format!("{url}{separator}playerId={}", query_value(id))
+                format!("{url}{separator}playerId={}", percent_encoded(id))
             }
             (Credential::Token(token), Carrier::Query) => {
-                format!("{url}{separator}token={}", query_value(token))
+                format!("{url}{separator}token={}", percent_encoded(token))
             }
         };
         let mut request = url

@@ -20,18 +20,6 @@ use crate::client::{Carrier, Credential, RawSocket};
 use crate::player::{Player, Target};
 use crate::report::Report;
 
-/// Every check, in the order they run.
-pub const CHECKS: [&str; 8] = [
-    "connect and resume",
-    "heartbeat",
-    "presence",
-    "message online",
-    "message offline",
-    "placement",
-    "takeover",
-    "bad frames",
-];
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum PlacementMode {
     /// Request one; if the stack cannot start it (`unavailable`: no reachable GameLift

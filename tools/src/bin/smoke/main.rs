@@ -119,7 +119,7 @@ fn main() -> ExitCode {
     println!("smoke test of {}", plan.url);
     println!("players: a = {}, b = {}\n", plan.a.1, plan.b.1);
     let passed = runtime.block_on(async {
-        let mut report = Report::new(&journeys::CHECKS);
+        let mut report = Report::new(&tools::SMOKE_CHECKS);
         journeys::run(&plan, &mut report).await;
         report.finish()
     });
@@ -134,7 +134,7 @@ fn main() -> ExitCode {
 fn plan(args: &Args) -> Result<Plan, String> {
     let url = args.url.trim_end_matches('/').to_owned();
     let tls = if url.starts_with("wss://") {
-        Some(client::tls_connector()?)
+        Some(tools::wss::tls_connector()?)
     } else if url.starts_with("ws://") {
         None
     } else {
