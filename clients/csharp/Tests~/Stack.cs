@@ -106,6 +106,9 @@ namespace GameLiftSockets.Tests
             var management = Regex.Replace(Url, "^ws", "http");
             var request = (HttpWebRequest)WebRequest.Create(management + "/@connections/" + Uri.EscapeDataString(id));
             request.Method = "DELETE";
+            // A fresh connection each time: Mono reuses a kept-alive one the stack may have
+            // closed meanwhile, and the DELETE then fails with "Error writing headers".
+            request.KeepAlive = false;
             using (var response = (HttpWebResponse)await request.GetResponseAsync())
             {
                 if ((int)response.StatusCode != 204) throw new InvalidOperationException("DeleteConnection answered " + (int)response.StatusCode);
