@@ -20,7 +20,7 @@ use shared::placement::PlacementRecord;
 use shared::ports::{Connections, MessageStore, PlacementRecorder};
 use shared::requests::Route;
 
-use crate::matchmaking::{ask, event};
+use crate::matchmaking::{ask, event, start_ticket};
 use crate::scenarios::placement_event;
 use crate::{Bench, client_event, lambda_event, now};
 
@@ -132,17 +132,8 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
 
     // A match of 2, as `matchmaking.rs` makes it (set-up), then MatchmakingSucceeded.
     let start = json!({"attributes": {"skill": 1000}, "latencies": {"eu-west-1": 20}});
-    let ack = ask(
-        bench,
-        &handler,
-        "alice",
-        Route::StartMatchmaking,
-        start.clone(),
-    )
-    .await?;
-    let a = ack["ticketId"].as_str().ok_or("no ticket")?.to_owned();
-    let ack = ask(bench, &handler, "bob", Route::StartMatchmaking, start).await?;
-    let b = ack["ticketId"].as_str().ok_or("no ticket")?.to_owned();
+    let a = start_ticket(bench, &handler, "alice", &start).await?;
+    let b = start_ticket(bench, &handler, "bob", &start).await?;
     let t0 = now();
     for (sample, at) in [
         (

@@ -43,6 +43,24 @@ pub async fn ask(
     Ok(reply_frame(&response))
 }
 
+/// `player` starts matchmaking with `body`: the ticket's id.
+pub async fn start_ticket(
+    bench: &mut Bench,
+    handler: &MatchmakingHandler,
+    player: &str,
+    body: &Value,
+) -> Result<String, Error> {
+    let ack = ask(
+        bench,
+        handler,
+        player,
+        Route::StartMatchmaking,
+        body.clone(),
+    )
+    .await?;
+    Ok(ack["ticketId"].as_str().ok_or("no ticket")?.to_owned())
+}
+
 pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Result<(), Error> {
     let config = crate::fresh_tables(client, "mm").await?;
     let config = Arc::new(config);
@@ -87,15 +105,7 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
         "1 write",
     );
     let start = json!({"attributes": {"skill": 1000}, "latencies": {"eu-west-1": 20}});
-    let ack = ask(
-        bench,
-        &handler,
-        "alice",
-        Route::StartMatchmaking,
-        start.clone(),
-    )
-    .await?;
-    let a = ack["ticketId"].as_str().ok_or("no ticket")?.to_owned();
+    let a = start_ticket(bench, &handler, "alice", &start).await?;
     bench.row(
         "mm_start",
         Route::StartMatchmaking.as_str(),
@@ -114,8 +124,7 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
         "startMatchmaking while a ticket is live (conflict)",
         "1 failed write (its old item names the ticket) + 1 read (still live?)",
     );
-    let ack = ask(bench, &handler, "bob", Route::StartMatchmaking, start).await?;
-    let b = ack["ticketId"].as_str().ok_or("no ticket")?.to_owned();
+    let b = start_ticket(bench, &handler, "bob", &start).await?;
     bench.reset();
 
     let t0 = now();
