@@ -8,10 +8,12 @@ use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
+use shared::requests::Route;
 use tokio::sync::watch;
 use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
+use tools::frames::client_frame;
 
 use crate::connect::{Socket, connect_and_resume};
 use crate::frame::Frame;
@@ -93,6 +95,7 @@ pub async fn client(
 
     // Writer: the messages, heartbeats while holding, then the close.
     let writer = async {
+        let beat = Utf8Bytes::from(client_frame(Route::Heartbeat, None, None).to_string());
         let mut heartbeat = (shared.args.heartbeat_seconds > 0).then(|| {
             let period = Duration::from_secs(shared.args.heartbeat_seconds);
             tokio::time::interval_at(tokio::time::Instant::now() + period, period)
@@ -111,7 +114,7 @@ pub async fn client(
                                 if changed.is_err() || *phase.borrow() == Phase::Stop { break; }
                             }
                             () = tick(&mut heartbeat) => {
-                                let _ = sink.send(Message::text(r#"{"route":"heartbeat"}"#)).await;
+                                let _ = sink.send(Message::Text(beat.clone())).await;
                             }
                         }
                     }
@@ -121,7 +124,7 @@ pub async fn client(
                     tokio::select! {
                         changed = phase.changed() => if changed.is_err() { break; },
                         () = tick(&mut heartbeat) => {
-                            let _ = sink.send(Message::text(r#"{"route":"heartbeat"}"#)).await;
+                            let _ = sink.send(Message::Text(beat.clone())).await;
                         }
                     }
                 }
@@ -207,8 +210,9 @@ async fn send_messages(
         } else {
             format!(",\"pad\":\"{pad}\"")
         };
+        let route = Route::SendMessage;
         let frame = format!(
-            "{{\"route\":\"sendMessage\",\"requestId\":\"{t}\",\"body\":{{\"playerIds\":[{ids}],\"message\":{{\"seq\":{seq},\"t\":{t},\"from\":{i}{pad_field}}}}}}}"
+            "{{\"route\":\"{route}\",\"requestId\":\"{t}\",\"body\":{{\"playerIds\":[{ids}],\"message\":{{\"seq\":{seq},\"t\":{t},\"from\":{i}{pad_field}}}}}}}"
         );
         outstanding.fetch_add(1, Ordering::Relaxed);
         if let Err(error) = sink.send(Message::Text(Utf8Bytes::from(frame))).await {
@@ -256,7 +260,7 @@ fn on_frame(
                 }
             }
         }
-        "ack" | "error" if frame.route.as_deref() == Some("sendMessage") => {
+        "ack" | "error" if frame.route.as_deref() == Some(Route::SendMessage.as_str()) => {
             if frame.kind == "ack" {
                 c.acked.fetch_add(1, Ordering::Relaxed);
                 c.expected
@@ -284,7 +288,7 @@ fn on_frame(
                 shared.in_flight.add_permits(1);
             }
         }
-        "ack" if frame.route.as_deref() == Some("heartbeat") => {}
+        "ack" if frame.route.as_deref() == Some(Route::Heartbeat.as_str()) => {}
         _ => {
             c.other_frames.fetch_add(1, Ordering::Relaxed);
         }

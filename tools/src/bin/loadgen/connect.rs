@@ -6,6 +6,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use base64::Engine as _;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
+use shared::requests::{ClientRequest, CursorBody, Route};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -51,10 +52,13 @@ pub async fn connect_and_resume(i: usize, shared: &Shared) -> Result<Socket, Str
         .await
         .map_err(|_| "connect timed out".to_owned())?
         .map_err(|e| format!("connect: {e}"))?;
+    let resume = ClientRequest::Resume {
+        request_id: Some(Route::Resume.as_str().to_owned()),
+        body: CursorBody::default(),
+    };
+    let resume = serde_json::to_string(&resume).map_err(|e| format!("resume frame: {e}"))?;
     socket
-        .send(Message::text(
-            r#"{"route":"resume","requestId":"resume","body":{}}"#,
-        ))
+        .send(Message::text(resume))
         .await
         .map_err(|e| format!("send resume: {e}"))?;
     let until = tokio::time::Instant::now() + timeout;
@@ -65,7 +69,7 @@ pub async fn connect_and_resume(i: usize, shared: &Shared) -> Result<Socket, Str
         match frame {
             Some(Ok(Message::Text(text))) => {
                 if let Ok(frame) = serde_json::from_str::<Frame<'_>>(&text)
-                    && frame.route.as_deref() == Some("resume")
+                    && frame.route.as_deref() == Some(Route::Resume.as_str())
                 {
                     if frame.kind == "ack" {
                         return Ok(socket);

@@ -3,6 +3,8 @@
 
 use std::sync::atomic::Ordering;
 
+use shared::requests::Route;
+
 use crate::Bench;
 
 /// The stage's access log line (template.yaml, `AccessLogSettings.Format`, the settings
@@ -51,7 +53,7 @@ fn render_access_log(format: &str) -> String {
         ("$context.requestTimeEpoch", "1795323600123"),
         ("$context.requestId", "Kx8bNFq-IAMFZ3g="),
         ("$context.eventType", "MESSAGE"),
-        ("$context.routeKey", "heartbeat"),
+        ("$context.routeKey", Route::Heartbeat.as_str()),
         ("$context.connectionId", "L0SMzdjYvHcCKvg="),
         ("$context.status", "200"),
         ("$context.authorizer.principalId", "player-00000042"),

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use aws_adapters::dynamodb::{DynamoMessageStore, DynamoPlacementStore, DynamoPlayerStore};
-use contracts::events::{reply_frame, route_event};
+use contracts::events::reply_frame;
 use contracts::fixtures::new_connection;
 use edge::websocket::RouteHandler;
 use serde_json::json;
@@ -18,10 +18,11 @@ use shared::domain::{MessageId, PlacementId, PlayerId};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::placement::PlacementRecord;
 use shared::ports::{Connections, MessageStore, PlacementRecorder};
+use shared::requests::Route;
 
-use crate::matchmaking::{ask, event};
+use crate::matchmaking::{ask, event, start_ticket};
 use crate::scenarios::placement_event;
-use crate::{Bench, body, lambda_event, now};
+use crate::{Bench, client_event, lambda_event, now};
 
 type Error = lambda_runtime::Error;
 
@@ -38,7 +39,7 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
     let placements = DynamoPlacementStore::new(client.clone(), config.placements_table.clone());
     bench.gamelift.with_player_gateway(now() + 3_600_000);
     let w = bench.wiring(client, config.clone());
-    let request = session_placement_request::wire(&w);
+    let placement = session_placement_request::wire(&w);
     let on_placement = on_placement_event::wire(&w);
     let rejoin = rejoin_session::wire(&w);
     let handler = matchmaking::wire(&w);
@@ -63,12 +64,11 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
 
     // A solo placement, requested as a client does (set-up), then fulfilled.
     let placed = bench
-        .route(request.handle(route_event(
-            "sessionPlacementRequest",
+        .route(placement.handle(client_event(
+            Route::SessionPlacementRequest,
             "carol",
             "c-carol",
-            now(),
-            Some(&body("sessionPlacementRequest", json!({}))),
+            json!({}),
         )))
         .await?;
     let frame = reply_frame(&placed);
@@ -109,22 +109,16 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
         "1 read + P inbox head queries + 1 transaction of 1 + 2P items + ceil(P / 25) GameLift calls",
     );
 
-    for route in ["rejoinSession", "refreshConnectionDetails"] {
+    for route in [Route::RejoinSession, Route::RefreshConnectionDetails] {
         let reply = bench
-            .route(rejoin.handle(route_event(
-                route,
-                "carol",
-                "c-carol",
-                now(),
-                Some(&body(route, json!({}))),
-            )))
+            .route(rejoin.handle(client_event(route, "carol", "c-carol", json!({}))))
             .await?;
         let frame = reply_frame(&reply);
         if frame["gameSession"]["connection"]["playerGatewayToken"].is_null() {
             return Err(format!("{route}: no token in {frame}").into());
         }
         let (id, target) = match route {
-            "rejoinSession" => (
+            Route::RejoinSession => (
                 "gw_rejoin_session",
                 "1 read + 1 write + 2 GameLift calls (a new player session, its details)",
             ),
@@ -138,10 +132,8 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
 
     // A match of 2, as `matchmaking.rs` makes it (set-up), then MatchmakingSucceeded.
     let start = json!({"attributes": {"skill": 1000}, "latencies": {"eu-west-1": 20}});
-    let ack = ask(bench, &handler, "alice", "startMatchmaking", start.clone()).await?;
-    let a = ack["ticketId"].as_str().ok_or("no ticket")?.to_owned();
-    let ack = ask(bench, &handler, "bob", "startMatchmaking", start).await?;
-    let b = ack["ticketId"].as_str().ok_or("no ticket")?.to_owned();
+    let a = start_ticket(bench, &handler, "alice", &start).await?;
+    let b = start_ticket(bench, &handler, "bob", &start).await?;
     let t0 = now();
     for (sample, at) in [
         (
@@ -157,7 +149,7 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
         bench.invoke(on_matchmaking.handle(lambda_event(e))).await?;
     }
     let accept = json!({"ticketId": a, "accept": true});
-    ask(bench, &handler, "alice", "acceptMatch", accept).await?;
+    ask(bench, &handler, "alice", Route::AcceptMatch, accept).await?;
     bench.reset();
     let succeeded = event(
         include_str!("../../../../events/matchmaking-succeeded.json"),

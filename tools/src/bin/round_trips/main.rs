@@ -29,20 +29,24 @@ use aws_config::BehaviorVersion;
 use aws_lambda_events::apigw::ApiGatewayProxyResponse;
 use aws_lambda_events::encodings::Body;
 use aws_sdk_dynamodb::config::{Credentials, Region};
+use contracts::events::route_event;
 use contracts::fake_gamelift::{FakeGameLift, GameLiftCall};
 use contracts::fake_matchmaker::{FakeMatchmaker, MatchmakerCall};
 use contracts::recording_gateway::{GatewayCall, RecordingGateway};
+use edge::websocket::RouteEvent;
 use lambda_runtime::LambdaEvent;
 use memory_adapters::InProcessEventBus;
-use serde_json::{Value, json};
+use serde_json::Value;
 use shared::config::Config;
 use shared::matchmaking::MatchmakingSettings;
 use shared::ports::{
     Clock, ConnectionGateway, ConnectionProbe, EventBus, Matchmaker, PlacementStarter,
     PlacementStopper, PlayerConnections, PlayerSessions, SystemClock,
 };
+use shared::requests::Route;
 use shared::wiring::{Services, Wiring};
 use tools::counts::{Measured, Operation, OperationCounts, REGENERATE};
+use tools::frames::client_frame;
 
 mod access_log;
 mod backend_api;
@@ -434,9 +438,11 @@ fn template_access_logs() -> Result<String, lambda_runtime::Error> {
         .to_owned())
 }
 
-/// `{"route": route, "body": body}` as a frame's text.
-pub fn body(route: &str, body: Value) -> String {
-    json!({"route": route, "body": body}).to_string()
+/// `route` from `player` on `connection`, its frame `{"route", "body"}` carrying `body`,
+/// as API Gateway hands it to the route's function.
+pub fn client_event(route: Route, player: &str, connection: &str, body: Value) -> RouteEvent {
+    let frame = client_frame(route, None, Some(body)).to_string();
+    route_event(route.as_str(), player, connection, now(), Some(&frame))
 }
 
 /// Wraps a payload as Lambda hands it to a handler.

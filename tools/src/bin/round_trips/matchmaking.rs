@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use aws_adapters::dynamodb::{DynamoMessageStore, DynamoPlayerStore};
-use contracts::events::{reply_frame, route_event};
+use contracts::events::reply_frame;
 use contracts::fixtures::new_connection;
 use edge::websocket::RouteHandler;
 use matchmaking::MatchmakingHandler;
@@ -14,8 +14,9 @@ use serde_json::{Value, json};
 use shared::domain::{MessageId, PlayerId};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::ports::{Connections, MessageStore};
+use shared::requests::Route;
 
-use crate::{Bench, body, lambda_event, now};
+use crate::{Bench, client_event, lambda_event, now};
 
 type Error = lambda_runtime::Error;
 
@@ -34,18 +35,30 @@ pub async fn ask(
     bench: &mut Bench,
     handler: &MatchmakingHandler,
     player: &str,
-    route: &str,
+    route: Route,
     payload: Value,
 ) -> Result<Value, Error> {
-    let event = route_event(
-        route,
-        player,
-        &format!("c-{player}"),
-        now(),
-        Some(&body(route, payload)),
-    );
+    let event = client_event(route, player, &format!("c-{player}"), payload);
     let response = bench.route(handler.handle(event)).await?;
     Ok(reply_frame(&response))
+}
+
+/// `player` starts matchmaking with `body`: the ticket's id.
+pub async fn start_ticket(
+    bench: &mut Bench,
+    handler: &MatchmakingHandler,
+    player: &str,
+    body: &Value,
+) -> Result<String, Error> {
+    let ack = ask(
+        bench,
+        handler,
+        player,
+        Route::StartMatchmaking,
+        body.clone(),
+    )
+    .await?;
+    Ok(ack["ticketId"].as_str().ok_or("no ticket")?.to_owned())
 }
 
 pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Result<(), Error> {
@@ -82,27 +95,36 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
         bench,
         &handler,
         "carol",
-        "setMatchmakingAttributes",
+        Route::SetMatchmakingAttributes,
         json!({"attributes": {"skill": 900}}),
     )
     .await?;
-    bench.row("mm_set_attributes", "setMatchmakingAttributes", "1 write");
+    bench.row(
+        "mm_set_attributes",
+        Route::SetMatchmakingAttributes.as_str(),
+        "1 write",
+    );
     let start = json!({"attributes": {"skill": 1000}, "latencies": {"eu-west-1": 20}});
-    let ack = ask(bench, &handler, "alice", "startMatchmaking", start.clone()).await?;
-    let a = ack["ticketId"].as_str().ok_or("no ticket")?.to_owned();
+    let a = start_ticket(bench, &handler, "alice", &start).await?;
     bench.row(
         "mm_start",
-        "startMatchmaking",
+        Route::StartMatchmaking.as_str(),
         "1 write (pending slot) + 1 write (ticket) + 1 GameLift call",
     );
-    ask(bench, &handler, "alice", "startMatchmaking", start.clone()).await?;
+    ask(
+        bench,
+        &handler,
+        "alice",
+        Route::StartMatchmaking,
+        start.clone(),
+    )
+    .await?;
     bench.row(
         "mm_start_conflict",
         "startMatchmaking while a ticket is live (conflict)",
         "1 failed write (its old item names the ticket) + 1 read (still live?)",
     );
-    let ack = ask(bench, &handler, "bob", "startMatchmaking", start).await?;
-    let b = ack["ticketId"].as_str().ok_or("no ticket")?.to_owned();
+    let b = start_ticket(bench, &handler, "bob", &start).await?;
     bench.reset();
 
     let t0 = now();
@@ -142,13 +164,13 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
         bench,
         &handler,
         "alice",
-        "acceptMatch",
+        Route::AcceptMatch,
         json!({"ticketId": a, "accept": true}),
     )
     .await?;
     bench.row(
         "mm_accept",
-        "acceptMatch",
+        Route::AcceptMatch.as_str(),
         "1 read (ticket) + 1 GameLift call",
     );
     let succeeded = event(
@@ -164,9 +186,9 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
         "per ticket: 1 read + 1 transaction (ticket, slot cleared + seat, 1 push)",
     );
 
-    ask(bench, &handler, "carol", "startMatchmaking", json!({})).await?;
+    ask(bench, &handler, "carol", Route::StartMatchmaking, json!({})).await?;
     bench.reset();
-    ask(bench, &handler, "carol", "stopMatchmaking", json!({})).await?;
+    ask(bench, &handler, "carol", Route::StopMatchmaking, json!({})).await?;
     bench.row(
         "mm_stop",
         "stopMatchmaking (the live ticket)",

@@ -19,9 +19,10 @@ use shared::config::Config;
 use shared::domain::{MessageId, PlayerId};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::ports::MessageStore;
+use shared::requests::Route;
 use shared::wiring::Wiring;
 
-use crate::{Bench, body, now};
+use crate::{Bench, client_event, now};
 
 type Error = lambda_runtime::Error;
 
@@ -39,14 +40,8 @@ struct Party {
 }
 
 /// `route` with `body` from `player` on their socket `c-<player>`.
-fn ask(player: &str, route: &str, body_json: Value) -> RouteEvent {
-    route_event(
-        route,
-        player,
-        &format!("c-{player}"),
-        now(),
-        Some(&body(route, body_json)),
-    )
+fn ask(player: &str, route: Route, body_json: Value) -> RouteEvent {
+    client_event(route, player, &format!("c-{player}"), body_json)
 }
 
 impl Party {
@@ -102,7 +97,7 @@ impl Party {
         &self,
         bench: &mut Bench,
         player: &str,
-        route: &str,
+        route: Route,
         body_json: Value,
     ) -> Result<ApiGatewayProxyResponse, Error> {
         bench
@@ -129,7 +124,7 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
 async fn membership(world: &Party, bench: &mut Bench) -> Result<String, Error> {
     let created = reply_frame(
         &world
-            .party_route(bench, "alice", "createParty", json!({}))
+            .party_route(bench, "alice", Route::CreateParty, json!({}))
             .await?,
     );
     let party_id = created["party"]["partyId"]
@@ -138,20 +133,25 @@ async fn membership(world: &Party, bench: &mut Bench) -> Result<String, Error> {
         .to_owned();
     bench.row(
         "party_create",
-        "createParty",
+        Route::CreateParty.as_str(),
         "1 query + 1 transaction (party, link, 1 push)",
     );
     world
-        .party_route(bench, "alice", "inviteToParty", json!({"playerId": "bob"}))
+        .party_route(
+            bench,
+            "alice",
+            Route::InviteToParty,
+            json!({"playerId": "bob"}),
+        )
         .await?;
     bench.row(
         "party_invite",
-        "inviteToParty",
+        Route::InviteToParty.as_str(),
         "1 rate-limit write (2 in a new minute) ‖ 1 read (the caller's party) + 1 read (the party) + 1 query + 1 transaction (party checked, invitation, invitee checked, 1 push)",
     );
     let join = json!({"partyId": party_id});
     world
-        .party_route(bench, "bob", "joinParty", join.clone())
+        .party_route(bench, "bob", Route::JoinParty, join.clone())
         .await?;
     bench.row(
         "party_join_2nd",
@@ -161,12 +161,16 @@ async fn membership(world: &Party, bench: &mut Bench) -> Result<String, Error> {
     for invitee in ["carol", "dave"] {
         world
             .party
-            .handle(ask("alice", "inviteToParty", json!({"playerId": invitee})))
+            .handle(ask(
+                "alice",
+                Route::InviteToParty,
+                json!({"playerId": invitee}),
+            ))
             .await?;
     }
     bench.reset();
     world
-        .party_route(bench, "carol", "joinParty", join.clone())
+        .party_route(bench, "carol", Route::JoinParty, join.clone())
         .await?;
     bench.row(
         "party_join_3rd",
@@ -174,14 +178,16 @@ async fn membership(world: &Party, bench: &mut Bench) -> Result<String, Error> {
         "1 read (party + invitation) + N queries + 1 transaction (party, invitation, link, N pushes)",
     );
     world
-        .party_route(bench, "dave", "declinePartyInvite", join.clone())
+        .party_route(bench, "dave", Route::DeclinePartyInvite, join.clone())
         .await?;
     bench.row(
         "party_decline",
-        "declinePartyInvite",
+        Route::DeclinePartyInvite.as_str(),
         "1 read (party + invitation) + 1 query + 1 transaction (invitation, 1 push to the inviter)",
     );
-    world.party_route(bench, "erin", "joinParty", join).await?;
+    world
+        .party_route(bench, "erin", Route::JoinParty, join)
+        .await?;
     bench.row(
         "party_join_uninvited",
         "joinParty without an invitation (not_found)",
@@ -195,7 +201,7 @@ async fn playing(world: &Party, bench: &mut Bench, party_id: &str) -> Result<(),
     bench
         .route(world.send.handle(ask(
             "bob",
-            "sendMessage",
+            Route::SendMessage,
             json!({"partyId": party_id, "message": {"text": "gg"}}),
         )))
         .await?;
@@ -207,20 +213,20 @@ async fn playing(world: &Party, bench: &mut Bench, party_id: &str) -> Result<(),
     bench
         .route(world.request.handle(ask(
             "bob",
-            "setPlacementLatencies",
+            Route::SetPlacementLatencies,
             json!({"latencies": {"eu-west-1": 30}}),
         )))
         .await?;
     bench.row(
         "set_placement_latencies",
-        "setPlacementLatencies",
+        Route::SetPlacementLatencies.as_str(),
         "1 write",
     );
     bench
         .route(
             world
                 .request
-                .handle(ask("bob", "sessionPlacementRequest", json!({}))),
+                .handle(ask("bob", Route::SessionPlacementRequest, json!({}))),
         )
         .await?;
     bench.row(
@@ -232,7 +238,7 @@ async fn playing(world: &Party, bench: &mut Bench, party_id: &str) -> Result<(),
         .route(
             world
                 .request
-                .handle(ask("alice", "sessionPlacementRequest", json!({}))),
+                .handle(ask("alice", Route::SessionPlacementRequest, json!({}))),
         )
         .await?;
     bench.row(
@@ -241,7 +247,7 @@ async fn playing(world: &Party, bench: &mut Bench, party_id: &str) -> Result<(),
         "1 rate-limit write (2 in a new minute) + 1 failed write (names the party) + 1 read (the party) + 1 BatchGetItem (latencies) + 1 transaction (party checked, N pending) + 1 write (the record) + 1 GameLift call",
     );
     bench
-        .route(world.resume.handle(ask("carol", "resume", json!({}))))
+        .route(world.resume.handle(ask("carol", Route::Resume, json!({}))))
         .await?;
     bench.row(
         "resume_party_member",
@@ -257,7 +263,7 @@ async fn leaving(world: &Party, bench: &mut Bench) -> Result<(), Error> {
         .party_route(
             bench,
             "alice",
-            "promotePartyLeader",
+            Route::PromotePartyLeader,
             json!({"playerId": "bob"}),
         )
         .await?;
@@ -267,7 +273,12 @@ async fn leaving(world: &Party, bench: &mut Bench) -> Result<(), Error> {
         "1 read (the caller's party) + 1 read (the party) + N queries + 1 transaction (party, N pushes)",
     );
     world
-        .party_route(bench, "bob", "kickFromParty", json!({"playerId": "carol"}))
+        .party_route(
+            bench,
+            "bob",
+            Route::KickFromParty,
+            json!({"playerId": "carol"}),
+        )
         .await?;
     bench.row(
         "party_kick_3",
@@ -275,7 +286,7 @@ async fn leaving(world: &Party, bench: &mut Bench) -> Result<(), Error> {
         "1 read + 1 read + N queries + 1 transaction (party, link removed, N pushes)",
     );
     world
-        .party_route(bench, "bob", "leaveParty", json!({}))
+        .party_route(bench, "bob", Route::LeaveParty, json!({}))
         .await?;
     bench.row(
         "party_leave_leader",
@@ -291,11 +302,15 @@ async fn leaving(world: &Party, bench: &mut Bench) -> Result<(), Error> {
 async fn sweeps(world: &Party, bench: &mut Bench, party_id: &str) -> Result<(), Error> {
     world
         .party
-        .handle(ask("alice", "inviteToParty", json!({"playerId": "erin"})))
+        .handle(ask(
+            "alice",
+            Route::InviteToParty,
+            json!({"playerId": "erin"}),
+        ))
         .await?;
     world
         .party
-        .handle(ask("erin", "joinParty", json!({"partyId": party_id})))
+        .handle(ask("erin", Route::JoinParty, json!({"partyId": party_id})))
         .await?;
     disconnect::wire(&world.wiring)
         .handle(route_event("$disconnect", "alice", "c-alice", now(), None))

@@ -31,10 +31,11 @@ use send_message::SendMessageHandler;
 use serde_json::json;
 use shared::config::Config;
 use shared::domain::PlayerId;
+use shared::requests::Route;
 use shared::wiring::Wiring;
 use subscribe_presence::SubscribePresenceHandler;
 
-use crate::{Bench, body, now};
+use crate::{Bench, client_event, now};
 
 /// Tables, stores and handlers, built once.
 pub struct World {
@@ -83,7 +84,7 @@ impl World {
             disconnect: disconnect::wire(&w),
             heartbeat: UpdateItemIntegration::from_template(
                 &local::template::parse(local::template::TEMPLATE_YAML)?,
-                "heartbeat",
+                Route::Heartbeat.as_str(),
                 &[
                     ("PlayersTable", config.players_table.as_str()),
                     (
@@ -95,7 +96,7 @@ impl World {
             )?,
             ping: MockIntegration::from_template(
                 &local::template::parse(local::template::TEMPLATE_YAML)?,
-                "ping",
+                Route::Ping.as_str(),
             )?,
             resume: resume::wire(&w),
             send: send_message::wire(&w),
@@ -119,13 +120,10 @@ impl World {
             )
             .await?;
         bench
-            .route(self.resume.handle(route_event(
-                "resume",
-                name,
-                connection,
-                now(),
-                Some(&body("resume", json!({}))),
-            )))
+            .route(
+                self.resume
+                    .handle(client_event(Route::Resume, name, connection, json!({}))),
+            )
             .await?;
         Ok(())
     }

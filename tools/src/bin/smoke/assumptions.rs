@@ -13,6 +13,7 @@ use std::time::Duration;
 use aws_adapters::apigateway::ApiGatewayManagementGateway;
 use aws_config::{BehaviorVersion, Region, SdkConfig};
 use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
+use gamelift_sockets_client::protocol::Route;
 use serde_json::json;
 use shared::domain::ConnectionId;
 use shared::ports::{ConnectionGateway, ConnectionProbe, GatewayError};
@@ -152,7 +153,9 @@ impl<'a> Probe<'a> {
             plan.timeout,
         )
         .await?;
-        let ack = socket.request("resume", json!({}), plan.timeout).await?;
+        let ack = socket
+            .request(Route::Resume, json!({}), plan.timeout)
+            .await?;
         let connection = ack["connectionId"].as_str().ok_or_else(|| {
             format!("resume's ack names no connectionId (a stack older than this tool?): {ack}")
         })?;
@@ -243,7 +246,7 @@ impl<'a> Probe<'a> {
             .last()
             .ok_or("the reading before the ping is missing: the previous check failed")?;
         tokio::time::sleep(SETTLE / 2).await;
-        self.socket()?.send_text(r#"{"route":"ping"}"#).await?;
+        self.socket()?.send_bare(Route::Ping, None).await?;
         tokio::time::sleep(SETTLE).await;
         let after = self.last_active().await?;
         let evidence = format!("{} before a ping, {} after", iso(before), iso(after));
@@ -258,7 +261,7 @@ impl<'a> Probe<'a> {
         let timeout = self.plan.timeout;
         let answer = self
             .socket()?
-            .request("heartbeat", json!({}), timeout)
+            .request(Route::Heartbeat, json!({}), timeout)
             .await?;
         Ok(
             if answer["type"] == "ack" && answer["serverTime"].is_i64() {
@@ -271,7 +274,7 @@ impl<'a> Probe<'a> {
 
     async fn silent_heartbeat(&mut self) -> Result<Verdict, String> {
         let socket = self.socket()?;
-        socket.send_text(r#"{"route":"heartbeat"}"#).await?;
+        socket.send_bare(Route::Heartbeat, None).await?;
         Ok(match socket.next_text_within(SETTLE).await? {
             None => Verdict::Confirmed(format!("nothing came back within {SETTLE:?}")),
             Some(text) => Verdict::Contradicted(format!("a frame came back: {text:?}")),
@@ -293,7 +296,7 @@ impl<'a> Probe<'a> {
         .await?;
         let mut first = self.socket.take().ok_or("a's socket is closed")?;
         let _ = first
-            .send_text(r#"{"route":"heartbeat","requestId":"smoke-replaced"}"#)
+            .send_bare(Route::Heartbeat, Some("smoke-replaced"))
             .await;
         let mut told = false;
         let mut acked = None;
@@ -306,7 +309,7 @@ impl<'a> Probe<'a> {
                 acked = Some(frame);
             }
         }
-        let resumed = second.request("resume", json!({}), plan.timeout).await;
+        let resumed = second.request(Route::Resume, json!({}), plan.timeout).await;
         second.close().await;
         if let Some(ack) = acked {
             return Ok(Verdict::Contradicted(format!(

@@ -9,13 +9,15 @@ use std::time::Duration;
 
 use contracts::events::percent_encoded;
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{Value, json};
+use gamelift_sockets_client::protocol::Route;
+use serde_json::Value;
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
+use tools::frames::client_frame;
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -114,17 +116,27 @@ impl RawSocket {
             .map_err(|e| format!("{}: sending failed: {e}", self.name))
     }
 
-    /// Sends `{"route", "requestId", "body"}` and returns the `ack` or `error` frame
-    /// answering it (same `requestId`).
+    /// Sends `{"route"}`, with `requestId` when given: a request without a body.
+    pub async fn send_bare(
+        &mut self,
+        route: Route,
+        request_id: Option<&str>,
+    ) -> Result<(), String> {
+        self.send_text(&client_frame(route, request_id, None).to_string())
+            .await
+    }
+
+    /// Sends `{"route", "requestId", "body"}` (any body, bad ones too) and returns the
+    /// `ack` or `error` frame answering it (same `requestId`).
     pub async fn request(
         &mut self,
-        route: &str,
+        route: Route,
         body: Value,
         timeout: Duration,
     ) -> Result<Value, String> {
         self.next_request += 1;
         let request_id = format!("smoke-{}", self.next_request);
-        let frame = json!({"route": route, "requestId": request_id, "body": body});
+        let frame = client_frame(route, Some(&request_id), Some(body));
         self.send_text(&frame.to_string()).await?;
         self.wait_for(&format!("an answer to {route}"), timeout, |f| {
             f["requestId"] == request_id.as_str()

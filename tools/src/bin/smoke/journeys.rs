@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use gamelift_sockets_client::protocol::domain::PresenceStatus;
 use gamelift_sockets_client::protocol::requests::{CursorBody, PlacementRequestBody};
-use gamelift_sockets_client::protocol::{ClientRequest, ErrorCode, ServerFrame};
+use gamelift_sockets_client::protocol::{ClientRequest, ErrorCode, Route, ServerFrame};
 use gamelift_sockets_client::{ClientError, StopReason};
 use serde_json::{Value, json};
 use tokio_tungstenite::Connector;
@@ -79,7 +79,9 @@ impl Plan {
             self.timeout,
         )
         .await?;
-        let ack = socket.request("resume", json!({}), self.timeout).await?;
+        let ack = socket
+            .request(Route::Resume, json!({}), self.timeout)
+            .await?;
         if ack["type"] != "ack" || ack["playerId"] != who.1.as_str() {
             return Err(format!("{name}: resume answered {ack}"));
         }
@@ -256,7 +258,7 @@ pub async fn run(plan: &Plan, report: &mut Report) {
             .await
             .is_err()
         {
-            first.send_text(r#"{"route":"heartbeat"}"#).await?;
+            first.send_bare(Route::Heartbeat, None).await?;
             first
                 .wait_for("session_replaced after a frame", timeout, replaced)
                 .await?;
@@ -289,13 +291,13 @@ pub async fn run(plan: &Plan, report: &mut Report) {
         expect_code(&error, "unknown_route")?;
         let refused = raw
             .request(
-                "sessionPlacementRequest",
+                Route::SessionPlacementRequest,
                 json!({"latencies": {"us-east-1": -5}}),
                 timeout,
             )
             .await?;
         expect_code(&refused, "bad_request")?;
-        let ack = raw.request("heartbeat", json!({}), timeout).await?;
+        let ack = raw.request(Route::Heartbeat, json!({}), timeout).await?;
         if ack["type"] != "ack" {
             return Err(format!("heartbeat after the bad frames answered {ack}"));
         }

@@ -9,9 +9,11 @@ use contracts::events::route_event;
 use edge::websocket::RouteHandler;
 use local::integration::{Integration, IntegrationRequest};
 use serde_json::{Value, json};
+use shared::requests::Route;
+use tools::frames::client_frame;
 
 use super::{Error, World};
-use crate::{Bench, body, lambda_event, now};
+use crate::{Bench, client_event, lambda_event, now};
 
 impl World {
     pub(super) async fn connections(&self, bench: &mut Bench) -> Result<(), Error> {
@@ -44,7 +46,7 @@ impl World {
         );
         let request = IntegrationRequest {
             connection_id: "c2".into(),
-            route_key: "heartbeat".into(),
+            route_key: Route::Heartbeat.as_str().into(),
             stage: "Development".into(),
             domain_name: "abcdef1234.execute-api.us-east-1.amazonaws.com".into(),
             api_id: "abcdef1234".into(),
@@ -62,7 +64,7 @@ impl World {
             async move { self.heartbeat.handle(&frame.to_string(), &request).await }
         };
         bench
-            .integration(heartbeat(json!({"route": "heartbeat"})))
+            .integration(heartbeat(client_frame(Route::Heartbeat, None, None)))
             .await;
         bench.row(
             "heartbeat",
@@ -70,9 +72,11 @@ impl World {
             "1 write, no reply",
         );
         bench
-            .integration(heartbeat(
-                json!({"route": "heartbeat", "requestId": "h-1", "body": {"cursor": 42}}),
-            ))
+            .integration(heartbeat(client_frame(
+                Route::Heartbeat,
+                Some("h-1"),
+                Some(json!({"cursor": 42})),
+            )))
             .await;
         bench.row(
             "heartbeat_with_cursor",
@@ -82,12 +86,15 @@ impl World {
         // A ping: the MOCK integration renders its request template and nothing else
         // (the frame still marks the socket active, which GetConnection reports).
         let ping_request = IntegrationRequest {
-            route_key: "ping".into(),
+            route_key: Route::Ping.as_str().into(),
             request_time_epoch: now(),
             ..request.clone()
         };
         bench
-            .integration(self.ping.handle(r#"{"route":"ping"}"#, &ping_request))
+            .integration(self.ping.handle(
+                &client_frame(Route::Ping, None, None).to_string(),
+                &ping_request,
+            ))
             .await;
         bench.row(
             "ping",
@@ -108,13 +115,10 @@ impl World {
             "1 write",
         );
         bench
-            .route(self.resume.handle(route_event(
-                "resume",
-                "alice",
-                "c3",
-                now(),
-                Some(&body("resume", json!({}))),
-            )))
+            .route(
+                self.resume
+                    .handle(client_event(Route::Resume, "alice", "c3", json!({}))),
+            )
             .await?;
         bench.row(
             "resume_nothing_pending",

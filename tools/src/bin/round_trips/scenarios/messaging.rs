@@ -10,10 +10,11 @@ use serde_json::{Value, json};
 use shared::domain::MessageId;
 use shared::messaging::{MessageKind, NewMessage, ReplayFrom};
 use shared::ports::{InboxReader, MessageStore};
+use shared::requests::Route;
 use shared::wiring::Wiring;
 
 use super::{Error, World, player};
-use crate::{Bench, body, lambda_event, now};
+use crate::{Bench, client_event, lambda_event, now};
 
 impl World {
     pub(super) async fn messaging(&self, bench: &mut Bench) -> Result<(), Error> {
@@ -37,15 +38,11 @@ impl World {
             for n in [1usize, 25, 100] {
                 let ids: Vec<String> = (0..n).map(|i| format!("peer{n}-{i}")).collect();
                 bench
-                    .route(self.send.handle(route_event(
-                        "sendMessage",
+                    .route(self.send.handle(client_event(
+                        Route::SendMessage,
                         "alice",
                         "c3",
-                        now(),
-                        Some(&body(
-                            "sendMessage",
-                            json!({"playerIds": ids, "message": {"hi": 1}}),
-                        )),
+                        json!({"playerIds": ids, "message": {"hi": 1}}),
                     )))
                     .await?;
                 let floor = if suffix.is_empty() {
@@ -69,15 +66,11 @@ impl World {
             ..self.wiring.clone()
         });
         let to_peer = || {
-            route_event(
-                "sendMessage",
+            client_event(
+                Route::SendMessage,
                 "alice",
                 "c3",
-                now(),
-                Some(&body(
-                    "sendMessage",
-                    json!({"playerIds": ["peer1-0"], "message": {"hi": 1}}),
-                )),
+                json!({"playerIds": ["peer1-0"], "message": {"hi": 1}}),
             )
         };
         strict_send.handle(to_peer()).await?;
@@ -89,15 +82,11 @@ impl World {
             "1 failed conditional write (its old item says why) + 1 BatchGetItem, nothing stored",
         );
         bench
-            .route(self.send.handle(route_event(
-                "sendMessage",
+            .route(self.send.handle(client_event(
+                Route::SendMessage,
                 "alice",
                 "c3",
-                now(),
-                Some(&body(
-                    "sendMessage",
-                    json!({"playerIds": ["peer1-0", "nobody"], "message": {"hi": 1}}),
-                )),
+                json!({"playerIds": ["peer1-0", "nobody"], "message": {"hi": 1}}),
             )))
             .await?;
         bench.row(
@@ -172,13 +161,10 @@ impl World {
             .await?;
         bench.reset();
         bench
-            .route(self.resume.handle(route_event(
-                "resume",
-                "alice",
-                "c4",
-                now(),
-                Some(&body("resume", json!({}))),
-            )))
+            .route(
+                self.resume
+                    .handle(client_event(Route::Resume, "alice", "c4", json!({}))),
+            )
             .await?;
         bench.row(
             "resume_replay_30",

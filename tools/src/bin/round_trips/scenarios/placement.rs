@@ -1,15 +1,15 @@
 //! Placement rows: sessionPlacementRequest (placed, conflicting, refused by GameLift),
 //! GameLift's placement events, rejoinSession and cancelPlacement.
 
-use contracts::events::route_event;
 use edge::websocket::RouteHandler;
 use serde_json::{Value, json};
 use shared::domain::PlacementId;
 use shared::placement::PlacementRecord;
 use shared::ports::{GameLiftError, PlacementRecorder};
+use shared::requests::Route;
 
 use super::{Error, World, player};
-use crate::{Bench, body, lambda_event, now};
+use crate::{Bench, client_event, lambda_event, now};
 
 /// A GameLift placement event (EventBridge form; the SNS form carries the same JSON).
 pub(crate) fn placement_event(
@@ -52,17 +52,16 @@ pub(crate) fn placement_event(
 impl World {
     pub(super) async fn placement(&self, bench: &mut Bench) -> Result<(), Error> {
         let gamelift = bench.gamelift.clone();
-        let request = session_placement_request::wire(&self.wiring);
+        let placing = session_placement_request::wire(&self.wiring);
         let cancel = cancel_placement::wire(&self.wiring);
         let rejoin = rejoin_session::wire(&self.wiring);
         let on_event = on_placement_event::wire(&self.wiring);
         let place = |player: &str, connection: &str| {
-            route_event(
-                "sessionPlacementRequest",
+            client_event(
+                Route::SessionPlacementRequest,
                 player,
                 connection,
-                now(),
-                Some(&body("sessionPlacementRequest", json!({}))),
+                json!({}),
             )
         };
         let pending_of = |reply: aws_lambda_events::apigw::ApiGatewayProxyResponse| -> Result<PlacementId, Error> {
@@ -73,13 +72,13 @@ impl World {
             Ok(PlacementId::parse(raw)?)
         };
         bench.reset();
-        let alice_placement = pending_of(bench.route(request.handle(place("alice", "c3"))).await?)?;
+        let alice_placement = pending_of(bench.route(placing.handle(place("alice", "c3"))).await?)?;
         bench.row(
             "session_placement_request",
-            "sessionPlacementRequest",
+            Route::SessionPlacementRequest.as_str(),
             "1 rate-limit write (2 in a new minute) + 2 writes + 1 GameLift call",
         );
-        bench.route(request.handle(place("alice", "c3"))).await?;
+        bench.route(placing.handle(place("alice", "c3"))).await?;
         bench.row(
             "session_placement_conflict",
             "sessionPlacementRequest while one is pending (conflict)",
@@ -104,17 +103,11 @@ impl World {
             "1 query + 1 transaction, cancelled by its condition",
         );
         bench
-            .route(rejoin.handle(route_event(
-                "rejoinSession",
-                "alice",
-                "c3",
-                now(),
-                Some(&body("rejoinSession", json!({}))),
-            )))
+            .route(rejoin.handle(client_event(Route::RejoinSession, "alice", "c3", json!({}))))
             .await?;
         bench.row(
             "rejoin_session",
-            "rejoinSession",
+            Route::RejoinSession.as_str(),
             "1 read + 1 write + 1 GameLift call",
         );
 
@@ -139,20 +132,19 @@ impl World {
             );
         }
 
-        let bob_placement = pending_of(request.handle(place("peer1", "p1")).await?)?;
+        let bob_placement = pending_of(placing.handle(place("peer1", "p1")).await?)?;
         bench.reset();
         bench
-            .route(cancel.handle(route_event(
-                "cancelPlacement",
+            .route(cancel.handle(client_event(
+                Route::CancelPlacement,
                 "peer1",
                 "p1",
-                now(),
-                Some(&body("cancelPlacement", json!({}))),
+                json!({}),
             )))
             .await?;
         bench.row(
             "cancel_placement",
-            "cancelPlacement",
+            Route::CancelPlacement.as_str(),
             "1 read + 1 GameLift call",
         );
         let cancelled = placement_event(&bob_placement, "PlacementCancelled", &[]);
@@ -168,7 +160,7 @@ impl World {
         gamelift.fail_next_start(GameLiftError::InvalidRequest {
             message: "no such region".into(),
         });
-        bench.route(request.handle(place("peer2", "p2"))).await?;
+        bench.route(placing.handle(place("peer2", "p2"))).await?;
         bench.row(
             "placement_refused",
             "sessionPlacementRequest refused by GameLift",

@@ -8,9 +8,10 @@ use aws_lambda_events::eventbridge::EventBridgeEvent;
 use contracts::events::route_event;
 use edge::websocket::RouteHandler;
 use serde_json::{Value, json};
+use shared::requests::Route;
 
 use super::{Error, World};
-use crate::{Bench, body, lambda_event, now};
+use crate::{Bench, client_event, lambda_event, now};
 
 /// `events/presence-connected.json` about `player`.
 fn presence_bus_event(player: &str) -> Result<EventBridgeEvent<Value>, Error> {
@@ -38,12 +39,11 @@ impl World {
         let targets: Vec<String> = (0..10).map(|i| format!("friend{i}")).collect();
         bench.reset();
         bench
-            .route(self.subscribe.handle(route_event(
-                "subscribePresence",
+            .route(self.subscribe.handle(client_event(
+                Route::SubscribePresence,
                 "fan0",
                 "f0",
-                now(),
-                Some(&body("subscribePresence", json!({"playerIds": targets}))),
+                json!({"playerIds": targets}),
             )))
             .await?;
         bench.row(
@@ -53,12 +53,11 @@ impl World {
         );
         for (i, fan) in watchers.iter().enumerate() {
             self.subscribe
-                .handle(route_event(
-                    "subscribePresence",
+                .handle(client_event(
+                    Route::SubscribePresence,
                     fan,
                     &format!("f{i}"),
-                    now(),
-                    Some(&body("subscribePresence", json!({"playerIds": ["star"]}))),
+                    json!({"playerIds": ["star"]}),
                 ))
                 .await?;
         }
