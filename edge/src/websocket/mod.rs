@@ -166,9 +166,7 @@ pub fn body_text(event: &ApiGatewayWebsocketProxyRequest) -> Result<&str, &'stat
 pub fn untyped_request(
     event: &ApiGatewayWebsocketProxyRequest,
 ) -> Result<UntypedRequest, ApiGatewayProxyResponse> {
-    frame_text(event)
-        .and_then(UntypedRequest::parse)
-        .map_err(|rejection| reply(&rejection.into_frame()))
+    read_frame(event, UntypedRequest::parse)
 }
 
 /// The typed request of a route event (its body read into the route's type), or the
@@ -178,8 +176,17 @@ pub fn untyped_request(
 pub fn client_request(
     event: &ApiGatewayWebsocketProxyRequest,
 ) -> Result<ClientRequest, ApiGatewayProxyResponse> {
+    read_frame(event, ClientRequest::parse)
+}
+
+/// The event's frame read by `parse`, or the error reply its rejection becomes.
+#[allow(clippy::result_large_err)] // The Err is the reply itself, returned straight to the runtime.
+fn read_frame<T>(
+    event: &ApiGatewayWebsocketProxyRequest,
+    parse: impl FnOnce(&str) -> Result<T, FrameRejection>,
+) -> Result<T, ApiGatewayProxyResponse> {
     frame_text(event)
-        .and_then(ClientRequest::parse)
+        .and_then(parse)
         .map_err(|rejection| reply(&rejection.into_frame()))
 }
 
