@@ -1,10 +1,13 @@
 //! What the derived items share. Each table's item is one `#[derive(Serialize,
 //! Deserialize)]` struct next to its adapter, so that an attribute's name and DynamoDB
 //! type are written once, on a field: serde_dynamo writes it, and reads it back into
-//! the struct, which a `TryFrom` parses into the domain type. A stored item that does
+//! the struct. Where the struct holds the domain type whole (serde's remote derive, the
+//! ids validating themselves as they deserialize) there is nothing more to convert;
+//! otherwise a `TryFrom` parses the struct into the domain type. A stored item that does
 //! not read is [`StoreError::Corrupt`], naming the table, the key and the attribute.
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::fmt::Display;
 
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -31,6 +34,13 @@ pub struct Malformed {
     /// which the reason names.
     pub attribute: String,
     pub reason: String,
+}
+
+/// An item struct that holds its domain type whole converts without failing.
+impl From<Infallible> for Malformed {
+    fn from(never: Infallible) -> Self {
+        match never {}
+    }
 }
 
 impl Malformed {
@@ -83,12 +93,14 @@ pub(crate) fn decode<T: DeserializeOwned>(
 }
 
 /// Reads a stored item into the domain type its struct converts to.
-pub(crate) fn read<S: Stored, D: TryFrom<S, Error = Malformed>>(
-    item: Item,
-) -> Result<D, StoreError> {
+pub(crate) fn read<S: Stored, D>(item: Item) -> Result<D, StoreError>
+where
+    D: TryFrom<S>,
+    Malformed: From<D::Error>,
+{
     let key = key_text::<S>(&item);
     decode::<S>(item)
-        .and_then(D::try_from)
+        .and_then(|stored| Ok(D::try_from(stored)?))
         .map_err(|e| corrupt::<S>(key, &e))
 }
 

@@ -1,38 +1,39 @@
-//! The Placements item (shared/src/ports/placements.rs), derived, and its mapping to
-//! [`PlacementRecord`]; the game session and player sessions attributes a matchmaking
-//! ticket's item (`ticket_item.rs`) and the settlements' updates share with it.
+//! The Placements item (shared/src/ports/placements.rs), derived straight onto
+//! [`PlacementRecord`]; the game session attributes a matchmaking ticket's item
+//! (`ticket_item.rs`) and the settlements' updates share with it.
 
 use std::collections::BTreeMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 
-use super::item::{self, Item, Malformed, Stored, parse};
-use shared::domain::{PlacementId, PlacementStatus, PlayerId};
+use super::item::{self, Item, Malformed, Stored};
+use shared::domain::{EpochMillis, PlacementId, PlacementStatus, PlayerId};
 use shared::placement::{PlacedGameSession, PlacementRecord};
 use shared::ports::StoreError;
 
-/// A placement.
-#[derive(Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// A placement's item: serde's remote derive for [`PlacementRecord`], so the record is
+/// written and read with no mapping by hand; an id or a status that does not parse is
+/// an error naming its attribute (the domain types validate as they deserialize).
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "PlacementRecord", rename_all = "camelCase")]
 struct PlacementItem {
     /// Partition key.
-    placement_id: String,
-    requester_id: String,
+    placement_id: PlacementId,
+    requester_id: PlayerId,
     /// A list (L) of player ids; a string set (SS) is read too.
-    player_ids: Vec<String>,
+    player_ids: Vec<PlayerId>,
     queue: String,
-    /// A [`PlacementStatus`].
-    status: String,
+    status: PlacementStatus,
     /// Epoch milliseconds.
-    created_at: i64,
-    updated_at: i64,
+    created_at: EpochMillis,
+    updated_at: EpochMillis,
     /// Once FULFILLED.
-    #[serde(flatten)]
-    game_session: GameSessionAttributes,
+    #[serde(flatten, with = "game_session")]
+    game_session: Option<PlacedGameSession>,
     /// Once FULFILLED: player id → player session id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    player_sessions: BTreeMap<String, String>,
+    player_sessions: BTreeMap<PlayerId, String>,
     /// Epoch seconds (TTL).
     #[serde(rename = "expireAt")]
     expire_at_secs: i64,
@@ -40,16 +41,27 @@ struct PlacementItem {
     // transaction's worth of players are written, set by the settlement's updates.
 }
 
-impl Stored for PlacementItem {
+/// A whole placement item.
+#[derive(Serialize, Deserialize)]
+#[serde(transparent)]
+struct Placement(#[serde(with = "PlacementItem")] PlacementRecord);
+
+impl Stored for Placement {
     const TABLE: &'static str = "Placements";
     const KEY: &'static [&'static str] = &[attr::PLACEMENT_ID];
+}
+
+impl From<Placement> for PlacementRecord {
+    fn from(placement: Placement) -> Self {
+        placement.0
+    }
 }
 
 /// A placed game session as top-level attributes of a placement's or a ticket's item:
 /// all five or none.
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct GameSessionAttributes {
+struct GameSessionAttributes {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     game_session_arn: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -96,9 +108,33 @@ impl TryFrom<GameSessionAttributes> for Option<PlacedGameSession> {
             game_session_arn,
             ip_address: required("ipAddress", attributes.ip_address)?,
             dns_name: required("dnsName", attributes.dns_name)?,
-            port: parse("port", u16::try_from(port))?,
+            port: item::parse("port", u16::try_from(port))?,
             region: required("region", attributes.region)?,
         }))
+    }
+}
+
+/// `#[serde(with)]` for a game session flattened into an item (a placement's, a
+/// ticket's), through [`GameSessionAttributes`]. The error names the attribute in its
+/// text (`port: ...`).
+pub(crate) mod game_session {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::{GameSessionAttributes, PlacedGameSession};
+
+    pub(crate) fn serialize<S: Serializer>(
+        session: &Option<PlacedGameSession>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        GameSessionAttributes::from(session.as_ref()).serialize(serializer)
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<PlacedGameSession>, D::Error> {
+        GameSessionAttributes::deserialize(deserializer)?
+            .try_into()
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -129,93 +165,17 @@ pub(crate) fn game_session_attributes(session: &PlacedGameSession) -> Result<Ite
 pub(crate) fn player_sessions_value(
     sessions: &BTreeMap<PlayerId, String>,
 ) -> Result<AttributeValue, StoreError> {
-    item::to_value(&player_sessions_attribute(sessions))
-}
-
-pub(crate) fn player_sessions_attribute(
-    sessions: &BTreeMap<PlayerId, String>,
-) -> BTreeMap<String, String> {
-    sessions
-        .iter()
-        .map(|(player, session)| (player.to_string(), session.clone()))
-        .collect()
-}
-
-pub(crate) fn player_sessions_of(
-    sessions: BTreeMap<String, String>,
-) -> Result<BTreeMap<PlayerId, String>, Malformed> {
-    sessions
-        .into_iter()
-        .map(|(player, session)| {
-            Ok((
-                parse(attr::PLAYER_SESSIONS, PlayerId::parse(&player))?,
-                session,
-            ))
-        })
-        .collect()
-}
-
-pub(crate) fn player_ids_attribute(players: &[PlayerId]) -> Vec<String> {
-    players.iter().map(PlayerId::to_string).collect()
-}
-
-pub(crate) fn player_ids_of(players: Vec<String>) -> Result<Vec<PlayerId>, Malformed> {
-    players
-        .iter()
-        .map(|player| parse("playerIds", PlayerId::parse(player)))
-        .collect()
-}
-
-impl From<&PlacementRecord> for PlacementItem {
-    fn from(placement: &PlacementRecord) -> Self {
-        Self {
-            placement_id: placement.placement_id.to_string(),
-            requester_id: placement.requester_id.to_string(),
-            player_ids: player_ids_attribute(&placement.player_ids),
-            queue: placement.queue.clone(),
-            status: placement.status.as_str().to_owned(),
-            created_at: placement.created_at,
-            updated_at: placement.updated_at,
-            game_session: placement.game_session.as_ref().into(),
-            player_sessions: player_sessions_attribute(&placement.player_sessions),
-            expire_at_secs: placement.expire_at_secs,
-        }
-    }
-}
-
-impl TryFrom<PlacementItem> for PlacementRecord {
-    type Error = Malformed;
-
-    fn try_from(item: PlacementItem) -> Result<Self, Malformed> {
-        let status = PlacementStatus::parse(&item.status).ok_or_else(|| {
-            Malformed::new(
-                attr::STATUS,
-                format!("{:?}: not a placement status", item.status),
-            )
-        })?;
-        Ok(PlacementRecord {
-            placement_id: parse(attr::PLACEMENT_ID, PlacementId::parse(&item.placement_id))?,
-            requester_id: parse("requesterId", PlayerId::parse(&item.requester_id))?,
-            player_ids: player_ids_of(item.player_ids)?,
-            queue: item.queue,
-            status,
-            created_at: item.created_at,
-            updated_at: item.updated_at,
-            game_session: item.game_session.try_into()?,
-            player_sessions: player_sessions_of(item.player_sessions)?,
-            expire_at_secs: item.expire_at_secs,
-        })
-    }
+    item::to_value(sessions)
 }
 
 /// The whole item of a placement.
 pub(crate) fn placement_to_item(placement: &PlacementRecord) -> Result<Item, StoreError> {
-    item::to_item(&PlacementItem::from(placement))
+    item::to_item(&Placement(placement.clone()))
 }
 
 /// Maps a Placements item to the record it holds.
 pub(crate) fn placement_from_item(stored: &Item) -> Result<PlacementRecord, StoreError> {
-    item::read::<PlacementItem, _>(stored.clone())
+    item::read::<Placement, _>(stored.clone())
 }
 
 /// What a cancelled settlement transaction found of a (possibly partial) item.
@@ -334,15 +294,17 @@ mod tests {
 
     #[test]
     fn given_a_corrupt_item_when_read_then_the_error_names_its_table_key_and_attribute() {
-        for (name, value) in [
-            ("status", AttributeValue::S("DONE".into())),
+        // The error names the attribute, down to the list element.
+        for (name, value, named) in [
+            ("status", AttributeValue::S("DONE".into()), "status"),
             (
                 "playerIds",
                 AttributeValue::L(vec![AttributeValue::S("a b".into())]),
+                "playerIds[0]",
             ),
-            ("port", AttributeValue::N("70000".into())),
-            ("createdAt", AttributeValue::S("yesterday".into())),
-            ("placementId", AttributeValue::S("p/1".into())),
+            ("port", AttributeValue::N("70000".into()), "port"),
+            ("createdAt", AttributeValue::S("yesterday".into()), "createdAt"),
+            ("placementId", AttributeValue::S("p/1".into()), "placementId"),
         ] {
             let mut item = placement_to_item(&fulfilled()).unwrap();
             item.insert(name.into(), value);
@@ -350,7 +312,7 @@ mod tests {
                 Err(StoreError::Corrupt { key, reason }) => {
                     assert!(key.starts_with("placementId=p"), "{key}");
                     assert!(
-                        reason.starts_with(&format!("Placements item: {name}: ")),
+                        reason.starts_with(&format!("Placements item: {named}: ")),
                         "{reason}"
                     );
                 }

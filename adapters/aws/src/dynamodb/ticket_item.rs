@@ -1,134 +1,100 @@
 //! A matchmaking ticket as an item of the Placements table (`shared::ports::tickets`),
-//! derived: keyed by its id in `placementId` (`mm-…`, never a
-//! placement's), marked `kind = ticket`, with the placement item's attribute names where
-//! they mean the same thing.
+//! derived straight onto [`TicketRecord`]: keyed by its id in `placementId` (`mm-…`,
+//! never a placement's), marked `kind = ticket`, with the placement item's attribute
+//! names where they mean the same thing.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::item::{self, Item, Malformed, Stored, parse};
-use super::placement_item::{
-    GameSessionAttributes, attr, player_ids_attribute, player_ids_of, player_sessions_attribute,
-    player_sessions_of,
-};
+use super::item::{self, Item, Stored};
+use super::placement_item::{attr, game_session};
+use shared::domain::{EpochMillis, PlayerId};
 use shared::matchmaking::TicketRecord;
 use shared::matchmaking::{TicketId, TicketStatus};
+use shared::placement::PlacedGameSession;
 use shared::ports::StoreError;
 
-/// `kind` of a ticket's item (a placement's has none).
-const TICKET_KIND: &str = "ticket";
-
-/// A matchmaking ticket.
-#[derive(Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// A ticket's item but its `kind`: serde's remote derive for [`TicketRecord`] (see
+/// `placement_item.rs`).
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "TicketRecord", rename_all = "camelCase")]
 struct TicketItem {
     /// Partition key: the ticket id.
     #[serde(rename = "placementId")]
-    ticket_id: String,
-    /// Always `ticket`: what tells a ticket's item from a placement's.
-    kind: String,
-    requester_id: String,
+    ticket_id: TicketId,
+    requester_id: PlayerId,
     /// A list (L) of player ids, the requester first.
-    player_ids: Vec<String>,
+    player_ids: Vec<PlayerId>,
     configuration: String,
-    /// A [`TicketStatus`].
-    status: String,
+    status: TicketStatus,
     /// Epoch milliseconds: when the event that set `status` was emitted.
-    status_at: i64,
+    status_at: EpochMillis,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     match_id: Option<String>,
-    created_at: i64,
-    updated_at: i64,
+    created_at: EpochMillis,
+    updated_at: EpochMillis,
     /// Once COMPLETED.
-    #[serde(flatten)]
-    game_session: GameSessionAttributes,
+    #[serde(flatten, with = "game_session")]
+    game_session: Option<PlacedGameSession>,
     /// Once COMPLETED: player id → player session id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    player_sessions: BTreeMap<String, String>,
+    player_sessions: BTreeMap<PlayerId, String>,
     /// Epoch seconds (TTL).
     #[serde(rename = "expireAt")]
     expire_at_secs: i64,
 }
 
-impl Stored for TicketItem {
+#[derive(Serialize, Deserialize)]
+#[serde(transparent)]
+struct Ticket(#[serde(with = "TicketItem")] TicketRecord);
+
+impl Stored for Ticket {
     const TABLE: &'static str = "Placements";
     const KEY: &'static [&'static str] = &[attr::PLACEMENT_ID];
+}
+
+impl From<Ticket> for TicketRecord {
+    fn from(ticket: Ticket) -> Self {
+        ticket.0
+    }
+}
+
+/// `kind`, the attribute beside the ticket's that tells its item from a placement's
+/// (which has none): a placement's item under the same id does not read as a ticket
+/// (ticket ids and placement ids never meet).
+#[derive(Serialize, Deserialize)]
+struct Kind {
+    kind: TicketKind,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum TicketKind {
+    Ticket,
 }
 
 /// Attribute names the ticket's updates use (a test holds them to the struct's).
 pub(crate) const STATUS_AT: &str = "statusAt";
 pub(crate) const MATCH_ID: &str = "matchId";
 
-impl From<&TicketRecord> for TicketItem {
-    fn from(ticket: &TicketRecord) -> Self {
-        Self {
-            ticket_id: ticket.ticket_id.to_string(),
-            kind: TICKET_KIND.to_owned(),
-            requester_id: ticket.requester_id.to_string(),
-            player_ids: player_ids_attribute(&ticket.player_ids),
-            configuration: ticket.configuration.clone(),
-            status: ticket.status.as_str().to_owned(),
-            status_at: ticket.status_at,
-            match_id: ticket.match_id.clone(),
-            created_at: ticket.created_at,
-            updated_at: ticket.updated_at,
-            game_session: ticket.game_session.as_ref().into(),
-            player_sessions: player_sessions_attribute(&ticket.player_sessions),
-            expire_at_secs: ticket.expire_at_secs,
-        }
-    }
-}
-
-/// A placement's item under the same id does not read (ticket ids and placement ids
-/// never meet).
-impl TryFrom<TicketItem> for TicketRecord {
-    type Error = Malformed;
-
-    fn try_from(item: TicketItem) -> Result<Self, Malformed> {
-        if item.kind != TICKET_KIND {
-            return Err(Malformed::new(
-                "kind",
-                format!("{:?}: not a ticket", item.kind),
-            ));
-        }
-        let status = TicketStatus::parse(&item.status).ok_or_else(|| {
-            Malformed::new(
-                attr::STATUS,
-                format!("{:?}: not a ticket status", item.status),
-            )
-        })?;
-        Ok(TicketRecord {
-            ticket_id: parse(attr::PLACEMENT_ID, TicketId::parse(&item.ticket_id))?,
-            requester_id: parse(
-                "requesterId",
-                shared::domain::PlayerId::parse(&item.requester_id),
-            )?,
-            player_ids: player_ids_of(item.player_ids)?,
-            configuration: item.configuration,
-            status,
-            status_at: item.status_at,
-            match_id: item.match_id,
-            created_at: item.created_at,
-            updated_at: item.updated_at,
-            game_session: item.game_session.try_into()?,
-            player_sessions: player_sessions_of(item.player_sessions)?,
-            expire_at_secs: item.expire_at_secs,
-        })
-    }
-}
-
 pub(crate) fn key(ticket_id: &TicketId) -> Item {
     super::placement_item::key(ticket_id.as_str())
 }
 
 pub(crate) fn ticket_to_item(ticket: &TicketRecord) -> Result<Item, StoreError> {
-    item::to_item(&TicketItem::from(ticket))
+    let mut written = item::to_item(&Ticket(ticket.clone()))?;
+    written.extend(item::to_item(&Kind {
+        kind: TicketKind::Ticket,
+    })?);
+    Ok(written)
 }
 
 /// Maps a ticket item to its record.
 pub(crate) fn ticket_from_item(stored: &Item) -> Result<TicketRecord, StoreError> {
-    item::read::<TicketItem, _>(stored.clone())
+    item::decode::<Kind>(stored.clone())
+        .map_err(|e| item::corrupt::<Ticket>(item::key_text::<Ticket>(stored), &e))?;
+    item::read::<Ticket, _>(stored.clone())
 }
 
 #[cfg(test)]
