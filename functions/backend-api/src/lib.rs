@@ -70,15 +70,15 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// The backend API as every deployment builds it.
 pub fn wire(w: &Wiring) -> BackendApi {
-    BackendApi::new(
-        w.config.clone(),
-        w.stores.player_reader(),
-        w.stores.player_lookup(),
-        w.stores.seats(),
-        w.stores.message_store(),
-        w.stores.party_reader(),
-        w.clock.clone(),
-    )
+    BackendApi {
+        config: w.config.clone(),
+        players: w.stores.player_reader(),
+        lookup: w.stores.player_lookup(),
+        seats: w.stores.seats(),
+        messages: w.stores.message_store(),
+        parties: w.stores.party_reader(),
+        clock: w.clock.clone(),
+    }
 }
 
 /// The API's handler: one instance per execution environment, built at init.
@@ -103,26 +103,6 @@ fn answer<T: Serialize>(status: StatusCode, body: &T) -> Answer {
 }
 
 impl BackendApi {
-    pub fn new(
-        config: Arc<Config>,
-        players: Arc<dyn PlayerReader>,
-        lookup: Arc<dyn PlayerLookup>,
-        seats: Arc<dyn Seats>,
-        messages: Arc<dyn MessageStore>,
-        parties: Arc<dyn PartyReader>,
-        clock: Arc<dyn Clock>,
-    ) -> Self {
-        Self {
-            config,
-            players,
-            lookup,
-            seats,
-            messages,
-            parties,
-            clock,
-        }
-    }
-
     /// Answers one request; every failure is a problem response, never an invocation
     /// error (API Gateway would turn that into a bare 500).
     pub async fn handle(&self, request: Request) -> Response<Body> {

@@ -23,11 +23,11 @@ use tracing::{error, info, warn};
 
 /// `cancelPlacement` as every deployment builds it.
 pub fn wire(w: &Wiring) -> CancelPlacementHandler {
-    CancelPlacementHandler::new(
-        w.stores.player_reader(),
-        w.stores.placement_reader(),
-        w.services.placement_stopper(),
-    )
+    CancelPlacementHandler {
+        players: w.stores.player_reader(),
+        placements: w.stores.placement_reader(),
+        gamelift: w.services.placement_stopper(),
+    }
 }
 
 pub struct CancelPlacementHandler {
@@ -37,18 +37,6 @@ pub struct CancelPlacementHandler {
 }
 
 impl CancelPlacementHandler {
-    pub fn new(
-        players: Arc<dyn PlayerReader>,
-        placements: Arc<dyn PlacementReader>,
-        gamelift: Arc<dyn PlacementStopper>,
-    ) -> Self {
-        Self {
-            players,
-            placements,
-            gamelift,
-        }
-    }
-
     /// The placement cancelled, or why not.
     async fn cancel(
         &self,

@@ -81,13 +81,13 @@ use tracing::{error, info, warn};
 
 /// `$connect` as every deployment builds it.
 pub fn wire(w: &Wiring) -> ConnectHandler {
-    ConnectHandler::new(
-        w.config.clone(),
-        w.stores.connections(),
-        w.services.connection_gateway(),
-        w.clock.clone(),
-        w.services.event_bus(),
-    )
+    ConnectHandler {
+        config: w.config.clone(),
+        players: w.stores.connections(),
+        gateway: w.services.connection_gateway(),
+        clock: w.clock.clone(),
+        events: w.services.event_bus(),
+    }
 }
 
 pub struct ConnectHandler {
@@ -99,22 +99,6 @@ pub struct ConnectHandler {
 }
 
 impl ConnectHandler {
-    pub fn new(
-        config: Arc<Config>,
-        players: Arc<dyn Connections>,
-        gateway: Arc<dyn ConnectionGateway>,
-        clock: Arc<dyn Clock>,
-        events: Arc<dyn EventBus>,
-    ) -> Self {
-        Self {
-            config,
-            players,
-            gateway,
-            clock,
-            events,
-        }
-    }
-
     /// Tells the presence bus about a new session. A failure must not refuse the
     /// connection: watchers miss one `online`, and the ack of their next subscribe (or
     /// the player's next session) is right again.

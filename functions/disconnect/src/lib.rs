@@ -16,23 +16,17 @@ use tracing::{info, warn};
 
 /// `$disconnect` as every deployment builds it.
 pub fn wire(w: &Wiring) -> DisconnectHandler {
-    DisconnectHandler::new(w.config.clone(), w.stores.connections(), w.clock.clone())
+    DisconnectHandler {
+        config: w.config.clone(),
+        players: w.stores.connections(),
+        clock: w.clock.clone(),
+    }
 }
 
 pub struct DisconnectHandler {
     config: Arc<Config>,
     players: Arc<dyn Connections>,
     clock: Arc<dyn Clock>,
-}
-
-impl DisconnectHandler {
-    pub fn new(config: Arc<Config>, players: Arc<dyn Connections>, clock: Arc<dyn Clock>) -> Self {
-        Self {
-            config,
-            players,
-            clock,
-        }
-    }
 }
 
 #[async_trait]

@@ -125,9 +125,9 @@ pub fn wire(w: &Wiring) -> MatchmakingHandler {
     } else {
         w.services.matchmaker()
     };
-    MatchmakingHandler::new(
+    MatchmakingHandler {
         settings,
-        Ports {
+        ports: Ports {
             pending: w
                 .pending_requests()
                 .judging_tickets(w.stores.ticket_reader()),
@@ -140,8 +140,8 @@ pub fn wire(w: &Wiring) -> MatchmakingHandler {
             changes: w.stores.ticket_changes(TicketPushes::Never),
             matchmaker,
         },
-        w.clock.clone(),
-    )
+        clock: w.clock.clone(),
+    }
 }
 
 /// The matchmaker of a stack with no matchmaking configuration: never asked (the
@@ -179,14 +179,6 @@ pub struct MatchmakingHandler {
 }
 
 impl MatchmakingHandler {
-    pub fn new(settings: MatchmakingSettings, ports: Ports, clock: Arc<dyn Clock>) -> Self {
-        Self {
-            settings,
-            ports,
-            clock,
-        }
-    }
-
     /// Counts a `startMatchmaking` against the player's placement requests (one write on
     /// their item; none with the limit off).
     pub(crate) async fn spend(&self, player: &PlayerId) -> Result<(), RouteError> {

@@ -34,17 +34,17 @@ use tracing::{error, info, warn};
 
 /// `rejoinSession` and `refreshConnectionDetails` as every deployment builds them.
 pub fn wire(w: &Wiring) -> RejoinSessionHandler {
-    RejoinSessionHandler::new(
-        w.stores.player_reader(),
-        w.stores.seats(),
-        w.services.player_sessions(),
-        w.seat_connector(),
-        RefreshLimit {
+    RejoinSessionHandler {
+        players: w.stores.player_reader(),
+        seats: w.stores.seats(),
+        gamelift: w.services.player_sessions(),
+        connector: w.seat_connector(),
+        refresh_limit: RefreshLimit {
             limiter: w.stores.rate_limiter(),
             per_minute: w.config.rate_limits.placements_per_minute,
             clock: w.clock.clone(),
         },
-    )
+    }
 }
 
 /// What `refreshConnectionDetails` is counted against: the placement requests' limit
@@ -67,22 +67,6 @@ pub struct RejoinSessionHandler {
 }
 
 impl RejoinSessionHandler {
-    pub fn new(
-        players: Arc<dyn PlayerReader>,
-        seats: Arc<dyn Seats>,
-        gamelift: Arc<dyn PlayerSessions>,
-        connector: SeatConnector,
-        refresh_limit: RefreshLimit,
-    ) -> Self {
-        Self {
-            players,
-            seats,
-            gamelift,
-            connector,
-            refresh_limit,
-        }
-    }
-
     /// The player's seat with fresh connection details, stored with it.
     async fn refresh(&self, player: &PlayerId) -> Result<GameSession, RouteError> {
         let limit = &self.refresh_limit;

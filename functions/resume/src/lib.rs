@@ -62,18 +62,19 @@ pub const HANDOVER_ATTEMPTS: u32 = 10;
 /// `resume` as every deployment builds it: a member back from offline is online again
 /// in their party ([`CommitScope::Presence`]).
 pub fn wire(w: &Wiring) -> ResumeHandler {
-    ResumeHandler::new(
-        w.keep_alive,
-        w.stores.player_reader(),
-        w.stores.inbox_reader(),
-        w.stores.delivery_handover(),
-        w.parties(CommitScope::Presence),
-        w.services.connection_gateway(),
-        w.clock.clone(),
-    )
+    ResumeHandler {
+        keep_alive: w.keep_alive,
+        players: w.stores.player_reader(),
+        messages: w.stores.inbox_reader(),
+        handover: w.stores.delivery_handover(),
+        parties: w.parties(CommitScope::Presence),
+        gateway: w.services.connection_gateway(),
+        clock: w.clock.clone(),
+    }
 }
 
 pub struct ResumeHandler {
+    /// What every ack tells the client's timer (`Config::keep_alive`).
     keep_alive: KeepAlive,
     players: Arc<dyn PlayerReader>,
     messages: Arc<dyn InboxReader>,
@@ -98,27 +99,6 @@ impl From<RouteError> for Stop {
 }
 
 impl ResumeHandler {
-    /// `keep_alive` is what every ack tells the client's timer (`Config::keep_alive`).
-    pub fn new(
-        keep_alive: KeepAlive,
-        players: Arc<dyn PlayerReader>,
-        messages: Arc<dyn InboxReader>,
-        handover: Arc<dyn DeliveryHandover>,
-        parties: Parties,
-        gateway: Arc<dyn ConnectionGateway>,
-        clock: Arc<dyn Clock>,
-    ) -> Self {
-        Self {
-            keep_alive,
-            players,
-            messages,
-            handover,
-            parties,
-            gateway,
-            clock,
-        }
-    }
-
     /// The player's party for the ack; a member the sweeper took offline is online
     /// again (every member is told). `None` when the player is in no party.
     async fn party(&self, record: &PlayerRecord) -> Result<Option<PartyView>, RouteError> {

@@ -64,9 +64,9 @@ pub struct Ports {
 
 /// `sessionPlacementRequest` and `setPlacementLatencies` as every deployment builds them.
 pub fn wire(w: &Wiring) -> SessionPlacementRequestHandler {
-    SessionPlacementRequestHandler::new(
-        w.config.clone(),
-        Ports {
+    SessionPlacementRequestHandler {
+        config: w.config.clone(),
+        ports: Ports {
             pending: w.pending_requests(),
             limiter: w.stores.rate_limiter(),
             players: w.stores.player_lookup(),
@@ -75,8 +75,8 @@ pub fn wire(w: &Wiring) -> SessionPlacementRequestHandler {
             starter: w.services.placement_starter(),
             stopper: w.services.placement_stopper(),
         },
-        w.clock.clone(),
-    )
+        clock: w.clock.clone(),
+    }
 }
 
 /// A placement request, its body resolved against the stack's settings.
@@ -136,14 +136,6 @@ pub struct SessionPlacementRequestHandler {
 const NOTHING_PLACED: &str = "the placement could not be recorded; nothing was placed; retry";
 
 impl SessionPlacementRequestHandler {
-    pub fn new(config: Arc<Config>, ports: Ports, clock: Arc<dyn Clock>) -> Self {
-        Self {
-            config,
-            ports,
-            clock,
-        }
-    }
-
     async fn place(
         &self,
         player: &PlayerId,

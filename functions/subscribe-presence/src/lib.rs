@@ -45,11 +45,11 @@ pub fn subscription_expire_at_secs(connected_at: EpochMillis, now: EpochMillis) 
 
 /// `subscribePresence` and `unsubscribePresence` as every deployment builds them.
 pub fn wire(w: &Wiring) -> SubscribePresenceHandler {
-    SubscribePresenceHandler::new(
-        w.stores.player_lookup(),
-        w.stores.subscriptions(),
-        w.clock.clone(),
-    )
+    SubscribePresenceHandler {
+        players: w.stores.player_lookup(),
+        subscriptions: w.stores.subscriptions(),
+        clock: w.clock.clone(),
+    }
 }
 
 pub struct SubscribePresenceHandler {
@@ -59,18 +59,6 @@ pub struct SubscribePresenceHandler {
 }
 
 impl SubscribePresenceHandler {
-    pub fn new(
-        players: Arc<dyn PlayerLookup>,
-        subscriptions: Arc<dyn Subscriptions>,
-        clock: Arc<dyn Clock>,
-    ) -> Self {
-        Self {
-            players,
-            subscriptions,
-            clock,
-        }
-    }
-
     async fn subscribe(
         &self,
         caller: &Caller,
