@@ -7,44 +7,58 @@
 //! current epoch, written when an empty inbox starts a new one, so that `resume`'s
 //! hand-over can tell that happened (see `inbox.rs`).
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
-use super::item::{self, Item, Malformed, Stored, decode, parse};
-use shared::domain::{MessageId, PlayerId, Seq};
+use super::item::{self, Item, Stored, decode};
+use shared::domain::{EpochMillis, MessageId, PlayerId, Seq};
 use shared::messaging::{MessageKind, StoredMessage};
 use shared::ports::StoreError;
 
 pub use super::item::Malformed as MessageImageError;
 
-/// A message in an inbox.
-#[derive(Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// A message in an inbox: serde's remote derive for [`StoredMessage`] (see
+/// `placement_item.rs`); what the domain refuses is refused as it is read.
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "StoredMessage", rename_all = "camelCase")]
 struct MessageItem {
     /// Partition key: the inbox.
-    recipient_id: String,
+    recipient_id: PlayerId,
     /// Sort key: the position in the inbox (0: the epoch item, which the stream's
     /// filter `seq > 0` leaves out).
-    seq: u64,
+    #[serde(deserialize_with = "message_seq")]
+    seq: Seq,
     /// The first seq of the inbox epoch the message belongs to.
-    epoch: u64,
+    epoch: Seq,
     /// What clients de-duplicate on.
-    message_id: String,
+    #[serde(deserialize_with = "message_id")]
+    message_id: MessageId,
     /// A player id, or `system`.
     sender_id: String,
     /// A [`MessageKind`] (`MessageKind::as_str`).
-    kind: String,
+    #[serde(with = "kind")]
+    kind: MessageKind,
     /// The server frame to deliver, JSON text.
     payload: String,
     /// Epoch milliseconds.
-    created_at: i64,
+    created_at: EpochMillis,
     /// Epoch seconds (TTL).
     #[serde(rename = "expireAt")]
     expire_at_secs: i64,
 }
 
-impl Stored for MessageItem {
+#[derive(Serialize, Deserialize)]
+#[serde(transparent)]
+struct Message(#[serde(with = "MessageItem")] StoredMessage);
+
+impl Stored for Message {
     const TABLE: &'static str = "Messages";
     const KEY: &'static [&'static str] = &[attr::RECIPIENT_ID, attr::SEQ];
+}
+
+impl From<Message> for StoredMessage {
+    fn from(message: Message) -> Self {
+        message.0
+    }
 }
 
 /// The table key of an inbox position.
@@ -68,50 +82,44 @@ pub mod attr {
 /// The `seq` of an inbox's epoch item.
 pub const EPOCH_ITEM_SEQ: Seq = Seq::ZERO;
 
-impl From<&StoredMessage> for MessageItem {
-    fn from(message: &StoredMessage) -> Self {
-        Self {
-            recipient_id: message.recipient_id.to_string(),
-            seq: message.seq.get(),
-            epoch: message.epoch.get(),
-            message_id: message.message_id.as_str().to_owned(),
-            sender_id: message.sender_id.clone(),
-            kind: message.kind.as_str().to_owned(),
-            payload: message.payload.clone(),
-            created_at: message.created_at,
-            expire_at_secs: message.expire_at_secs,
-        }
+/// A message's `seq`: never the epoch item's.
+fn message_seq<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Seq, D::Error> {
+    match Seq::deserialize(deserializer)? {
+        EPOCH_ITEM_SEQ => Err(serde::de::Error::custom(
+            "0 is the inbox's epoch item, not a message",
+        )),
+        seq => Ok(seq),
     }
 }
 
-impl TryFrom<MessageItem> for StoredMessage {
-    type Error = Malformed;
+/// A message's id: any stored one but empty.
+fn message_id<'de, D: Deserializer<'de>>(deserializer: D) -> Result<MessageId, D::Error> {
+    let id = MessageId::deserialize(deserializer)?;
+    if id.as_str().is_empty() {
+        return Err(serde::de::Error::custom("empty"));
+    }
+    Ok(id)
+}
 
-    fn try_from(item: MessageItem) -> Result<Self, Malformed> {
-        let seq = |attribute: &str, raw: u64| parse(attribute, Seq::new(raw));
-        let position = seq(attr::SEQ, item.seq)?;
-        if position == EPOCH_ITEM_SEQ {
-            return Err(Malformed::new(
-                attr::SEQ,
-                "0 is the inbox's epoch item, not a message",
-            ));
-        }
-        if item.message_id.is_empty() {
-            return Err(Malformed::new(attr::MESSAGE_ID, "empty"));
-        }
-        let kind = MessageKind::parse(&item.kind)
-            .ok_or_else(|| Malformed::new("kind", quoted(&item.kind, "not a message kind")))?;
-        Ok(StoredMessage {
-            seq: position,
-            epoch: seq(attr::EPOCH, item.epoch)?,
-            message_id: MessageId::from_stored(item.message_id),
-            recipient_id: parse(attr::RECIPIENT_ID, PlayerId::parse(&item.recipient_id))?,
-            sender_id: item.sender_id,
-            kind,
-            payload: item.payload,
-            created_at: item.created_at,
-            expire_at_secs: item.expire_at_secs,
-        })
+/// `kind` as [`MessageKind::as_str`] writes it.
+mod kind {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::{MessageKind, quoted};
+
+    pub(super) fn serialize<S: Serializer>(
+        kind: &MessageKind,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(kind.as_str())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<MessageKind, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        MessageKind::parse(&raw)
+            .ok_or_else(|| serde::de::Error::custom(quoted(&raw, "not a message kind")))
     }
 }
 
@@ -126,12 +134,12 @@ fn quoted(value: &str, reason: &str) -> String {
 
 /// The item an append writes for a message.
 pub fn message_to_item(message: &StoredMessage) -> Result<Item, StoreError> {
-    item::to_item(&MessageItem::from(message))
+    item::to_item(&Message(message.clone()))
 }
 
 /// Maps a Messages item (a Query result) back to the message.
 pub(crate) fn message_from_item(stored: &Item) -> Result<StoredMessage, StoreError> {
-    item::read::<MessageItem, _>(stored.clone())
+    item::read::<Message, _>(stored.clone())
 }
 
 /// Maps the `NEW_IMAGE` of a Messages stream record
@@ -139,7 +147,7 @@ pub(crate) fn message_from_item(stored: &Item) -> Result<StoredMessage, StoreErr
 pub fn message_from_stream_image(
     image: &serde_dynamo::Item,
 ) -> Result<StoredMessage, MessageImageError> {
-    decode::<MessageItem>(image.clone()).and_then(StoredMessage::try_from)
+    decode::<Message>(image.clone()).map(StoredMessage::from)
 }
 
 /// True for the image of an inbox's epoch item (`seq` 0), which is not a message: the
@@ -152,7 +160,7 @@ pub fn is_epoch_item_image(image: &serde_dynamo::Item) -> bool {
 /// `on-message-inserted` in place of DynamoDB Streams, and test fixtures.
 pub fn message_to_stream_image(message: &StoredMessage) -> serde_dynamo::Item {
     // Strings and numbers only: always serializable.
-    serde_dynamo::to_item(MessageItem::from(message)).unwrap_or_default()
+    serde_dynamo::to_item(Message(message.clone())).unwrap_or_default()
 }
 
 /// The table key of an inbox position.

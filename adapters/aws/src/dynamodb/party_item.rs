@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 
-use super::item::{self, Item, Malformed, Stored, parse};
+use super::item::{self, Item, Malformed, Stored};
 use shared::domain::{EpochMillis, PlayerId};
 use shared::party::OfflineParty;
 use shared::party::{Invitation, MemberPresence, Party, PartyId, PartyMember};
@@ -18,14 +18,14 @@ use shared::ports::StoreError;
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct PartyItem {
-    party_id: String,
+    party_id: PartyId,
     /// Always [`PARTY_SK`].
     sk: String,
-    leader_id: String,
+    leader_id: PlayerId,
     /// 2–10.
     max_size: u32,
     /// Player id → member.
-    members: BTreeMap<String, MemberAttributes>,
+    members: BTreeMap<PlayerId, MemberAttributes>,
     /// One more per change; every write is conditional on it.
     version: u64,
     /// Epoch milliseconds.
@@ -59,11 +59,11 @@ struct MemberAttributes {
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct InvitationItem {
-    party_id: String,
+    party_id: PartyId,
     /// `invite#` and the invitee's id.
     sk: String,
-    invitee: String,
-    from: String,
+    invitee: PlayerId,
+    from: PlayerId,
     /// Epoch milliseconds.
     expires_at: EpochMillis,
     /// TTL (epoch seconds), just after `expiresAt`.
@@ -80,7 +80,7 @@ impl Stored for InvitationItem {
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct OfflineKey {
-    party_id: String,
+    party_id: PartyId,
     sk: String,
     sweep_shard: u32,
     offline_since: EpochMillis,
@@ -133,14 +133,6 @@ pub(crate) fn invitation_key(party_id: &PartyId, invitee: &PlayerId) -> Item {
     key(party_id, invitation_sk(invitee))
 }
 
-fn party_id(raw: &str) -> Result<PartyId, Malformed> {
-    parse(attr::PARTY_ID, PartyId::parse(raw))
-}
-
-fn player(attribute: &str, raw: &str) -> Result<PlayerId, Malformed> {
-    parse(attribute, PlayerId::parse(raw))
-}
-
 /// The party item; `shards` partitions the offline index.
 pub(crate) fn party_to_item(party: &Party, shards: u32) -> Result<Item, StoreError> {
     let members = party
@@ -156,14 +148,14 @@ pub(crate) fn party_to_item(party: &Party, shards: u32) -> Result<Item, StoreErr
                 presence: member.presence.as_str().to_owned(),
                 offline_since,
             };
-            (member.player_id.to_string(), attributes)
+            (member.player_id.clone(), attributes)
         })
         .collect();
     let offline_since = party.offline_since();
     item::to_item(&PartyItem {
-        party_id: party.party_id.to_string(),
+        party_id: party.party_id.clone(),
         sk: PARTY_SK.to_owned(),
-        leader_id: party.leader_id.to_string(),
+        leader_id: party.leader_id.clone(),
         max_size: party.max_size,
         members,
         version: party.version,
@@ -180,8 +172,8 @@ impl TryFrom<PartyItem> for Party {
         let members = item
             .members
             .into_iter()
-            .map(|(id, member)| {
-                let name = format!("members.{id}");
+            .map(|(player_id, member)| {
+                let name = format!("members.{player_id}");
                 let presence = match (member.presence.as_str(), member.offline_since) {
                     ("online", _) => MemberPresence::Online,
                     ("offline", Some(since)) => MemberPresence::Offline { since },
@@ -196,15 +188,15 @@ impl TryFrom<PartyItem> for Party {
                     }
                 };
                 Ok(PartyMember {
-                    player_id: player(&name, &id)?,
+                    player_id,
                     joined_at: member.joined_at,
                     presence,
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let mut party = Party {
-            party_id: party_id(&item.party_id)?,
-            leader_id: player(attr::LEADER_ID, &item.leader_id)?,
+            party_id: item.party_id,
+            leader_id: item.leader_id,
             max_size: item.max_size,
             members,
             version: item.version,
@@ -217,36 +209,32 @@ impl TryFrom<PartyItem> for Party {
 
 pub(crate) fn invitation_to_item(invitation: &Invitation) -> Result<Item, StoreError> {
     item::to_item(&InvitationItem {
-        party_id: invitation.party_id.to_string(),
+        party_id: invitation.party_id.clone(),
         sk: invitation_sk(&invitation.invitee),
-        invitee: invitation.invitee.to_string(),
-        from: invitation.from.to_string(),
+        invitee: invitation.invitee.clone(),
+        from: invitation.from.clone(),
         expires_at: invitation.expires_at,
         expire_at_secs: invitation.expires_at.div_euclid(1000) + INVITATION_KEPT_AFTER_EXPIRY_SECS,
     })
 }
 
-impl TryFrom<InvitationItem> for Invitation {
-    type Error = Malformed;
-
-    fn try_from(item: InvitationItem) -> Result<Self, Malformed> {
-        Ok(Invitation {
-            party_id: party_id(&item.party_id)?,
-            invitee: player("invitee", &item.invitee)?,
-            from: player("from", &item.from)?,
+impl From<InvitationItem> for Invitation {
+    fn from(item: InvitationItem) -> Self {
+        Invitation {
+            party_id: item.party_id,
+            invitee: item.invitee,
+            from: item.from,
             expires_at: item.expires_at,
-        })
+        }
     }
 }
 
-impl TryFrom<OfflineKey> for OfflineParty {
-    type Error = Malformed;
-
-    fn try_from(key: OfflineKey) -> Result<Self, Malformed> {
-        Ok(OfflineParty {
-            party_id: party_id(&key.party_id)?,
+impl From<OfflineKey> for OfflineParty {
+    fn from(key: OfflineKey) -> Self {
+        OfflineParty {
+            party_id: key.party_id,
             offline_since: key.offline_since,
-        })
+        }
     }
 }
 
@@ -268,7 +256,7 @@ pub(crate) fn offline_from_key(stored: &Item) -> Result<OfflineParty, StoreError
 /// The `ExclusiveStartKey` that continues an `ByOfflineSince` query after `after`.
 pub(crate) fn offline_index_key(shard: u32, after: &OfflineParty) -> Result<Item, StoreError> {
     item::to_item(&OfflineKey {
-        party_id: after.party_id.to_string(),
+        party_id: after.party_id.clone(),
         sk: PARTY_SK.to_owned(),
         sweep_shard: shard,
         offline_since: after.offline_since,

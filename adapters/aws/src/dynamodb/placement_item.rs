@@ -303,8 +303,16 @@ mod tests {
                 "playerIds[0]",
             ),
             ("port", AttributeValue::N("70000".into()), "port"),
-            ("createdAt", AttributeValue::S("yesterday".into()), "createdAt"),
-            ("placementId", AttributeValue::S("p/1".into()), "placementId"),
+            (
+                "createdAt",
+                AttributeValue::S("yesterday".into()),
+                "createdAt",
+            ),
+            (
+                "placementId",
+                AttributeValue::S("p/1".into()),
+                "placementId",
+            ),
         ] {
             let mut item = placement_to_item(&fulfilled()).unwrap();
             item.insert(name.into(), value);

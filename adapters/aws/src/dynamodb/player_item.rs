@@ -23,7 +23,7 @@ use shared::ports::StoreError;
 struct PlayerItem {
     player_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    connection_id: Option<String>,
+    connection_id: Option<ConnectionId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     endpoint: Option<String>,
     /// Epoch milliseconds, as every time here but `expireAt`.
@@ -31,9 +31,8 @@ struct PlayerItem {
     connected_at: Option<EpochMillis>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     last_seen: Option<EpochMillis>,
-    /// A [`PresenceStatus`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    status: Option<String>,
+    status: Option<PresenceStatus>,
     /// Set while the sweeper tracks the player: the `BySweepShard` index's key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     sweep_shard: Option<u32>,
@@ -74,7 +73,7 @@ struct PlayerItem {
     ended_game_session_arn: Option<String>,
     /// The party the player is in (written only inside a party's transactions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    party_id: Option<String>,
+    party_id: Option<PartyId>,
     /// Region → milliseconds, from `setPlacementLatencies`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     placement_latencies: BTreeMap<String, u32>,
@@ -222,11 +221,6 @@ fn pending(attribute: Option<PendingAttribute>) -> Result<Option<Pending>, Malfo
     }
 }
 
-fn party(raw: Option<String>) -> Result<Option<PartyId>, Malformed> {
-    raw.map(|raw| parse(attr::PARTY_ID, PartyId::parse(&raw)))
-        .transpose()
-}
-
 fn status(attribute: &str, raw: &str) -> Result<PresenceStatus, Malformed> {
     PresenceStatus::parse(raw)
         .ok_or_else(|| Malformed::new(attribute, format!("{raw:?}: not a presence status")))
@@ -262,14 +256,11 @@ impl TryFrom<PlayerItem> for Option<PlayerRecord> {
         placement_latencies.sort();
         Ok(Some(PlayerRecord {
             player_id: parse(attr::PLAYER_ID, PlayerId::parse(&item.player_id))?,
-            connection_id: connection(
-                attr::CONNECTION_ID,
-                &required(attr::CONNECTION_ID, item.connection_id)?,
-            )?,
+            connection_id: required(attr::CONNECTION_ID, item.connection_id)?,
             endpoint: required(attr::ENDPOINT, item.endpoint)?,
             connected_at: required(attr::CONNECTED_AT, item.connected_at)?,
             last_seen: required(attr::LAST_SEEN, item.last_seen)?,
-            status: status(attr::STATUS, &required(attr::STATUS, item.status)?)?,
+            status: required(attr::STATUS, item.status)?,
             sweep_at: item.sweep_at,
             previous_status: item
                 .previous_status
@@ -293,7 +284,7 @@ impl TryFrom<PlayerItem> for Option<PlayerRecord> {
                 .transpose()?,
             game_session: item.game_session.map(GameSession::try_from).transpose()?,
             ended_game_session: item.ended_game_session_arn,
-            party_id: party(item.party_id)?,
+            party_id: item.party_id,
             placement_latencies,
             matchmaking_attributes: item
                 .matchmaking_attributes
@@ -328,7 +319,7 @@ struct Reservations {
     #[serde(default)]
     pending_placement_id: Option<PendingAttribute>,
     #[serde(default)]
-    party_id: Option<String>,
+    party_id: Option<PartyId>,
 }
 
 fn reservations<T>(
@@ -347,7 +338,7 @@ pub(crate) fn pending_of(stored: &Item) -> Result<Option<Pending>, StoreError> {
 
 /// The party id in an item (e.g. the old image a failed condition returned).
 pub(crate) fn party_of(stored: &Item) -> Result<Option<PartyId>, StoreError> {
-    reservations(stored, |r| party(r.party_id))
+    reservations(stored, |r| Ok(r.party_id))
 }
 
 /// What the sweeper reads of a tracked player.
@@ -362,13 +353,10 @@ impl TryFrom<PlayerItem> for SweepDeadline {
     type Error = Malformed;
 
     fn try_from(item: PlayerItem) -> Result<Self, Malformed> {
-        let online = match &item.status {
-            Some(raw) => status(attr::STATUS, raw)? == PresenceStatus::Online,
-            None => false,
-        };
+        let online = item.status == Some(PresenceStatus::Online);
         let online_connection = match (online, item.connection_id) {
-            (true, Some(raw)) => Some(OnlineConnection {
-                connection_id: connection(attr::CONNECTION_ID, &raw)?,
+            (true, Some(connection_id)) => Some(OnlineConnection {
+                connection_id,
                 endpoint: required(attr::ENDPOINT, item.endpoint)?,
             }),
             _ => None,

@@ -153,15 +153,15 @@ fn given_game_state_values_when_written_then_they_are_the_ones_the_hand_written_
 fn given_the_names_expressions_use_then_they_are_the_items_attributes() {
     let item = PlayerItem {
         player_id: "alice".into(),
-        connection_id: Some("c1".into()),
+        connection_id: Some(ConnectionId::parse("c1").unwrap()),
         endpoint: Some("e".into()),
         connected_at: Some(1),
         last_seen: Some(1),
-        status: Some("online".into()),
+        status: Some(PresenceStatus::Online),
         sweep_shard: Some(1),
         expire_at: Some(1),
         pending_placement_id: Some(PendingAttribute::One("p-1".into())),
-        party_id: Some("party-1".into()),
+        party_id: Some(PartyId::parse("party-1").unwrap()),
         ..PlayerItem::default()
     };
     let item = item::to_item(&item).unwrap();

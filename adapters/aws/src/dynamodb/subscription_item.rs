@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::item::{self, Item, Malformed, Stored, parse};
+use super::item::{self, Item, Stored};
 use shared::domain::PlayerId;
 use shared::ports::StoreError;
 
@@ -12,9 +12,9 @@ use shared::ports::StoreError;
 #[serde(rename_all = "camelCase")]
 struct SubscriptionItem {
     /// Partition key: the player watched.
-    target_id: String,
+    target_id: PlayerId,
     /// Sort key: the player watching.
-    watcher_id: String,
+    watcher_id: PlayerId,
     /// Epoch seconds (TTL).
     #[serde(rename = "expireAt", default, skip_serializing_if = "Option::is_none")]
     expire_at_secs: Option<i64>,
@@ -37,15 +37,7 @@ pub(crate) mod attr {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct WatcherItem {
-    watcher_id: String,
-}
-
-impl TryFrom<WatcherItem> for PlayerId {
-    type Error = Malformed;
-
-    fn try_from(item: WatcherItem) -> Result<Self, Malformed> {
-        parse(attr::WATCHER_ID, PlayerId::parse(&item.watcher_id))
-    }
+    watcher_id: PlayerId,
 }
 
 fn subscription(
@@ -54,8 +46,8 @@ fn subscription(
     expire_at_secs: Option<i64>,
 ) -> Result<Item, StoreError> {
     item::to_item(&SubscriptionItem {
-        target_id: target.to_string(),
-        watcher_id: watcher.to_string(),
+        target_id: target.clone(),
+        watcher_id: watcher.clone(),
         expire_at_secs,
     })
 }
@@ -78,7 +70,7 @@ pub(crate) fn item(
 pub(crate) fn watcher_from_item(target: &PlayerId, stored: &Item) -> Result<PlayerId, StoreError> {
     let key = format!("{}={target}", attr::TARGET_ID);
     item::decode::<WatcherItem>(stored.clone())
-        .and_then(PlayerId::try_from)
+        .map(|item| item.watcher_id)
         .map_err(|e| item::corrupt::<SubscriptionItem>(key, &e))
 }
 
