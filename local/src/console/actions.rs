@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -26,11 +26,26 @@ use super::api::{ApiError, error};
 use super::feed::{Entry, FeedKind};
 use crate::gamelift::Faults;
 
+/// A console action's body, `T`: the extractor every action takes it through, so that
+/// none reads a body `accept` has not checked.
+pub struct Accepted<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Accepted<T> {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Response> {
+        let headers = request.headers().clone();
+        let body = Bytes::from_request(request, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        accept(&headers, &body)
+            .map(Accepted)
+            .map_err(IntoResponse::into_response)
+    }
+}
+
 /// Refuses what is not a same-origin JSON request; else the body, parsed.
-pub(super) fn accept<T: DeserializeOwned>(
-    headers: &HeaderMap,
-    body: &Bytes,
-) -> Result<T, ApiError> {
+fn accept<T: DeserializeOwned>(headers: &HeaderMap, body: &Bytes) -> Result<T, ApiError> {
     let json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -132,10 +147,8 @@ fn no_connection(id: &str) -> ApiError {
 pub async fn drop_connection(
     State(console): State<Arc<Console>>,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
+    Accepted(Empty {}): Accepted<Empty>,
 ) -> Result<Response, ApiError> {
-    accept::<Empty>(&headers, &body)?;
     let player = player_of(&console, &id);
     let ended = console.registry.abort(&id).is_ok();
     connection_ended(&console, &id, player, ended, "dropped")
@@ -145,10 +158,8 @@ pub async fn drop_connection(
 pub async fn close_connection(
     State(console): State<Arc<Console>>,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
+    Accepted(Empty {}): Accepted<Empty>,
 ) -> Result<Response, ApiError> {
-    accept::<Empty>(&headers, &body)?;
     let player = player_of(&console, &id);
     let ended = console.registry.delete(&id).is_ok();
     connection_ended(&console, &id, player, ended, "closed")
@@ -189,10 +200,8 @@ fn placement_id(raw: String) -> Result<PlacementId, ApiError> {
 pub async fn fail_placement(
     State(console): State<Arc<Console>>,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
+    Accepted(Empty {}): Accepted<Empty>,
 ) -> Result<Response, ApiError> {
-    accept::<Empty>(&headers, &body)?;
     let id = placement_id(id)?;
     match console.simulator.fail_placement(&id) {
         Ok(()) => Ok(done(
@@ -217,10 +226,8 @@ pub struct Delay {
 pub async fn delay_placement(
     State(console): State<Arc<Console>>,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
+    Accepted(delay): Accepted<Delay>,
 ) -> Result<Response, ApiError> {
-    let delay = accept::<Delay>(&headers, &body)?;
     let id = placement_id(id)?;
     match console
         .simulator
@@ -252,10 +259,8 @@ pub struct FaultsChange {
 /// knobs as they are now.
 pub async fn set_faults(
     State(console): State<Arc<Console>>,
-    headers: HeaderMap,
-    body: Bytes,
+    Accepted(change): Accepted<FaultsChange>,
 ) -> Result<Response, ApiError> {
-    let change = accept::<FaultsChange>(&headers, &body)?;
     if change.fail_placements.is_none()
         && change.fail_connection_details.is_none()
         && change.placement_delay_ms.is_none()
@@ -303,10 +308,8 @@ pub async fn set_faults(
 pub async fn terminate_game_session(
     State(console): State<Arc<Console>>,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
+    Accepted(Empty {}): Accepted<Empty>,
 ) -> Result<Response, ApiError> {
-    accept::<Empty>(&headers, &body)?;
     match console.simulator.terminate_game_session(&id) {
         Ok(()) => Ok(done(
             &console,

@@ -6,15 +6,14 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
-use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::Console;
-use super::actions::{Empty, accept, done};
+use super::actions::{Accepted, Empty, done};
 use super::api::{ApiError, error};
 use crate::gamelift::{PlayerSessionStatus, ProcessError};
 use crate::gamelift_sdk::GameServerEndpoint;
@@ -70,10 +69,8 @@ fn status_name(status: PlayerSessionStatus) -> &'static str {
 pub async fn terminate_process(
     State(console): State<Arc<Console>>,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
+    Accepted(Empty {}): Accepted<Empty>,
 ) -> Result<Response, ApiError> {
-    accept::<Empty>(&headers, &body)?;
     console
         .game_servers
         .terminate_process(&id)
@@ -91,10 +88,8 @@ pub async fn terminate_process(
 pub async fn refresh_connection(
     State(console): State<Arc<Console>>,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
+    Accepted(Empty {}): Accepted<Empty>,
 ) -> Result<Response, ApiError> {
-    accept::<Empty>(&headers, &body)?;
     let url = console
         .game_servers
         .refresh_connection(&id)
