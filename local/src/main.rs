@@ -12,29 +12,44 @@ fn main() -> ExitCode {
     if args.get(1).is_some_and(|arg| arg == "invoke") {
         return invoke(&args);
     }
-    let settings = match Settings::read(args, |name| std::env::var_os(name)) {
+    match settings_and_runtime("local stack", args) {
+        Ok((settings, runtime)) => runtime.block_on(run(settings)),
+        Err(code) => code,
+    }
+}
+
+/// The settings `flags` say, and the runtime to run on; else what `who` printed and its
+/// exit code.
+fn settings_and_runtime(
+    who: &str,
+    flags: impl IntoIterator<Item = OsString>,
+) -> Result<(Settings, tokio::runtime::Runtime), ExitCode> {
+    let settings = match Settings::read(flags, |name| std::env::var_os(name)) {
         Ok(settings) => settings,
         // --help, --version, an unknown flag: clap's own answer and exit code.
         Err(ReadError::Usage(error)) => error.exit(),
         Err(ReadError::Invalid(error)) => {
-            eprintln!("local stack: invalid settings (see --help):");
-            for problem in &error.problems {
-                eprintln!("  - {problem}");
-            }
-            return ExitCode::FAILURE;
+            invalid_settings(who, &error.problems);
+            return Err(ExitCode::FAILURE);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
     {
-        Ok(runtime) => runtime,
+        Ok(runtime) => Ok((settings, runtime)),
         Err(error) => {
-            eprintln!("local stack: cannot start the async runtime: {error}");
-            return ExitCode::FAILURE;
+            eprintln!("{who}: cannot start the async runtime: {error}");
+            Err(ExitCode::FAILURE)
         }
-    };
-    runtime.block_on(run(settings))
+    }
+}
+
+fn invalid_settings(who: &str, problems: &[String]) {
+    eprintln!("{who}: invalid settings (see --help):");
+    for problem in problems {
+        eprintln!("  - {problem}");
+    }
 }
 
 async fn run(settings: Settings) -> ExitCode {
@@ -45,10 +60,7 @@ async fn run(settings: Settings) -> ExitCode {
     let stack = match local::start(settings.clone()).await {
         Ok(stack) => stack,
         Err(local::StartError::Settings(error)) => {
-            eprintln!("local stack: invalid settings (see --help):");
-            for problem in &error.problems {
-                eprintln!("  - {problem}");
-            }
+            invalid_settings("local stack", &error.problems);
             return ExitCode::FAILURE;
         }
         Err(error) => {
@@ -88,26 +100,9 @@ fn invoke(args: &[OsString]) -> ExitCode {
     let event = PathBuf::from(event);
     let program = args.first().cloned().unwrap_or_else(|| "local".into());
     let flags = std::iter::once(program).chain(args.iter().skip(4).cloned());
-    let settings = match Settings::read(flags, |name| std::env::var_os(name)) {
-        Ok(settings) => settings,
-        Err(ReadError::Usage(error)) => error.exit(),
-        Err(ReadError::Invalid(error)) => {
-            eprintln!("local invoke: invalid settings (see --help):");
-            for problem in &error.problems {
-                eprintln!("  - {problem}");
-            }
-            return ExitCode::FAILURE;
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("local invoke: cannot start the async runtime: {error}");
-            return ExitCode::FAILURE;
-        }
+    let (settings, runtime) = match settings_and_runtime("local invoke", flags) {
+        Ok(ready) => ready,
+        Err(code) => return code,
     };
     runtime.block_on(async {
         shared::telemetry::init_to_stderr();
