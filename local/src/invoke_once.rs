@@ -18,28 +18,8 @@ use serde_json::Value;
 use crate::settings::Settings;
 use crate::stack::{LocalStack, StartError};
 
-/// Every function of template.yaml, by its binary name (`Metadata: BuildProperties:
-/// Binary`), with the route keys of the WebSocket routes among them.
-pub const FUNCTIONS: [&str; 18] = [
-    "authorizer",
-    "connect",
-    "disconnect",
-    "default",
-    "resume",
-    "send-message",
-    "on-message-inserted",
-    "session-placement-request",
-    "cancel-placement",
-    "rejoin-session",
-    "on-placement-event",
-    "presence-timeout",
-    "subscribe-presence",
-    "on-presence-event",
-    "party",
-    "matchmaking",
-    "on-matchmaking-event",
-    "backend-api",
-];
+/// Every function of template.yaml, by its binary name.
+pub use shared::metrics::catalogue::FUNCTIONS;
 
 /// Why nothing (or a failure) was printed.
 #[derive(Debug, thiserror::Error)]

@@ -302,32 +302,37 @@ pub const AUTHORIZER_DENIALS: Metric = Metric {
     meaning: "connections the authorizer denied, per reason",
 };
 
+/// Every function of template.yaml, by its binary name (`Metadata: BuildProperties:
+/// Binary`), with the route keys of the WebSocket routes among them: every one emits
+/// [`COLD_STARTS`].
+pub const FUNCTIONS: [&str; 18] = [
+    "authorizer",
+    "connect",
+    "disconnect",
+    "default",
+    "resume",
+    "send-message",
+    "on-message-inserted",
+    "session-placement-request",
+    "cancel-placement",
+    "rejoin-session",
+    "on-placement-event",
+    "presence-timeout",
+    "subscribe-presence",
+    "on-presence-event",
+    "party",
+    "matchmaking",
+    "on-matchmaking-event",
+    "backend-api",
+];
+
 pub const COLD_STARTS: Metric = Metric {
     name: "ColdStarts",
     unit: "Count",
     kind: Kind::Counter,
     default: ALONE,
     detailed: None,
-    emitted_by: &[
-        "authorizer",
-        "connect",
-        "disconnect",
-        "default",
-        "resume",
-        "send-message",
-        "on-message-inserted",
-        "session-placement-request",
-        "cancel-placement",
-        "rejoin-session",
-        "on-placement-event",
-        "presence-timeout",
-        "subscribe-presence",
-        "on-presence-event",
-        "party",
-        "on-matchmaking-event",
-        "matchmaking",
-        "backend-api",
-    ],
+    emitted_by: &FUNCTIONS,
     meaning: "first invocations of an execution environment (which function: the log \
               group of the line)",
 };
