@@ -64,6 +64,47 @@ pub trait Services: Send + Sync {
     fn matchmaker(&self) -> Arc<dyn Matchmaker>;
 }
 
+/// [`Services`] from one gateway (the `@connections` API or a stand-in), one event bus,
+/// one GameLift and one matchmaker, each port the one object behind it: what the local
+/// stack and the tools wire.
+pub struct ServiceSet<G, L> {
+    pub gateway: Arc<G>,
+    pub events: Arc<dyn EventBus>,
+    pub gamelift: Arc<L>,
+    pub matchmaker: Arc<dyn Matchmaker>,
+}
+
+impl<G, L> Services for ServiceSet<G, L>
+where
+    G: ConnectionGateway + ConnectionProbe + 'static,
+    L: PlacementStarter + PlacementStopper + PlayerSessions + PlayerConnections + 'static,
+{
+    fn connection_gateway(&self) -> Arc<dyn ConnectionGateway> {
+        self.gateway.clone()
+    }
+    fn connection_probe(&self) -> Arc<dyn ConnectionProbe> {
+        self.gateway.clone()
+    }
+    fn event_bus(&self) -> Arc<dyn EventBus> {
+        self.events.clone()
+    }
+    fn placement_starter(&self) -> Arc<dyn PlacementStarter> {
+        self.gamelift.clone()
+    }
+    fn placement_stopper(&self) -> Arc<dyn PlacementStopper> {
+        self.gamelift.clone()
+    }
+    fn player_sessions(&self) -> Arc<dyn PlayerSessions> {
+        self.gamelift.clone()
+    }
+    fn player_connections(&self) -> Arc<dyn PlayerConnections> {
+        self.gamelift.clone()
+    }
+    fn matchmaker(&self) -> Arc<dyn Matchmaker> {
+        self.matchmaker.clone()
+    }
+}
+
 /// Everything a function's `wire` may ask for.
 #[derive(Clone)]
 pub struct Wiring {

@@ -39,12 +39,9 @@ use memory_adapters::InProcessEventBus;
 use serde_json::Value;
 use shared::config::Config;
 use shared::matchmaking::MatchmakingSettings;
-use shared::ports::{
-    Clock, ConnectionGateway, ConnectionProbe, EventBus, Matchmaker, PlacementStarter,
-    PlacementStopper, PlayerConnections, PlayerSessions, SystemClock,
-};
+use shared::ports::{Clock, SystemClock};
 use shared::requests::Route;
-use shared::wiring::{Services, Wiring};
+use shared::wiring::{ServiceSet, Wiring};
 use tools::counts::{Measured, Operation, OperationCounts, REGENERATE};
 use tools::frames::client_frame;
 
@@ -103,42 +100,6 @@ pub struct Bench {
     rows: Vec<(String, Operation, String)>,
 }
 
-/// The bench's outside services, all counted: the recording gateway, the scripted
-/// GameLift and matchmaker, the in-process bus.
-struct BenchServices {
-    gateway: Arc<RecordingGateway>,
-    gamelift: Arc<FakeGameLift>,
-    matchmaker: Arc<FakeMatchmaker>,
-    bus: Arc<InProcessEventBus>,
-}
-
-impl Services for BenchServices {
-    fn connection_gateway(&self) -> Arc<dyn ConnectionGateway> {
-        self.gateway.clone()
-    }
-    fn connection_probe(&self) -> Arc<dyn ConnectionProbe> {
-        self.gateway.clone()
-    }
-    fn event_bus(&self) -> Arc<dyn EventBus> {
-        self.bus.clone()
-    }
-    fn placement_starter(&self) -> Arc<dyn PlacementStarter> {
-        self.gamelift.clone()
-    }
-    fn placement_stopper(&self) -> Arc<dyn PlacementStopper> {
-        self.gamelift.clone()
-    }
-    fn player_sessions(&self) -> Arc<dyn PlayerSessions> {
-        self.gamelift.clone()
-    }
-    fn player_connections(&self) -> Arc<dyn PlayerConnections> {
-        self.gamelift.clone()
-    }
-    fn matchmaker(&self) -> Arc<dyn Matchmaker> {
-        self.matchmaker.clone()
-    }
-}
-
 impl Bench {
     /// The functions' wiring on the tables `config` names (through the counting
     /// `client`) with the bench's services: each handler measured is built by its
@@ -151,11 +112,13 @@ impl Bench {
                 &config,
                 aws_adapters::calls::Recorder::default(),
             )),
-            services: Arc::new(BenchServices {
+            // The bench's outside services, all counted: the recording gateway, the
+            // scripted GameLift and matchmaker, the in-process bus.
+            services: Arc::new(ServiceSet {
                 gateway: self.gateway.clone(),
                 gamelift: self.gamelift.clone(),
                 matchmaker: self.matchmaker.clone(),
-                bus: self.bus.clone(),
+                events: self.bus.clone(),
             }),
             config,
             clock: clock(),
