@@ -9,7 +9,7 @@ use shared::domain::PlacementId;
 use shared::matchmaking::TicketId;
 use tokio::time::Instant;
 
-use super::events::{EventPlayer, EventTicket, GameSessionInfo};
+use super::events::{EventTicket, GameSessionInfo};
 use super::matcher::{self, PoolTicket};
 use super::{FlexMatch, Proposal, Stage, State, Ticket};
 use gamelift_server_protocol::model::{
@@ -330,20 +330,7 @@ pub(super) fn seated_tickets<'a>(
     seats: &BTreeMap<String, String>,
 ) -> Vec<EventTicket> {
     tickets
-        .map(|t| EventTicket {
-            ticket_id: t.id.to_string(),
-            start_millis: t.start_millis,
-            players: t
-                .players
-                .iter()
-                .map(|p| EventPlayer {
-                    player_id: p.player_id.to_string(),
-                    team: p.team.clone(),
-                    player_session_id: seats.get(p.player_id.as_str()).cloned(),
-                    accepted: None,
-                })
-                .collect(),
-        })
+        .map(|t| t.listed(|p| seats.get(p.player_id.as_str()).cloned(), |_| None))
         .collect()
 }
 

@@ -148,6 +148,31 @@ struct Ticket {
     backfill: Option<backfill::BackfillOf>,
 }
 
+impl Ticket {
+    /// The ticket as an event lists it: each player with their team, and the seat and
+    /// the acceptance the event tells.
+    fn listed(
+        &self,
+        seat: impl Fn(&TicketPlayer) -> Option<String>,
+        accepted: impl Fn(&TicketPlayer) -> Option<bool>,
+    ) -> EventTicket {
+        EventTicket {
+            ticket_id: self.id.to_string(),
+            start_millis: self.start_millis,
+            players: self
+                .players
+                .iter()
+                .map(|p| EventPlayer {
+                    player_id: p.player_id.to_string(),
+                    team: p.team.clone(),
+                    player_session_id: seat(p),
+                    accepted: accepted(p),
+                })
+                .collect(),
+        }
+    }
+}
+
 struct Proposal {
     tickets: Vec<TicketId>,
     /// Acceptance required: answers are due by then.
@@ -247,22 +272,10 @@ impl FlexMatch {
         session: Option<&GameSessionInfo>,
         fields: Value,
     ) {
+        let accepted = |p: &TicketPlayer| (kind == "AcceptMatch").then_some(p.accepted).flatten();
         let listed: Vec<EventTicket> = tickets
             .iter()
-            .map(|t| EventTicket {
-                ticket_id: t.id.to_string(),
-                start_millis: t.start_millis,
-                players: t
-                    .players
-                    .iter()
-                    .map(|p| EventPlayer {
-                        player_id: p.player_id.to_string(),
-                        team: p.team.clone(),
-                        player_session_id: None,
-                        accepted: (kind == "AcceptMatch").then_some(p.accepted).flatten(),
-                    })
-                    .collect(),
-            })
+            .map(|t| t.listed(|_| None, accepted))
             .collect();
         self.emit_listed(kind, &listed, session, fields);
     }
