@@ -31,6 +31,7 @@ FUNCTIONS := \
 	SubscribePresenceFunction=subscribe-presence \
 	OnPresenceEventFunction=on-presence-event \
 	PartyFunction=party \
+	FriendsFunction=friends \
 	MatchmakingFunction=matchmaking \
 	OnMatchmakingEventFunction=on-matchmaking-event \
 	BackendApiFunction=backend-api

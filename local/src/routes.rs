@@ -102,6 +102,7 @@ impl Routes {
         routes.serve(subscribe_presence::wire(deps));
         routes.serve(session_placement_request::wire(deps));
         routes.serve(party::wire(deps));
+        routes.serve(friends::wire(deps));
         routes.serve(cancel_placement::wire(deps));
         routes.serve(rejoin_session::wire(deps));
         routes.serve(matchmaking::wire(deps));

@@ -42,7 +42,7 @@ mod dynamodb_specific {
     use shared::friends::{Action, FRIENDS_PAGE_SIZE, FriendCommitted, FriendState};
     use shared::messaging::ReplayFrom;
     use tests::dynamodb::{
-        describe_template_table, dynamodb_local, fresh_friends_table, fresh_messages_table,
+        describe_on_demand_table, dynamodb_local, fresh_friends_table, fresh_messages_table,
         key_pairs,
     };
 
@@ -53,7 +53,7 @@ mod dynamodb_specific {
         create_friends_table(&client, &table)
             .await
             .expect("creating an existing table is not an error");
-        let description = describe_template_table(&client, &table).await;
+        let description = describe_on_demand_table(&client, &table).await;
         assert_eq!(
             key_pairs(description.key_schema()),
             vec![("playerId", KeyType::Hash), ("otherId", KeyType::Range)]
@@ -141,7 +141,7 @@ mod dynamodb_specific {
         let counter = CallCounter::new();
         let messages = fresh_messages_table(&client).await;
         let store = DynamoFriendStore::new(counter.counting(&client), table, messages);
-        let count = |name: &str, calls: usize| [(name.to_owned(), calls)].into_iter().collect();
+        let count = |name: &str, calls: u64| [(name.to_owned(), calls)].into_iter().collect();
 
         assert_eq!(
             act(&store, "alice", "bob", Action::Add, T0).await,
@@ -149,8 +149,10 @@ mod dynamodb_specific {
         );
         assert_eq!(
             counter.take(),
+            // Both sides read at once, both inbox heads read at once, one transaction.
             [
                 ("BatchGetItem".to_owned(), 1),
+                ("Query".to_owned(), 2),
                 ("TransactWriteItems".to_owned(), 1)
             ]
             .into_iter()

@@ -28,6 +28,7 @@ mod client_frames;
 mod connection_lifecycle;
 mod delivery_faults;
 mod friend_store_dynamodb;
+mod friends;
 mod game_server_go;
 mod layers;
 mod management_api;

@@ -764,7 +764,7 @@ fn given_a_functions_own_environment_when_it_starts_then_its_reader_reads_every_
     );
 }
 
-/// The five tables: the template's resource, the variable that names it, what
+/// The six tables: the template's resource, the variable that names it, what
 /// `shared::config` reads that variable into, and what creates it on DynamoDB Local.
 #[derive(Clone, Copy, Debug)]
 enum TableKind {
@@ -773,15 +773,17 @@ enum TableKind {
     Placements,
     Subscriptions,
     Parties,
+    Friends,
 }
 
 impl TableKind {
-    const ALL: [Self; 5] = [
+    const ALL: [Self; 6] = [
         Self::Players,
         Self::Messages,
         Self::Placements,
         Self::Subscriptions,
         Self::Parties,
+        Self::Friends,
     ];
 
     fn resource(self) -> &'static str {
@@ -791,6 +793,7 @@ impl TableKind {
             Self::Placements => "PlacementsTable",
             Self::Subscriptions => "PresenceSubscriptionsTable",
             Self::Parties => "PartiesTable",
+            Self::Friends => "FriendsTable",
         }
     }
 
@@ -801,6 +804,7 @@ impl TableKind {
             Self::Placements => "PLACEMENTS_TABLE",
             Self::Subscriptions => "SUBSCRIPTIONS_TABLE",
             Self::Parties => "PARTIES_TABLE",
+            Self::Friends => "FRIENDS_TABLE",
         }
     }
 
@@ -811,6 +815,7 @@ impl TableKind {
             Self::Placements => &config.placements_table,
             Self::Subscriptions => &config.subscriptions_table,
             Self::Parties => &config.parties_table,
+            Self::Friends => &config.friends_table,
         }
     }
 
@@ -821,13 +826,14 @@ impl TableKind {
             Self::Placements => "create_placements_table",
             Self::Subscriptions => "create_subscriptions_table",
             Self::Parties => "create_parties_table",
+            Self::Friends => "create_friends_table",
         }
     }
 
     async fn create(self, client: &aws_sdk_dynamodb::Client, name: &str) {
         use aws_adapters::dynamodb::{
-            create_messages_table, create_parties_table, create_placements_table,
-            create_players_table, create_subscriptions_table,
+            create_friends_table, create_messages_table, create_parties_table,
+            create_placements_table, create_players_table, create_subscriptions_table,
         };
         let created = match self {
             Self::Players => create_players_table(client, name).await,
@@ -835,6 +841,7 @@ impl TableKind {
             Self::Placements => create_placements_table(client, name).await,
             Self::Subscriptions => create_subscriptions_table(client, name).await,
             Self::Parties => create_parties_table(client, name).await,
+            Self::Friends => create_friends_table(client, name).await,
         };
         if let Err(error) = created {
             panic!(
@@ -1104,7 +1111,7 @@ async fn assert_table_is_the_templates(kind: TableKind) {
 }
 
 #[test]
-fn given_the_template_tables_when_listed_then_they_are_the_five_the_code_creates() {
+fn given_the_template_tables_when_listed_then_they_are_the_six_the_code_creates() {
     let template = Template::load();
     let declared: BTreeSet<&str> = template
         .of_type(TABLE)
@@ -1142,6 +1149,11 @@ async fn given_the_subscriptions_table_when_created_for_dynamodb_local_then_it_i
 #[tokio::test]
 async fn given_the_parties_table_when_created_for_dynamodb_local_then_it_is_the_templates() {
     assert_table_is_the_templates(TableKind::Parties).await;
+}
+
+#[tokio::test]
+async fn given_the_friends_table_when_created_for_dynamodb_local_then_it_is_the_templates() {
+    assert_table_is_the_templates(TableKind::Friends).await;
 }
 
 // --- The Messages stream -----------------------------------------------------------------------

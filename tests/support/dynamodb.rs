@@ -150,6 +150,27 @@ fn created<T, E: std::error::Error + 'static>(creating: Result<T, E>, name: Stri
 /// # Panics
 /// When a check fails or DynamoDB Local cannot be reached.
 pub async fn describe_template_table(client: &Client, table: &str) -> TableDescription {
+    let description = describe_on_demand_table(client, table).await;
+    let ttl = client
+        .describe_time_to_live()
+        .table_name(table)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("describing {table}'s TTL: {}", error_chain(&e)));
+    let ttl = ttl
+        .time_to_live_description()
+        .unwrap_or_else(|| panic!("{table} has no TTL description"));
+    assert_eq!(ttl.attribute_name(), Some("expireAt"));
+    assert_eq!(ttl.time_to_live_status(), Some(&TimeToLiveStatus::Enabled));
+    description
+}
+
+/// The description of `table`, checked ACTIVE and on-demand as every table of the
+/// template is (the Friends table, which has no TTL, is checked with this alone).
+///
+/// # Panics
+/// When a check fails or DynamoDB Local cannot be reached.
+pub async fn describe_on_demand_table(client: &Client, table: &str) -> TableDescription {
     let description = client
         .describe_table()
         .table_name(table)
@@ -165,17 +186,6 @@ pub async fn describe_template_table(client: &Client, table: &str) -> TableDescr
             .and_then(|b| b.billing_mode()),
         Some(&BillingMode::PayPerRequest)
     );
-    let ttl = client
-        .describe_time_to_live()
-        .table_name(table)
-        .send()
-        .await
-        .unwrap_or_else(|e| panic!("describing {table}'s TTL: {}", error_chain(&e)));
-    let ttl = ttl
-        .time_to_live_description()
-        .unwrap_or_else(|| panic!("{table} has no TTL description"));
-    assert_eq!(ttl.attribute_name(), Some("expireAt"));
-    assert_eq!(ttl.time_to_live_status(), Some(&TimeToLiveStatus::Enabled));
     description
 }
 

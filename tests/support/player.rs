@@ -101,6 +101,17 @@ impl Player {
         frame
     }
 
+    /// The next push, which must be a `friend` frame saying the relation with `about`
+    /// became `state`.
+    pub async fn friend(&mut self, about: &str, state: &str) -> Value {
+        let frame = self.push().await;
+        assert_eq!(frame["type"], "friend", "{}: {frame}", self.name);
+        assert_eq!(frame["playerId"], about, "{}: {frame}", self.name);
+        assert_eq!(frame["state"], state, "{}: {frame}", self.name);
+        assert!(frame["seq"].is_u64(), "pushed through the inbox: {frame}");
+        frame
+    }
+
     /// Starts matchmaking; the ticket id of the QUEUED ack.
     pub async fn start(&mut self, body: Value) -> String {
         let ack = self.ok("startMatchmaking", body).await;

@@ -1,6 +1,9 @@
 //! `on-presence-event`: the presence bus's rule target. For a `presence.connected` or
 //! `presence.disconnected` event it looks up who watches the player (one Query per
-//! page of watchers) and appends one `presence` message to each watcher's inbox.
+//! page of watchers) and, at once, the player's friends (one Query on Friends) and
+//! which of them are online (one BatchGetItem on Players per 100 friends), and appends
+//! one `presence` message to each watcher's and each online friend's inbox: friends see
+//! each other without subscribing; a friend who also subscribed is told once.
 //! Delivery then happens like any message, from the Messages stream
 //! (`on-message-inserted`); presence messages are short-lived, and `resume` replays only
 //! the latest one about each player.
@@ -28,6 +31,7 @@
 //!   participant B as presence bus
 //!   participant E as on-presence-event
 //!   participant W as PresenceSubscriptions
+//!   participant F as Friends
 //!   participant M as Messages (inboxes)
 //!   participant D as on-message-inserted
 //!
@@ -46,8 +50,12 @@
 //!   end
 //!   T->>B: PutEvents presence.disconnected (10 per call)
 //!   B-)E: PresenceEventsRule
-//!   E->>W: Query targetId (the watchers)
-//!   E->>M: append one presence message to each watcher's inbox
+//!   par the watchers, and the online friends
+//!     E->>W: Query targetId (the watchers)
+//!   and
+//!     E->>F: Query playerId (the friends), then BatchGetItem their Players items
+//!   end
+//!   E->>M: append one presence message to each watcher's and online friend's inbox
 //!   M-)D: stream INSERT per watcher
 //!   D->>P: BatchGetItem watchers
 //!   D->>G: PostToConnection(presence frame) to live connections
@@ -59,11 +67,12 @@ use aws_lambda_events::event::eventbridge::EventBridgeEvent;
 use lambda_runtime::LambdaEvent;
 use serde::Serialize;
 use serde_json::Value;
+use shared::domain::PresenceStatus;
 use shared::domain::{MessageId, PlayerId};
 use shared::frames::ServerFrame;
 use shared::messaging::{MessageKind, NewMessage, SYSTEM_SENDER};
-use shared::ports::{Clock, MessageStore, StoreError, Watchers};
-use shared::presence::PresenceEvent;
+use shared::ports::{Clock, FriendReader, MessageStore, PlayerLookup, StoreError, Watchers};
+use shared::presence::{PresenceEvent, watched_status};
 use shared::wiring::Wiring;
 use tracing::{info, warn};
 
@@ -96,30 +105,41 @@ pub struct Outcome {
 
 /// `on-presence-event` as every deployment builds it.
 pub fn wire(w: &Wiring) -> PresenceEventHandler {
-    PresenceEventHandler::new(
-        w.stores.watchers(),
-        w.stores.message_store(),
-        w.clock.clone(),
-    )
+    PresenceEventHandler {
+        subscriptions: w.stores.watchers(),
+        friends: w.stores.friend_reader(),
+        players: w.stores.player_lookup(),
+        messages: w.stores.message_store(),
+        clock: w.clock.clone(),
+    }
 }
 
 pub struct PresenceEventHandler {
     subscriptions: Arc<dyn Watchers>,
+    friends: Arc<dyn FriendReader>,
+    players: Arc<dyn PlayerLookup>,
     messages: Arc<dyn MessageStore>,
     clock: Arc<dyn Clock>,
 }
 
 impl PresenceEventHandler {
-    pub fn new(
-        subscriptions: Arc<dyn Watchers>,
-        messages: Arc<dyn MessageStore>,
-        clock: Arc<dyn Clock>,
-    ) -> Self {
-        Self {
-            subscriptions,
-            messages,
-            clock,
+    /// The player's friends who are online now (or within their grace period: a
+    /// resume replays what they missed).
+    async fn online_friends(
+        &self,
+        player: &PlayerId,
+        now: shared::domain::EpochMillis,
+    ) -> Result<Vec<PlayerId>, StoreError> {
+        let friends = self.friends.friends(player).await?;
+        if friends.is_empty() {
+            return Ok(friends);
         }
+        let records = self.players.get_many(&friends).await?;
+        Ok(records
+            .iter()
+            .filter(|record| watched_status(Some(record), now) == PresenceStatus::Online)
+            .map(|record| record.player_id.clone())
+            .collect())
     }
 
     /// The Lambda entry point: one bus event.
@@ -151,12 +171,21 @@ impl PresenceEventHandler {
         })
     }
 
-    /// Writes one presence message per current watcher of the event's player; returns
-    /// how many. The local stack calls this directly with the events its in-process
-    /// bus carries.
+    /// Writes one presence message per current watcher and online friend of the event's
+    /// player (each once); returns how many. The local stack calls this directly with
+    /// the events its in-process bus carries.
     pub async fn notify(&self, event: &PresenceEvent) -> Result<usize, StoreError> {
         let now = self.clock.now_millis();
-        let watchers = self.subscriptions.watchers(&event.player_id, now).await?;
+        let (watchers, friends) = tokio::join!(
+            self.subscriptions.watchers(&event.player_id, now),
+            self.online_friends(&event.player_id, now),
+        );
+        let mut watchers = watchers?;
+        for friend in friends? {
+            if !watchers.contains(&friend) {
+                watchers.push(friend);
+            }
+        }
         if watchers.is_empty() {
             info!(player_id = %event.player_id, change = event.detail_type(), "no watchers");
             return Ok(0);

@@ -5,7 +5,7 @@ use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryMessageStore, InMemorySubscriptionStore};
 use serde_json::json;
 use shared::domain::EpochMillis;
-use shared::messaging::StoredMessage;
+use shared::messaging::{MessageKind, StoredMessage};
 use shared::presence::SUBSCRIPTION_TTL_SECONDS;
 
 use super::*;
@@ -17,6 +17,7 @@ struct World {
     subscriptions: Arc<InMemorySubscriptionStore>,
     messages: Arc<InMemoryMessageStore>,
     handler: PresenceEventHandler,
+    tables: memory_adapters::MemoryStores,
 }
 
 fn world() -> World {
@@ -25,6 +26,7 @@ fn world() -> World {
         handler: wire(&w.wiring()),
         subscriptions: w.tables.subscriptions.clone(),
         messages: w.tables.messages.clone(),
+        tables: w.tables.clone(),
     }
 }
 
@@ -286,4 +288,78 @@ async fn the_sample_presence_events_are_run_through_the_handler() {
             json!({"type": "presence", "playerId": "alice", "status": "offline", "at": disconnected_at}),
         ]
     );
+}
+
+/// `a` and `b` made friends (the friend pushes go to the inboxes, cleared here).
+async fn befriend(w: &World, a: &str, b: &str) {
+    contracts::friend_store_contract::befriend(&*w.tables.friends, a, b).await;
+}
+
+async fn online(w: &World, name: &str) {
+    w.tables
+        .players
+        .connect(&contracts::fixtures::new_connection(
+            name,
+            &format!("c-{name}"),
+            T0 - 1_000,
+        ))
+        .await
+        .unwrap();
+}
+
+/// The presence frames each recipient got.
+fn presence_frames(w: &World) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for m in w.messages.all() {
+        if m.kind == MessageKind::Presence {
+            *counts.entry(m.recipient_id.to_string()).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+#[tokio::test]
+async fn given_online_friends_and_a_watcher_when_alice_connects_then_each_is_told_once_and_offline_friends_not_at_all()
+ {
+    let w = world();
+    for friend in ["bob", "carol", "dave"] {
+        befriend(&w, "alice", friend).await;
+    }
+    online(&w, "bob").await;
+    online(&w, "carol").await;
+    // carol also subscribed; erin only subscribed; dave is offline.
+    let expire = T0 / 1000 + SUBSCRIPTION_TTL_SECONDS;
+    watch(&w, "carol", &["alice"], expire).await;
+    watch(&w, "erin", &["alice"], expire).await;
+
+    let notified = w
+        .handler
+        .notify(&PresenceEvent::connected(p("alice"), T0))
+        .await
+        .unwrap();
+    assert_eq!(notified, 3);
+    let counts = presence_frames(&w);
+    assert_eq!(
+        counts,
+        [("bob", 1), ("carol", 1), ("erin", 1)]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect()
+    );
+}
+
+#[tokio::test]
+async fn given_200_online_friends_when_alice_goes_offline_then_all_200_are_told() {
+    let w = world();
+    for i in 0..200 {
+        let friend = format!("f{i:03}");
+        befriend(&w, "alice", &friend).await;
+        online(&w, &friend).await;
+    }
+    let notified = w
+        .handler
+        .notify(&PresenceEvent::disconnected(p("alice"), T0))
+        .await
+        .unwrap();
+    assert_eq!(notified, 200);
 }

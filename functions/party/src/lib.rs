@@ -16,7 +16,10 @@
 //! | route | DynamoDB |
 //! |---|---|
 //! | `createParty` | 1 Query + 1 transaction (party, creator's link, 1 message) |
-//! | `inviteToParty` | 1 rate-limit write ‖ 1 GetItem (the caller's party), 1 GetItem (the party), 1 Query, 1 transaction (party checked, invitation, invitee checked, 1 message) |
+//! | `inviteToParty` | 1 rate-limit write ‖ 1 GetItem (the caller's party) ‖ 1 BatchGetItem (Friends: did the invitee block the inviter?), 1 GetItem (the party), 1 Query, 1 transaction (party checked, invitation, invitee checked, 1 message) |
+//!
+//! An invitation to a player who blocked the inviter is acked as any other and neither
+//! stored nor pushed: the inviter cannot tell (shared/src/friends.rs).
 //! | `joinParty` | 1 TransactGetItems (party + invitation), N Queries, 1 transaction (party, invitation used, joiner's link, N messages) |
 //! | `declinePartyInvite` | 1 TransactGetItems, 1 Query, 1 transaction (invitation, 1 message to the inviter) |
 //! | `leaveParty`, `kickFromParty` | 1 GetItem (the caller's party), 1 GetItem (the party), M Queries, 1 transaction (party, leaver's link, M messages) |
@@ -29,7 +32,7 @@ use edge::websocket::{Reply, Request, Route, RouteError, Serves};
 use shared::acks::RouteAck;
 use shared::config::Config;
 use shared::party::{CommitScope, Parties, PartyError};
-use shared::ports::{PlayerReader, RateLimiter};
+use shared::ports::{Blocks, PlayerReader, RateLimiter};
 use shared::requests::{ClientRequest, Route as ClientRoute};
 use shared::wiring::Wiring;
 
@@ -50,6 +53,7 @@ pub fn wire(w: &Wiring) -> PartyHandler {
         w.config.clone(),
         w.stores.player_reader(),
         w.stores.rate_limiter(),
+        w.stores.blocks(),
         w.parties(CommitScope::Any),
     )
 }
@@ -58,6 +62,7 @@ pub struct PartyHandler {
     config: Arc<Config>,
     players: Arc<dyn PlayerReader>,
     limiter: Arc<dyn RateLimiter>,
+    blocks: Arc<dyn Blocks>,
     parties: Parties,
 }
 
@@ -66,6 +71,7 @@ impl PartyHandler {
         config: Arc<Config>,
         players: Arc<dyn PlayerReader>,
         limiter: Arc<dyn RateLimiter>,
+        blocks: Arc<dyn Blocks>,
         parties: Parties,
     ) -> Self {
         Self {
@@ -73,6 +79,7 @@ impl PartyHandler {
             config,
             players,
             limiter,
+            blocks,
         }
     }
 }

@@ -112,12 +112,25 @@ impl PartyHandler {
         if invitee == *inviter {
             return Err(RouteError::from(PartyRefusal::InviteYourself));
         }
-        let (spent, party_id) =
-            tokio::join!(self.spend_invite(inviter), self.caller_party(inviter));
+        let (spent, party_id, blockers) = tokio::join!(
+            self.spend_invite(inviter),
+            self.caller_party(inviter),
+            self.blocks
+                .blockers(inviter, std::slice::from_ref(&invitee)),
+        );
         spent?;
         let party_id = party_id?;
         let settings = self.config.parties;
         let ttl = i64::try_from(settings.invite_ttl.as_millis()).unwrap_or(i64::MAX);
+        if !blockers.map_err(store)?.is_empty() {
+            // Answered as if invited; nothing reaches the player who blocked the inviter.
+            info!(player_id = %inviter, party_id = %party_id, "party invitation to a blocker dropped");
+            return Ok(InviteToPartyAck {
+                party_id,
+                player_id: invitee,
+                expires_at: self.parties.now().saturating_add(ttl),
+            });
+        }
         for _ in 0..CHANGE_ATTEMPTS {
             let party = self
                 .parties

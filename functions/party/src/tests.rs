@@ -530,3 +530,28 @@ async fn the_sample_party_events_run_through_the_handler() {
     assert_eq!(left["type"], "ack", "{left}");
     assert_eq!(w.link("alice").await, None);
 }
+
+#[tokio::test]
+async fn given_an_invitee_who_blocked_the_inviter_when_invited_then_acked_alike_and_nothing_reaches_them()
+ {
+    use contracts::friend_store_contract::act;
+    use shared::friends::{Action, FriendCommitted};
+
+    let w = world().await;
+    let party_id = w.party_of(&[]).await;
+    let friends = &*w.wiring.tables.friends;
+    assert_eq!(
+        act(friends, "bob", "alice", Action::Block, T0).await,
+        FriendCommitted::Done
+    );
+    let blocked = w.ok("alice", INVITE, json!({"playerId": "bob"})).await;
+    let open = w.ok("alice", INVITE, json!({"playerId": "carol"})).await;
+    // The same answer as an invitation that went through.
+    assert_eq!(blocked["partyId"], open["partyId"]);
+    assert_eq!(blocked["expiresAt"], open["expiresAt"]);
+    assert_eq!(blocked["playerId"], "bob");
+    assert!(w.frames("bob").await.is_empty());
+    assert_eq!(w.frames("carol").await.len(), 1);
+    w.refused("bob", JOIN, json!({"partyId": party_id}), "not_found")
+        .await;
+}

@@ -3,16 +3,21 @@
 //! inbox; delivery happens from the table's stream (`on-message-inserted`) to recipients
 //! who are live, and `resume` replays it to the others (shared/src/messaging/mod.rs).
 //!
-//! To players (`playerIds`), before anything is stored, two calls at once: the sender's
+//! To players (`playerIds`), before anything is stored, three calls at once: the sender's
 //! rate limits are spent (one conditional write on their own item,
-//! shared/src/rate_limits.rs) and the recipients are looked up (one
-//! BatchGetItem). Over a limit: `rate_limited` with `retryAfterMs`. An id no player has
+//! shared/src/rate_limits.rs), the recipients are looked up (one BatchGetItem on
+//! Players) and their blocks of the sender read (one BatchGetItem on Friends, 100 keys a
+//! call: the (recipient, sender) sides). A recipient who blocked the sender gets
+//! nothing, and is counted in `queued` all the same: the sender cannot tell
+//! (shared/src/friends.rs). The block check costs one call more per message, and no
+//! time: it runs beside the two reads the route always made. Over a limit: `rate_limited` with `retryAfterMs`. An id no player has
 //! (never connected, or gone for 30 days): `not_found` naming it, and nothing is stored
 //! for anyone, rather than a message kept a day for nobody.
 //!
 //! To a party (`partyId`): the party is read (one GetItem; `forbidden` unless the sender
-//! is a member), the limits are spent for its other members, and each gets the message
-//! with `"partyId"`.
+//! is a member), the limits are spent for its other members (and, at once, their blocks
+//! of the sender read), and each who did not block the sender gets the message with
+//! `"partyId"`.
 //!
 //! # A message, in sequence
 //!
@@ -61,7 +66,7 @@ use shared::frames::ServerFrame;
 use shared::messaging::recipients;
 use shared::messaging::{MessageKind, NewMessage};
 use shared::party::{PartyId, PartyRefusal};
-use shared::ports::{Clock, MessageStore, PartyReader, PlayerLookup, RateLimiter};
+use shared::ports::{Blocks, Clock, MessageStore, PartyReader, PlayerLookup, RateLimiter};
 use shared::rate_limits::{self, Bucket, Exceeded, Quota};
 use shared::requests::{ClientRequest, Route as ClientRoute, SendMessageBody};
 use shared::wiring::Wiring;
@@ -78,6 +83,7 @@ pub fn wire(w: &Wiring) -> SendMessageHandler {
         w.stores.player_lookup(),
         w.stores.rate_limiter(),
         w.stores.party_reader(),
+        w.stores.blocks(),
         w.clock.clone(),
     )
 }
@@ -88,6 +94,7 @@ pub struct SendMessageHandler {
     players: Arc<dyn PlayerLookup>,
     limiter: Arc<dyn RateLimiter>,
     parties: Arc<dyn PartyReader>,
+    blocks: Arc<dyn Blocks>,
     clock: Arc<dyn Clock>,
 }
 
@@ -98,6 +105,7 @@ impl SendMessageHandler {
         players: Arc<dyn PlayerLookup>,
         limiter: Arc<dyn RateLimiter>,
         parties: Arc<dyn PartyReader>,
+        blocks: Arc<dyn Blocks>,
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
@@ -106,8 +114,22 @@ impl SendMessageHandler {
             players,
             limiter,
             parties,
+            blocks,
             clock,
         }
+    }
+
+    /// Those of `messages`' recipients who blocked the sender (one BatchGetItem per 100).
+    async fn blockers(
+        &self,
+        sender: &PlayerId,
+        messages: &[NewMessage],
+    ) -> Result<Vec<PlayerId>, RouteError> {
+        let recipients: Vec<PlayerId> = messages.iter().map(|m| m.recipient_id.clone()).collect();
+        self.blocks
+            .blockers(sender, &recipients)
+            .await
+            .map_err(|e| RouteError::from_store(e, NOTHING_SENT))
     }
 
     fn quota(&self) -> Quota {
@@ -209,34 +231,43 @@ impl SendMessageHandler {
             .collect();
         let messages = self.build(&request.caller, message, recipients, Some(party_id))?;
         let count = u32::try_from(messages.len()).unwrap_or(u32::MAX);
-        rate_limits::spend(
-            self.limiter.as_ref(),
-            sender,
-            Bucket::SendMessage,
-            self.quota(),
-            count,
-            self.clock.now_millis(),
-        )
-        .await
-        .map_err(|e| RouteError::from_limit(e, limit, NOTHING_SENT))?;
-        self.append(request, &messages).await
+        let (spent, blockers) = tokio::join!(
+            rate_limits::spend(
+                self.limiter.as_ref(),
+                sender,
+                Bucket::SendMessage,
+                self.quota(),
+                count,
+                self.clock.now_millis(),
+            ),
+            self.blockers(sender, &messages),
+        );
+        spent.map_err(|e| RouteError::from_limit(e, limit, NOTHING_SENT))?;
+        self.append(request, messages, &blockers?).await
     }
 
+    /// Appends `messages` but those to `blockers`; the ack counts every recipient, so a
+    /// blocked sender is answered exactly as if the block did not exist
+    /// (shared/src/friends.rs).
     async fn append(
         &self,
         request: &Request,
-        messages: &[NewMessage],
+        messages: Vec<NewMessage>,
+        blockers: &[PlayerId],
     ) -> Result<SendMessageAck, RouteError> {
-        self.messages.append(messages).await.map_err(|e| {
+        let queued = messages.len() as u64;
+        let messages: Vec<NewMessage> = messages
+            .into_iter()
+            .filter(|m| !blockers.contains(&m.recipient_id))
+            .collect();
+        self.messages.append(&messages).await.map_err(|e| {
             RouteError::from_store(
                 e,
                 "the message may have reached some recipients but not all; retry",
             )
         })?;
-        debug!(player_id = %request.caller.player_id, queued = messages.len(), "message queued");
-        Ok(SendMessageAck {
-            queued: messages.len() as u64,
-        })
+        debug!(player_id = %request.caller.player_id, queued, "message queued");
+        Ok(SendMessageAck { queued })
     }
 
     async fn send_to_players(
@@ -254,9 +285,9 @@ impl SendMessageHandler {
             )));
         }
         let now = self.clock.now_millis();
-        // The limits are spent and the recipients looked up at once: two round trips in
-        // the time of one.
-        let (spent, known) = tokio::join!(
+        // The limits are spent, the recipients looked up and their blocks read at once:
+        // three round trips in the time of one.
+        let (spent, known, blockers) = tokio::join!(
             rate_limits::spend(
                 self.limiter.as_ref(),
                 &request.caller.player_id,
@@ -266,10 +297,11 @@ impl SendMessageHandler {
                 now
             ),
             recipients::require_known(self.players.as_ref(), &recipients),
+            self.blockers(&request.caller.player_id, &messages),
         );
         spent.map_err(|e| RouteError::from_limit(e, limit, NOTHING_SENT))?;
         known.map_err(|e| RouteError::from_recipients(e, NOTHING_SENT))?;
-        self.append(request, &messages).await
+        self.append(request, messages, &blockers?).await
     }
 }
 

@@ -436,3 +436,48 @@ mod party_chat {
         }
     }
 }
+
+#[tokio::test]
+async fn given_a_recipient_who_blocked_the_sender_then_it_gets_nothing_and_the_ack_cannot_tell() {
+    use contracts::friend_store_contract::act;
+    use shared::friends::{Action, FriendCommitted};
+    use shared::messaging::MessageKind;
+
+    let w = world();
+    w.everyone().await;
+    let friends = &*w.tables.friends;
+    assert_eq!(
+        act(friends, "bob", "alice", Action::Block, T0).await,
+        FriendCommitted::Done
+    );
+    let blocked_before = w.tables.messages.all().len();
+    let ack = w
+        .send(json!({"playerIds": ["bob", "carol"], "message": {"text": "gg"}}))
+        .await;
+    // Exactly the ack of a message that reached both.
+    assert_eq!(
+        ack,
+        json!({"type":"ack","route":"sendMessage","requestId":"s1","queued":2})
+    );
+    let chat: Vec<String> = w.tables.messages.all()[blocked_before..]
+        .iter()
+        .filter(|m| m.kind == MessageKind::Chat)
+        .map(|m| m.recipient_id.to_string())
+        .collect();
+    assert_eq!(chat, vec!["carol"]);
+    // bob's own messages to alice still go: the block is bob's.
+    let reply = w
+        .send_as(
+            "bob",
+            json!({"playerIds": ["alice"], "message": {"text": "hi"}}),
+        )
+        .await;
+    assert_eq!(reply["queued"], 1);
+    assert!(
+        w.tables
+            .messages
+            .all()
+            .iter()
+            .any(|m| m.recipient_id.as_str() == "alice")
+    );
+}

@@ -9,6 +9,7 @@ use shared::ports::StoreError;
 use super::*;
 use contracts::ports::*;
 use edge::websocket::RouteHandler;
+use shared::domain::PresenceStatus;
 
 const T0: i64 = 1_795_323_600_000;
 const GRACE: i64 = 30_000;

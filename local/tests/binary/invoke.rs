@@ -41,6 +41,9 @@ fn function_for(event: &Value) -> Result<&'static str, String> {
             "subscribePresence" | "unsubscribePresence" => "subscribe-presence",
             "createParty" | "inviteToParty" | "joinParty" | "declinePartyInvite" | "leaveParty"
             | "kickFromParty" | "promotePartyLeader" => "party",
+            "addFriend" | "removeFriend" | "blockPlayer" | "unblockPlayer" | "listFriends" => {
+                "friends"
+            }
             "startMatchmaking" | "acceptMatch" | "stopMatchmaking" | "setMatchmakingAttributes" => {
                 "matchmaking"
             }

@@ -199,9 +199,8 @@ mod tests {
                 "sendMessage" => json!({"playerIds": ["bob"], "message": 1}),
                 "subscribePresence" | "unsubscribePresence" => json!({"playerIds": ["bob"]}),
                 "setPlacementLatencies" => json!({"latencies": {}}),
-                "inviteToParty" | "kickFromParty" | "promotePartyLeader" => {
-                    json!({"playerId": "bob"})
-                }
+                "inviteToParty" | "kickFromParty" | "promotePartyLeader" | "addFriend"
+                | "removeFriend" | "blockPlayer" | "unblockPlayer" => json!({"playerId": "bob"}),
                 "joinParty" | "declinePartyInvite" => json!({"partyId": "p1"}),
                 "acceptMatch" => json!({"ticketId": "t1", "accept": true}),
                 "setMatchmakingAttributes" => json!({"attributes": {}}),

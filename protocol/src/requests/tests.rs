@@ -50,7 +50,8 @@ fn every_route_but_ping_takes_a_request_id() {
             "sendMessage" => json!({"playerIds":["bob"],"message":1}),
             "subscribePresence" | "unsubscribePresence" => json!({"playerIds":["bob"]}),
             "setPlacementLatencies" => json!({"latencies":{}}),
-            "inviteToParty" | "kickFromParty" | "promotePartyLeader" => json!({"playerId":"bob"}),
+            "inviteToParty" | "kickFromParty" | "promotePartyLeader" | "addFriend"
+            | "removeFriend" | "blockPlayer" | "unblockPlayer" => json!({"playerId":"bob"}),
             "joinParty" | "declinePartyInvite" => json!({"partyId":"p1"}),
             "acceptMatch" => json!({"ticketId":"t1","accept":true}),
             "setMatchmakingAttributes" => json!({"attributes":{}}),

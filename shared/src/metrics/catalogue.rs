@@ -82,6 +82,7 @@ const ROUTE_FUNCTIONS: &[&str] = &[
     "rejoin-session",
     "subscribe-presence",
     "party",
+    "friends",
     "matchmaking",
     "default",
     "connect",
@@ -93,8 +94,8 @@ pub const REQUESTS: Metric = Metric {
     unit: "Count",
     kind: Kind::Counter,
     default: None,
-    // 19 client routes with a function, $default, $connect, the backend API.
-    detailed: by(&["Route"], 22),
+    // 24 client routes with a function, $default, $connect, the backend API.
+    detailed: by(&["Route"], 27),
     emitted_by: ROUTE_FUNCTIONS,
     meaning: "requests answered, acked or refused, per route (`$connect`: connections \
               accepted or refused; `backendApi`: the backend API's requests)",
@@ -402,6 +403,6 @@ mod tests {
         }
         assert_eq!(metric("DeliveryLag"), Some(&DELIVERY_LAG));
         assert_eq!(custom_metrics(false), 30);
-        assert_eq!(custom_metrics(true), 100);
+        assert_eq!(custom_metrics(true), 106);
     }
 }

@@ -46,6 +46,10 @@ struct Args {
     /// Players each player watches (and is watched by, on average).
     #[arg(long, default_value_t = 5.0)]
     subscriptions_per_player: f64,
+    /// Online friends each player has (each told of the player's presence changes
+    /// without subscribing; 0 leaves friends out).
+    #[arg(long, default_value_t = 0.0)]
+    friends_per_player: f64,
     /// Minutes a session lasts.
     #[arg(long, default_value_t = 60.0)]
     session_minutes: f64,
@@ -96,6 +100,7 @@ fn run(args: &Args) -> Result<String, String> {
         recipients_per_message: args.recipients_per_message,
         placements_per_player_hour: args.placements_per_player_hour,
         subscriptions_per_player: args.subscriptions_per_player,
+        friends_per_player: args.friends_per_player,
         session_minutes: args.session_minutes,
         lambda_memory_mb: args.lambda_memory,
         acked_heartbeats: args.acked_heartbeats,

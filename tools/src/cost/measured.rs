@@ -4,6 +4,12 @@
 use super::usage::Work;
 use crate::counts::{Operation, OperationCounts};
 
+/// The `round_trips` row of a presence event told to [`FRIENDS_IN_FAN_OUT`] online
+/// friends (nobody subscribed).
+pub const FRIENDS_FAN_OUT: &str = "presence_event_200_friends";
+/// How many friends that row's player has, all online.
+pub const FRIENDS_IN_FAN_OUT: f64 = 200.0;
+
 /// The measured operations of one tree, looked up by id.
 pub struct Measured<'a> {
     counts: &'a OperationCounts,
@@ -28,6 +34,22 @@ impl<'a> Measured<'a> {
     /// a heartbeat only with a newer cursor, and ping otherwise.
     pub fn pings(&self) -> bool {
         self.counts.operations.contains_key("ping")
+    }
+
+    /// Whether the tree has friends (a measured presence fan-out to friends): a tree
+    /// before them tells nobody but watchers.
+    pub fn has_friends(&self) -> bool {
+        self.counts.operations.contains_key(FRIENDS_FAN_OUT)
+    }
+
+    /// What telling one more online friend of a presence change adds, from the measured
+    /// fan-out to [`FRIENDS_IN_FAN_OUT`] friends.
+    pub fn per_friend(&self) -> Result<Work, String> {
+        self.per_each(
+            FRIENDS_FAN_OUT,
+            "presence_event_no_watchers",
+            FRIENDS_IN_FAN_OUT,
+        )
     }
 
     pub fn work(&self, id: &str) -> Result<Work, String> {

@@ -53,6 +53,9 @@ pub struct Scenario {
     pub placements_per_player_hour: f64,
     /// Players each player watches (and, on average, is watched by).
     pub subscriptions_per_player: f64,
+    /// Online friends each player has: each is told of the player's presence changes
+    /// without subscribing (0: the model leaves friends out).
+    pub friends_per_player: f64,
     /// Minutes a session lasts, connect to disconnect.
     pub session_minutes: f64,
     /// Memory of every Lambda function, MB (the template's is 128).
@@ -74,6 +77,7 @@ impl Default for Scenario {
             recipients_per_message: 1.0,
             placements_per_player_hour: 1.0,
             subscriptions_per_player: 5.0,
+            friends_per_player: 0.0,
             session_minutes: 60.0,
             lambda_memory_mb: 128.0,
             acked_heartbeats: 0.0,
@@ -109,6 +113,7 @@ impl Scenario {
                 self.placements_per_player_hour,
             ),
             ("subscriptions-per-player", self.subscriptions_per_player),
+            ("friends-per-player", self.friends_per_player),
         ];
         for (name, value) in non_negative {
             if !(value.is_finite() && value >= 0.0) {

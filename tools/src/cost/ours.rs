@@ -106,6 +106,26 @@ pub fn ours(scenario: &Scenario, measured: &Measured<'_>) -> Result<Bill, String
         s.presence_frames(),
         gb,
     );
+    // Each online friend told of each change, without subscribing: the per-friend share
+    // of the fan-out (their Players items read 100 at a time, one append each) and the
+    // frame's delivery. A tree before friends has none.
+    if s.friends_per_player > 0.0 && measured.has_friends() {
+        let per_friend = measured.per_friend()?;
+        bill.add_work(
+            Feature::Presence,
+            "on-presence-event",
+            &per_friend.times(s.friends_per_player),
+            s.presence_changes(),
+            gb,
+        );
+        bill.add_work(
+            Feature::Presence,
+            "on-message-inserted",
+            &deliver,
+            s.presence_changes() * s.friends_per_player,
+            gb,
+        );
+    }
     let subscribe = measured.work("subscribe_presence_10")?;
     let subscribe = Work {
         lambda_invocations: subscribe.lambda_invocations,

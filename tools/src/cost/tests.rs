@@ -728,3 +728,49 @@ fn given_docs_cost_md_then_its_observability_table_is_what_the_model_prices() {
         }
     }
 }
+
+#[test]
+fn given_friends_then_each_presence_change_costs_the_measured_per_friend_share_and_a_delivery_each()
+{
+    // One player, no watchers; the fan-out to 200 friends measured at 201 read units
+    // and 200 write units over the event alone (nothing).
+    let scenario = Scenario {
+        ccu: 1.0,
+        messages_per_player_minute: 0.0,
+        placements_per_player_hour: 0.0,
+        subscriptions_per_player: 0.0,
+        friends_per_player: 20.0,
+        ..Scenario::default()
+    };
+    let with = |friends: bool| {
+        counts(|ops| {
+            if friends {
+                let mut fan_out = op(1, 1.0);
+                fan_out.read_units = 201.0;
+                fan_out.write_units = 200.0;
+                ops.insert("presence_event_200_friends".into(), fan_out);
+            }
+        })
+    };
+    let (counted, before) = (with(true), with(false));
+    let bill = ours(&scenario, &Measured::new(&counted)).unwrap();
+    let without = ours(&scenario, &Measured::new(&before)).unwrap();
+    let changes = scenario.presence_changes();
+    // Per friend: 201/200 read units and one write unit, for each change.
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::DynamoDbReads)
+            - without.quantity(Feature::Presence, Line::DynamoDbReads),
+        changes * 20.0 * 201.0 / 200.0
+    );
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::DynamoDbWrites)
+            - without.quantity(Feature::Presence, Line::DynamoDbWrites),
+        changes * 20.0
+    );
+    // And one delivery (an on-message-inserted invocation) per friend and change.
+    assert_approx!(
+        bill.quantity(Feature::Presence, Line::LambdaRequests)
+            - without.quantity(Feature::Presence, Line::LambdaRequests),
+        changes * 20.0
+    );
+}

@@ -147,7 +147,7 @@ async fn membership(world: &Party, bench: &mut Bench) -> Result<String, Error> {
     bench.row(
         "party_invite",
         Route::InviteToParty.as_str(),
-        "1 rate-limit write (2 in a new minute) ‖ 1 read (the caller's party) + 1 read (the party) + 1 query + 1 transaction (party checked, invitation, invitee checked, 1 push)",
+        "1 rate-limit write (2 in a new minute) ‖ 1 read (the caller's party) ‖ 1 BatchGetItem (Friends: a block) + 1 read (the party) + 1 query + 1 transaction (party checked, invitation, invitee checked, 1 push)",
     );
     let join = json!({"partyId": party_id});
     world

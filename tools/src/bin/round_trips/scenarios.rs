@@ -4,12 +4,13 @@
 //! each measured operation (`Bench::reset`).
 //!
 //! `World` builds the tables, stores and handlers once; the rows are measured by area:
-//! `connections`, `messaging`, `placement` and `presence` (with the sweeper).
+//! `connections`, `messaging`, `placement`, `presence` (with the sweeper) and `relations` (the friend routes).
 
 mod connections;
 mod messaging;
 mod placement;
 mod presence;
+mod relations;
 
 pub(crate) use placement::placement_event;
 
@@ -22,6 +23,7 @@ use connect::ConnectHandler;
 use contracts::events::route_event;
 use disconnect::DisconnectHandler;
 use edge::websocket::RouteHandler;
+use friends::FriendsHandler;
 use local::integration::dynamodb::DynamoDbUpdateItem;
 use local::integration::{MockIntegration, UpdateItemIntegration};
 use on_message_inserted::MessageInsertedHandler;
@@ -56,6 +58,7 @@ pub struct World {
     deliver: MessageInsertedHandler,
     subscribe: SubscribePresenceHandler,
     on_presence: PresenceEventHandler,
+    friends: FriendsHandler,
 }
 
 type Error = lambda_runtime::Error;
@@ -103,6 +106,7 @@ impl World {
             deliver: on_message_inserted::wire(&w),
             subscribe: subscribe_presence::wire(&w),
             on_presence: on_presence_event::wire(&w),
+            friends: friends::wire(&w),
             client: client.clone(),
             config,
             messages,
@@ -134,6 +138,7 @@ impl World {
         self.messaging(bench).await?;
         self.placement(bench).await?;
         self.presence(bench).await?;
+        self.friends(bench).await?;
         Ok(())
     }
 }

@@ -1,0 +1,250 @@
+//! The friend routes (shared/src/friends.rs): `addFriend`, `removeFriend`,
+//! `blockPlayer`, `unblockPlayer` and `listFriends`, one function for all five;
+//! `requestContext.routeKey` says which.
+//!
+//! A change reads both sides of the relation, computes it (`shared::friends::Pair`), and
+//! commits it in ONE transaction with its `friend` frames appended to both inboxes (so
+//! they reach each side live, or on `resume`, like every push). A side that moved
+//! meanwhile: read again and computed again (up to `CHANGE_ATTEMPTS` times, then
+//! `conflict`). A request that finds the relation as it asks writes nothing and acks.
+//!
+//! Blocking reveals nothing: a blocked player's `addFriend` is acked `invited` exactly as
+//! if there were no block (only their side is written), and blocking ends a friendship
+//! or an invitation with the `removed` frame an unfriend sends (`shared::friends`).
+//!
+//! Round trips (DynamoDB; `‖`: at once):
+//!
+//! | route | DynamoDB |
+//! |---|---|
+//! | `addFriend` | 1 rate-limit write ‖ 1 GetItem (Players: the invitee is known) ‖ 1 BatchGetItem (both sides), then 1 Query per frame pushed (2, at once) + 1 TransactWriteItems |
+//! | `removeFriend`, `unblockPlayer` | 1 BatchGetItem, then up to 2 Queries (at once) + 1 TransactWriteItems (nothing more when there is nothing to change) |
+//! | `blockPlayer` | 1 GetItem (Players) ‖ 1 BatchGetItem, then up to 2 Queries (at once) + 1 TransactWriteItems |
+//! | `listFriends` | 1 Query (a page of up to 100 relations), then 1 BatchGetItem (Players: the friends' presence) when the page holds friends |
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use edge::websocket::{Reply, Request, Route, RouteError, Serves};
+use shared::acks::{FriendAck, ListFriendsAck, RouteAck};
+use shared::config::Config;
+use shared::domain::PlayerId;
+use shared::friends::{
+    Action, CHANGE_ATTEMPTS, FRIENDS_PAGE_SIZE, FriendCommitted, FriendEntry, FriendRefusal,
+    FriendState, Pair,
+};
+use shared::ports::{Clock, FriendCommits, FriendReader, PlayerLookup, PlayerReader, RateLimiter};
+use shared::presence::watched_status;
+use shared::rate_limits::{self, Bucket};
+use shared::requests::{ClientRequest, ListFriendsBody, Route as ClientRoute};
+use shared::wiring::Wiring;
+use tracing::info;
+
+/// What a client is told did not happen when the store failed.
+const NOTHING_CHANGED: &str = "nothing changed; retry";
+
+fn store(err: shared::ports::StoreError) -> RouteError {
+    RouteError::from_store(err, NOTHING_CHANGED)
+}
+
+/// The friend routes as every deployment builds them.
+pub fn wire(w: &Wiring) -> FriendsHandler {
+    FriendsHandler {
+        config: w.config.clone(),
+        players: w.stores.player_reader(),
+        lookup: w.stores.player_lookup(),
+        relations: w.stores.friend_reader(),
+        commits: w.stores.friend_commits(),
+        limiter: w.stores.rate_limiter(),
+        clock: w.clock.clone(),
+    }
+}
+
+pub struct FriendsHandler {
+    config: Arc<Config>,
+    players: Arc<dyn PlayerReader>,
+    lookup: Arc<dyn PlayerLookup>,
+    relations: Arc<dyn FriendReader>,
+    commits: Arc<dyn FriendCommits>,
+    limiter: Arc<dyn RateLimiter>,
+    clock: Arc<dyn Clock>,
+}
+
+impl FriendsHandler {
+    /// Counts an `addFriend` against `RATE_LIMIT_FRIEND_INVITES_PER_MINUTE`.
+    async fn spend_invite(&self, player: &PlayerId) -> Result<(), RouteError> {
+        let limit = self.config.rate_limits.friend_invites_per_minute;
+        rate_limits::spend_call(
+            self.limiter.as_ref(),
+            player,
+            Bucket::FriendInvite,
+            limit,
+            self.clock.now_millis(),
+        )
+        .await
+        .map_err(|e| {
+            RouteError::from_limit(
+                e,
+                |_| format!("{limit} friend invitations a minute"),
+                "nobody was invited; retry",
+            )
+        })
+    }
+
+    /// Whether `player` is known (has a Players item); asked only when `needed`.
+    async fn known(&self, player: &PlayerId, needed: bool) -> Result<bool, RouteError> {
+        if !needed {
+            return Ok(true);
+        }
+        Ok(self.players.get(player).await.map_err(store)?.is_some())
+    }
+
+    /// Both sides of `me` and `them` as they are now.
+    async fn pair(&self, me: &PlayerId, them: &PlayerId) -> Result<Pair, RouteError> {
+        let (mine, theirs) = self.relations.pair(me, them).await.map_err(store)?;
+        Ok(Pair {
+            me: me.clone(),
+            them: them.clone(),
+            mine: mine.map(|r| r.state),
+            theirs: theirs.map(|r| r.state),
+        })
+    }
+
+    /// `action` by `me` on their relation with `them`, committed with its pushes.
+    async fn change(
+        &self,
+        me: &PlayerId,
+        them: &PlayerId,
+        action: Action,
+    ) -> Result<FriendAck, RouteError> {
+        if me == them {
+            return Err(FriendRefusal::Yourself.into());
+        }
+        let spend = async {
+            match action {
+                Action::Add => self.spend_invite(me).await,
+                _ => Ok(()),
+            }
+        };
+        // Inviting or blocking names a player who must exist; removing and unblocking
+        // clean up whatever is there.
+        let must_exist = matches!(action, Action::Add | Action::Block);
+        let (spent, known, pair) =
+            tokio::join!(spend, self.known(them, must_exist), self.pair(me, them));
+        spent?;
+        if !known? {
+            return Err(FriendRefusal::NoSuchPlayer(them.clone()).into());
+        }
+        let mut pair = pair?;
+        for _ in 0..CHANGE_ATTEMPTS {
+            let change = pair.apply(action)?;
+            let ack = FriendAck {
+                player_id: them.clone(),
+                state: change.after,
+            };
+            if change.is_empty() {
+                return Ok(ack);
+            }
+            let now = self.clock.now_millis();
+            let commit = change.commit(now, self.config.message_ttl_secs());
+            match self.commits.commit(&commit).await.map_err(store)? {
+                FriendCommitted::Done => {
+                    info!(player_id = %me, other = %them, ?action, state = ?change.after, "friend relation changed");
+                    return Ok(ack);
+                }
+                FriendCommitted::Full(player) => return Err(FriendRefusal::Full(player).into()),
+                FriendCommitted::Moved => pair = self.pair(me, them).await?,
+            }
+        }
+        Err(FriendRefusal::Contended.into())
+    }
+
+    /// A page of `me`'s relations, friends with their presence.
+    async fn list(
+        &self,
+        me: &PlayerId,
+        body: &ListFriendsBody,
+    ) -> Result<ListFriendsAck, RouteError> {
+        let page = self
+            .relations
+            .page(me, body.state, body.cursor.as_ref(), FRIENDS_PAGE_SIZE)
+            .await
+            .map_err(|e| RouteError::from_store(e, "retry"))?;
+        let friends: Vec<PlayerId> = page
+            .relations
+            .iter()
+            .filter(|r| r.state == FriendState::Friends)
+            .map(|r| r.other.clone())
+            .collect();
+        let records = if friends.is_empty() {
+            Vec::new()
+        } else {
+            self.lookup
+                .get_many(&friends)
+                .await
+                .map_err(|e| RouteError::from_store(e, "retry"))?
+        };
+        let now = self.clock.now_millis();
+        let entries = page
+            .relations
+            .into_iter()
+            .map(|relation| {
+                // Presence (and, beside it, whatever else the friend's record says of
+                // them now) is shown to friends only.
+                let presence = (relation.state == FriendState::Friends).then(|| {
+                    let record = records.iter().find(|r| r.player_id == relation.other);
+                    watched_status(record, now)
+                });
+                FriendEntry {
+                    player_id: relation.other,
+                    state: relation.state,
+                    since: relation.since,
+                    presence,
+                }
+            })
+            .collect();
+        Ok(ListFriendsAck {
+            friends: entries,
+            cursor: page.next,
+        })
+    }
+}
+
+#[async_trait]
+impl Route for FriendsHandler {
+    const SERVES: Serves = Serves {
+        function: "friends",
+        routes: &[
+            ClientRoute::AddFriend,
+            ClientRoute::RemoveFriend,
+            ClientRoute::BlockPlayer,
+            ClientRoute::UnblockPlayer,
+            ClientRoute::ListFriends,
+        ],
+    };
+
+    async fn answer(&self, request: &Request) -> Result<Reply, RouteError> {
+        let me = &request.caller.player_id;
+        let ack = match &request.frame {
+            ClientRequest::AddFriend { body, .. } => {
+                RouteAck::AddFriend(self.change(me, &body.player_id, Action::Add).await?)
+            }
+            ClientRequest::RemoveFriend { body, .. } => {
+                RouteAck::RemoveFriend(self.change(me, &body.player_id, Action::Remove).await?)
+            }
+            ClientRequest::BlockPlayer { body, .. } => {
+                RouteAck::BlockPlayer(self.change(me, &body.player_id, Action::Block).await?)
+            }
+            ClientRequest::UnblockPlayer { body, .. } => {
+                RouteAck::UnblockPlayer(self.change(me, &body.player_id, Action::Unblock).await?)
+            }
+            ClientRequest::ListFriends { body, .. } => {
+                RouteAck::ListFriends(self.list(me, body).await?)
+            }
+            _ => return Ok(Reply::WrongRoute),
+        };
+        Ok(Reply::Ack(ack))
+    }
+}
+
+#[cfg(test)]
+mod tests;
