@@ -494,6 +494,7 @@ fn calls_of(binary: &str, env: &HashMap<String, String>, stage: &str) -> BTreeSe
         "presence-timeout" => drop(presence_timeout::wire(&w)),
         "subscribe-presence" => drop(subscribe_presence::wire(&w)),
         "party" => drop(party::wire(&w)),
+        "friends" => drop(friends::wire(&w)),
         "backend-api" => drop(backend_api::wire(&w)),
         "matchmaking" => drop(matchmaking::wire(&w)),
         "on-matchmaking-event" => drop(on_matchmaking_event::wire(&w)),
