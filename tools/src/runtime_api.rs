@@ -43,6 +43,7 @@ pub const SAMPLE_EVENTS: &[(&str, &str)] = &[
     ("subscribe-presence", "presence-subscribe.json"),
     ("on-presence-event", "presence-connected.json"),
     ("party", "party-create.json"),
+    ("friends", "friends-add.json"),
     ("matchmaking", "start-matchmaking.json"),
     ("on-matchmaking-event", "matchmaking-searching.json"),
     ("backend-api", "backend-api-send-message.json"),

@@ -307,7 +307,7 @@ pub const AUTHORIZER_DENIALS: Metric = Metric {
 /// Every function of template.yaml, by its binary name (`Metadata: BuildProperties:
 /// Binary`), with the route keys of the WebSocket routes among them: every one emits
 /// [`COLD_STARTS`].
-pub const FUNCTIONS: [&str; 18] = [
+pub const FUNCTIONS: [&str; 19] = [
     "authorizer",
     "connect",
     "disconnect",
@@ -323,6 +323,7 @@ pub const FUNCTIONS: [&str; 18] = [
     "subscribe-presence",
     "on-presence-event",
     "party",
+    "friends",
     "matchmaking",
     "on-matchmaking-event",
     "backend-api",
