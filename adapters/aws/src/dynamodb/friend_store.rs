@@ -16,7 +16,7 @@ use super::friend_item::{
     COUNT_ID, attr, count_key, key, other_from_item, relation_from_item, relation_item,
 };
 use super::inbox::{self, APPEND_ATTEMPTS, Slot};
-use super::item::{Item, n, s};
+use super::item::{Item, n, query_limit, s};
 use super::message_store::{Transacted, transact};
 use crate::calls::{AwsCall, Calls};
 use shared::domain::PlayerId;
@@ -63,7 +63,7 @@ impl DynamoFriendStore {
     /// Reads a player's friends `limit` items per Query (tests: paging without
     /// thousands of items).
     pub fn with_page_limit(mut self, limit: u32) -> Self {
-        self.page_limit = Some(i32::try_from(limit.max(1)).unwrap_or(i32::MAX));
+        self.page_limit = Some(query_limit(limit));
         self
     }
 
@@ -153,7 +153,7 @@ impl FriendReader for DynamoFriendStore {
         after: Option<&PlayerId>,
         limit: u32,
     ) -> Result<RelationPage, StoreError> {
-        let limit = i32::try_from(limit.max(1)).unwrap_or(i32::MAX);
+        let limit = query_limit(limit);
         let (items, last) = self.query(player, state, after, Some(limit), None).await?;
         let next = last
             .map(|last| other_from_item(player, &last))

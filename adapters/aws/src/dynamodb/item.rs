@@ -67,6 +67,11 @@ pub(crate) fn to_value<T: Serialize>(value: &T) -> Result<AttributeValue, StoreE
     serde_dynamo::to_attribute_value(value).map_err(|e| StoreError::Other(Box::new(e)))
 }
 
+/// A Query's `Limit` for a page of `limit` items (at least 1; DynamoDB takes an i32).
+pub(crate) fn query_limit(limit: u32) -> i32 {
+    i32::try_from(limit.max(1)).unwrap_or(i32::MAX)
+}
+
 /// A string value of an update or a condition.
 pub(crate) fn s(value: impl Into<String>) -> AttributeValue {
     AttributeValue::S(value.into())

@@ -41,7 +41,7 @@ impl DynamoSubscriptionStore {
     /// Reads watchers `limit` items per Query (tests: pagination without thousands of
     /// items).
     pub fn with_page_limit(mut self, limit: u32) -> Self {
-        self.page_limit = Some(i32::try_from(limit.max(1)).unwrap_or(i32::MAX));
+        self.page_limit = Some(super::item::query_limit(limit));
         self
     }
 

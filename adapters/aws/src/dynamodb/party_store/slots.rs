@@ -104,7 +104,7 @@ impl OfflineParties for DynamoPartyStore {
             .expression_attribute_names("#since", attr::OFFLINE_SINCE)
             .expression_attribute_values(":shard", n(shard))
             .expression_attribute_values(":before", n(before))
-            .limit(i32::try_from(limit.max(1)).unwrap_or(i32::MAX))
+            .limit(super::super::item::query_limit(limit))
             .set_exclusive_start_key(after.map(|a| offline_index_key(shard, a)).transpose()?)
             .send()
             .await
