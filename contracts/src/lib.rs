@@ -33,6 +33,7 @@ pub mod events;
 pub mod fake_gamelift;
 pub mod fake_matchmaker;
 pub mod fixtures;
+pub mod friend_store_contract;
 pub mod message_store_contract;
 pub mod party_store_contract;
 pub mod placement_store_contract;
@@ -44,10 +45,10 @@ pub mod ticket_store_contract;
 pub mod unavailable;
 
 use shared::ports::{
-    Connections, InboxReader, MessageStore, OfflineParties, PartyCommits, PartyReader, PartySlots,
-    PendingSlots, PlacementReader, PlacementRecorder, PlayerLookup, PlayerReader, PresenceSweep,
-    Profiles, RateLimiter, Seats, Subscriptions, TicketChanges, TicketReader, TicketRecorder,
-    Watchers,
+    Blocks, Connections, FriendCommits, FriendReader, InboxReader, MessageStore, OfflineParties,
+    PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementReader, PlacementRecorder,
+    PlayerLookup, PlayerReader, PresenceSweep, Profiles, RateLimiter, Seats, Subscriptions,
+    TicketChanges, TicketReader, TicketRecorder, Watchers,
 };
 
 /// Every port one adapter of the Players table offers but the heartbeat (a deployed
@@ -104,15 +105,20 @@ pub trait SubscriptionsTable: Subscriptions + Watchers {}
 
 impl<T> SubscriptionsTable for T where T: Subscriptions + Watchers + ?Sized {}
 
+/// Every port of the Friends table.
+pub trait FriendsTable: FriendReader + FriendCommits + Blocks {}
+
+impl<T> FriendsTable for T where T: FriendReader + FriendCommits + Blocks + ?Sized {}
+
 /// Every port trait, for tests that call adapters directly: `use contracts::ports::*;`.
 pub mod ports {
     pub use shared::ports::{
-        Clock, ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover, EventBus,
-        Heartbeats, InboxReader, Matchmaker, MessageStore, OfflineParties, PartyCommits,
-        PartyReader, PartySlots, PendingSlots, PlacementOutcomes, PlacementReader,
-        PlacementRecorder, PlacementStarter, PlacementStopper, PlayerLookup, PlayerReader,
-        PlayerSessions, PresenceSweep, Profiles, RateLimiter, Seats, Subscriptions, TicketChanges,
-        TicketReader, TicketRecorder, Watchers,
+        Blocks, Clock, ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover, EventBus,
+        FriendCommits, FriendReader, Heartbeats, InboxReader, Matchmaker, MessageStore,
+        OfflineParties, PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementOutcomes,
+        PlacementReader, PlacementRecorder, PlacementStarter, PlacementStopper, PlayerLookup,
+        PlayerReader, PlayerSessions, PresenceSweep, Profiles, RateLimiter, Seats, Subscriptions,
+        TicketChanges, TicketReader, TicketRecorder, Watchers,
     };
 }
 

@@ -6,6 +6,7 @@
 use async_trait::async_trait;
 
 use shared::domain::{ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, Seq};
+use shared::friends::{FriendCommit, FriendCommitted, FriendState, Relation, RelationPage};
 use shared::matchmaking::{TicketChange, TicketId, TicketRecord};
 use shared::messaging::{Handover, HandoverOutcome, InboxRead, NewMessage, ReplayFrom};
 use shared::party::{Committed, OfflinePage, OfflineParty, PartyCommit};
@@ -14,10 +15,11 @@ use shared::pending::{PartyReservation, Pending, Reservation};
 use shared::placement::{PlacementRecord, Settlement};
 use shared::players::{ConnectOutcome, ExpiredPage, Liveness, NewConnection, PlayerRecord};
 use shared::ports::{
-    Connections, DeliveryHandover, Heartbeats, InboxReader, MessageStore, OfflineParties,
-    PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementOutcomes, PlacementReader,
-    PlacementRecorder, PlayerLookup, PlayerReader, PresenceSweep, Profiles, RateLimiter, Seats,
-    StoreError, Subscriptions, TicketChanges, TicketReader, TicketRecorder, Watchers,
+    Blocks, Connections, DeliveryHandover, FriendCommits, FriendReader, Heartbeats, InboxReader,
+    MessageStore, OfflineParties, PartyCommits, PartyReader, PartySlots, PendingSlots,
+    PlacementOutcomes, PlacementReader, PlacementRecorder, PlayerLookup, PlayerReader,
+    PresenceSweep, Profiles, RateLimiter, Seats, StoreError, Subscriptions, TicketChanges,
+    TicketReader, TicketRecorder, Watchers,
 };
 use shared::rate_limits::{Bucket, Quota, Spent};
 
@@ -59,6 +61,49 @@ impl Connections for Unavailable {
         _: EpochMillis,
         _: EpochMillis,
     ) -> Result<bool, StoreError> {
+        down()
+    }
+}
+
+#[async_trait]
+impl FriendReader for Unavailable {
+    async fn relation(&self, _: &PlayerId, _: &PlayerId) -> Result<Option<Relation>, StoreError> {
+        down()
+    }
+
+    async fn pair(
+        &self,
+        _: &PlayerId,
+        _: &PlayerId,
+    ) -> Result<(Option<Relation>, Option<Relation>), StoreError> {
+        down()
+    }
+
+    async fn page(
+        &self,
+        _: &PlayerId,
+        _: Option<FriendState>,
+        _: Option<&PlayerId>,
+        _: u32,
+    ) -> Result<RelationPage, StoreError> {
+        down()
+    }
+
+    async fn friends(&self, _: &PlayerId) -> Result<Vec<PlayerId>, StoreError> {
+        down()
+    }
+}
+
+#[async_trait]
+impl Blocks for Unavailable {
+    async fn blockers(&self, _: &PlayerId, _: &[PlayerId]) -> Result<Vec<PlayerId>, StoreError> {
+        down()
+    }
+}
+
+#[async_trait]
+impl FriendCommits for Unavailable {
+    async fn commit(&self, _: &FriendCommit) -> Result<FriendCommitted, StoreError> {
         down()
     }
 }

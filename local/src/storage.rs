@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use aws_adapters::calls::Recorder;
 use aws_adapters::dynamodb::{
-    client_for_endpoint, create_messages_table, create_parties_table, create_placements_table,
-    create_players_table, create_subscriptions_table,
+    client_for_endpoint, create_friends_table, create_messages_table, create_parties_table,
+    create_placements_table, create_players_table, create_subscriptions_table,
 };
 use aws_adapters::wiring::DynamoStores;
 use memory_adapters::{InMemoryMessageStore, MemoryStores};
@@ -62,6 +62,7 @@ pub async fn open(settings: &Settings, config: &Config) -> Result<Storage, Store
             create_subscriptions_table(&client, &settings.storage.subscriptions_table).await?;
             create_placements_table(&client, &settings.storage.placements_table).await?;
             create_parties_table(&client, &settings.storage.parties_table).await?;
+            create_friends_table(&client, &settings.storage.friends_table).await?;
             Ok(Storage {
                 update_item: Arc::new(DynamoDbUpdateItem::new(client.clone())),
                 // The calls are recorded for nothing here: no IAM locally.

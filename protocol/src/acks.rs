@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::{EpochMillis, GameSession, PlacementId, PlacementStatus, PlayerId};
 use crate::domain::{PresenceStatus, Seq};
+use crate::friends::{FriendEntry, FriendState};
 use crate::keep_alive::KeepAlive;
 use crate::matchmaking::{PlayerAttributes, TicketId, TicketStatus};
 use crate::party::{PartyId, PartyView};
@@ -153,6 +154,23 @@ pub struct TicketAck {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AttributesAck {
     pub attributes: PlayerAttributes,
+}
+
+/// `addFriend`, `removeFriend`, `blockPlayer`, `unblockPlayer`: the relation with
+/// `playerId` from your side after the request (`null`: none).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FriendAck {
+    pub player_id: PlayerId,
+    pub state: Option<FriendState>,
+}
+
+/// `listFriends`: a page of relations by player id, and the `cursor` of the next page
+/// (`null`: this was the last).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ListFriendsAck {
+    pub friends: Vec<FriendEntry>,
+    pub cursor: Option<PlayerId>,
 }
 
 /// A list of pairs as a JSON object, keeping the list's order (a map would sort it).

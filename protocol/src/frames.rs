@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::acks::RouteAck;
 use crate::domain::{EpochMillis, GameSession, PlacementId, PlacementStatus, PlayerId};
+use crate::friends::FriendUpdate;
 use crate::matchmaking::{MatchmakingDetail, TicketId, TicketStatus};
 use crate::party::{ChangeKind, PartyId, PartyView};
 use crate::schema::pushed;
@@ -291,6 +292,12 @@ pub enum ServerFrame {
     PartyInviteDeclined {
         party_id: PartyId,
         player_id: PlayerId,
+    },
+    /// A relation of yours changed: what it is now from your side (`removed`: gone).
+    #[schemars(transform = pushed)]
+    Friend {
+        player_id: PlayerId,
+        state: FriendUpdate,
     },
     /// The same player connected elsewhere; this socket closes next. Do not reconnect.
     SessionReplaced,

@@ -28,6 +28,7 @@ pub mod backend_api;
 pub mod connection;
 pub mod domain;
 pub mod frames;
+pub mod friends;
 pub mod keep_alive;
 pub mod latencies;
 pub mod matchmaking;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::acks::*;
 use crate::domain::{PlacementId, PlayerId, Seq};
+use crate::friends::FriendState;
 use crate::latencies::Latencies;
 use crate::matchmaking::{PlayerAttributes, TicketId};
 use crate::party::{PartyId, PartySize};
@@ -120,6 +121,34 @@ client_routes! {
     SetMatchmakingAttributes = "setMatchmakingAttributes" {
         body: AttributesBody,
     } -> AttributesAck,
+    /// Invites a known player to be friends; when they already invited you, you are
+    /// friends. Acked with your side's state (`invited` or `friends`). A player who
+    /// blocked you gets nothing, and you are answered exactly as if they had not.
+    AddFriend = "addFriend" {
+        body: PlayerBody,
+    } -> FriendAck,
+    /// Ends a friendship, declines their invitation or withdraws yours (acked with
+    /// `state: null`; nothing to remove is no error). A block stays (`unblockPlayer`).
+    RemoveFriend = "removeFriend" {
+        body: PlayerBody,
+    } -> FriendAck,
+    /// Blocks a player: their messages, party invitations and friend invitations never
+    /// reach you, and a friendship or invitation between you ends (they see `removed`,
+    /// as for `removeFriend`, and nothing that tells a block apart).
+    BlockPlayer = "blockPlayer" {
+        body: PlayerBody,
+    } -> FriendAck,
+    /// Lifts your block (an invitation they sent meanwhile reaches you now).
+    UnblockPlayer = "unblockPlayer" {
+        body: PlayerBody,
+    } -> FriendAck,
+    /// A page of your relations (friends with their presence), by player id; `cursor`
+    /// is the previous page's.
+    ListFriends = "listFriends" {
+        #[serde(default, deserialize_with = "body::or_default")]
+        #[schemars(with = "Option<ListFriendsBody>")]
+        body: ListFriendsBody,
+    } -> ListFriendsAck,
 }
 
 /// `resume` and `heartbeat`: the `seq` of the last pushed frame the client processed.
@@ -179,7 +208,7 @@ pub struct CreatePartyBody {
     pub max_size: Option<PartySize>,
 }
 
-/// `inviteToParty`, `kickFromParty`, `promotePartyLeader`: whom.
+/// `inviteToParty`, `kickFromParty`, `promotePartyLeader`, and the friend routes: whom.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlayerBody {
@@ -230,6 +259,17 @@ pub struct TicketBody {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AttributesBody {
     pub attributes: PlayerAttributes,
+}
+
+/// `listFriends`: only relations in `state` (every one when absent), after `cursor` (the
+/// previous page's).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListFriendsBody {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<FriendState>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<PlayerId>,
 }
 
 impl ClientRequest {

@@ -19,6 +19,7 @@ pub use gamelift_sockets_protocol::domain;
 /// The client protocol, from the protocol crate (clients share it).
 pub use gamelift_sockets_protocol::frames;
 pub mod config;
+pub mod friends;
 /// What `resume` tells a client's timer, from the protocol crate.
 pub use gamelift_sockets_protocol::keep_alive;
 /// The latencies a client reports, parsed once (`protocol/`).

@@ -9,12 +9,24 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::domain::{EpochMillis, PlayerId};
+use crate::domain::{EpochMillis, PlayerId, PresenceStatus};
+use crate::players::PlayerRecord;
 
 /// How long a subscription lasts, counted from the watcher's `connectedAt`: API
 /// Gateway's maximum connection duration (2 hours), so a subscription never outlives
 /// the connection that made it; clients subscribe again after reconnecting.
 pub const SUBSCRIPTION_TTL_SECONDS: i64 = 2 * 3600;
+
+/// What watchers and friends see of a player: `online` while connected or within the
+/// reconnect grace period (a quick reconnect is not a blink), `offline` otherwise.
+pub fn watched_status(record: Option<&PlayerRecord>, now: EpochMillis) -> PresenceStatus {
+    match record {
+        Some(r) if r.status == PresenceStatus::Online || r.within_grace(now) => {
+            PresenceStatus::Online
+        }
+        _ => PresenceStatus::Offline,
+    }
+}
 
 /// `DetailType` of a new session.
 pub const PRESENCE_CONNECTED: &str = "presence.connected";

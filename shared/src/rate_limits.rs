@@ -12,6 +12,7 @@
 //! | recipients per minute, over those frames | `RATE_LIMIT_RECIPIENTS_PER_MINUTE` (`RateLimitRecipientsPerMinute`) | 600 | `send-message` |
 //! | `sessionPlacementRequest`s, `startMatchmaking`s and `refreshConnectionDetails` per minute, together | `RATE_LIMIT_PLACEMENTS_PER_MINUTE` (`RateLimitPlacementsPerMinute`) | 10 | `session-placement-request`, `matchmaking`, `rejoin-session` |
 //! | `inviteToParty`s per minute | `RATE_LIMIT_PARTY_INVITES_PER_MINUTE` (`RateLimitPartyInvitesPerMinute`) | 30 | `party` |
+//! | `addFriend`s per minute | `RATE_LIMIT_FRIEND_INVITES_PER_MINUTE` (`RateLimitFriendInvitesPerMinute`) | 30 | `friends` |
 //!
 //! 0 turns a limit off (the load benchmarks do). Over a limit the route answers
 //! `rate_limited` with `retryAfterMs` (when the current minute ends) and does nothing
@@ -48,6 +49,8 @@ pub enum Bucket {
     Placement,
     /// `inviteToParty`: invitations.
     PartyInvite,
+    /// `addFriend`: friend invitations.
+    FriendInvite,
 }
 
 impl Bucket {
@@ -56,6 +59,7 @@ impl Bucket {
             Self::SendMessage => Route::SendMessage.as_str(),
             Self::Placement => "placement",
             Self::PartyInvite => "partyInvite",
+            Self::FriendInvite => "friendInvite",
         }
     }
 }

@@ -13,12 +13,12 @@ use crate::matchmaking::{MatchmakingSettings, TicketPushes};
 use crate::party::{CommitScope, Parties};
 use crate::pending::PendingRequests;
 use crate::ports::{
-    Clock, ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover, EventBus,
-    InboxReader, Matchmaker, MessageStore, OfflineParties, PartyCommits, PartyReader, PartySlots,
-    PendingSlots, PlacementOutcomes, PlacementReader, PlacementRecorder, PlacementStarter,
-    PlacementStopper, PlayerConnections, PlayerLookup, PlayerReader, PlayerSessions, PresenceSweep,
-    Profiles, RateLimiter, Seats, Subscriptions, TicketChanges, TicketReader, TicketRecorder,
-    Watchers,
+    Blocks, Clock, ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover, EventBus,
+    FriendCommits, FriendReader, InboxReader, Matchmaker, MessageStore, OfflineParties,
+    PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementOutcomes, PlacementReader,
+    PlacementRecorder, PlacementStarter, PlacementStopper, PlayerConnections, PlayerLookup,
+    PlayerReader, PlayerSessions, PresenceSweep, Profiles, RateLimiter, Seats, Subscriptions,
+    TicketChanges, TicketReader, TicketRecorder, Watchers,
 };
 use crate::seats::SeatConnector;
 
@@ -48,6 +48,9 @@ pub trait Stores: Send + Sync {
     fn offline_parties(&self) -> Arc<dyn OfflineParties>;
     fn subscriptions(&self) -> Arc<dyn Subscriptions>;
     fn watchers(&self) -> Arc<dyn Watchers>;
+    fn friend_reader(&self) -> Arc<dyn FriendReader>;
+    fn friend_commits(&self) -> Arc<dyn FriendCommits>;
+    fn blocks(&self) -> Arc<dyn Blocks>;
 }
 
 /// The outside services' ports.

@@ -27,6 +27,7 @@ mod backend_api;
 mod client_frames;
 mod connection_lifecycle;
 mod delivery_faults;
+mod friend_store_dynamodb;
 mod game_server_go;
 mod layers;
 mod management_api;

@@ -43,6 +43,7 @@ pub fn use_fresh_tables(storage: &mut local::settings::StorageSettings, endpoint
     storage.placements_table = unique_table_name("e2e-placements");
     storage.subscriptions_table = unique_table_name("e2e-subscriptions");
     storage.parties_table = unique_table_name("e2e-parties");
+    storage.friends_table = unique_table_name("e2e-friends");
 }
 
 /// A client for the DynamoDB Local at `$DYNAMODB_ENDPOINT`.
@@ -114,6 +115,19 @@ pub async fn fresh_parties_table(client: &Client) -> String {
     let name = unique_table_name("parties");
     created(
         aws_adapters::dynamodb::create_parties_table(client, &name).await,
+        name,
+    )
+}
+
+/// Creates a Friends table (as the SAM template defines it: PK `playerId`, SK
+/// `otherId`, no index, no TTL) under a name no other test uses, and returns the name.
+///
+/// # Panics
+/// When DynamoDB Local refuses or cannot be reached.
+pub async fn fresh_friends_table(client: &Client) -> String {
+    let name = unique_table_name("friends");
+    created(
+        aws_adapters::dynamodb::create_friends_table(client, &name).await,
         name,
     )
 }

@@ -11,12 +11,12 @@ use shared::config::Config;
 use shared::matchmaking::{MatchmakingSettings, TicketPushes};
 use shared::party::CommitScope;
 use shared::ports::{
-    Clock, ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover, EventBus,
-    InboxReader, Matchmaker, MessageStore, OfflineParties, PartyCommits, PartyReader, PartySlots,
-    PendingSlots, PlacementOutcomes, PlacementReader, PlacementRecorder, PlacementStarter,
-    PlacementStopper, PlayerConnections, PlayerLookup, PlayerReader, PlayerSessions, PresenceSweep,
-    Profiles, RateLimiter, Seats, Subscriptions, TicketChanges, TicketReader, TicketRecorder,
-    Watchers,
+    Blocks, Clock, ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover, EventBus,
+    FriendCommits, FriendReader, InboxReader, Matchmaker, MessageStore, OfflineParties,
+    PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementOutcomes, PlacementReader,
+    PlacementRecorder, PlacementStarter, PlacementStopper, PlayerConnections, PlayerLookup,
+    PlayerReader, PlayerSessions, PresenceSweep, Profiles, RateLimiter, Seats, Subscriptions,
+    TicketChanges, TicketReader, TicketRecorder, Watchers,
 };
 use shared::presence::presence_source;
 use shared::wiring::{Services, Stores, Wiring};
@@ -25,8 +25,9 @@ use crate::apigateway::ApiGatewayManagementGateway;
 use crate::aws::MANAGEMENT_ENDPOINT_VARIABLE;
 use crate::calls::Recorder;
 use crate::dynamodb::{
-    DynamoDeliveryHandover, DynamoMessageStore, DynamoPartyStore, DynamoPlacementOutcomes,
-    DynamoPlacementStore, DynamoPlayerStore, DynamoSubscriptionStore, DynamoTicketStore,
+    DynamoDeliveryHandover, DynamoFriendStore, DynamoMessageStore, DynamoPartyStore,
+    DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore, DynamoSubscriptionStore,
+    DynamoTicketStore,
 };
 use crate::eventbridge::EventBridgeBus;
 use crate::gamelift::SdkGameLift;
@@ -40,6 +41,7 @@ pub struct DynamoStores {
     placements: String,
     parties: String,
     subscriptions: String,
+    friends: String,
     /// Partitions of the parties' offline index (`PRESENCE_SHARDS`).
     shards: u32,
     recorder: Recorder,
@@ -54,6 +56,7 @@ impl DynamoStores {
             placements: config.placements_table.clone(),
             parties: config.parties_table.clone(),
             subscriptions: config.subscriptions_table.clone(),
+            friends: config.friends_table.clone(),
             shards: config.presence_shards,
             recorder,
         }
@@ -97,6 +100,14 @@ impl DynamoStores {
             )
             .scoped(scope),
         )
+    }
+
+    fn friend_store(&self) -> Arc<DynamoFriendStore> {
+        Arc::new(DynamoFriendStore::new(
+            self.client.clone(),
+            &self.friends,
+            &self.messages,
+        ))
     }
 
     fn subscription_store(&self) -> Arc<DynamoSubscriptionStore> {
@@ -230,6 +241,21 @@ impl Stores for DynamoStores {
     fn watchers(&self) -> Arc<dyn Watchers> {
         self.recorder
             .port::<dyn Watchers, DynamoSubscriptionStore>(self.subscription_store())
+    }
+
+    fn friend_reader(&self) -> Arc<dyn FriendReader> {
+        self.recorder
+            .port::<dyn FriendReader, DynamoFriendStore>(self.friend_store())
+    }
+
+    fn friend_commits(&self) -> Arc<dyn FriendCommits> {
+        self.recorder
+            .port::<dyn FriendCommits, DynamoFriendStore>(self.friend_store())
+    }
+
+    fn blocks(&self) -> Arc<dyn Blocks> {
+        self.recorder
+            .port::<dyn Blocks, DynamoFriendStore>(self.friend_store())
     }
 }
 

@@ -2,6 +2,7 @@
 //! shared contract suites), for unit tests and the local stack.
 
 mod event_bus;
+mod friend_store;
 mod message_store;
 mod party_store;
 mod placement_store;
@@ -13,6 +14,7 @@ mod ticket_store;
 mod wiring;
 
 pub use event_bus::{InProcessEventBus, PresenceSubscriber};
+pub use friend_store::InMemoryFriendStore;
 pub use message_store::{InMemoryDeliveryHandover, InMemoryMessageStore, InsertObserver};
 pub use party_store::InMemoryPartyStore;
 pub use placement_store::{InMemoryPlacementOutcomes, InMemoryPlacementStore};

@@ -22,12 +22,12 @@ use shared::party::{
     PartyId,
 };
 use shared::ports::{
-    ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover, EventBus, InboxReader,
-    ManualClock, Matchmaker, MessageStore, OfflineParties, PartyCommits, PartyReader, PartySlots,
-    PendingSlots, PlacementOutcomes, PlacementReader, PlacementRecorder, PlacementStarter,
-    PlacementStopper, PlayerConnections, PlayerLookup, PlayerReader, PlayerSessions, PresenceSweep,
-    Profiles, RateLimiter, Seats, Subscriptions, TicketChanges, TicketReader, TicketRecorder,
-    Watchers,
+    Blocks, ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover, EventBus,
+    FriendCommits, FriendReader, InboxReader, ManualClock, Matchmaker, MessageStore,
+    OfflineParties, PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementOutcomes,
+    PlacementReader, PlacementRecorder, PlacementStarter, PlacementStopper, PlayerConnections,
+    PlayerLookup, PlayerReader, PlayerSessions, PresenceSweep, Profiles, RateLimiter, Seats,
+    Subscriptions, TicketChanges, TicketReader, TicketRecorder, Watchers,
 };
 use shared::wiring::{Services, Stores, Wiring};
 
@@ -248,6 +248,15 @@ impl Stores for TestStores {
     }
     fn watchers(&self) -> Arc<dyn Watchers> {
         self.replaced.or(|| self.tables.watchers())
+    }
+    fn friend_reader(&self) -> Arc<dyn FriendReader> {
+        self.replaced.or(|| self.tables.friend_reader())
+    }
+    fn friend_commits(&self) -> Arc<dyn FriendCommits> {
+        self.replaced.or(|| self.tables.friend_commits())
+    }
+    fn blocks(&self) -> Arc<dyn Blocks> {
+        self.replaced.or(|| self.tables.blocks())
     }
 }
 

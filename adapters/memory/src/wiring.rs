@@ -9,16 +9,17 @@ use std::sync::Arc;
 use shared::matchmaking::TicketPushes;
 use shared::party::CommitScope;
 use shared::ports::{
-    Connections, DeliveryHandover, InboxReader, MessageStore, OfflineParties, PartyCommits,
-    PartyReader, PartySlots, PendingSlots, PlacementOutcomes, PlacementReader, PlacementRecorder,
-    PlayerLookup, PlayerReader, PresenceSweep, Profiles, RateLimiter, Seats, Subscriptions,
-    TicketChanges, TicketReader, TicketRecorder, Watchers,
+    Blocks, Connections, DeliveryHandover, FriendCommits, FriendReader, InboxReader, MessageStore,
+    OfflineParties, PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementOutcomes,
+    PlacementReader, PlacementRecorder, PlayerLookup, PlayerReader, PresenceSweep, Profiles,
+    RateLimiter, Seats, Subscriptions, TicketChanges, TicketReader, TicketRecorder, Watchers,
 };
 use shared::wiring::Stores;
 
 use crate::{
-    InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPartyStore, InMemoryPlacementOutcomes,
-    InMemoryPlacementStore, InMemoryPlayerStore, InMemorySubscriptionStore, InMemoryTicketStore,
+    InMemoryDeliveryHandover, InMemoryFriendStore, InMemoryMessageStore, InMemoryPartyStore,
+    InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore,
+    InMemorySubscriptionStore, InMemoryTicketStore,
 };
 
 /// Every table in memory.
@@ -30,6 +31,7 @@ pub struct MemoryStores {
     pub tickets: Arc<InMemoryTicketStore>,
     pub parties: Arc<InMemoryPartyStore>,
     pub subscriptions: Arc<InMemorySubscriptionStore>,
+    pub friends: Arc<InMemoryFriendStore>,
     pub handover: Arc<InMemoryDeliveryHandover>,
     pub outcomes: Arc<InMemoryPlacementOutcomes>,
 }
@@ -49,6 +51,7 @@ impl MemoryStores {
                 shards,
             )),
             subscriptions: Arc::new(InMemorySubscriptionStore::new()),
+            friends: Arc::new(InMemoryFriendStore::new(messages.clone())),
             handover: Arc::new(InMemoryDeliveryHandover::new(
                 players.clone(),
                 messages.clone(),
@@ -134,5 +137,14 @@ impl Stores for MemoryStores {
     }
     fn watchers(&self) -> Arc<dyn Watchers> {
         self.subscriptions.clone()
+    }
+    fn friend_reader(&self) -> Arc<dyn FriendReader> {
+        self.friends.clone()
+    }
+    fn friend_commits(&self) -> Arc<dyn FriendCommits> {
+        self.friends.clone()
+    }
+    fn blocks(&self) -> Arc<dyn Blocks> {
+        self.friends.clone()
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use shared::domain::PlayerId;
 use shared::frames::{Answered, ErrorCode, ServerFrame};
+use shared::friends::FriendRefusal;
 use shared::messaging::recipients::{MAX_MESSAGE_FIELD_BYTES, RecipientsError};
 use shared::party::PartyRefusal;
 use shared::pending::{Pending, PendingError};
@@ -111,6 +112,12 @@ impl From<StoreError> for RouteError {
 
 impl From<PartyRefusal> for RouteError {
     fn from(refusal: PartyRefusal) -> Self {
+        Self::new(refusal.code(), refusal.to_string())
+    }
+}
+
+impl From<FriendRefusal> for RouteError {
+    fn from(refusal: FriendRefusal) -> Self {
         Self::new(refusal.code(), refusal.to_string())
     }
 }

@@ -12,8 +12,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use edge::websocket::{Caller, Reply, Request, Route, RouteError, Serves};
 use shared::acks::{RouteAck, SubscribePresenceAck, UnsubscribePresenceAck};
-use shared::domain::{EpochMillis, PresenceStatus};
-use shared::players::PlayerRecord;
+use shared::domain::EpochMillis;
 use shared::ports::{Clock, PlayerLookup, Subscriptions};
 use shared::presence::SUBSCRIPTION_TTL_SECONDS;
 use shared::requests::{ClientRequest, PlayerIdsBody, Route as ClientRoute};
@@ -23,16 +22,7 @@ use tracing::info;
 pub const SUBSCRIBE_ROUTE: &str = ClientRoute::SubscribePresence.as_str();
 pub const UNSUBSCRIBE_ROUTE: &str = ClientRoute::UnsubscribePresence.as_str();
 
-/// What watchers see of a player: `online` while connected or within the reconnect
-/// grace period (a quick reconnect is not a blink), `offline` otherwise.
-pub fn watched_status(record: Option<&PlayerRecord>, now: EpochMillis) -> PresenceStatus {
-    match record {
-        Some(r) if r.status == PresenceStatus::Online || r.within_grace(now) => {
-            PresenceStatus::Online
-        }
-        _ => PresenceStatus::Offline,
-    }
-}
+pub use shared::presence::watched_status;
 
 /// When a subscription made on a connection opened at `connected_at` expires (epoch
 /// seconds): when that connection must have ended (API Gateway closes it after 2 h), so

@@ -219,6 +219,12 @@ pub struct RateLimitSettings {
           default_value_t = settings::RATE_LIMIT_PARTY_INVITES_PER_MINUTE.default,
           value_parser = whole(settings::RATE_LIMIT_PARTY_INVITES_PER_MINUTE.range))]
     pub rate_limit_party_invites_per_minute: u32,
+
+    /// `settings::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE`.
+    #[arg(long, env = settings::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE.variable, help = settings::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE.meaning,
+          default_value_t = settings::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE.default,
+          value_parser = whole(settings::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE.range))]
+    pub rate_limit_friend_invites_per_minute: u32,
 }
 
 /// Parties: their size, invitations, and how long an offline member stays in one.
@@ -276,6 +282,10 @@ pub struct StorageSettings {
     /// `settings::PARTIES_TABLE`.
     #[arg(long, env = settings::PARTIES_TABLE.variable, help = settings::PARTIES_TABLE.meaning, default_value = settings::PARTIES_TABLE.default.unwrap_or_default())]
     pub parties_table: String,
+
+    /// `settings::FRIENDS_TABLE`.
+    #[arg(long, env = settings::FRIENDS_TABLE.variable, help = settings::FRIENDS_TABLE.meaning, default_value = settings::FRIENDS_TABLE.default.unwrap_or_default())]
+    pub friends_table: String,
 
     /// `settings::MESSAGE_TTL_SECONDS`.
     #[arg(long, env = settings::MESSAGE_TTL_SECONDS.variable, help = settings::MESSAGE_TTL_SECONDS.meaning, default_value_t = settings::MESSAGE_TTL_SECONDS.default,

@@ -247,7 +247,7 @@ impl Settings {
         }
     }
 
-    fn tables(&self) -> [(&'static str, &String); 5] {
+    fn tables(&self) -> [(&'static str, &String); 6] {
         let storage = &self.storage;
         [
             ("PLAYERS_TABLE", &storage.players_table),
@@ -255,6 +255,7 @@ impl Settings {
             ("PLACEMENTS_TABLE", &storage.placements_table),
             ("SUBSCRIPTIONS_TABLE", &storage.subscriptions_table),
             ("PARTIES_TABLE", &storage.parties_table),
+            ("FRIENDS_TABLE", &storage.friends_table),
         ]
     }
 
@@ -310,6 +311,7 @@ impl Settings {
                 storage.subscriptions_table.clone(),
             ),
             (s::PARTIES_TABLE.variable, storage.parties_table.clone()),
+            (s::FRIENDS_TABLE.variable, storage.friends_table.clone()),
             // The in-process bus has no name of its own; this is the template's.
             (
                 s::PRESENCE_EVENT_BUS.variable,
@@ -358,6 +360,10 @@ impl Settings {
             (
                 s::RATE_LIMIT_PARTY_INVITES_PER_MINUTE.variable,
                 limits.rate_limit_party_invites_per_minute.to_string(),
+            ),
+            (
+                s::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE.variable,
+                limits.rate_limit_friend_invites_per_minute.to_string(),
             ),
             (
                 s::PARTY_MAX_SIZE.variable,

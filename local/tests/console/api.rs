@@ -109,6 +109,7 @@ async fn the_sections_read_dynamodb_local_as_they_read_memory() {
     storage.placements_table = format!("ConsolePlacements{suffix}");
     storage.subscriptions_table = format!("ConsoleSubscriptions{suffix}");
     storage.parties_table = format!("ConsoleParties{suffix}");
+    storage.friends_table = format!("ConsoleFriends{suffix}");
     let stack = local::start(settings).await.unwrap();
     sections_show_players_inboxes_parties_and_fleet(stack).await;
 }

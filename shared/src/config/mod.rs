@@ -119,6 +119,8 @@ pub struct Config {
     pub rate_limits: RateLimits,
     /// The Parties table.
     pub parties_table: String,
+    /// The Friends table.
+    pub friends_table: String,
     /// How parties behave.
     pub parties: PartySettings,
     /// Whether the queues' fleets use player gateway: where seats' connection details
@@ -166,6 +168,9 @@ pub struct RateLimits {
     /// `inviteToParty` requests (`RATE_LIMIT_PARTY_INVITES_PER_MINUTE`): invitations are
     /// the one party route that writes to other players' inboxes.
     pub party_invites_per_minute: u32,
+    /// `addFriend` requests (`RATE_LIMIT_FRIEND_INVITES_PER_MINUTE`): each may write an
+    /// invitation to another player's inbox.
+    pub friend_invites_per_minute: u32,
 }
 
 impl RateLimits {
@@ -174,6 +179,7 @@ impl RateLimits {
         recipients_per_minute: settings::RATE_LIMIT_RECIPIENTS_PER_MINUTE.default,
         placements_per_minute: settings::RATE_LIMIT_PLACEMENTS_PER_MINUTE.default,
         party_invites_per_minute: settings::RATE_LIMIT_PARTY_INVITES_PER_MINUTE.default,
+        friend_invites_per_minute: settings::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE.default,
     };
     /// No limit at all (load benchmarks).
     pub const OFF: Self = Self {
@@ -181,6 +187,7 @@ impl RateLimits {
         recipients_per_minute: 0,
         placements_per_minute: 0,
         party_invites_per_minute: 0,
+        friend_invites_per_minute: 0,
     };
 }
 
@@ -231,8 +238,10 @@ impl Config {
                 recipients_per_minute: env.whole(&s::RATE_LIMIT_RECIPIENTS_PER_MINUTE),
                 placements_per_minute: env.whole(&s::RATE_LIMIT_PLACEMENTS_PER_MINUTE),
                 party_invites_per_minute: env.whole(&s::RATE_LIMIT_PARTY_INVITES_PER_MINUTE),
+                friend_invites_per_minute: env.whole(&s::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE),
             },
             parties_table: env.text(&s::PARTIES_TABLE),
+            friends_table: env.text(&s::FRIENDS_TABLE),
             parties: PartySettings {
                 max_size: env.whole(&s::PARTY_MAX_SIZE),
                 invite_ttl: env.seconds(&s::PARTY_INVITE_TTL_SECONDS),
@@ -261,6 +270,8 @@ impl Config {
             s::RATE_LIMIT_RECIPIENTS_PER_MINUTE.check(self.rate_limits.recipients_per_minute),
             s::RATE_LIMIT_PLACEMENTS_PER_MINUTE.check(self.rate_limits.placements_per_minute),
             s::RATE_LIMIT_PARTY_INVITES_PER_MINUTE.check(self.rate_limits.party_invites_per_minute),
+            s::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE
+                .check(self.rate_limits.friend_invites_per_minute),
             s::PARTY_MAX_SIZE.check(self.parties.max_size),
             seconds(&s::MESSAGE_TTL_SECONDS, self.message_ttl),
             seconds(&s::HEARTBEAT_TIMEOUT_SECONDS, self.heartbeat_timeout),
@@ -321,6 +332,7 @@ impl Config {
             presence_shards: s::PRESENCE_SHARDS.default,
             rate_limits: RateLimits::DEFAULT,
             parties_table: text(&s::PARTIES_TABLE),
+            friends_table: text(&s::FRIENDS_TABLE),
             parties: PartySettings::DEFAULT,
             player_gateway: DEFAULT_PLAYER_GATEWAY,
             detailed_metrics: s::DETAILED_METRICS.default,
@@ -370,6 +382,7 @@ mod tests {
             ("SUBSCRIPTIONS_TABLE", "chess-subscriptions"),
             ("PRESENCE_EVENT_BUS", "chess-presence"),
             ("PARTIES_TABLE", "chess-parties"),
+            ("FRIENDS_TABLE", "chess-friends"),
         ]))
         .expect("valid");
         assert_eq!(config.heartbeat_timeout, Duration::from_secs(90));
@@ -379,6 +392,7 @@ mod tests {
         assert_eq!(config.max_players_per_session, 8);
         assert_eq!(config.parties, PartySettings::DEFAULT);
         assert_eq!(config.parties_table, "chess-parties");
+        assert_eq!(config.friends_table, "chess-friends");
     }
 
     #[test]
@@ -399,12 +413,13 @@ mod tests {
             "PLACEMENTS_TABLE is not set",
             "GAME_SESSION_QUEUES is not set",
             "PARTIES_TABLE is not set",
+            "FRIENDS_TABLE is not set",
             "HEARTBEAT_TIMEOUT_SECONDS=\"soon\"",
             "PRESENCE_SHARDS=0",
         ] {
             assert!(text.contains(expected), "missing {expected:?} in {text}");
         }
-        assert_eq!(err.problems.len(), 10);
+        assert_eq!(err.problems.len(), 11);
     }
 
     #[test]
@@ -418,6 +433,7 @@ mod tests {
             ("PRESENCE_EVENT_BUS", "b"),
             ("PLACEMENTS_TABLE", "pl"),
             ("PARTIES_TABLE", "pa"),
+            ("FRIENDS_TABLE", "fr"),
             ("GAME_SESSION_QUEUES", " eu-queue, ,us-queue,eu-queue "),
             ("MAX_PLAYERS_PER_SESSION", "200"),
         ]);
@@ -454,6 +470,7 @@ mod tests {
             ("SUBSCRIPTIONS_TABLE", "s"),
             ("PRESENCE_EVENT_BUS", "b"),
             ("PARTIES_TABLE", "pa"),
+            ("FRIENDS_TABLE", "fr"),
         ]);
         let config = Config::from_map(&map).expect("valid");
         assert_eq!(config.presence_liveness, PresenceLiveness::Heartbeat);
@@ -490,6 +507,7 @@ mod tests {
             ("SUBSCRIPTIONS_TABLE", "s"),
             ("PRESENCE_EVENT_BUS", "b"),
             ("PARTIES_TABLE", "pa"),
+            ("FRIENDS_TABLE", "fr"),
         ]);
         // Then nothing is asked of GameLift
         let config = Config::from_map(&map).expect("valid");
@@ -521,6 +539,7 @@ mod tests {
             ("SUBSCRIPTIONS_TABLE", "s"),
             ("PRESENCE_EVENT_BUS", "b"),
             ("PARTIES_TABLE", "pa"),
+            ("FRIENDS_TABLE", "fr"),
         ]))
         .unwrap_err();
         assert_eq!(err.problems, vec!["GAME is not set".to_string()]);

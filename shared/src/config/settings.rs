@@ -224,6 +224,13 @@ pub const PARTIES_TABLE: Text = Text {
     required: true,
     meaning: "the Parties table",
 };
+pub const FRIENDS_TABLE: Text = Text {
+    variable: "FRIENDS_TABLE",
+    parameter: None,
+    default: Some("Friends"),
+    required: true,
+    meaning: "the Friends table (each side of every relation)",
+};
 pub const PRESENCE_EVENT_BUS: Text = Text {
     variable: "PRESENCE_EVENT_BUS",
     parameter: None,
@@ -321,6 +328,14 @@ pub const RATE_LIMIT_PARTY_INVITES_PER_MINUTE: Whole<u32> = Whole {
     range: RATE_LIMIT_RANGE,
     unit: None,
     meaning: "inviteToParty requests a player may send per minute (0: no limit)",
+};
+pub const RATE_LIMIT_FRIEND_INVITES_PER_MINUTE: Whole<u32> = Whole {
+    variable: "RATE_LIMIT_FRIEND_INVITES_PER_MINUTE",
+    parameter: Some("RateLimitFriendInvitesPerMinute"),
+    default: 30,
+    range: RATE_LIMIT_RANGE,
+    unit: None,
+    meaning: "addFriend requests a player may send per minute (0: no limit)",
 };
 pub const PARTY_MAX_SIZE: Whole<u32> = Whole {
     variable: "PARTY_MAX_SIZE",
@@ -457,6 +472,7 @@ pub fn catalogue() -> Vec<Described> {
         PLACEMENTS_TABLE.describe(),
         SUBSCRIPTIONS_TABLE.describe(),
         PARTIES_TABLE.describe(),
+        FRIENDS_TABLE.describe(),
         PRESENCE_EVENT_BUS.describe(),
         GAME_SESSION_QUEUES.describe(),
         MAX_PLAYERS_PER_SESSION.describe(),
@@ -469,6 +485,7 @@ pub fn catalogue() -> Vec<Described> {
         RATE_LIMIT_RECIPIENTS_PER_MINUTE.describe(),
         RATE_LIMIT_PLACEMENTS_PER_MINUTE.describe(),
         RATE_LIMIT_PARTY_INVITES_PER_MINUTE.describe(),
+        RATE_LIMIT_FRIEND_INVITES_PER_MINUTE.describe(),
         PARTY_MAX_SIZE.describe(),
         PARTY_INVITE_TTL_SECONDS.describe(),
         PARTY_OFFLINE_SECONDS.describe(),

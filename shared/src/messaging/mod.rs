@@ -114,6 +114,8 @@ pub enum MessageKind {
     Party,
     /// A matchmaking ticket's status changes.
     Matchmaking,
+    /// A friend relation's changes (`crate::friends`).
+    Friend,
     /// A `disconnected_by_server` frame from the backend API: whoever delivers it to
     /// the connection it names closes that connection next; a replay to any other
     /// connection skips it (`functions/backend-api/src/players.rs`).
@@ -128,6 +130,7 @@ impl MessageKind {
             Self::Presence => "presence",
             Self::Party => "party",
             Self::Matchmaking => "matchmaking",
+            Self::Friend => "friend",
             Self::Kick => "kick",
         }
     }
@@ -139,6 +142,7 @@ impl MessageKind {
             "presence" => Some(Self::Presence),
             "party" => Some(Self::Party),
             "matchmaking" => Some(Self::Matchmaking),
+            "friend" => Some(Self::Friend),
             "kick" => Some(Self::Kick),
             _ => None,
         }

@@ -119,13 +119,14 @@ pub const RATE_LIMITED: Metric = Metric {
     unit: "Count",
     kind: Kind::Counter,
     default: None,
-    // The buckets: sendMessage, placement (matchmaking's too), partyInvite.
-    detailed: by(&["Limit"], 3),
+    // The buckets: sendMessage, placement (matchmaking's too), partyInvite, friendInvite.
+    detailed: by(&["Limit"], 4),
     emitted_by: &[
         "send-message",
         "session-placement-request",
         "party",
         "matchmaking",
+        "friends",
     ],
     meaning: "calls refused by a per-player rate limit, per bucket",
 };

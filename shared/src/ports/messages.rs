@@ -23,7 +23,7 @@
 //! | `epoch` (N) | the first `seq` of the epoch the item belongs to |
 //! | `messageId` (S) | a ULID for chat, one per `sendMessage` (every recipient's copy has the same id); for placement results and presence, derived from the event and the recipient, so that a retried event appends nothing new; for a party change, the party, its version and the recipient |
 //! | `senderId` (S) | a player id, or `system` |
-//! | `kind` (S) | a `crate::messaging::MessageKind`: `chat` (a player's or the backend API's message), `placement`, `presence`, `party` (party changes, invitations, declines), `matchmaking` (a ticket's status changes) or `kick` (the backend API ended a connection: `functions/backend-api/src/players.rs`) |
+//! | `kind` (S) | a `crate::messaging::MessageKind`: `chat` (a player's or the backend API's message), `placement`, `presence`, `party` (party changes, invitations, declines), `matchmaking` (a ticket's status changes), `friend` (a relation's changes: `crate::friends`) or `kick` (the backend API ended a connection: `functions/backend-api/src/players.rs`) |
 //! | `payload` (S) | the server frame to post, as JSON text (`"seq"` is added when it is posted) |
 //! | `createdAt` (N) | epoch milliseconds |
 //! | `expireAt` (N) | epoch seconds: `MESSAGE_TTL_SECONDS` after it was written for chat and placement results; a fixed 60 s for presence messages, which only matter to a watcher connected now |

@@ -9,6 +9,7 @@ pub mod clock;
 pub mod connections;
 mod error;
 pub mod events;
+pub mod friends;
 pub mod gamelift;
 pub mod matchmaker;
 pub mod messages;
@@ -23,6 +24,7 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use connections::{ConnectionGateway, ConnectionInfo, ConnectionProbe, GatewayError};
 pub use error::StoreError;
 pub use events::{EventBus, EventBusError};
+pub use friends::{Blocks, FriendCommits, FriendReader};
 pub use gamelift::{
     GameLiftError, PlacementStarter, PlacementStopper, PlayerConnection, PlayerConnections,
     PlayerSessions,

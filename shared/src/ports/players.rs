@@ -41,6 +41,7 @@
 //! | `sendMessageWindow`, `sendMessageCalls`, `sendMessageUnits` | N, N, N | `sendMessage` | the sender's current rate-limit window (its start, ms), the frames and the recipients counted in it (`crate::rate_limits`) |
 //! | `placementWindow`, `placementCalls`, `placementUnits` | N, N, N | `sessionPlacementRequest`, `startMatchmaking`, `refreshConnectionDetails` | the same for placement requests (units unused) |
 //! | `partyInviteWindow`, `partyInviteCalls`, `partyInviteUnits` | N, N, N | `inviteToParty` | the same for party invitations (units unused) |
+//! | `friendInviteWindow`, `friendInviteCalls`, `friendInviteUnits` | N, N, N | `addFriend` | the same for friend invitations (units unused) |
 //! | `partyId` | S | every party change that adds or removes the player, in the party's own transaction | the party the player is in: absent means none. `createParty` and `joinParty` set it only if absent (that is "already in a party"); a solo `sessionPlacementRequest` needs it absent |
 //! | `placementLatencies` | M | `setPlacementLatencies` | region → milliseconds (N): what the player's party leader's placement asks GameLift with for them |
 //! | `matchmakingAttributes` | S | `setMatchmakingAttributes` | the player's FlexMatch attributes as JSON text (numbers, strings, string lists, string → number maps): what their party leader's ticket carries for them |

@@ -1,6 +1,7 @@
 //! BatchWriteItem for any number of writes to one table: 25 requests per call, a few
 //! calls in flight at once, and `UnprocessedItems` retried with bounded, jittered
-//! exponential backoff (as the DynamoDB guide asks). Whole-call failures (throttling,
+//! exponential backoff (as the DynamoDB guide asks); BatchGetItem of up to 100 keys,
+//! its `UnprocessedKeys` retried the same way ([`get_batch`]). Whole-call failures (throttling,
 //! 5xx, timeouts) are already retried by the SDK's retry policy and are not retried
 //! again here.
 
@@ -8,7 +9,9 @@ use std::future::Future;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::WriteRequest;
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes, WriteRequest};
 use futures_util::StreamExt;
 use futures_util::stream;
 
@@ -153,6 +156,98 @@ where
         "BatchWriteItem left items unprocessed after every retry"
     );
     Ok(batch.len())
+}
+
+/// What a read returns of an item: a projection expression and the names it uses in place
+/// of reserved words.
+pub(crate) struct Projection {
+    pub expression: &'static str,
+    pub names: &'static [(&'static str, &'static str)],
+}
+
+/// BatchGetItem takes at most 100 keys.
+pub(crate) const BATCH_GET_LIMIT: usize = 100;
+/// The keys DynamoDB left unprocessed are asked for again after 25, 50, 100 and 200 ms
+/// (jittered like BatchWriteItem's retries): five calls per 100 keys at most.
+const BATCH_GET_RETRY: RetryPolicy = RetryPolicy {
+    retries: 4,
+    base_delay: Duration::from_millis(25),
+};
+
+/// What [`get_batch`] could not read after every retry; the source of the
+/// [`StoreError::Unavailable`] it returns.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{unprocessed} of {requested} keys still unprocessed after {attempts} BatchGetItem attempts"
+)]
+pub(crate) struct UnprocessedReads {
+    pub unprocessed: usize,
+    /// The keys of the batch (≤ 100) that ran out of retries.
+    pub requested: usize,
+    /// The first call plus the retries.
+    pub attempts: u32,
+}
+
+/// The items of `keys` (at most 100) of `table` in one BatchGetItem, asking again (after
+/// a backoff) for the keys DynamoDB left unprocessed; never a partial answer (a missing
+/// item would read as "absent"): `Unavailable` when keys are still left.
+pub(crate) async fn get_batch(
+    client: &Client,
+    table: &str,
+    mut keys: Vec<HashMap<String, AttributeValue>>,
+    consistent: bool,
+    projection: Option<&Projection>,
+) -> Result<Vec<HashMap<String, AttributeValue>>, StoreError> {
+    let requested = keys.len();
+    let mut items = Vec::with_capacity(requested);
+    for retry in 0..=BATCH_GET_RETRY.retries {
+        if retry > 0 {
+            tokio::time::sleep(BATCH_GET_RETRY.delay(retry)).await;
+        }
+        let request = KeysAndAttributes::builder()
+            .set_keys(Some(std::mem::take(&mut keys)))
+            .consistent_read(consistent)
+            .set_projection_expression(projection.map(|p| p.expression.to_owned()))
+            .set_expression_attribute_names(projection.map(|p| {
+                p.names
+                    .iter()
+                    .map(|(alias, name)| ((*alias).to_owned(), (*name).to_owned()))
+                    .collect()
+            }))
+            .build()
+            .map_err(|e| StoreError::Other(Box::new(e)))?;
+        let mut output = client
+            .batch_get_item()
+            .request_items(table, request)
+            .send()
+            .await
+            .map_err(store_error)?;
+        items.extend(
+            output
+                .responses
+                .as_mut()
+                .and_then(|r| r.remove(table))
+                .unwrap_or_default(),
+        );
+        keys = output
+            .unprocessed_keys
+            .and_then(|mut u| u.remove(table))
+            .map(|k| k.keys)
+            .unwrap_or_default();
+        if keys.is_empty() {
+            return Ok(items);
+        }
+    }
+    tracing::warn!(
+        unprocessed = keys.len(),
+        attempts = BATCH_GET_RETRY.retries + 1,
+        "BatchGetItem left keys unprocessed after every retry"
+    );
+    Err(StoreError::Unavailable(Box::new(UnprocessedReads {
+        unprocessed: keys.len(),
+        requested,
+        attempts: BATCH_GET_RETRY.retries + 1,
+    })))
 }
 
 #[cfg(test)]

@@ -239,6 +239,7 @@ mod tests {
             MessageKind::Party,
             MessageKind::Matchmaking,
             MessageKind::Kick,
+            MessageKind::Friend,
         ] {
             let m = StoredMessage { kind, ..message() };
             assert_eq!(message_from_item(&message_to_item(&m).unwrap()).unwrap(), m);

@@ -3,6 +3,8 @@
 
 mod batch;
 mod error;
+mod friend_item;
+mod friend_store;
 mod inbox;
 mod item;
 pub mod message_item;
@@ -22,11 +24,13 @@ mod tables;
 mod ticket_item;
 mod ticket_store;
 
+pub use friend_store::DynamoFriendStore;
 pub use message_store::{DynamoDeliveryHandover, DynamoMessageStore};
 pub use party_store::{DynamoPartyStore, OFFLINE_INDEX};
 pub use placement_store::{DynamoPlacementOutcomes, DynamoPlacementStore, PLAYERS_PER_TRANSACTION};
 pub use player_store::{DynamoPlayerStore, SWEEP_INDEX};
 pub use subscription_store::DynamoSubscriptionStore;
+pub use tables::create_friends_table;
 pub use tables::create_messages_table;
 pub use tables::create_parties_table;
 pub use tables::create_placements_table;

@@ -3,13 +3,12 @@
 //! (contracts/src/lib.rs).
 
 use std::collections::{HashMap, HashSet};
-use std::time::Duration;
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes, ReturnValue};
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 
-use super::batch::RetryPolicy;
+use super::batch::{BATCH_GET_LIMIT, Projection, get_batch};
 use super::error::{Failure, applied, classify, store_error};
 use super::item::{n, s};
 use super::player_item::{
@@ -58,42 +57,12 @@ const MARK_OFFLINE_UPDATE: &str = "SET #status = :offline REMOVE sweepShard, swe
 const MARK_OFFLINE_CONDITION: &str = "sweepAt < :now";
 
 const TRACKED_KEY_CONDITION: &str = "sweepShard = :shard";
-/// What a read returns of an item: a projection expression and the names it uses in place
-/// of reserved words.
-struct Projection {
-    expression: &'static str,
-    names: &'static [(&'static str, &'static str)],
-}
-
 /// What the sweeper reads of a tracked player's item. The read costs the same whatever
 /// it projects (the whole item is metered).
 const SWEEP_PROJECTION: Projection = Projection {
     expression: "playerId, sweepAt, #status, connectionId, endpoint",
     names: &[("#status", attr::STATUS)],
 };
-
-/// BatchGetItem takes at most 100 keys.
-const BATCH_GET_LIMIT: usize = 100;
-/// The keys DynamoDB left unprocessed are asked for again after 25, 50, 100 and 200 ms
-/// (jittered like BatchWriteItem's retries): five calls per 100 keys at most.
-const BATCH_GET_RETRY: RetryPolicy = RetryPolicy {
-    retries: 4,
-    base_delay: Duration::from_millis(25),
-};
-
-/// What `get_many` could not read after every retry; the source of the
-/// [`StoreError::Unavailable`] it returns.
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "{unprocessed} of {requested} keys still unprocessed after {attempts} BatchGetItem attempts"
-)]
-pub(crate) struct UnprocessedReads {
-    pub unprocessed: usize,
-    /// The keys of the batch (≤ 100) that ran out of retries.
-    pub requested: usize,
-    /// The first call plus the retries.
-    pub attempts: u32,
-}
 
 /// The Players table in DynamoDB.
 #[derive(Clone, Debug)]
@@ -114,66 +83,14 @@ impl DynamoPlayerStore {
         &self.table
     }
 
-    /// The items of `keys` (at most 100) in one BatchGetItem, asking again (after a
-    /// backoff) for the keys DynamoDB left unprocessed; never a partial answer (a missing
-    /// record would read as "offline"): `Unavailable` when keys are still left.
+    /// The items of `keys` (at most 100) in one BatchGetItem ([`get_batch`]).
     async fn batch_get(
         &self,
-        mut keys: Vec<HashMap<String, AttributeValue>>,
+        keys: Vec<HashMap<String, AttributeValue>>,
         consistent: bool,
         projection: Option<&Projection>,
     ) -> Result<Vec<HashMap<String, AttributeValue>>, StoreError> {
-        let requested = keys.len();
-        let mut items = Vec::with_capacity(requested);
-        for retry in 0..=BATCH_GET_RETRY.retries {
-            if retry > 0 {
-                tokio::time::sleep(BATCH_GET_RETRY.delay(retry)).await;
-            }
-            let request = KeysAndAttributes::builder()
-                .set_keys(Some(std::mem::take(&mut keys)))
-                .consistent_read(consistent)
-                .set_projection_expression(projection.map(|p| p.expression.to_owned()))
-                .set_expression_attribute_names(projection.map(|p| {
-                    p.names
-                        .iter()
-                        .map(|(alias, name)| ((*alias).to_owned(), (*name).to_owned()))
-                        .collect()
-                }))
-                .build()
-                .map_err(|e| StoreError::Other(Box::new(e)))?;
-            let mut output = self
-                .client
-                .batch_get_item()
-                .request_items(&self.table, request)
-                .send()
-                .await
-                .map_err(store_error)?;
-            items.extend(
-                output
-                    .responses
-                    .as_mut()
-                    .and_then(|r| r.remove(&self.table))
-                    .unwrap_or_default(),
-            );
-            keys = output
-                .unprocessed_keys
-                .and_then(|mut u| u.remove(&self.table))
-                .map(|k| k.keys)
-                .unwrap_or_default();
-            if keys.is_empty() {
-                return Ok(items);
-            }
-        }
-        tracing::warn!(
-            unprocessed = keys.len(),
-            attempts = BATCH_GET_RETRY.retries + 1,
-            "BatchGetItem left keys unprocessed after every retry"
-        );
-        Err(StoreError::Unavailable(Box::new(UnprocessedReads {
-            unprocessed: keys.len(),
-            requested,
-            attempts: BATCH_GET_RETRY.retries + 1,
-        })))
+        get_batch(&self.client, &self.table, keys, consistent, projection).await
     }
 
     /// A conditional write on the player's current online connection; `Ok(false)` when
@@ -406,8 +323,10 @@ impl Calls<dyn Profiles> for DynamoPlayerStore {
 #[cfg(test)]
 mod tests {
     use std::sync::{Arc, Mutex};
+    use std::time::Duration;
 
     use aws_sdk_dynamodb::config::retry::RetryConfig;
+    use aws_sdk_dynamodb::types::KeysAndAttributes;
     use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
     use aws_smithy_mocks::{Rule, RuleMode, mock, mock_client};
 
@@ -540,7 +459,7 @@ mod tests {
             panic!("{err:?}");
         };
         let left = source
-            .downcast_ref::<UnprocessedReads>()
+            .downcast_ref::<super::super::batch::UnprocessedReads>()
             .expect("the count is the source");
         assert_eq!((left.unprocessed, left.requested, left.attempts), (1, 2, 5));
         assert_eq!(

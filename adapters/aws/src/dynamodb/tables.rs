@@ -165,6 +165,23 @@ pub async fn create_parties_table(client: &Client, name: &str) -> Result<(), Sto
     create_active_with_ttl(client, name, table, party::EXPIRE_AT).await
 }
 
+/// Creates the Friends table as the SAM template defines it (on-demand, PK `playerId`,
+/// SK `otherId`, no index, no TTL: a relation lasts until a player ends it), and waits
+/// until it is ACTIVE. Idempotent: an existing table is left as it is.
+pub async fn create_friends_table(client: &Client, name: &str) -> Result<(), StoreError> {
+    use super::friend_item::attr as friend;
+
+    let table = client
+        .create_table()
+        .table_name(name)
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(attribute(friend::PLAYER_ID, ScalarAttributeType::S)?)
+        .attribute_definitions(attribute(friend::OTHER_ID, ScalarAttributeType::S)?)
+        .key_schema(key_element(friend::PLAYER_ID, KeyType::Hash)?)
+        .key_schema(key_element(friend::OTHER_ID, KeyType::Range)?);
+    create_active(client, name, table).await
+}
+
 /// Sends a CreateTable (an existing table is fine), waits until the table is ACTIVE and
 /// turns TTL on for `ttl_attribute`.
 async fn create_active_with_ttl(
@@ -172,6 +189,16 @@ async fn create_active_with_ttl(
     name: &str,
     table: CreateTableFluentBuilder,
     ttl_attribute: &str,
+) -> Result<(), StoreError> {
+    create_active(client, name, table).await?;
+    enable_ttl(client, name, ttl_attribute).await
+}
+
+/// Sends a CreateTable (an existing table is fine) and waits until the table is ACTIVE.
+async fn create_active(
+    client: &Client,
+    name: &str,
+    table: CreateTableFluentBuilder,
 ) -> Result<(), StoreError> {
     match table.send().await {
         Ok(_) => {}
@@ -184,7 +211,7 @@ async fn create_active_with_ttl(
         .wait(TABLE_ACTIVE_TIMEOUT)
         .await
         .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
-    enable_ttl(client, name, ttl_attribute).await
+    Ok(())
 }
 
 /// Turns on TTL unless it already is; a DynamoDB-compatible endpoint that does not

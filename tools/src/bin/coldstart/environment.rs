@@ -24,6 +24,7 @@ pub(crate) async fn function_env(args: &Args) -> Result<Vec<(String, String)>, S
         ("PLACEMENTS_TABLE", "coldstart-placements"),
         ("SUBSCRIPTIONS_TABLE", "coldstart-subscriptions"),
         ("PARTIES_TABLE", "coldstart-parties"),
+        ("FRIENDS_TABLE", "coldstart-friends"),
         ("PRESENCE_EVENT_BUS", "coldstart-presence"),
         ("GAME_SESSION_QUEUES", "coldstart-queue"),
     ]
@@ -86,8 +87,8 @@ fn closed_port() -> Result<u16, String> {
 
 async fn create_tables(endpoint: &str, env: &BTreeMap<String, String>) -> Result<(), String> {
     use aws_adapters::dynamodb::{
-        client_for_endpoint, create_messages_table, create_parties_table, create_placements_table,
-        create_players_table, create_subscriptions_table,
+        client_for_endpoint, create_friends_table, create_messages_table, create_parties_table,
+        create_placements_table, create_players_table, create_subscriptions_table,
     };
     let client = client_for_endpoint(endpoint).await;
     let table = |name: &str| env.get(name).cloned().unwrap_or_default();
@@ -106,5 +107,8 @@ async fn create_tables(endpoint: &str, env: &BTreeMap<String, String>) -> Result
     create_parties_table(&client, &table("PARTIES_TABLE"))
         .await
         .map_err(|e| format!("creating the Parties table at {endpoint}: {e}"))?;
+    create_friends_table(&client, &table("FRIENDS_TABLE"))
+        .await
+        .map_err(|e| format!("creating the Friends table at {endpoint}: {e}"))?;
     Ok(())
 }

@@ -23,7 +23,8 @@ use std::time::Instant;
 
 use aws_adapters::call_counter::CallCounter;
 use aws_adapters::dynamodb::{
-    create_messages_table, create_parties_table, create_placements_table, create_players_table,
+    create_friends_table, create_messages_table, create_parties_table, create_placements_table,
+    create_players_table,
 };
 use aws_config::BehaviorVersion;
 use aws_lambda_events::apigw::ApiGatewayProxyResponse;
@@ -425,10 +426,12 @@ pub async fn fresh_tables(
     config.messages_table = format!("rt-{label}-messages-{suffix}");
     config.placements_table = format!("rt-{label}-placements-{suffix}");
     config.parties_table = format!("rt-{label}-parties-{suffix}");
+    config.friends_table = format!("rt-{label}-friends-{suffix}");
     create_players_table(client, &config.players_table).await?;
     create_messages_table(client, &config.messages_table).await?;
     create_placements_table(client, &config.placements_table).await?;
     create_parties_table(client, &config.parties_table).await?;
+    create_friends_table(client, &config.friends_table).await?;
     Ok(config)
 }
 

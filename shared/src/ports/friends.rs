@@ -1,0 +1,91 @@
+//! The Friends table: each side of a relation as its own item, and each player's count
+//! of friends. The records and the rules are `crate::friends`'s.
+//!
+//! # The items
+//!
+//! Key: partition `playerId` (S), sort `otherId` (S). No index, no stream (a change's
+//! `friend` frames are inbox messages appended after it commits), no TTL: a relation
+//! lasts until a player ends it. Item layout: `adapters/aws/src/dynamodb/friend_item.rs`.
+//!
+//! | item | `otherId` | attributes |
+//! |---|---|---|
+//! | a relation, from `playerId`'s side | the other player's id | `state` (S: `friends`, `invited`, `invitation`, `blocked`), `since` (N, ms: when it reached this state) |
+//! | the player's count of friends | `#count` | `friends` (N): how many of the player's relations are `friends`, written in the transaction of every change that makes or ends a friendship, conditional on staying within `MAX_FRIENDS` |
+//!
+//! Player ids cannot hold `#`, and `#` sorts before every character they can hold, so the
+//! count item is never taken for a relation and a player's relations are the Query
+//! `otherId > "#count"` (or after a page's cursor).
+//!
+//! # What each read costs
+//!
+//! - A relation: one strongly consistent GetItem ([`FriendReader::relation`]); both
+//!   sides: one TransactGetItems of two items ([`FriendReader::pair`]).
+//! - A `listFriends` page: one strongly consistent Query of up to `FRIENDS_PAGE_SIZE`
+//!   (100) items (a `state` filter is a FilterExpression: it reads the same items and
+//!   may return fewer, never a wrong page), then the friends' presence in one
+//!   BatchGetItem on Players (up to 100 keys).
+//! - A player's friends (the presence fan-out): one Query per 1 MB of relations (a
+//!   player at `MAX_FRIENDS` has about 40 KB), `state = friends` filtered.
+//! - Who of a message's recipients blocked its sender ([`Blocks`]): one BatchGetItem of
+//!   the (recipient, sender) items, 100 keys a call.
+//!
+//! A change is one TransactWriteItems: each side written (or checked) on condition it is
+//! still as read, and each count that moves updated on condition it stays within
+//! `MAX_FRIENDS`.
+
+use async_trait::async_trait;
+
+use crate::domain::PlayerId;
+use crate::friends::{FriendCommit, FriendCommitted, FriendState, Relation, RelationPage};
+
+use super::StoreError;
+
+/// Reads of relations.
+#[async_trait]
+pub trait FriendReader: Send + Sync {
+    /// `player`'s side of their relation with `other` (strongly consistent; `None`: none).
+    async fn relation(
+        &self,
+        player: &PlayerId,
+        other: &PlayerId,
+    ) -> Result<Option<Relation>, StoreError>;
+
+    /// Both sides at once, `a`'s then `b`'s, in one consistent read.
+    async fn pair(
+        &self,
+        a: &PlayerId,
+        b: &PlayerId,
+    ) -> Result<(Option<Relation>, Option<Relation>), StoreError>;
+
+    /// Up to `limit` of `player`'s relations (only those in `state`, when given) after
+    /// the other player `after`, by the other's id, and where the next page starts.
+    async fn page(
+        &self,
+        player: &PlayerId,
+        state: Option<FriendState>,
+        after: Option<&PlayerId>,
+        limit: u32,
+    ) -> Result<RelationPage, StoreError>;
+
+    /// Every friend of `player` (state `friends`), by id: the presence fan-out and
+    /// "are we friends" checks that need them all.
+    async fn friends(&self, player: &PlayerId) -> Result<Vec<PlayerId>, StoreError>;
+}
+
+/// Blocks, as the routes that carry something to a player check them.
+#[async_trait]
+pub trait Blocks: Send + Sync {
+    /// Those of `recipients` who blocked `sender`, in no particular order.
+    async fn blockers(
+        &self,
+        sender: &PlayerId,
+        recipients: &[PlayerId],
+    ) -> Result<Vec<PlayerId>, StoreError>;
+}
+
+/// Writing a change.
+#[async_trait]
+pub trait FriendCommits: Send + Sync {
+    /// Applies the change all or nothing (`crate::friends::FriendCommit`).
+    async fn commit(&self, commit: &FriendCommit) -> Result<FriendCommitted, StoreError>;
+}

@@ -1,0 +1,181 @@
+//! The Friends table's contract suite on the DynamoDB adapter, against DynamoDB Local
+//! (`scripts/test.sh` starts it and sets `DYNAMODB_ENDPOINT`). Every scenario gets its
+//! own table.
+
+mod contract {
+    use aws_adapters::dynamodb::DynamoFriendStore;
+    use tests::dynamodb::{dynamodb_local, fresh_friends_table, fresh_messages_table};
+
+    async fn store() -> DynamoFriendStore {
+        let client = dynamodb_local().await;
+        let (table, messages) = (
+            fresh_friends_table(&client).await,
+            fresh_messages_table(&client).await,
+        );
+        DynamoFriendStore::new(client, table, messages)
+    }
+
+    contracts::friend_store_contract_tests!(store);
+
+    /// The same suite reading a player's friends 2 items per Query, so every listing
+    /// pages (and some pages are filtered down to nothing).
+    mod with_small_pages {
+        use super::*;
+
+        async fn store_paging_by_2() -> DynamoFriendStore {
+            store().await.with_page_limit(2)
+        }
+
+        contracts::friend_store_contract_tests!(store_paging_by_2);
+    }
+}
+
+mod dynamodb_specific {
+    use std::collections::HashMap;
+
+    use aws_adapters::call_counter::CallCounter;
+    use aws_adapters::dynamodb::{DynamoFriendStore, DynamoMessageStore, create_friends_table};
+    use aws_sdk_dynamodb::types::{AttributeValue, KeyType};
+    use contracts::fixtures::{T0, player};
+    use contracts::friend_store_contract::{act, befriend};
+    use contracts::ports::*;
+    use shared::friends::{Action, FRIENDS_PAGE_SIZE, FriendCommitted, FriendState};
+    use shared::messaging::ReplayFrom;
+    use tests::dynamodb::{
+        describe_template_table, dynamodb_local, fresh_friends_table, fresh_messages_table,
+        key_pairs,
+    };
+
+    #[tokio::test]
+    async fn the_friends_table_is_created_as_the_template_defines_it_and_idempotently() {
+        let client = dynamodb_local().await;
+        let table = fresh_friends_table(&client).await;
+        create_friends_table(&client, &table)
+            .await
+            .expect("creating an existing table is not an error");
+        let description = describe_template_table(&client, &table).await;
+        assert_eq!(
+            key_pairs(description.key_schema()),
+            vec![("playerId", KeyType::Hash), ("otherId", KeyType::Range)]
+        );
+        assert!(description.global_secondary_indexes().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_friendship_writes_both_sides_each_count_and_both_pushes_as_designed() {
+        let client = dynamodb_local().await;
+        let table = fresh_friends_table(&client).await;
+        let messages = fresh_messages_table(&client).await;
+        let store = DynamoFriendStore::new(client.clone(), table.clone(), messages.clone());
+        befriend(&store, "alice", "bob").await;
+        // Each change's frames are in the inboxes: invited/invitation, then friends.
+        let inbox = DynamoMessageStore::new(client.clone(), &messages);
+        for (who, expected) in [
+            ("alice", ["invited", "friends"]),
+            ("bob", ["invitation", "friends"]),
+        ] {
+            let read = inbox
+                .read(&player(who), &ReplayFrom::EVERYTHING, T0 + 10)
+                .await
+                .unwrap();
+            let states: Vec<String> = read
+                .messages
+                .iter()
+                .map(|m| {
+                    let frame: serde_json::Value = serde_json::from_str(&m.payload).unwrap();
+                    frame["state"].as_str().unwrap().to_owned()
+                })
+                .collect();
+            assert_eq!(states, expected, "{who}");
+        }
+        let item = |player: &str, other: &str| {
+            let (client, table) = (client.clone(), table.clone());
+            let (player, other) = (player.to_owned(), other.to_owned());
+            async move {
+                client
+                    .get_item()
+                    .table_name(&table)
+                    .key("playerId", AttributeValue::S(player))
+                    .key("otherId", AttributeValue::S(other))
+                    .send()
+                    .await
+                    .unwrap()
+                    .item
+                    .unwrap()
+            }
+        };
+        let expected: HashMap<String, AttributeValue> = [
+            ("playerId", AttributeValue::S("alice".into())),
+            ("otherId", AttributeValue::S("bob".into())),
+            ("state", AttributeValue::S("friends".into())),
+            ("since", AttributeValue::N((T0 + 1).to_string())),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        assert_eq!(item("alice", "bob").await, expected);
+        for player in ["alice", "bob"] {
+            assert_eq!(
+                item(player, "#count").await.get("friends"),
+                Some(&AttributeValue::N("1".into())),
+                "{player}"
+            );
+        }
+        assert_eq!(
+            act(&store, "bob", "alice", Action::Remove, T0 + 2).await,
+            FriendCommitted::Done
+        );
+        assert_eq!(
+            item("alice", "#count").await.get("friends"),
+            Some(&AttributeValue::N("0".into()))
+        );
+    }
+
+    /// Round trips: a relation is one GetItem, both sides one BatchGetItem, a change one
+    /// Query per push (at once) and one transaction, a `listFriends` page one Query, the blockers of 100 recipients one
+    /// BatchGetItem, a player's friends one Query.
+    #[tokio::test]
+    async fn each_read_and_change_is_one_round_trip() {
+        let client = dynamodb_local().await;
+        let table = fresh_friends_table(&client).await;
+        let counter = CallCounter::new();
+        let messages = fresh_messages_table(&client).await;
+        let store = DynamoFriendStore::new(counter.counting(&client), table, messages);
+        let count = |name: &str, calls: usize| [(name.to_owned(), calls)].into_iter().collect();
+
+        assert_eq!(
+            act(&store, "alice", "bob", Action::Add, T0).await,
+            FriendCommitted::Done
+        );
+        assert_eq!(
+            counter.take(),
+            [
+                ("BatchGetItem".to_owned(), 1),
+                ("TransactWriteItems".to_owned(), 1)
+            ]
+            .into_iter()
+            .collect()
+        );
+        store
+            .relation(&player("alice"), &player("bob"))
+            .await
+            .unwrap();
+        assert_eq!(counter.take(), count("GetItem", 1));
+        let page = store
+            .page(
+                &player("alice"),
+                Some(FriendState::Invited),
+                None,
+                FRIENDS_PAGE_SIZE,
+            )
+            .await
+            .unwrap();
+        assert_eq!(page.relations.len(), 1);
+        assert_eq!(counter.take(), count("Query", 1));
+        let recipients: Vec<_> = (0..100).map(|i| player(&format!("p{i:03}"))).collect();
+        store.blockers(&player("alice"), &recipients).await.unwrap();
+        assert_eq!(counter.take(), count("BatchGetItem", 1));
+        store.friends(&player("alice")).await.unwrap();
+        assert_eq!(counter.take(), count("Query", 1));
+    }
+}
