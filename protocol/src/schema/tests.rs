@@ -66,6 +66,7 @@ fn server_frames_are_a_one_of_with_seq_required_on_pushed_frames_only() {
                 | "party_invite_declined"
                 | "disconnected_by_server"
                 | "matchmaking"
+                | "friend"
         );
         assert_eq!(has_seq, pushed, "{kind}");
     }
