@@ -326,8 +326,8 @@ mod tests {
     use std::time::Duration;
 
     use aws_sdk_dynamodb::config::retry::RetryConfig;
-    use aws_sdk_dynamodb::types::KeysAndAttributes;
     use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
+    use aws_sdk_dynamodb::types::KeysAndAttributes;
     use aws_smithy_mocks::{Rule, RuleMode, mock, mock_client};
 
     use super::*;
