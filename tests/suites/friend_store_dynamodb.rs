@@ -141,7 +141,7 @@ mod dynamodb_specific {
         let counter = CallCounter::new();
         let messages = fresh_messages_table(&client).await;
         let store = DynamoFriendStore::new(counter.counting(&client), table, messages);
-        let count = |name: &str, calls: usize| [(name.to_owned(), calls)].into_iter().collect();
+        let count = |name: &str, calls: u64| [(name.to_owned(), calls)].into_iter().collect();
 
         assert_eq!(
             act(&store, "alice", "bob", Action::Add, T0).await,
@@ -149,8 +149,10 @@ mod dynamodb_specific {
         );
         assert_eq!(
             counter.take(),
+            // Both sides read at once, both inbox heads read at once, one transaction.
             [
                 ("BatchGetItem".to_owned(), 1),
+                ("Query".to_owned(), 2),
                 ("TransactWriteItems".to_owned(), 1)
             ]
             .into_iter()

@@ -549,6 +549,14 @@ mod friends {
             .collect()
     }
 
+    /// `who` does `action` on their relation with `other`, as on the socket (set-up).
+    async fn acts(w: &World, who: &str, other: &str, action: Action) {
+        let pair = read_pair(w.w.tables.friends.as_ref(), &player(who), &player(other))
+            .await
+            .unwrap();
+        w.api.relations().carry_out(pair, action).await.unwrap();
+    }
+
     fn told(about: &str, state: &str) -> (String, String) {
         (about.to_owned(), state.to_owned())
     }
@@ -576,18 +584,7 @@ mod friends {
     #[tokio::test]
     async fn given_an_invitation_when_a_friendship_is_put_then_it_is_accepted_for_both() {
         let w = world().await;
-        let pair = read_pair(
-            w.w.tables.friends.as_ref(),
-            &player("bob"),
-            &player("alice"),
-        )
-        .await
-        .unwrap();
-        w.api
-            .relations()
-            .carry_out(pair, Action::Add)
-            .await
-            .unwrap();
+        acts(&w, "bob", "alice", Action::Add).await;
         let (status, _, body) = w.call(&event("PUT", "/v1/players/alice/friends/bob")).await;
         assert_eq!(
             (status, &body["state"]),
@@ -619,18 +616,7 @@ mod friends {
     async fn given_a_block_when_a_friendship_is_put_then_409_says_who_blocked_whom_and_the_block_stays()
      {
         let w = world().await;
-        let pair = read_pair(
-            w.w.tables.friends.as_ref(),
-            &player("bob"),
-            &player("alice"),
-        )
-        .await
-        .unwrap();
-        w.api
-            .relations()
-            .carry_out(pair, Action::Block)
-            .await
-            .unwrap();
+        acts(&w, "bob", "alice", Action::Block).await;
         let (status, _, problem) = w.call(&event("PUT", "/v1/players/alice/friends/bob")).await;
         assert_eq!(status, StatusCode::CONFLICT, "{problem}");
         assert_eq!(problem["code"], "conflict");
@@ -678,18 +664,7 @@ mod friends {
             .await
             .unwrap();
         w.call(&event("PUT", "/v1/players/alice/friends/bob")).await;
-        let pair = read_pair(
-            w.w.tables.friends.as_ref(),
-            &player("carol"),
-            &player("alice"),
-        )
-        .await
-        .unwrap();
-        w.api
-            .relations()
-            .carry_out(pair, Action::Add)
-            .await
-            .unwrap();
+        acts(&w, "carol", "alice", Action::Add).await;
         let list = event("POST", "/v1/players/alice/friends:list");
         let (status, _, page) = w.call(&list).await;
         assert_eq!(status, StatusCode::OK, "{page}");
