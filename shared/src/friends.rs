@@ -32,6 +32,10 @@
 //! DynamoDB, written in the same transaction); invitations are counted by the
 //! per-player rate limit (`crate::rate_limits`, `RATE_LIMIT_FRIEND_INVITES_PER_MINUTE`).
 
+mod changes;
+
+pub use changes::{ChangeError, Relations, page, read_pair};
+
 use crate::domain::{EpochMillis, MessageId, PlayerId};
 use crate::frames::{ErrorCode, ServerFrame};
 use crate::messaging::{MessageKind, NewMessage, SYSTEM_SENDER};
@@ -68,6 +72,9 @@ pub enum Action {
     Remove,
     Block,
     Unblock,
+    /// Both sides become `friends` at once, with no invitation: a studio's service
+    /// importing a platform's friends (the backend API). A block on either side refuses it.
+    Befriend,
 }
 
 /// Both sides of the relation between `me` and `them`, as read.
@@ -169,6 +176,8 @@ pub enum FriendRefusal {
     Yourself,
     #[error("you blocked {0}; unblockPlayer first")]
     YouBlocked(PlayerId),
+    #[error("{0} blocked {1}; no friendship is made while the block stands")]
+    Blocked(PlayerId, PlayerId),
     #[error("no player has the id {0}")]
     NoSuchPlayer(PlayerId),
     #[error("{0} has {MAX_FRIENDS} friends, the most allowed")]
@@ -183,7 +192,7 @@ impl FriendRefusal {
         match self {
             Self::Yourself => ErrorCode::BadRequest,
             Self::NoSuchPlayer(_) => ErrorCode::NotFound,
-            Self::YouBlocked(_) | Self::Contended => ErrorCode::Conflict,
+            Self::YouBlocked(_) | Self::Blocked(..) | Self::Contended => ErrorCode::Conflict,
             Self::Full(_) => ErrorCode::Forbidden,
         }
     }
@@ -233,6 +242,7 @@ impl Pair {
         }
         let (writes, pushes, after) = match action {
             Action::Add => return self.add(),
+            Action::Befriend => return self.befriend(),
             Action::Remove => {
                 if self.mine == Some(Blocked) {
                     return Ok(self.unchanged());
@@ -299,25 +309,38 @@ impl Pair {
         (writes, pushes, mine_after)
     }
 
-    fn add(&self) -> Result<Change, FriendRefusal> {
-        let friends = |pair: &Self| Change {
+    /// Both sides written `friends`, both told.
+    fn friends(&self) -> Change {
+        Change {
             writes: vec![
-                pair.write(true, Some(Friends)),
-                pair.write(false, Some(Friends)),
+                self.write(true, Some(Friends)),
+                self.write(false, Some(Friends)),
             ],
             pushes: vec![
-                pair.push(true, FriendUpdate::Friends),
-                pair.push(false, FriendUpdate::Friends),
+                self.push(true, FriendUpdate::Friends),
+                self.push(false, FriendUpdate::Friends),
             ],
             after: Some(Friends),
-        };
+        }
+    }
+
+    fn befriend(&self) -> Result<Change, FriendRefusal> {
+        match (self.mine, self.theirs) {
+            (Some(Blocked), _) => Err(FriendRefusal::Blocked(self.me.clone(), self.them.clone())),
+            (_, Some(Blocked)) => Err(FriendRefusal::Blocked(self.them.clone(), self.me.clone())),
+            (Some(Friends), Some(Friends)) => Ok(self.unchanged()),
+            _ => Ok(self.friends()),
+        }
+    }
+
+    fn add(&self) -> Result<Change, FriendRefusal> {
         match (self.mine, self.theirs) {
             (Some(Blocked), _) => Err(FriendRefusal::YouBlocked(self.them.clone())),
             (Some(Friends), Some(Friends)) | (Some(Invited), Some(Invitation | Blocked)) => {
                 Ok(self.unchanged())
             }
             // They invited me (or are already my friend): accepted.
-            (_, Some(Invited | Friends)) => Ok(friends(self)),
+            (_, Some(Invited | Friends)) => Ok(self.friends()),
             // They blocked me: my side says invited, theirs is not touched.
             (_, Some(Blocked)) => Ok(Change {
                 writes: vec![self.write(true, Some(Invited))],

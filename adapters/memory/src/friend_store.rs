@@ -99,8 +99,11 @@ impl FriendReader for InMemoryFriendStore {
         };
         let limit = usize::try_from(limit).unwrap_or(usize::MAX).max(1);
         // As a Query with a filter: `limit` items are read, those in `state` returned.
+        // Without a cursor the range starts at the first key, which may be another
+        // player's: skip to this player's first.
         let read: Vec<_> = items
             .range((start, Bound::Unbounded))
+            .skip_while(|((p, _), _)| p < player)
             .take_while(|((p, _), _)| p == player)
             .take(limit + 1)
             .collect();

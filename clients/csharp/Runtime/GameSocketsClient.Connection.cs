@@ -151,6 +151,7 @@ namespace GameLiftSockets
             else if (frame is PartyFrame) Emit(() => Party, (PartyFrame)frame);
             else if (frame is PartyInviteFrame) Emit(() => PartyInvite, (PartyInviteFrame)frame);
             else if (frame is PartyInviteDeclinedFrame) Emit(() => PartyInviteDeclined, (PartyInviteDeclinedFrame)frame);
+            else if (frame is FriendFrame) Emit(() => Friend, (FriendFrame)frame);
             else if (frame is DisconnectedByServerFrame) Emit(() => DisconnectedByServer, (DisconnectedByServerFrame)frame);
             Emit(() => Frame, frame);
         }

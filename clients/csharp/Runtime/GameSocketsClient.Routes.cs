@@ -119,6 +119,36 @@ namespace GameLiftSockets
             return AckAsync(Routes.SetMatchmakingAttributes, new AttributesBody { Attributes = new Dictionary<string, object>(attributes ?? new Dictionary<string, object>()) }, AttributesAck.FromJson);
         }
 
+        /// <summary>`addFriend`: invites the player (or accepts their invitation). Ack: your side's `state`
+        /// (`invited` or `friends`); each change also comes as a <see cref="Friend"/> event.</summary>
+        public Task<FriendAck> AddFriendAsync(string playerId)
+        {
+            return AckAsync(Routes.AddFriend, new PlayerBody { PlayerId = playerId }, FriendAck.FromJson);
+        }
+
+        /// <summary>`removeFriend`: ends a friendship, declines their invitation or withdraws yours (`state` null).</summary>
+        public Task<FriendAck> RemoveFriendAsync(string playerId)
+        {
+            return AckAsync(Routes.RemoveFriend, new PlayerBody { PlayerId = playerId }, FriendAck.FromJson);
+        }
+
+        public Task<FriendAck> BlockPlayerAsync(string playerId)
+        {
+            return AckAsync(Routes.BlockPlayer, new PlayerBody { PlayerId = playerId }, FriendAck.FromJson);
+        }
+
+        public Task<FriendAck> UnblockPlayerAsync(string playerId)
+        {
+            return AckAsync(Routes.UnblockPlayer, new PlayerBody { PlayerId = playerId }, FriendAck.FromJson);
+        }
+
+        /// <summary>`listFriends`: a page of your relations (only <paramref name="state"/>'s when given; friends
+        /// with presence) after <paramref name="cursor"/>, the previous page's `cursor`.</summary>
+        public Task<ListFriendsAck> ListFriendsAsync(string state = null, string cursor = null)
+        {
+            return AckAsync(Routes.ListFriends, new ListFriendsBody { State = state, Cursor = cursor }, ListFriendsAck.FromJson);
+        }
+
         /// <summary>A `heartbeat` with the cursor that asks for the server time (`serverTime`);
         /// the keep-alive timer's frames ask for nothing.</summary>
         public Task<HeartbeatAck> HeartbeatAsync()

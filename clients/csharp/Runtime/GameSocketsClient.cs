@@ -28,6 +28,8 @@ namespace GameLiftSockets
         public event Action<PartyFrame> Party;
         public event Action<PartyInviteFrame> PartyInvite;
         public event Action<PartyInviteDeclinedFrame> PartyInviteDeclined;
+        /// <summary>A relation of yours changed: `invited`, `invitation`, `friends` or `removed`.</summary>
+        public event Action<FriendFrame> Friend;
         /// <summary>The game's backend ended this connection; the client reconnects (not a ban).</summary>
         public event Action<DisconnectedByServerFrame> DisconnectedByServer;
         /// <summary>Every pushed frame after de-duplication, including types this version does not name (<see cref="UnknownFrame"/>).</summary>

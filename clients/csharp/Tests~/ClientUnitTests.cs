@@ -79,6 +79,57 @@ namespace GameLiftSockets.Tests
             client.Close();
         }
 
+        [Scenario("the friend routes: given each friend method, then it sends its route and body and completes with the typed ack; a friend push is a Friend event")]
+        public async Task FriendRoutesAreTyped()
+        {
+            var sockets = new ScriptedSockets
+            {
+                Answer = f =>
+                {
+                    var route = f.GetString("route");
+                    var ack = new JsonObject { { "type", "ack" }, { "route", route }, { "requestId", "*" } };
+                    if (route == "listFriends")
+                    {
+                        var bob = new JsonObject { { "playerId", "bob" }, { "state", "friends" }, { "since", 1L }, { "presence", "online" } };
+                        ack["friends"] = new List<object> { bob };
+                        ack["cursor"] = null;
+                    }
+                    else
+                    {
+                        ack["playerId"] = f.GetObject("body").GetString("playerId");
+                        ack["state"] = route == "addFriend" ? "invited" : null;
+                    }
+                    return ack;
+                },
+            };
+            var client = sockets.Client();
+            var friends = new List<string>();
+            client.Friend += f => { lock (friends) friends.Add(f.PlayerId + " " + f.State); };
+            await client.ConnectAsync();
+            Check.Equal("invited", (await client.AddFriendAsync("bob")).State, "addFriend's state");
+            Check.Equal(null, (await client.RemoveFriendAsync("bob")).State, "removeFriend's state");
+            Check.Equal("bob", (await client.BlockPlayerAsync("bob")).PlayerId, "blockPlayer's playerId");
+            Check.Equal("bob", (await client.UnblockPlayerAsync("bob")).PlayerId, "unblockPlayer's playerId");
+            var page = await client.ListFriendsAsync(FriendState.Friends);
+            Check.Sequence(new[] { "bob online" }, page.Friends.Select(e => e.PlayerId + " " + e.Presence), "the page");
+            var sent = sockets[0].Sent.Where(f => f.GetString("route") != "resume").Select(f => f.GetString("route") + " " + Json.Serialize(f.GetObject("body")));
+            Check.Sequence(new[]
+            {
+                "addFriend {\"playerId\":\"bob\"}",
+                "removeFriend {\"playerId\":\"bob\"}",
+                "blockPlayer {\"playerId\":\"bob\"}",
+                "unblockPlayer {\"playerId\":\"bob\"}",
+                "listFriends {\"state\":\"friends\"}",
+            }, sent, "the frames sent");
+            var push = new JsonObject { { "type", "friend" }, { "playerId", "carol" }, { "state", "invitation" }, { "seq", 3L } };
+            sockets[0].Serve(push);
+            sockets[0].Serve(push); // a retried delivery
+            await Check.Until(() => client.Cursor == 3, "the push");
+            await Check.Sleep(20);
+            Check.Sequence(new[] { "carol invitation" }, friends, "friend events");
+            client.Close();
+        }
+
         [Scenario("the keep-alive timer: given PingWhenIdle false, then each idle tick is a heartbeat")]
         public async Task PingWhenIdleFalseSendsHeartbeats()
         {

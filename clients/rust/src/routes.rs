@@ -1,17 +1,19 @@
-//! Typed shortcuts for routes beyond the common ones in lib.rs; each is
+//! Typed shortcuts for routes beyond the common ones in lib.rs (presence, placements,
+//! matchmaking, friends); each is
 //! [`Client::request_ack`] with its frame built from checked ids, answering the route's
 //! ack type.
 
 use gamelift_sockets_protocol::ClientRequest;
 use gamelift_sockets_protocol::acks::{
-    AcceptMatchAck, CancelPlacementAck, RouteAck, StartMatchmakingAck, SubscribePresenceAck,
-    TicketAck, UnsubscribePresenceAck,
+    AcceptMatchAck, CancelPlacementAck, FriendAck, ListFriendsAck, RouteAck, StartMatchmakingAck,
+    SubscribePresenceAck, TicketAck, UnsubscribePresenceAck,
 };
 use gamelift_sockets_protocol::domain::{PlacementId, PlayerId};
+use gamelift_sockets_protocol::friends::FriendState;
 use gamelift_sockets_protocol::matchmaking::TicketId;
 use gamelift_sockets_protocol::requests::{
-    AcceptMatchRequestBody, CancelPlacementBody, PlayerIdsBody, StartMatchmakingRequestBody,
-    TicketBody,
+    AcceptMatchRequestBody, CancelPlacementBody, ListFriendsBody, PlayerBody, PlayerIdsBody,
+    StartMatchmakingRequestBody, TicketBody,
 };
 
 use crate::{Client, ClientError};
@@ -20,13 +22,23 @@ fn ticket_id(id: &str) -> Result<TicketId, ClientError> {
     TicketId::parse(id).map_err(|e| ClientError::Invalid(e.to_string()))
 }
 
+fn player_id(id: &str) -> Result<PlayerId, ClientError> {
+    PlayerId::parse(id).map_err(|e| ClientError::Invalid(e.to_string()))
+}
+
 fn player_ids(ids: &[&str]) -> Result<PlayerIdsBody, ClientError> {
     let player_ids = ids
         .iter()
-        .map(|id| PlayerId::parse(*id))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| ClientError::Invalid(e.to_string()))?;
+        .map(|id| player_id(id))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(PlayerIdsBody { player_ids })
+}
+
+/// `player` as a friend route's body.
+fn player_body(player: &str) -> Result<PlayerBody, ClientError> {
+    Ok(PlayerBody {
+        player_id: player_id(player)?,
+    })
 }
 
 impl Client {
@@ -127,6 +139,78 @@ impl Client {
         });
         match ack.await? {
             RouteAck::StopMatchmaking(ack) => Ok(ack),
+            other => Err(crate::other_ack(&other)),
+        }
+    }
+
+    /// `addFriend`: invites `player` (or accepts their invitation); the ack's `state` is
+    /// your side after it (`invited` or `friends`), each change also a `friend` push.
+    pub async fn add_friend(&self, player: &str) -> Result<FriendAck, ClientError> {
+        self.friend_change(player, |body| ClientRequest::AddFriend {
+            request_id: None,
+            body,
+        })
+        .await
+    }
+
+    /// `removeFriend`: ends a friendship, declines their invitation or withdraws yours.
+    pub async fn remove_friend(&self, player: &str) -> Result<FriendAck, ClientError> {
+        self.friend_change(player, |body| ClientRequest::RemoveFriend {
+            request_id: None,
+            body,
+        })
+        .await
+    }
+
+    /// `blockPlayer`: nothing of `player`'s reaches you; a friendship between you ends.
+    pub async fn block_player(&self, player: &str) -> Result<FriendAck, ClientError> {
+        self.friend_change(player, |body| ClientRequest::BlockPlayer {
+            request_id: None,
+            body,
+        })
+        .await
+    }
+
+    /// `unblockPlayer`.
+    pub async fn unblock_player(&self, player: &str) -> Result<FriendAck, ClientError> {
+        self.friend_change(player, |body| ClientRequest::UnblockPlayer {
+            request_id: None,
+            body,
+        })
+        .await
+    }
+
+    /// The four friend changes: `request` with `player` as its body, acked with a
+    /// [`FriendAck`].
+    async fn friend_change(
+        &self,
+        player: &str,
+        request: fn(PlayerBody) -> ClientRequest,
+    ) -> Result<FriendAck, ClientError> {
+        let request = request(player_body(player)?);
+        match self.request_ack(request).await? {
+            RouteAck::AddFriend(ack)
+            | RouteAck::RemoveFriend(ack)
+            | RouteAck::BlockPlayer(ack)
+            | RouteAck::UnblockPlayer(ack) => Ok(ack),
+            other => Err(crate::other_ack(&other)),
+        }
+    }
+
+    /// `listFriends`: a page of your relations (only those in `state`, if given; friends
+    /// with their presence) after `cursor`, the previous page's.
+    pub async fn list_friends(
+        &self,
+        state: Option<FriendState>,
+        cursor: Option<&str>,
+    ) -> Result<ListFriendsAck, ClientError> {
+        let cursor = cursor.map(player_id).transpose()?;
+        let ack = self.request_ack(ClientRequest::ListFriends {
+            request_id: None,
+            body: ListFriendsBody { state, cursor },
+        });
+        match ack.await? {
+            RouteAck::ListFriends(ack) => Ok(ack),
             other => Err(crate::other_ack(&other)),
         }
     }

@@ -22,6 +22,8 @@ export interface ClientEvents {
   party: ServerFrameOf<'party'>;
   partyInvite: ServerFrameOf<'party_invite'>;
   partyInviteDeclined: ServerFrameOf<'party_invite_declined'>;
+  /** A relation of yours changed (`invited`, `invitation`, `friends`, `removed`). */
+  friend: ServerFrameOf<'friend'>;
   /** Every pushed frame after de-duplication, including types this version does not name. */
   frame: ServerFrame | ({ type: string; seq?: number } & Record<string, unknown>);
   /** The connection state changed. `delayMs`: how long until the next connect attempt. */

@@ -98,6 +98,29 @@ export abstract class Routes {
     return this.request('setMatchmakingAttributes', { attributes });
   }
 
+  /** Invites a player to be friends (or accepts their invitation): resolves with your side's `state`. */
+  addFriend(playerId: string): Promise<Ack<AckOf<'addFriend'>>> {
+    return this.request('addFriend', { playerId });
+  }
+
+  /** Ends a friendship, declines their invitation or withdraws yours (`state: null`). */
+  removeFriend(playerId: string): Promise<Ack<AckOf<'removeFriend'>>> {
+    return this.request('removeFriend', { playerId });
+  }
+
+  blockPlayer(playerId: string): Promise<Ack<AckOf<'blockPlayer'>>> {
+    return this.request('blockPlayer', { playerId });
+  }
+
+  unblockPlayer(playerId: string): Promise<Ack<AckOf<'unblockPlayer'>>> {
+    return this.request('unblockPlayer', { playerId });
+  }
+
+  /** A page of your relations (friends with presence); pass the previous page's `cursor` for the next. */
+  listFriends(body: BodyOf<'listFriends'> = {}): Promise<Ack<AckOf<'listFriends'>>> {
+    return this.request('listFriends', body);
+  }
+
   /** A `heartbeat` with the cursor that asks for the server time (the timer's frames ask for nothing). */
   heartbeat(): Promise<Ack<AckOf<'heartbeat'>>> {
     return this.request('heartbeat', {});

@@ -1,5 +1,5 @@
-// The client's own logic with a scripted socket: de-duplication, the heartbeat timer, the
-// seat's connection details kept fresh, handshake refusals.
+// The client's own logic with a scripted socket: de-duplication, the friend routes, the
+// heartbeat timer, the seat's connection details kept fresh, handshake refusals.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { GameSocketsClient } from '../dist/index.js';
@@ -93,6 +93,43 @@ describe('de-duplication', () => {
     assert.equal(sockets.length, 2);
     assert.deepEqual(sockets[1].sent[0].body, { cursor: 42 });
     assert.equal(new URL(sockets[1].url).searchParams.get('playerId'), 'p');
+    client.close();
+  });
+});
+
+describe('the friend routes', () => {
+  it('given each friend method, then it sends its route and body and resolves with the typed ack; a friend push is a friend event', async () => {
+    const { sockets, factory } = scriptedSockets({
+      answer(frame, socket) {
+        const ack = frame.route === 'listFriends'
+          ? { friends: [{ playerId: 'bob', state: 'friends', since: 1, presence: 'online' }], cursor: null }
+          : { playerId: frame.body.playerId, state: frame.route === 'addFriend' ? 'invited' : null };
+        socket.serve({ type: 'ack', route: frame.route, requestId: frame.requestId, ...ack });
+      },
+    });
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory });
+    const friends = [];
+    client.on('friend', (f) => friends.push(f));
+    await client.connect();
+    assert.equal((await client.addFriend('bob')).state, 'invited');
+    assert.equal((await client.removeFriend('bob')).state, null);
+    assert.equal((await client.blockPlayer('bob')).playerId, 'bob');
+    assert.equal((await client.unblockPlayer('bob')).playerId, 'bob');
+    const page = await client.listFriends({ state: 'friends' });
+    assert.deepEqual(page.friends.map((f) => [f.playerId, f.presence]), [['bob', 'online']]);
+    const sent = sockets[0].sent.filter((f) => f.route !== 'resume').map((f) => [f.route, f.body]);
+    assert.deepEqual(sent, [
+      ['addFriend', { playerId: 'bob' }],
+      ['removeFriend', { playerId: 'bob' }],
+      ['blockPlayer', { playerId: 'bob' }],
+      ['unblockPlayer', { playerId: 'bob' }],
+      ['listFriends', { state: 'friends' }],
+    ]);
+    const push = { type: 'friend', playerId: 'carol', state: 'invitation', seq: 3 };
+    sockets[0].serve(push);
+    sockets[0].serve(push); // a retried delivery
+    await flush();
+    assert.deepEqual(friends, [push]);
     client.close();
   });
 });

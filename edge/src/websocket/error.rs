@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use shared::domain::PlayerId;
 use shared::frames::{Answered, ErrorCode, ServerFrame};
-use shared::friends::FriendRefusal;
+use shared::friends::{ChangeError, FriendRefusal};
 use shared::messaging::recipients::{MAX_MESSAGE_FIELD_BYTES, RecipientsError};
 use shared::party::PartyRefusal;
 use shared::pending::{Pending, PendingError};
@@ -119,6 +119,15 @@ impl From<PartyRefusal> for RouteError {
 impl From<FriendRefusal> for RouteError {
     fn from(refusal: FriendRefusal) -> Self {
         Self::new(refusal.code(), refusal.to_string())
+    }
+}
+
+impl From<ChangeError> for RouteError {
+    fn from(err: ChangeError) -> Self {
+        match err {
+            ChangeError::Refused(refusal) => refusal.into(),
+            ChangeError::Store(err) => Self::from_store(err, "nothing changed; retry"),
+        }
     }
 }
 

@@ -10,7 +10,10 @@
 //!   the socket closes (an inbox item of kind `kick`); the player may reconnect;
 //! - `POST /v1/game-sessions/{gameSessionId}/ended` and
 //!   `.../players/{playerId}/left`: the seat is cleared and `rejoinSession` answers
-//!   `session_ended` without asking GameLift.
+//!   `session_ended` without asking GameLift;
+//! - `POST /v1/players/{playerId}/friends:list`, `PUT` and `DELETE
+//!   /v1/players/{playerId}/friends/{friendId}`: a player's friends, and friendships made
+//!   or ended for them ([`friends`]).
 //!
 //! The bodies are the types of `gamelift_sockets_protocol::backend_api`, from which the
 //! API's OpenAPI document (docs/backend-api.openapi.json) is generated; a body is read
@@ -37,7 +40,11 @@
 //! | `POST /v1/players:batchGet` | 1 BatchGetItem per 100 ids |
 //! | `DELETE /v1/players/{id}/connection` | 1 GetItem + 1 Query + 1 PutItem (then the stream's BatchGetItem, PostToConnection, DeleteConnection) |
 //! | `.../ended`, N players; `.../left` | N conditional UpdateItem; 1 (+ 1 GetItem when it changed nothing) |
+//! | `POST .../friends:list` | 1 Query (a page of up to 100 relations) + 1 BatchGetItem (the page's friends' presence) |
+//! | `PUT .../friends/{friendId}` | 1 BatchGetItem (Players: both known) ‖ 1 BatchGetItem (Friends: both sides), then 2 Queries (the inboxes' heads, at once) + 1 TransactWriteItems (nothing more when they are friends already) |
+//! | `DELETE .../friends/{friendId}` | 1 BatchGetItem (both sides), then up to 2 Queries (at once) + 1 TransactWriteItems when there is something to end |
 
+mod friends;
 mod game_sessions;
 mod messages;
 mod players;
@@ -55,7 +62,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use shared::config::Config;
 use shared::frames::{ErrorCode, json_kind};
-use shared::ports::{Clock, MessageStore, PartyReader, PlayerLookup, PlayerReader, Seats};
+use shared::ports::{
+    Clock, FriendCommits, FriendReader, MessageStore, PartyReader, PlayerLookup, PlayerReader,
+    Seats,
+};
 use shared::telemetry::ErrorChain;
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
@@ -77,6 +87,8 @@ pub fn wire(w: &Wiring) -> BackendApi {
         seats: w.stores.seats(),
         messages: w.stores.message_store(),
         parties: w.stores.party_reader(),
+        relations: w.stores.friend_reader(),
+        friend_commits: w.stores.friend_commits(),
         clock: w.clock.clone(),
     }
 }
@@ -89,6 +101,8 @@ pub struct BackendApi {
     seats: Arc<dyn Seats>,
     messages: Arc<dyn MessageStore>,
     parties: Arc<dyn PartyReader>,
+    relations: Arc<dyn FriendReader>,
+    friend_commits: Arc<dyn FriendCommits>,
     clock: Arc<dyn Clock>,
 }
 
@@ -139,6 +153,11 @@ impl BackendApi {
                 self.game_session_ended(game, body_of(request)?).await
             }
             Endpoint::PlayerLeft(game, player) => self.player_left(game, player).await,
+            Endpoint::ListFriends(player) => self.list_friends(player, body_of(request)?).await,
+            Endpoint::AddFriendship(player, friend) => self.add_friendship(player, friend).await,
+            Endpoint::RemoveFriendship(player, friend) => {
+                self.remove_friendship(player, friend).await
+            }
         }
     }
 }

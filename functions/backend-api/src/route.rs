@@ -28,6 +28,12 @@ pub enum Endpoint {
     GameSessionEnded(String),
     /// `POST /v1/game-sessions/{gameSessionId}/players/{playerId}/left`
     PlayerLeft(String, PlayerId),
+    /// `POST /v1/players/{playerId}/friends:list`
+    ListFriends(PlayerId),
+    /// `PUT /v1/players/{playerId}/friends/{friendId}`
+    AddFriendship(PlayerId, PlayerId),
+    /// `DELETE /v1/players/{playerId}/friends/{friendId}`
+    RemoveFriendship(PlayerId, PlayerId),
 }
 
 impl Endpoint {
@@ -41,6 +47,9 @@ impl Endpoint {
             Self::EndConnection(_) => &openapi::END_CONNECTION,
             Self::GameSessionEnded(_) => &openapi::GAME_SESSION_ENDED,
             Self::PlayerLeft(..) => &openapi::PLAYER_LEFT,
+            Self::ListFriends(_) => &openapi::LIST_FRIENDS,
+            Self::AddFriendship(..) => &openapi::ADD_FRIENDSHIP,
+            Self::RemoveFriendship(..) => &openapi::REMOVE_FRIENDSHIP,
         }
     }
 
@@ -66,29 +75,51 @@ pub fn route(method: &Method, raw_path: &str) -> Result<Endpoint, RouteError> {
         .map(|s| decode(s))
         .collect::<Result<Vec<_>, _>>()?;
     let path: Vec<&str> = segments.iter().map(String::as_str).collect();
-    let (endpoint, allowed) = match path.as_slice() {
-        ["messages"] => (Endpoint::SendMessages, Method::POST),
-        ["players:batchGet"] => (Endpoint::BatchGetPlayers, Method::POST),
-        ["players", id] => (Endpoint::GetPlayer(player_id(id)?), Method::GET),
-        ["players", id, "connection"] => (Endpoint::EndConnection(player_id(id)?), Method::DELETE),
-        ["game-sessions", game @ .., "players", id, "left"] if !game.is_empty() => (
+    // Each method served at the path, with its endpoint.
+    let mut served = match path.as_slice() {
+        ["messages"] => vec![(Method::POST, Endpoint::SendMessages)],
+        ["players:batchGet"] => vec![(Method::POST, Endpoint::BatchGetPlayers)],
+        ["players", id] => vec![(Method::GET, Endpoint::GetPlayer(player_id(id)?))],
+        ["players", id, "connection"] => {
+            vec![(Method::DELETE, Endpoint::EndConnection(player_id(id)?))]
+        }
+        ["players", id, "friends:list"] => {
+            vec![(Method::POST, Endpoint::ListFriends(player_id(id)?))]
+        }
+        ["players", id, "friends", other] => {
+            let (player, friend) = (player_id(id)?, player_id_named(other, "friendId")?);
+            vec![
+                (
+                    Method::PUT,
+                    Endpoint::AddFriendship(player.clone(), friend.clone()),
+                ),
+                (Method::DELETE, Endpoint::RemoveFriendship(player, friend)),
+            ]
+        }
+        ["game-sessions", game @ .., "players", id, "left"] if !game.is_empty() => vec![(
+            Method::POST,
             Endpoint::PlayerLeft(game_session_id(game)?, player_id(id)?),
+        )],
+        ["game-sessions", game @ .., "ended"] if !game.is_empty() => vec![(
             Method::POST,
-        ),
-        ["game-sessions", game @ .., "ended"] if !game.is_empty() => (
             Endpoint::GameSessionEnded(game_session_id(game)?),
-            Method::POST,
-        ),
+        )],
         _ => return Err(unknown(raw_path)),
     };
-    if *method != allowed {
-        return Err(RouteError::new(
-            ErrorCode::UnknownRoute,
-            format!("{method} is not served on {raw_path}; use {allowed}"),
-        )
-        .with_detail("allow", allowed.as_str()));
+    match served.iter().position(|(allowed, _)| allowed == method) {
+        Some(at) => Ok(served.swap_remove(at).1),
+        None => {
+            let allowed: Vec<&str> = served.iter().map(|(m, _)| m.as_str()).collect();
+            Err(RouteError::new(
+                ErrorCode::UnknownRoute,
+                format!(
+                    "{method} is not served on {raw_path}; use {}",
+                    allowed.join(" or ")
+                ),
+            )
+            .with_detail("allow", allowed.join(", ")))
+        }
     }
-    Ok(endpoint)
 }
 
 fn unknown(raw_path: &str) -> RouteError {
@@ -101,9 +132,13 @@ fn unknown(raw_path: &str) -> RouteError {
 }
 
 fn player_id(raw: &str) -> Result<PlayerId, RouteError> {
+    player_id_named(raw, "playerId")
+}
+
+fn player_id_named(raw: &str, name: &str) -> Result<PlayerId, RouteError> {
     PlayerId::parse(raw).map_err(|e| {
-        RouteError::bad_request(format!("`playerId` in the path is not a player id: {e}"))
-            .with_detail("field", "playerId")
+        RouteError::bad_request(format!("`{name}` in the path is not a player id: {e}"))
+            .with_detail("field", name)
     })
 }
 
@@ -201,6 +236,21 @@ mod tests {
                 &format!("/v1/game-sessions/{ARN}/players/bob/left"),
                 Endpoint::PlayerLeft(ARN.into(), player("bob")),
             ),
+            (
+                Method::POST,
+                "/v1/players/alice/friends:list",
+                Endpoint::ListFriends(player("alice")),
+            ),
+            (
+                Method::PUT,
+                "/v1/players/alice/friends/b%40b",
+                Endpoint::AddFriendship(player("alice"), player("b@b")),
+            ),
+            (
+                Method::DELETE,
+                "/v1/players/alice/friends/bob",
+                Endpoint::RemoveFriendship(player("alice"), player("bob")),
+            ),
         ];
         for (method, path, expected) in cases {
             assert_eq!(route(&method, path), Ok(expected), "{method} {path}");
@@ -217,6 +267,9 @@ mod tests {
             Endpoint::EndConnection(player("alice")),
             Endpoint::GameSessionEnded(ARN.into()),
             Endpoint::PlayerLeft(ARN.into(), player("alice")),
+            Endpoint::ListFriends(player("alice")),
+            Endpoint::AddFriendship(player("alice"), player("bob")),
+            Endpoint::RemoveFriendship(player("alice"), player("bob")),
         ];
         for endpoint in &all {
             match endpoint {
@@ -225,7 +278,10 @@ mod tests {
                 | Endpoint::BatchGetPlayers
                 | Endpoint::EndConnection(_)
                 | Endpoint::GameSessionEnded(_)
-                | Endpoint::PlayerLeft(..) => {}
+                | Endpoint::PlayerLeft(..)
+                | Endpoint::ListFriends(_)
+                | Endpoint::AddFriendship(..)
+                | Endpoint::RemoveFriendship(..) => {}
             }
         }
         all
@@ -238,6 +294,7 @@ mod tests {
             let path = operation
                 .path
                 .replace("{playerId}", "alice")
+                .replace("{friendId}", "bob")
                 .replace("{gameSessionId}", &encoded_arn);
             let method = Method::from_bytes(operation.method.to_uppercase().as_bytes()).unwrap();
             let endpoint = route(&method, &path)
@@ -271,6 +328,10 @@ mod tests {
             (bad.code, &bad.details["field"]),
             (ErrorCode::BadRequest, &"playerId".into())
         );
+        let wrong = route(&Method::GET, "/v1/players/alice/friends/bob").unwrap_err();
+        assert_eq!(wrong.details["allow"], "PUT, DELETE");
+        let bad = route(&Method::PUT, "/v1/players/alice/friends/b%20b").unwrap_err();
+        assert_eq!(bad.details["field"], "friendId");
         let bad = route(&Method::GET, "/v1/players/%zz").unwrap_err();
         assert_eq!(bad.details["field"], "path");
         let bad = route(&Method::POST, "/v1/game-sessions/a%20b/ended").unwrap_err();

@@ -488,12 +488,17 @@ async fn given_the_store_is_down_then_503_retryable() {
         .replace::<dyn PlayerLookup>(down.clone())
         .replace::<dyn Seats>(down.clone())
         .replace::<dyn MessageStore>(down.clone())
-        .replace::<dyn PartyReader>(down);
+        .replace::<dyn PartyReader>(down.clone())
+        .replace::<dyn FriendReader>(down.clone())
+        .replace::<dyn FriendCommits>(down);
     let api = wire(&w.wiring());
+    let get = || sample(include_str!("../../../events/backend-api-get-player.json"));
     for event in [
         send_message_event(),
-        sample(include_str!("../../../events/backend-api-get-player.json")),
+        get(),
         sample(include_str!("../../../events/backend-api-player-left.json")),
+        at(get(), "POST", "/v1/players/alice/friends:list"),
+        at(get(), "DELETE", "/v1/players/alice/friends/bob"),
     ] {
         let (status, headers, problem) = call(&api, &event).await;
         assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{problem}");
@@ -510,4 +515,217 @@ fn the_samples_come_from_a_game_server_role() {
         caller_of(&request),
         "arn:aws:sts::123456789012:assumed-role/GameServerFleetRole/i-0123456789abcdef0"
     );
+}
+
+mod friends {
+    //! The friend endpoints, on the get-player sample moved to their paths.
+
+    use shared::friends::{Action, read_pair};
+
+    use super::*;
+
+    fn event(method: &str, path: &str) -> Value {
+        at(
+            sample(include_str!("../../../events/backend-api-get-player.json")),
+            method,
+            path,
+        )
+    }
+
+    /// The `friend` frames in `name`'s inbox, as (about, state).
+    async fn friend_frames(w: &World, name: &str) -> Vec<(String, String)> {
+        w.inbox(name)
+            .await
+            .into_iter()
+            .filter(|m| m.kind == MessageKind::Friend)
+            .map(|m| {
+                let frame: Value = serde_json::from_str(&m.payload).unwrap();
+                assert_eq!(frame["type"], "friend");
+                (
+                    frame["playerId"].as_str().unwrap().to_owned(),
+                    frame["state"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    /// `who` does `action` on their relation with `other`, as on the socket (set-up).
+    async fn acts(w: &World, who: &str, other: &str, action: Action) {
+        let pair = read_pair(w.w.tables.friends.as_ref(), &player(who), &player(other))
+            .await
+            .unwrap();
+        w.api.relations().carry_out(pair, action).await.unwrap();
+    }
+
+    fn told(about: &str, state: &str) -> (String, String) {
+        (about.to_owned(), state.to_owned())
+    }
+
+    #[tokio::test]
+    async fn given_two_known_players_when_a_friendship_is_put_then_both_are_friends_and_each_is_pushed_it_once()
+     {
+        let w = world().await;
+        let put = event("PUT", "/v1/players/alice/friends/bob");
+        let (status, headers, body) = w.call(&put).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(headers[header::CONTENT_TYPE], "application/json");
+        assert_eq!(body, json!({"playerId": "bob", "state": "friends"}));
+        assert_eq!(friend_frames(&w, "alice").await, [told("bob", "friends")]);
+        assert_eq!(friend_frames(&w, "bob").await, [told("alice", "friends")]);
+        // Idempotent: already friends, nothing more is written or pushed.
+        let (status, _, body) = w.call(&put).await;
+        assert_eq!(
+            (status, &body["state"]),
+            (StatusCode::OK, &json!("friends"))
+        );
+        assert_eq!(friend_frames(&w, "bob").await.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn given_an_invitation_when_a_friendship_is_put_then_it_is_accepted_for_both() {
+        let w = world().await;
+        acts(&w, "bob", "alice", Action::Add).await;
+        let (status, _, body) = w.call(&event("PUT", "/v1/players/alice/friends/bob")).await;
+        assert_eq!(
+            (status, &body["state"]),
+            (StatusCode::OK, &json!("friends"))
+        );
+        let (_, _, page) = w.call(&event("POST", "/v1/players/bob/friends:list")).await;
+        assert_eq!(page["friends"][0]["state"], "friends", "{page}");
+    }
+
+    #[tokio::test]
+    async fn given_an_unknown_player_when_a_friendship_is_put_then_404_names_them_and_nothing_is_written()
+     {
+        let w = world().await;
+        let (status, headers, problem) = w
+            .call(&event("PUT", "/v1/players/alice/friends/nobody"))
+            .await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{problem}");
+        assert_eq!(headers[header::CONTENT_TYPE], "application/problem+json");
+        assert_eq!(problem["code"], "not_found");
+        assert_eq!(problem["playerIds"], json!(["nobody"]));
+        assert!(friend_frames(&w, "alice").await.is_empty());
+        let (_, _, page) = w
+            .call(&event("POST", "/v1/players/alice/friends:list"))
+            .await;
+        assert_eq!(page, json!({"friends": [], "cursor": null}));
+    }
+
+    #[tokio::test]
+    async fn given_a_block_when_a_friendship_is_put_then_409_says_who_blocked_whom_and_the_block_stays()
+     {
+        let w = world().await;
+        acts(&w, "bob", "alice", Action::Block).await;
+        let (status, _, problem) = w.call(&event("PUT", "/v1/players/alice/friends/bob")).await;
+        assert_eq!(status, StatusCode::CONFLICT, "{problem}");
+        assert_eq!(problem["code"], "conflict");
+        assert!(
+            problem["detail"]
+                .as_str()
+                .unwrap()
+                .starts_with("bob blocked alice"),
+            "{problem}"
+        );
+        let (_, _, page) = w.call(&event("POST", "/v1/players/bob/friends:list")).await;
+        assert_eq!(page["friends"][0]["state"], "blocked");
+        assert!(friend_frames(&w, "alice").await.is_empty());
+    }
+
+    #[tokio::test]
+    async fn given_friends_when_the_friendship_is_deleted_then_both_are_told_removed_and_again_is_no_error()
+     {
+        let w = world().await;
+        w.call(&event("PUT", "/v1/players/alice/friends/bob")).await;
+        let delete = event("DELETE", "/v1/players/bob/friends/alice");
+        let (status, _, body) = w.call(&delete).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body, json!({"playerId": "alice", "state": null}));
+        assert_eq!(
+            friend_frames(&w, "alice").await,
+            [told("bob", "friends"), told("bob", "removed")]
+        );
+        assert_eq!(
+            friend_frames(&w, "bob").await,
+            [told("alice", "friends"), told("alice", "removed")]
+        );
+        let (status, _, body) = w.call(&delete).await;
+        assert_eq!((status, &body["state"]), (StatusCode::OK, &Value::Null));
+        assert_eq!(friend_frames(&w, "bob").await.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn given_friends_and_an_invitation_when_listed_then_friends_carry_presence_and_state_filters()
+     {
+        let w = world().await;
+        w.w.tables
+            .players
+            .connect(&new_connection("carol", "c-carol", T0))
+            .await
+            .unwrap();
+        w.call(&event("PUT", "/v1/players/alice/friends/bob")).await;
+        acts(&w, "carol", "alice", Action::Add).await;
+        let list = event("POST", "/v1/players/alice/friends:list");
+        let (status, _, page) = w.call(&list).await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        let friends = page["friends"].as_array().unwrap();
+        assert_eq!(friends.len(), 2, "{page}");
+        assert_eq!(
+            (
+                &friends[0]["playerId"],
+                &friends[0]["state"],
+                &friends[0]["presence"]
+            ),
+            (&json!("bob"), &json!("friends"), &json!("online"))
+        );
+        assert_eq!(
+            (&friends[1]["playerId"], &friends[1]["state"]),
+            (&json!("carol"), &json!("invitation"))
+        );
+        assert!(friends[1].get("presence").is_none(), "{page}");
+        assert_eq!(page["cursor"], Value::Null);
+        let (_, _, page) = w
+            .call(&with_body(list.clone(), &json!({"state": "invitation"})))
+            .await;
+        assert_eq!(page["friends"].as_array().unwrap().len(), 1);
+        assert_eq!(page["friends"][0]["playerId"], "carol");
+        let (_, _, page) = w
+            .call(&with_body(list.clone(), &json!({"cursor": "bob"})))
+            .await;
+        assert_eq!(page["friends"][0]["playerId"], "carol");
+        let (status, _, problem) = w.call(&with_body(list, &json!({"state": "pals"}))).await;
+        assert_eq!(
+            (status, &problem["field"]),
+            (StatusCode::BAD_REQUEST, &json!("state"))
+        );
+    }
+
+    #[tokio::test]
+    async fn given_more_friends_than_a_page_when_listed_then_the_cursor_reaches_every_one_once() {
+        let w = world().await;
+        let total = shared::friends::FRIENDS_PAGE_SIZE as usize + 5;
+        for i in 0..total {
+            let name = format!("p{i:03}");
+            w.w.tables
+                .players
+                .connect(&new_connection(&name, &format!("c-{name}"), T0))
+                .await
+                .unwrap();
+            let (status, _, body) = w
+                .call(&event("PUT", &format!("/v1/players/alice/friends/{name}")))
+                .await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+        }
+        let list = event("POST", "/v1/players/alice/friends:list");
+        let (_, _, first) = w.call(&list).await;
+        assert_eq!(
+            first["friends"].as_array().unwrap().len(),
+            shared::friends::FRIENDS_PAGE_SIZE as usize
+        );
+        let (_, _, second) = w
+            .call(&with_body(list, &json!({"cursor": first["cursor"]})))
+            .await;
+        assert_eq!(second["friends"].as_array().unwrap().len(), 5);
+        assert_eq!(second["cursor"], Value::Null);
+    }
 }

@@ -33,7 +33,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::routing::{get, post};
 use serde_json::{Value, json};
-use shared::ports::{Clock, InboxReader, PartyReader, PlayerLookup};
+use shared::ports::{Clock, FriendReader, InboxReader, PartyReader, PlayerLookup};
 use tokio::sync::watch;
 
 pub use feed::{FeedEvent, FeedKind, Hub};
@@ -54,6 +54,7 @@ pub struct Console {
     pub players: Arc<dyn PlayerLookup>,
     pub messages: Arc<dyn InboxReader>,
     pub parties: Arc<dyn PartyReader>,
+    pub relations: Arc<dyn FriendReader>,
     pub clock: Arc<dyn Clock>,
     pub simulator: Arc<Simulator>,
     /// The server SDK 5 endpoint (TerminateProcess, RefreshConnection).
@@ -83,6 +84,7 @@ impl Console {
             players: dependencies.stores.player_lookup(),
             messages: dependencies.stores.inbox_reader(),
             parties: dependencies.stores.party_reader(),
+            relations: dependencies.stores.friend_reader(),
             clock: dependencies.clock.clone(),
             simulator,
             game_servers,

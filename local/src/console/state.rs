@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 use shared::domain::{EpochMillis, PlayerId, PresenceStatus};
+use shared::friends::{FriendEntry, FriendState};
 use shared::messaging::ReplayFrom;
 use shared::players::PlayerRecord;
 
@@ -23,6 +24,7 @@ pub const SECTIONS: &[&str] = &[
     "fleet",
     "processes",
     "parties",
+    "friends",
     "tickets",
     "metrics",
 ];
@@ -75,6 +77,7 @@ pub async fn section(console: &Console, name: &str, now: EpochMillis) -> Option<
         "fleet" => fleet(console),
         "processes" => super::processes::section(console),
         "parties" => parties(console).await,
+        "friends" => friends(console).await,
         "tickets" => console.hub.tickets.list(),
         "metrics" => console.hub.metrics.snapshot(),
         _ => return None,
@@ -244,6 +247,52 @@ async fn parties(console: &Console) -> Value {
         }
     }
     Value::Array(parties)
+}
+
+/// The seen players' relations, one row per player who has any: friends (with presence),
+/// invitations sent and received, blocks; each player's first `listFriends` page, read as
+/// the route reads it (`more`: the player has more than a page).
+async fn friends(console: &Console) -> Value {
+    let records = match records(console).await {
+        Ok(records) => records,
+        Err(error) => return json!({ "error": error }),
+    };
+    let mut rows = Vec::new();
+    for record in records {
+        let player = record.player_id;
+        let page = shared::friends::page(
+            console.relations.as_ref(),
+            console.players.as_ref(),
+            console.clock.as_ref(),
+            &player,
+            &Default::default(),
+        )
+        .await;
+        let page = match page {
+            Ok(page) if page.friends.is_empty() => continue,
+            Ok(page) => page,
+            Err(error) => {
+                rows.push(json!({
+                    "playerId": player.as_str(),
+                    "error": shared::telemetry::ErrorChain(&error).to_string(),
+                }));
+                continue;
+            }
+        };
+        let mut row = json!({ "playerId": player.as_str(), "more": page.cursor.is_some() });
+        for state in [
+            FriendState::Friends,
+            FriendState::Invited,
+            FriendState::Invitation,
+            FriendState::Blocked,
+        ] {
+            let entries: Vec<&FriendEntry> =
+                page.friends.iter().filter(|e| e.state == state).collect();
+            row[state.as_str()] = json!(entries);
+        }
+        rows.push(row);
+    }
+    Value::Array(rows)
 }
 
 #[cfg(test)]

@@ -753,3 +753,55 @@ async fn given_a_placement_fulfilled_when_its_frame_reaches_the_feed_then_the_st
     );
     stack.shutdown().await;
 }
+
+#[tokio::test]
+async fn given_a_friendship_made_through_the_backend_api_then_the_friends_section_shows_it_with_presence_until_it_ends()
+ {
+    // Given alice and bob connected, made friends by a studio's service
+    let stack = stack().await;
+    let addr = stack.addr();
+    let backend: std::net::SocketAddr = stack
+        .backend_api_url()
+        .trim_start_matches("http://")
+        .parse()
+        .unwrap();
+    let _alice = player(&stack.url(), "alice").await;
+    let mut bob = player(&stack.url(), "bob").await;
+    let (status, ack) = http(backend, "PUT", "/v1/players/alice/friends/bob", &[], "").await;
+    assert_eq!(status, 200, "{ack}");
+    // And bob is pushed the friendship live, as for an invitation accepted on the socket
+    let pushed = next_where(&mut bob, |f| f["type"] == "friend").await;
+    assert_eq!(
+        (&pushed["playerId"], &pushed["state"]),
+        (&json!("alice"), &json!("friends"))
+    );
+
+    // When a script reads the friends section
+    let (status, friends) = get(addr, "/console/api/friends").await;
+
+    // Then each side is a row, the other a friend with their presence
+    assert_eq!(status, 200);
+    let row = |id: &str| {
+        friends
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["playerId"] == id)
+            .unwrap_or_else(|| panic!("no row for {id}: {friends}"))
+            .clone()
+    };
+    assert_eq!(row("alice")["friends"][0]["playerId"], "bob", "{friends}");
+    assert_eq!(row("alice")["friends"][0]["presence"], "online");
+    assert_eq!(row("bob")["friends"][0]["playerId"], "alice");
+    assert_eq!(row("bob")["invitation"], json!([]));
+    assert_eq!(row("bob")["more"], false);
+    let (_, state) = get(addr, "/console/api/state").await;
+    assert!(state.get("friends").is_some(), "{state}");
+
+    // And once the friendship ends, neither has a row
+    let (status, _) = http(backend, "DELETE", "/v1/players/bob/friends/alice", &[], "").await;
+    assert_eq!(status, 200);
+    let (_, friends) = get(addr, "/console/api/friends").await;
+    assert_eq!(friends, json!([]));
+    stack.shutdown().await;
+}

@@ -21,7 +21,8 @@ use crate::party::PartyId;
 use crate::requests::body::describe;
 use crate::requests::fields::PlayerIdList;
 
-pub use crate::requests::PlayerIdsBody;
+pub use crate::acks::{FriendAck, ListFriendsAck};
+pub use crate::requests::{ListFriendsBody, PlayerIdsBody};
 
 /// The longest service name `from` may give.
 pub const MAX_FROM_LEN: usize = 64;

@@ -10,9 +10,9 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 use super::{
-    BatchGetPlayersResponse, EndConnectionRequest, EndConnectionResponse, GameSessionEndedResponse,
-    PlayerIdsBody, PlayerLeftResponse, PlayerView, Problem, SendMessagesRequest,
-    SendMessagesResponse,
+    BatchGetPlayersResponse, EndConnectionRequest, EndConnectionResponse, FriendAck,
+    GameSessionEndedResponse, ListFriendsAck, ListFriendsBody, PlayerIdsBody, PlayerLeftResponse,
+    PlayerView, Problem, SendMessagesRequest, SendMessagesResponse,
 };
 
 /// The command that rewrites the committed document (run from the workspace root).
@@ -103,6 +103,36 @@ pub const PLAYER_LEFT: Operation = Operation {
     response: schema_of::<PlayerLeftResponse>,
 };
 
+pub const LIST_FRIENDS: Operation = Operation {
+    id: "listFriends",
+    method: "post",
+    path: "/v1/players/{playerId}/friends:list",
+    summary: "A page of the player's relations (friends with their presence, invitations both ways, blocks), by player id, exactly as the player's `listFriends` answers it (the same body: `state`, `cursor`).",
+    request: Some(schema_of::<ListFriendsBody>),
+    status: 200,
+    response: schema_of::<ListFriendsAck>,
+};
+
+pub const ADD_FRIENDSHIP: Operation = Operation {
+    id: "addFriendship",
+    method: "put",
+    path: "/v1/players/{playerId}/friends/{friendId}",
+    summary: "Makes two known players friends at once, with no invitation (a studio importing a platform's friends); each is pushed a `friend` frame as on the socket. Idempotent; 409 if either blocked the other, 403 if either has MAX_FRIENDS friends.",
+    request: None,
+    status: 200,
+    response: schema_of::<FriendAck>,
+};
+
+pub const REMOVE_FRIENDSHIP: Operation = Operation {
+    id: "removeFriendship",
+    method: "delete",
+    path: "/v1/players/{playerId}/friends/{friendId}",
+    summary: "Ends a friendship or an invitation either way, as the player's `removeFriend` does (both told `removed`); a block stays. Nothing to remove is no error.",
+    request: None,
+    status: 200,
+    response: schema_of::<FriendAck>,
+};
+
 /// Every endpoint of the backend API.
 pub const OPERATIONS: &[&Operation] = &[
     &SEND_MESSAGES,
@@ -111,6 +141,9 @@ pub const OPERATIONS: &[&Operation] = &[
     &END_CONNECTION,
     &GAME_SESSION_ENDED,
     &PLAYER_LEFT,
+    &LIST_FRIENDS,
+    &ADD_FRIENDSHIP,
+    &REMOVE_FRIENDSHIP,
 ];
 
 /// The operation named `id`.
@@ -126,6 +159,10 @@ fn parameter(name: &str) -> Value {
     let (description, schema) = match name {
         "playerId" => (
             "A player's id.",
+            json!({"$ref": "#/components/schemas/PlayerId"}),
+        ),
+        "friendId" => (
+            "The other player's id.",
             json!({"$ref": "#/components/schemas/PlayerId"}),
         ),
         _ => (

@@ -259,3 +259,48 @@ fn given_a_push_when_made_into_a_message_then_it_is_a_friend_frame_with_a_stable
     assert_eq!(friend_push(&push, 1_000, 60).message_id, message.message_id);
     assert_ne!(friend_push(&push, 1_001, 60).message_id, message.message_id);
 }
+
+#[test]
+fn given_any_relation_but_a_block_when_befriended_then_both_sides_are_friends_and_told() {
+    for (mine, theirs) in [
+        (None, None),
+        (Some(Invited), Some(Invitation)),
+        (Some(Invitation), Some(Invited)),
+    ] {
+        let change = pair(mine, theirs).apply(Action::Befriend).unwrap();
+        assert_eq!(change.after, Some(Friends));
+        assert_eq!(
+            summary(&change),
+            (
+                vec![
+                    ("alice", mine, Some(Friends)),
+                    ("bob", theirs, Some(Friends))
+                ],
+                vec![
+                    ("alice", FriendUpdate::Friends),
+                    ("bob", FriendUpdate::Friends)
+                ]
+            ),
+            "{mine:?} {theirs:?}"
+        );
+    }
+    assert!(
+        pair(Some(Friends), Some(Friends))
+            .apply(Action::Befriend)
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn given_a_block_either_way_when_befriended_then_refused_naming_who_blocked_whom() {
+    assert_eq!(
+        pair(Some(Blocked), None).apply(Action::Befriend),
+        Err(FriendRefusal::Blocked(p("alice"), p("bob")))
+    );
+    let refusal = pair(Some(Invited), Some(Blocked))
+        .apply(Action::Befriend)
+        .unwrap_err();
+    assert_eq!(refusal, FriendRefusal::Blocked(p("bob"), p("alice")));
+    assert_eq!(refusal.code(), ErrorCode::Conflict);
+}

@@ -275,6 +275,17 @@
           col("Version", (p) => (p.error ? `error: ${p.error}` : p.version)),
         ],
       },
+      friends: {
+        key: (f) => f.playerId,
+        rowAttr: "data-friends",
+        columns: [
+          col("Player", (f) => f.playerId, { cls: "id" }),
+          col("Friends", (f) => (f.error ? `error: ${f.error}` : (f.friends || []).map((e) => `${e.playerId} (${e.presence})`).join(", ") + (f.more ? ", …" : ""))),
+          col("Invited", (f) => (f.invited || []).map((e) => e.playerId).join(", ")),
+          col("Invitations", (f) => (f.invitation || []).map((e) => e.playerId).join(", ")),
+          col("Blocked", (f) => (f.blocked || []).map((e) => e.playerId).join(", ")),
+        ],
+      },
       metrics: {
         key: (m) => `${m.name} ${dimensionText(m)}`,
         rowAttr: "data-metric",

@@ -2,7 +2,7 @@
 //! `backend-api` handler, on an HTTP API (payload 2.0) request built from the
 //! `events/backend-api-*.json` samples, on tables of its own: alice, bob and carol
 //! connected (every inbox has had a message first, so the rows show the usual append),
-//! alice and bob seated in one game.
+//! alice and bob seated in one game, then made friends and unfriended.
 
 use std::sync::Arc;
 
@@ -181,6 +181,24 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
         "backend_game_ended_2",
         "backend API: POST /v1/game-sessions/{id}/ended, 2 players (1 already left)",
         "N conditional writes (a player seated elsewhere or already cleared: refused by its condition)",
+    );
+    call(bench, "PUT", "/v1/players/alice/friends/bob", None).await?;
+    bench.row(
+        "backend_add_friendship",
+        "backend API: PUT /v1/players/{id}/friends/{id}",
+        "1 batch read (both known) ‖ 1 batch read (both sides), then 2 queries (the inboxes' heads) + 1 transaction (both sides, both counts, both friend frames)",
+    );
+    call(bench, "POST", "/v1/players/alice/friends:list", None).await?;
+    bench.row(
+        "backend_list_friends",
+        "backend API: POST /v1/players/{id}/friends:list, 1 friend",
+        "1 query (a page of up to 100) + 1 batch read (the friends' presence)",
+    );
+    call(bench, "DELETE", "/v1/players/bob/friends/alice", None).await?;
+    bench.row(
+        "backend_remove_friendship",
+        "backend API: DELETE /v1/players/{id}/friends/{id}",
+        "1 batch read (both sides), then 2 queries + 1 transaction",
     );
     Ok(())
 }
