@@ -11,12 +11,14 @@ use async_trait::async_trait;
 use aws_lambda_events::streams::DynamoDbEventResponse;
 use edge::websocket::{RouteEvent, RouteHandler, RouteResult, status};
 use lambda_runtime::LambdaEvent;
+use local::LocalConnectionGateway;
 use local::StreamHandler;
 use local::routes::DISCONNECT;
-use on_message_inserted::{MessageInsertedHandler, StreamBatch};
+use on_message_inserted::StreamBatch;
 use serde_json::{Value, json};
 use shared::domain::{ConnectionId, PresenceStatus};
-use shared::ports::{ConnectionGateway, GatewayError};
+use shared::ports::{ConnectionGateway, ConnectionInfo, ConnectionProbe, GatewayError};
+use shared::wiring::{ServiceSet, Wiring};
 use tests::stack::{Client, TestStack, fragmented};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -378,7 +380,7 @@ async fn given_bad_send_message_input_then_a_precise_error_nothing_is_queued_and
 
 /// A `ConnectionGateway` that answers 429 once for a chosen connection, then behaves.
 struct FlakyGateway {
-    inner: Arc<dyn ConnectionGateway>,
+    inner: Arc<LocalConnectionGateway>,
     fail_once: Mutex<Option<String>>,
 }
 
@@ -407,6 +409,17 @@ impl ConnectionGateway for FlakyGateway {
 
     async fn delete(&self, endpoint: &str, connection: &ConnectionId) -> Result<(), GatewayError> {
         self.inner.delete(endpoint, connection).await
+    }
+}
+
+#[async_trait]
+impl ConnectionProbe for FlakyGateway {
+    async fn get(
+        &self,
+        endpoint: &str,
+        connection: &ConnectionId,
+    ) -> Result<ConnectionInfo, GatewayError> {
+        self.inner.get(endpoint, connection).await
     }
 }
 
@@ -492,17 +505,21 @@ async fn given_a_transient_failure_for_one_record_then_the_feeder_reinvokes_from
         move |stack| {
             let deps = stack.dependencies().clone();
             let gateway = Arc::new(FlakyGateway {
-                inner: deps.services.connection_gateway(),
+                inner: Arc::new(LocalConnectionGateway::new(stack.connections().clone())),
                 fail_once: Mutex::new(None),
             });
             *flaky_slot.lock().unwrap() = Some(gateway.clone());
-            let real = Arc::new(MessageInsertedHandler::new(
-                deps.config.clone(),
-                deps.stores.player_lookup(),
-                deps.stores.connections(),
-                gateway,
-                deps.clock.clone(),
-            ));
+            // The stack's wiring but for the gateway: the handler as its `wire` builds it.
+            let wiring = Wiring {
+                services: Arc::new(ServiceSet {
+                    gateway,
+                    events: deps.services.event_bus(),
+                    gamelift: stack.simulator().clone(),
+                    matchmaker: deps.services.matchmaker(),
+                }),
+                ..deps.wiring
+            };
+            let real = Arc::new(on_message_inserted::wire(&wiring));
             stack.set_stream_handler(Arc::new(Recorded {
                 inner: real,
                 invocations: seen,

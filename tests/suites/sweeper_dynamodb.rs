@@ -11,12 +11,15 @@ use aws_adapters::dynamodb::{DynamoPartyStore, DynamoPlayerStore};
 use contracts::ports::*;
 use contracts::recording_gateway::{GatewayCall, RecordingGateway};
 use memory_adapters::InProcessEventBus;
+use memory_adapters::test_wiring::TestWiring;
 use presence_timeout::{PresenceTimeoutHandler, SweepSummary};
 use shared::config::{Config, PresenceLiveness};
 use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
-use shared::party::Parties;
 use shared::players::NewConnection;
-use shared::ports::{ConnectionGateway, ConnectionInfo, GatewayError, ManualClock};
+use shared::ports::{
+    ConnectionGateway, ConnectionInfo, ConnectionProbe, GatewayError, OfflineParties, PartyCommits,
+    PartyReader, PresenceSweep,
+};
 use shared::presence::PresenceChange;
 use tests::dynamodb::{
     dynamodb_local, fresh_messages_table, fresh_parties_table, fresh_players_table,
@@ -77,31 +80,23 @@ impl World {
         }
     }
 
-    /// The sweeper as `presence_timeout::wire` builds it: it asks API Gateway about a
-    /// socket only in connection-activity mode.
+    /// The sweeper as `presence_timeout::wire` builds it (it asks API Gateway about a
+    /// socket only in connection-activity mode), on this world's tables and `gateway`.
     fn sweeper<G: ConnectionGateway + ConnectionProbe + 'static>(
         &self,
         gateway: Arc<G>,
     ) -> PresenceTimeoutHandler {
-        let clock = Arc::new(ManualClock::at(T0));
-        let handler = PresenceTimeoutHandler::new(
-            self.config.clone(),
-            self.players.clone(),
-            gateway.clone(),
-            self.bus.clone(),
-            Parties::new(
-                self.parties.clone(),
-                self.parties.clone(),
-                clock.clone(),
-                86_400,
-            ),
-            self.parties.clone(),
-            clock,
-        );
-        match self.config.presence_liveness {
-            PresenceLiveness::ConnectionActivity => handler.asking(gateway),
-            PresenceLiveness::Heartbeat => handler,
-        }
+        let mut world = TestWiring::new().at(T0);
+        world.config = Config::clone(&self.config);
+        world.bus = self.bus.clone();
+        world
+            .replace::<dyn PresenceSweep>(self.players.clone())
+            .replace::<dyn PartyReader>(self.parties.clone())
+            .replace::<dyn PartyCommits>(self.parties.clone())
+            .replace::<dyn OfflineParties>(self.parties.clone())
+            .replace::<dyn ConnectionGateway>(gateway.clone())
+            .replace::<dyn ConnectionProbe>(gateway);
+        presence_timeout::wire(&world.wiring())
     }
 
     async fn connect(&self, player: &str, at: i64) {

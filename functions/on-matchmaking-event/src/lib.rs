@@ -40,7 +40,7 @@ use shared::metrics::Ignored;
 use shared::ports::{Clock, StoreError, TicketChanges, TicketReader};
 use shared::seats::SeatConnector;
 use shared::telemetry::ErrorChain;
-use shared::wiring::Wiring;
+use shared::wiring::{Stores, Wiring};
 use tracing::{error, info, warn};
 
 mod event;
@@ -57,13 +57,30 @@ const ATTEMPTS: u32 = 3;
 /// `on-matchmaking-event` as every deployment builds it: its changes push a frame to
 /// each of the ticket's players.
 pub fn wire(w: &Wiring) -> MatchmakingEventHandler {
-    MatchmakingEventHandler::new(
+    seated(
         w.config.clone(),
-        w.stores.ticket_reader(),
-        w.stores.ticket_changes(TicketPushes::ToPlayers),
+        &*w.stores,
         w.clock.clone(),
         w.seat_connector(),
     )
+}
+
+/// The handler on `stores`, its seats' connection details from `seats`: what [`wire`]
+/// builds, and what the local stack builds before its wiring (the simulator the seats
+/// ask is started after the handler it sends events to).
+pub fn seated(
+    config: Arc<Config>,
+    stores: &dyn Stores,
+    clock: Arc<dyn Clock>,
+    seats: SeatConnector,
+) -> MatchmakingEventHandler {
+    MatchmakingEventHandler {
+        config,
+        tickets: stores.ticket_reader(),
+        changes: stores.ticket_changes(TicketPushes::ToPlayers),
+        clock,
+        seats,
+    }
 }
 
 pub struct MatchmakingEventHandler {
@@ -96,22 +113,6 @@ pub struct Handled {
 }
 
 impl MatchmakingEventHandler {
-    pub fn new(
-        config: Arc<Config>,
-        tickets: Arc<dyn TicketReader>,
-        changes: Arc<dyn TicketChanges>,
-        clock: Arc<dyn Clock>,
-        seats: SeatConnector,
-    ) -> Self {
-        Self {
-            config,
-            tickets,
-            changes,
-            clock,
-            seats,
-        }
-    }
-
     /// Applies every event of the invocation. `Err` only when some ticket could not be
     /// changed for a reason a retry may fix (after trying all the others).
     pub async fn handle(&self, event: LambdaEvent<Value>) -> Result<(), lambda_runtime::Error> {

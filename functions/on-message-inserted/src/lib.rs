@@ -54,13 +54,13 @@ enum Delivery {
 
 /// `on-message-inserted` as every deployment builds it.
 pub fn wire(w: &Wiring) -> MessageInsertedHandler {
-    MessageInsertedHandler::new(
-        w.config.clone(),
-        w.stores.player_lookup(),
-        w.stores.connections(),
-        w.services.connection_gateway(),
-        w.clock.clone(),
-    )
+    MessageInsertedHandler {
+        config: w.config.clone(),
+        players: w.stores.player_lookup(),
+        connections: w.stores.connections(),
+        gateway: w.services.connection_gateway(),
+        clock: w.clock.clone(),
+    }
 }
 
 pub struct MessageInsertedHandler {
@@ -74,22 +74,6 @@ pub struct MessageInsertedHandler {
 }
 
 impl MessageInsertedHandler {
-    pub fn new(
-        config: Arc<Config>,
-        players: Arc<dyn PlayerLookup>,
-        connections: Arc<dyn Connections>,
-        gateway: Arc<dyn ConnectionGateway>,
-        clock: Arc<dyn Clock>,
-    ) -> Self {
-        Self {
-            config,
-            players,
-            connections,
-            gateway,
-            clock,
-        }
-    }
-
     pub async fn handle(
         &self,
         event: LambdaEvent<StreamBatch>,

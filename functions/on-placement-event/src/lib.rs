@@ -97,7 +97,7 @@ use shared::placement::{PlacedGameSession, SeatConnection, SettledPlayer, Settle
 use shared::ports::{Clock, PlacementOutcomes, PlacementReader, StoreError};
 use shared::seats::SeatConnector;
 use shared::telemetry::ErrorChain;
-use shared::wiring::Wiring;
+use shared::wiring::{Stores, Wiring};
 use tracing::{error, info, warn};
 
 mod event;
@@ -108,13 +108,30 @@ pub use event::{
 
 /// `on-placement-event` as every deployment builds it.
 pub fn wire(w: &Wiring) -> PlacementEventHandler {
-    PlacementEventHandler::new(
+    seated(
         w.config.clone(),
-        w.stores.placement_reader(),
-        w.stores.placement_outcomes(),
+        &*w.stores,
         w.clock.clone(),
         w.seat_connector(),
     )
+}
+
+/// The handler on `stores`, its seats' connection details from `seats`: what [`wire`]
+/// builds, and what the local stack builds before its wiring (the simulator the seats
+/// ask is started after the handler it sends events to).
+pub fn seated(
+    config: Arc<Config>,
+    stores: &dyn Stores,
+    clock: Arc<dyn Clock>,
+    seats: SeatConnector,
+) -> PlacementEventHandler {
+    PlacementEventHandler {
+        config,
+        placements: stores.placement_reader(),
+        outcomes: stores.placement_outcomes(),
+        clock,
+        seats,
+    }
 }
 
 pub struct PlacementEventHandler {
@@ -126,22 +143,6 @@ pub struct PlacementEventHandler {
 }
 
 impl PlacementEventHandler {
-    pub fn new(
-        config: Arc<Config>,
-        placements: Arc<dyn PlacementReader>,
-        outcomes: Arc<dyn PlacementOutcomes>,
-        clock: Arc<dyn Clock>,
-        seats: SeatConnector,
-    ) -> Self {
-        Self {
-            config,
-            placements,
-            outcomes,
-            clock,
-            seats,
-        }
-    }
-
     /// Settles every event of the invocation. `Err` only when some event could not be
     /// settled for a reason a retry may fix (after trying all the others).
     pub async fn handle(&self, event: LambdaEvent<Value>) -> Result<(), lambda_runtime::Error> {

@@ -144,18 +144,20 @@ enum Retired {
 /// party ([`CommitScope::Departures`]); in the connection-activity liveness mode, and
 /// only then, it asks API Gateway about an expired player's socket.
 pub fn wire(w: &Wiring) -> PresenceTimeoutHandler {
-    let handler = PresenceTimeoutHandler::new(
-        w.config.clone(),
-        w.stores.presence_sweep(),
-        w.services.connection_gateway(),
-        w.services.event_bus(),
-        w.parties(CommitScope::Departures),
-        w.stores.offline_parties(),
-        w.clock.clone(),
-    );
-    match w.config.presence_liveness {
-        PresenceLiveness::ConnectionActivity => handler.asking(w.services.connection_probe()),
-        PresenceLiveness::Heartbeat => handler,
+    PresenceTimeoutHandler {
+        config: w.config.clone(),
+        players: w.stores.presence_sweep(),
+        gateway: w.services.connection_gateway(),
+        probe: match w.config.presence_liveness {
+            PresenceLiveness::ConnectionActivity => Some(w.services.connection_probe()),
+            PresenceLiveness::Heartbeat => None,
+        },
+        events: w.services.event_bus(),
+        parties: w.parties(CommitScope::Departures),
+        offline_parties: w.stores.offline_parties(),
+        clock: w.clock.clone(),
+        deadline_margin: DEFAULT_DEADLINE_MARGIN,
+        concurrency: DEFAULT_CONCURRENCY,
     }
 }
 
@@ -175,36 +177,6 @@ pub struct PresenceTimeoutHandler {
 }
 
 impl PresenceTimeoutHandler {
-    pub fn new(
-        config: Arc<Config>,
-        players: Arc<dyn PresenceSweep>,
-        gateway: Arc<dyn ConnectionGateway>,
-        events: Arc<dyn EventBus>,
-        parties: Parties,
-        offline_parties: Arc<dyn OfflineParties>,
-        clock: Arc<dyn Clock>,
-    ) -> Self {
-        Self {
-            config,
-            players,
-            gateway,
-            probe: None,
-            events,
-            parties,
-            offline_parties,
-            clock,
-            deadline_margin: DEFAULT_DEADLINE_MARGIN,
-            concurrency: DEFAULT_CONCURRENCY,
-        }
-    }
-
-    /// Asks `probe` when an expired online player's socket was last active before
-    /// taking them offline (the connection-activity liveness mode).
-    pub fn asking(mut self, probe: Arc<dyn ConnectionProbe>) -> Self {
-        self.probe = Some(probe);
-        self
-    }
-
     /// Starts no new player `margin` before the invocation's deadline.
     pub fn with_deadline_margin(mut self, margin: Duration) -> Self {
         self.deadline_margin = margin;

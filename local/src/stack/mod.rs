@@ -94,10 +94,9 @@ impl LocalStack {
         // simulator it is the target of, which it asks for connection details once
         // started (`LateConnections`).
         let connections = Arc::new(placement_events::LateConnections::default());
-        let on_placement_event = Arc::new(on_placement_event::PlacementEventHandler::new(
+        let on_placement_event = Arc::new(on_placement_event::seated(
             config.clone(),
-            stores.placement_reader(),
-            stores.placement_outcomes(),
+            &*stores,
             clock.clone(),
             shared::seats::SeatConnector::new(config.player_gateway, connections.clone()),
         ));
@@ -113,10 +112,9 @@ impl LocalStack {
         );
         connections.set(simulator.clone());
         // Likewise the FlexMatch simulator's rule target.
-        let on_matchmaking_event = Arc::new(on_matchmaking_event::MatchmakingEventHandler::new(
+        let on_matchmaking_event = Arc::new(on_matchmaking_event::seated(
             config.clone(),
-            stores.ticket_reader(),
-            stores.ticket_changes(shared::matchmaking::TicketPushes::ToPlayers),
+            &*stores,
             clock.clone(),
             shared::seats::SeatConnector::new(config.player_gateway, simulator.clone()),
         ));

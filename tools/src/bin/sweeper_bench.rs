@@ -24,12 +24,14 @@ use aws_adapters::dynamodb::{
 use clap::Parser;
 use futures_util::StreamExt;
 use futures_util::stream;
-use memory_adapters::InProcessEventBus;
-use presence_timeout::PresenceTimeoutHandler;
+use memory_adapters::test_wiring::TestWiring;
 use shared::config::Config;
 use shared::domain::{ConnectionId, PlayerId};
 use shared::players::NewConnection;
-use shared::ports::{Clock, ConnectionGateway, Connections, GatewayError, SystemClock};
+use shared::ports::{
+    Clock, ConnectionGateway, Connections, GatewayError, OfflineParties, PartyCommits, PartyReader,
+    PresenceSweep, SystemClock,
+};
 
 #[derive(Parser, Debug)]
 #[command(about = "Benchmarks one presence sweep against DynamoDB")]
@@ -120,10 +122,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // The sweep, every DynamoDB call counted.
     let counter = CallCounter::new();
     let counted = counter.counting(&client);
-    let mut config = Config::for_local("Bench");
-    config.presence_shards = args.shards;
     let gateway = Arc::new(CountingGateway::default());
-    let bus = Arc::new(InProcessEventBus::new());
     let parties = Arc::new(DynamoPartyStore::new(
         client.clone(),
         parties_table.clone(),
@@ -131,22 +130,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         messages_table.clone(),
         args.shards,
     ));
-    // Heartbeat liveness (the default): the sweeper never asks API Gateway.
-    let sweeper = PresenceTimeoutHandler::new(
-        Arc::new(config),
-        Arc::new(DynamoPlayerStore::new(counted, table.clone())),
-        gateway.clone(),
-        bus.clone(),
-        shared::party::Parties::new(
-            parties.clone(),
-            parties.clone(),
-            Arc::new(SystemClock),
-            86_400,
-        ),
-        parties,
-        Arc::new(SystemClock),
-    )
-    .with_concurrency(args.concurrency);
+    // The sweeper as its `wire` builds it, on the bench's tables and counting gateway.
+    // Heartbeat liveness (the default): it never asks API Gateway.
+    let mut world = TestWiring::new().at(SystemClock.now_millis());
+    world.config = Config::for_local("Bench");
+    world.config.presence_shards = args.shards;
+    world
+        .replace::<dyn PresenceSweep>(Arc::new(DynamoPlayerStore::new(counted, table.clone())))
+        .replace::<dyn PartyReader>(parties.clone())
+        .replace::<dyn PartyCommits>(parties.clone())
+        .replace::<dyn OfflineParties>(parties)
+        .replace::<dyn ConnectionGateway>(gateway.clone());
+    let bus = world.bus.clone();
+    let sweeper = presence_timeout::wire(&world.wiring()).with_concurrency(args.concurrency);
     let started = Instant::now();
     let summary = sweeper.sweep_once(SystemClock.now_millis()).await;
     let sweep_time = started.elapsed();
