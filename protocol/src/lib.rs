@@ -27,6 +27,7 @@ pub mod acks;
 pub mod backend_api;
 pub mod connection;
 pub mod domain;
+pub mod errors;
 pub mod frames;
 pub mod friends;
 pub mod keep_alive;
@@ -37,6 +38,7 @@ pub mod requests;
 pub mod schema;
 
 pub use acks::RouteAck;
-pub use frames::{DisconnectReason, ErrorCode, ServerFrame, UntypedRequest};
+pub use errors::{ErrorCode, ErrorReply};
+pub use frames::{DisconnectReason, ServerFrame, UntypedRequest};
 pub use keep_alive::{KeepAlive, KeepAliveRoute};
 pub use requests::{ClientRequest, Route};

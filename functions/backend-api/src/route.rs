@@ -11,7 +11,10 @@ use edge::websocket::RouteError;
 use gamelift_sockets_protocol::backend_api::openapi::{self, Operation};
 use lambda_http::http::Method;
 use shared::domain::PlayerId;
-use shared::frames::ErrorCode;
+use shared::errors::AllowDetail;
+use shared::frames::{ErrorCode, ErrorReply};
+
+use crate::field_error;
 
 /// One endpoint, with its parsed path parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,11 +85,13 @@ pub fn route(method: &Method, raw_path: &str) -> Result<Endpoint, RouteError> {
         _ => return Err(unknown(raw_path)),
     };
     if *method != allowed {
-        return Err(RouteError::new(
-            ErrorCode::UnknownRoute,
+        return Err(ErrorReply::unknown_route(
             format!("{method} is not served on {raw_path}; use {allowed}"),
+            AllowDetail {
+                allow: Some(allowed.as_str().to_owned()),
+            },
         )
-        .with_detail("allow", allowed.as_str()));
+        .into());
     }
     Ok(endpoint)
 }
@@ -102,8 +107,10 @@ fn unknown(raw_path: &str) -> RouteError {
 
 fn player_id(raw: &str) -> Result<PlayerId, RouteError> {
     PlayerId::parse(raw).map_err(|e| {
-        RouteError::bad_request(format!("`playerId` in the path is not a player id: {e}"))
-            .with_detail("field", "playerId")
+        field_error(
+            "playerId",
+            format!("`playerId` in the path is not a player id: {e}"),
+        )
     })
 }
 
@@ -119,21 +126,23 @@ fn game_session_id(segments: &[&str]) -> Result<String, RouteError> {
     if valid {
         Ok(id)
     } else {
-        Err(RouteError::bad_request(format!(
-            "`gameSessionId` in the path must be GameLift's game session id (its ARN, \
-             percent-encoded), 1-{MAX_GAME_SESSION_ID_LEN} of A-Z a-z 0-9 : / . _ -"
+        Err(field_error(
+            "gameSessionId",
+            format!(
+                "`gameSessionId` in the path must be GameLift's game session id (its ARN, \
+                 percent-encoded), 1-{MAX_GAME_SESSION_ID_LEN} of A-Z a-z 0-9 : / . _ -"
+            ),
         ))
-        .with_detail("field", "gameSessionId"))
     }
 }
 
 /// Percent-decodes one path segment (UTF-8).
 fn decode(segment: &str) -> Result<String, RouteError> {
     let bad = || {
-        RouteError::bad_request(format!(
-            "the path segment {segment:?} is not valid percent-encoded UTF-8"
-        ))
-        .with_detail("field", "path")
+        field_error(
+            "path",
+            format!("the path segment {segment:?} is not valid percent-encoded UTF-8"),
+        )
     };
     let bytes = segment.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -241,7 +250,7 @@ mod tests {
                 .replace("{gameSessionId}", &encoded_arn);
             let method = Method::from_bytes(operation.method.to_uppercase().as_bytes()).unwrap();
             let endpoint = route(&method, &path)
-                .unwrap_or_else(|e| panic!("{method} {path} is not routed: {}", e.message));
+                .unwrap_or_else(|e| panic!("{method} {path} is not routed: {}", e.message()));
             assert_eq!(endpoint.name(), operation.id, "{method} {path}");
         }
         let endpoints = one_of_each();
@@ -256,24 +265,28 @@ mod tests {
 
     #[test]
     fn unknown_paths_wrong_methods_and_bad_parameters_are_typed_errors() {
-        let code = |method: Method, path: &str| route(&method, path).unwrap_err().code;
+        let code = |method: Method, path: &str| route(&method, path).unwrap_err().code();
         assert_eq!(code(Method::GET, "/"), ErrorCode::UnknownRoute);
         assert_eq!(
             code(Method::GET, "/v2/players/alice"),
             ErrorCode::UnknownRoute
         );
         assert_eq!(code(Method::GET, "/v1/players"), ErrorCode::UnknownRoute);
-        let wrong = route(&Method::GET, "/v1/messages").unwrap_err();
-        assert_eq!(wrong.code, ErrorCode::UnknownRoute);
-        assert_eq!(wrong.details["allow"], "POST");
-        let bad = route(&Method::GET, "/v1/players/al%20ice").unwrap_err();
+        let fields = |method: Method, path: &str| {
+            serde_json::to_value(route(&method, path).unwrap_err().reply).unwrap()
+        };
+        let wrong = fields(Method::GET, "/v1/messages");
         assert_eq!(
-            (bad.code, &bad.details["field"]),
-            (ErrorCode::BadRequest, &"playerId".into())
+            (&wrong["code"], &wrong["allow"]),
+            (&"unknown_route".into(), &"POST".into())
         );
-        let bad = route(&Method::GET, "/v1/players/%zz").unwrap_err();
-        assert_eq!(bad.details["field"], "path");
-        let bad = route(&Method::POST, "/v1/game-sessions/a%20b/ended").unwrap_err();
-        assert_eq!(bad.details["field"], "gameSessionId");
+        let bad = fields(Method::GET, "/v1/players/al%20ice");
+        assert_eq!(
+            (&bad["code"], &bad["field"]),
+            (&"bad_request".into(), &"playerId".into())
+        );
+        assert_eq!(fields(Method::GET, "/v1/players/%zz")["field"], "path");
+        let bad = fields(Method::POST, "/v1/game-sessions/a%20b/ended");
+        assert_eq!(bad["field"], "gameSessionId");
     }
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use gamelift_sockets_client::protocol::domain::PresenceStatus;
 use gamelift_sockets_client::protocol::requests::{CursorBody, PlacementRequestBody};
-use gamelift_sockets_client::protocol::{ClientRequest, ErrorCode, Route, ServerFrame};
+use gamelift_sockets_client::protocol::{ClientRequest, ErrorReply, Route, ServerFrame};
 use gamelift_sockets_client::{ClientError, StopReason};
 use serde_json::{Value, json};
 use tokio_tungstenite::Connector;
@@ -375,19 +375,19 @@ async fn placement(
         Ok(ack) => Some(Value::from(ack.placement_id.as_str())),
         // One still pending from an earlier run: its result will do.
         Err(ClientError::Server {
-            code: ErrorCode::Conflict,
-            details,
+            reply: ErrorReply::Conflict(conflict),
             ..
-        }) if details.get("placementId").is_some_and(Value::is_string) => {
-            details.get("placementId").cloned()
-        }
+        }) if conflict.detail.placement_id.is_some() => conflict
+            .detail
+            .placement_id
+            .map(|id| Value::from(id.as_str())),
         Err(ClientError::Server {
-            code: ErrorCode::Unavailable,
-            message,
+            reply: ErrorReply::Unavailable(unavailable),
             ..
         }) if mode == PlacementMode::Auto => {
             return Ok(Placed::Refused(format!(
-                "the stack could not start a placement ({message}): no reachable GameLift queue? (--placement require makes this a failure)"
+                "the stack could not start a placement ({}): no reachable GameLift queue? (--placement require makes this a failure)",
+                unavailable.text.message
             )));
         }
         Err(error) => return Err(format!("sessionPlacementRequest: {error}")),
@@ -403,7 +403,7 @@ async fn placement(
         // conflict / not_found: it ended meanwhile, and its result is on the way.
         Ok(_) => {}
         Err(ClientError::Server {
-            code: ErrorCode::Conflict | ErrorCode::NotFound,
+            reply: ErrorReply::Conflict(_) | ErrorReply::NotFound(_),
             ..
         }) => {}
         Err(error) => {
