@@ -2,7 +2,7 @@
 // seat's connection details kept fresh, handshake refusals.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { GameSocketsClient } from '../dist/index.js';
+import { GameSocketsClient, GameSocketsError } from '../dist/index.js';
 
 /**
  * A socket the test drives: `serve(frame)` delivers a server frame. `answer(frame, socket)`,
@@ -294,6 +294,40 @@ describe('the seat and its connection details', () => {
     await wait(1_000);
     assert.equal(refreshes(sockets[0]).length, 2);
     assert.equal(events.length, 1);
+    assert.equal(client.seat.connection.playerGatewayToken, 'pgt-1');
+    client.close();
+  });
+
+  it('given refreshes refused rate_limited, then the error is typed by its code and the next refresh waits its retryAfterMs', async () => {
+    // Given a server that answers the first two refreshes `rate_limited` for 2.5 s, then with details
+    let asked = 0;
+    const { sockets, factory } = scriptedSockets({
+      answer: (frame, socket) => {
+        asked += 1;
+        if (asked <= 2) socket.serve({ type: 'error', route: frame.route, requestId: frame.requestId, code: 'rate_limited', message: 'over the limit', retryAfterMs: 2_500 });
+        else socket.serve({ type: 'ack', route: frame.route, requestId: frame.requestId, gameSession: seat('psess-1', 'pgt-1', 600_000) });
+      },
+    });
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory });
+    await client.connect();
+    // When an explicit refresh is refused, then the error is the typed frame of its code
+    await assert.rejects(client.refreshConnectionDetails(), (e) => {
+      assert.ok(e instanceof GameSocketsError);
+      assert.equal(e.reply.code, 'rate_limited');
+      assert.equal(e.replyOf('rate_limited').retryAfterMs, 2_500);
+      assert.equal(e.replyOf('not_found'), undefined, 'another code reads as undefined');
+      return true;
+    });
+    // When a seat without details comes, its first refresh (after 1 s) is refused too
+    const unavailable = { ...seat('psess-1', 'x', 0), connection: undefined, connectionUnavailable: true };
+    sockets[0].serve({ type: 'placement', placementId: 'pl-1', status: 'FULFILLED', gameSession: unavailable, seq: 1 });
+    await wait(1_200);
+    assert.equal(refreshes(sockets[0]).length, 2);
+    // Then the next waits 2.5 s (not the 2 s backoff), and has a token
+    await wait(2_000);
+    assert.equal(refreshes(sockets[0]).length, 2, 'still waiting: retryAfterMs, not the backoff');
+    await wait(600);
+    assert.equal(refreshes(sockets[0]).length, 3);
     assert.equal(client.seat.connection.playerGatewayToken, 'pgt-1');
     client.close();
   });
