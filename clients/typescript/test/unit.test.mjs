@@ -215,6 +215,17 @@ describe('the seat and its connection details', () => {
   });
   const refreshes = (socket) => socket.sent.filter((f) => f.route === 'refreshConnectionDetails');
   const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  // A server whose first `n` refreshes get the error `refusal`, the later ones a seat with token pgt-1.
+  const refusingFirst = (n, refusal) => {
+    let asked = 0;
+    return scriptedSockets({
+      answer: (frame, socket) => {
+        asked += 1;
+        if (asked <= n) socket.serve({ type: 'error', route: frame.route, requestId: frame.requestId, ...refusal });
+        else socket.serve({ type: 'ack', route: frame.route, requestId: frame.requestId, gameSession: seat('psess-1', 'pgt-1', 600_000) });
+      },
+    });
+  };
 
   it('given a seat expiring in 2 s, then it is refreshed once before it expires and the event carries the new token', async () => {
     // Given a server that answers a refresh with a token good for 10 minutes
@@ -271,14 +282,7 @@ describe('the seat and its connection details', () => {
 
   it('given a seat whose details are unavailable, then it is refreshed with backoff until it has some', async () => {
     // Given a server that answers the first refresh `unavailable`, the second with details
-    let asked = 0;
-    const { sockets, factory } = scriptedSockets({
-      answer: (frame, socket) => {
-        asked += 1;
-        if (asked === 1) socket.serve({ type: 'error', route: frame.route, requestId: frame.requestId, code: 'unavailable', message: 'GameLift is unavailable; retry' });
-        else socket.serve({ type: 'ack', route: frame.route, requestId: frame.requestId, gameSession: seat('psess-1', 'pgt-1', 600_000) });
-      },
-    });
+    const { sockets, factory } = refusingFirst(1, { code: 'unavailable', message: 'GameLift is unavailable; retry' });
     const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory });
     const events = [];
     client.on('connectionDetails', (s) => events.push(s));
@@ -300,14 +304,7 @@ describe('the seat and its connection details', () => {
 
   it('given refreshes refused rate_limited, then the error is typed by its code and the next refresh waits its retryAfterMs', async () => {
     // Given a server that answers the first two refreshes `rate_limited` for 2.5 s, then with details
-    let asked = 0;
-    const { sockets, factory } = scriptedSockets({
-      answer: (frame, socket) => {
-        asked += 1;
-        if (asked <= 2) socket.serve({ type: 'error', route: frame.route, requestId: frame.requestId, code: 'rate_limited', message: 'over the limit', retryAfterMs: 2_500 });
-        else socket.serve({ type: 'ack', route: frame.route, requestId: frame.requestId, gameSession: seat('psess-1', 'pgt-1', 600_000) });
-      },
-    });
+    const { sockets, factory } = refusingFirst(2, { code: 'rate_limited', message: 'over the limit', retryAfterMs: 2_500 });
     const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory });
     await client.connect();
     // When an explicit refresh is refused, then the error is the typed frame of its code
