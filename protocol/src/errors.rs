@@ -88,10 +88,10 @@ macro_rules! error_codes {
         impl ErrorReply {
             $(
                 #[doc = concat!("A `", $name, "` error saying `message`.")]
-                pub fn $constructor(message: impl Into<String> $(, detail: $detail)?) -> Self {
+                pub fn $constructor(message: impl Into<String> $(, fields: $detail)?) -> Self {
                     Self::$variant(Refused {
                         text: ErrorMessage::new(message),
-                        detail: error_codes!(@detail detail $($detail)?),
+                        detail: error_codes!(@detail fields $($detail)?),
                     })
                 }
             )*

@@ -266,12 +266,11 @@ async fn given_bad_requests_or_no_time_to_answer_then_typed_errors_with_codes() 
     {
         Err(error @ ClientError::Server { .. }) => {
             assert_eq!(error.code(), "not_found");
-            let ClientError::Server {
-                route,
-                reply: ErrorReply::NotFound(not_found),
-            } = error
-            else {
-                panic!("expected not_found: {error:?}")
+            let ClientError::Server { route, reply } = error else {
+                unreachable!()
+            };
+            let ErrorReply::NotFound(not_found) = *reply else {
+                panic!("expected not_found: {reply:?}")
             };
             assert_eq!(route, "sendMessage");
             assert_eq!(

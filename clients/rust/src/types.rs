@@ -157,9 +157,13 @@ pub enum Event {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ClientError {
     /// The server's `error` frame: the route it answers, and its code, message and that
-    /// code's fields (e.g. `retryAfterMs` of a `rate_limited`).
+    /// code's fields (e.g. `retryAfterMs` of a `rate_limited`); boxed, as the largest
+    /// variant by far.
     #[error("{route}: {:?}: {}", .reply.code(), .reply.message())]
-    Server { route: String, reply: ErrorReply },
+    Server {
+        route: String,
+        reply: Box<ErrorReply>,
+    },
     #[error("no reply to {route} in time (it may still have been done)")]
     Timeout { route: &'static str },
     #[error("the socket closed before {route} was answered (it may have been done)")]

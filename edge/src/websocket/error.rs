@@ -21,8 +21,9 @@ use shared::rate_limits::{Exceeded, LimitError};
 /// any, is kept for the log and never shown to the client.
 #[derive(Clone, Debug)]
 pub struct RouteError {
-    /// The code, the message and that code's fields, as the `error` frame carries them.
-    pub reply: ErrorReply,
+    /// The code, the message and that code's fields, as the `error` frame carries them
+    /// (boxed: a refusal is the rare path, and `Result`s stay small).
+    pub reply: Box<ErrorReply>,
     cause: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
 
@@ -35,7 +36,10 @@ impl PartialEq for RouteError {
 
 impl From<ErrorReply> for RouteError {
     fn from(reply: ErrorReply) -> Self {
-        Self { reply, cause: None }
+        Self {
+            reply: Box::new(reply),
+            cause: None,
+        }
     }
 }
 
@@ -99,7 +103,7 @@ impl RouteError {
     }
 
     pub fn into_frame(self, frame: &impl Answered) -> ServerFrame {
-        ServerFrame::error_reply(frame, self.reply)
+        ServerFrame::error_reply(frame, *self.reply)
     }
 }
 

@@ -23,7 +23,7 @@ pub fn json_response(status: StatusCode, body: &Value) -> Response<Body> {
 pub fn problem(error: &RouteError) -> Response<Body> {
     let code = error.code();
     let status = status_of(code);
-    let (detail, error) = error.reply.clone().into_parts();
+    let (detail, error) = ErrorReply::clone(&error.reply).into_parts();
     let allow = match &error {
         ErrorReply::UnknownRoute(refused) => refused.detail.allow.clone(),
         _ => None,

@@ -273,7 +273,7 @@ mod tests {
         );
         assert_eq!(code(Method::GET, "/v1/players"), ErrorCode::UnknownRoute);
         let fields = |method: Method, path: &str| {
-            serde_json::to_value(route(&method, path).unwrap_err().reply).unwrap()
+            serde_json::to_value(*route(&method, path).unwrap_err().reply).unwrap()
         };
         let wrong = fields(Method::GET, "/v1/messages");
         assert_eq!(

@@ -164,7 +164,10 @@ impl Actor {
                     "an error this client cannot read ({error}): {frame}"
                 ))
             });
-            Err(ClientError::Server { route, reply })
+            Err(ClientError::Server {
+                route,
+                reply: Box::new(reply),
+            })
         };
         let _ = pending.reply.send(result);
     }

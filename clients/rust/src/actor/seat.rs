@@ -195,14 +195,15 @@ impl Actor {
             "not_found" | "session_ended" | "closed" => self.seat.refresh_at = None,
             _ => {
                 let retry_after = match &error {
-                    ClientError::Server {
-                        reply: ErrorReply::RateLimited(refused),
-                        ..
-                    } => u64::try_from(refused.detail.retry_after_ms)
-                        .ok()
-                        .map(Duration::from_millis),
+                    ClientError::Server { reply, .. } => match reply.as_ref() {
+                        ErrorReply::RateLimited(refused) => {
+                            u64::try_from(refused.detail.retry_after_ms).ok()
+                        }
+                        _ => None,
+                    },
                     _ => None,
-                };
+                }
+                .map(Duration::from_millis);
                 let wait = retry_after.unwrap_or_else(|| self.seat_backoff());
                 self.seat.refresh_at = Some(Instant::now() + wait);
             }
