@@ -1,7 +1,8 @@
 //! GameLift Sockets' client protocol, v1 (README.md#client-protocol-v1): the frames a
 //! client sends ([`requests::ClientRequest`], read by the server with
 //! [`requests::ClientRequest::parse`]) and the frames the server sends
-//! ([`frames::ServerFrame`]), the domain types they carry, and their JSON Schema
+//! ([`frames::ServerFrame`]: each route's ack, [`acks`], and the error reply typed per
+//! code, [`errors::ErrorReply`]), the domain types they carry, and their JSON Schema
 //! ([`schema`], committed as `protocol/schema.json`).
 //!
 //! It depends on serde, serde_json, schemars and four small pure-Rust crates (thiserror,
