@@ -19,24 +19,7 @@ pub const MAX_WEBSOCKET_MESSAGE_BYTES: usize = 128 * 1024;
 /// API Gateway's limit on a single WebSocket frame.
 pub const MAX_FRAME_BYTES: usize = 32 * 1024;
 
-/// Error codes of `error` frames.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
-    BadRequest,
-    UnknownRoute,
-    PayloadTooLarge,
-    NotFound,
-    Conflict,
-    /// The request is valid, but the caller may not do it (e.g. only a party's leader
-    /// may kick).
-    Forbidden,
-    SessionEnded,
-    /// Over a per-player rate limit; the frame carries `retryAfterMs`.
-    RateLimited,
-    Unavailable,
-    Internal,
-}
+pub use crate::errors::{ErrorCode, ErrorMessage, ErrorReply};
 
 /// A request from a client as first read, before its body is typed: `{"route": "...",
 /// "requestId"?: "...", "body"?: {...}}` with the route any string and the body any
@@ -73,9 +56,7 @@ impl FrameRejection {
         ServerFrame::Error {
             route: self.route,
             request_id: self.request_id,
-            code: self.code,
-            message: self.message,
-            details: Map::new(),
+            reply: ErrorReply::new(self.code, ErrorMessage::new(self.message)),
         }
     }
 }
@@ -218,17 +199,15 @@ pub enum ServerFrame {
         result: Map<String, Value>,
     },
     /// A failed request. `type` comes first, then `route`, `requestId`, `code`,
-    /// `message`, then whatever the error says besides (e.g. the pending `placementId`
-    /// of a `conflict`).
+    /// `message`, then the fields of that code ([`ErrorReply`]: e.g. the pending
+    /// `placementId` of a `conflict`).
     Error {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         route: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         request_id: Option<String>,
-        code: ErrorCode,
-        message: String,
         #[serde(flatten)]
-        details: Map<String, Value>,
+        reply: ErrorReply,
     },
     /// A message from another player (or the system); `partyId` when it was sent to
     /// the party.
@@ -338,12 +317,15 @@ impl ServerFrame {
 
     /// An `error` reply to `frame`.
     pub fn error(frame: &impl Answered, code: ErrorCode, message: impl Into<String>) -> Self {
+        Self::error_reply(frame, ErrorReply::new(code, ErrorMessage::new(message)))
+    }
+
+    /// The `error` frame of `reply`, answering `frame`.
+    pub fn error_reply(frame: &impl Answered, reply: ErrorReply) -> Self {
         Self::Error {
             route: Some(frame.route().to_owned()),
             request_id: frame.request_id().map(str::to_owned),
-            code,
-            message: message.into(),
-            details: Map::new(),
+            reply,
         }
     }
 
@@ -530,9 +512,7 @@ mod tests {
         let frame = ServerFrame::Error {
             route: None,
             request_id: None,
-            code: ErrorCode::UnknownRoute,
-            message: "no".into(),
-            details: Map::new(),
+            reply: ErrorReply::unknown_route("no", Default::default()),
         };
         let back: ServerFrame = serde_json::from_str(&frame.to_json()).unwrap();
         assert_eq!(back, frame);

@@ -1,7 +1,8 @@
 //! GameLift Sockets' client protocol, v1 (README.md#client-protocol-v1): the frames a
 //! client sends ([`requests::ClientRequest`], read by the server with
 //! [`requests::ClientRequest::parse`]) and the frames the server sends
-//! ([`frames::ServerFrame`]), the domain types they carry, and their JSON Schema
+//! ([`frames::ServerFrame`]: each route's ack, [`acks`], and the error reply typed per
+//! code, [`errors::ErrorReply`]), the domain types they carry, and their JSON Schema
 //! ([`schema`], committed as `protocol/schema.json`).
 //!
 //! It depends on serde, serde_json, schemars and four small pure-Rust crates (thiserror,
@@ -27,6 +28,7 @@ pub mod acks;
 pub mod backend_api;
 pub mod connection;
 pub mod domain;
+pub mod errors;
 pub mod frames;
 pub mod friends;
 pub mod keep_alive;
@@ -37,6 +39,7 @@ pub mod requests;
 pub mod schema;
 
 pub use acks::RouteAck;
-pub use frames::{DisconnectReason, ErrorCode, ServerFrame, UntypedRequest};
+pub use errors::{ErrorCode, ErrorReply};
+pub use frames::{DisconnectReason, ServerFrame, UntypedRequest};
 pub use keep_alive::{KeepAlive, KeepAliveRoute};
 pub use requests::{ClientRequest, Route};

@@ -51,6 +51,8 @@ pub fn document() -> Value {
     if !defs.contains_key("Seq") {
         let _ = extra.subschema_for::<crate::domain::Seq>();
     }
+    // Every code, for clients' lists (an `error` frame's variants each give one as `const`).
+    let _ = extra.subschema_for::<crate::errors::ErrorCode>();
     defs.extend(extra.take_definitions(true));
     let document = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -20,6 +20,8 @@ pub use gamelift_sockets_protocol::domain;
 pub use gamelift_sockets_protocol::frames;
 pub mod config;
 pub mod friends;
+/// The `error` reply's codes and, per code, its fields, from the protocol crate.
+pub use gamelift_sockets_protocol::errors;
 /// What `resume` tells a client's timer, from the protocol crate.
 pub use gamelift_sockets_protocol::keep_alive;
 /// The latencies a client reports, parsed once (`protocol/`).

@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use edge::websocket::{RouteEvent, RouteHandler, RouteResult};
-use gamelift_sockets_client::protocol::{ErrorCode, ServerFrame};
+use gamelift_sockets_client::protocol::domain::PlayerId;
+use gamelift_sockets_client::protocol::{ErrorReply, ServerFrame};
 use gamelift_sockets_client::{
     Auth, Client, ClientError, Config, ConnectionState, Event, Events, StopReason,
 };
@@ -265,17 +266,17 @@ async fn given_bad_requests_or_no_time_to_answer_then_typed_errors_with_codes() 
     {
         Err(error @ ClientError::Server { .. }) => {
             assert_eq!(error.code(), "not_found");
-            let ClientError::Server {
-                code,
-                route,
-                details,
-                ..
-            } = error
-            else {
+            let ClientError::Server { route, reply } = error else {
                 unreachable!()
             };
-            assert_eq!((code, route.as_str()), (ErrorCode::NotFound, "sendMessage"));
-            assert_eq!(details["playerIds"], json!(["nobody-has-this-id"]));
+            let ErrorReply::NotFound(not_found) = *reply else {
+                panic!("expected not_found: {reply:?}")
+            };
+            assert_eq!(route, "sendMessage");
+            assert_eq!(
+                not_found.detail.player_ids,
+                Some(vec![PlayerId::parse("nobody-has-this-id").unwrap()])
+            );
         }
         other => panic!("expected not_found, got {other:?}"),
     }
@@ -399,7 +400,7 @@ async fn left_to_its_timer(liveness: shared::config::PresenceLiveness) -> i64 {
     })
     .await;
     let mut silent = silent_socket(&stack, "jay").await;
-    let ivy = shared::domain::PlayerId::parse("ivy").unwrap();
+    let ivy = PlayerId::parse("ivy").unwrap();
     let connected = stack.stack().players().get(&ivy).await.unwrap().unwrap();
     tokio::time::sleep(Duration::from_millis(6500)).await;
     let dropped = timed.count(|e| matches!(e, Event::State(ConnectionState::Reconnecting { .. })));

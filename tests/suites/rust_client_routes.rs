@@ -230,10 +230,10 @@ async fn given_a_pending_placement_when_the_client_cancels_it_then_cancelled_is_
     );
 
     match dee.cancel_placement(None).await {
-        Err(ClientError::Server { code, .. }) => {
+        Err(ClientError::Server { reply, .. }) => {
             assert!(
-                matches!(code, ErrorCode::NotFound | ErrorCode::Conflict),
-                "{code:?}"
+                matches!(reply.code(), ErrorCode::NotFound | ErrorCode::Conflict),
+                "{reply:?}"
             );
         }
         other => panic!("expected a typed error, got {other:?}"),

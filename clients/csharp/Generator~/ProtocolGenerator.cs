@@ -92,10 +92,20 @@ namespace GameLiftSockets.Generator
             return union != null && union.Count > 0 && union.All(u => u.GetObject("properties") != null);
         }
 
-        /// <summary>The fields of an object node; a union of objects has every member's, required where all require it.</summary>
+        /// <summary>The fields of an object node: its own properties, then those of the objects of its
+        /// union (alone, or beside its own, as the `error` frame's variants by `code`): every member's,
+        /// required where all require it.</summary>
         private static List<Field> Properties(JsonObject node)
         {
-            var parts = node.GetObject("properties") != null ? new List<JsonObject> { node } : Union(node);
+            var fields = node.GetObject("properties") != null ? Merge(new List<JsonObject> { node }) : new List<Field>();
+            var members = (Union(node) ?? new List<JsonObject>()).Where(u => u.GetObject("properties") != null).ToList();
+            if (members.Count > 0) fields.AddRange(Merge(members).Where(f => fields.All(own => own.Name != f.Name)).ToList());
+            return fields;
+        }
+
+        /// <summary>Every field of <paramref name="parts"/>, required where all of them require it.</summary>
+        private static List<Field> Merge(List<JsonObject> parts)
+        {
             var fields = new List<Field>();
             foreach (var part in parts)
             {

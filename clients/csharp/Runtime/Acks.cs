@@ -34,12 +34,12 @@ namespace GameLiftSockets
         public long PendingMessages { get { return Typed.PendingMessages; } }
         /// <summary>Your seat, or null.</summary>
         public GameSession GameSession { get { return Typed.GameSession; } }
-        /// <summary>The inbox's newest `seq`, or null.</summary>
-        public long? Cursor { get { return Fields.GetLong("cursor"); } }
-        /// <summary>The pending placement (`placementId`...), or null.</summary>
-        public JsonObject Placement { get { return Fields.GetObject("placement"); } }
-        /// <summary>The live matchmaking ticket (`ticketId`), or null.</summary>
-        public JsonObject Matchmaking { get { return Fields.GetObject("matchmaking"); } }
+        /// <summary>The inbox's newest `seq`, or null when the inbox holds nothing (never 0 for null).</summary>
+        public long? Cursor { get { return Typed.Cursor; } }
+        /// <summary>The pending placement, or null.</summary>
+        public PlacementAck Placement { get { return Typed.Placement; } }
+        /// <summary>The live matchmaking ticket, or null.</summary>
+        public TicketAck Matchmaking { get { return Typed.Matchmaking; } }
         /// <summary>The server's keep-alive instruction as received, or null (a stack older than this
         /// client): the timer follows it (<see cref="GameSocketsClient.EffectiveKeepAlive"/> says what it does).</summary>
         public KeepAlive KeepAlive { get { return KeepAlive.FromJson(Fields.GetObject("keepAlive")); } }

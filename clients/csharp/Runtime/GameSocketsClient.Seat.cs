@@ -151,7 +151,7 @@ namespace GameLiftSockets
                 string code = error == null ? null : error.Code;
                 // No seat any more, or the game is over: nothing left to refresh.
                 if (code == ErrorCode.NotFound || code == ErrorCode.SessionEnded || code == ClientErrorCode.Closed) return;
-                long? retryAfterMs = code == ErrorCode.RateLimited && error.Details != null ? error.Details.GetLong("retryAfterMs") : null;
+                long? retryAfterMs = code == ErrorCode.RateLimited && error.Reply != null ? error.Reply.RetryAfterMs : null;
                 RetrySeat(retryAfterMs == null ? (TimeSpan?)null : TimeSpan.FromMilliseconds(retryAfterMs.Value));
             }));
         }

@@ -251,9 +251,7 @@ namespace GameLiftSockets
                 Settle(requestId, null, ack);
                 return;
             }
-            var details = frame.Raw.Clone();
-            foreach (var known in new[] { "type", "code", "message", "route", "requestId" }) details.Remove(known);
-            Settle(requestId, new GameSocketsException(error.Code, error.Message, error.Route ?? pending[requestId].Route, requestId, details), null);
+            Settle(requestId, new GameSocketsException(error.Code, error.Message, error.Route ?? pending[requestId].Route, requestId, error), null);
         }
 
         private void Settle(string requestId, GameSocketsException error, Ack ack)

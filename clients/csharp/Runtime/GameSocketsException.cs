@@ -1,4 +1,5 @@
 using System;
+using GameLiftSockets.Protocol;
 
 namespace GameLiftSockets
 {
@@ -28,16 +29,18 @@ namespace GameLiftSockets
         public string Route { get; private set; }
         /// <summary>The request's id.</summary>
         public string RequestId { get; private set; }
-        /// <summary>What the server's error frame carries besides (e.g. `placementId`, `retryAfterMs`, `playerIds`); empty for the client's own errors.</summary>
-        public JsonObject Details { get; private set; }
+        /// <summary>The server's `error` frame, typed: besides its code and message, the fields of that code
+        /// (e.g. <see cref="ErrorFrame.RetryAfterMs"/> of `rate_limited`, <see cref="ErrorFrame.PlacementId"/>
+        /// of a `conflict`, <see cref="ErrorFrame.PlayerIds"/> of a `not_found`); null for the client's own errors.</summary>
+        public ErrorFrame Reply { get; private set; }
 
-        public GameSocketsException(string code, string message, string route = null, string requestId = null, JsonObject details = null)
+        public GameSocketsException(string code, string message, string route = null, string requestId = null, ErrorFrame reply = null)
             : base(message)
         {
             Code = code;
             Route = route;
             RequestId = requestId;
-            Details = details ?? new JsonObject();
+            Reply = reply;
         }
 
         public override string ToString() { return "GameSocketsException(" + Code + (Route != null ? ", " + Route : "") + "): " + Message; }

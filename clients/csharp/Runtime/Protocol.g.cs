@@ -1910,17 +1910,72 @@ namespace GameLiftSockets.Protocol
 
     /// <summary>
     /// A failed request. `type` comes first, then `route`, `requestId`, `code`,
-    /// `message`, then whatever the error says besides (e.g. the pending `placementId`
-    /// of a `conflict`).
+    /// `message`, then the fields of that code ([`ErrorReply`]: e.g. the pending
+    /// `placementId` of a `conflict`).
     /// </summary>
     public sealed partial class ErrorFrame : ServerFrame
     {
         public const string TypeName = "error";
 
-        public string Code;
-        public string Message;
         public string RequestId;
         public string Route;
+        public string Code;
+        /// <summary>
+        /// The backend API: the request's field at fault (`body` for the body as a whole,
+        /// `path` or a path parameter for the path).
+        /// </summary>
+        public string Field;
+        /// <summary>
+        /// What went wrong, and what (not) to do about it, for a person.
+        /// </summary>
+        public string Message;
+        /// <summary>
+        /// The backend API: the one method the path serves (also the `Allow` header).
+        /// </summary>
+        public string Allow;
+        /// <summary>
+        /// The backend API: the party no one is in.
+        /// </summary>
+        public string PartyId;
+        /// <summary>
+        /// The backend API: the player no one is.
+        /// </summary>
+        public string PlayerId;
+        /// <summary>
+        /// The recipients no player has (`sendMessage`, the backend API's messages): nothing
+        /// was sent.
+        /// </summary>
+        public List<string> PlayerIds;
+        /// <summary>
+        /// The backend API: the presence of a player with no open connection.
+        /// </summary>
+        public string Presence;
+        /// <summary>
+        /// The ticket that is over (`stopMatchmaking`), or the matchmaking ticket that
+        /// `cancelPlacement` found pending.
+        /// </summary>
+        public string TicketId;
+        /// <summary>
+        /// The backend API: the game session the player is seated in instead (`null`:
+        /// none).
+        /// </summary>
+        public string CurrentGameSessionId;
+        /// <summary>
+        /// The placement already pending.
+        /// </summary>
+        public string PlacementId;
+        /// <summary>
+        /// The status of the ticket not awaiting an answer.
+        /// </summary>
+        public string Status;
+        /// <summary>
+        /// The game session that ended.
+        /// </summary>
+        public string GameSessionArn;
+        /// <summary>
+        /// Retry after this many milliseconds; nothing was done.
+        /// </summary>
+        public long? RetryAfterMs;
 
         /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
         public static ErrorFrame FromJson(JsonObject json)
@@ -1929,10 +1984,22 @@ namespace GameLiftSockets.Protocol
             return new ErrorFrame
             {
                 Raw = json,
-                Code = JsonRead.String(json, "code"),
-                Message = JsonRead.String(json, "message"),
                 RequestId = JsonRead.String(json, "requestId"),
                 Route = JsonRead.String(json, "route"),
+                Code = JsonRead.String(json, "code"),
+                Field = JsonRead.String(json, "field"),
+                Message = JsonRead.String(json, "message"),
+                Allow = JsonRead.String(json, "allow"),
+                PartyId = JsonRead.String(json, "partyId"),
+                PlayerId = JsonRead.String(json, "playerId"),
+                PlayerIds = JsonRead.List(json, "playerIds", JsonRead.AsString),
+                Presence = JsonRead.String(json, "presence"),
+                TicketId = JsonRead.String(json, "ticketId"),
+                CurrentGameSessionId = JsonRead.String(json, "currentGameSessionId"),
+                PlacementId = JsonRead.String(json, "placementId"),
+                Status = JsonRead.String(json, "status"),
+                GameSessionArn = JsonRead.String(json, "gameSessionArn"),
+                RetryAfterMs = JsonRead.Long(json, "retryAfterMs"),
             };
         }
 
@@ -1941,10 +2008,22 @@ namespace GameLiftSockets.Protocol
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
             json["type"] = TypeName;
-            json["code"] = Code;
-            json["message"] = Message;
             json.SetOrRemove("requestId", RequestId);
             json.SetOrRemove("route", Route);
+            json["code"] = Code;
+            json.SetOrRemove("field", Field);
+            json["message"] = Message;
+            json.SetOrRemove("allow", Allow);
+            json.SetOrRemove("partyId", PartyId);
+            json.SetOrRemove("playerId", PlayerId);
+            json.SetOrRemove("playerIds", PlayerIds);
+            json.SetOrRemove("presence", Presence);
+            json.SetOrRemove("ticketId", TicketId);
+            json.SetOrRemove("currentGameSessionId", CurrentGameSessionId);
+            json.SetOrRemove("placementId", PlacementId);
+            json.SetOrRemove("status", Status);
+            json.SetOrRemove("gameSessionArn", GameSessionArn);
+            json.SetOrRemove("retryAfterMs", RetryAfterMs);
             return json;
         }
     }

@@ -80,7 +80,7 @@ namespace GameLiftSockets.Tests
             await dave.Connect();
             var notFound = await Check.FailsWith(ErrorCode.NotFound, () => dave.Client.SendMessageAsync(new[] { "nobody-has-this-id" }, new JsonObject { { "hi", 1 } }), "a message to nobody");
             Check.Equal(Routes.SendMessage, notFound.Route, "the route");
-            Check.Sequence(new object[] { "nobody-has-this-id" }, notFound.Details.GetArray("playerIds"), "the ids nobody has, in Details");
+            Check.Sequence(new[] { "nobody-has-this-id" }, notFound.Reply.PlayerIds, "the ids nobody has, typed in Reply");
             await Check.FailsWith(ErrorCode.NotFound, () => dave.Client.CancelPlacementAsync(), "cancelling with no placement");
             await Check.FailsWith(ErrorCode.BadRequest, () => dave.Client.RequestAsync(Routes.SendMessage, new JsonObject { { "playerIds", new List<object>() }, { "message", 1 } }), "no recipients");
             dave.Close();

@@ -90,6 +90,35 @@ namespace GameLiftSockets.Tests
             return Task.FromResult(0);
         }
 
+        [Scenario("given error frames, then each code's fields read typed from the ErrorFrame")]
+        public Task ErrorFramesReadTyped()
+        {
+            var limited = ServerFrame.Parse(Json.ParseObject(
+                "{\"type\":\"error\",\"route\":\"sendMessage\",\"requestId\":\"r1\",\"code\":\"rate_limited\",\"message\":\"over the limit\",\"retryAfterMs\":45000}")) as ErrorFrame;
+            Check.Equal(ErrorCode.RateLimited, limited.Code, "the code");
+            Check.Equal(45000L, limited.RetryAfterMs, "retryAfterMs, typed");
+            var conflict = ServerFrame.Parse(Json.ParseObject(
+                "{\"type\":\"error\",\"code\":\"conflict\",\"message\":\"bob has a live ticket\",\"ticketId\":\"mm-1\",\"playerId\":\"bob\"}")) as ErrorFrame;
+            Check.Equal("mm-1", conflict.TicketId, "the ticket");
+            Check.Equal("bob", conflict.PlayerId, "whose");
+            Check.True(conflict.RetryAfterMs == null && conflict.PlacementId == null, "another code's fields are null");
+            return Task.FromResult(0);
+        }
+
+        [Scenario("given resume acks, then the cursor, placement and ticket read through the generated types, a null cursor apart from 0")]
+        public Task ResumeAckReadsTyped()
+        {
+            var empty = new ResumeAck(Json.ParseObject("{\"type\":\"ack\",\"route\":\"resume\",\"cursor\":null,\"placement\":null,\"matchmaking\":null}"));
+            Check.True(empty.Cursor == null, "a null cursor is null");
+            Check.True(empty.Placement == null && empty.Matchmaking == null, "nothing pending");
+            var busy = new ResumeAck(Json.ParseObject("{\"type\":\"ack\",\"route\":\"resume\",\"cursor\":0,\"placement\":{\"placementId\":\"p-1\",\"status\":\"PENDING\"},\"matchmaking\":{\"ticketId\":\"mm-1\"}}"));
+            Check.Equal(0L, busy.Cursor, "a cursor of 0 is 0");
+            Check.Equal("p-1", busy.Placement.PlacementId, "the pending placement, a PlacementAck");
+            Check.Equal(PlacementStatus.Pending, busy.Placement.Status, "its status");
+            Check.Equal("mm-1", busy.Matchmaking.TicketId, "the live ticket, a TicketAck");
+            return Task.FromResult(0);
+        }
+
         [Scenario("given JSON text, then the reader keeps integers exact, decodes escapes, and says where bad text is wrong")]
         public Task JsonReader()
         {

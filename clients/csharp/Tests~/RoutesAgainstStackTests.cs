@@ -181,7 +181,7 @@ namespace GameLiftSockets.Tests
             await dee.Connect();
             var placed = await dee.Client.RequestPlacementAsync();
             var conflict = await Check.FailsWith(ErrorCode.Conflict, () => dee.Client.RequestPlacementAsync(), "a second placement while one is pending");
-            Check.Equal(placed.PlacementId, conflict.Details.GetString("placementId"), "the conflict names the pending one");
+            Check.Equal(placed.PlacementId, conflict.Reply.PlacementId, "the conflict names the pending one");
             var cancelled = await dee.Client.CancelPlacementAsync(placed.PlacementId);
             Check.Equal(placed.PlacementId, cancelled.PlacementId, "the cancelled id");
             var frame = await dee.Next<PlacementFrame>(p => p.PlacementId == placed.PlacementId, "the result");

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gamelift_sockets_protocol::domain::GameSession;
-use gamelift_sockets_protocol::{ErrorCode, ServerFrame};
+use gamelift_sockets_protocol::{ErrorReply, ServerFrame};
 use serde_json::{Map, Value};
 
 /// What a token provider returns: a JWT, or why there is none.
@@ -156,13 +156,13 @@ pub enum Event {
 /// A failed request.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ClientError {
-    /// The server's `error` frame: its code, message and other fields.
-    #[error("{route}: {code:?}: {message}")]
+    /// The server's `error` frame: the route it answers, and its code, message and that
+    /// code's fields (e.g. `retryAfterMs` of a `rate_limited`); boxed, as the largest
+    /// variant by far.
+    #[error("{route}: {:?}: {}", .reply.code(), .reply.message())]
     Server {
         route: String,
-        code: ErrorCode,
-        message: String,
-        details: Map<String, Value>,
+        reply: Box<ErrorReply>,
     },
     #[error("no reply to {route} in time (it may still have been done)")]
     Timeout { route: &'static str },
@@ -181,10 +181,7 @@ impl ClientError {
     /// `connection_lost`, `not_connected`, `closed`, `invalid`).
     pub fn code(&self) -> String {
         match self {
-            Self::Server { code, .. } => serde_json::to_value(code)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default(),
+            Self::Server { reply, .. } => reply.code().as_str().to_owned(),
             Self::Timeout { .. } => "timeout".into(),
             Self::ConnectionLost { .. } => "connection_lost".into(),
             Self::NotConnected => "not_connected".into(),

@@ -83,6 +83,10 @@ out += `/** A server frame of the given \`type\`. */
 export type ServerFrameOf<T extends ServerFrame['type']> = Extract<ServerFrame, { type: T }>;
 /** The body of a request to the given \`route\`. */
 export type BodyOf<R extends ClientFrame['route']> = Extract<ClientFrame, { route: R }> extends { body?: infer B } ? B : never;
+/** An \`error\` frame: a union keyed by \`code\`, each with the fields of its code. */
+export type ErrorFrame = ServerFrameOf<'error'>;
+/** An \`error\` frame of the given \`code\`, with that code's fields. */
+export type ErrorOf<C extends ErrorFrame['code']> = Extract<ErrorFrame, { code: C }>;
 /** The fields of the \`ack\` answering a request to the given \`route\`. */
 export type AckOf<R extends RouteAck['route']> = Omit<Extract<RouteAck, { route: R }>, 'route'>;
 /** Every route a client may send. */

@@ -1,4 +1,4 @@
-import type { AckOf, BodyOf, ClientFrame, GameSession, KeepAlive, ServerFrame } from './protocol.js';
+import type { AckOf, BodyOf, ClientFrame, ErrorFrame, GameSession, KeepAlive, ServerFrame } from './protocol.js';
 import { GameSocketsError, type StopReason } from './errors.js';
 import { Emitter, type ClientEvents, type ConnectionState, type ResumeAck } from './events.js';
 import { RecentKeys } from './dedupe.js';
@@ -284,13 +284,13 @@ export class GameSocketsClient extends SeatedRoutes {
       const { type: _type, ...ack } = frame;
       this.settle(requestId, undefined, ack as Ack);
     } else {
-      const { type: _type, code, message, route, requestId: _id, ...details } = frame as Record<string, unknown>;
+      const reply = frame as ErrorFrame;
       this.settle(
         requestId,
-        new GameSocketsError(code as GameSocketsError['code'], String(message), {
-          route: typeof route === 'string' ? route : undefined,
+        new GameSocketsError(reply.code, String(reply.message), {
+          route: typeof reply.route === 'string' ? reply.route : undefined,
           requestId,
-          details,
+          reply,
         }),
       );
     }

@@ -1,4 +1,4 @@
-import type { ErrorCode } from './protocol.js';
+import type { ErrorCode, ErrorFrame, ErrorOf } from './protocol.js';
 
 /**
  * What a request can fail with: every server error code, and the client's own:
@@ -20,19 +20,27 @@ export class GameSocketsError extends Error {
   readonly route: string | undefined;
   /** The request's id. */
   readonly requestId: string | undefined;
-  /** What the server's error frame carries besides (e.g. `placementId`, `retryAfterMs`). */
-  readonly details: Record<string, unknown>;
+  /**
+   * The server's `error` frame, typed by its `code` (narrow on `reply.code` to read that
+   * code's fields, e.g. `retryAfterMs` of `rate_limited`); undefined for the client's own codes.
+   */
+  readonly reply: ErrorFrame | undefined;
 
   constructor(
     code: ClientErrorCode,
     message: string,
-    options: { route?: string; requestId?: string; details?: Record<string, unknown> } = {},
+    options: { route?: string; requestId?: string; reply?: ErrorFrame } = {},
   ) {
     super(message);
     this.code = code;
     this.route = options.route;
     this.requestId = options.requestId;
-    this.details = options.details ?? {};
+    this.reply = options.reply;
+  }
+
+  /** The server's error of `code` read as that code's frame, else undefined. */
+  replyOf<C extends ErrorFrame['code']>(code: C): ErrorOf<C> | undefined {
+    return this.reply?.code === code ? (this.reply as ErrorOf<C>) : undefined;
   }
 }
 

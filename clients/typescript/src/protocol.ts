@@ -868,13 +868,163 @@ export type ServerFrame =
     [field: string]: unknown;
   }
   | {
-    code: ErrorCode;
-    message: string;
     requestId?: string | null;
     route?: string | null;
     type: "error";
-    [field: string]: unknown;
-  }
+  } & (
+    | {
+      code: "bad_request";
+      /**
+       * The backend API: the request's field at fault (`body` for the body as a whole,
+       * `path` or a path parameter for the path).
+       */
+      field?: string | null;
+      /**
+       * What went wrong, and what (not) to do about it, for a person.
+       */
+      message: string;
+    }
+    | {
+      /**
+       * The backend API: the one method the path serves (also the `Allow` header).
+       */
+      allow?: string | null;
+      code: "unknown_route";
+      /**
+       * What went wrong, and what (not) to do about it, for a person.
+       */
+      message: string;
+    }
+    | {
+      code: "payload_too_large";
+      /**
+       * The backend API: the request's field at fault (`body` for the body as a whole,
+       * `path` or a path parameter for the path).
+       */
+      field?: string | null;
+      /**
+       * What went wrong, and what (not) to do about it, for a person.
+       */
+      message: string;
+    }
+    | {
+      code: "not_found";
+      /**
+       * What went wrong, and what (not) to do about it, for a person.
+       */
+      message: string;
+      /**
+       * The backend API: the party no one is in.
+       */
+      partyId?: 
+        | PartyId
+        | null;
+      /**
+       * The backend API: the player no one is.
+       */
+      playerId?: 
+        | PlayerId
+        | null;
+      /**
+       * The recipients no player has (`sendMessage`, the backend API's messages): nothing
+       * was sent.
+       */
+      playerIds?: Array<PlayerId> | null;
+      /**
+       * The backend API: the presence of a player with no open connection.
+       */
+      presence?: 
+        | PresenceStatus
+        | null;
+      /**
+       * The ticket that is over (`stopMatchmaking`), or the matchmaking ticket that
+       * `cancelPlacement` found pending.
+       */
+      ticketId?: 
+        | TicketId
+        | null;
+    }
+    | {
+      code: "conflict";
+      /**
+       * The backend API: the game session the player is seated in instead (`null`:
+       * none).
+       */
+      currentGameSessionId?: string | null;
+      /**
+       * What went wrong, and what (not) to do about it, for a person.
+       */
+      message: string;
+      /**
+       * The placement already pending.
+       */
+      placementId?: 
+        | PlacementId
+        | null;
+      /**
+       * Whose pending request it is, when it is another player's or a party's
+       * reservation found it.
+       */
+      playerId?: 
+        | PlayerId
+        | null;
+      /**
+       * The status of the ticket not awaiting an answer.
+       */
+      status?: 
+        | TicketStatus
+        | null;
+      /**
+       * The live matchmaking ticket already pending, or the ticket not awaiting an answer
+       * (`acceptMatch`).
+       */
+      ticketId?: 
+        | TicketId
+        | null;
+    }
+    | {
+      code: "forbidden";
+      /**
+       * What went wrong, and what (not) to do about it, for a person.
+       */
+      message: string;
+    }
+    | {
+      code: "session_ended";
+      /**
+       * The game session that ended.
+       */
+      gameSessionArn?: string | null;
+      /**
+       * What went wrong, and what (not) to do about it, for a person.
+       */
+      message: string;
+    }
+    | {
+      code: "rate_limited";
+      /**
+       * What went wrong, and what (not) to do about it, for a person.
+       */
+      message: string;
+      /**
+       * Retry after this many milliseconds; nothing was done.
+       */
+      retryAfterMs: number;
+    }
+    | {
+      code: "unavailable";
+      /**
+       * What went wrong, and what (not) to do about it, for a person.
+       */
+      message: string;
+    }
+    | {
+      code: "internal";
+      /**
+       * What went wrong, and what (not) to do about it, for a person.
+       */
+      message: string;
+    })
   | {
     /**
      * Sent by a game server or service through the backend API (`from` is then
@@ -1086,6 +1236,10 @@ export type UnsubscribePresenceAck = {
 export type ServerFrameOf<T extends ServerFrame['type']> = Extract<ServerFrame, { type: T }>;
 /** The body of a request to the given `route`. */
 export type BodyOf<R extends ClientFrame['route']> = Extract<ClientFrame, { route: R }> extends { body?: infer B } ? B : never;
+/** An `error` frame: a union keyed by `code`, each with the fields of its code. */
+export type ErrorFrame = ServerFrameOf<'error'>;
+/** An `error` frame of the given `code`, with that code's fields. */
+export type ErrorOf<C extends ErrorFrame['code']> = Extract<ErrorFrame, { code: C }>;
 /** The fields of the `ack` answering a request to the given `route`. */
 export type AckOf<R extends RouteAck['route']> = Omit<Extract<RouteAck, { route: R }>, 'route'>;
 /** Every route a client may send. */

@@ -126,8 +126,8 @@ export class SeatTracker {
         this.current = null;
         return;
       }
-      const retryAfterMs = error instanceof GameSocketsError ? Number(error.details?.retryAfterMs) : NaN;
-      this.retry(code === 'rate_limited' && Number.isFinite(retryAfterMs) ? retryAfterMs : undefined);
+      const limited = error instanceof GameSocketsError ? error.replyOf('rate_limited') : undefined;
+      this.retry(limited?.retryAfterMs);
     }
   }
 }

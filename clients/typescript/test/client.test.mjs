@@ -98,7 +98,7 @@ describe('against the local stack', () => {
       assert.ok(e instanceof GameSocketsError);
       assert.equal(e.code, 'not_found');
       assert.equal(e.route, 'sendMessage');
-      assert.deepEqual(e.details.playerIds, ['nobody-has-this-id']);
+      assert.deepEqual(e.replyOf('not_found').playerIds, ['nobody-has-this-id']);
       return true;
     });
     await assert.rejects(dave.client.cancelPlacement(), (e) => e.code === 'not_found');

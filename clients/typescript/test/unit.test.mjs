@@ -2,7 +2,7 @@
 // heartbeat timer, the seat's connection details kept fresh, handshake refusals.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { GameSocketsClient } from '../dist/index.js';
+import { GameSocketsClient, GameSocketsError } from '../dist/index.js';
 
 /**
  * A socket the test drives: `serve(frame)` delivers a server frame. `answer(frame, socket)`,
@@ -252,6 +252,17 @@ describe('the seat and its connection details', () => {
   });
   const refreshes = (socket) => socket.sent.filter((f) => f.route === 'refreshConnectionDetails');
   const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  // A server whose first `n` refreshes get the error `refusal`, the later ones a seat with token pgt-1.
+  const refusingFirst = (n, refusal) => {
+    let asked = 0;
+    return scriptedSockets({
+      answer: (frame, socket) => {
+        asked += 1;
+        if (asked <= n) socket.serve({ type: 'error', route: frame.route, requestId: frame.requestId, ...refusal });
+        else socket.serve({ type: 'ack', route: frame.route, requestId: frame.requestId, gameSession: seat('psess-1', 'pgt-1', 600_000) });
+      },
+    });
+  };
 
   it('given a seat expiring in 2 s, then it is refreshed once before it expires and the event carries the new token', async () => {
     // Given a server that answers a refresh with a token good for 10 minutes
@@ -308,14 +319,7 @@ describe('the seat and its connection details', () => {
 
   it('given a seat whose details are unavailable, then it is refreshed with backoff until it has some', async () => {
     // Given a server that answers the first refresh `unavailable`, the second with details
-    let asked = 0;
-    const { sockets, factory } = scriptedSockets({
-      answer: (frame, socket) => {
-        asked += 1;
-        if (asked === 1) socket.serve({ type: 'error', route: frame.route, requestId: frame.requestId, code: 'unavailable', message: 'GameLift is unavailable; retry' });
-        else socket.serve({ type: 'ack', route: frame.route, requestId: frame.requestId, gameSession: seat('psess-1', 'pgt-1', 600_000) });
-      },
-    });
+    const { sockets, factory } = refusingFirst(1, { code: 'unavailable', message: 'GameLift is unavailable; retry' });
     const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory });
     const events = [];
     client.on('connectionDetails', (s) => events.push(s));
@@ -331,6 +335,33 @@ describe('the seat and its connection details', () => {
     await wait(1_000);
     assert.equal(refreshes(sockets[0]).length, 2);
     assert.equal(events.length, 1);
+    assert.equal(client.seat.connection.playerGatewayToken, 'pgt-1');
+    client.close();
+  });
+
+  it('given refreshes refused rate_limited, then the error is typed by its code and the next refresh waits its retryAfterMs', async () => {
+    // Given a server that answers the first two refreshes `rate_limited` for 2.5 s, then with details
+    const { sockets, factory } = refusingFirst(2, { code: 'rate_limited', message: 'over the limit', retryAfterMs: 2_500 });
+    const client = new GameSocketsClient({ url: 'ws://test/stage', playerId: 'p', socket: factory });
+    await client.connect();
+    // When an explicit refresh is refused, then the error is the typed frame of its code
+    await assert.rejects(client.refreshConnectionDetails(), (e) => {
+      assert.ok(e instanceof GameSocketsError);
+      assert.equal(e.reply.code, 'rate_limited');
+      assert.equal(e.replyOf('rate_limited').retryAfterMs, 2_500);
+      assert.equal(e.replyOf('not_found'), undefined, 'another code reads as undefined');
+      return true;
+    });
+    // When a seat without details comes, its first refresh (after 1 s) is refused too
+    const unavailable = { ...seat('psess-1', 'x', 0), connection: undefined, connectionUnavailable: true };
+    sockets[0].serve({ type: 'placement', placementId: 'pl-1', status: 'FULFILLED', gameSession: unavailable, seq: 1 });
+    await wait(1_200);
+    assert.equal(refreshes(sockets[0]).length, 2);
+    // Then the next waits 2.5 s (not the 2 s backoff), and has a token
+    await wait(2_000);
+    assert.equal(refreshes(sockets[0]).length, 2, 'still waiting: retryAfterMs, not the backoff');
+    await wait(600);
+    assert.equal(refreshes(sockets[0]).length, 3);
     assert.equal(client.seat.connection.playerGatewayToken, 'pgt-1');
     client.close();
   });

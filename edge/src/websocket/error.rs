@@ -5,7 +5,10 @@
 use std::sync::Arc;
 
 use shared::domain::PlayerId;
-use shared::frames::{Answered, ErrorCode, ServerFrame};
+use shared::errors::{
+    ConflictDetail, ErrorMessage, FieldDetail, NotFoundDetail, RateLimitedDetail,
+};
+use shared::frames::{Answered, ErrorCode, ErrorReply, ServerFrame};
 use shared::friends::{ChangeError, FriendRefusal};
 use shared::messaging::recipients::{MAX_MESSAGE_FIELD_BYTES, RecipientsError};
 use shared::party::PartyRefusal;
@@ -18,42 +21,54 @@ use shared::rate_limits::{Exceeded, LimitError};
 /// any, is kept for the log and never shown to the client.
 #[derive(Clone, Debug)]
 pub struct RouteError {
-    pub code: ErrorCode,
-    pub message: String,
-    /// Fields the `error` frame carries besides its message (`placementId`, ...).
-    pub details: serde_json::Map<String, serde_json::Value>,
+    /// The code, the message and that code's fields, as the `error` frame carries them
+    /// (boxed: a refusal is the rare path, and `Result`s stay small).
+    pub reply: Box<ErrorReply>,
     cause: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
 
 impl PartialEq for RouteError {
     /// Equal when the client would see the same frame.
     fn eq(&self, other: &Self) -> bool {
-        self.code == other.code && self.message == other.message && self.details == other.details
+        self.reply == other.reply
+    }
+}
+
+impl From<ErrorReply> for RouteError {
+    fn from(reply: ErrorReply) -> Self {
+        Self {
+            reply: Box::new(reply),
+            cause: None,
+        }
     }
 }
 
 impl RouteError {
+    /// An error of `code` carrying none of that code's fields.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-            details: serde_json::Map::new(),
-            cause: None,
-        }
+        ErrorReply::new(code, ErrorMessage::new(message)).into()
     }
 
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::BadRequest, message)
     }
 
+    pub fn code(&self) -> ErrorCode {
+        self.reply.code()
+    }
+
+    pub fn message(&self) -> &str {
+        self.reply.message()
+    }
+
     /// Over a per-player rate limit (`limit` says which, e.g. "5 messages a minute"):
     /// nothing was done; retry after `retry_after_ms` (also a field of the frame).
     pub fn rate_limited(limit: &str, retry_after_ms: i64) -> Self {
-        Self::new(
-            ErrorCode::RateLimited,
+        ErrorReply::rate_limited(
             format!("over the limit of {limit}; nothing was done; retry in {retry_after_ms} ms"),
+            RateLimitedDetail { retry_after_ms },
         )
-        .with_detail("retryAfterMs", retry_after_ms)
+        .into()
     }
 
     /// A store that failed while serving the request: `unavailable` when retrying may
@@ -74,12 +89,6 @@ impl RouteError {
         refusal.caused_by(err)
     }
 
-    /// One more field for the `error` frame (e.g. `placementId`).
-    pub fn with_detail(mut self, name: &str, value: impl Into<serde_json::Value>) -> Self {
-        self.details.insert(name.to_owned(), value.into());
-        self
-    }
-
     /// Keeps `cause` for the log.
     pub fn caused_by(mut self, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
         self.cause = Some(Arc::new(cause));
@@ -94,13 +103,7 @@ impl RouteError {
     }
 
     pub fn into_frame(self, frame: &impl Answered) -> ServerFrame {
-        ServerFrame::Error {
-            route: Some(frame.route().to_owned()),
-            request_id: frame.request_id().map(str::to_owned),
-            code: self.code,
-            message: self.message,
-            details: self.details,
-        }
+        ServerFrame::error_reply(frame, *self.reply)
     }
 }
 
@@ -148,14 +151,16 @@ impl RouteError {
         }
     }
 
-    /// A message over [`MAX_MESSAGE_FIELD_BYTES`] serialized.
-    pub fn message_too_large(size: usize) -> Self {
-        Self::new(
-            ErrorCode::PayloadTooLarge,
+    /// A message over [`MAX_MESSAGE_FIELD_BYTES`] serialized (`detail`: the field, where
+    /// the reply names it).
+    pub fn message_too_large(size: usize, detail: FieldDetail) -> Self {
+        ErrorReply::payload_too_large(
             format!(
                 "`message` is {size} bytes serialized; the maximum is {MAX_MESSAGE_FIELD_BYTES}"
             ),
+            detail,
         )
+        .into()
     }
 
     /// Recipients no player has (`not_found` naming them as `playerIds`), or the store
@@ -163,12 +168,19 @@ impl RouteError {
     pub fn from_recipients(err: RecipientsError, consequence: &str) -> Self {
         match err {
             RecipientsError::Unknown(ids) => {
-                let ids: Vec<&str> = ids.iter().map(PlayerId::as_str).collect();
-                Self::new(
-                    ErrorCode::NotFound,
-                    format!("no player has the id {}; nothing was sent", ids.join(", ")),
+                let names: Vec<&str> = ids.iter().map(PlayerId::as_str).collect();
+                let message = format!(
+                    "no player has the id {}; nothing was sent",
+                    names.join(", ")
+                );
+                ErrorReply::not_found(
+                    message,
+                    NotFoundDetail {
+                        player_ids: Some(ids),
+                        ..NotFoundDetail::default()
+                    },
                 )
-                .with_detail("playerIds", ids)
+                .into()
             }
             RecipientsError::Store(err) => Self::from_store(err, consequence),
         }
@@ -210,28 +222,31 @@ fn pending_conflict(
     } else {
         format!("{player} has")
     };
-    let error = match pending {
-        Pending::Ticket(ticket) => RouteError::new(
-            ErrorCode::Conflict,
+    // Whose it is, when it is another player's or a party's reservation found it.
+    let player_id = (player != caller || in_party).then(|| player.clone());
+    let (message, detail) = match pending {
+        Pending::Ticket(ticket) => (
             format!(
                 "{whose} a live matchmaking ticket {ticket}: wait for its result or stopMatchmaking"
             ),
-        )
-        .with_detail("ticketId", ticket.as_str()),
-        Pending::Placement(placement) => RouteError::new(
-            ErrorCode::Conflict,
+            ConflictDetail {
+                player_id,
+                ..ConflictDetail::ticket(ticket.clone())
+            },
+        ),
+        Pending::Placement(placement) => (
             format!(
                 "{whose} a pending placement {placement}: wait for its result or cancelPlacement"
             ),
-        )
-        .with_detail("placementId", placement.as_str()),
+            ConflictDetail {
+                placement_id: Some(placement.clone()),
+                player_id,
+                ..ConflictDetail::default()
+            },
+        ),
     };
     tracing::info!(player_id = %player, pending = %pending, "a request is already pending");
-    if player == caller && !in_party {
-        error
-    } else {
-        error.with_detail("playerId", player.as_str())
-    }
+    ErrorReply::conflict(message, detail).into()
 }
 
 #[cfg(test)]
@@ -279,8 +294,8 @@ mod route_tests {
             key: "playerId=alice".into(),
             reason: "status is 7".into(),
         });
-        assert_eq!(refused.code, ErrorCode::Internal);
-        assert_eq!(refused.message, "a server error; retry");
+        assert_eq!(refused.code(), ErrorCode::Internal);
+        assert_eq!(refused.message(), "a server error; retry");
     }
 
     #[test]

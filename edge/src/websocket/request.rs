@@ -144,7 +144,7 @@ impl Request {
     /// The `error` frame of `refusal`, logged first when it is not the client's mistake.
     pub fn refuse(&self, refusal: RouteError) -> ApiGatewayProxyResponse {
         self.log(&refusal);
-        shared::metrics::request(self.frame.route().as_str(), Some(refusal.code));
+        shared::metrics::request(self.frame.route().as_str(), Some(refusal.code()));
         reply(&refusal.into_frame(&self.frame))
     }
 
@@ -159,12 +159,12 @@ impl Request {
             .cause()
             .map(|cause| ErrorChain(cause).to_string())
             .unwrap_or_default();
-        match refusal.code {
+        match refusal.code() {
             ErrorCode::Unavailable => {
-                warn!(player_id = player, connection_id = connection, route, error = %cause, "{}", refusal.message)
+                warn!(player_id = player, connection_id = connection, route, error = %cause, "{}", refusal.message())
             }
             ErrorCode::Internal => {
-                error!(player_id = player, connection_id = connection, route, error = %cause, "{}", refusal.message)
+                error!(player_id = player, connection_id = connection, route, error = %cause, "{}", refusal.message())
             }
             _ => {}
         }

@@ -28,15 +28,16 @@
 //! `RemovePlayerSession`); without those calls `rejoinSession` still answers
 //! `session_ended`, from GameLift's refusal, one CreatePlayerSession call later.
 
-use edge::websocket::RouteError;
 use futures_util::stream::{self, StreamExt};
 use gamelift_sockets_protocol::backend_api::{
     GameSessionEndedResponse, PlayerIdsBody, PlayerLeftResponse,
 };
 use lambda_http::http::StatusCode;
 use shared::domain::PlayerId;
-use shared::frames::ErrorCode;
+use shared::errors::ConflictDetail;
+use shared::frames::ErrorReply;
 
+use crate::players::no_player;
 use crate::{Answer, BackendApi, answer, store_refusal};
 
 /// How many players' seats are cleared at once.
@@ -94,24 +95,20 @@ impl BackendApi {
             .await
             .map_err(|e| store_refusal(e, retry))?;
         match record {
-            None => Err(RouteError::new(
-                ErrorCode::NotFound,
-                format!("no player has the id {player}"),
-            )
-            .with_detail("playerId", player.as_str())),
+            None => Err(no_player(player)),
             Some(r)
                 if r.ended_game_session.as_deref() == Some(game) && r.game_session.is_none() =>
             {
                 answer(StatusCode::OK, &PlayerLeftResponse { cleared: false })
             }
-            Some(r) => Err(RouteError::new(
-                ErrorCode::Conflict,
+            Some(r) => Err(ErrorReply::conflict(
                 format!("{player}'s game session is not {game}"),
+                ConflictDetail {
+                    current_game_session_id: Some(r.game_session.map(|s| s.game_session_arn)),
+                    ..ConflictDetail::default()
+                },
             )
-            .with_detail(
-                "currentGameSessionId",
-                r.game_session.map(|s| s.game_session_arn),
-            )),
+            .into()),
         }
     }
 }

@@ -61,7 +61,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use shared::config::Config;
-use shared::frames::{ErrorCode, json_kind};
+use shared::errors::FieldDetail;
+use shared::frames::{ErrorCode, ErrorReply, json_kind};
 use shared::ports::{
     Clock, FriendCommits, FriendReader, MessageStore, PartyReader, PlayerLookup, PlayerReader,
     Seats,
@@ -133,7 +134,7 @@ impl BackendApi {
             }),
             Err(refusal) => Err(refusal),
         };
-        shared::metrics::request("backendApi", answer.as_ref().err().map(|r| r.code));
+        shared::metrics::request("backendApi", answer.as_ref().err().map(RouteError::code));
         match answer {
             Ok((status, body)) => problem::json_response(status, &body),
             Err(refusal) => {
@@ -195,7 +196,7 @@ fn object_of(request: &Request) -> Result<Map<String, Value>, RouteError> {
 
 /// A 400 naming `field`.
 pub(crate) fn field_error(field: &str, message: impl Into<String>) -> RouteError {
-    RouteError::bad_request(message).with_detail("field", field)
+    ErrorReply::bad_request(message, FieldDetail::named(field)).into()
 }
 
 /// A store failure: 503 (retry) or 500, saying what did not happen.
@@ -220,15 +221,15 @@ fn caller_of(request: &Request) -> String {
 
 fn log_refusal(refusal: &RouteError, path: &str, caller: &str) {
     let cause = refusal.cause().map(|c| ErrorChain(c).to_string());
-    match refusal.code {
+    match refusal.code() {
         ErrorCode::Internal => {
-            error!(code = ?refusal.code, path, caller, cause, detail = %refusal.message, "request failed")
+            error!(code = ?refusal.code(), path, caller, cause, detail = %refusal.message(), "request failed")
         }
         ErrorCode::Unavailable => {
-            warn!(code = ?refusal.code, path, caller, cause, detail = %refusal.message, "request failed")
+            warn!(code = ?refusal.code(), path, caller, cause, detail = %refusal.message(), "request failed")
         }
         _ => {
-            info!(code = ?refusal.code, path, caller, detail = %refusal.message, "request refused")
+            info!(code = ?refusal.code(), path, caller, detail = %refusal.message(), "request refused")
         }
     }
 }

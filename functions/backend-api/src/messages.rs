@@ -13,7 +13,8 @@ use gamelift_sockets_protocol::backend_api::{
 };
 use lambda_http::http::StatusCode;
 use shared::domain::MessageId;
-use shared::frames::{ErrorCode, ServerFrame};
+use shared::errors::{FieldDetail, NotFoundDetail};
+use shared::frames::{ErrorReply, ServerFrame};
 use shared::messaging::recipients;
 use shared::messaging::{MessageKind, NewMessage, SYSTEM_SENDER};
 
@@ -26,7 +27,10 @@ impl BackendApi {
             .map_err(|e| field_error(&e.field, e.message))?;
         let message = body.message;
         if let Some(size) = recipients::oversized(&message) {
-            return Err(RouteError::message_too_large(size).with_detail("field", "message"));
+            return Err(RouteError::message_too_large(
+                size,
+                FieldDetail::named("message"),
+            ));
         }
         let from = sender(body.from.as_ref());
         let nothing_sent = "nothing was sent; retry";
@@ -44,8 +48,13 @@ impl BackendApi {
                     .await
                     .map_err(|e| store_refusal(e, nothing_sent))?
                     .ok_or_else(|| {
-                        RouteError::new(ErrorCode::NotFound, format!("no party {party_id}"))
-                            .with_detail("partyId", party_id.to_string())
+                        RouteError::from(ErrorReply::not_found(
+                            format!("no party {party_id}"),
+                            NotFoundDetail {
+                                party_id: Some(party_id.clone()),
+                                ..NotFoundDetail::default()
+                            },
+                        ))
                     })?;
                 (party.member_ids().cloned().collect(), Some(party_id))
             }

@@ -29,7 +29,8 @@ use gamelift_sockets_protocol::backend_api::{
 };
 use lambda_http::http::StatusCode;
 use shared::domain::{MessageId, PlayerId, PresenceStatus};
-use shared::frames::{ErrorCode, ServerFrame};
+use shared::errors::NotFoundDetail;
+use shared::frames::{ErrorReply, ServerFrame};
 use shared::messaging::{MessageKind, NewMessage};
 use shared::players::PlayerRecord;
 
@@ -90,14 +91,17 @@ impl BackendApi {
             .map_err(|e| store_refusal(e, nothing_done))?
             .ok_or_else(|| no_player(player))?;
         if record.status != PresenceStatus::Online {
-            return Err(RouteError::new(
-                ErrorCode::NotFound,
+            return Err(ErrorReply::not_found(
                 format!(
                     "{player} has no open connection (they are {})",
                     record.status.as_str()
                 ),
+                NotFoundDetail {
+                    presence: Some(record.status),
+                    ..NotFoundDetail::default()
+                },
             )
-            .with_detail("presence", record.status.as_str()));
+            .into());
         }
         let now = self.clock.now_millis();
         let message_id = MessageId::generate(now);
@@ -129,12 +133,16 @@ impl BackendApi {
     }
 }
 
-fn no_player(player: &PlayerId) -> RouteError {
-    RouteError::new(
-        ErrorCode::NotFound,
+/// `not_found`, naming the player no one is.
+pub(crate) fn no_player(player: &PlayerId) -> RouteError {
+    ErrorReply::not_found(
         format!("no player has the id {player}"),
+        NotFoundDetail {
+            player_id: Some(player.clone()),
+            ..NotFoundDetail::default()
+        },
     )
-    .with_detail("playerId", player.as_str())
+    .into()
 }
 
 /// What the API tells about a player: presence (`online` is what watchers see: online,

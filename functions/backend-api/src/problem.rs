@@ -6,8 +6,8 @@ use edge::websocket::RouteError;
 use gamelift_sockets_protocol::backend_api::Problem;
 use lambda_http::http::{StatusCode, header};
 use lambda_http::{Body, Response};
-use serde_json::{Map, Value};
-use shared::frames::ErrorCode;
+use serde_json::Value;
+use shared::frames::{ErrorCode, ErrorReply};
 
 /// Where a problem's `type` points: the code, under this URN (RFC 9457 §3.1.1 allows any
 /// URI; these are documented in the README's backend API section).
@@ -19,28 +19,21 @@ pub fn json_response(status: StatusCode, body: &Value) -> Response<Body> {
 }
 
 /// The problem details of `error`: `type`, `title`, `status`, `detail`, `code`, and
-/// the error's own fields (`field` for a 400, the unknown `playerIds` of a 404, ...).
+/// the fields of its code (`field` for a 400, the unknown `playerIds` of a 404, ...).
 pub fn problem(error: &RouteError) -> Response<Body> {
-    let status = status_of(error.code);
-    let code = serde_json::to_value(error.code)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default();
-    let mut members = Map::new();
-    for (name, value) in &error.details {
-        members.insert(name.clone(), value.clone());
-    }
-    for name in ["type", "title", "status", "detail", "code"] {
-        // The standard members win over a detail of the same name.
-        members.remove(name);
-    }
+    let code = error.code();
+    let status = status_of(code);
+    let (detail, error) = ErrorReply::clone(&error.reply).into_parts();
+    let allow = match &error {
+        ErrorReply::UnknownRoute(refused) => refused.detail.allow.clone(),
+        _ => None,
+    };
     let body = Problem {
         kind: format!("{PROBLEM_TYPE_PREFIX}{code}"),
-        title: title(error.code).to_owned(),
+        title: title(code).to_owned(),
         status: status.as_u16(),
-        detail: error.message.clone(),
-        code: error.code,
-        members,
+        detail,
+        error,
     };
     let mut response = response(
         status,
@@ -53,8 +46,8 @@ pub fn problem(error: &RouteError) -> Response<Body> {
             .headers_mut()
             .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
     }
-    if let Some(allow) = error.details.get("allow").and_then(Value::as_str)
-        && let Ok(value) = header::HeaderValue::from_str(allow)
+    if let Some(allow) = allow
+        && let Ok(value) = header::HeaderValue::from_str(&allow)
     {
         response.headers_mut().insert(header::ALLOW, value);
     }
@@ -113,8 +106,7 @@ mod tests {
 
     #[test]
     fn a_bad_request_is_problem_json_naming_the_field() {
-        let error =
-            RouteError::bad_request("`message` is required").with_detail("field", "message");
+        let error = crate::field_error("message", "`message` is required");
         let response = problem(&error);
         assert_eq!(response.status(), StatusCode::BAD_REQUEST);
         assert_eq!(

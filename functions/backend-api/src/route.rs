@@ -11,7 +11,10 @@ use edge::websocket::RouteError;
 use gamelift_sockets_protocol::backend_api::openapi::{self, Operation};
 use lambda_http::http::Method;
 use shared::domain::PlayerId;
-use shared::frames::ErrorCode;
+use shared::errors::AllowDetail;
+use shared::frames::{ErrorCode, ErrorReply};
+
+use crate::field_error;
 
 /// One endpoint, with its parsed path parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,14 +113,16 @@ pub fn route(method: &Method, raw_path: &str) -> Result<Endpoint, RouteError> {
         Some(at) => Ok(served.swap_remove(at).1),
         None => {
             let allowed: Vec<&str> = served.iter().map(|(m, _)| m.as_str()).collect();
-            Err(RouteError::new(
-                ErrorCode::UnknownRoute,
+            Err(ErrorReply::unknown_route(
                 format!(
                     "{method} is not served on {raw_path}; use {}",
                     allowed.join(" or ")
                 ),
+                AllowDetail {
+                    allow: Some(allowed.join(", ")),
+                },
             )
-            .with_detail("allow", allowed.join(", ")))
+            .into())
         }
     }
 }
@@ -137,8 +142,10 @@ fn player_id(raw: &str) -> Result<PlayerId, RouteError> {
 
 fn player_id_named(raw: &str, name: &str) -> Result<PlayerId, RouteError> {
     PlayerId::parse(raw).map_err(|e| {
-        RouteError::bad_request(format!("`{name}` in the path is not a player id: {e}"))
-            .with_detail("field", name)
+        field_error(
+            name,
+            format!("`{name}` in the path is not a player id: {e}"),
+        )
     })
 }
 
@@ -154,21 +161,23 @@ fn game_session_id(segments: &[&str]) -> Result<String, RouteError> {
     if valid {
         Ok(id)
     } else {
-        Err(RouteError::bad_request(format!(
-            "`gameSessionId` in the path must be GameLift's game session id (its ARN, \
-             percent-encoded), 1-{MAX_GAME_SESSION_ID_LEN} of A-Z a-z 0-9 : / . _ -"
+        Err(field_error(
+            "gameSessionId",
+            format!(
+                "`gameSessionId` in the path must be GameLift's game session id (its ARN, \
+                 percent-encoded), 1-{MAX_GAME_SESSION_ID_LEN} of A-Z a-z 0-9 : / . _ -"
+            ),
         ))
-        .with_detail("field", "gameSessionId"))
     }
 }
 
 /// Percent-decodes one path segment (UTF-8).
 fn decode(segment: &str) -> Result<String, RouteError> {
     let bad = || {
-        RouteError::bad_request(format!(
-            "the path segment {segment:?} is not valid percent-encoded UTF-8"
-        ))
-        .with_detail("field", "path")
+        field_error(
+            "path",
+            format!("the path segment {segment:?} is not valid percent-encoded UTF-8"),
+        )
     };
     let bytes = segment.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -298,7 +307,7 @@ mod tests {
                 .replace("{gameSessionId}", &encoded_arn);
             let method = Method::from_bytes(operation.method.to_uppercase().as_bytes()).unwrap();
             let endpoint = route(&method, &path)
-                .unwrap_or_else(|e| panic!("{method} {path} is not routed: {}", e.message));
+                .unwrap_or_else(|e| panic!("{method} {path} is not routed: {}", e.message()));
             assert_eq!(endpoint.name(), operation.id, "{method} {path}");
         }
         let endpoints = one_of_each();
@@ -313,28 +322,34 @@ mod tests {
 
     #[test]
     fn unknown_paths_wrong_methods_and_bad_parameters_are_typed_errors() {
-        let code = |method: Method, path: &str| route(&method, path).unwrap_err().code;
+        let code = |method: Method, path: &str| route(&method, path).unwrap_err().code();
         assert_eq!(code(Method::GET, "/"), ErrorCode::UnknownRoute);
         assert_eq!(
             code(Method::GET, "/v2/players/alice"),
             ErrorCode::UnknownRoute
         );
         assert_eq!(code(Method::GET, "/v1/players"), ErrorCode::UnknownRoute);
-        let wrong = route(&Method::GET, "/v1/messages").unwrap_err();
-        assert_eq!(wrong.code, ErrorCode::UnknownRoute);
-        assert_eq!(wrong.details["allow"], "POST");
-        let bad = route(&Method::GET, "/v1/players/al%20ice").unwrap_err();
+        let fields = |method: Method, path: &str| {
+            serde_json::to_value(*route(&method, path).unwrap_err().reply).unwrap()
+        };
+        let wrong = fields(Method::GET, "/v1/messages");
         assert_eq!(
-            (bad.code, &bad.details["field"]),
-            (ErrorCode::BadRequest, &"playerId".into())
+            (&wrong["code"], &wrong["allow"]),
+            (&"unknown_route".into(), &"POST".into())
         );
-        let wrong = route(&Method::GET, "/v1/players/alice/friends/bob").unwrap_err();
-        assert_eq!(wrong.details["allow"], "PUT, DELETE");
-        let bad = route(&Method::PUT, "/v1/players/alice/friends/b%20b").unwrap_err();
-        assert_eq!(bad.details["field"], "friendId");
-        let bad = route(&Method::GET, "/v1/players/%zz").unwrap_err();
-        assert_eq!(bad.details["field"], "path");
-        let bad = route(&Method::POST, "/v1/game-sessions/a%20b/ended").unwrap_err();
-        assert_eq!(bad.details["field"], "gameSessionId");
+        let wrong = fields(Method::GET, "/v1/players/alice/friends/bob");
+        assert_eq!(wrong["allow"], "PUT, DELETE");
+        let bad = fields(Method::GET, "/v1/players/al%20ice");
+        assert_eq!(
+            (&bad["code"], &bad["field"]),
+            (&"bad_request".into(), &"playerId".into())
+        );
+        assert_eq!(
+            fields(Method::PUT, "/v1/players/alice/friends/b%20b")["field"],
+            "friendId"
+        );
+        assert_eq!(fields(Method::GET, "/v1/players/%zz")["field"], "path");
+        let bad = fields(Method::POST, "/v1/game-sessions/a%20b/ended");
+        assert_eq!(bad["field"], "gameSessionId");
     }
 }

@@ -14,7 +14,8 @@ use async_trait::async_trait;
 use edge::websocket::{Reply, Request, Route, RouteError, Serves};
 use shared::acks::{CancelPlacementAck, RouteAck};
 use shared::domain::{PlacementId, PlayerId};
-use shared::frames::ErrorCode;
+use shared::errors::NotFoundDetail;
+use shared::frames::{ErrorCode, ErrorReply};
 use shared::pending::Pending;
 use shared::ports::{GameLiftError, PlacementReader, PlacementStopper, PlayerReader, StoreError};
 use shared::requests::{ClientRequest, Route as ClientRoute};
@@ -63,11 +64,11 @@ impl CancelPlacementHandler {
         let target = match target {
             Pending::Placement(placement) => placement,
             Pending::Ticket(ticket) => {
-                return Err(RouteError::new(
-                    ErrorCode::NotFound,
+                return Err(ErrorReply::not_found(
                     format!("{ticket} is a matchmaking ticket, not a placement: stopMatchmaking stops a live ticket"),
+                    NotFoundDetail::ticket(ticket),
                 )
-                .with_detail("ticketId", ticket.as_str()));
+                .into());
             }
         };
         if pending.as_ref().and_then(Pending::placement) != Some(&target) {

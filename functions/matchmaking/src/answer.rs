@@ -7,7 +7,8 @@
 
 use edge::websocket::{Request, RouteError};
 use shared::acks::{AcceptMatchAck, AttributesAck, TicketAck};
-use shared::frames::ErrorCode;
+use shared::errors::{ConflictDetail, NotFoundDetail};
+use shared::frames::{ErrorCode, ErrorReply};
 use shared::matchmaking::TicketRecord;
 use shared::matchmaking::{TicketId, TicketStatus};
 use shared::ports::GameLiftError;
@@ -41,14 +42,14 @@ impl MatchmakingHandler {
                 })
             }
             // The acceptance ended meanwhile (timed out, or another player rejected).
-            Err(GameLiftError::InvalidRequest { message }) => Err(RouteError::new(
-                ErrorCode::Conflict,
+            Err(GameLiftError::InvalidRequest { message }) => Err(ErrorReply::conflict(
                 format!(
                     "ticket {} no longer requires acceptance: {message}",
                     ticket.ticket_id
                 ),
+                ConflictDetail::ticket(ticket.ticket_id),
             )
-            .with_detail("ticketId", ticket.ticket_id.as_str())),
+            .into()),
             Err(refusal) => Err(gamelift_refusal("AcceptMatch", &ticket.ticket_id, &refusal)),
         }
     }
@@ -69,11 +70,11 @@ impl MatchmakingHandler {
                 .map_err(store_refusal)?
                 .and_then(|record| record.pending)
                 .and_then(|pending| pending.ticket().cloned())
-                .ok_or_else(nothing_live)?,
+                .ok_or_else(|| no_live_ticket(None))?,
         };
         let ticket = self.ticket_of(&ticket_id, request).await?;
         if ticket.status.is_final() {
-            return Err(nothing_live().with_detail("ticketId", ticket.ticket_id.as_str()));
+            return Err(no_live_ticket(Some(ticket.ticket_id)));
         }
         if ticket.requester_id != *player {
             return Err(RouteError::new(
@@ -96,9 +97,7 @@ impl MatchmakingHandler {
                     ticket_id: ticket.ticket_id,
                 })
             }
-            Err(GameLiftError::NotFound { .. }) => {
-                Err(nothing_live().with_detail("ticketId", ticket.ticket_id.as_str()))
-            }
+            Err(GameLiftError::NotFound { .. }) => Err(no_live_ticket(Some(ticket.ticket_id))),
             Err(refusal) => Err(gamelift_refusal(
                 "StopMatchmaking",
                 &ticket.ticket_id,
@@ -155,19 +154,29 @@ impl MatchmakingHandler {
     }
 }
 
-fn nothing_live() -> RouteError {
-    RouteError::new(ErrorCode::NotFound, "you have no live matchmaking ticket")
+/// `not_found`, naming the ticket that is over (if the caller named one).
+fn no_live_ticket(ticket_id: Option<TicketId>) -> RouteError {
+    ErrorReply::not_found(
+        "you have no live matchmaking ticket",
+        NotFoundDetail {
+            ticket_id,
+            ..NotFoundDetail::default()
+        },
+    )
+    .into()
 }
 
 /// A `conflict`: the ticket is not awaiting an answer.
 fn not_awaiting(ticket: &TicketRecord) -> RouteError {
-    RouteError::new(
-        ErrorCode::Conflict,
+    ErrorReply::conflict(
         format!(
             "ticket {} is {}: only a ticket that requires acceptance can be answered",
             ticket.ticket_id, ticket.status
         ),
+        ConflictDetail {
+            status: Some(ticket.status),
+            ..ConflictDetail::ticket(ticket.ticket_id.clone())
+        },
     )
-    .with_detail("ticketId", ticket.ticket_id.as_str())
-    .with_detail("status", ticket.status.as_str())
+    .into()
 }

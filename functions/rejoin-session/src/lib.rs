@@ -22,7 +22,8 @@ use async_trait::async_trait;
 use edge::websocket::{Reply, Request, Route, RouteError, Serves};
 use shared::acks::{RouteAck, SeatAck};
 use shared::domain::{GameSession, PlayerId};
-use shared::frames::ErrorCode;
+use shared::errors::SessionEndedDetail;
+use shared::frames::{ErrorCode, ErrorReply};
 use shared::ports::{
     Clock, GameLiftError, PlayerReader, PlayerSessions, RateLimiter, Seats, StoreError,
 };
@@ -98,11 +99,10 @@ impl RejoinSessionHandler {
             Ok(fresh) => fresh,
             Err(refusal) => {
                 info!(player_id = %player, game_session_arn = %arn, error = %shared::telemetry::ErrorChain(&refusal), "no connection details: the game session is over");
-                return Err(RouteError::new(
-                    ErrorCode::SessionEnded,
+                return Err(session_ended(
                     format!("the game session has ended: {refusal}"),
-                )
-                .with_detail("gameSessionArn", arn));
+                    arn,
+                ));
             }
         };
         // Only over the same player session: a rejoin's newer seat is not overwritten.
@@ -145,11 +145,10 @@ impl RejoinSessionHandler {
             // The backend API reported the game over: no need to ask GameLift.
             if let Some(arn) = ended {
                 info!(player_id = %player, game_session_arn = %arn, "game session reported ended by the backend");
-                return Err(RouteError::new(
-                    ErrorCode::SessionEnded,
+                return Err(session_ended(
                     "the game session has ended (reported by the game server)",
-                )
-                .with_detail("gameSessionArn", arn));
+                    arn,
+                ));
             }
             return Err(RouteError::new(
                 ErrorCode::NotFound,
@@ -213,6 +212,17 @@ fn gamelift_refusal(player: &PlayerId, last: &GameSession, refusal: GameLiftErro
             RouteError::new(refusal.code(), refusal.to_string())
         }
     }
+}
+
+/// `session_ended`, naming the game session that ended.
+fn session_ended(message: impl Into<String>, game_session_arn: String) -> RouteError {
+    ErrorReply::session_ended(
+        message,
+        SessionEndedDetail {
+            game_session_arn: Some(game_session_arn),
+        },
+    )
+    .into()
 }
 
 fn store_refusal(err: StoreError) -> RouteError {

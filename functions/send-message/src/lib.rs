@@ -150,7 +150,7 @@ impl SendMessageHandler {
         party: Option<&PartyId>,
     ) -> Result<Vec<NewMessage>, RouteError> {
         if let Some(size) = recipients::oversized(message) {
-            return Err(RouteError::message_too_large(size));
+            return Err(RouteError::message_too_large(size, Default::default()));
         }
         let now = self.clock.now_millis();
         let message_id = MessageId::generate(now);

@@ -16,7 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use crate::domain::{EpochMillis, GameSession, PlayerId, PresenceStatus};
-use crate::frames::ErrorCode;
+use crate::errors::{ErrorReply, NoMessage};
 use crate::party::PartyId;
 use crate::requests::body::describe;
 use crate::requests::fields::PlayerIdList;
@@ -185,8 +185,9 @@ pub struct PlayerLeftResponse {
 }
 
 /// Every failure: RFC 9457 problem details (`application/problem+json`) with the client
-/// protocol's error code, and the error's own members (`field` for a 400, the ids a 404
-/// did not find, `allow`, `currentGameSessionId`, …).
+/// protocol's error code, and the fields of that code, as an `error` frame carries them
+/// ([`ErrorReply`]: `field` for a 400, the ids a 404 did not find, `allow`,
+/// `currentGameSessionId`, …); the frame's `message` is the problem's `detail`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Problem {
     /// `urn:gamelift-sockets:problem:<code>`.
@@ -195,9 +196,8 @@ pub struct Problem {
     pub title: String,
     pub status: u16,
     pub detail: String,
-    pub code: ErrorCode,
     #[serde(flatten)]
-    pub members: Map<String, Value>,
+    pub error: ErrorReply<NoMessage>,
 }
 
 /// A service's name: 1–64 of `A-Z a-z 0-9 . _ : @ -` (`system` is the default sender).

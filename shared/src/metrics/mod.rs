@@ -250,23 +250,7 @@ fn millis(ms: i64) -> f64 {
 
 /// A route's request, answered `code` (`None`: acked).
 pub fn request(route: &'static str, code: Option<ErrorCode>) {
-    other_request(route, code.map(code_name));
-}
-
-/// The name an error frame gives `code`.
-pub fn code_name(code: ErrorCode) -> &'static str {
-    match code {
-        ErrorCode::BadRequest => "bad_request",
-        ErrorCode::UnknownRoute => "unknown_route",
-        ErrorCode::PayloadTooLarge => "payload_too_large",
-        ErrorCode::NotFound => "not_found",
-        ErrorCode::Conflict => "conflict",
-        ErrorCode::Forbidden => "forbidden",
-        ErrorCode::SessionEnded => "session_ended",
-        ErrorCode::RateLimited => "rate_limited",
-        ErrorCode::Unavailable => "unavailable",
-        ErrorCode::Internal => "internal",
-    }
+    other_request(route, code.map(ErrorCode::as_str));
 }
 
 /// A request of a route outside the client protocol (`$connect`, the backend API),

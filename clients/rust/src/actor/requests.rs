@@ -6,7 +6,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 use futures_util::SinkExt;
 use gamelift_sockets_protocol::domain::Seq;
-use gamelift_sockets_protocol::{ClientRequest, KeepAliveRoute, Route};
+use gamelift_sockets_protocol::{ClientRequest, ErrorReply, KeepAliveRoute, Route};
 
 use super::{Actor, Pending, Reply};
 use crate::types::{ClientError, StopReason};
@@ -153,20 +153,20 @@ impl Actor {
         let result = if ok {
             Ok(frame)
         } else {
-            let field = |frame: &mut Map<String, Value>, name: &str| frame.remove(name);
-            let code = field(&mut frame, "code").and_then(|c| serde_json::from_value(c).ok());
-            let message = field(&mut frame, "message");
-            let route = field(&mut frame, "route");
-            field(&mut frame, "requestId");
+            let route = frame
+                .get("route")
+                .and_then(Value::as_str)
+                .map_or_else(|| pending.route.as_str().to_owned(), str::to_owned);
+            let frame = Value::Object(frame);
+            // A code this version does not know (a newer server) is kept, whole, in the text.
+            let reply = serde_json::from_value(frame.clone()).unwrap_or_else(|error| {
+                ErrorReply::internal(format!(
+                    "an error this client cannot read ({error}): {frame}"
+                ))
+            });
             Err(ClientError::Server {
-                route: route
-                    .and_then(|r| r.as_str().map(str::to_owned))
-                    .unwrap_or_else(|| pending.route.as_str().to_owned()),
-                code: code.unwrap_or(gamelift_sockets_protocol::ErrorCode::Internal),
-                message: message
-                    .and_then(|m| m.as_str().map(str::to_owned))
-                    .unwrap_or_default(),
-                details: frame,
+                route,
+                reply: Box::new(reply),
             })
         };
         let _ = pending.reply.send(result);

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use gamelift_sockets_protocol::domain::GameSession;
 use gamelift_sockets_protocol::requests::EmptyBody;
-use gamelift_sockets_protocol::{ClientRequest, Route};
+use gamelift_sockets_protocol::{ClientRequest, ErrorReply, Route};
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -193,14 +193,17 @@ impl Actor {
         match error.code().as_str() {
             // No seat any more, or the game is over: nothing left to refresh.
             "not_found" | "session_ended" | "closed" => self.seat.refresh_at = None,
-            code => {
-                let retry_after = match (&error, code) {
-                    (ClientError::Server { details, .. }, "rate_limited") => details
-                        .get("retryAfterMs")
-                        .and_then(Value::as_u64)
-                        .map(Duration::from_millis),
+            _ => {
+                let retry_after = match &error {
+                    ClientError::Server { reply, .. } => match reply.as_ref() {
+                        ErrorReply::RateLimited(refused) => {
+                            u64::try_from(refused.detail.retry_after_ms).ok()
+                        }
+                        _ => None,
+                    },
                     _ => None,
-                };
+                }
+                .map(Duration::from_millis);
                 let wait = retry_after.unwrap_or_else(|| self.seat_backoff());
                 self.seat.refresh_at = Some(Instant::now() + wait);
             }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use gamelift_sockets_client::protocol::domain::PresenceStatus;
 use gamelift_sockets_client::protocol::requests::{CursorBody, PlacementRequestBody};
-use gamelift_sockets_client::protocol::{ClientRequest, ErrorCode, Route, ServerFrame};
+use gamelift_sockets_client::protocol::{ClientRequest, ErrorCode, ErrorReply, Route, ServerFrame};
 use gamelift_sockets_client::{ClientError, StopReason};
 use serde_json::{Value, json};
 use tokio_tungstenite::Connector;
@@ -374,20 +374,21 @@ async fn placement(
     let placement_id = match answer {
         Ok(ack) => Some(Value::from(ack.placement_id.as_str())),
         // One still pending from an earlier run: its result will do.
-        Err(ClientError::Server {
-            code: ErrorCode::Conflict,
-            details,
-            ..
-        }) if details.get("placementId").is_some_and(Value::is_string) => {
-            details.get("placementId").cloned()
+        Err(ClientError::Server { reply, .. }) if matches!(&*reply, ErrorReply::Conflict(c) if c.detail.placement_id.is_some()) => {
+            match *reply {
+                ErrorReply::Conflict(conflict) => conflict
+                    .detail
+                    .placement_id
+                    .map(|id| Value::from(id.as_str())),
+                _ => None,
+            }
         }
-        Err(ClientError::Server {
-            code: ErrorCode::Unavailable,
-            message,
-            ..
-        }) if mode == PlacementMode::Auto => {
+        Err(ClientError::Server { reply, .. })
+            if reply.code() == ErrorCode::Unavailable && mode == PlacementMode::Auto =>
+        {
             return Ok(Placed::Refused(format!(
-                "the stack could not start a placement ({message}): no reachable GameLift queue? (--placement require makes this a failure)"
+                "the stack could not start a placement ({}): no reachable GameLift queue? (--placement require makes this a failure)",
+                reply.message()
             )));
         }
         Err(error) => return Err(format!("sessionPlacementRequest: {error}")),
@@ -402,10 +403,8 @@ async fn placement(
     match a.client.cancel_placement(Some(&placement_id)).await {
         // conflict / not_found: it ended meanwhile, and its result is on the way.
         Ok(_) => {}
-        Err(ClientError::Server {
-            code: ErrorCode::Conflict | ErrorCode::NotFound,
-            ..
-        }) => {}
+        Err(ClientError::Server { reply, .. })
+            if matches!(reply.code(), ErrorCode::Conflict | ErrorCode::NotFound) => {}
         Err(error) => {
             return Err(format!(
                 "no result within {wait:?}, and cancelPlacement: {error}"
