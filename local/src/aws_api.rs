@@ -434,6 +434,7 @@ fn gamelift_fault(error: &GameLiftError) -> Fault {
         GameLiftError::SessionEnded { .. } => {
             (StatusCode::BAD_REQUEST, "InvalidGameSessionStatusException")
         }
+        GameLiftError::SessionFull { .. } => (StatusCode::BAD_REQUEST, "GameSessionFullException"),
         GameLiftError::Unavailable(_) => (StatusCode::BAD_REQUEST, "ThrottlingException"),
         GameLiftError::OutcomeUnknown(_) => (
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -444,7 +445,8 @@ fn gamelift_fault(error: &GameLiftError) -> Fault {
     let message = match error {
         GameLiftError::InvalidRequest { message }
         | GameLiftError::NotFound { message }
-        | GameLiftError::SessionEnded { message } => message.clone(),
+        | GameLiftError::SessionEnded { message }
+        | GameLiftError::SessionFull { message } => message.clone(),
         other => other.to_string(),
     };
     Fault {

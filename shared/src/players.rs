@@ -82,6 +82,7 @@
 //! most 32 in flight; API Gateway documents no separate quota for the management API's
 //! reads. Cost of each mode: docs/cost.md.
 
+use crate::activity::Activity;
 use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
 use crate::matchmaking::Attributes;
 use crate::party::PartyId;
@@ -199,9 +200,25 @@ pub struct PlayerRecord {
     /// The player's FlexMatch attributes, as they last set them
     /// (`setMatchmakingAttributes`): what a party's ticket carries for this member.
     pub matchmaking_attributes: Attributes,
+    /// What the player is doing (`setActivity`), set only over their online connection
+    /// and removed by the sweeper's write that takes them offline
+    /// ([`PlayerRecord::watched_activity`] is what others see of it).
+    pub activity: Option<Activity>,
 }
 
 impl PlayerRecord {
+    /// What watchers (friends, presence subscribers, the backend API) see at `now`:
+    /// online while connected or within the reconnect grace period (a quick reconnect is
+    /// not a blink), offline otherwise.
+    pub fn watched_online(&self, now: EpochMillis) -> bool {
+        self.status == PresenceStatus::Online || self.within_grace(now)
+    }
+
+    /// The activity watchers see at `now`: the player's, while they are watched online.
+    pub fn watched_activity(&self, now: EpochMillis) -> Option<&Activity> {
+        self.activity.as_ref().filter(|_| self.watched_online(now))
+    }
+
     /// Its socket, while online.
     pub fn online_connection(&self) -> Option<OnlineConnection> {
         (self.status == PresenceStatus::Online).then(|| OnlineConnection {

@@ -18,6 +18,30 @@ export type AcceptMatchRequestBody = {
 };
 
 /**
+ * What a player is doing (`setActivity`'s body, and its ack: what was stored).
+ */
+export type Activity = {
+  /**
+   * At most 64 characters (`"in lobby"`, `"ranked, map Dust, 3–1"`); `""` with no
+   * `details` clears the activity.
+   */
+  activity: ActivityText;
+  /**
+   * A JSON object for the game's own use (a map, a score), at most 512 bytes
+   * serialized.
+   */
+  details?: {
+    [field: string]: unknown;
+  } | null;
+};
+
+/**
+ * What a player is doing, in the game's words (`"in lobby"`, `"ranked, map Dust, 3–1"`):
+ * at most 64 characters; empty (with no `details`) clears it.
+ */
+export type ActivityText = string;
+
+/**
  * One player attribute, in the four kinds FlexMatch knows (its `AttributeValue`: `N`,
  * `S`, `SL`, `SDM`). On the wire, plain JSON: a number, a string, an array of strings or
  * an object of string → number; strings (and map keys) of at most 100 characters, at most
@@ -133,6 +157,11 @@ export type ClientFrame =
     route: "unsubscribePresence";
   }
   | {
+    body: Activity;
+    requestId?: string | null;
+    route: "setActivity";
+  }
+  | {
     body: LatenciesBody;
     requestId?: string | null;
     route: "setPlacementLatencies";
@@ -203,29 +232,7 @@ export type ClientFrame =
   | {
     body: PlayerBody;
     requestId?: string | null;
-    route: "addFriend";
-  }
-  | {
-    body: PlayerBody;
-    requestId?: string | null;
-    route: "removeFriend";
-  }
-  | {
-    body: PlayerBody;
-    requestId?: string | null;
-    route: "blockPlayer";
-  }
-  | {
-    body: PlayerBody;
-    requestId?: string | null;
-    route: "unblockPlayer";
-  }
-  | {
-    body?: 
-      | ListFriendsBody
-      | null;
-    requestId?: string | null;
-    route: "listFriends";
+    route: "joinFriendGame";
   };
 
 /**
@@ -304,54 +311,8 @@ export type EmptyBody = {
 export type ErrorCode = 
   | "bad_request" | "unknown_route" | "payload_too_large" | "not_found" | "conflict" | "session_ended" | "unavailable" | "internal"
   | "forbidden"
+  | "session_full"
   | "rate_limited";
-
-/**
- * `addFriend`, `removeFriend`, `blockPlayer`, `unblockPlayer`: the relation with
- * `playerId` from your side after the request (`null`: none).
- */
-export type FriendAck = {
-  playerId: PlayerId;
-  state?: 
-    | FriendState
-    | null;
-};
-
-/**
- * `listFriends`: one of your relations, with the friend's presence.
- */
-export type FriendEntry = {
-  playerId: PlayerId;
-  /**
-   * `online` or `offline`, for friends only (absent for invitations and blocks).
-   */
-  presence?: 
-    | PresenceStatus
-    | null;
-  /**
-   * When the relation reached this state (ms).
-   */
-  since: number;
-  state: FriendState;
-};
-
-/**
- * A relation as one of its two players sees it.
- */
-export type FriendState = 
-  | "friends"
-  | "invited"
-  | "invitation"
-  | "blocked";
-
-/**
- * What a `friend` frame says the relation became, from the recipient's side.
- */
-export type FriendUpdate = 
-  | "invited"
-  | "invitation"
-  | "friends"
-  | "removed";
 
 /**
  * A player's seat in a game session, as clients receive it (`placement` frames, the
@@ -454,30 +415,6 @@ export type LatenciesAck = {
  */
 export type LatenciesBody = {
   latencies: Latencies;
-};
-
-/**
- * `listFriends`: a page of relations by player id, and the `cursor` of the next page
- * (`null`: this was the last).
- */
-export type ListFriendsAck = {
-  cursor?: 
-    | PlayerId
-    | null;
-  friends: Array<FriendEntry>;
-};
-
-/**
- * `listFriends`: only relations in `state` (every one when absent), after `cursor` (the
- * previous page's).
- */
-export type ListFriendsBody = {
-  cursor?: 
-    | PlayerId
-    | null;
-  state?: 
-    | FriendState
-    | null;
 };
 
 /**
@@ -623,7 +560,7 @@ export type PlayerAttributes = {
 };
 
 /**
- * `inviteToParty`, `kickFromParty`, `promotePartyLeader`, and the friend routes: whom.
+ * `inviteToParty`, `kickFromParty`, `promotePartyLeader`, `joinFriendGame`: whom.
  */
 export type PlayerBody = {
   playerId: PlayerId;
@@ -754,6 +691,9 @@ export type RouteAck =
   | UnsubscribePresenceAck & {
     route: "unsubscribePresence";
   }
+  | Activity & {
+    route: "setActivity";
+  }
   | LatenciesAck & {
     route: "setPlacementLatencies";
   }
@@ -790,20 +730,8 @@ export type RouteAck =
   | AttributesAck & {
     route: "setMatchmakingAttributes";
   }
-  | FriendAck & {
-    route: "addFriend";
-  }
-  | FriendAck & {
-    route: "removeFriend";
-  }
-  | FriendAck & {
-    route: "blockPlayer";
-  }
-  | FriendAck & {
-    route: "unblockPlayer";
-  }
-  | ListFriendsAck & {
-    route: "listFriends";
+  | SeatAck & {
+    route: "joinFriendGame";
   };
 
 /**
@@ -934,7 +862,19 @@ export type ServerFrame =
     type: "matchmaking";
   }
   | {
+    /**
+     * At most 64 characters (`"in lobby"`, `"ranked, map Dust, 3–1"`); `""` with no
+     * `details` clears the activity.
+     */
+    activity?: ActivityText;
     at: number;
+    /**
+     * A JSON object for the game's own use (a map, a score), at most 512 bytes
+     * serialized.
+     */
+    details?: {
+      [field: string]: unknown;
+    } | null;
     playerId: string;
     /**
      * This frame's position in your inbox: send the last one you processed as `resume`'s `cursor`.
@@ -971,15 +911,6 @@ export type ServerFrame =
      */
     seq: Seq;
     type: "party_invite_declined";
-  }
-  | {
-    playerId: PlayerId;
-    /**
-     * This frame's position in your inbox: send the last one you processed as `resume`'s `cursor`.
-     */
-    seq: Seq;
-    state: FriendUpdate;
-    type: "friend";
   }
   | {
     type: "session_replaced";
@@ -1089,6 +1020,6 @@ export type BodyOf<R extends ClientFrame['route']> = Extract<ClientFrame, { rout
 /** The fields of the `ack` answering a request to the given `route`. */
 export type AckOf<R extends RouteAck['route']> = Omit<Extract<RouteAck, { route: R }>, 'route'>;
 /** Every route a client may send. */
-export const ROUTES = ["resume","heartbeat","ping","sendMessage","sessionPlacementRequest","cancelPlacement","rejoinSession","refreshConnectionDetails","subscribePresence","unsubscribePresence","setPlacementLatencies","createParty","inviteToParty","joinParty","declinePartyInvite","leaveParty","kickFromParty","promotePartyLeader","startMatchmaking","acceptMatch","stopMatchmaking","setMatchmakingAttributes","addFriend","removeFriend","blockPlayer","unblockPlayer","listFriends"] as const;
+export const ROUTES = ["resume","heartbeat","ping","sendMessage","sessionPlacementRequest","cancelPlacement","rejoinSession","refreshConnectionDetails","subscribePresence","unsubscribePresence","setActivity","setPlacementLatencies","createParty","inviteToParty","joinParty","declinePartyInvite","leaveParty","kickFromParty","promotePartyLeader","startMatchmaking","acceptMatch","stopMatchmaking","setMatchmakingAttributes","joinFriendGame"] as const;
 /** Every error code of `error` frames. */
-export const ERROR_CODES = ["bad_request","unknown_route","payload_too_large","not_found","conflict","session_ended","unavailable","internal","forbidden","rate_limited"] as const;
+export const ERROR_CODES = ["bad_request","unknown_route","payload_too_large","not_found","conflict","session_ended","unavailable","internal","forbidden","session_full","rate_limited"] as const;

@@ -156,21 +156,32 @@ impl RejoinSessionHandler {
                 "no game session on record: request a placement first",
             ));
         };
-        let seat = match self
-            .gamelift
-            .create_player_session(&last.game_session_arn, player, None)
-            .await
-        {
-            Ok(seat) => seat,
-            Err(refusal) => return Err(gamelift_refusal(player, &last, refusal)),
+        let session = match self.seat_in(player, &last).await {
+            Ok(session) => session,
+            Err(refusal) => return Err(rejoin_refusal(player, &last, refusal)),
         };
+        self.store(player, session).await
+    }
+
+    /// A new player session for `player` in the game session of `game` (a seat in it:
+    /// their own last one, or a friend's), with its connection details: CreatePlayerSession,
+    /// then (player gateway) GetPlayerConnectionDetails.
+    async fn seat_in(
+        &self,
+        player: &PlayerId,
+        game: &GameSession,
+    ) -> Result<GameSession, GameLiftError> {
+        let seat = self
+            .gamelift
+            .create_player_session(&game.game_session_arn, player, None)
+            .await?;
         let session = GameSession {
-            game_session_arn: last.game_session_arn.clone(),
+            game_session_arn: game.game_session_arn.clone(),
             ip_address: seat.ip_address,
             dns_name: seat.dns_name,
             port: seat.port,
             // PlayerSession does not say; it is the same game session.
-            region: last.region,
+            region: game.region.clone(),
             player_session_id: seat.player_session_id,
             connection: None,
             connection_unavailable: false,
@@ -178,25 +189,35 @@ impl RejoinSessionHandler {
         // The new player session's details: a token is per player, not per session.
         let (_, session) = self
             .connector
-            .connect(&last.game_session_arn, vec![(player.clone(), session)])
+            .connect(&game.game_session_arn, vec![(player.clone(), session)])
             .await
             .remove(0);
-        self.store(player, session).await
+        Ok(session)
     }
 }
 
 /// Whatever GameLift says, a game that cannot take the player back is over for them:
 /// full, not accepting, terminated, or gone (NotFound).
-fn gamelift_refusal(player: &PlayerId, last: &GameSession, refusal: GameLiftError) -> RouteError {
+fn rejoin_refusal(player: &PlayerId, last: &GameSession, refusal: GameLiftError) -> RouteError {
     let arn = &last.game_session_arn;
     match refusal {
-        GameLiftError::SessionEnded { message } | GameLiftError::NotFound { message } => {
+        GameLiftError::SessionEnded { message }
+        | GameLiftError::SessionFull { message }
+        | GameLiftError::NotFound { message } => {
             info!(player_id = %player, game_session_arn = %arn, gamelift = %message, "game session cannot be rejoined");
             RouteError::new(
                 ErrorCode::SessionEnded,
                 format!("the game session has ended or cannot take you back: {message}"),
             )
         }
+        other => gamelift_failure(player, arn, other),
+    }
+}
+
+/// A GameLift failure that is no answer about the game (unavailable, a fault, a request
+/// refused as invalid), as every seat-giving route answers it.
+fn gamelift_failure(player: &PlayerId, arn: &str, refusal: GameLiftError) -> RouteError {
+    match refusal {
         GameLiftError::Unavailable(source) | GameLiftError::OutcomeUnknown(source) => {
             warn!(player_id = %player, game_session_arn = %arn, error = %shared::telemetry::ErrorChain(source.as_ref()), "GameLift unavailable");
             RouteError::new(ErrorCode::Unavailable, "GameLift is unavailable; retry")
@@ -205,10 +226,10 @@ fn gamelift_refusal(player: &PlayerId, last: &GameSession, refusal: GameLiftErro
             error!(player_id = %player, game_session_arn = %arn, error = %shared::telemetry::ErrorChain(source.as_ref()), "CreatePlayerSession failed");
             RouteError::new(
                 ErrorCode::Internal,
-                "the game session could not be rejoined",
+                "no seat could be made in the game session",
             )
         }
-        refusal @ GameLiftError::InvalidRequest { .. } => {
+        refusal => {
             warn!(player_id = %player, game_session_arn = %arn, error = %shared::telemetry::ErrorChain(&refusal), "CreatePlayerSession refused");
             RouteError::new(refusal.code(), refusal.to_string())
         }

@@ -225,6 +225,12 @@ pub struct RateLimitSettings {
           default_value_t = settings::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE.default,
           value_parser = whole(settings::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE.range))]
     pub rate_limit_friend_invites_per_minute: u32,
+
+    /// `settings::RATE_LIMIT_ACTIVITY_PER_MINUTE`.
+    #[arg(long, env = settings::RATE_LIMIT_ACTIVITY_PER_MINUTE.variable, help = settings::RATE_LIMIT_ACTIVITY_PER_MINUTE.meaning,
+          default_value_t = settings::RATE_LIMIT_ACTIVITY_PER_MINUTE.default,
+          value_parser = whole(settings::RATE_LIMIT_ACTIVITY_PER_MINUTE.range))]
+    pub rate_limit_activity_per_minute: u32,
 }
 
 /// Parties: their size, invitations, and how long an offline member stays in one.

@@ -366,6 +366,10 @@ impl Settings {
                 limits.rate_limit_friend_invites_per_minute.to_string(),
             ),
             (
+                s::RATE_LIMIT_ACTIVITY_PER_MINUTE.variable,
+                limits.rate_limit_activity_per_minute.to_string(),
+            ),
+            (
                 s::PARTY_MAX_SIZE.variable,
                 parties.party_max_size.to_string(),
             ),

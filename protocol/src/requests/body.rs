@@ -195,17 +195,7 @@ mod tests {
     #[test]
     fn given_every_route_with_its_smallest_body_then_it_reads_as_that_route() {
         for route in Route::ALL.iter().map(|route| route.as_str()) {
-            let body = match route {
-                "sendMessage" => json!({"playerIds": ["bob"], "message": 1}),
-                "subscribePresence" | "unsubscribePresence" => json!({"playerIds": ["bob"]}),
-                "setPlacementLatencies" => json!({"latencies": {}}),
-                "inviteToParty" | "kickFromParty" | "promotePartyLeader" | "addFriend"
-                | "removeFriend" | "blockPlayer" | "unblockPlayer" => json!({"playerId": "bob"}),
-                "joinParty" | "declinePartyInvite" => json!({"partyId": "p1"}),
-                "acceptMatch" => json!({"ticketId": "t1", "accept": true}),
-                "setMatchmakingAttributes" => json!({"attributes": {}}),
-                _ => json!({}),
-            };
+            let body = crate::requests::tests::smallest_body(route);
             let request = ClientRequest::from_frame(frame(route, body.clone()))
                 .unwrap_or_else(|e| panic!("{route}: {}", e.message));
             assert_eq!(request.route().as_str(), route);

@@ -1,4 +1,4 @@
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::*;
 
@@ -42,21 +42,28 @@ fn given_a_heartbeat_when_a_request_id_is_set_then_it_is_read_back_and_written()
     );
 }
 
+/// The smallest body `route` accepts, so that every variant is built.
+pub(super) fn smallest_body(route: &str) -> Value {
+    match route {
+        "sendMessage" => json!({"playerIds":["bob"],"message":1}),
+        "subscribePresence" | "unsubscribePresence" => json!({"playerIds":["bob"]}),
+        "setPlacementLatencies" => json!({"latencies":{}}),
+        "inviteToParty" | "kickFromParty" | "promotePartyLeader" | "addFriend"
+        | "removeFriend" | "blockPlayer" | "unblockPlayer" | "joinFriendGame" => {
+            json!({"playerId":"bob"})
+        }
+        "joinParty" | "declinePartyInvite" => json!({"partyId":"p1"}),
+        "acceptMatch" => json!({"ticketId":"t1","accept":true}),
+        "setMatchmakingAttributes" => json!({"attributes":{}}),
+        "setActivity" => json!({"activity":""}),
+        _ => json!({}),
+    }
+}
+
 #[test]
 fn every_route_but_ping_takes_a_request_id() {
     for route in Route::ALL.iter().map(|route| route.as_str()) {
-        // The smallest body each route accepts, so every variant is built.
-        let body = match route {
-            "sendMessage" => json!({"playerIds":["bob"],"message":1}),
-            "subscribePresence" | "unsubscribePresence" => json!({"playerIds":["bob"]}),
-            "setPlacementLatencies" => json!({"latencies":{}}),
-            "inviteToParty" | "kickFromParty" | "promotePartyLeader" | "addFriend"
-            | "removeFriend" | "blockPlayer" | "unblockPlayer" => json!({"playerId":"bob"}),
-            "joinParty" | "declinePartyInvite" => json!({"partyId":"p1"}),
-            "acceptMatch" => json!({"ticketId":"t1","accept":true}),
-            "setMatchmakingAttributes" => json!({"attributes":{}}),
-            _ => json!({}),
-        };
+        let body = smallest_body(route);
         let request: ClientRequest = serde_json::from_value(json!({"route": route, "body": body}))
             .unwrap_or_else(|e| panic!("{route}: {e}"));
         assert_eq!(request.route().as_str(), route);

@@ -194,6 +194,14 @@ pub const RATE_LIMIT_FRIEND_INVITES_PER_MINUTE: Whole<u32> = Whole {
     unit: None,
     meaning: "addFriend requests a player may send per minute (0: no limit)",
 };
+pub const RATE_LIMIT_ACTIVITY_PER_MINUTE: Whole<u32> = Whole {
+    variable: "RATE_LIMIT_ACTIVITY_PER_MINUTE",
+    parameter: Some("RateLimitActivityPerMinute"),
+    default: 30,
+    range: RATE_LIMIT_RANGE,
+    unit: None,
+    meaning: "setActivity requests a player may send per minute (0: no limit)",
+};
 pub const PARTY_MAX_SIZE: Whole<u32> = Whole {
     variable: "PARTY_MAX_SIZE",
     parameter: Some("PartyMaxSize"),
@@ -343,6 +351,7 @@ pub fn catalogue() -> Vec<Described> {
         RATE_LIMIT_PLACEMENTS_PER_MINUTE.describe(),
         RATE_LIMIT_PARTY_INVITES_PER_MINUTE.describe(),
         RATE_LIMIT_FRIEND_INVITES_PER_MINUTE.describe(),
+        RATE_LIMIT_ACTIVITY_PER_MINUTE.describe(),
         PARTY_MAX_SIZE.describe(),
         PARTY_INVITE_TTL_SECONDS.describe(),
         PARTY_OFFLINE_SECONDS.describe(),

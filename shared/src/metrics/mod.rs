@@ -263,6 +263,7 @@ pub fn code_name(code: ErrorCode) -> &'static str {
         ErrorCode::Conflict => "conflict",
         ErrorCode::Forbidden => "forbidden",
         ErrorCode::SessionEnded => "session_ended",
+        ErrorCode::SessionFull => "session_full",
         ErrorCode::RateLimited => "rate_limited",
         ErrorCode::Unavailable => "unavailable",
         ErrorCode::Internal => "internal",
