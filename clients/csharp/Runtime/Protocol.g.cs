@@ -442,6 +442,135 @@ namespace GameLiftSockets.Protocol
     }
 
     /// <summary>
+    /// `addFriend`, `removeFriend`, `blockPlayer`, `unblockPlayer`: the relation with
+    /// `playerId` from your side after the request (`null`: none).
+    /// </summary>
+    public sealed partial class FriendAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public string PlayerId;
+        public string State;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static FriendAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new FriendAck
+            {
+                Raw = json,
+                PlayerId = JsonRead.String(json, "playerId"),
+                State = JsonRead.String(json, "state"),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["playerId"] = PlayerId;
+            json.SetOrRemove("state", State);
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// `listFriends`: one of your relations, with the friend's presence.
+    /// </summary>
+    public sealed partial class FriendEntry : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public string PlayerId;
+        /// <summary>
+        /// `online` or `offline`, for friends only (absent for invitations and blocks).
+        /// </summary>
+        public string Presence;
+        /// <summary>
+        /// When the relation reached this state (ms).
+        /// </summary>
+        public long Since;
+        public string State;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static FriendEntry FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new FriendEntry
+            {
+                Raw = json,
+                PlayerId = JsonRead.String(json, "playerId"),
+                Presence = JsonRead.String(json, "presence"),
+                Since = JsonRead.Long(json, "since") ?? 0,
+                State = JsonRead.String(json, "state"),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["playerId"] = PlayerId;
+            json.SetOrRemove("presence", Presence);
+            json["since"] = Since;
+            json["state"] = State;
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// A relation as one of its two players sees it.
+    /// </summary>
+    public static class FriendState
+    {
+        /// <summary>
+        /// Both invited each other: friends.
+        /// </summary>
+        public const string Friends = "friends";
+        /// <summary>
+        /// You invited them; they have not answered.
+        /// </summary>
+        public const string Invited = "invited";
+        /// <summary>
+        /// They invited you: `addFriend` accepts, `removeFriend` declines.
+        /// </summary>
+        public const string Invitation = "invitation";
+        /// <summary>
+        /// You blocked them (they are not told).
+        /// </summary>
+        public const string Blocked = "blocked";
+        /// <summary>Every value, in the schema's order.</summary>
+        public static readonly string[] All = { "friends", "invited", "invitation", "blocked" };
+    }
+
+    /// <summary>
+    /// What a `friend` frame says the relation became, from the recipient's side.
+    /// </summary>
+    public static class FriendUpdate
+    {
+        /// <summary>
+        /// You invited them (sent to your other sockets too).
+        /// </summary>
+        public const string Invited = "invited";
+        /// <summary>
+        /// They invited you.
+        /// </summary>
+        public const string Invitation = "invitation";
+        /// <summary>
+        /// You are friends now.
+        /// </summary>
+        public const string Friends = "friends";
+        /// <summary>
+        /// The friendship or invitation is gone (removed, declined, withdrawn).
+        /// </summary>
+        public const string Removed = "removed";
+        /// <summary>Every value, in the schema's order.</summary>
+        public static readonly string[] All = { "invited", "invitation", "friends", "removed" };
+    }
+
+    /// <summary>
     /// A player's seat in a game session, as clients receive it (`placement` frames, the
     /// `resume` and `rejoinSession` acks) and as the Players item keeps it (`gameSession`).
     /// Clients of TLS fleets must connect to `dns_name`, not the IP. Where to send game
@@ -723,6 +852,74 @@ namespace GameLiftSockets.Protocol
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
             json["latencies"] = Latencies;
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// `listFriends`: a page of relations by player id, and the `cursor` of the next page
+    /// (`null`: this was the last).
+    /// </summary>
+    public sealed partial class ListFriendsAck : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public string Cursor;
+        public List<FriendEntry> Friends;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static ListFriendsAck FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new ListFriendsAck
+            {
+                Raw = json,
+                Cursor = JsonRead.String(json, "cursor"),
+                Friends = JsonRead.List(json, "friends", v => FriendEntry.FromJson(v as JsonObject)),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json.SetOrRemove("cursor", Cursor);
+            json["friends"] = Friends;
+            return json;
+        }
+    }
+
+    /// <summary>
+    /// `listFriends`: only relations in `state` (every one when absent), after `cursor` (the
+    /// previous page's).
+    /// </summary>
+    public sealed partial class ListFriendsBody : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        public string Cursor;
+        public string State;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static ListFriendsBody FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new ListFriendsBody
+            {
+                Raw = json,
+                Cursor = JsonRead.String(json, "cursor"),
+                State = JsonRead.String(json, "state"),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json.SetOrRemove("cursor", Cursor);
+            json.SetOrRemove("state", State);
             return json;
         }
     }
@@ -1060,7 +1257,8 @@ namespace GameLiftSockets.Protocol
     }
 
     /// <summary>
-    /// `inviteToParty`, `kickFromParty`, `promotePartyLeader`, `joinFriendGame`: whom.
+    /// `inviteToParty`, `kickFromParty`, `promotePartyLeader`, `joinFriendGame`, and the friend
+    /// routes: whom.
     /// </summary>
     public sealed partial class PlayerBody : IJsonObject
     {
@@ -1696,6 +1894,37 @@ namespace GameLiftSockets.Protocol
         /// </summary>
         public const string SetMatchmakingAttributes = "setMatchmakingAttributes";
         /// <summary>
+        /// Invites a known player to be friends; when they already invited you, you are
+        /// friends. Acked with your side's state (`invited` or `friends`). A player who
+        /// blocked you gets nothing, and you are answered exactly as if they had not.
+        /// Takes body PlayerBody.
+        /// </summary>
+        public const string AddFriend = "addFriend";
+        /// <summary>
+        /// Ends a friendship, declines their invitation or withdraws yours (acked with
+        /// `state: null`; nothing to remove is no error). A block stays (`unblockPlayer`).
+        /// Takes body PlayerBody.
+        /// </summary>
+        public const string RemoveFriend = "removeFriend";
+        /// <summary>
+        /// Blocks a player: their messages, party invitations and friend invitations never
+        /// reach you, and a friendship or invitation between you ends (they see `removed`,
+        /// as for `removeFriend`, and nothing that tells a block apart).
+        /// Takes body PlayerBody.
+        /// </summary>
+        public const string BlockPlayer = "blockPlayer";
+        /// <summary>
+        /// Lifts your block (an invitation they sent meanwhile reaches you now).
+        /// Takes body PlayerBody.
+        /// </summary>
+        public const string UnblockPlayer = "unblockPlayer";
+        /// <summary>
+        /// A page of your relations (friends with their presence), by player id; `cursor`
+        /// is the previous page's.
+        /// Takes body ListFriendsBody (optional).
+        /// </summary>
+        public const string ListFriends = "listFriends";
+        /// <summary>
         /// A seat in a friend's game: a new player session in the game session the friend is
         /// seated in, if it is ACTIVE, has a free slot and accepts new players; acked with
         /// the seat as `rejoinSession` is. Refused `forbidden` (not friends), `not_found`
@@ -1705,7 +1934,7 @@ namespace GameLiftSockets.Protocol
         /// </summary>
         public const string JoinFriendGame = "joinFriendGame";
         /// <summary>Every route, in the schema's order.</summary>
-        public static readonly string[] All = { "resume", "heartbeat", "ping", "sendMessage", "sessionPlacementRequest", "cancelPlacement", "rejoinSession", "refreshConnectionDetails", "subscribePresence", "unsubscribePresence", "setActivity", "setPlacementLatencies", "createParty", "inviteToParty", "joinParty", "declinePartyInvite", "leaveParty", "kickFromParty", "promotePartyLeader", "startMatchmaking", "acceptMatch", "stopMatchmaking", "setMatchmakingAttributes", "joinFriendGame" };
+        public static readonly string[] All = { "resume", "heartbeat", "ping", "sendMessage", "sessionPlacementRequest", "cancelPlacement", "rejoinSession", "refreshConnectionDetails", "subscribePresence", "unsubscribePresence", "setActivity", "setPlacementLatencies", "createParty", "inviteToParty", "joinParty", "declinePartyInvite", "leaveParty", "kickFromParty", "promotePartyLeader", "startMatchmaking", "acceptMatch", "stopMatchmaking", "setMatchmakingAttributes", "addFriend", "removeFriend", "blockPlayer", "unblockPlayer", "listFriends", "joinFriendGame" };
     }
 
     /// <summary>
@@ -2087,6 +2316,39 @@ namespace GameLiftSockets.Protocol
     }
 
     /// <summary>
+    /// A relation of yours changed: what it is now from your side (`removed`: gone).
+    /// </summary>
+    public sealed partial class FriendFrame : ServerFrame
+    {
+        public const string TypeName = "friend";
+
+        public string PlayerId;
+        public string State;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static FriendFrame FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new FriendFrame
+            {
+                Raw = json,
+                PlayerId = JsonRead.String(json, "playerId"),
+                State = JsonRead.String(json, "state"),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public override JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["type"] = TypeName;
+            json["playerId"] = PlayerId;
+            json["state"] = State;
+            return json;
+        }
+    }
+
+    /// <summary>
     /// The same player connected elsewhere; this socket closes next. Do not reconnect.
     /// </summary>
     public sealed partial class SessionReplacedFrame : ServerFrame
@@ -2182,7 +2444,7 @@ namespace GameLiftSockets.Protocol
     public abstract partial class ServerFrame
     {
         /// <summary>Every `type` of $defs.ServerFrame.</summary>
-        public static readonly string[] Types = { "ack", "error", "message", "placement", "matchmaking", "presence", "party", "party_invite", "party_invite_declined", "session_replaced", "disconnected", "disconnected_by_server" };
+        public static readonly string[] Types = { "ack", "error", "message", "placement", "matchmaking", "presence", "party", "party_invite", "party_invite_declined", "friend", "session_replaced", "disconnected", "disconnected_by_server" };
 
         /// <summary>The frame's class by its `type`; a type this version does not know is an <see cref="UnknownFrame"/>.</summary>
         public static ServerFrame Parse(JsonObject json)
@@ -2199,6 +2461,7 @@ namespace GameLiftSockets.Protocol
                 case "party": return PartyFrame.FromJson(json);
                 case "party_invite": return PartyInviteFrame.FromJson(json);
                 case "party_invite_declined": return PartyInviteDeclinedFrame.FromJson(json);
+                case "friend": return FriendFrame.FromJson(json);
                 case "session_replaced": return SessionReplacedFrame.FromJson(json);
                 case "disconnected": return DisconnectedFrame.FromJson(json);
                 case "disconnected_by_server": return DisconnectedByServerFrame.FromJson(json);

@@ -232,6 +232,33 @@ export type ClientFrame =
   | {
     body: PlayerBody;
     requestId?: string | null;
+    route: "addFriend";
+  }
+  | {
+    body: PlayerBody;
+    requestId?: string | null;
+    route: "removeFriend";
+  }
+  | {
+    body: PlayerBody;
+    requestId?: string | null;
+    route: "blockPlayer";
+  }
+  | {
+    body: PlayerBody;
+    requestId?: string | null;
+    route: "unblockPlayer";
+  }
+  | {
+    body?: 
+      | ListFriendsBody
+      | null;
+    requestId?: string | null;
+    route: "listFriends";
+  }
+  | {
+    body: PlayerBody;
+    requestId?: string | null;
     route: "joinFriendGame";
   };
 
@@ -313,6 +340,53 @@ export type ErrorCode =
   | "forbidden"
   | "session_full"
   | "rate_limited";
+
+/**
+ * `addFriend`, `removeFriend`, `blockPlayer`, `unblockPlayer`: the relation with
+ * `playerId` from your side after the request (`null`: none).
+ */
+export type FriendAck = {
+  playerId: PlayerId;
+  state?: 
+    | FriendState
+    | null;
+};
+
+/**
+ * `listFriends`: one of your relations, with the friend's presence.
+ */
+export type FriendEntry = {
+  playerId: PlayerId;
+  /**
+   * `online` or `offline`, for friends only (absent for invitations and blocks).
+   */
+  presence?: 
+    | PresenceStatus
+    | null;
+  /**
+   * When the relation reached this state (ms).
+   */
+  since: number;
+  state: FriendState;
+};
+
+/**
+ * A relation as one of its two players sees it.
+ */
+export type FriendState = 
+  | "friends"
+  | "invited"
+  | "invitation"
+  | "blocked";
+
+/**
+ * What a `friend` frame says the relation became, from the recipient's side.
+ */
+export type FriendUpdate = 
+  | "invited"
+  | "invitation"
+  | "friends"
+  | "removed";
 
 /**
  * A player's seat in a game session, as clients receive it (`placement` frames, the
@@ -415,6 +489,30 @@ export type LatenciesAck = {
  */
 export type LatenciesBody = {
   latencies: Latencies;
+};
+
+/**
+ * `listFriends`: a page of relations by player id, and the `cursor` of the next page
+ * (`null`: this was the last).
+ */
+export type ListFriendsAck = {
+  cursor?: 
+    | PlayerId
+    | null;
+  friends: Array<FriendEntry>;
+};
+
+/**
+ * `listFriends`: only relations in `state` (every one when absent), after `cursor` (the
+ * previous page's).
+ */
+export type ListFriendsBody = {
+  cursor?: 
+    | PlayerId
+    | null;
+  state?: 
+    | FriendState
+    | null;
 };
 
 /**
@@ -560,7 +658,8 @@ export type PlayerAttributes = {
 };
 
 /**
- * `inviteToParty`, `kickFromParty`, `promotePartyLeader`, `joinFriendGame`: whom.
+ * `inviteToParty`, `kickFromParty`, `promotePartyLeader`, `joinFriendGame`, and the friend
+ * routes: whom.
  */
 export type PlayerBody = {
   playerId: PlayerId;
@@ -729,6 +828,21 @@ export type RouteAck =
   }
   | AttributesAck & {
     route: "setMatchmakingAttributes";
+  }
+  | FriendAck & {
+    route: "addFriend";
+  }
+  | FriendAck & {
+    route: "removeFriend";
+  }
+  | FriendAck & {
+    route: "blockPlayer";
+  }
+  | FriendAck & {
+    route: "unblockPlayer";
+  }
+  | ListFriendsAck & {
+    route: "listFriends";
   }
   | SeatAck & {
     route: "joinFriendGame";
@@ -913,6 +1027,15 @@ export type ServerFrame =
     type: "party_invite_declined";
   }
   | {
+    playerId: PlayerId;
+    /**
+     * This frame's position in your inbox: send the last one you processed as `resume`'s `cursor`.
+     */
+    seq: Seq;
+    state: FriendUpdate;
+    type: "friend";
+  }
+  | {
     type: "session_replaced";
   }
   | {
@@ -1020,6 +1143,6 @@ export type BodyOf<R extends ClientFrame['route']> = Extract<ClientFrame, { rout
 /** The fields of the `ack` answering a request to the given `route`. */
 export type AckOf<R extends RouteAck['route']> = Omit<Extract<RouteAck, { route: R }>, 'route'>;
 /** Every route a client may send. */
-export const ROUTES = ["resume","heartbeat","ping","sendMessage","sessionPlacementRequest","cancelPlacement","rejoinSession","refreshConnectionDetails","subscribePresence","unsubscribePresence","setActivity","setPlacementLatencies","createParty","inviteToParty","joinParty","declinePartyInvite","leaveParty","kickFromParty","promotePartyLeader","startMatchmaking","acceptMatch","stopMatchmaking","setMatchmakingAttributes","joinFriendGame"] as const;
+export const ROUTES = ["resume","heartbeat","ping","sendMessage","sessionPlacementRequest","cancelPlacement","rejoinSession","refreshConnectionDetails","subscribePresence","unsubscribePresence","setActivity","setPlacementLatencies","createParty","inviteToParty","joinParty","declinePartyInvite","leaveParty","kickFromParty","promotePartyLeader","startMatchmaking","acceptMatch","stopMatchmaking","setMatchmakingAttributes","addFriend","removeFriend","blockPlayer","unblockPlayer","listFriends","joinFriendGame"] as const;
 /** Every error code of `error` frames. */
 export const ERROR_CODES = ["bad_request","unknown_route","payload_too_large","not_found","conflict","session_ended","unavailable","internal","forbidden","session_full","rate_limited"] as const;

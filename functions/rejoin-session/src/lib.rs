@@ -3,6 +3,8 @@
 //! on their last game session (CreatePlayerSession), tracked by player id.
 //! `refreshConnectionDetails`: fresh connection details (a new player gateway token) for
 //! the player's current seat, before the old ones expire (shared/src/seats.rs).
+//! `joinFriendGame` (the `join` module): a new player session in a friend's game, made
+//! and stored as a rejoin's.
 //!
 //! Round trips, `rejoinSession`: 1 GetItem (Players), CreatePlayerSession, with
 //! `PLAYER_GATEWAY` enabled or required 1 GetPlayerConnectionDetails for the new seat,
@@ -24,7 +26,8 @@ use shared::acks::{RouteAck, SeatAck};
 use shared::domain::{GameSession, PlayerId};
 use shared::frames::ErrorCode;
 use shared::ports::{
-    Clock, GameLiftError, PlayerReader, PlayerSessions, RateLimiter, Seats, StoreError,
+    Clock, FriendReader, GameLiftError, PlayerReader, PlayerSessions, RateLimiter, Seats,
+    StoreError,
 };
 use shared::rate_limits::{self, Bucket};
 use shared::requests::{ClientRequest, Route as ClientRoute};
@@ -32,11 +35,15 @@ use shared::seats::SeatConnector;
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
-/// `rejoinSession` and `refreshConnectionDetails` as every deployment builds them.
+mod join;
+
+/// `rejoinSession`, `refreshConnectionDetails` and `joinFriendGame` as every deployment
+/// builds them.
 pub fn wire(w: &Wiring) -> RejoinSessionHandler {
     RejoinSessionHandler {
         players: w.stores.player_reader(),
         seats: w.stores.seats(),
+        friends: w.stores.friend_reader(),
         gamelift: w.services.player_sessions(),
         connector: w.seat_connector(),
         refresh_limit: RefreshLimit {
@@ -47,8 +54,8 @@ pub fn wire(w: &Wiring) -> RejoinSessionHandler {
     }
 }
 
-/// What `refreshConnectionDetails` is counted against: the placement requests' limit
-/// (a refresh costs a GameLift call, as a placement does).
+/// What `refreshConnectionDetails` and `joinFriendGame` are counted against: the
+/// placement requests' limit (each costs a GameLift call, as a placement does).
 #[derive(Clone)]
 pub struct RefreshLimit {
     pub limiter: Arc<dyn RateLimiter>,
@@ -60,6 +67,8 @@ pub struct RefreshLimit {
 pub struct RejoinSessionHandler {
     players: Arc<dyn PlayerReader>,
     seats: Arc<dyn Seats>,
+    /// "Are we friends", for `joinFriendGame`.
+    friends: Arc<dyn FriendReader>,
     gamelift: Arc<dyn PlayerSessions>,
     /// Each seat's connection details (player gateway).
     connector: SeatConnector,
@@ -247,11 +256,12 @@ impl Route for RejoinSessionHandler {
         routes: &[
             ClientRoute::RejoinSession,
             ClientRoute::RefreshConnectionDetails,
+            ClientRoute::JoinFriendGame,
         ],
     };
 
     /// `refreshConnectionDetails` refreshes the seat; `rejoinSession` (whose body is
-    /// empty) asks to rejoin.
+    /// empty) asks to rejoin; `joinFriendGame` asks for a seat in a friend's game.
     async fn answer(&self, request: &Request) -> Result<Reply, RouteError> {
         let player = &request.caller.player_id;
         let (session, ack): (_, fn(SeatAck) -> RouteAck) = match &request.frame {
@@ -262,6 +272,10 @@ impl Route for RejoinSessionHandler {
             ClientRequest::RejoinSession { .. } => {
                 (self.rejoin(player).await?, RouteAck::RejoinSession)
             }
+            ClientRequest::JoinFriendGame { body, .. } => (
+                self.join_friend(player, &body.player_id).await?,
+                RouteAck::JoinFriendGame,
+            ),
             _ => return Ok(Reply::WrongRoute),
         };
         info!(player_id = %player, route = request.frame.route().as_str(), game_session_arn = %session.game_session_arn, player_session_id = %session.player_session_id, "seat given");

@@ -1,0 +1,121 @@
+//! `joinFriendGame`: a seat in the game a friend is seated in. GameLift lets a player
+//! into a running game with CreatePlayerSession when the game session is ACTIVE, has a
+//! free slot and its player session creation policy is ACCEPT_ALL
+//! (<https://docs.aws.amazon.com/gameliftservers/latest/apireference/API_CreatePlayerSession.html>);
+//! the seat is made and stored as `rejoinSession`'s is ([`RejoinSessionHandler::seat_in`]),
+//! and becomes the caller's own (a later `rejoinSession` comes back to it).
+//!
+//! Round trips: 1 conditional UpdateItem (the per-player limit,
+//! `RATE_LIMIT_PLACEMENTS_PER_MINUTE`: it costs a GameLift call, as a placement does;
+//! none with it off), 1 GetItem (Friends: the caller's side of the relation), 1 GetItem
+//! (Players: the friend's seat), CreatePlayerSession, with `PLAYER_GATEWAY` enabled or
+//! required 1 GetPlayerConnectionDetails, and 1 UpdateItem (the caller's seat).
+//!
+//! Refusals, each before anything is created: not friends (no relation, an invitation,
+//! a block) `forbidden`, without saying which; the friend seated nowhere `not_found`;
+//! then GameLift's answer: GameSessionFullException `session_full`;
+//! InvalidGameSessionStatusException (the game is over, or its server took it to DENY_ALL:
+//! GameLift answers both alike) and a game session GameLift no longer knows
+//! `session_ended`, naming the game.
+
+use edge::websocket::RouteError;
+use shared::domain::{GameSession, PlayerId};
+use shared::frames::ErrorCode;
+use shared::friends::FriendState;
+use shared::ports::GameLiftError;
+use shared::rate_limits::{self, Bucket};
+use tracing::info;
+
+use crate::{RejoinSessionHandler, gamelift_failure, store_refusal};
+
+impl RejoinSessionHandler {
+    /// A new seat for `player` in the game `friend` is seated in, stored as theirs.
+    pub(crate) async fn join_friend(
+        &self,
+        player: &PlayerId,
+        friend: &PlayerId,
+    ) -> Result<GameSession, RouteError> {
+        if friend == player {
+            return Err(RouteError::new(
+                ErrorCode::BadRequest,
+                "`playerId` is you: rejoin your own game with rejoinSession",
+            ));
+        }
+        let limit = &self.refresh_limit;
+        let per_minute = limit.per_minute;
+        rate_limits::spend_call(
+            limit.limiter.as_ref(),
+            player,
+            Bucket::Placement,
+            per_minute,
+            limit.clock.now_millis(),
+        )
+        .await
+        .map_err(|e| {
+            RouteError::from_limit(
+                e,
+                |_| format!("{per_minute} placement requests a minute"),
+                "you did not join; retry",
+            )
+        })?;
+        let relation = self
+            .friends
+            .relation(player, friend)
+            .await
+            .map_err(store_refusal)?;
+        if relation.is_none_or(|r| r.state != FriendState::Friends) {
+            return Err(RouteError::new(
+                ErrorCode::Forbidden,
+                format!("you and {friend} are not friends: only a friend's game can be joined"),
+            )
+            .with_detail("playerId", friend.as_str()));
+        }
+        let record = self.players.get(friend).await.map_err(store_refusal)?;
+        let Some(game) = record.and_then(|r| r.game_session) else {
+            return Err(
+                RouteError::new(ErrorCode::NotFound, format!("{friend} is in no game"))
+                    .with_detail("playerId", friend.as_str()),
+            );
+        };
+        let seat = self
+            .seat_in(player, &game)
+            .await
+            .map_err(|refusal| join_refusal(player, friend, &game, refusal))?;
+        self.seats
+            .take_seat(player, &seat)
+            .await
+            .map_err(store_refusal)?;
+        info!(player_id = %player, friend = %friend, game_session_arn = %seat.game_session_arn, "joined a friend's game");
+        Ok(seat)
+    }
+}
+
+/// GameLift's refusal of a seat in the friend's game, as the joiner is told it.
+fn join_refusal(
+    player: &PlayerId,
+    friend: &PlayerId,
+    game: &GameSession,
+    refusal: GameLiftError,
+) -> RouteError {
+    let arn = &game.game_session_arn;
+    let refused = |code, says: String| {
+        info!(player_id = %player, friend = %friend, game_session_arn = %arn, gamelift = %says, "a friend's game refused a player");
+        RouteError::new(code, says)
+            .with_detail("playerId", friend.as_str())
+            .with_detail("gameSessionArn", arn.as_str())
+    };
+    match refusal {
+        GameLiftError::SessionFull { message } => refused(
+            ErrorCode::SessionFull,
+            format!("{friend}'s game is full: {message}"),
+        ),
+        GameLiftError::SessionEnded { message } | GameLiftError::NotFound { message } => refused(
+            ErrorCode::SessionEnded,
+            format!("{friend}'s game has ended or takes no new players: {message}"),
+        ),
+        other => gamelift_failure(player, arn, other),
+    }
+}
+
+#[cfg(test)]
+mod tests;
