@@ -579,6 +579,30 @@ mod tests {
             seat.player_session_id.starts_with("psess-") && seat.port > 0,
             "{seat:?}"
         );
+        // Seats until the game is full, then over: refused as GameLift refuses them
+        // (GameSessionFullException, InvalidGameSessionStatusException) and read back as
+        // the port's errors.
+        let max = stack.simulator().snapshot().game_sessions[0].maximum_player_session_count;
+        let mut refused = None;
+        for i in 0..=max {
+            let player = PlayerId::parse(format!("seat{i}")).unwrap();
+            if let Err(error) = gamelift.create_player_session(&arn, &player, None).await {
+                refused = Some(error);
+                break;
+            }
+        }
+        assert!(
+            matches!(refused, Some(GameLiftError::SessionFull { .. })),
+            "{refused:?}"
+        );
+        stack.simulator().terminate_game_session(&arn).unwrap();
+        let over = gamelift
+            .create_player_session(&arn, &PlayerId::parse("dan").unwrap(), None)
+            .await;
+        assert!(
+            matches!(over, Err(GameLiftError::SessionEnded { .. })),
+            "{over:?}"
+        );
         let unknown = gamelift
             .start_placement(&request("p-2", "no-such-queue"))
             .await;

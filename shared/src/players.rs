@@ -29,6 +29,10 @@
 //! - Every transition is one conditional write on the player's item: `$disconnect` and
 //!   `heartbeat` only act for the current online connection; the sweeper only if
 //!   `sweepAt` is still past.
+//! - A player's activity (`setActivity`, `crate::activity`) lives as long as their presence:
+//!   the sweeper's write that takes them offline removes it (a dropped connection within
+//!   its grace period, still `online` to watchers, keeps it), and their
+//!   `presence.disconnected` frame carries none.
 //! - `$disconnect` is best effort on API Gateway; the sweeper (every minute) is what
 //!   makes presence converge. A zombie (online, no heartbeat and no frame at all within
 //!   the timeout) is closed by the sweeper; its later `$disconnect` finds the player

@@ -247,7 +247,8 @@ fn given_the_protocol_routes_when_compared_with_the_template_then_its_route_keys
 #[test]
 fn given_the_presence_rule_when_compared_with_the_presence_events_then_it_matches_every_detail_type()
  {
-    let pattern = &Template::load().properties("PresenceEventsRule")["EventPattern"];
+    let template = Template::load();
+    let pattern = &template.properties("PresenceEventsRule")["EventPattern"];
     let matched: BTreeSet<String> = strings(&pattern["detail-type"]).into_iter().collect();
     let published: BTreeSet<String> = shared::presence::PRESENCE_DETAIL_TYPES
         .iter()

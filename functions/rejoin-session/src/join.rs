@@ -23,7 +23,6 @@ use shared::domain::{GameSession, PlayerId};
 use shared::frames::ErrorCode;
 use shared::friends::FriendState;
 use shared::ports::GameLiftError;
-use shared::rate_limits::{self, Bucket};
 use tracing::info;
 
 use crate::{RejoinSessionHandler, gamelift_failure, store_refusal};
@@ -41,23 +40,9 @@ impl RejoinSessionHandler {
                 "`playerId` is you: rejoin your own game with rejoinSession",
             ));
         }
-        let limit = &self.refresh_limit;
-        let per_minute = limit.per_minute;
-        rate_limits::spend_call(
-            limit.limiter.as_ref(),
-            player,
-            Bucket::Placement,
-            per_minute,
-            limit.clock.now_millis(),
-        )
-        .await
-        .map_err(|e| {
-            RouteError::from_limit(
-                e,
-                |_| format!("{per_minute} placement requests a minute"),
-                "you did not join; retry",
-            )
-        })?;
+        self.refresh_limit
+            .spend(player, "you did not join; retry")
+            .await?;
         let relation = self
             .friends
             .relation(player, friend)

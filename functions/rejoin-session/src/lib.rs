@@ -64,6 +64,29 @@ pub struct RefreshLimit {
     pub clock: Arc<dyn Clock>,
 }
 
+impl RefreshLimit {
+    /// Counts one call of `player`'s; over the limit, `rate_limited` saying `consequence`.
+    async fn spend(&self, player: &PlayerId, consequence: &str) -> Result<(), RouteError> {
+        let per_minute = self.per_minute;
+        let now = self.clock.now_millis();
+        rate_limits::spend_call(
+            self.limiter.as_ref(),
+            player,
+            Bucket::Placement,
+            per_minute,
+            now,
+        )
+        .await
+        .map_err(|e| {
+            RouteError::from_limit(
+                e,
+                |_| format!("{per_minute} placement requests a minute"),
+                consequence,
+            )
+        })
+    }
+}
+
 pub struct RejoinSessionHandler {
     players: Arc<dyn PlayerReader>,
     seats: Arc<dyn Seats>,
@@ -78,23 +101,9 @@ pub struct RejoinSessionHandler {
 impl RejoinSessionHandler {
     /// The player's seat with fresh connection details, stored with it.
     async fn refresh(&self, player: &PlayerId) -> Result<GameSession, RouteError> {
-        let limit = &self.refresh_limit;
-        let per_minute = limit.per_minute;
-        rate_limits::spend_call(
-            limit.limiter.as_ref(),
-            player,
-            Bucket::Placement,
-            per_minute,
-            limit.clock.now_millis(),
-        )
-        .await
-        .map_err(|e| {
-            RouteError::from_limit(
-                e,
-                |_| format!("{per_minute} placement requests a minute"),
-                "nothing was refreshed; retry",
-            )
-        })?;
+        self.refresh_limit
+            .spend(player, "nothing was refreshed; retry")
+            .await?;
         let record = self.players.get(player).await.map_err(store_refusal)?;
         let Some(seat) = record.and_then(|r| r.game_session) else {
             return Err(RouteError::new(
