@@ -3,7 +3,7 @@ use contracts::fixtures::new_connection;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryPlayerStore, InMemorySubscriptionStore};
 use serde_json::{Value, json};
-use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
+use shared::domain::{ConnectionId, PlayerId};
 use shared::ports::StoreError;
 
 use super::*;
