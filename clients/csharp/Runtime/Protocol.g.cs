@@ -483,6 +483,16 @@ namespace GameLiftSockets.Protocol
         /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
         public JsonObject Raw;
 
+        /// <summary>
+        /// At most 64 characters (`"in lobby"`, `"ranked, map Dust, 3–1"`); `""` with no
+        /// `details` clears the activity.
+        /// </summary>
+        public string Activity;
+        /// <summary>
+        /// A JSON object for the game's own use (a map, a score), at most 512 bytes
+        /// serialized.
+        /// </summary>
+        public JsonObject Details;
         public string PlayerId;
         /// <summary>
         /// `online` or `offline`, for friends only (absent for invitations and blocks).
@@ -501,6 +511,8 @@ namespace GameLiftSockets.Protocol
             return new FriendEntry
             {
                 Raw = json,
+                Activity = JsonRead.String(json, "activity"),
+                Details = json.GetObject("details"),
                 PlayerId = JsonRead.String(json, "playerId"),
                 Presence = JsonRead.String(json, "presence"),
                 Since = JsonRead.Long(json, "since") ?? 0,
@@ -512,6 +524,8 @@ namespace GameLiftSockets.Protocol
         public JsonObject ToJson()
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json.SetOrRemove("activity", Activity);
+            json.SetOrRemove("details", Details);
             json["playerId"] = PlayerId;
             json.SetOrRemove("presence", Presence);
             json["since"] = Since;

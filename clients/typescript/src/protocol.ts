@@ -356,6 +356,18 @@ export type FriendAck = {
  * `listFriends`: one of your relations, with the friend's presence.
  */
 export type FriendEntry = {
+  /**
+   * At most 64 characters (`"in lobby"`, `"ranked, map Dust, 3–1"`); `""` with no
+   * `details` clears the activity.
+   */
+  activity?: ActivityText;
+  /**
+   * A JSON object for the game's own use (a map, a score), at most 512 bytes
+   * serialized.
+   */
+  details?: {
+    [field: string]: unknown;
+  } | null;
   playerId: PlayerId;
   /**
    * `online` or `offline`, for friends only (absent for invitations and blocks).

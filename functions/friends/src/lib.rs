@@ -190,15 +190,18 @@ impl FriendsHandler {
             .map(|relation| {
                 // Presence (and, beside it, whatever else the friend's record says of
                 // them now) is shown to friends only.
-                let presence = (relation.state == FriendState::Friends).then(|| {
-                    let record = records.iter().find(|r| r.player_id == relation.other);
-                    watched_status(record, now)
-                });
+                let friend = relation.state == FriendState::Friends;
+                let record = records.iter().find(|r| r.player_id == relation.other);
+                let presence = friend.then(|| watched_status(record, now));
+                let activity = record
+                    .filter(|_| friend)
+                    .and_then(|r| r.watched_activity(now).cloned());
                 FriendEntry {
                     player_id: relation.other,
                     state: relation.state,
                     since: relation.since,
                     presence,
+                    activity,
                 }
             })
             .collect();

@@ -48,8 +48,8 @@ pub(super) fn smallest_body(route: &str) -> Value {
         "sendMessage" => json!({"playerIds":["bob"],"message":1}),
         "subscribePresence" | "unsubscribePresence" => json!({"playerIds":["bob"]}),
         "setPlacementLatencies" => json!({"latencies":{}}),
-        "inviteToParty" | "kickFromParty" | "promotePartyLeader" | "addFriend"
-        | "removeFriend" | "blockPlayer" | "unblockPlayer" | "joinFriendGame" => {
+        "inviteToParty" | "kickFromParty" | "promotePartyLeader" | "addFriend" | "removeFriend"
+        | "blockPlayer" | "unblockPlayer" | "joinFriendGame" => {
             json!({"playerId":"bob"})
         }
         "joinParty" | "declinePartyInvite" => json!({"partyId":"p1"}),
