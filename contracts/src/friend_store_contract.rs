@@ -11,6 +11,7 @@ use shared::friends::{
 
 use crate::FriendsTable;
 use crate::fixtures::{T0, player};
+use shared::ports::{FriendCommits, FriendReader};
 
 /// Reads both sides of `me` and `them`, applies `action` by `me` and commits it at `at`:
 /// what the store answered.
@@ -21,8 +22,20 @@ pub async fn act(
     action: Action,
     at: i64,
 ) -> FriendCommitted {
+    act_on(store, store, me, them, action, at).await
+}
+
+/// [`act`] on the Friends ports as a function is wired with them (the local stack's).
+pub async fn act_on(
+    reader: &(impl FriendReader + ?Sized),
+    commits: &(impl FriendCommits + ?Sized),
+    me: &str,
+    them: &str,
+    action: Action,
+    at: i64,
+) -> FriendCommitted {
     let (me, them) = (player(me), player(them));
-    let (mine, theirs) = store.pair(&me, &them).await.expect("pair");
+    let (mine, theirs) = reader.pair(&me, &them).await.expect("pair");
     let pair = Pair {
         me,
         them,
@@ -33,7 +46,10 @@ pub async fn act(
     if change.is_empty() {
         return FriendCommitted::Done;
     }
-    store.commit(&change.commit(at, 60)).await.expect("commit")
+    commits
+        .commit(&change.commit(at, 60))
+        .await
+        .expect("commit")
 }
 
 /// `player`'s view of `other`.

@@ -45,10 +45,10 @@ pub mod ticket_store_contract;
 pub mod unavailable;
 
 use shared::ports::{
-    Blocks, Connections, FriendCommits, FriendReader, InboxReader, MessageStore, OfflineParties,
-    PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementReader, PlacementRecorder,
-    PlayerLookup, PlayerReader, PresenceSweep, Profiles, RateLimiter, Seats, Subscriptions,
-    TicketChanges, TicketReader, TicketRecorder, Watchers,
+    Activities, Blocks, Connections, FriendCommits, FriendReader, InboxReader, MessageStore,
+    OfflineParties, PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementReader,
+    PlacementRecorder, PlayerLookup, PlayerReader, PresenceSweep, Profiles, RateLimiter, Seats,
+    Subscriptions, TicketChanges, TicketReader, TicketRecorder, Watchers,
 };
 
 /// Every port one adapter of the Players table offers but the heartbeat (a deployed
@@ -62,6 +62,7 @@ pub trait PlayersTable:
     + PendingSlots
     + Seats
     + Profiles
+    + Activities
     + RateLimiter
 {
 }
@@ -74,6 +75,7 @@ impl<T> PlayersTable for T where
         + PendingSlots
         + Seats
         + Profiles
+        + Activities
         + RateLimiter
         + ?Sized
 {

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use crate::PlayersTable;
+use shared::activity::Activity;
 use shared::domain::{ConnectionId, EpochMillis, PlayerId, PresenceStatus, Seq};
 use shared::pending::Reservation;
 use shared::players::{ConnectOutcome, Liveness, NewConnection};
@@ -597,6 +598,120 @@ pub async fn given_an_expired_player_when_marking_offline_then_it_leaves_the_ind
     );
 }
 
+pub async fn given_an_activity_then_only_the_online_connection_sets_it_and_going_offline_clears_it(
+    store: &impl PlayersTable,
+) {
+    let alice = players_in_shard(0, 1).remove(0);
+    let activity: Activity = serde_json::from_value(
+        serde_json::json!({"activity": "ranked, map Dust, 3–1", "details": {"map": "dust", "score": [3, 1.5]}}),
+    )
+    .expect("a valid activity");
+    store.connect(&connection(&alice, "c1", T0)).await.unwrap();
+    assert!(
+        !store
+            .set_activity(&player(&alice), &conn("c0"), Some(&activity))
+            .await
+            .unwrap(),
+        "another connection sets nothing"
+    );
+    assert!(
+        store
+            .set_activity(&player(&alice), &conn("c1"), Some(&activity))
+            .await
+            .unwrap()
+    );
+    let record = store.get(&player(&alice)).await.unwrap().unwrap();
+    assert_eq!(record.activity, Some(activity.clone()), "stored as given");
+
+    // A reconnect keeps it (only going offline ends it); a dropped connection sets nothing.
+    store
+        .connect(&connection(&alice, "c2", T0 + 1))
+        .await
+        .unwrap();
+    let record = store.get(&player(&alice)).await.unwrap().unwrap();
+    assert_eq!(record.activity, Some(activity.clone()));
+    store
+        .disconnect(&player(&alice), &conn("c2"), T0 + 2, T0 + 2 + GRACE)
+        .await
+        .unwrap();
+    assert!(
+        !store
+            .set_activity(&player(&alice), &conn("c2"), None)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .set_activity(&player("ghost"), &conn("c1"), Some(&activity))
+            .await
+            .unwrap()
+    );
+
+    // Swept offline: the activity goes with the same write.
+    store
+        .mark_offline(&player(&alice), T0 + 3 + GRACE)
+        .await
+        .unwrap()
+        .expect("swept");
+    let record = store.get(&player(&alice)).await.unwrap().unwrap();
+    assert_eq!(record.activity, None);
+
+    // Cleared by the player: none stored.
+    store
+        .connect(&connection(&alice, "c3", T0 + GRACE + 4))
+        .await
+        .unwrap();
+    store
+        .set_activity(&player(&alice), &conn("c3"), Some(&activity))
+        .await
+        .unwrap();
+    assert!(
+        store
+            .set_activity(&player(&alice), &conn("c3"), None)
+            .await
+            .unwrap()
+    );
+    let record = store.get(&player(&alice)).await.unwrap().unwrap();
+    assert_eq!(record.activity, None);
+}
+
+pub async fn given_a_seat_in_another_game_when_taken_then_it_replaces_the_seat_and_the_ended_game(
+    store: &impl PlayersTable,
+) {
+    let alice = player("alice");
+    store.connect(&connection("alice", "c1", T0)).await.unwrap();
+    let seat = |arn: &str, session: &str| shared::domain::GameSession {
+        game_session_arn: arn.into(),
+        ip_address: "10.0.0.1".into(),
+        dns_name: "host.example".into(),
+        port: 7777,
+        region: "us-east-1".into(),
+        player_session_id: session.into(),
+        connection: None,
+        connection_unavailable: false,
+    };
+    store
+        .take_seat(&alice, &seat("arn:gs-1", "psess-1"))
+        .await
+        .unwrap();
+    assert!(store.end_game_session(&alice, "arn:gs-1").await.unwrap());
+    store
+        .take_seat(&alice, &seat("arn:gs-2", "psess-2"))
+        .await
+        .unwrap();
+    let record = store.get(&alice).await.unwrap().unwrap();
+    assert_eq!(record.game_session, Some(seat("arn:gs-2", "psess-2")));
+    assert_eq!(record.ended_game_session, None);
+    // A player with no item yet: the seat is kept for their first connect.
+    store
+        .take_seat(&player("bob"), &seat("arn:gs-2", "psess-3"))
+        .await
+        .unwrap();
+    store.connect(&connection("bob", "c2", T0)).await.unwrap();
+    let bob = store.get(&player("bob")).await.unwrap().unwrap();
+    assert_eq!(bob.game_session, Some(seat("arn:gs-2", "psess-3")));
+}
+
 pub async fn given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_wins(
     stores: &HeartbeatStores,
 ) {
@@ -745,6 +860,8 @@ macro_rules! player_store_contract_tests {
             given_a_takeover_when_the_old_disconnect_lands_late_then_the_new_connection_is_untouched,
             given_the_current_connection_when_disconnecting_then_disconnected_with_grace,
             given_an_expired_player_when_marking_offline_then_it_leaves_the_index,
+            given_an_activity_then_only_the_online_connection_sets_it_and_going_offline_clears_it,
+            given_a_seat_in_another_game_when_taken_then_it_replaces_the_seat_and_the_ended_game,
             given_a_reconnect_that_lands_while_the_sweeper_acts_then_the_reconnect_wins,
             given_many_players_when_reading_them_together_then_only_existing_ones_return,
             given_no_pending_placement_when_beginning_then_pending_and_a_second_conflicts_naming_it,

@@ -15,8 +15,8 @@ use shared::pending::{PartyReservation, Pending, Reservation};
 use shared::placement::{PlacementRecord, Settlement};
 use shared::players::{ConnectOutcome, ExpiredPage, Liveness, NewConnection, PlayerRecord};
 use shared::ports::{
-    Blocks, Connections, DeliveryHandover, FriendCommits, FriendReader, Heartbeats, InboxReader,
-    MessageStore, OfflineParties, PartyCommits, PartyReader, PartySlots, PendingSlots,
+    Activities, Blocks, Connections, DeliveryHandover, FriendCommits, FriendReader, Heartbeats,
+    InboxReader, MessageStore, OfflineParties, PartyCommits, PartyReader, PartySlots, PendingSlots,
     PlacementOutcomes, PlacementReader, PlacementRecorder, PlayerLookup, PlayerReader,
     PresenceSweep, Profiles, RateLimiter, Seats, StoreError, Subscriptions, TicketChanges,
     TicketReader, TicketRecorder, Watchers,
@@ -163,7 +163,23 @@ impl Seats for Unavailable {
         down()
     }
 
+    async fn take_seat(&self, _: &PlayerId, _: &GameSession) -> Result<(), StoreError> {
+        down()
+    }
+
     async fn end_game_session(&self, _: &PlayerId, _: &str) -> Result<bool, StoreError> {
+        down()
+    }
+}
+
+#[async_trait]
+impl Activities for Unavailable {
+    async fn set_activity(
+        &self,
+        _: &PlayerId,
+        _: &ConnectionId,
+        _: Option<&shared::activity::Activity>,
+    ) -> Result<bool, StoreError> {
         down()
     }
 }

@@ -434,6 +434,7 @@ fn gamelift_fault(error: &GameLiftError) -> Fault {
         GameLiftError::SessionEnded { .. } => {
             (StatusCode::BAD_REQUEST, "InvalidGameSessionStatusException")
         }
+        GameLiftError::SessionFull { .. } => (StatusCode::BAD_REQUEST, "GameSessionFullException"),
         GameLiftError::Unavailable(_) => (StatusCode::BAD_REQUEST, "ThrottlingException"),
         GameLiftError::OutcomeUnknown(_) => (
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -444,7 +445,8 @@ fn gamelift_fault(error: &GameLiftError) -> Fault {
     let message = match error {
         GameLiftError::InvalidRequest { message }
         | GameLiftError::NotFound { message }
-        | GameLiftError::SessionEnded { message } => message.clone(),
+        | GameLiftError::SessionEnded { message }
+        | GameLiftError::SessionFull { message } => message.clone(),
         other => other.to_string(),
     };
     Fault {
@@ -576,6 +578,30 @@ mod tests {
         assert!(
             seat.player_session_id.starts_with("psess-") && seat.port > 0,
             "{seat:?}"
+        );
+        // Seats until the game is full, then over: refused as GameLift refuses them
+        // (GameSessionFullException, InvalidGameSessionStatusException) and read back as
+        // the port's errors.
+        let max = stack.simulator().snapshot().game_sessions[0].maximum_player_session_count;
+        let mut refused = None;
+        for i in 0..=max {
+            let player = PlayerId::parse(format!("seat{i}")).unwrap();
+            if let Err(error) = gamelift.create_player_session(&arn, &player, None).await {
+                refused = Some(error);
+                break;
+            }
+        }
+        assert!(
+            matches!(refused, Some(GameLiftError::SessionFull { .. })),
+            "{refused:?}"
+        );
+        stack.simulator().terminate_game_session(&arn).unwrap();
+        let over = gamelift
+            .create_player_session(&arn, &PlayerId::parse("dan").unwrap(), None)
+            .await;
+        assert!(
+            matches!(over, Err(GameLiftError::SessionEnded { .. })),
+            "{over:?}"
         );
         let unknown = gamelift
             .start_placement(&request("p-2", "no-such-queue"))

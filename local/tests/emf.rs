@@ -96,6 +96,7 @@ const CASES: &[(&str, &str, &[&str])] = &[
     ),
     ("on-presence-event", "presence-connected.json", &[]),
     ("party", "party-create.json", &["Refusals", "Requests"]),
+    ("friends", "friends-add.json", &["Refusals", "Requests"]),
     (
         "matchmaking",
         "start-matchmaking.json",

@@ -114,10 +114,13 @@ error_codes! {
         "The request conflicts with the current state (e.g. a request already pending).",
     /// The request is valid, but the caller may not do it (e.g. only a party's leader
     /// may kick).
-    Forbidden = "forbidden" => forbidden()
+    Forbidden = "forbidden" => forbidden(ForbiddenDetail)
         "The request is valid, but the caller may not do it.",
     SessionEnded = "session_ended" => session_ended(SessionEndedDetail)
         "The game session is over: request a placement or matchmaking anew.",
+    /// The game session has no free player slot (GameLift's GameSessionFullException).
+    SessionFull = "session_full" => session_full(SessionEndedDetail)
+        "The game session has no free player slot; one may free up.",
     /// Over a per-player rate limit; the frame carries `retryAfterMs`.
     RateLimited = "rate_limited" => rate_limited(RateLimitedDetail)
         "Over a per-player rate limit: nothing was done; retry after `retryAfterMs`.",
@@ -277,13 +280,25 @@ impl ConflictDetail {
     }
 }
 
-/// `session_ended`.
+/// `session_ended` and `session_full`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionEndedDetail {
-    /// The game session that ended.
+    /// The game session that ended (or is full).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game_session_arn: Option<String>,
+    /// `joinFriendGame`: the friend whose game it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player_id: Option<PlayerId>,
+}
+
+/// `forbidden`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ForbiddenDetail {
+    /// `joinFriendGame`: the player whose game the caller may not join (not a friend).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player_id: Option<PlayerId>,
 }
 
 /// `rate_limited`.

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::acks::RouteAck;
+use crate::activity::Activity;
 use crate::domain::{EpochMillis, GameSession, PlacementId, PlacementStatus, PlayerId};
 use crate::friends::FriendUpdate;
 use crate::matchmaking::{MatchmakingDetail, TicketId, TicketStatus};
@@ -243,11 +244,15 @@ pub enum ServerFrame {
         #[serde(flatten)]
         detail: Box<MatchmakingDetail>,
     },
-    /// A watched player changed presence.
+    /// A friend or a watched player changed presence: came online, went offline, or
+    /// set an activity. `status` is `online` or `offline`; `activity` (and `details`),
+    /// the player's activity, only while they are online and have one.
     #[schemars(transform = pushed)]
     Presence {
         player_id: String,
         status: String,
+        #[serde(flatten)]
+        activity: Option<Activity>,
         at: EpochMillis,
     },
     /// A party you are (or were) in changed: its state after the change, which change,

@@ -5,6 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::activity::Activity;
 use crate::domain::{EpochMillis, PlayerId, PresenceStatus};
 
 /// The most friends (relations in state `friends`) a player may have; an `addFriend`
@@ -86,4 +87,7 @@ pub struct FriendEntry {
     /// `online` or `offline`, for friends only (absent for invitations and blocks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub presence: Option<PresenceStatus>,
+    /// A friend's activity (`activity`, `details`), while they are online and set one.
+    #[serde(flatten)]
+    pub activity: Option<Activity>,
 }

@@ -25,6 +25,7 @@
 //! crate.
 
 pub mod acks;
+pub mod activity;
 pub mod backend_api;
 pub mod connection;
 pub mod domain;

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::acks::*;
+use crate::activity::Activity;
 use crate::domain::{PlacementId, PlayerId, Seq};
 use crate::friends::FriendState;
 use crate::latencies::Latencies;
@@ -20,8 +21,8 @@ pub(crate) mod fields;
 mod send_message;
 
 pub use fields::{
-    ConfigurationName, HeartbeatBody, MAX_GAMELIFT_NAME_CHARS, MAX_PLAYER_DATA_CHARS, PlayerData,
-    QueueName,
+    ActivityText, ConfigurationName, HeartbeatBody, MAX_ACTIVITY_CHARS, MAX_GAMELIFT_NAME_CHARS,
+    MAX_PLAYER_DATA_CHARS, PlayerData, QueueName,
 };
 pub use send_message::SendMessageBody;
 
@@ -77,6 +78,12 @@ client_routes! {
     UnsubscribePresence = "unsubscribePresence" {
         body: PlayerIdsBody,
     } -> UnsubscribePresenceAck,
+    /// Sets what you are doing (rich presence), pushed in `presence` frames to your
+    /// friends and presence subscribers until you set another or go offline; acked with
+    /// what was stored. `details` over 512 bytes serialized is `payload_too_large`.
+    SetActivity = "setActivity" {
+        body: Activity,
+    } -> Activity,
     SetPlacementLatencies = "setPlacementLatencies" {
         body: LatenciesBody,
     } -> LatenciesAck,
@@ -149,6 +156,14 @@ client_routes! {
         #[schemars(with = "Option<ListFriendsBody>")]
         body: ListFriendsBody,
     } -> ListFriendsAck,
+    /// A seat in a friend's game: a new player session in the game session the friend is
+    /// seated in, if it is ACTIVE, has a free slot and accepts new players; acked with
+    /// the seat as `rejoinSession` is. Refused `forbidden` (not friends), `not_found`
+    /// (the friend is in no game), `session_full`, `session_ended` (over, or closed to
+    /// new players).
+    JoinFriendGame = "joinFriendGame" {
+        body: PlayerBody,
+    } -> SeatAck,
 }
 
 /// `resume` and `heartbeat`: the `seq` of the last pushed frame the client processed.
@@ -208,7 +223,8 @@ pub struct CreatePartyBody {
     pub max_size: Option<PartySize>,
 }
 
-/// `inviteToParty`, `kickFromParty`, `promotePartyLeader`, and the friend routes: whom.
+/// `inviteToParty`, `kickFromParty`, `promotePartyLeader`, `joinFriendGame`, and the friend
+/// routes: whom.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlayerBody {

@@ -15,6 +15,8 @@
 
 /// The domain types, from the protocol crate (clients share them).
 pub use gamelift_sockets_protocol::acks;
+/// A player's activity (rich presence), from the protocol crate.
+pub use gamelift_sockets_protocol::activity;
 pub use gamelift_sockets_protocol::domain;
 /// The client protocol, from the protocol crate (clients share it).
 pub use gamelift_sockets_protocol::frames;

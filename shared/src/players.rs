@@ -29,6 +29,10 @@
 //! - Every transition is one conditional write on the player's item: `$disconnect` and
 //!   `heartbeat` only act for the current online connection; the sweeper only if
 //!   `sweepAt` is still past.
+//! - A player's activity (`setActivity`, `crate::activity`) lives as long as their presence:
+//!   the sweeper's write that takes them offline removes it (a dropped connection within
+//!   its grace period, still `online` to watchers, keeps it), and their
+//!   `presence.disconnected` frame carries none.
 //! - `$disconnect` is best effort on API Gateway; the sweeper (every minute) is what
 //!   makes presence converge. A zombie (online, no heartbeat and no frame at all within
 //!   the timeout) is closed by the sweeper; its later `$disconnect` finds the player
@@ -82,6 +86,7 @@
 //! most 32 in flight; API Gateway documents no separate quota for the management API's
 //! reads. Cost of each mode: docs/cost.md.
 
+use crate::activity::Activity;
 use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
 use crate::matchmaking::Attributes;
 use crate::party::PartyId;
@@ -199,9 +204,25 @@ pub struct PlayerRecord {
     /// The player's FlexMatch attributes, as they last set them
     /// (`setMatchmakingAttributes`): what a party's ticket carries for this member.
     pub matchmaking_attributes: Attributes,
+    /// What the player is doing (`setActivity`), set only over their online connection
+    /// and removed by the sweeper's write that takes them offline
+    /// ([`PlayerRecord::watched_activity`] is what others see of it).
+    pub activity: Option<Activity>,
 }
 
 impl PlayerRecord {
+    /// What watchers (friends, presence subscribers, the backend API) see at `now`:
+    /// online while connected or within the reconnect grace period (a quick reconnect is
+    /// not a blink), offline otherwise.
+    pub fn watched_online(&self, now: EpochMillis) -> bool {
+        self.status == PresenceStatus::Online || self.within_grace(now)
+    }
+
+    /// The activity watchers see at `now`: the player's, while they are watched online.
+    pub fn watched_activity(&self, now: EpochMillis) -> Option<&Activity> {
+        self.activity.as_ref().filter(|_| self.watched_online(now))
+    }
+
     /// Its socket, while online.
     pub fn online_connection(&self) -> Option<OnlineConnection> {
         (self.status == PresenceStatus::Online).then(|| OnlineConnection {

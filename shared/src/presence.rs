@@ -1,14 +1,18 @@
 //! Presence events on the custom presence bus (functions/on-presence-event/src/lib.rs):
 //! `connect` publishes `presence.connected` for a new session, the sweeper publishes
-//! `presence.disconnected`; an EventBridge rule sends both to `on-presence-event`, and
-//! other services may add rules of their own.
+//! `presence.disconnected`, `setActivity` publishes `presence.activity`; an EventBridge
+//! rule sends them to `on-presence-event`, and other services may add rules of their
+//! own.
 //!
 //! On the bus an event is `Source` = `<game>.presence`, `DetailType` =
-//! `presence.connected` / `presence.disconnected`, `Detail` = `{"playerId", "at"}`.
+//! `presence.connected` / `presence.disconnected` / `presence.activity`, `Detail` =
+//! `{"playerId", "at"}`, and for `presence.activity` the activity's fields too
+//! (`activity`, `details`: [`Activity`]; a cleared activity has none).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::activity::Activity;
 use crate::domain::{EpochMillis, PlayerId, PresenceStatus};
 use crate::players::PlayerRecord;
 
@@ -21,9 +25,7 @@ pub const SUBSCRIPTION_TTL_SECONDS: i64 = 2 * 3600;
 /// reconnect grace period (a quick reconnect is not a blink), `offline` otherwise.
 pub fn watched_status(record: Option<&PlayerRecord>, now: EpochMillis) -> PresenceStatus {
     match record {
-        Some(r) if r.status == PresenceStatus::Online || r.within_grace(now) => {
-            PresenceStatus::Online
-        }
+        Some(r) if r.watched_online(now) => PresenceStatus::Online,
         _ => PresenceStatus::Offline,
     }
 }
@@ -33,6 +35,14 @@ pub const PRESENCE_CONNECTED: &str = "presence.connected";
 
 /// `DetailType` of a player swept offline.
 pub const PRESENCE_DISCONNECTED: &str = "presence.disconnected";
+
+/// `DetailType` of an online player's new activity (`setActivity`).
+pub const PRESENCE_ACTIVITY: &str = "presence.activity";
+
+/// Every `DetailType` a presence event has: what template.yaml's `PresenceEventsRule`
+/// matches (tests/suites/template_drift.rs holds the two equal).
+pub const PRESENCE_DETAIL_TYPES: [&str; 3] =
+    [PRESENCE_CONNECTED, PRESENCE_DISCONNECTED, PRESENCE_ACTIVITY];
 
 /// The `Source` of presence events for `game` (`<game>.presence`).
 pub fn presence_source(game: &str) -> String {
@@ -46,6 +56,8 @@ pub enum PresenceChange {
     Connected,
     /// Swept offline: the grace period or the heartbeat timeout ran out.
     Disconnected,
+    /// An online player set (or cleared) their activity.
+    Activity,
 }
 
 impl PresenceChange {
@@ -54,13 +66,14 @@ impl PresenceChange {
         match self {
             Self::Connected => PRESENCE_CONNECTED,
             Self::Disconnected => PRESENCE_DISCONNECTED,
+            Self::Activity => PRESENCE_ACTIVITY,
         }
     }
 
     /// The `status` watchers see in `presence` frames.
     pub fn status(self) -> &'static str {
         match self {
-            Self::Connected => "online",
+            Self::Connected | Self::Activity => "online",
             Self::Disconnected => "offline",
         }
     }
@@ -69,18 +82,22 @@ impl PresenceChange {
         match raw {
             PRESENCE_CONNECTED => Some(Self::Connected),
             PRESENCE_DISCONNECTED => Some(Self::Disconnected),
+            PRESENCE_ACTIVITY => Some(Self::Activity),
             _ => None,
         }
     }
 }
 
 /// One presence change.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PresenceEvent {
     pub player_id: PlayerId,
     pub kind: PresenceChange,
-    /// When it happened (the connect, or the sweep).
+    /// When it happened (the connect, the sweep, the `setActivity`).
     pub at: EpochMillis,
+    /// The player's activity after a [`PresenceChange::Activity`] (`None`: cleared); a
+    /// new session starts without one and going offline clears it.
+    pub activity: Option<Activity>,
 }
 
 /// The event's `Detail`.
@@ -89,12 +106,16 @@ pub struct PresenceEvent {
 struct Detail {
     player_id: PlayerId,
     at: EpochMillis,
+    #[serde(flatten)]
+    activity: Option<Activity>,
 }
 
 /// Why a bus event is not a presence event.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PresenceEventError {
-    #[error("detail-type {0:?} is not presence.connected or presence.disconnected")]
+    #[error(
+        "detail-type {0:?} is not presence.connected, presence.disconnected or presence.activity"
+    )]
     UnknownDetailType(String),
     #[error("detail is not {{\"playerId\": <player id>, \"at\": <epoch ms>}}: {0}")]
     MalformedDetail(String),
@@ -106,6 +127,7 @@ impl PresenceEvent {
             player_id,
             kind: PresenceChange::Connected,
             at,
+            activity: None,
         }
     }
 
@@ -114,6 +136,17 @@ impl PresenceEvent {
             player_id,
             kind: PresenceChange::Disconnected,
             at,
+            activity: None,
+        }
+    }
+
+    /// `activity` set (`None`: cleared) by the online player `player_id`.
+    pub fn activity(player_id: PlayerId, at: EpochMillis, activity: Option<Activity>) -> Self {
+        Self {
+            player_id,
+            kind: PresenceChange::Activity,
+            at,
+            activity,
         }
     }
 
@@ -122,11 +155,13 @@ impl PresenceEvent {
         self.kind.detail_type()
     }
 
-    /// The event's `Detail` as JSON text: `{"playerId":"alice","at":1795323600000}`.
+    /// The event's `Detail` as JSON text: `{"playerId":"alice","at":1795323600000}`
+    /// (and the activity's fields, for an activity).
     pub fn detail_json(&self) -> String {
         let detail = Detail {
             player_id: self.player_id.clone(),
             at: self.at,
+            activity: self.activity.clone(),
         };
         // Strings and integers only: serialization cannot fail.
         serde_json::to_string(&detail).unwrap_or_default()
@@ -143,6 +178,8 @@ impl PresenceEvent {
             player_id: detail.player_id,
             kind,
             at: detail.at,
+            // Only an activity event carries one: the others' statuses have none.
+            activity: detail.activity.filter(|_| kind == PresenceChange::Activity),
         })
     }
 }
@@ -174,9 +211,14 @@ mod tests {
 
     #[test]
     fn given_a_published_event_when_read_back_then_it_is_the_same_event() {
+        let activity: Activity =
+            serde_json::from_value(json!({"activity": "in lobby", "details": {"map": "dust"}}))
+                .unwrap();
         for event in [
             PresenceEvent::connected(alice(), 1),
             PresenceEvent::disconnected(alice(), 2),
+            PresenceEvent::activity(alice(), 3, Some(activity)),
+            PresenceEvent::activity(alice(), 4, None),
         ] {
             let detail: Value = serde_json::from_str(&event.detail_json()).unwrap();
             assert_eq!(

@@ -13,6 +13,7 @@
 //! | `sessionPlacementRequest`s, `startMatchmaking`s and `refreshConnectionDetails` per minute, together | `RATE_LIMIT_PLACEMENTS_PER_MINUTE` (`RateLimitPlacementsPerMinute`) | 10 | `session-placement-request`, `matchmaking`, `rejoin-session` |
 //! | `inviteToParty`s per minute | `RATE_LIMIT_PARTY_INVITES_PER_MINUTE` (`RateLimitPartyInvitesPerMinute`) | 30 | `party` |
 //! | `addFriend`s per minute | `RATE_LIMIT_FRIEND_INVITES_PER_MINUTE` (`RateLimitFriendInvitesPerMinute`) | 30 | `friends` |
+//! | `setActivity`s per minute | `RATE_LIMIT_ACTIVITY_PER_MINUTE` (`RateLimitActivityPerMinute`) | 30 | `subscribe-presence` |
 //!
 //! 0 turns a limit off (the load benchmarks do). Over a limit the route answers
 //! `rate_limited` with `retryAfterMs` (when the current minute ends) and does nothing
@@ -51,6 +52,8 @@ pub enum Bucket {
     PartyInvite,
     /// `addFriend`: friend invitations.
     FriendInvite,
+    /// `setActivity`: each pushes a `presence` frame to every friend and subscriber.
+    Activity,
 }
 
 impl Bucket {
@@ -60,6 +63,7 @@ impl Bucket {
             Self::Placement => "placement",
             Self::PartyInvite => "partyInvite",
             Self::FriendInvite => "friendInvite",
+            Self::Activity => "activity",
         }
     }
 }

@@ -13,8 +13,8 @@ use crate::matchmaking::{MatchmakingSettings, TicketPushes};
 use crate::party::{CommitScope, Parties};
 use crate::pending::PendingRequests;
 use crate::ports::{
-    Blocks, Clock, ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover, EventBus,
-    FriendCommits, FriendReader, InboxReader, Matchmaker, MessageStore, OfflineParties,
+    Activities, Blocks, Clock, ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover,
+    EventBus, FriendCommits, FriendReader, InboxReader, Matchmaker, MessageStore, OfflineParties,
     PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementOutcomes, PlacementReader,
     PlacementRecorder, PlacementStarter, PlacementStopper, PlayerConnections, PlayerLookup,
     PlayerReader, PlayerSessions, PresenceSweep, Profiles, RateLimiter, Seats, Subscriptions,
@@ -32,6 +32,7 @@ pub trait Stores: Send + Sync {
     fn pending_slots(&self) -> Arc<dyn PendingSlots>;
     fn seats(&self) -> Arc<dyn Seats>;
     fn profiles(&self) -> Arc<dyn Profiles>;
+    fn activities(&self) -> Arc<dyn Activities>;
     fn rate_limiter(&self) -> Arc<dyn RateLimiter>;
     fn message_store(&self) -> Arc<dyn MessageStore>;
     fn inbox_reader(&self) -> Arc<dyn InboxReader>;

@@ -107,6 +107,7 @@ async fn given_frames_made_from_the_schema_then_valid_ones_are_never_malformed_a
         s.rate_limits.rate_limit_placements_per_minute = 0;
         s.rate_limits.rate_limit_party_invites_per_minute = 0;
         s.rate_limits.rate_limit_friend_invites_per_minute = 0;
+        s.rate_limits.rate_limit_activity_per_minute = 0;
         s.simulator.sim_server_startup_ms = 0;
         s.simulator.sim_placement_delay_ms = 50;
         // Matchmaking set up, so its routes read their bodies.

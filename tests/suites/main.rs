@@ -1,7 +1,7 @@
 //! Every integration suite, in one test binary (see tests/Cargo.toml for why).
 //!
 //! End to end over real WebSockets against the local stack started in-process on a
-//! random port: `backend_api`, `connection_lifecycle`, `delivery_faults`, `management_api`, `messaging`,
+//! random port: `activity`, `backend_api`, `connection_lifecycle`, `delivery_faults`, `join_friend_game`, `management_api`, `messaging`,
 //! `parties`, `placement`, `player_gateway`, `presence`, `rate_limits`, and `rust_client`,
 //! `rust_client_gateway` and `rust_client_routes` (the Rust client crate, clients/rust).
 //! Adapters against DynamoDB Local, the `*_dynamodb` suites: they need `DYNAMODB_ENDPOINT`
@@ -22,6 +22,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
 
+mod activity;
 mod asyncapi;
 mod backend_api;
 mod client_frames;
@@ -30,6 +31,7 @@ mod delivery_faults;
 mod friend_store_dynamodb;
 mod friends;
 mod game_server_go;
+mod join_friend_game;
 mod layers;
 mod management_api;
 mod matchmaking;

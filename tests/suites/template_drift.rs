@@ -244,6 +244,22 @@ fn given_the_protocol_routes_when_compared_with_the_template_then_its_route_keys
     );
 }
 
+#[test]
+fn given_the_presence_rule_when_compared_with_the_presence_events_then_it_matches_every_detail_type()
+ {
+    let template = Template::load();
+    let pattern = &template.properties("PresenceEventsRule")["EventPattern"];
+    let matched: BTreeSet<String> = strings(&pattern["detail-type"]).into_iter().collect();
+    let published: BTreeSet<String> = shared::presence::PRESENCE_DETAIL_TYPES
+        .iter()
+        .map(|kind| (*kind).to_owned())
+        .collect();
+    assert_eq!(
+        matched, published,
+        "PresenceEventsRule's detail-types are not the presence events' (shared/src/presence.rs)"
+    );
+}
+
 #[tokio::test]
 async fn given_a_frame_when_api_gateway_selects_its_route_then_it_reads_request_body_route_as_the_local_stack_does()
  {

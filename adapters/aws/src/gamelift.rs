@@ -212,6 +212,7 @@ pub(super) enum Kind {
     InvalidRequest,
     NotFound,
     SessionEnded,
+    SessionFull,
     Unavailable,
     OutcomeUnknown,
     Other,
@@ -274,8 +275,8 @@ impl Modeled for CreatePlayerSessionError {
         match self {
             Self::InvalidRequestException(_) => Kind::InvalidRequest,
             Self::NotFoundException(_) => Kind::NotFound,
-            Self::GameSessionFullException(_)
-            | Self::InvalidGameSessionStatusException(_)
+            Self::GameSessionFullException(_) => Kind::SessionFull,
+            Self::InvalidGameSessionStatusException(_)
             | Self::TerminalRoutingStrategyException(_) => Kind::SessionEnded,
             Self::InternalServiceException(_) => Kind::OutcomeUnknown,
             Self::UnauthorizedException(_) => Kind::Other,
@@ -323,11 +324,10 @@ pub(super) fn by_code(code: Option<&str>) -> Kind {
     match code {
         Some("InvalidRequestException") => Kind::InvalidRequest,
         Some("NotFoundException") => Kind::NotFound,
-        Some(
-            "GameSessionFullException"
-            | "InvalidGameSessionStatusException"
-            | "TerminalRoutingStrategyException",
-        ) => Kind::SessionEnded,
+        Some("GameSessionFullException") => Kind::SessionFull,
+        Some("InvalidGameSessionStatusException" | "TerminalRoutingStrategyException") => {
+            Kind::SessionEnded
+        }
         Some("InternalServiceException") => Kind::OutcomeUnknown,
         Some(code) if THROTTLING_CODES.contains(&code) => Kind::Unavailable,
         _ => Kind::Other,
@@ -366,6 +366,7 @@ where
         Kind::InvalidRequest => GameLiftError::InvalidRequest { message: message() },
         Kind::NotFound => GameLiftError::NotFound { message: message() },
         Kind::SessionEnded => GameLiftError::SessionEnded { message: message() },
+        Kind::SessionFull => GameLiftError::SessionFull { message: message() },
         Kind::Unavailable => GameLiftError::Unavailable(Box::new(err)),
         Kind::OutcomeUnknown => GameLiftError::OutcomeUnknown(Box::new(err)),
         Kind::Other => GameLiftError::Other(Box::new(err)),
@@ -731,7 +732,7 @@ mod tests {
                         GameSessionFullException::builder().message("full").build(),
                     )
                 },
-                "ended: full",
+                "full: full",
             ),
             (
                 || {
@@ -823,17 +824,17 @@ mod tests {
                 "{code} on create"
             );
         }
-        for code in [
-            "GameSessionFullException",
-            "InvalidGameSessionStatusException",
-            "TerminalRoutingStrategyException",
+        for (code, expected) in [
+            ("GameSessionFullException", "full: no seat"),
+            ("InvalidGameSessionStatusException", "ended: no seat"),
+            ("TerminalRoutingStrategyException", "ended: no seat"),
         ] {
             let create = mock!(Client::create_player_session)
                 .then_http_response(move || wire_error(400, code, "no seat"));
             let result = gamelift(&[&create])
                 .create_player_session(ARN, &player(), None)
                 .await;
-            assert_eq!(kind(result), "ended: no seat", "{code}");
+            assert_eq!(kind(result), expected, "{code}");
         }
     }
 
@@ -921,11 +922,18 @@ mod tests {
     #[test]
     fn error_codes_reach_the_protocol() {
         use shared::frames::ErrorCode;
-        let ended = gamelift_error::<CreatePlayerSessionError>(SdkError::service_error(
+        let full = gamelift_error::<CreatePlayerSessionError>(SdkError::service_error(
             CreatePlayerSessionError::GameSessionFullException(
                 GameSessionFullException::builder().build(),
             ),
             wire_error(400, "GameSessionFullException", "x"),
+        ));
+        assert_eq!(full.code(), ErrorCode::SessionFull);
+        let ended = gamelift_error::<CreatePlayerSessionError>(SdkError::service_error(
+            CreatePlayerSessionError::InvalidGameSessionStatusException(
+                InvalidGameSessionStatusException::builder().build(),
+            ),
+            wire_error(400, "InvalidGameSessionStatusException", "x"),
         ));
         assert_eq!(ended.code(), ErrorCode::SessionEnded);
         let unknown = GameLiftError::OutcomeUnknown("timed out".into());

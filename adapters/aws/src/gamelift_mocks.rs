@@ -27,6 +27,7 @@ pub(crate) fn kind<T: std::fmt::Debug>(result: Result<T, GameLiftError>) -> Stri
         Err(GameLiftError::InvalidRequest { message }) => format!("invalid: {message}"),
         Err(GameLiftError::NotFound { message }) => format!("not found: {message}"),
         Err(GameLiftError::SessionEnded { message }) => format!("ended: {message}"),
+        Err(GameLiftError::SessionFull { message }) => format!("full: {message}"),
         Err(GameLiftError::Unavailable(_)) => "unavailable".into(),
         Err(GameLiftError::OutcomeUnknown(_)) => "unknown".into(),
         Err(GameLiftError::Other(_)) => "other".into(),

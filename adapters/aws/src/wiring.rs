@@ -11,8 +11,8 @@ use shared::config::Config;
 use shared::matchmaking::{MatchmakingSettings, TicketPushes};
 use shared::party::CommitScope;
 use shared::ports::{
-    Blocks, Clock, ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover, EventBus,
-    FriendCommits, FriendReader, InboxReader, Matchmaker, MessageStore, OfflineParties,
+    Activities, Blocks, Clock, ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover,
+    EventBus, FriendCommits, FriendReader, InboxReader, Matchmaker, MessageStore, OfflineParties,
     PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementOutcomes, PlacementReader,
     PlacementRecorder, PlacementStarter, PlacementStopper, PlayerConnections, PlayerLookup,
     PlayerReader, PlayerSessions, PresenceSweep, Profiles, RateLimiter, Seats, Subscriptions,
@@ -152,6 +152,11 @@ impl Stores for DynamoStores {
     fn profiles(&self) -> Arc<dyn Profiles> {
         self.recorder
             .port::<dyn Profiles, DynamoPlayerStore>(self.players())
+    }
+
+    fn activities(&self) -> Arc<dyn Activities> {
+        self.recorder
+            .port::<dyn Activities, DynamoPlayerStore>(self.players())
     }
 
     fn rate_limiter(&self) -> Arc<dyn RateLimiter> {

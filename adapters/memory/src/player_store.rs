@@ -3,6 +3,7 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 
+use shared::activity::Activity;
 use shared::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
 use shared::party::PartyId;
 use shared::pending::{Pending, Reservation};
@@ -10,8 +11,8 @@ use shared::players::{
     ConnectOutcome, ExpiredPage, ExpiredPlayer, Liveness, NewConnection, PlayerRecord,
 };
 use shared::ports::{
-    Connections, Heartbeats, PendingSlots, PlayerLookup, PlayerReader, PresenceSweep, Profiles,
-    StoreError,
+    Activities, Connections, Heartbeats, PendingSlots, PlayerLookup, PlayerReader, PresenceSweep,
+    Profiles, StoreError,
 };
 use shared::rate_limits::Bucket;
 
@@ -244,6 +245,8 @@ impl Connections for InMemoryPlayerStore {
             matchmaking_attributes: previous
                 .map(|p| p.matchmaking_attributes.clone())
                 .unwrap_or_default(),
+            // Only going offline clears it (the sweeper's write).
+            activity: previous.and_then(|p| p.activity.clone()),
         };
         items.insert(
             new.player_id.clone(),
@@ -351,8 +354,23 @@ impl PresenceSweep for InMemoryPlayerStore {
         let before = item.record.clone();
         item.record.status = PresenceStatus::Offline;
         item.record.sweep_at = None;
+        item.record.activity = None;
         item.sweep_shard = None;
         Ok(Some(before))
+    }
+}
+
+#[async_trait]
+impl Activities for InMemoryPlayerStore {
+    async fn set_activity(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        activity: Option<&Activity>,
+    ) -> Result<bool, StoreError> {
+        Ok(self.update_online(player, connection, |item| {
+            item.record.activity = activity.cloned();
+        }))
     }
 }
 

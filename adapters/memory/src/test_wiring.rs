@@ -22,8 +22,8 @@ use shared::party::{
     PartyId,
 };
 use shared::ports::{
-    Blocks, ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover, EventBus,
-    FriendCommits, FriendReader, InboxReader, ManualClock, Matchmaker, MessageStore,
+    Activities, Blocks, ConnectionGateway, ConnectionProbe, Connections, DeliveryHandover,
+    EventBus, FriendCommits, FriendReader, InboxReader, ManualClock, Matchmaker, MessageStore,
     OfflineParties, PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementOutcomes,
     PlacementReader, PlacementRecorder, PlacementStarter, PlacementStopper, PlayerConnections,
     PlayerLookup, PlayerReader, PlayerSessions, PresenceSweep, Profiles, RateLimiter, Seats,
@@ -200,6 +200,9 @@ impl Stores for TestStores {
     }
     fn profiles(&self) -> Arc<dyn Profiles> {
         self.replaced.or(|| self.tables.profiles())
+    }
+    fn activities(&self) -> Arc<dyn Activities> {
+        self.replaced.or(|| self.tables.activities())
     }
     fn rate_limiter(&self) -> Arc<dyn RateLimiter> {
         self.replaced.or(|| self.tables.rate_limiter())

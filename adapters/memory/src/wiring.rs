@@ -9,10 +9,11 @@ use std::sync::Arc;
 use shared::matchmaking::TicketPushes;
 use shared::party::CommitScope;
 use shared::ports::{
-    Blocks, Connections, DeliveryHandover, FriendCommits, FriendReader, InboxReader, MessageStore,
-    OfflineParties, PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementOutcomes,
-    PlacementReader, PlacementRecorder, PlayerLookup, PlayerReader, PresenceSweep, Profiles,
-    RateLimiter, Seats, Subscriptions, TicketChanges, TicketReader, TicketRecorder, Watchers,
+    Activities, Blocks, Connections, DeliveryHandover, FriendCommits, FriendReader, InboxReader,
+    MessageStore, OfflineParties, PartyCommits, PartyReader, PartySlots, PendingSlots,
+    PlacementOutcomes, PlacementReader, PlacementRecorder, PlayerLookup, PlayerReader,
+    PresenceSweep, Profiles, RateLimiter, Seats, Subscriptions, TicketChanges, TicketReader,
+    TicketRecorder, Watchers,
 };
 use shared::wiring::Stores;
 
@@ -88,6 +89,9 @@ impl Stores for MemoryStores {
         self.players.clone()
     }
     fn profiles(&self) -> Arc<dyn Profiles> {
+        self.players.clone()
+    }
+    fn activities(&self) -> Arc<dyn Activities> {
         self.players.clone()
     }
     fn rate_limiter(&self) -> Arc<dyn RateLimiter> {

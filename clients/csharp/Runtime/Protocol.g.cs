@@ -74,6 +74,47 @@ namespace GameLiftSockets.Protocol
     }
 
     /// <summary>
+    /// What a player is doing (`setActivity`'s body, and its ack: what was stored).
+    /// </summary>
+    public sealed partial class Activity : IJsonObject
+    {
+        /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
+        public JsonObject Raw;
+
+        /// <summary>
+        /// At most 64 characters (`"in lobby"`, `"ranked, map Dust, 3–1"`); `""` with no
+        /// `details` clears the activity.
+        /// </summary>
+        public string ActivityValue;
+        /// <summary>
+        /// A JSON object for the game's own use (a map, a score), at most 512 bytes
+        /// serialized.
+        /// </summary>
+        public JsonObject Details;
+
+        /// <summary>Reads the fields; null for a null object. Missing or mistyped fields read as null (or 0).</summary>
+        public static Activity FromJson(JsonObject json)
+        {
+            if (json == null) return null;
+            return new Activity
+            {
+                Raw = json,
+                ActivityValue = JsonRead.String(json, "activity"),
+                Details = json.GetObject("details"),
+            };
+        }
+
+        /// <summary>The fields over <see cref="Raw"/> (so unknown ones are written back); null optional fields are left out.</summary>
+        public JsonObject ToJson()
+        {
+            var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json["activity"] = ActivityValue;
+            json.SetOrRemove("details", Details);
+            return json;
+        }
+    }
+
+    /// <summary>
     /// `setMatchmakingAttributes`: the attributes stored.
     /// </summary>
     public sealed partial class AttributesAck : IJsonObject
@@ -389,11 +430,15 @@ namespace GameLiftSockets.Protocol
         /// </summary>
         public const string Forbidden = "forbidden";
         /// <summary>
+        /// The game session has no free player slot (GameLift's GameSessionFullException).
+        /// </summary>
+        public const string SessionFull = "session_full";
+        /// <summary>
         /// Over a per-player rate limit; the frame carries `retryAfterMs`.
         /// </summary>
         public const string RateLimited = "rate_limited";
         /// <summary>Every value, in the schema's order.</summary>
-        public static readonly string[] All = { "bad_request", "unknown_route", "payload_too_large", "not_found", "conflict", "session_ended", "unavailable", "internal", "forbidden", "rate_limited" };
+        public static readonly string[] All = { "bad_request", "unknown_route", "payload_too_large", "not_found", "conflict", "session_ended", "unavailable", "internal", "forbidden", "session_full", "rate_limited" };
     }
 
     /// <summary>
@@ -438,6 +483,16 @@ namespace GameLiftSockets.Protocol
         /// <summary>Every field as received (null for one made in code): what this version does not name is kept.</summary>
         public JsonObject Raw;
 
+        /// <summary>
+        /// At most 64 characters (`"in lobby"`, `"ranked, map Dust, 3–1"`); `""` with no
+        /// `details` clears the activity.
+        /// </summary>
+        public string Activity;
+        /// <summary>
+        /// A JSON object for the game's own use (a map, a score), at most 512 bytes
+        /// serialized.
+        /// </summary>
+        public JsonObject Details;
         public string PlayerId;
         /// <summary>
         /// `online` or `offline`, for friends only (absent for invitations and blocks).
@@ -456,6 +511,8 @@ namespace GameLiftSockets.Protocol
             return new FriendEntry
             {
                 Raw = json,
+                Activity = JsonRead.String(json, "activity"),
+                Details = json.GetObject("details"),
                 PlayerId = JsonRead.String(json, "playerId"),
                 Presence = JsonRead.String(json, "presence"),
                 Since = JsonRead.Long(json, "since") ?? 0,
@@ -467,6 +524,8 @@ namespace GameLiftSockets.Protocol
         public JsonObject ToJson()
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
+            json.SetOrRemove("activity", Activity);
+            json.SetOrRemove("details", Details);
             json["playerId"] = PlayerId;
             json.SetOrRemove("presence", Presence);
             json["since"] = Since;
@@ -1212,7 +1271,8 @@ namespace GameLiftSockets.Protocol
     }
 
     /// <summary>
-    /// `inviteToParty`, `kickFromParty`, `promotePartyLeader`, and the friend routes: whom.
+    /// `inviteToParty`, `kickFromParty`, `promotePartyLeader`, `joinFriendGame`, and the friend
+    /// routes: whom.
     /// </summary>
     public sealed partial class PlayerBody : IJsonObject
     {
@@ -1793,6 +1853,13 @@ namespace GameLiftSockets.Protocol
         /// </summary>
         public const string UnsubscribePresence = "unsubscribePresence";
         /// <summary>
+        /// Sets what you are doing (rich presence), pushed in `presence` frames to your
+        /// friends and presence subscribers until you set another or go offline; acked with
+        /// what was stored. `details` over 512 bytes serialized is `payload_too_large`.
+        /// Takes body Activity.
+        /// </summary>
+        public const string SetActivity = "setActivity";
+        /// <summary>
         /// Takes body LatenciesBody.
         /// </summary>
         public const string SetPlacementLatencies = "setPlacementLatencies";
@@ -1871,8 +1938,17 @@ namespace GameLiftSockets.Protocol
         /// Takes body ListFriendsBody (optional).
         /// </summary>
         public const string ListFriends = "listFriends";
+        /// <summary>
+        /// A seat in a friend's game: a new player session in the game session the friend is
+        /// seated in, if it is ACTIVE, has a free slot and accepts new players; acked with
+        /// the seat as `rejoinSession` is. Refused `forbidden` (not friends), `not_found`
+        /// (the friend is in no game), `session_full`, `session_ended` (over, or closed to
+        /// new players).
+        /// Takes body PlayerBody.
+        /// </summary>
+        public const string JoinFriendGame = "joinFriendGame";
         /// <summary>Every route, in the schema's order.</summary>
-        public static readonly string[] All = { "resume", "heartbeat", "ping", "sendMessage", "sessionPlacementRequest", "cancelPlacement", "rejoinSession", "refreshConnectionDetails", "subscribePresence", "unsubscribePresence", "setPlacementLatencies", "createParty", "inviteToParty", "joinParty", "declinePartyInvite", "leaveParty", "kickFromParty", "promotePartyLeader", "startMatchmaking", "acceptMatch", "stopMatchmaking", "setMatchmakingAttributes", "addFriend", "removeFriend", "blockPlayer", "unblockPlayer", "listFriends" };
+        public static readonly string[] All = { "resume", "heartbeat", "ping", "sendMessage", "sessionPlacementRequest", "cancelPlacement", "rejoinSession", "refreshConnectionDetails", "subscribePresence", "unsubscribePresence", "setActivity", "setPlacementLatencies", "createParty", "inviteToParty", "joinParty", "declinePartyInvite", "leaveParty", "kickFromParty", "promotePartyLeader", "startMatchmaking", "acceptMatch", "stopMatchmaking", "setMatchmakingAttributes", "addFriend", "removeFriend", "blockPlayer", "unblockPlayer", "listFriends", "joinFriendGame" };
     }
 
     /// <summary>
@@ -1969,7 +2045,7 @@ namespace GameLiftSockets.Protocol
         /// </summary>
         public string Status;
         /// <summary>
-        /// The game session that ended.
+        /// The game session that ended (or is full).
         /// </summary>
         public string GameSessionArn;
         /// <summary>
@@ -2174,13 +2250,25 @@ namespace GameLiftSockets.Protocol
     }
 
     /// <summary>
-    /// A watched player changed presence.
+    /// A friend or a watched player changed presence: came online, went offline, or
+    /// set an activity. `status` is `online` or `offline`; `activity` (and `details`),
+    /// the player's activity, only while they are online and have one.
     /// </summary>
     public sealed partial class PresenceFrame : ServerFrame
     {
         public const string TypeName = "presence";
 
+        /// <summary>
+        /// At most 64 characters (`"in lobby"`, `"ranked, map Dust, 3–1"`); `""` with no
+        /// `details` clears the activity.
+        /// </summary>
+        public string Activity;
         public long At;
+        /// <summary>
+        /// A JSON object for the game's own use (a map, a score), at most 512 bytes
+        /// serialized.
+        /// </summary>
+        public JsonObject Details;
         public string PlayerId;
         public string Status;
 
@@ -2191,7 +2279,9 @@ namespace GameLiftSockets.Protocol
             return new PresenceFrame
             {
                 Raw = json,
+                Activity = JsonRead.String(json, "activity"),
                 At = JsonRead.Long(json, "at") ?? 0,
+                Details = json.GetObject("details"),
                 PlayerId = JsonRead.String(json, "playerId"),
                 Status = JsonRead.String(json, "status"),
             };
@@ -2202,7 +2292,9 @@ namespace GameLiftSockets.Protocol
         {
             var json = Raw != null ? Raw.Clone() : new JsonObject();
             json["type"] = TypeName;
+            json.SetOrRemove("activity", Activity);
             json["at"] = At;
+            json.SetOrRemove("details", Details);
             json["playerId"] = PlayerId;
             json["status"] = Status;
             return json;

@@ -18,6 +18,30 @@ export type AcceptMatchRequestBody = {
 };
 
 /**
+ * What a player is doing (`setActivity`'s body, and its ack: what was stored).
+ */
+export type Activity = {
+  /**
+   * At most 64 characters (`"in lobby"`, `"ranked, map Dust, 3–1"`); `""` with no
+   * `details` clears the activity.
+   */
+  activity: ActivityText;
+  /**
+   * A JSON object for the game's own use (a map, a score), at most 512 bytes
+   * serialized.
+   */
+  details?: {
+    [field: string]: unknown;
+  } | null;
+};
+
+/**
+ * What a player is doing, in the game's words (`"in lobby"`, `"ranked, map Dust, 3–1"`):
+ * at most 64 characters; empty (with no `details`) clears it.
+ */
+export type ActivityText = string;
+
+/**
  * One player attribute, in the four kinds FlexMatch knows (its `AttributeValue`: `N`,
  * `S`, `SL`, `SDM`). On the wire, plain JSON: a number, a string, an array of strings or
  * an object of string → number; strings (and map keys) of at most 100 characters, at most
@@ -133,6 +157,11 @@ export type ClientFrame =
     route: "unsubscribePresence";
   }
   | {
+    body: Activity;
+    requestId?: string | null;
+    route: "setActivity";
+  }
+  | {
     body: LatenciesBody;
     requestId?: string | null;
     route: "setPlacementLatencies";
@@ -226,6 +255,11 @@ export type ClientFrame =
       | null;
     requestId?: string | null;
     route: "listFriends";
+  }
+  | {
+    body: PlayerBody;
+    requestId?: string | null;
+    route: "joinFriendGame";
   };
 
 /**
@@ -304,6 +338,7 @@ export type EmptyBody = {
 export type ErrorCode = 
   | "bad_request" | "unknown_route" | "payload_too_large" | "not_found" | "conflict" | "session_ended" | "unavailable" | "internal"
   | "forbidden"
+  | "session_full"
   | "rate_limited";
 
 /**
@@ -321,6 +356,18 @@ export type FriendAck = {
  * `listFriends`: one of your relations, with the friend's presence.
  */
 export type FriendEntry = {
+  /**
+   * At most 64 characters (`"in lobby"`, `"ranked, map Dust, 3–1"`); `""` with no
+   * `details` clears the activity.
+   */
+  activity?: ActivityText;
+  /**
+   * A JSON object for the game's own use (a map, a score), at most 512 bytes
+   * serialized.
+   */
+  details?: {
+    [field: string]: unknown;
+  } | null;
   playerId: PlayerId;
   /**
    * `online` or `offline`, for friends only (absent for invitations and blocks).
@@ -623,7 +670,8 @@ export type PlayerAttributes = {
 };
 
 /**
- * `inviteToParty`, `kickFromParty`, `promotePartyLeader`, and the friend routes: whom.
+ * `inviteToParty`, `kickFromParty`, `promotePartyLeader`, `joinFriendGame`, and the friend
+ * routes: whom.
  */
 export type PlayerBody = {
   playerId: PlayerId;
@@ -754,6 +802,9 @@ export type RouteAck =
   | UnsubscribePresenceAck & {
     route: "unsubscribePresence";
   }
+  | Activity & {
+    route: "setActivity";
+  }
   | LatenciesAck & {
     route: "setPlacementLatencies";
   }
@@ -804,6 +855,9 @@ export type RouteAck =
   }
   | ListFriendsAck & {
     route: "listFriends";
+  }
+  | SeatAck & {
+    route: "joinFriendGame";
   };
 
 /**
@@ -988,17 +1042,46 @@ export type ServerFrame =
        * What went wrong, and what (not) to do about it, for a person.
        */
       message: string;
+      /**
+       * `joinFriendGame`: the player whose game the caller may not join (not a friend).
+       */
+      playerId?: 
+        | PlayerId
+        | null;
     }
     | {
       code: "session_ended";
       /**
-       * The game session that ended.
+       * The game session that ended (or is full).
        */
       gameSessionArn?: string | null;
       /**
        * What went wrong, and what (not) to do about it, for a person.
        */
       message: string;
+      /**
+       * `joinFriendGame`: the friend whose game it is.
+       */
+      playerId?: 
+        | PlayerId
+        | null;
+    }
+    | {
+      code: "session_full";
+      /**
+       * The game session that ended (or is full).
+       */
+      gameSessionArn?: string | null;
+      /**
+       * What went wrong, and what (not) to do about it, for a person.
+       */
+      message: string;
+      /**
+       * `joinFriendGame`: the friend whose game it is.
+       */
+      playerId?: 
+        | PlayerId
+        | null;
     }
     | {
       code: "rate_limited";
@@ -1084,7 +1167,19 @@ export type ServerFrame =
     type: "matchmaking";
   }
   | {
+    /**
+     * At most 64 characters (`"in lobby"`, `"ranked, map Dust, 3–1"`); `""` with no
+     * `details` clears the activity.
+     */
+    activity?: ActivityText;
     at: number;
+    /**
+     * A JSON object for the game's own use (a map, a score), at most 512 bytes
+     * serialized.
+     */
+    details?: {
+      [field: string]: unknown;
+    } | null;
     playerId: string;
     /**
      * This frame's position in your inbox: send the last one you processed as `resume`'s `cursor`.
@@ -1243,6 +1338,6 @@ export type ErrorOf<C extends ErrorFrame['code']> = Extract<ErrorFrame, { code: 
 /** The fields of the `ack` answering a request to the given `route`. */
 export type AckOf<R extends RouteAck['route']> = Omit<Extract<RouteAck, { route: R }>, 'route'>;
 /** Every route a client may send. */
-export const ROUTES = ["resume","heartbeat","ping","sendMessage","sessionPlacementRequest","cancelPlacement","rejoinSession","refreshConnectionDetails","subscribePresence","unsubscribePresence","setPlacementLatencies","createParty","inviteToParty","joinParty","declinePartyInvite","leaveParty","kickFromParty","promotePartyLeader","startMatchmaking","acceptMatch","stopMatchmaking","setMatchmakingAttributes","addFriend","removeFriend","blockPlayer","unblockPlayer","listFriends"] as const;
+export const ROUTES = ["resume","heartbeat","ping","sendMessage","sessionPlacementRequest","cancelPlacement","rejoinSession","refreshConnectionDetails","subscribePresence","unsubscribePresence","setActivity","setPlacementLatencies","createParty","inviteToParty","joinParty","declinePartyInvite","leaveParty","kickFromParty","promotePartyLeader","startMatchmaking","acceptMatch","stopMatchmaking","setMatchmakingAttributes","addFriend","removeFriend","blockPlayer","unblockPlayer","listFriends","joinFriendGame"] as const;
 /** Every error code of `error` frames. */
-export const ERROR_CODES = ["bad_request","unknown_route","payload_too_large","not_found","conflict","session_ended","unavailable","internal","forbidden","rate_limited"] as const;
+export const ERROR_CODES = ["bad_request","unknown_route","payload_too_large","not_found","conflict","session_ended","unavailable","internal","forbidden","session_full","rate_limited"] as const;

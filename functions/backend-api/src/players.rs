@@ -148,15 +148,15 @@ pub(crate) fn no_player(player: &PlayerId) -> RouteError {
 /// What the API tells about a player: presence (`online` is what watchers see: online,
 /// or dropped within the reconnect grace), the connection's times, and game state.
 fn view(record: &PlayerRecord, now: i64) -> PlayerView {
-    let online = record.status == PresenceStatus::Online || record.within_grace(now);
     PlayerView {
         player_id: record.player_id.clone(),
         status: record.status,
-        online,
+        online: record.watched_online(now),
         connected_since: (record.status == PresenceStatus::Online).then_some(record.connected_at),
         last_seen: record.last_seen,
         game_session: record.game_session.clone(),
         party_id: record.party_id.clone(),
         pending_placement_id: record.pending.as_ref().map(ToString::to_string),
+        activity: record.watched_activity(now).cloned(),
     }
 }

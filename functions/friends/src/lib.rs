@@ -28,12 +28,8 @@ use edge::websocket::{Reply, Request, Route, RouteError, Serves};
 use shared::acks::{FriendAck, ListFriendsAck, RouteAck};
 use shared::config::Config;
 use shared::domain::PlayerId;
-use shared::friends::{
-    Action, CHANGE_ATTEMPTS, FRIENDS_PAGE_SIZE, FriendCommitted, FriendEntry, FriendRefusal,
-    FriendState, Pair,
-};
+use shared::friends::{Action, CHANGE_ATTEMPTS, FriendCommitted, FriendRefusal, Pair};
 use shared::ports::{Clock, FriendCommits, FriendReader, PlayerLookup, PlayerReader, RateLimiter};
-use shared::presence::watched_status;
 use shared::rate_limits::{self, Bucket};
 use shared::requests::{ClientRequest, ListFriendsBody, Route as ClientRoute};
 use shared::wiring::Wiring;
@@ -158,54 +154,21 @@ impl FriendsHandler {
         Err(FriendRefusal::Contended.into())
     }
 
-    /// A page of `me`'s relations, friends with their presence.
+    /// A page of `me`'s relations, friends with their presence and activity.
     async fn list(
         &self,
         me: &PlayerId,
         body: &ListFriendsBody,
     ) -> Result<ListFriendsAck, RouteError> {
-        let page = self
-            .relations
-            .page(me, body.state, body.cursor.as_ref(), FRIENDS_PAGE_SIZE)
-            .await
-            .map_err(|e| RouteError::from_store(e, "retry"))?;
-        let friends: Vec<PlayerId> = page
-            .relations
-            .iter()
-            .filter(|r| r.state == FriendState::Friends)
-            .map(|r| r.other.clone())
-            .collect();
-        let records = if friends.is_empty() {
-            Vec::new()
-        } else {
-            self.lookup
-                .get_many(&friends)
-                .await
-                .map_err(|e| RouteError::from_store(e, "retry"))?
-        };
-        let now = self.clock.now_millis();
-        let entries = page
-            .relations
-            .into_iter()
-            .map(|relation| {
-                // Presence (and, beside it, whatever else the friend's record says of
-                // them now) is shown to friends only.
-                let presence = (relation.state == FriendState::Friends).then(|| {
-                    let record = records.iter().find(|r| r.player_id == relation.other);
-                    watched_status(record, now)
-                });
-                FriendEntry {
-                    player_id: relation.other,
-                    state: relation.state,
-                    since: relation.since,
-                    presence,
-                }
-            })
-            .collect();
-        Ok(ListFriendsAck {
-            friends: entries,
-            cursor: page.next,
-        })
+        shared::friends::page(
+            self.relations.as_ref(),
+            self.lookup.as_ref(),
+            self.clock.as_ref(),
+            me,
+            body,
+        )
+        .await
+        .map_err(|e| RouteError::from_store(e, "retry"))
     }
 }
 

@@ -1,9 +1,10 @@
-//! `on-presence-event`: the presence bus's rule target. For a `presence.connected` or
-//! `presence.disconnected` event it looks up who watches the player (one Query per
-//! page of watchers) and, at once, the player's friends (one Query on Friends) and
-//! which of them are online (one BatchGetItem on Players per 100 friends), and appends
-//! one `presence` message to each watcher's and each online friend's inbox: friends see
-//! each other without subscribing; a friend who also subscribed is told once.
+//! `on-presence-event`: the presence bus's rule target. For a `presence.connected`,
+//! `presence.disconnected` or `presence.activity` event it looks up who watches the
+//! player (one Query per page of watchers) and, at once, the player's friends (one Query
+//! on Friends) and which of them are online (one BatchGetItem on Players per 100
+//! friends), and appends one `presence` message to each watcher's and each online
+//! friend's inbox (an activity event's frame carries the activity): friends see each
+//! other without subscribing; a friend who also subscribed is told once.
 //! Delivery then happens like any message, from the Messages stream
 //! (`on-message-inserted`); presence messages are short-lived, and `resume` replays only
 //! the latest one about each player.
@@ -193,6 +194,7 @@ impl PresenceEventHandler {
         let payload = ServerFrame::Presence {
             player_id: event.player_id.to_string(),
             status: event.kind.status().to_owned(),
+            activity: event.activity.clone(),
             at: event.at,
         }
         .to_json();

@@ -363,3 +363,30 @@ async fn given_200_online_friends_when_alice_goes_offline_then_all_200_are_told(
         .unwrap();
     assert_eq!(notified, 200);
 }
+
+#[tokio::test]
+async fn given_an_activity_event_then_each_watcher_gets_the_activity_with_status_online() {
+    let w = world();
+    watch(&w, "bob", &["alice"], T0 / 1000 + SUBSCRIPTION_TTL_SECONDS).await;
+
+    for detail in [
+        json!({"playerId": "alice", "at": T0 - 5, "activity": "in lobby", "details": {"map": "dust"}}),
+        json!({"playerId": "alice", "at": T0 - 4}),
+    ] {
+        w.handler
+            .handle(bus_event("presence.activity", detail))
+            .await
+            .unwrap();
+    }
+
+    let frames = frames_by_recipient(&w.messages).remove("bob").unwrap();
+    assert_eq!(
+        frames,
+        vec![
+            json!({"type": "presence", "playerId": "alice", "status": "online",
+                   "activity": "in lobby", "details": {"map": "dust"}, "at": T0 - 5}),
+            json!({"type": "presence", "playerId": "alice", "status": "online", "at": T0 - 4}),
+        ],
+        "a cleared activity is a frame without one"
+    );
+}

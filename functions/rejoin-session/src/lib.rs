@@ -3,6 +3,8 @@
 //! on their last game session (CreatePlayerSession), tracked by player id.
 //! `refreshConnectionDetails`: fresh connection details (a new player gateway token) for
 //! the player's current seat, before the old ones expire (shared/src/seats.rs).
+//! `joinFriendGame` (the `join` module): a new player session in a friend's game, made
+//! and stored as a rejoin's.
 //!
 //! Round trips, `rejoinSession`: 1 GetItem (Players), CreatePlayerSession, with
 //! `PLAYER_GATEWAY` enabled or required 1 GetPlayerConnectionDetails for the new seat,
@@ -25,7 +27,8 @@ use shared::domain::{GameSession, PlayerId};
 use shared::errors::SessionEndedDetail;
 use shared::frames::{ErrorCode, ErrorReply};
 use shared::ports::{
-    Clock, GameLiftError, PlayerReader, PlayerSessions, RateLimiter, Seats, StoreError,
+    Clock, FriendReader, GameLiftError, PlayerReader, PlayerSessions, RateLimiter, Seats,
+    StoreError,
 };
 use shared::rate_limits::{self, Bucket};
 use shared::requests::{ClientRequest, Route as ClientRoute};
@@ -33,11 +36,15 @@ use shared::seats::SeatConnector;
 use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
-/// `rejoinSession` and `refreshConnectionDetails` as every deployment builds them.
+mod join;
+
+/// `rejoinSession`, `refreshConnectionDetails` and `joinFriendGame` as every deployment
+/// builds them.
 pub fn wire(w: &Wiring) -> RejoinSessionHandler {
     RejoinSessionHandler {
         players: w.stores.player_reader(),
         seats: w.stores.seats(),
+        friends: w.stores.friend_reader(),
         gamelift: w.services.player_sessions(),
         connector: w.seat_connector(),
         refresh_limit: RefreshLimit {
@@ -48,8 +55,8 @@ pub fn wire(w: &Wiring) -> RejoinSessionHandler {
     }
 }
 
-/// What `refreshConnectionDetails` is counted against: the placement requests' limit
-/// (a refresh costs a GameLift call, as a placement does).
+/// What `refreshConnectionDetails` and `joinFriendGame` are counted against: the
+/// placement requests' limit (each costs a GameLift call, as a placement does).
 #[derive(Clone)]
 pub struct RefreshLimit {
     pub limiter: Arc<dyn RateLimiter>,
@@ -58,9 +65,34 @@ pub struct RefreshLimit {
     pub clock: Arc<dyn Clock>,
 }
 
+impl RefreshLimit {
+    /// Counts one call of `player`'s; over the limit, `rate_limited` saying `consequence`.
+    async fn spend(&self, player: &PlayerId, consequence: &str) -> Result<(), RouteError> {
+        let per_minute = self.per_minute;
+        let now = self.clock.now_millis();
+        rate_limits::spend_call(
+            self.limiter.as_ref(),
+            player,
+            Bucket::Placement,
+            per_minute,
+            now,
+        )
+        .await
+        .map_err(|e| {
+            RouteError::from_limit(
+                e,
+                |_| format!("{per_minute} placement requests a minute"),
+                consequence,
+            )
+        })
+    }
+}
+
 pub struct RejoinSessionHandler {
     players: Arc<dyn PlayerReader>,
     seats: Arc<dyn Seats>,
+    /// "Are we friends", for `joinFriendGame`.
+    friends: Arc<dyn FriendReader>,
     gamelift: Arc<dyn PlayerSessions>,
     /// Each seat's connection details (player gateway).
     connector: SeatConnector,
@@ -70,23 +102,9 @@ pub struct RejoinSessionHandler {
 impl RejoinSessionHandler {
     /// The player's seat with fresh connection details, stored with it.
     async fn refresh(&self, player: &PlayerId) -> Result<GameSession, RouteError> {
-        let limit = &self.refresh_limit;
-        let per_minute = limit.per_minute;
-        rate_limits::spend_call(
-            limit.limiter.as_ref(),
-            player,
-            Bucket::Placement,
-            per_minute,
-            limit.clock.now_millis(),
-        )
-        .await
-        .map_err(|e| {
-            RouteError::from_limit(
-                e,
-                |_| format!("{per_minute} placement requests a minute"),
-                "nothing was refreshed; retry",
-            )
-        })?;
+        self.refresh_limit
+            .spend(player, "nothing was refreshed; retry")
+            .await?;
         let record = self.players.get(player).await.map_err(store_refusal)?;
         let Some(seat) = record.and_then(|r| r.game_session) else {
             return Err(RouteError::new(
@@ -155,21 +173,32 @@ impl RejoinSessionHandler {
                 "no game session on record: request a placement first",
             ));
         };
-        let seat = match self
-            .gamelift
-            .create_player_session(&last.game_session_arn, player, None)
-            .await
-        {
-            Ok(seat) => seat,
-            Err(refusal) => return Err(gamelift_refusal(player, &last, refusal)),
+        let session = match self.seat_in(player, &last).await {
+            Ok(session) => session,
+            Err(refusal) => return Err(rejoin_refusal(player, &last, refusal)),
         };
+        self.store(player, session).await
+    }
+
+    /// A new player session for `player` in the game session of `game` (a seat in it:
+    /// their own last one, or a friend's), with its connection details: CreatePlayerSession,
+    /// then (player gateway) GetPlayerConnectionDetails.
+    async fn seat_in(
+        &self,
+        player: &PlayerId,
+        game: &GameSession,
+    ) -> Result<GameSession, GameLiftError> {
+        let seat = self
+            .gamelift
+            .create_player_session(&game.game_session_arn, player, None)
+            .await?;
         let session = GameSession {
-            game_session_arn: last.game_session_arn.clone(),
+            game_session_arn: game.game_session_arn.clone(),
             ip_address: seat.ip_address,
             dns_name: seat.dns_name,
             port: seat.port,
             // PlayerSession does not say; it is the same game session.
-            region: last.region,
+            region: game.region.clone(),
             player_session_id: seat.player_session_id,
             connection: None,
             connection_unavailable: false,
@@ -177,25 +206,35 @@ impl RejoinSessionHandler {
         // The new player session's details: a token is per player, not per session.
         let (_, session) = self
             .connector
-            .connect(&last.game_session_arn, vec![(player.clone(), session)])
+            .connect(&game.game_session_arn, vec![(player.clone(), session)])
             .await
             .remove(0);
-        self.store(player, session).await
+        Ok(session)
     }
 }
 
 /// Whatever GameLift says, a game that cannot take the player back is over for them:
 /// full, not accepting, terminated, or gone (NotFound).
-fn gamelift_refusal(player: &PlayerId, last: &GameSession, refusal: GameLiftError) -> RouteError {
+fn rejoin_refusal(player: &PlayerId, last: &GameSession, refusal: GameLiftError) -> RouteError {
     let arn = &last.game_session_arn;
     match refusal {
-        GameLiftError::SessionEnded { message } | GameLiftError::NotFound { message } => {
+        GameLiftError::SessionEnded { message }
+        | GameLiftError::SessionFull { message }
+        | GameLiftError::NotFound { message } => {
             info!(player_id = %player, game_session_arn = %arn, gamelift = %message, "game session cannot be rejoined");
             RouteError::new(
                 ErrorCode::SessionEnded,
                 format!("the game session has ended or cannot take you back: {message}"),
             )
         }
+        other => gamelift_failure(player, arn, other),
+    }
+}
+
+/// A GameLift failure that is no answer about the game (unavailable, a fault, a request
+/// refused as invalid), as every seat-giving route answers it.
+fn gamelift_failure(player: &PlayerId, arn: &str, refusal: GameLiftError) -> RouteError {
+    match refusal {
         GameLiftError::Unavailable(source) | GameLiftError::OutcomeUnknown(source) => {
             warn!(player_id = %player, game_session_arn = %arn, error = %shared::telemetry::ErrorChain(source.as_ref()), "GameLift unavailable");
             RouteError::new(ErrorCode::Unavailable, "GameLift is unavailable; retry")
@@ -204,10 +243,10 @@ fn gamelift_refusal(player: &PlayerId, last: &GameSession, refusal: GameLiftErro
             error!(player_id = %player, game_session_arn = %arn, error = %shared::telemetry::ErrorChain(source.as_ref()), "CreatePlayerSession failed");
             RouteError::new(
                 ErrorCode::Internal,
-                "the game session could not be rejoined",
+                "no seat could be made in the game session",
             )
         }
-        refusal @ GameLiftError::InvalidRequest { .. } => {
+        refusal => {
             warn!(player_id = %player, game_session_arn = %arn, error = %shared::telemetry::ErrorChain(&refusal), "CreatePlayerSession refused");
             RouteError::new(refusal.code(), refusal.to_string())
         }
@@ -220,6 +259,7 @@ fn session_ended(message: impl Into<String>, game_session_arn: String) -> RouteE
         message,
         SessionEndedDetail {
             game_session_arn: Some(game_session_arn),
+            ..SessionEndedDetail::default()
         },
     )
     .into()
@@ -236,11 +276,12 @@ impl Route for RejoinSessionHandler {
         routes: &[
             ClientRoute::RejoinSession,
             ClientRoute::RefreshConnectionDetails,
+            ClientRoute::JoinFriendGame,
         ],
     };
 
     /// `refreshConnectionDetails` refreshes the seat; `rejoinSession` (whose body is
-    /// empty) asks to rejoin.
+    /// empty) asks to rejoin; `joinFriendGame` asks for a seat in a friend's game.
     async fn answer(&self, request: &Request) -> Result<Reply, RouteError> {
         let player = &request.caller.player_id;
         let (session, ack): (_, fn(SeatAck) -> RouteAck) = match &request.frame {
@@ -251,6 +292,10 @@ impl Route for RejoinSessionHandler {
             ClientRequest::RejoinSession { .. } => {
                 (self.rejoin(player).await?, RouteAck::RejoinSession)
             }
+            ClientRequest::JoinFriendGame { body, .. } => (
+                self.join_friend(player, &body.player_id).await?,
+                RouteAck::JoinFriendGame,
+            ),
             _ => return Ok(Reply::WrongRoute),
         };
         info!(player_id = %player, route = request.frame.route().as_str(), game_session_arn = %session.game_session_arn, player_session_id = %session.player_session_id, "seat given");

@@ -1,6 +1,7 @@
 //! `subscribePresence` / `unsubscribePresence`: a player starts or stops watching up to
-//! 100 players' presence. One function serves both routes;
-//! `requestContext.routeKey` says which.
+//! 100 players' presence; `setActivity` (the `activity` module): a player sets what they
+//! are doing, which watchers see with their presence. One function serves the three
+//! routes; the request's route says which.
 //!
 //! Subscribe: one BatchWriteItem per 25 targets, then one BatchGetItem for the targets'
 //! current status, which the ack carries so the client starts from a known state.
@@ -9,6 +10,7 @@
 
 use std::sync::Arc;
 
+pub use activity::ActivityPorts;
 use async_trait::async_trait;
 use edge::websocket::{Caller, Reply, Request, Route, RouteError, Serves};
 use shared::acks::{RouteAck, SubscribePresenceAck, UnsubscribePresenceAck};
@@ -24,6 +26,8 @@ pub const UNSUBSCRIBE_ROUTE: &str = ClientRoute::UnsubscribePresence.as_str();
 
 pub use shared::presence::watched_status;
 
+mod activity;
+
 /// When a subscription made on a connection opened at `connected_at` expires (epoch
 /// seconds): when that connection must have ended (API Gateway closes it after 2 h), so
 /// the subscription lasts its lifetime at most. Without a `connectedAt` (0, as in a
@@ -33,12 +37,20 @@ pub fn subscription_expire_at_secs(connected_at: EpochMillis, now: EpochMillis) 
     from.div_euclid(1000) + SUBSCRIPTION_TTL_SECONDS
 }
 
-/// `subscribePresence` and `unsubscribePresence` as every deployment builds them.
+/// `subscribePresence`, `unsubscribePresence` and `setActivity` as every deployment
+/// builds them.
 pub fn wire(w: &Wiring) -> SubscribePresenceHandler {
     SubscribePresenceHandler {
         players: w.stores.player_lookup(),
         subscriptions: w.stores.subscriptions(),
         clock: w.clock.clone(),
+        activity: ActivityPorts {
+            activities: w.stores.activities(),
+            events: w.services.event_bus(),
+            limiter: w.stores.rate_limiter(),
+            per_minute: w.config.rate_limits.activity_per_minute,
+            clock: w.clock.clone(),
+        },
     }
 }
 
@@ -46,6 +58,7 @@ pub struct SubscribePresenceHandler {
     players: Arc<dyn PlayerLookup>,
     subscriptions: Arc<dyn Subscriptions>,
     clock: Arc<dyn Clock>,
+    activity: ActivityPorts,
 }
 
 impl SubscribePresenceHandler {
@@ -106,6 +119,7 @@ impl Route for SubscribePresenceHandler {
         routes: &[
             ClientRoute::SubscribePresence,
             ClientRoute::UnsubscribePresence,
+            ClientRoute::SetActivity,
         ],
     };
 
@@ -116,6 +130,9 @@ impl Route for SubscribePresenceHandler {
             }
             ClientRequest::UnsubscribePresence { body, .. } => {
                 RouteAck::UnsubscribePresence(self.unsubscribe(&request.caller, body).await?)
+            }
+            ClientRequest::SetActivity { body, .. } => {
+                RouteAck::SetActivity(self.activity.set(&request.caller, body).await?)
             }
             _ => return Ok(Reply::WrongRoute),
         };

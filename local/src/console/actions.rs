@@ -115,7 +115,9 @@ fn gamelift_error(err: &GameLiftError) -> ApiError {
         GameLiftError::NotFound { message } => {
             error(StatusCode::NOT_FOUND, "not_found", message.clone())
         }
-        GameLiftError::InvalidRequest { message } | GameLiftError::SessionEnded { message } => {
+        GameLiftError::InvalidRequest { message }
+        | GameLiftError::SessionEnded { message }
+        | GameLiftError::SessionFull { message } => {
             error(StatusCode::CONFLICT, "conflict", message.clone())
         }
         other => error(

@@ -34,8 +34,10 @@
 //!   `SIM_SERVER_SHUTDOWN_MS`, then a fresh process replaces it (Initializing again):
 //!   capacity comes back after shutdown + start-up.
 //! - CreatePlayerSession: ACTIVE and not full (RESERVED + ACTIVE < maximum) → a new
-//!   RESERVED session; TERMINATED → SessionEnded (InvalidGameSessionStatusException);
-//!   full → SessionEnded (GameSessionFullException); unknown → NotFound.
+//!   RESERVED session; TERMINATED or DENY_ALL → SessionEnded
+//!   (InvalidGameSessionStatusException); full → SessionFull (GameSessionFullException);
+//!   unknown → NotFound: CreatePlayerSession's errors as GameLift lists them
+//!   (<https://docs.aws.amazon.com/gameliftservers/latest/apireference/API_CreatePlayerSession.html#API_CreatePlayerSession_Errors>).
 //! - RESERVED sessions not validated within 60 s become TIMEDOUT (nothing validates them
 //!   locally unless a test calls [`Simulator::accept_player_session`]).
 //! - GetPlayerConnectionDetails ([`PlayerConnections`]) on an ACTIVE game: with

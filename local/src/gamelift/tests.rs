@@ -616,7 +616,7 @@ async fn a_full_game_refuses_a_player_session_until_a_seat_frees() {
         .create_player_session(&arn, &player("carol"), None)
         .await
     {
-        Err(GameLiftError::SessionEnded { message }) => assert!(message.contains("full")),
+        Err(GameLiftError::SessionFull { message }) => assert!(message.contains("full")),
         other => panic!("{other:?}"),
     }
     // Bob leaves: his seat is free again.

@@ -225,6 +225,45 @@ pub struct RateLimitSettings {
           default_value_t = settings::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE.default,
           value_parser = whole(settings::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE.range))]
     pub rate_limit_friend_invites_per_minute: u32,
+
+    /// `settings::RATE_LIMIT_ACTIVITY_PER_MINUTE`.
+    #[arg(long, env = settings::RATE_LIMIT_ACTIVITY_PER_MINUTE.variable, help = settings::RATE_LIMIT_ACTIVITY_PER_MINUTE.meaning,
+          default_value_t = settings::RATE_LIMIT_ACTIVITY_PER_MINUTE.default,
+          value_parser = whole(settings::RATE_LIMIT_ACTIVITY_PER_MINUTE.range))]
+    pub rate_limit_activity_per_minute: u32,
+}
+
+impl RateLimitSettings {
+    /// Each limit under the variable the functions read it from.
+    pub(super) fn variables(&self) -> [(&'static str, String); 6] {
+        [
+            (
+                &settings::RATE_LIMIT_MESSAGES_PER_MINUTE,
+                self.rate_limit_messages_per_minute,
+            ),
+            (
+                &settings::RATE_LIMIT_RECIPIENTS_PER_MINUTE,
+                self.rate_limit_recipients_per_minute,
+            ),
+            (
+                &settings::RATE_LIMIT_PLACEMENTS_PER_MINUTE,
+                self.rate_limit_placements_per_minute,
+            ),
+            (
+                &settings::RATE_LIMIT_PARTY_INVITES_PER_MINUTE,
+                self.rate_limit_party_invites_per_minute,
+            ),
+            (
+                &settings::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE,
+                self.rate_limit_friend_invites_per_minute,
+            ),
+            (
+                &settings::RATE_LIMIT_ACTIVITY_PER_MINUTE,
+                self.rate_limit_activity_per_minute,
+            ),
+        ]
+        .map(|(setting, value)| (setting.variable, value.to_string()))
+    }
 }
 
 /// Parties: their size, invitations, and how long an offline member stays in one.

@@ -296,8 +296,8 @@ impl Settings {
     fn shared_variables(&self) -> HashMap<&'static str, String> {
         use config::settings as s;
         let (storage, presence) = (&self.storage, &self.presence);
-        let (limits, parties) = (&self.rate_limits, &self.parties);
-        HashMap::from([
+        let parties = &self.parties;
+        let mut variables = HashMap::from([
             (s::GAME.variable, self.game.clone()),
             (s::STAGE.variable, self.stage.clone()),
             (s::PLAYERS_TABLE.variable, storage.players_table.clone()),
@@ -346,26 +346,6 @@ impl Settings {
                 presence.presence_shards.to_string(),
             ),
             (
-                s::RATE_LIMIT_MESSAGES_PER_MINUTE.variable,
-                limits.rate_limit_messages_per_minute.to_string(),
-            ),
-            (
-                s::RATE_LIMIT_RECIPIENTS_PER_MINUTE.variable,
-                limits.rate_limit_recipients_per_minute.to_string(),
-            ),
-            (
-                s::RATE_LIMIT_PLACEMENTS_PER_MINUTE.variable,
-                limits.rate_limit_placements_per_minute.to_string(),
-            ),
-            (
-                s::RATE_LIMIT_PARTY_INVITES_PER_MINUTE.variable,
-                limits.rate_limit_party_invites_per_minute.to_string(),
-            ),
-            (
-                s::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE.variable,
-                limits.rate_limit_friend_invites_per_minute.to_string(),
-            ),
-            (
                 s::PARTY_MAX_SIZE.variable,
                 parties.party_max_size.to_string(),
             ),
@@ -389,7 +369,9 @@ impl Settings {
                 s::DETAILED_METRICS.variable,
                 self.detailed_metrics.to_string(),
             ),
-        ])
+        ]);
+        variables.extend(self.rate_limits.variables());
+        variables
     }
 
     /// The GameLift simulator's settings, checked by the simulator; its queues are

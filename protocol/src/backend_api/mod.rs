@@ -15,6 +15,7 @@ use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
+use crate::activity::Activity;
 use crate::domain::{EpochMillis, GameSession, PlayerId, PresenceStatus};
 use crate::errors::{ErrorReply, NoMessage};
 use crate::party::PartyId;
@@ -138,6 +139,10 @@ pub struct PlayerView {
     pub game_session: Option<GameSession>,
     pub party_id: Option<PartyId>,
     pub pending_placement_id: Option<String>,
+    /// What the player is doing (`activity`, and `details` if they gave some), while
+    /// `online` and they set one (`setActivity`); absent otherwise.
+    #[serde(flatten)]
+    pub activity: Option<Activity>,
 }
 
 /// `POST /v1/players:batchGet`'s `200`: the players found, in the order asked, and the

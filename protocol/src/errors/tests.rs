@@ -75,6 +75,7 @@ fn given_each_kind_of_error_when_written_then_the_frame_is_the_text_clients_rece
                 "the game session has ended",
                 SessionEndedDetail {
                     game_session_arn: Some("arn:gs".into()),
+                    ..SessionEndedDetail::default()
                 },
             ),
             r#"{"type":"error","route":"sendMessage","requestId":"r1","code":"session_ended","message":"the game session has ended","gameSessionArn":"arn:gs"}"#,
@@ -87,7 +88,7 @@ fn given_each_kind_of_error_when_written_then_the_frame_is_the_text_clients_rece
             r#"{"type":"error","route":"sendMessage","requestId":"r1","code":"not_found","message":"you have no live matchmaking ticket","ticketId":"mm-2"}"#,
         ),
         (
-            ErrorReply::forbidden("only the leader may kick"),
+            ErrorReply::forbidden("only the leader may kick", ForbiddenDetail::default()),
             r#"{"type":"error","route":"sendMessage","requestId":"r1","code":"forbidden","message":"only the leader may kick"}"#,
         ),
     ];
@@ -166,7 +167,10 @@ fn given_an_error_with_fields_of_another_code_when_read_then_they_are_not_taken(
     let reply: ErrorReply =
         serde_json::from_value(json!({"code": "forbidden", "message": "no", "ticketId": "t"}))
             .unwrap();
-    assert_eq!(reply, ErrorReply::forbidden("no"));
+    assert_eq!(
+        reply,
+        ErrorReply::forbidden("no", ForbiddenDetail::default())
+    );
     let unknown = serde_json::from_value::<ErrorReply>(json!({"code": "oops", "message": "no"}));
     assert!(unknown.is_err());
     let _: Value = serde_json::to_value(reply).unwrap();

@@ -140,10 +140,13 @@ pub(crate) mod tests {
             "subscribePresence" | "unsubscribePresence" => json!({"playerIds": ["bob"]}),
             "setPlacementLatencies" => json!({"latencies": {}}),
             "inviteToParty" | "kickFromParty" | "promotePartyLeader" | "addFriend"
-            | "removeFriend" | "blockPlayer" | "unblockPlayer" => json!({"playerId": "bob"}),
+            | "removeFriend" | "blockPlayer" | "unblockPlayer" | "joinFriendGame" => {
+                json!({"playerId": "bob"})
+            }
             "joinParty" | "declinePartyInvite" => json!({"partyId": "p1"}),
             "acceptMatch" => json!({"ticketId": "t1", "accept": true}),
             "setMatchmakingAttributes" => json!({"attributes": {}}),
+            "setActivity" => json!({"activity": ""}),
             _ => json!({}),
         }
     }

@@ -1,6 +1,6 @@
 //! The request fields that are more than a domain id: the player-id lists, the names of
-//! a queue and of a matchmaking configuration, and `playerData`. Each is parsed once, as
-//! it is read; its schema says what it accepts.
+//! a queue and of a matchmaking configuration, `playerData` and a player's activity text.
+//! Each is parsed once, as it is read; its schema says what it accepts.
 
 use std::fmt;
 
@@ -15,6 +15,8 @@ use crate::frames::MAX_PLAYER_IDS;
 pub const MAX_PLAYER_DATA_CHARS: usize = 2048;
 /// The longest queue or matchmaking configuration name (or ARN) GameLift takes.
 pub const MAX_GAMELIFT_NAME_CHARS: usize = 256;
+/// The longest activity text (`setActivity`): a line a friends list shows.
+pub const MAX_ACTIVITY_CHARS: usize = 64;
 
 /// 1–[`MAX_PLAYER_IDS`] player ids, duplicates dropped (the first kept): `playerIds`.
 pub(crate) struct PlayerIdList(pub(crate) Vec<PlayerId>);
@@ -100,6 +102,12 @@ pub struct QueueName(#[schemars(length(min = 1, max = 256))] String);
 #[serde(transparent)]
 pub struct ConfigurationName(#[schemars(length(min = 1, max = 256))] String);
 
+/// What a player is doing, in the game's words (`"in lobby"`, `"ranked, map Dust, 3–1"`):
+/// at most 64 characters; empty (with no `details`) clears it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(transparent)]
+pub struct ActivityText(#[schemars(length(max = MAX_ACTIVITY_CHARS))] String);
+
 macro_rules! bounded_string {
     ($name:ident, $min:expr, $max:expr) => {
         impl $name {
@@ -134,6 +142,7 @@ macro_rules! bounded_string {
 bounded_string!(PlayerData, 0, MAX_PLAYER_DATA_CHARS);
 bounded_string!(QueueName, 1, MAX_GAMELIFT_NAME_CHARS);
 bounded_string!(ConfigurationName, 1, MAX_GAMELIFT_NAME_CHARS);
+bounded_string!(ActivityText, 0, MAX_ACTIVITY_CHARS);
 
 /// `heartbeat`'s body as the server reads it: API Gateway itself, with the mapping
 /// template of template.yaml's `HeartbeatIntegration`, which takes a `cursor` of at most
@@ -195,6 +204,12 @@ mod tests {
         assert_eq!(
             PlayerData::parse("x".repeat(2049)).unwrap_err(),
             "is 2049 characters; the maximum is 2048"
+        );
+        assert!(ActivityText::parse("").is_ok());
+        assert!(ActivityText::parse("é".repeat(MAX_ACTIVITY_CHARS)).is_ok());
+        assert_eq!(
+            ActivityText::parse("x".repeat(65)).unwrap_err(),
+            "is 65 characters; the maximum is 64"
         );
     }
 }

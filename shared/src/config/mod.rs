@@ -171,6 +171,9 @@ pub struct RateLimits {
     /// `addFriend` requests (`RATE_LIMIT_FRIEND_INVITES_PER_MINUTE`): each may write an
     /// invitation to another player's inbox.
     pub friend_invites_per_minute: u32,
+    /// `setActivity` requests (`RATE_LIMIT_ACTIVITY_PER_MINUTE`): each one pushes a
+    /// `presence` frame to every friend and subscriber.
+    pub activity_per_minute: u32,
 }
 
 impl RateLimits {
@@ -180,6 +183,7 @@ impl RateLimits {
         placements_per_minute: settings::RATE_LIMIT_PLACEMENTS_PER_MINUTE.default,
         party_invites_per_minute: settings::RATE_LIMIT_PARTY_INVITES_PER_MINUTE.default,
         friend_invites_per_minute: settings::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE.default,
+        activity_per_minute: settings::RATE_LIMIT_ACTIVITY_PER_MINUTE.default,
     };
     /// No limit at all (load benchmarks).
     pub const OFF: Self = Self {
@@ -188,6 +192,7 @@ impl RateLimits {
         placements_per_minute: 0,
         party_invites_per_minute: 0,
         friend_invites_per_minute: 0,
+        activity_per_minute: 0,
     };
 }
 
@@ -239,6 +244,7 @@ impl Config {
                 placements_per_minute: env.whole(&s::RATE_LIMIT_PLACEMENTS_PER_MINUTE),
                 party_invites_per_minute: env.whole(&s::RATE_LIMIT_PARTY_INVITES_PER_MINUTE),
                 friend_invites_per_minute: env.whole(&s::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE),
+                activity_per_minute: env.whole(&s::RATE_LIMIT_ACTIVITY_PER_MINUTE),
             },
             parties_table: env.text(&s::PARTIES_TABLE),
             friends_table: env.text(&s::FRIENDS_TABLE),
@@ -272,6 +278,7 @@ impl Config {
             s::RATE_LIMIT_PARTY_INVITES_PER_MINUTE.check(self.rate_limits.party_invites_per_minute),
             s::RATE_LIMIT_FRIEND_INVITES_PER_MINUTE
                 .check(self.rate_limits.friend_invites_per_minute),
+            s::RATE_LIMIT_ACTIVITY_PER_MINUTE.check(self.rate_limits.activity_per_minute),
             s::PARTY_MAX_SIZE.check(self.parties.max_size),
             seconds(&s::MESSAGE_TTL_SECONDS, self.message_ttl),
             seconds(&s::HEARTBEAT_TIMEOUT_SECONDS, self.heartbeat_timeout),

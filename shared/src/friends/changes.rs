@@ -105,16 +105,19 @@ pub async fn page(
         .relations
         .into_iter()
         .map(|relation| {
-            // Presence is shown to friends only.
-            let presence = (relation.state == FriendState::Friends).then(|| {
-                let record = records.iter().find(|r| r.player_id == relation.other);
-                watched_status(record, now)
-            });
+            // Presence (and, beside it, the friend's activity) is shown to friends only.
+            let friend = relation.state == FriendState::Friends;
+            let record = records.iter().find(|r| r.player_id == relation.other);
+            let presence = friend.then(|| watched_status(record, now));
+            let activity = record
+                .filter(|_| friend)
+                .and_then(|r| r.watched_activity(now).cloned());
             FriendEntry {
                 player_id: relation.other,
                 state: relation.state,
                 since: relation.since,
                 presence,
+                activity,
             }
         })
         .collect();

@@ -120,14 +120,16 @@ pub const RATE_LIMITED: Metric = Metric {
     unit: "Count",
     kind: Kind::Counter,
     default: None,
-    // The buckets: sendMessage, placement (matchmaking's too), partyInvite, friendInvite.
-    detailed: by(&["Limit"], 4),
+    // The buckets: sendMessage, placement (matchmaking's too), partyInvite, friendInvite,
+    // activity.
+    detailed: by(&["Limit"], 5),
     emitted_by: &[
         "send-message",
         "session-placement-request",
         "party",
         "matchmaking",
         "friends",
+        "subscribe-presence",
     ],
     meaning: "calls refused by a per-player rate limit, per bucket",
 };

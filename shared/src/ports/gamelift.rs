@@ -21,10 +21,14 @@ pub enum GameLiftError {
     /// NotFoundException: no such queue, placement or game session.
     #[error("GameLift found no such resource: {message}")]
     NotFound { message: String },
-    /// GameSessionFullException, InvalidGameSessionStatusException,
-    /// TerminalRoutingStrategyException: the game cannot take this player.
+    /// InvalidGameSessionStatusException (the game is not ACTIVE, or its game server
+    /// set its player session creation policy to DENY_ALL: GameLift answers both
+    /// alike), TerminalRoutingStrategyException: the game cannot take this player.
     #[error("the game session cannot take the player: {message}")]
     SessionEnded { message: String },
+    /// GameSessionFullException: every player slot is taken; one may free up.
+    #[error("the game session is full: {message}")]
+    SessionFull { message: String },
     /// Throttling, or the request never reached GameLift (no connection): nothing was
     /// done; safe to retry.
     #[error("GameLift is unavailable")]
@@ -53,6 +57,7 @@ impl GameLiftError {
             Self::InvalidRequest { .. } => ErrorCode::BadRequest,
             Self::NotFound { .. } => ErrorCode::NotFound,
             Self::SessionEnded { .. } => ErrorCode::SessionEnded,
+            Self::SessionFull { .. } => ErrorCode::SessionFull,
             Self::Unavailable(_) | Self::OutcomeUnknown(_) => ErrorCode::Unavailable,
             Self::Other(_) => ErrorCode::Internal,
         }

@@ -34,8 +34,8 @@ pub use messages::{DeliveryHandover, InboxReader, MessageStore};
 pub use parties::{OfflineParties, PartyCommits, PartyReader, PartySlots};
 pub use placements::{PlacementOutcomes, PlacementReader, PlacementRecorder};
 pub use players::{
-    Connections, Heartbeats, PendingSlots, PlayerLookup, PlayerReader, PresenceSweep, Profiles,
-    Seats,
+    Activities, Connections, Heartbeats, PendingSlots, PlayerLookup, PlayerReader, PresenceSweep,
+    Profiles, Seats,
 };
 pub use rate_limit::RateLimiter;
 pub use subscriptions::{Subscriptions, Watchers};

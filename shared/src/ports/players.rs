@@ -6,8 +6,9 @@
 //! ([`PlayerReader`], [`PlayerLookup`]), the connection ([`Connections`], and
 //! [`Heartbeats`], which only the local stack's in-memory heartbeat integration calls: a
 //! deployed heartbeat is API Gateway's own UpdateItem), the sweep ([`PresenceSweep`]),
-//! the pending request slot ([`PendingSlots`]), the seat ([`Seats`]) and what a party's
-//! leader asks with for a member ([`Profiles`]).
+//! the pending request slot ([`PendingSlots`]), the seat ([`Seats`]), what a party's
+//! leader asks with for a member ([`Profiles`]) and the player's activity
+//! ([`Activities`]).
 //!
 //! # The item
 //!
@@ -36,15 +37,17 @@
 //! | `ackedSeq` | N | `resume` (the hand-over), `heartbeat` with a `cursor` | the last cursor the player's client reported (or, for a client that reports none, the head its last replay reached): where a later `resume` without a cursor starts |
 //! | `pendingPlacementId` | SS (one id) | `sessionPlacementRequest` and `startMatchmaking` set it only if absent; settlement and the refusal path remove it | the placement or ticket the player waits for. A one-element set so a settlement can remove it with a condition-free `DELETE` that leaves a newer placement's id alone (a plain string is still read) |
 //! | `lastPlacementId` | S | `sessionPlacementRequest` | the last placement asked for; `cancelPlacement`'s default target when nothing is pending |
-//! | `gameSession` | M | settlement (FULFILLED, COMPLETED), `rejoinSession` | the player's seat: `gameSessionArn`, `ipAddress`, `dnsName`, `port` (N), `region`, `playerSessionId`, and its player gateway details (`connection`, JSON text, and `connectionUnavailable`: `crate::seats`) |
+//! | `gameSession` | M | settlement (FULFILLED, COMPLETED), `rejoinSession`, `joinFriendGame` | the player's seat: `gameSessionArn`, `ipAddress`, `dnsName`, `port` (N), `region`, `playerSessionId`, and its player gateway details (`connection`, JSON text, and `connectionUnavailable`: `crate::seats`) |
 //! | `expireAt` | N | `$connect` (now + 30 days); a settlement that creates the item sets it if absent | retention |
 //! | `sendMessageWindow`, `sendMessageCalls`, `sendMessageUnits` | N, N, N | `sendMessage` | the sender's current rate-limit window (its start, ms), the frames and the recipients counted in it (`crate::rate_limits`) |
 //! | `placementWindow`, `placementCalls`, `placementUnits` | N, N, N | `sessionPlacementRequest`, `startMatchmaking`, `refreshConnectionDetails` | the same for placement requests (units unused) |
 //! | `partyInviteWindow`, `partyInviteCalls`, `partyInviteUnits` | N, N, N | `inviteToParty` | the same for party invitations (units unused) |
 //! | `friendInviteWindow`, `friendInviteCalls`, `friendInviteUnits` | N, N, N | `addFriend` | the same for friend invitations (units unused) |
+//! | `activityWindow`, `activityCalls`, `activityUnits` | N, N, N | `setActivity` | the same for activity changes (units unused) |
 //! | `partyId` | S | every party change that adds or removes the player, in the party's own transaction | the party the player is in: absent means none. `createParty` and `joinParty` set it only if absent (that is "already in a party"); a solo `sessionPlacementRequest` needs it absent |
 //! | `placementLatencies` | M | `setPlacementLatencies` | region → milliseconds (N): what the player's party leader's placement asks GameLift with for them |
 //! | `matchmakingAttributes` | S | `setMatchmakingAttributes` | the player's FlexMatch attributes as JSON text (numbers, strings, string lists, string → number maps): what their party leader's ticket carries for them |
+//! | `activity` | S | `setActivity` (only over the player's online connection); removed by `presence-timeout` in the write that takes the player offline | the player's activity (rich presence), JSON text of `crate::activity::Activity` (`activity`, `details`): what `presence` frames and the backend API carry while the player is online |
 //! | `endedGameSessionArn` | S | the backend API's `ended` / `left`, in the write that removes `gameSession` (on condition the seat was in that game) | the game the game server reported over for this player: `rejoinSession` answers `session_ended` from it without asking GameLift. Only read while `gameSession` is absent: a later seat makes it stale |
 //!
 //! Game state (`pendingPlacementId`, `lastPlacementId`, `gameSession`) and `partyId` are
@@ -54,6 +57,7 @@
 
 use async_trait::async_trait;
 
+use crate::activity::Activity;
 use crate::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, Seq};
 use crate::matchmaking::Attributes;
 use crate::pending::{Pending, Reservation};
@@ -186,6 +190,11 @@ pub trait Seats: Send + Sync {
         session: &GameSession,
     ) -> Result<bool, StoreError>;
 
+    /// Makes `session` the player's seat, whatever it was (a seat in another game:
+    /// `joinFriendGame`), and forgets a game reported over; one write, which creates the
+    /// item if missing, as a settlement does.
+    async fn take_seat(&self, player: &PlayerId, session: &GameSession) -> Result<(), StoreError>;
+
     /// The backend reports the player's game `game_session_arn` over (ended, or the
     /// player left it): clears the seat and remembers the game as ended, only if the
     /// player's seat is still in that game. Returns whether it was.
@@ -214,5 +223,19 @@ pub trait Profiles: Send + Sync {
         &self,
         player: &PlayerId,
         attributes: &Attributes,
+    ) -> Result<bool, StoreError>;
+}
+
+/// A player's activity (rich presence), stored beside their presence.
+#[async_trait]
+pub trait Activities: Send + Sync {
+    /// Stores `activity` as the player's (`None` clears it), only if `connection` is
+    /// still the player's online connection: one conditional write. Returns whether it
+    /// was (a replaced or dropped connection sets nothing).
+    async fn set_activity(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        activity: Option<&Activity>,
     ) -> Result<bool, StoreError>;
 }

@@ -30,6 +30,8 @@ const UPDATE_GAME_SESSION: &str = "SET gameSession = :gameSession";
 const SAME_GAME_CONDITION: &str = "gameSession.gameSessionArn = :gameSessionArn";
 /// A refresh's details are for one player session: a rejoin's newer one is kept.
 const SAME_PLAYER_SESSION_CONDITION: &str = "gameSession.playerSessionId = :playerSessionId";
+/// A seat in another game (`joinFriendGame`): the player's, whatever they had.
+const TAKE_SEAT: &str = "SET gameSession = :gameSession REMOVE endedGameSessionArn";
 /// The seat goes, and the game is remembered as over for `rejoinSession`.
 const END_GAME_SESSION: &str = "REMOVE gameSession SET endedGameSessionArn = :gameSessionArn";
 /// Tries of `begin_placement` when the pending placement it collided with ended before
@@ -147,6 +149,23 @@ impl DynamoPlayerStore {
             .send()
             .await;
         applied(result)
+    }
+
+    pub(super) async fn take_seat_now(
+        &self,
+        player: &PlayerId,
+        session: &GameSession,
+    ) -> Result<(), StoreError> {
+        self.client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(key(player)))
+            .update_expression(TAKE_SEAT)
+            .expression_attribute_values(":gameSession", game_session_value(session)?)
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(store_error)
     }
 
     pub(super) async fn end_game_session_now(

@@ -10,6 +10,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 
 use super::item::{self, Item, Malformed, Stored, parse};
+use shared::activity::Activity;
 use shared::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus, Seq};
 use shared::party::PartyId;
 use shared::pending::Pending;
@@ -80,6 +81,9 @@ struct PlayerItem {
     /// JSON text: the attributes as the client sent them (FlexMatch's four kinds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     matchmaking_attributes: Option<String>,
+    /// JSON text of the player's [`Activity`] (`setActivity`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    activity: Option<String>,
 }
 
 impl Stored for PlayerItem {
@@ -130,6 +134,7 @@ pub(crate) mod attr {
     pub const EXPIRE_AT: &str = "expireAt";
     pub const PENDING_PLACEMENT_ID: &str = "pendingPlacementId";
     pub const PARTY_ID: &str = "partyId";
+    pub const ACTIVITY: &str = "activity";
 }
 
 /// `previousStatus` when the `$connect` write found no earlier status.
@@ -156,6 +161,12 @@ pub(crate) fn pending_value(pending: &Pending) -> Result<AttributeValue, StoreEr
 pub(crate) fn attributes_value(attributes: &shared::matchmaking::Attributes) -> AttributeValue {
     // Plain numbers, strings, lists and maps: always serializable.
     AttributeValue::S(serde_json::to_string(attributes).unwrap_or_else(|_| "{}".to_owned()))
+}
+
+/// The `activity` value: the activity as JSON text.
+pub(crate) fn activity_value(activity: &Activity) -> AttributeValue {
+    // Strings and JSON values only: always serializable.
+    AttributeValue::S(serde_json::to_string(activity).unwrap_or_default())
 }
 
 /// The `placementLatencies` value.
@@ -291,6 +302,10 @@ impl TryFrom<PlayerItem> for Option<PlayerRecord> {
                 .map(|raw| parse("matchmakingAttributes", serde_json::from_str(&raw)))
                 .transpose()?
                 .unwrap_or_default(),
+            activity: item
+                .activity
+                .map(|raw| parse(attr::ACTIVITY, serde_json::from_str(&raw)))
+                .transpose()?,
         }))
     }
 }

@@ -73,6 +73,7 @@ fn given_an_online_item_when_read_then_every_field_maps() {
             party_id: None,
             placement_latencies: Vec::new(),
             matchmaking_attributes: Default::default(),
+            activity: None,
         }
     );
 }
@@ -135,7 +136,12 @@ fn given_game_state_values_when_written_then_they_are_the_ones_the_hand_written_
             "placementLatencies".into(),
             latencies_value(&[("us-east-1".into(), 40), ("eu-west-1".into(), 90)]).unwrap(),
         );
+        let activity: Activity =
+            serde_json::from_value(json!({"activity": "in lobby", "details": {"map": "dust"}}))
+                .unwrap();
+        item.insert(attr::ACTIVITY.into(), activity_value(&activity));
         let record = required_record(&item).unwrap();
+        assert_eq!(record.activity, Some(activity));
         assert_eq!(record.game_session, Some(seat));
         assert_eq!(record.pending, Some(pending("p-2")));
         assert_eq!(record.last_request, Some(pending("p-2")));
@@ -162,6 +168,7 @@ fn given_the_names_expressions_use_then_they_are_the_items_attributes() {
         expire_at: Some(1),
         pending_placement_id: Some(PendingAttribute::One("p-1".into())),
         party_id: Some(PartyId::parse("party-1").unwrap()),
+        activity: Some("{}".into()),
         ..PlayerItem::default()
     };
     let item = item::to_item(&item).unwrap();
@@ -176,6 +183,7 @@ fn given_the_names_expressions_use_then_they_are_the_items_attributes() {
         attr::EXPIRE_AT,
         attr::PENDING_PLACEMENT_ID,
         attr::PARTY_ID,
+        attr::ACTIVITY,
     ] {
         assert!(item.contains_key(name), "{name}");
     }

@@ -12,16 +12,17 @@ use super::batch::{BATCH_GET_LIMIT, Projection, get_batch};
 use super::error::{Failure, applied, classify, store_error};
 use super::item::{n, s};
 use super::player_item::{
-    NO_PREVIOUS_STATUS, NO_PREVIOUS_SWEEP_AT, attr, key, player_of_key, record_from_item,
-    required_record, sweep_deadline, sweep_index_key,
+    NO_PREVIOUS_STATUS, NO_PREVIOUS_SWEEP_AT, activity_value, attr, key, player_of_key,
+    record_from_item, required_record, sweep_deadline, sweep_index_key,
 };
 use crate::calls::{AwsCall, Calls};
+use shared::activity::Activity;
 use shared::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus};
 use shared::pending::{Pending, Reservation};
 use shared::players::{ConnectOutcome, ExpiredPage, ExpiredPlayer, NewConnection, PlayerRecord};
 use shared::ports::{
-    Connections, PendingSlots, PlayerLookup, PlayerReader, PresenceSweep, Profiles, Seats,
-    StoreError,
+    Activities, Connections, PendingSlots, PlayerLookup, PlayerReader, PresenceSweep, Profiles,
+    Seats, StoreError,
 };
 
 mod sweep;
@@ -53,7 +54,12 @@ const CURRENT_ONLINE_CONDITION: &str = "connectionId = :connectionId AND #status
 const DISCONNECT_UPDATE: &str = "SET #status = :disconnected, lastSeen = :now, sweepAt = :sweepAt";
 
 /// The sweeper: only if `sweepAt` is still before `now` (a missing `sweepAt` fails it).
-const MARK_OFFLINE_UPDATE: &str = "SET #status = :offline REMOVE sweepShard, sweepAt";
+/// Going offline ends the player's activity in the same write.
+const MARK_OFFLINE_UPDATE: &str = "SET #status = :offline REMOVE sweepShard, sweepAt, activity";
+
+/// `setActivity`, on the player's current online connection: a new activity, or none.
+const SET_ACTIVITY_UPDATE: &str = "SET activity = :activity";
+const CLEAR_ACTIVITY_UPDATE: &str = "REMOVE activity";
 const MARK_OFFLINE_CONDITION: &str = "sweepAt < :now";
 
 const TRACKED_KEY_CONDITION: &str = "sweepShard = :shard";
@@ -279,6 +285,10 @@ impl Seats for DynamoPlayerStore {
         self.refresh_seat_now(player, session).await
     }
 
+    async fn take_seat(&self, player: &PlayerId, session: &GameSession) -> Result<(), StoreError> {
+        self.take_seat_now(player, session).await
+    }
+
     async fn end_game_session(
         &self,
         player: &PlayerId,
@@ -315,6 +325,34 @@ impl Profiles for DynamoPlayerStore {
 }
 
 impl Calls<dyn Profiles> for DynamoPlayerStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(&self.table, &["UpdateItem"])
+    }
+}
+
+#[async_trait]
+impl Activities for DynamoPlayerStore {
+    async fn set_activity(
+        &self,
+        player: &PlayerId,
+        connection: &ConnectionId,
+        activity: Option<&Activity>,
+    ) -> Result<bool, StoreError> {
+        match activity {
+            Some(activity) => {
+                let values = [(":activity", activity_value(activity))];
+                self.update_current_online(player, connection, SET_ACTIVITY_UPDATE, values)
+                    .await
+            }
+            None => {
+                self.update_current_online(player, connection, CLEAR_ACTIVITY_UPDATE, [])
+                    .await
+            }
+        }
+    }
+}
+
+impl Calls<dyn Activities> for DynamoPlayerStore {
     fn calls(&self) -> Vec<AwsCall> {
         AwsCall::on_table(&self.table, &["UpdateItem"])
     }

@@ -49,6 +49,14 @@ impl Seats for InMemoryPlayerStore {
         }))
     }
 
+    async fn take_seat(&self, player: &PlayerId, session: &GameSession) -> Result<(), StoreError> {
+        self.update_game_state(player, true, |state| {
+            *state.game_session = Some(session.clone());
+            *state.ended_game_session = None;
+        });
+        Ok(())
+    }
+
     async fn end_game_session(
         &self,
         player: &PlayerId,

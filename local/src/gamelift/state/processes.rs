@@ -47,9 +47,9 @@ impl From<GameLiftError> for ProcessError {
     fn from(error: GameLiftError) -> Self {
         match error {
             GameLiftError::NotFound { message } => Self::not_found(message),
-            GameLiftError::InvalidRequest { message } | GameLiftError::SessionEnded { message } => {
-                Self::bad_request(message)
-            }
+            GameLiftError::InvalidRequest { message }
+            | GameLiftError::SessionEnded { message }
+            | GameLiftError::SessionFull { message } => Self::bad_request(message),
             other => Self {
                 kind: ErrorKind::InternalService,
                 message: other.to_string(),

@@ -173,7 +173,7 @@ impl State {
             .filter(|&&p| self.player_sessions[p].status.holds_seat())
             .count();
         if seated >= game.max_players as usize {
-            return Err(GameLiftError::SessionEnded {
+            return Err(GameLiftError::SessionFull {
                 message: format!(
                     "Game session {} is full (GameSessionFullException: {seated} of {}).",
                     game.arn, game.max_players

@@ -1,9 +1,11 @@
 //! Placement rows: sessionPlacementRequest (placed, conflicting, refused by GameLift),
-//! GameLift's placement events, rejoinSession and cancelPlacement.
+//! GameLift's placement events, rejoinSession, joinFriendGame and cancelPlacement.
 
+use contracts::friend_store_contract::act_on;
 use edge::websocket::RouteHandler;
 use serde_json::{Value, json};
 use shared::domain::PlacementId;
+use shared::friends::Action;
 use shared::placement::PlacementRecord;
 use shared::ports::{GameLiftError, PlacementRecorder};
 use shared::requests::Route;
@@ -109,6 +111,22 @@ impl World {
             "rejoin_session",
             Route::RejoinSession.as_str(),
             "1 read + 1 write + 1 GameLift call",
+        );
+        // A friend of alice's joins her game.
+        let stores = &self.wiring.stores;
+        let (reader, commits) = (stores.friend_reader(), stores.friend_commits());
+        for (me, them) in [("pal", "alice"), ("alice", "pal")] {
+            act_on(&*reader, &*commits, me, them, Action::Add, now()).await;
+        }
+        bench.reset();
+        let join = json!({"playerId": "alice"});
+        bench
+            .route(rejoin.handle(client_event(Route::JoinFriendGame, "pal", "c9", join)))
+            .await?;
+        bench.row(
+            "join_friend_game",
+            Route::JoinFriendGame.as_str(),
+            "1 rate-limit write (2 in a new minute) + 1 read (Friends) + 1 read (Players) + 1 GameLift call + 1 write",
         );
 
         for p in [2usize, 8] {

@@ -1,4 +1,4 @@
-//! Presence rows: subscribePresence, presence events to watchers, and the
+//! Presence rows: subscribePresence, setActivity, presence events to watchers, and the
 //! presence-timeout sweeper on a Players table of its own.
 
 use std::sync::Arc;
@@ -50,6 +50,23 @@ impl World {
             "subscribe_presence_10",
             "subscribePresence to 10 players",
             "1 BatchWriteItem + 1 BatchGetItem (their presence)",
+        );
+        let activity = |text: &str| {
+            client_event(
+                Route::SetActivity,
+                "fan0",
+                "f0",
+                json!({"activity": text, "details": {"map": "dust"}}),
+            )
+        };
+        bench.reset();
+        bench
+            .route(self.subscribe.handle(activity("in lobby")))
+            .await?;
+        bench.row(
+            "set_activity",
+            Route::SetActivity.as_str(),
+            "1 rate-limit write (2 in a new minute) + 1 write + 1 PutEvents",
         );
         for (i, fan) in watchers.iter().enumerate() {
             self.subscribe
