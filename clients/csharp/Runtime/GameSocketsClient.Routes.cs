@@ -149,6 +149,22 @@ namespace GameLiftSockets
             return AckAsync(Routes.ListFriends, new ListFriendsBody { State = state, Cursor = cursor }, ListFriendsAck.FromJson);
         }
 
+        /// <summary>`setActivity`: what you are doing (at most 64 characters; <paramref name="details"/> an object
+        /// of at most 512 bytes), shown to friends and subscribers in `presence` frames; `""` with no details clears
+        /// it. Ack: what was stored.</summary>
+        public Task<Activity> SetActivityAsync(string activity, JsonObject details = null)
+        {
+            return AckAsync(Routes.SetActivity, new Activity { ActivityValue = activity, Details = details }, Activity.FromJson);
+        }
+
+        /// <summary>`joinFriendGame`: a seat in a friend's running game, answered like `rejoinSession`
+        /// (`gameSession`); refused `forbidden` (not friends), `not_found` (in no game), `session_full` or
+        /// `session_ended`.</summary>
+        public Task<SeatAck> JoinFriendGameAsync(string playerId)
+        {
+            return AckAsync(Routes.JoinFriendGame, new PlayerBody { PlayerId = playerId }, SeatAck.FromJson);
+        }
+
         /// <summary>A `heartbeat` with the cursor that asks for the server time (`serverTime`);
         /// the keep-alive timer's frames ask for nothing.</summary>
         public Task<HeartbeatAck> HeartbeatAsync()

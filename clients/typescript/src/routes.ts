@@ -121,6 +121,18 @@ export abstract class Routes {
     return this.request('listFriends', body);
   }
 
+  /** What you are doing (at most 64 characters; `details` an object of at most 512 bytes), shown to friends
+   * and subscribers in `presence` frames; `''` with no `details` clears it. Resolves with what was stored. */
+  setActivity(activity: string, details?: BodyOf<'setActivity'>['details']): Promise<Ack<AckOf<'setActivity'>>> {
+    return this.request('setActivity', details === undefined ? { activity } : { activity, details });
+  }
+
+  /** A seat in a friend's running game, answered like `rejoinSession`; refused `forbidden` (not friends),
+   * `not_found` (in no game), `session_full` or `session_ended`. */
+  joinFriendGame(playerId: string): Promise<Ack<AckOf<'joinFriendGame'>>> {
+    return this.request('joinFriendGame', { playerId });
+  }
+
   /** A `heartbeat` with the cursor that asks for the server time (the timer's frames ask for nothing). */
   heartbeat(): Promise<Ack<AckOf<'heartbeat'>>> {
     return this.request('heartbeat', {});

@@ -13,7 +13,7 @@
 //!   `session_ended` without asking GameLift;
 //! - `POST /v1/players/{playerId}/friends:list`, `PUT` and `DELETE
 //!   /v1/players/{playerId}/friends/{friendId}`: a player's friends, and friendships made
-//!   or ended for them ([`friends`]).
+//!   or ended for them (the `friends` module).
 //!
 //! The bodies are the types of `gamelift_sockets_protocol::backend_api`, from which the
 //! API's OpenAPI document (docs/backend-api.openapi.json) is generated; a body is read

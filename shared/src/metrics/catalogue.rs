@@ -406,6 +406,6 @@ mod tests {
         }
         assert_eq!(metric("DeliveryLag"), Some(&DELIVERY_LAG));
         assert_eq!(custom_metrics(false), 30);
-        assert_eq!(custom_metrics(true), 106);
+        assert_eq!(custom_metrics(true), 107);
     }
 }
