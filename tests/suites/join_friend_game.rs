@@ -3,7 +3,8 @@
 //! seat in it for the joiner (CreatePlayerSession) answered as `rejoinSession`'s, and each
 //! refusal: not friends, the friend in no game, the game full, the game over. (A game
 //! closed to new players, DENY_ALL, needs a real game server to set it: the SDK's suite,
-//! game-server/sdk/tests/local_stack.rs, checks the simulator's answer to it.)
+//! game-server/sdk/tests/local_stack.rs, joins a friend's game on a real SDK process and
+//! checks that refusal.)
 
 use std::time::Duration;
 

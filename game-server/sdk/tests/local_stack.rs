@@ -1,7 +1,8 @@
 //! The SDK against the local stack's real server SDK 5 endpoint (`local::gamelift_sdk`),
 //! with players placed on its process over the client WebSocket: every call and every
 //! refusal, ws:// and wss://, a dropped socket that reconnects with the same pID, missed
-//! heartbeats, and the stack's TerminateProcess and RefreshConnection.
+//! heartbeats, the stack's TerminateProcess and RefreshConnection, and a friend joining
+//! a player's game (`joinFriendGame`) until the game server closes it.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is the test failing, with its message.
 
 mod relay;
@@ -261,6 +262,14 @@ async fn rejoin(client: &mut Client, session: &GameSession) -> String {
         "{ack}"
     );
     seat["playerSessionId"].as_str().unwrap().to_owned()
+}
+
+/// `a` invites `b` and `b` invites back: friends, as players make friends.
+async fn befriend((a, a_id): (&mut Client, &str), (b, b_id): (&mut Client, &str)) {
+    let invited = reply(a, "addFriend", json!({ "playerId": b_id })).await;
+    assert_eq!(invited["state"], "invited", "{invited}");
+    let friends = reply(b, "addFriend", json!({ "playerId": a_id })).await;
+    assert_eq!(friends["state"], "friends", "{friends}");
 }
 
 fn snapshot(stack: &TestStack) -> Snapshot {
@@ -725,6 +734,63 @@ async fn given_wss_with_the_stacks_certificate_when_a_player_is_placed_then_the_
         matches!(&result, Err(GameLiftError::ConnectionFailed { url, .. }) if url.starts_with("wss://")),
         "{:?}",
         result.err()
+    );
+    stack.shutdown().await;
+}
+
+#[tokio::test]
+async fn given_a_friend_in_a_game_on_the_sdk_process_when_players_join_it_then_the_sdk_accepts_their_seats_until_the_game_takes_no_more()
+ {
+    let stack = TestStack::start_with(real_only).await;
+    let mut server = GameServer::ready(&stack, Route::default()).await;
+    let (mut bob, _) = stack.online("bob").await;
+    let (mut carol, _) = stack.online("carol").await;
+    let Placed {
+        mut player,
+        session,
+        player_session_id,
+    } = place(&stack, &mut server, "alice").await;
+    server
+        .sdk
+        .accept_player_session(&player_session_id)
+        .await
+        .unwrap();
+    befriend((&mut player, "alice"), (&mut bob, "bob")).await;
+    befriend((&mut player, "alice"), (&mut carol, "carol")).await;
+
+    // A seat in alice's game, which the game server itself accepts.
+    let joined = reply(&mut bob, "joinFriendGame", json!({ "playerId": "alice" })).await;
+    assert_eq!(joined["type"], "ack", "{joined}");
+    let seat = &joined["gameSession"];
+    assert_eq!(
+        seat["gameSessionArn"],
+        session.game_session_id.as_str(),
+        "{joined}"
+    );
+    assert_eq!(seat["port"], GAME_PORT, "{joined}");
+    let bobs_seat = seat["playerSessionId"].as_str().unwrap();
+    server.sdk.accept_player_session(bobs_seat).await.unwrap();
+    assert_eq!(
+        seat_status(&stack, bobs_seat),
+        local::gamelift::PlayerSessionStatus::Active
+    );
+
+    // Closed by the game server (DENY_ALL), then ended: each a clear refusal naming the game.
+    server
+        .sdk
+        .update_player_session_creation_policy(PlayerSessionCreationPolicy::DenyAll)
+        .await
+        .unwrap();
+    let closed = reply(&mut carol, "joinFriendGame", json!({ "playerId": "alice" })).await;
+    assert_eq!(closed["code"], "session_ended", "{closed}");
+    assert_eq!(closed["playerId"], "alice", "{closed}");
+    server.sdk.process_ending().await.unwrap();
+    let ended = reply(&mut carol, "joinFriendGame", json!({ "playerId": "alice" })).await;
+    assert_eq!(ended["code"], "session_ended", "{ended}");
+    assert_eq!(
+        ended["gameSessionArn"],
+        session.game_session_id.as_str(),
+        "{ended}"
     );
     stack.shutdown().await;
 }
