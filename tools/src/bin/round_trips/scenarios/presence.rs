@@ -190,14 +190,18 @@ impl World {
         );
         // 100 players past their deadline who ping: no cursor heartbeat moved `sweepAt`,
         // but API Gateway saw each socket a second before the sweep (GetConnection's
-        // `lastActiveAt`), so each stays online and nothing is written.
-        let later = now() + config.heartbeat_timeout.as_millis() as i64 + 1_000;
-        for i in 0..100 {
-            let name = format!("pinging{i}");
+        // `lastActiveAt`), so each stays online and nothing is written. The sweep's time
+        // is taken once every player has connected: however slowly the connects ran,
+        // each deadline (its connect's time + the timeout) is then behind it.
+        let pinging: Vec<String> = (0..100).map(|i| format!("pinging{i}")).collect();
+        for name in &pinging {
             connect
-                .handle(route_event("$connect", &name, &name, now(), None))
+                .handle(route_event("$connect", name, name, now(), None))
                 .await?;
-            bench.gateway.set_last_active(&name, later - 1_000);
+        }
+        let later = now() + config.heartbeat_timeout.as_millis() as i64 + 1_000;
+        for name in &pinging {
+            bench.gateway.set_last_active(name, later - 1_000);
         }
         bench.reset();
         let summary = bench
