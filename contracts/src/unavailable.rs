@@ -15,11 +15,11 @@ use shared::pending::{PartyReservation, Pending, Reservation};
 use shared::placement::{PlacementRecord, Settlement};
 use shared::players::{ConnectOutcome, ExpiredPage, Liveness, NewConnection, PlayerRecord};
 use shared::ports::{
-    Activities, Blocks, Connections, DeliveryHandover, FriendCommits, FriendReader, Heartbeats,
-    InboxReader, MessageStore, OfflineParties, PartyCommits, PartyReader, PartySlots, PendingSlots,
-    PlacementOutcomes, PlacementReader, PlacementRecorder, PlayerLookup, PlayerReader,
-    PresenceSweep, Profiles, RateLimiter, Seats, StoreError, Subscriptions, TicketChanges,
-    TicketReader, TicketRecorder, Watchers,
+    Activities, Blocks, CheckedRecipients, Connections, DeliveryHandover, FriendCommits,
+    FriendReader, Heartbeats, InboxReader, MessageStore, OfflineParties, PartyCommits, PartyReader,
+    PartySlots, PendingSlots, PlacementOutcomes, PlacementReader, PlacementRecorder, PlayerLookup,
+    PlayerReader, PresenceSweep, Profiles, RateLimiter, RecipientCheck, Seats, StoreError,
+    Subscriptions, TicketChanges, TicketReader, TicketRecorder, Watchers,
 };
 use shared::rate_limits::{Bucket, Quota, Spent};
 
@@ -97,6 +97,13 @@ impl FriendReader for Unavailable {
 #[async_trait]
 impl Blocks for Unavailable {
     async fn blockers(&self, _: &PlayerId, _: &[PlayerId]) -> Result<Vec<PlayerId>, StoreError> {
+        down()
+    }
+}
+
+#[async_trait]
+impl RecipientCheck for Unavailable {
+    async fn check(&self, _: &PlayerId, _: &[PlayerId]) -> Result<CheckedRecipients, StoreError> {
         down()
     }
 }

@@ -17,8 +17,8 @@ use crate::ports::{
     EventBus, FriendCommits, FriendReader, InboxReader, Matchmaker, MessageStore, OfflineParties,
     PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementOutcomes, PlacementReader,
     PlacementRecorder, PlacementStarter, PlacementStopper, PlayerConnections, PlayerLookup,
-    PlayerReader, PlayerSessions, PresenceSweep, Profiles, RateLimiter, Seats, Subscriptions,
-    TicketChanges, TicketReader, TicketRecorder, Watchers,
+    PlayerReader, PlayerSessions, PresenceSweep, Profiles, RateLimiter, RecipientCheck, Seats,
+    SeparateReads, Subscriptions, TicketChanges, TicketReader, TicketRecorder, Watchers,
 };
 use crate::seats::SeatConnector;
 
@@ -52,6 +52,14 @@ pub trait Stores: Send + Sync {
     fn friend_reader(&self) -> Arc<dyn FriendReader>;
     fn friend_commits(&self) -> Arc<dyn FriendCommits>;
     fn blocks(&self) -> Arc<dyn Blocks>;
+    /// `sendMessage`'s two checks of its recipients; by default the two reads above at
+    /// once, which a store that reads both tables in one call replaces.
+    fn recipient_check(&self) -> Arc<dyn RecipientCheck> {
+        Arc::new(SeparateReads {
+            players: self.player_lookup(),
+            blocks: self.blocks(),
+        })
+    }
 }
 
 /// The outside services' ports.

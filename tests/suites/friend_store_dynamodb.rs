@@ -180,4 +180,82 @@ mod dynamodb_specific {
         store.friends(&player("alice")).await.unwrap();
         assert_eq!(counter.take(), count("Query", 1));
     }
+
+    #[tokio::test]
+    async fn given_players_and_blocks_when_checking_recipients_then_one_call_per_50_answering_as_the_two_reads()
+     {
+        use std::sync::Arc;
+
+        use aws_adapters::dynamodb::{DynamoPlayerStore, DynamoRecipientCheck};
+        use contracts::fixtures::new_connection;
+        use shared::ports::{CheckedRecipients, RecipientCheck, SeparateReads};
+        use tests::dynamodb::fresh_players_table;
+
+        // Given bob, carol and dave are players, bob and dave blocked mallory, and carol
+        // is mallory's friend
+        let client = dynamodb_local().await;
+        let (friends, messages, players) = (
+            fresh_friends_table(&client).await,
+            fresh_messages_table(&client).await,
+            fresh_players_table(&client).await,
+        );
+        let friend_store = DynamoFriendStore::new(client.clone(), &friends, &messages);
+        let player_store = DynamoPlayerStore::new(client.clone(), &players);
+        for name in ["bob", "carol", "dave"] {
+            player_store
+                .connect(&new_connection(name, &format!("c-{name}"), T0))
+                .await
+                .unwrap();
+        }
+        for blocker in ["bob", "dave"] {
+            assert_eq!(
+                act(&friend_store, blocker, "mallory", Action::Block, T0).await,
+                FriendCommitted::Done
+            );
+        }
+        befriend(&friend_store, "carol", "mallory").await;
+        let counter = CallCounter::new();
+        let check =
+            DynamoRecipientCheck::new(counter.counting(&client), players.as_str(), &friends);
+        let sorted = |mut checked: CheckedRecipients| {
+            checked.known.sort();
+            checked.blockers.sort();
+            checked
+        };
+
+        // When mallory's message names them (bob twice) and nobody
+        let few = [
+            player("bob"),
+            player("carol"),
+            player("bob"),
+            player("dave"),
+            player("nobody"),
+        ];
+        let checked = sorted(check.check(&player("mallory"), &few).await.unwrap());
+
+        // Then one BatchGetItem finds the players and the blockers, each once, as the
+        // two separate reads do
+        assert_eq!(counter.take(), [("BatchGetItem".to_owned(), 1)].into());
+        assert_eq!(
+            checked.known,
+            vec![player("bob"), player("carol"), player("dave")]
+        );
+        assert_eq!(checked.blockers, vec![player("bob"), player("dave")]);
+        let separate = SeparateReads {
+            players: Arc::new(player_store),
+            blocks: Arc::new(friend_store),
+        };
+        assert_eq!(
+            sorted(separate.check(&player("mallory"), &few).await.unwrap()),
+            checked
+        );
+
+        // And 120 recipients are three calls of at most 50 (100 keys each)
+        let mut many = few.to_vec();
+        many.extend((0..115).map(|i| player(&format!("p{i:03}"))));
+        let checked = sorted(check.check(&player("mallory"), &many).await.unwrap());
+        assert_eq!(counter.take(), [("BatchGetItem".to_owned(), 3)].into());
+        assert_eq!(checked.blockers, vec![player("bob"), player("dave")]);
+        assert_eq!(checked.known.len(), 3);
+    }
 }

@@ -15,8 +15,8 @@ use shared::ports::{
     EventBus, FriendCommits, FriendReader, InboxReader, Matchmaker, MessageStore, OfflineParties,
     PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementOutcomes, PlacementReader,
     PlacementRecorder, PlacementStarter, PlacementStopper, PlayerConnections, PlayerLookup,
-    PlayerReader, PlayerSessions, PresenceSweep, Profiles, RateLimiter, Seats, Subscriptions,
-    TicketChanges, TicketReader, TicketRecorder, Watchers,
+    PlayerReader, PlayerSessions, PresenceSweep, Profiles, RateLimiter, RecipientCheck, Seats,
+    Subscriptions, TicketChanges, TicketReader, TicketRecorder, Watchers,
 };
 use shared::presence::presence_source;
 use shared::wiring::{Services, Stores, Wiring};
@@ -26,8 +26,8 @@ use crate::aws::MANAGEMENT_ENDPOINT_VARIABLE;
 use crate::calls::Recorder;
 use crate::dynamodb::{
     DynamoDeliveryHandover, DynamoFriendStore, DynamoMessageStore, DynamoPartyStore,
-    DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore, DynamoSubscriptionStore,
-    DynamoTicketStore,
+    DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore, DynamoRecipientCheck,
+    DynamoSubscriptionStore, DynamoTicketStore,
 };
 use crate::eventbridge::EventBridgeBus;
 use crate::gamelift::SdkGameLift;
@@ -261,6 +261,15 @@ impl Stores for DynamoStores {
     fn blocks(&self) -> Arc<dyn Blocks> {
         self.recorder
             .port::<dyn Blocks, DynamoFriendStore>(self.friend_store())
+    }
+
+    fn recipient_check(&self) -> Arc<dyn RecipientCheck> {
+        self.recorder
+            .port::<dyn RecipientCheck, DynamoRecipientCheck>(Arc::new(DynamoRecipientCheck::new(
+                self.client.clone(),
+                &self.players,
+                &self.friends,
+            )))
     }
 }
 

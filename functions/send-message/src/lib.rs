@@ -3,14 +3,16 @@
 //! inbox; delivery happens from the table's stream (`on-message-inserted`) to recipients
 //! who are live, and `resume` replays it to the others (shared/src/messaging/mod.rs).
 //!
-//! To players (`playerIds`), before anything is stored, three calls at once: the sender's
+//! To players (`playerIds`), before anything is stored, two calls at once: the sender's
 //! rate limits are spent (one conditional write on their own item,
-//! shared/src/rate_limits.rs), the recipients are looked up (one BatchGetItem on
-//! Players) and their blocks of the sender read (one BatchGetItem on Friends, 100 keys a
-//! call: the (recipient, sender) sides). A recipient who blocked the sender gets
-//! nothing, and is counted in `queued` all the same: the sender cannot tell
-//! (shared/src/friends.rs). The block check costs one call more per message, and no
-//! time: it runs beside the two reads the route always made. Over a limit: `rate_limited` with `retryAfterMs`. An id no player has
+//! shared/src/rate_limits.rs), and the recipients are checked: whether each is a player
+//! and whether they blocked the sender, in one BatchGetItem of both tables' keys (each
+//! recipient's Players item and their (recipient, sender) Friends side; 50 recipients a
+//! call, as BatchGetItem takes 100 keys: `shared::ports::RecipientCheck`). So the block
+//! check costs no call of its own up to 50 recipients, and above that the same calls as
+//! two separate reads would. A recipient who blocked the sender gets nothing, and is
+//! counted in `queued` all the same: the sender cannot tell (shared/src/friends.rs).
+//! Over a limit: `rate_limited` with `retryAfterMs`. An id no player has
 //! (never connected, or gone for 30 days): `not_found` naming it, and nothing is stored
 //! for anyone, rather than a message kept a day for nobody.
 //!
@@ -66,7 +68,7 @@ use shared::frames::ServerFrame;
 use shared::messaging::recipients;
 use shared::messaging::{MessageKind, NewMessage};
 use shared::party::{PartyId, PartyRefusal};
-use shared::ports::{Blocks, Clock, MessageStore, PartyReader, PlayerLookup, RateLimiter};
+use shared::ports::{Blocks, Clock, MessageStore, PartyReader, RateLimiter, RecipientCheck};
 use shared::rate_limits::{self, Bucket, Exceeded, Quota};
 use shared::requests::{ClientRequest, Route as ClientRoute, SendMessageBody};
 use shared::wiring::Wiring;
@@ -80,7 +82,7 @@ pub fn wire(w: &Wiring) -> SendMessageHandler {
     SendMessageHandler::new(
         w.config.clone(),
         w.stores.message_store(),
-        w.stores.player_lookup(),
+        w.stores.recipient_check(),
         w.stores.rate_limiter(),
         w.stores.party_reader(),
         w.stores.blocks(),
@@ -91,7 +93,7 @@ pub fn wire(w: &Wiring) -> SendMessageHandler {
 pub struct SendMessageHandler {
     config: Arc<Config>,
     messages: Arc<dyn MessageStore>,
-    players: Arc<dyn PlayerLookup>,
+    recipients: Arc<dyn RecipientCheck>,
     limiter: Arc<dyn RateLimiter>,
     parties: Arc<dyn PartyReader>,
     blocks: Arc<dyn Blocks>,
@@ -102,7 +104,7 @@ impl SendMessageHandler {
     pub fn new(
         config: Arc<Config>,
         messages: Arc<dyn MessageStore>,
-        players: Arc<dyn PlayerLookup>,
+        recipients: Arc<dyn RecipientCheck>,
         limiter: Arc<dyn RateLimiter>,
         parties: Arc<dyn PartyReader>,
         blocks: Arc<dyn Blocks>,
@@ -111,7 +113,7 @@ impl SendMessageHandler {
         Self {
             config,
             messages,
-            players,
+            recipients,
             limiter,
             parties,
             blocks,
@@ -119,7 +121,8 @@ impl SendMessageHandler {
         }
     }
 
-    /// Those of `messages`' recipients who blocked the sender (one BatchGetItem per 100).
+    /// Those of a party message's recipients who blocked the sender (one BatchGetItem per
+    /// 100: members are players, so only the blocks are read).
     async fn blockers(
         &self,
         sender: &PlayerId,
@@ -285,9 +288,9 @@ impl SendMessageHandler {
             )));
         }
         let now = self.clock.now_millis();
-        // The limits are spent, the recipients looked up and their blocks read at once:
-        // three round trips in the time of one.
-        let (spent, known, blockers) = tokio::join!(
+        // The limits are spent and the recipients checked at once: two round trips in the
+        // time of one.
+        let (spent, checked) = tokio::join!(
             rate_limits::spend(
                 self.limiter.as_ref(),
                 &request.caller.player_id,
@@ -296,12 +299,14 @@ impl SendMessageHandler {
                 count,
                 now
             ),
-            recipients::require_known(self.players.as_ref(), &recipients),
-            self.blockers(&request.caller.player_id, &messages),
+            self.recipients
+                .check(&request.caller.player_id, &recipients),
         );
         spent.map_err(|e| RouteError::from_limit(e, limit, NOTHING_SENT))?;
-        known.map_err(|e| RouteError::from_recipients(e, NOTHING_SENT))?;
-        self.append(request, messages, &blockers?).await
+        let checked = checked.map_err(|e| RouteError::from_store(e, NOTHING_SENT))?;
+        recipients::all_known(&recipients, checked.known)
+            .map_err(|e| RouteError::from_recipients(e, NOTHING_SENT))?;
+        self.append(request, messages, &checked.blockers).await
     }
 }
 

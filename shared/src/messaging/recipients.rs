@@ -40,12 +40,20 @@ pub async fn require_known(
     players: &dyn PlayerLookup,
     recipients: &[PlayerId],
 ) -> Result<(), RecipientsError> {
-    let known: HashSet<PlayerId> = players
+    let known = players
         .get_many(recipients)
         .await?
         .into_iter()
-        .map(|record| record.player_id)
-        .collect();
+        .map(|record| record.player_id);
+    all_known(recipients, known)
+}
+
+/// Every one of `recipients` is among `known` (the players a read found).
+pub fn all_known(
+    recipients: &[PlayerId],
+    known: impl IntoIterator<Item = PlayerId>,
+) -> Result<(), RecipientsError> {
+    let known: HashSet<PlayerId> = known.into_iter().collect();
     let mut seen = HashSet::new();
     let unknown: Vec<PlayerId> = recipients
         .iter()

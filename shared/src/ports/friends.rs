@@ -28,17 +28,23 @@
 //!   player at `MAX_FRIENDS` has about 40 KB), `state = friends` filtered.
 //! - Who of a message's recipients blocked its sender ([`Blocks`]): one BatchGetItem of
 //!   the (recipient, sender) items, 100 keys a call.
+//! - Both of `sendMessage`'s checks, which recipients are players and which blocked the
+//!   sender ([`RecipientCheck`]): one BatchGetItem holding each recipient's Players key
+//!   and their (recipient, sender) Friends key, 50 recipients a call (BatchGetItem takes
+//!   100 keys across tables).
 //!
 //! A change is one TransactWriteItems: each side written (or checked) on condition it is
 //! still as read, and each count that moves updated on condition it stays within
 //! `MAX_FRIENDS`.
+
+use std::sync::Arc;
 
 use async_trait::async_trait;
 
 use crate::domain::PlayerId;
 use crate::friends::{FriendCommit, FriendCommitted, FriendState, Relation, RelationPage};
 
-use super::StoreError;
+use super::{PlayerLookup, StoreError};
 
 /// Reads of relations.
 #[async_trait]
@@ -81,6 +87,54 @@ pub trait Blocks: Send + Sync {
         sender: &PlayerId,
         recipients: &[PlayerId],
     ) -> Result<Vec<PlayerId>, StoreError>;
+}
+
+/// What [`RecipientCheck`] found of a message's recipients.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckedRecipients {
+    /// Those who are players (have a Players item), in no particular order.
+    pub known: Vec<PlayerId>,
+    /// Those who blocked the sender, in no particular order.
+    pub blockers: Vec<PlayerId>,
+}
+
+/// The two reads a message to players needs before anything is stored, as one: a
+/// store that can read both tables at once (DynamoDB's BatchGetItem spans tables) makes
+/// one round trip where [`PlayerLookup`] and [`Blocks`] would make two.
+#[async_trait]
+pub trait RecipientCheck: Send + Sync {
+    /// Which of `recipients` are players and which blocked `sender` (strongly
+    /// consistent, each recipient once however often named).
+    async fn check(
+        &self,
+        sender: &PlayerId,
+        recipients: &[PlayerId],
+    ) -> Result<CheckedRecipients, StoreError>;
+}
+
+/// [`RecipientCheck`] as its two reads, made at once: what a store that cannot read two
+/// tables in one call answers with (the memory stores, which have no round trips to save).
+pub struct SeparateReads {
+    pub players: Arc<dyn PlayerLookup>,
+    pub blocks: Arc<dyn Blocks>,
+}
+
+#[async_trait]
+impl RecipientCheck for SeparateReads {
+    async fn check(
+        &self,
+        sender: &PlayerId,
+        recipients: &[PlayerId],
+    ) -> Result<CheckedRecipients, StoreError> {
+        let (players, blockers) = tokio::join!(
+            self.players.get_many(recipients),
+            self.blocks.blockers(sender, recipients),
+        );
+        Ok(CheckedRecipients {
+            known: players?.into_iter().map(|p| p.player_id).collect(),
+            blockers: blockers?,
+        })
+    }
 }
 
 /// Writing a change.

@@ -24,7 +24,9 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use connections::{ConnectionGateway, ConnectionInfo, ConnectionProbe, GatewayError};
 pub use error::StoreError;
 pub use events::{EventBus, EventBusError};
-pub use friends::{Blocks, FriendCommits, FriendReader};
+pub use friends::{
+    Blocks, CheckedRecipients, FriendCommits, FriendReader, RecipientCheck, SeparateReads,
+};
 pub use gamelift::{
     GameLiftError, PlacementStarter, PlacementStopper, PlayerConnection, PlayerConnections,
     PlayerSessions,

@@ -188,63 +188,76 @@ pub(crate) struct UnprocessedReads {
     pub attempts: u32,
 }
 
-/// The items of `keys` (at most 100) of `table` in one BatchGetItem, asking again (after
-/// a backoff) for the keys DynamoDB left unprocessed; never a partial answer (a missing
-/// item would read as "absent"): `Unavailable` when keys are still left.
+/// The items of `keys` (at most 100) of `table` in one BatchGetItem ([`get_tables`]).
 pub(crate) async fn get_batch(
     client: &Client,
     table: &str,
-    mut keys: Vec<HashMap<String, AttributeValue>>,
+    keys: Vec<HashMap<String, AttributeValue>>,
     consistent: bool,
     projection: Option<&Projection>,
 ) -> Result<Vec<HashMap<String, AttributeValue>>, StoreError> {
-    let requested = keys.len();
-    let mut items = Vec::with_capacity(requested);
+    let request = keys_and_attributes(keys, consistent, projection)?;
+    let mut items = get_tables(client, HashMap::from([(table.to_owned(), request)])).await?;
+    Ok(items.remove(table).unwrap_or_default())
+}
+
+/// What one table's part of a BatchGetItem asks for.
+pub(crate) fn keys_and_attributes(
+    keys: Vec<HashMap<String, AttributeValue>>,
+    consistent: bool,
+    projection: Option<&Projection>,
+) -> Result<KeysAndAttributes, StoreError> {
+    KeysAndAttributes::builder()
+        .set_keys(Some(keys))
+        .consistent_read(consistent)
+        .set_projection_expression(projection.map(|p| p.expression.to_owned()))
+        .set_expression_attribute_names(projection.map(|p| {
+            p.names
+                .iter()
+                .map(|(alias, name)| ((*alias).to_owned(), (*name).to_owned()))
+                .collect()
+        }))
+        .build()
+        .map_err(|e| StoreError::Other(Box::new(e)))
+}
+
+/// The items of one BatchGetItem over one or more tables (at most 100 keys in all), by
+/// table, asking again (after a backoff) for the keys DynamoDB left unprocessed; never a
+/// partial answer (a missing item would read as "absent"): `Unavailable` when keys are
+/// still left.
+pub(crate) async fn get_tables(
+    client: &Client,
+    mut requests: HashMap<String, KeysAndAttributes>,
+) -> Result<HashMap<String, Vec<HashMap<String, AttributeValue>>>, StoreError> {
+    let requested = requests.values().map(|r| r.keys().len()).sum();
+    let mut items: HashMap<String, Vec<HashMap<String, AttributeValue>>> = HashMap::new();
     for retry in 0..=BATCH_GET_RETRY.retries {
         if retry > 0 {
             tokio::time::sleep(BATCH_GET_RETRY.delay(retry)).await;
         }
-        let request = KeysAndAttributes::builder()
-            .set_keys(Some(std::mem::take(&mut keys)))
-            .consistent_read(consistent)
-            .set_projection_expression(projection.map(|p| p.expression.to_owned()))
-            .set_expression_attribute_names(projection.map(|p| {
-                p.names
-                    .iter()
-                    .map(|(alias, name)| ((*alias).to_owned(), (*name).to_owned()))
-                    .collect()
-            }))
-            .build()
-            .map_err(|e| StoreError::Other(Box::new(e)))?;
-        let mut output = client
+        let output = client
             .batch_get_item()
-            .request_items(table, request)
+            .set_request_items(Some(std::mem::take(&mut requests)))
             .send()
             .await
             .map_err(store_error)?;
-        items.extend(
-            output
-                .responses
-                .as_mut()
-                .and_then(|r| r.remove(table))
-                .unwrap_or_default(),
-        );
-        keys = output
-            .unprocessed_keys
-            .and_then(|mut u| u.remove(table))
-            .map(|k| k.keys)
-            .unwrap_or_default();
-        if keys.is_empty() {
+        for (table, found) in output.responses.unwrap_or_default() {
+            items.entry(table).or_default().extend(found);
+        }
+        requests = output.unprocessed_keys.unwrap_or_default();
+        requests.retain(|_, left| !left.keys().is_empty());
+        if requests.is_empty() {
             return Ok(items);
         }
     }
+    let unprocessed = requests.values().map(|r| r.keys().len()).sum();
     tracing::warn!(
-        unprocessed = keys.len(),
+        unprocessed,
         attempts = BATCH_GET_RETRY.retries + 1,
         "BatchGetItem left keys unprocessed after every retry"
     );
     Err(StoreError::Unavailable(Box::new(UnprocessedReads {
-        unprocessed: keys.len(),
+        unprocessed,
         requested,
         attempts: BATCH_GET_RETRY.retries + 1,
     })))
