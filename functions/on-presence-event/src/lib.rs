@@ -17,6 +17,40 @@
 //! whose id is already the newest of that inbox writes nothing, so a retry does not
 //! deliver the same change twice.
 //!
+//! # Round trips: the floor
+//!
+//! A change of a player with `F` online friends and `W` watchers is, on DynamoDB:
+//! one Query of the watchers ‖ one Query of the friends (one page per 1 MB: a player at
+//! `MAX_FRIENDS` has ~40 KB), then their Players items, 100 per BatchGetItem, then one
+//! append per recipient, each a Query of the inbox's head and a conditional PutItem
+//! (measured for 200 friends in BENCHMARKS.md, `presence_event_200_friends`: 202 Query,
+//! 2 BatchGetItem, 200 PutItem). That is the floor of this design, each part for a
+//! reason:
+//!
+//! - The appends stay. Subscribers get `presence` frames through their inbox, and so do
+//!   friends: the README's delivery guarantee ("every presence change reaches you" on a
+//!   `resume` within the frame's 60 s TTL, in `seq` order, replayed as state) needs the
+//!   frame stored, which a bare PostToConnection is not (a socket still opening, silent
+//!   or replaced would lose it).
+//! - Each append's Query stays: the message goes at the head's `seq` + 1, and that head
+//!   is known only by reading it (the gapless seq is what `resume`'s hand-over checks:
+//!   `adapters/aws/src/dynamodb/inbox.rs`). Nothing read before it holds it (the
+//!   Players item's `liveFrom` is the head at the last hand-over, not now), and it cannot
+//!   be batched: BatchGetItem and TransactGetItems need the whole key, and the `seq` is
+//!   what is unknown; a Query reads one partition.
+//! - Each append's write stays a PutItem: BatchWriteItem takes no condition (the seq must
+//!   be free), and a TransactWriteItems of up to 100 Puts would save round trips at twice
+//!   the write units per item (what DynamoDB bills), and one racing append on any inbox
+//!   would cancel all 100.
+//! - The Players reads stay strongly consistent: a friend whose `$connect` committed
+//!   before the read is told of the change (by push or replay), and one who connects after
+//!   it reads the change in `listFriends`; an eventually consistent read could miss a
+//!   friend who connected a moment ago, who then learns of the change neither way.
+//!   Players items are under 4 KB, so a projection would not lower the units.
+//!
+//! Appends run 16 inboxes at once (`CONCURRENT_INBOXES` in the message store), so 200
+//! friends take 13 waves of a Query and a PutItem after the reads, not 400 round trips.
+//!
 //! # Presence, in sequence
 //!
 //! A mermaid sequence diagram (paste it into any mermaid renderer to draw it):
