@@ -48,7 +48,7 @@ struct Args {
     subscriptions_per_player: f64,
     /// Online friends each player has (each told of the player's presence changes
     /// without subscribing; 0 leaves friends out).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = tools::cost::DEFAULT_FRIENDS_PER_PLAYER)]
     friends_per_player: f64,
     /// Minutes a session lasts.
     #[arg(long, default_value_t = 60.0)]

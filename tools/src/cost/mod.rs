@@ -66,6 +66,11 @@ pub struct Scenario {
     pub sweep_minutes: f64,
 }
 
+/// Online friends per player, by default: a friends list of a few dozen players of the
+/// same game, some of them playing at the same time (docs/cost.md says why; the bill
+/// grows linearly with it).
+pub const DEFAULT_FRIENDS_PER_PLAYER: f64 = 10.0;
+
 impl Default for Scenario {
     fn default() -> Self {
         Self {
@@ -77,7 +82,7 @@ impl Default for Scenario {
             recipients_per_message: 1.0,
             placements_per_player_hour: 1.0,
             subscriptions_per_player: 5.0,
-            friends_per_player: 0.0,
+            friends_per_player: DEFAULT_FRIENDS_PER_PLAYER,
             session_minutes: 60.0,
             lambda_memory_mb: 128.0,
             acked_heartbeats: 0.0,
