@@ -88,7 +88,7 @@ impl World {
         bench.row(
             "presence_event_no_watchers",
             "presence event, nobody watching",
-            "1 query",
+            "1 query (watchers) ‖ 1 query (friends)",
         );
         bench
             .invoke(
@@ -99,7 +99,7 @@ impl World {
         bench.row(
             "presence_event_10_watchers_first",
             "presence event, 10 watchers, first message to each inbox",
-            "1 query + 10 appends (each starts its inbox: a two-item transaction)",
+            "1 query (watchers) ‖ 1 query (friends) + 10 appends (each starts its inbox: a two-item transaction)",
         );
         bench
             .invoke(
@@ -110,7 +110,7 @@ impl World {
         bench.row(
             "presence_event_10_watchers",
             "presence event, 10 watchers, later messages",
-            "1 query + 10 appends (a query and a conditional write each)",
+            "1 query (watchers) ‖ 1 query (friends) + 10 appends (a query and a conditional write each)",
         );
         self.sweeps(bench).await
     }
