@@ -66,10 +66,10 @@ pub struct Scenario {
     pub sweep_minutes: f64,
 }
 
-/// Online friends per player, by default: a friends list of a few dozen players of the
-/// same game, some of them playing at the same time (docs/cost.md says why; the bill
-/// grows linearly with it).
-pub const DEFAULT_FRIENDS_PER_PLAYER: f64 = 10.0;
+/// Online friends per player, by default: none, so that the must-show scenario compares
+/// like with like (the seed and (b) price no friends; docs/cost.md says why and what 10
+/// would cost).
+pub const DEFAULT_FRIENDS_PER_PLAYER: f64 = 0.0;
 
 impl Default for Scenario {
     fn default() -> Self {
