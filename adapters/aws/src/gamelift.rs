@@ -225,78 +225,56 @@ pub(super) trait Modeled {
     fn detail(&self) -> Option<&str>;
 }
 
-impl Modeled for StartGameSessionPlacementError {
-    fn kind(&self) -> Kind {
-        match self {
-            Self::InvalidRequestException(_) => Kind::InvalidRequest,
-            Self::NotFoundException(_) => Kind::NotFound,
-            Self::InternalServiceException(_) => Kind::OutcomeUnknown,
-            Self::UnauthorizedException(_) | Self::UnsupportedRegionException(_) => Kind::Other,
-            _ => by_code(self.code()),
-        }
-    }
+/// Implements [`Modeled`] for an operation's error from one table of its modeled
+/// exceptions and what each means: a variant is named once, for its kind and for its
+/// message. Any other variant (a code the model does not list) goes [`by_code`].
+macro_rules! modeled {
+    ($error:ty { $($variant:ident => $kind:ident),+ $(,)? }) => {
+        impl $crate::gamelift::Modeled for $error {
+            fn kind(&self) -> $crate::gamelift::Kind {
+                match self {
+                    $(Self::$variant(_) => $crate::gamelift::Kind::$kind,)+
+                    _ => $crate::gamelift::by_code(
+                        aws_sdk_gamelift::error::ProvideErrorMetadata::code(self),
+                    ),
+                }
+            }
 
-    fn detail(&self) -> Option<&str> {
-        match self {
-            Self::InvalidRequestException(e) => e.message(),
-            Self::NotFoundException(e) => e.message(),
-            Self::InternalServiceException(e) => e.message(),
-            Self::UnauthorizedException(e) => e.message(),
-            Self::UnsupportedRegionException(e) => e.message(),
-            _ => None,
+            fn detail(&self) -> Option<&str> {
+                match self {
+                    $(Self::$variant(e) => e.message(),)+
+                    _ => None,
+                }
+            }
         }
-    }
+    };
 }
+pub(super) use modeled;
 
-impl Modeled for StopGameSessionPlacementError {
-    fn kind(&self) -> Kind {
-        match self {
-            Self::InvalidRequestException(_) => Kind::InvalidRequest,
-            Self::NotFoundException(_) => Kind::NotFound,
-            Self::InternalServiceException(_) => Kind::OutcomeUnknown,
-            Self::UnauthorizedException(_) => Kind::Other,
-            _ => by_code(self.code()),
-        }
-    }
+modeled!(StartGameSessionPlacementError {
+    InvalidRequestException => InvalidRequest,
+    NotFoundException => NotFound,
+    InternalServiceException => OutcomeUnknown,
+    UnauthorizedException => Other,
+    UnsupportedRegionException => Other,
+});
 
-    fn detail(&self) -> Option<&str> {
-        match self {
-            Self::InvalidRequestException(e) => e.message(),
-            Self::NotFoundException(e) => e.message(),
-            Self::InternalServiceException(e) => e.message(),
-            Self::UnauthorizedException(e) => e.message(),
-            _ => None,
-        }
-    }
-}
+modeled!(StopGameSessionPlacementError {
+    InvalidRequestException => InvalidRequest,
+    NotFoundException => NotFound,
+    InternalServiceException => OutcomeUnknown,
+    UnauthorizedException => Other,
+});
 
-impl Modeled for CreatePlayerSessionError {
-    fn kind(&self) -> Kind {
-        match self {
-            Self::InvalidRequestException(_) => Kind::InvalidRequest,
-            Self::NotFoundException(_) => Kind::NotFound,
-            Self::GameSessionFullException(_) => Kind::SessionFull,
-            Self::InvalidGameSessionStatusException(_)
-            | Self::TerminalRoutingStrategyException(_) => Kind::SessionEnded,
-            Self::InternalServiceException(_) => Kind::OutcomeUnknown,
-            Self::UnauthorizedException(_) => Kind::Other,
-            _ => by_code(self.code()),
-        }
-    }
-
-    fn detail(&self) -> Option<&str> {
-        match self {
-            Self::GameSessionFullException(e) => e.message(),
-            Self::InvalidGameSessionStatusException(e) => e.message(),
-            Self::TerminalRoutingStrategyException(e) => e.message(),
-            Self::InvalidRequestException(e) => e.message(),
-            Self::NotFoundException(e) => e.message(),
-            Self::InternalServiceException(e) => e.message(),
-            Self::UnauthorizedException(e) => e.message(),
-            _ => None,
-        }
-    }
-}
+modeled!(CreatePlayerSessionError {
+    InvalidRequestException => InvalidRequest,
+    NotFoundException => NotFound,
+    GameSessionFullException => SessionFull,
+    InvalidGameSessionStatusException => SessionEnded,
+    TerminalRoutingStrategyException => SessionEnded,
+    InternalServiceException => OutcomeUnknown,
+    UnauthorizedException => Other,
+});
 
 /// Error codes the AWS SDKs treat as throttling (as `aws-runtime` classifies them),
 /// plus the transient request timeouts.
@@ -390,8 +368,6 @@ mod tests {
     use aws_sdk_gamelift::operation::stop_game_session_placement::StopGameSessionPlacementOutput;
     use aws_sdk_gamelift::types::error::{
         GameSessionFullException, InternalServiceException, InvalidGameSessionStatusException,
-        InvalidRequestException, NotFoundException, TerminalRoutingStrategyException,
-        UnauthorizedException, UnsupportedRegionException,
     };
     use aws_sdk_gamelift::types::{GameSessionPlacement, PlayerSession as SdkPlayerSession};
     use aws_smithy_mocks::mock;
@@ -399,7 +375,7 @@ mod tests {
     use shared::placement::PlacementPlayer;
 
     use super::*;
-    use crate::gamelift_mocks::{gamelift, kind, wire_error};
+    use crate::gamelift_mocks::{gamelift, kind, refusal, wire_error};
     use contracts::fixtures::placement_id;
 
     const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-2222bbbb-33cc-44dd-55ee-6666ffff77aa/gsess-4444dddd";
@@ -647,37 +623,16 @@ mod tests {
         type E = StartGameSessionPlacementError;
         let cases: Vec<Case<E>> = vec![
             (
-                || {
-                    E::InvalidRequestException(
-                        InvalidRequestException::builder()
-                            .message("PlacementId already used")
-                            .build(),
-                    )
-                },
+                refusal!(E::InvalidRequestException, "PlacementId already used"),
                 "invalid: PlacementId already used",
             ),
             (
-                || {
-                    E::NotFoundException(
-                        NotFoundException::builder()
-                            .message("no such queue")
-                            .build(),
-                    )
-                },
+                refusal!(E::NotFoundException, "no such queue"),
                 "not found: no such queue",
             ),
-            (
-                || E::InternalServiceException(InternalServiceException::builder().build()),
-                "unknown",
-            ),
-            (
-                || E::UnauthorizedException(UnauthorizedException::builder().build()),
-                "other",
-            ),
-            (
-                || E::UnsupportedRegionException(UnsupportedRegionException::builder().build()),
-                "other",
-            ),
+            (refusal!(E::InternalServiceException), "unknown"),
+            (refusal!(E::UnauthorizedException), "other"),
+            (refusal!(E::UnsupportedRegionException), "other"),
         ];
         for (error, expected) in cases {
             let rule = mock!(Client::start_game_session_placement).then_error(error);
@@ -691,27 +646,12 @@ mod tests {
         type E = StopGameSessionPlacementError;
         let cases: Vec<Case<E>> = vec![
             (
-                || {
-                    E::InvalidRequestException(
-                        InvalidRequestException::builder()
-                            .message("placement is not PENDING")
-                            .build(),
-                    )
-                },
+                refusal!(E::InvalidRequestException, "placement is not PENDING"),
                 "invalid: placement is not PENDING",
             ),
-            (
-                || E::NotFoundException(NotFoundException::builder().message("gone").build()),
-                "not found: gone",
-            ),
-            (
-                || E::InternalServiceException(InternalServiceException::builder().build()),
-                "unknown",
-            ),
-            (
-                || E::UnauthorizedException(UnauthorizedException::builder().build()),
-                "other",
-            ),
+            (refusal!(E::NotFoundException, "gone"), "not found: gone"),
+            (refusal!(E::InternalServiceException), "unknown"),
+            (refusal!(E::UnauthorizedException), "other"),
         ];
         for (error, expected) in cases {
             let rule = mock!(Client::stop_game_session_placement).then_error(error);
@@ -726,54 +666,25 @@ mod tests {
     async fn create_player_session_errors_map() {
         type E = CreatePlayerSessionError;
         let cases: Vec<Case<E>> = vec![
+            (refusal!(E::GameSessionFullException, "full"), "full: full"),
             (
-                || {
-                    E::GameSessionFullException(
-                        GameSessionFullException::builder().message("full").build(),
-                    )
-                },
-                "full: full",
-            ),
-            (
-                || {
-                    E::InvalidGameSessionStatusException(
-                        InvalidGameSessionStatusException::builder()
-                            .message("TERMINATED")
-                            .build(),
-                    )
-                },
+                refusal!(E::InvalidGameSessionStatusException, "TERMINATED"),
                 "ended: TERMINATED",
             ),
             (
-                || {
-                    E::TerminalRoutingStrategyException(
-                        TerminalRoutingStrategyException::builder()
-                            .message("terminal alias")
-                            .build(),
-                    )
-                },
+                refusal!(E::TerminalRoutingStrategyException, "terminal alias"),
                 "ended: terminal alias",
             ),
             (
-                || {
-                    E::InvalidRequestException(
-                        InvalidRequestException::builder().message("bad id").build(),
-                    )
-                },
+                refusal!(E::InvalidRequestException, "bad id"),
                 "invalid: bad id",
             ),
             (
-                || E::NotFoundException(NotFoundException::builder().message("no game").build()),
+                refusal!(E::NotFoundException, "no game"),
                 "not found: no game",
             ),
-            (
-                || E::InternalServiceException(InternalServiceException::builder().build()),
-                "unknown",
-            ),
-            (
-                || E::UnauthorizedException(UnauthorizedException::builder().build()),
-                "other",
-            ),
+            (refusal!(E::InternalServiceException), "unknown"),
+            (refusal!(E::UnauthorizedException), "other"),
         ];
         for (error, expected) in cases {
             let rule = mock!(Client::create_player_session).then_error(error);

@@ -5,12 +5,11 @@
 //! done anything, so what would be an unknown outcome for a write is `Unavailable`.
 
 use async_trait::async_trait;
-use aws_sdk_gamelift::error::ProvideErrorMetadata;
 use aws_sdk_gamelift::operation::get_player_connection_details::GetPlayerConnectionDetailsError;
 use aws_sdk_gamelift::types::PlayerConnectionDetail;
 use tracing::warn;
 
-use super::gamelift::{Kind, Modeled, SdkGameLift, by_code, gamelift_error};
+use super::gamelift::{SdkGameLift, gamelift_error, modeled};
 use crate::calls::{AwsCall, Calls, Resource};
 use shared::domain::{
     ConnectionDetails, ConnectionEndpoint, MAX_PLAYER_GATEWAY_TOKEN_CHARS, PlayerId,
@@ -135,33 +134,16 @@ fn connection(
     })
 }
 
-impl Modeled for GetPlayerConnectionDetailsError {
-    fn kind(&self) -> Kind {
-        match self {
-            Self::InvalidRequestException(_) => Kind::InvalidRequest,
-            Self::NotFoundException(_) => Kind::NotFound,
-            // The game session is not ACTIVE: over, for its players.
-            Self::InvalidGameSessionStatusException(_) => Kind::SessionEnded,
-            Self::LimitExceededException(_) => Kind::Unavailable,
-            Self::InternalServiceException(_) => Kind::OutcomeUnknown,
-            Self::UnauthorizedException(_) | Self::UnsupportedRegionException(_) => Kind::Other,
-            _ => by_code(self.code()),
-        }
-    }
-
-    fn detail(&self) -> Option<&str> {
-        match self {
-            Self::InvalidRequestException(e) => e.message(),
-            Self::NotFoundException(e) => e.message(),
-            Self::InvalidGameSessionStatusException(e) => e.message(),
-            Self::LimitExceededException(e) => e.message(),
-            Self::InternalServiceException(e) => e.message(),
-            Self::UnauthorizedException(e) => e.message(),
-            Self::UnsupportedRegionException(e) => e.message(),
-            _ => None,
-        }
-    }
-}
+modeled!(GetPlayerConnectionDetailsError {
+    InvalidRequestException => InvalidRequest,
+    NotFoundException => NotFound,
+    // The game session is not ACTIVE: over, for its players.
+    InvalidGameSessionStatusException => SessionEnded,
+    LimitExceededException => Unavailable,
+    InternalServiceException => OutcomeUnknown,
+    UnauthorizedException => Other,
+    UnsupportedRegionException => Other,
+});
 
 #[cfg(test)]
 mod tests;

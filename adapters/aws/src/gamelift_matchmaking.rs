@@ -6,13 +6,12 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use aws_sdk_gamelift::error::ProvideErrorMetadata;
 use aws_sdk_gamelift::operation::accept_match::AcceptMatchError;
 use aws_sdk_gamelift::operation::start_matchmaking::StartMatchmakingError;
 use aws_sdk_gamelift::operation::stop_matchmaking::StopMatchmakingError;
 use aws_sdk_gamelift::types::{AcceptanceType, AttributeValue as SdkAttribute, Player};
 
-use super::gamelift::{Kind, Modeled, SdkGameLift, by_code, gamelift_error};
+use super::gamelift::{SdkGameLift, gamelift_error, modeled};
 use crate::calls::{AwsCall, Calls, Resource};
 use shared::domain::PlayerId;
 use shared::matchmaking::{AttributeValue, TicketId};
@@ -117,27 +116,12 @@ fn attribute(value: &AttributeValue) -> SdkAttribute {
 /// The three operations model the same four errors.
 macro_rules! modeled_matchmaking_error {
     ($error:ty) => {
-        impl Modeled for $error {
-            fn kind(&self) -> Kind {
-                match self {
-                    Self::InvalidRequestException(_) => Kind::InvalidRequest,
-                    Self::NotFoundException(_) => Kind::NotFound,
-                    Self::InternalServiceException(_) => Kind::OutcomeUnknown,
-                    Self::UnsupportedRegionException(_) => Kind::Other,
-                    _ => by_code(self.code()),
-                }
-            }
-
-            fn detail(&self) -> Option<&str> {
-                match self {
-                    Self::InvalidRequestException(e) => e.message(),
-                    Self::NotFoundException(e) => e.message(),
-                    Self::InternalServiceException(e) => e.message(),
-                    Self::UnsupportedRegionException(e) => e.message(),
-                    _ => None,
-                }
-            }
-        }
+        modeled!($error {
+            InvalidRequestException => InvalidRequest,
+            NotFoundException => NotFound,
+            InternalServiceException => OutcomeUnknown,
+            UnsupportedRegionException => Other,
+        });
     };
 }
 

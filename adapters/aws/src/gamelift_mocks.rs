@@ -61,3 +61,21 @@ pub(crate) fn wire_error(status: u16, code: &str, message: &str) -> RawResponse 
         .insert("smithy-protocol", "rpc-v2-cbor");
     response
 }
+
+/// A modeled refusal of the operation error `$error`, as a `fn() -> $error`: the variant
+/// named after its exception, with GameLift's message when one is given.
+macro_rules! refusal {
+    ($error:ident :: $exception:ident) => {
+        || $error::$exception(aws_sdk_gamelift::types::error::$exception::builder().build())
+    };
+    ($error:ident :: $exception:ident, $message:expr) => {
+        || {
+            $error::$exception(
+                aws_sdk_gamelift::types::error::$exception::builder()
+                    .message($message)
+                    .build(),
+            )
+        }
+    };
+}
+pub(crate) use refusal;

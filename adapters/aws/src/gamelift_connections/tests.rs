@@ -5,15 +5,11 @@
 use aws_sdk_gamelift::Client;
 use aws_sdk_gamelift::operation::get_player_connection_details::GetPlayerConnectionDetailsOutput;
 use aws_sdk_gamelift::primitives::DateTime;
-use aws_sdk_gamelift::types::error::{
-    InternalServiceException, InvalidGameSessionStatusException, InvalidRequestException,
-    LimitExceededException, NotFoundException, UnauthorizedException, UnsupportedRegionException,
-};
 use aws_sdk_gamelift::types::{PlayerConnectionDetail, PlayerConnectionEndpoint};
 use aws_smithy_mocks::mock;
 
 use super::*;
-use crate::gamelift_mocks::{gamelift, kind, wire_error};
+use crate::gamelift_mocks::{gamelift, kind, refusal, wire_error};
 
 const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-2222bbbb-33cc-44dd-55ee-6666ffff77aa/gsess-4444dddd";
 const EXPIRES_AT: i64 = 1_795_324_200_000;
@@ -171,43 +167,18 @@ async fn modeled_errors_map_and_a_read_is_never_an_unknown_outcome() {
     type Case = (fn() -> E, &'static str);
     let cases: Vec<Case> = vec![
         (
-            || E::NotFoundException(NotFoundException::builder().message("no game").build()),
+            refusal!(E::NotFoundException, "no game"),
             "not found: no game",
         ),
         (
-            || {
-                E::InvalidGameSessionStatusException(
-                    InvalidGameSessionStatusException::builder()
-                        .message("TERMINATED")
-                        .build(),
-                )
-            },
+            refusal!(E::InvalidGameSessionStatusException, "TERMINATED"),
             "ended: TERMINATED",
         ),
-        (
-            || {
-                E::InvalidRequestException(
-                    InvalidRequestException::builder().message("bad").build(),
-                )
-            },
-            "invalid: bad",
-        ),
-        (
-            || E::LimitExceededException(LimitExceededException::builder().build()),
-            "unavailable",
-        ),
-        (
-            || E::InternalServiceException(InternalServiceException::builder().build()),
-            "unavailable",
-        ),
-        (
-            || E::UnauthorizedException(UnauthorizedException::builder().build()),
-            "other",
-        ),
-        (
-            || E::UnsupportedRegionException(UnsupportedRegionException::builder().build()),
-            "other",
-        ),
+        (refusal!(E::InvalidRequestException, "bad"), "invalid: bad"),
+        (refusal!(E::LimitExceededException), "unavailable"),
+        (refusal!(E::InternalServiceException), "unavailable"),
+        (refusal!(E::UnauthorizedException), "other"),
+        (refusal!(E::UnsupportedRegionException), "other"),
     ];
     for (error, expected) in cases {
         let rule = mock!(Client::get_player_connection_details).then_error(error);

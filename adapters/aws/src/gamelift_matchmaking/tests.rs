@@ -7,14 +7,10 @@ use aws_sdk_gamelift::Client;
 use aws_sdk_gamelift::operation::accept_match::AcceptMatchOutput;
 use aws_sdk_gamelift::operation::start_matchmaking::StartMatchmakingOutput;
 use aws_sdk_gamelift::operation::stop_matchmaking::StopMatchmakingOutput;
-use aws_sdk_gamelift::types::error::{
-    InternalServiceException, InvalidRequestException, NotFoundException,
-    UnsupportedRegionException,
-};
 use aws_smithy_mocks::mock;
 
 use super::*;
-use crate::gamelift_mocks::{gamelift, kind, wire_error};
+use crate::gamelift_mocks::{gamelift, kind, refusal, wire_error};
 
 const TICKET: &str = "mm-019ab4c0-1f2e-7a3b-8c4d-5e6f7a8b9c0d";
 
@@ -126,27 +122,12 @@ async fn given_each_modeled_refusal_then_every_call_maps_it_alike() {
             type E = $error;
             let cases: [(fn() -> E, &str); 4] = [
                 (
-                    || {
-                        E::InvalidRequestException(
-                            InvalidRequestException::builder()
-                                .message("not now")
-                                .build(),
-                        )
-                    },
+                    refusal!(E::InvalidRequestException, "not now"),
                     "invalid: not now",
                 ),
-                (
-                    || E::NotFoundException(NotFoundException::builder().message("gone").build()),
-                    "not found: gone",
-                ),
-                (
-                    || E::InternalServiceException(InternalServiceException::builder().build()),
-                    "unknown",
-                ),
-                (
-                    || E::UnsupportedRegionException(UnsupportedRegionException::builder().build()),
-                    "other",
-                ),
+                (refusal!(E::NotFoundException, "gone"), "not found: gone"),
+                (refusal!(E::InternalServiceException), "unknown"),
+                (refusal!(E::UnsupportedRegionException), "other"),
             ];
             cases
         }};
