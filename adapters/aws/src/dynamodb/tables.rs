@@ -11,15 +11,22 @@ use aws_sdk_dynamodb::error::{BuildError, ProvideErrorMetadata};
 use aws_sdk_dynamodb::operation::create_table::builders::CreateTableFluentBuilder;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection,
-    ProjectionType, ScalarAttributeType, TimeToLiveSpecification, TimeToLiveStatus,
+    ProjectionType, ScalarAttributeType, StreamSpecification, StreamViewType,
+    TimeToLiveSpecification, TimeToLiveStatus,
 };
 
 use super::error::store_error;
+use super::friend_item::attr as friend;
+use super::message_item::attr as message;
+use super::party_item::attr as party;
+use super::party_store::OFFLINE_INDEX;
+use super::placement_item::attr as placement;
 use super::player_item::attr;
 use super::player_store::SWEEP_INDEX;
+use super::subscription_item::attr as subscription;
 use shared::ports::StoreError;
 
-/// How long [`create_players_table`] waits for a new table to become ACTIVE (instant on
+/// How long [`create`] waits for a new table to become ACTIVE (instant on
 /// DynamoDB Local; tens of seconds on DynamoDB).
 const TABLE_ACTIVE_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -44,154 +51,174 @@ pub async fn client_for_endpoint(endpoint: &str) -> Client {
     Client::from_conf(config)
 }
 
-/// Creates the Players table as the SAM template defines it (on-demand, PK `playerId`,
-/// KEYS_ONLY GSI `BySweepShard` on `sweepShard`, TTL on `expireAt`), waits
-/// until it is ACTIVE, and enables TTL. Idempotent: an existing table is left as it is
-/// (only TTL is enabled on it if it was not).
-pub async fn create_players_table(client: &Client, name: &str) -> Result<(), StoreError> {
-    let table = client
-        .create_table()
-        .table_name(name)
-        .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(attribute(attr::PLAYER_ID, ScalarAttributeType::S)?)
-        .attribute_definitions(attribute(attr::SWEEP_SHARD, ScalarAttributeType::N)?)
-        .key_schema(key_element(attr::PLAYER_ID, KeyType::Hash)?)
-        .global_secondary_indexes(
-            GlobalSecondaryIndex::builder()
-                .index_name(SWEEP_INDEX)
-                .key_schema(key_element(attr::SWEEP_SHARD, KeyType::Hash)?)
-                .projection(
-                    Projection::builder()
-                        .projection_type(ProjectionType::KeysOnly)
-                        .build(),
-                )
-                .build()
-                .map_err(build_error)?,
-        );
-    create_active_with_ttl(client, name, table, attr::EXPIRE_AT).await
+/// A key attribute: its name and whether it is a number (`N`) or a string (`S`).
+type Key = (&'static str, Scalar);
+
+#[derive(Clone, Copy)]
+enum Scalar {
+    S,
+    N,
 }
 
-/// Creates the Messages table as the SAM template defines it (on-demand, PK
-/// `recipientId`, SK `seq` (N), no index, stream `NEW_IMAGE`, TTL on `expireAt`), waits
-/// until it is ACTIVE, and enables TTL. Idempotent: an existing table is left as it is
-/// (only TTL is enabled on it if it was not).
-pub async fn create_messages_table(client: &Client, name: &str) -> Result<(), StoreError> {
-    use super::message_item::attr as message;
-    use aws_sdk_dynamodb::types::{StreamSpecification, StreamViewType};
-
-    let table = client
-        .create_table()
-        .table_name(name)
-        .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(attribute(message::RECIPIENT_ID, ScalarAttributeType::S)?)
-        .attribute_definitions(attribute(message::SEQ, ScalarAttributeType::N)?)
-        .key_schema(key_element(message::RECIPIENT_ID, KeyType::Hash)?)
-        .key_schema(key_element(message::SEQ, KeyType::Range)?)
-        .stream_specification(
-            StreamSpecification::builder()
-                .stream_enabled(true)
-                .stream_view_type(StreamViewType::NewImage)
-                .build()
-                .map_err(build_error)?,
-        );
-    create_active_with_ttl(client, name, table, message::EXPIRE_AT).await
+/// A table as the SAM template defines it: on-demand, its keys, at most one KEYS_ONLY
+/// global secondary index, a `NEW_IMAGE` stream or none, TTL on an attribute or none.
+#[derive(Clone, Copy)]
+struct Table {
+    hash: Key,
+    range: Option<Key>,
+    index: Option<Index>,
+    stream: bool,
+    ttl: Option<&'static str>,
 }
 
-/// Creates the PresenceSubscriptions table as the SAM template defines it (on-demand,
-/// PK `targetId`, SK `watcherId`, TTL on `expireAt`), waits until it is ACTIVE, and
-/// enables TTL. Idempotent: an existing table is left as it is (only TTL is enabled on
-/// it if it was not).
-pub async fn create_subscriptions_table(client: &Client, name: &str) -> Result<(), StoreError> {
-    use super::subscription_item::attr as subscription;
-
-    let table = client
-        .create_table()
-        .table_name(name)
-        .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(attribute(subscription::TARGET_ID, ScalarAttributeType::S)?)
-        .attribute_definitions(attribute(subscription::WATCHER_ID, ScalarAttributeType::S)?)
-        .key_schema(key_element(subscription::TARGET_ID, KeyType::Hash)?)
-        .key_schema(key_element(subscription::WATCHER_ID, KeyType::Range)?);
-    create_active_with_ttl(client, name, table, subscription::EXPIRE_AT).await
+/// A KEYS_ONLY global secondary index.
+#[derive(Clone, Copy)]
+struct Index {
+    name: &'static str,
+    hash: Key,
+    range: Option<Key>,
 }
 
-/// Creates the Placements table as the SAM template defines it (on-demand, PK
-/// `placementId`, TTL on `expireAt`), waits until it is ACTIVE, and enables TTL.
+use Scalar::{N, S};
+
+impl Table {
+    /// On its keys alone: no index, no stream, no TTL.
+    const fn keyed(hash: Key, range: Option<Key>) -> Self {
+        Self {
+            hash,
+            range,
+            index: None,
+            stream: false,
+            ttl: None,
+        }
+    }
+
+    const fn indexed(self, name: &'static str, hash: Key, range: Option<Key>) -> Self {
+        Self {
+            index: Some(Index { name, hash, range }),
+            ..self
+        }
+    }
+
+    const fn streamed(self) -> Self {
+        Self {
+            stream: true,
+            ..self
+        }
+    }
+
+    const fn expiring(self, ttl: &'static str) -> Self {
+        Self {
+            ttl: Some(ttl),
+            ..self
+        }
+    }
+}
+
+const PLAYERS: Table = Table::keyed((attr::PLAYER_ID, S), None)
+    .indexed(SWEEP_INDEX, (attr::SWEEP_SHARD, N), None)
+    .expiring(attr::EXPIRE_AT);
+
+/// Its stream feeds on-message-inserted.
+const MESSAGES: Table = Table::keyed((message::RECIPIENT_ID, S), Some((message::SEQ, N)))
+    .streamed()
+    .expiring(message::EXPIRE_AT);
+
+const SUBSCRIPTIONS: Table = Table::keyed(
+    (subscription::TARGET_ID, S),
+    Some((subscription::WATCHER_ID, S)),
+)
+.expiring(subscription::EXPIRE_AT);
+
+const PLACEMENTS: Table =
+    Table::keyed((placement::PLACEMENT_ID, S), None).expiring(placement::EXPIRE_AT);
+
+const PARTIES: Table = Table::keyed((party::PARTY_ID, S), Some((party::SK, S)))
+    .indexed(
+        OFFLINE_INDEX,
+        (party::SWEEP_SHARD, N),
+        Some((party::OFFLINE_SINCE, N)),
+    )
+    .expiring(party::EXPIRE_AT);
+
+/// No TTL: a relation lasts until a player ends it.
+const FRIENDS: Table = Table::keyed((friend::PLAYER_ID, S), Some((friend::OTHER_ID, S)));
+
+/// The public creators, one a table, each [`create`] on its [`Table`].
+macro_rules! creators {
+    ($($(#[$doc:meta])* $function:ident => $table:ident;)+) => {
+        $(
+            $(#[$doc])*
+            pub async fn $function(client: &Client, name: &str) -> Result<(), StoreError> {
+                create(client, name, &$table).await
+            }
+        )+
+    };
+}
+
+creators! {
+    /// Creates the Players table ([`PLAYERS`]); see [`create`].
+    create_players_table => PLAYERS;
+    /// Creates the Messages table ([`MESSAGES`]); see [`create`].
+    create_messages_table => MESSAGES;
+    /// Creates the PresenceSubscriptions table ([`SUBSCRIPTIONS`]); see [`create`].
+    create_subscriptions_table => SUBSCRIPTIONS;
+    /// Creates the Placements table ([`PLACEMENTS`]); see [`create`].
+    create_placements_table => PLACEMENTS;
+    /// Creates the Parties table ([`PARTIES`]); see [`create`].
+    create_parties_table => PARTIES;
+    /// Creates the Friends table ([`FRIENDS`]); see [`create`].
+    create_friends_table => FRIENDS;
+}
+
+/// Creates `table` under `name`, waits until it is ACTIVE, and enables its TTL.
 /// Idempotent: an existing table is left as it is (only TTL is enabled on it if it was
 /// not).
-pub async fn create_placements_table(client: &Client, name: &str) -> Result<(), StoreError> {
-    use super::placement_item::attr as placement;
-
-    let table = client
+async fn create(client: &Client, name: &str, table: &Table) -> Result<(), StoreError> {
+    let index_keys = table
+        .index
+        .into_iter()
+        .flat_map(|i| [Some(i.hash), i.range]);
+    let definitions = [Some(table.hash), table.range]
+        .into_iter()
+        .chain(index_keys)
+        .flatten()
+        .map(attribute)
+        .collect::<Result<Vec<_>, _>>()?;
+    let request = client
         .create_table()
         .table_name(name)
         .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(attribute(placement::PLACEMENT_ID, ScalarAttributeType::S)?)
-        .key_schema(key_element(placement::PLACEMENT_ID, KeyType::Hash)?);
-    create_active_with_ttl(client, name, table, placement::EXPIRE_AT).await
+        .set_attribute_definitions(Some(definitions))
+        .set_key_schema(Some(key_schema(table.hash, table.range)?))
+        .set_global_secondary_indexes(table.index.map(global_index).transpose()?.map(|i| vec![i]))
+        .set_stream_specification(table.stream.then(new_image_stream).transpose()?);
+    create_active(client, name, request).await?;
+    match table.ttl {
+        Some(ttl_attribute) => enable_ttl(client, name, ttl_attribute).await,
+        None => Ok(()),
+    }
 }
 
-/// Creates the Parties table as the SAM template defines it (on-demand, PK `partyId`,
-/// SK `sk`, KEYS_ONLY GSI `ByOfflineSince` on `sweepShard` + `offlineSince`, TTL on
-/// `expireAt`), waits until it is ACTIVE, and enables TTL. Idempotent: an existing table
-/// is left as it is (only TTL is enabled on it if it was not).
-pub async fn create_parties_table(client: &Client, name: &str) -> Result<(), StoreError> {
-    use super::party_item::attr as party;
-    use super::party_store::OFFLINE_INDEX;
-
-    let table = client
-        .create_table()
-        .table_name(name)
-        .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(attribute(party::PARTY_ID, ScalarAttributeType::S)?)
-        .attribute_definitions(attribute(party::SK, ScalarAttributeType::S)?)
-        .attribute_definitions(attribute(party::SWEEP_SHARD, ScalarAttributeType::N)?)
-        .attribute_definitions(attribute(party::OFFLINE_SINCE, ScalarAttributeType::N)?)
-        .key_schema(key_element(party::PARTY_ID, KeyType::Hash)?)
-        .key_schema(key_element(party::SK, KeyType::Range)?)
-        .global_secondary_indexes(
-            GlobalSecondaryIndex::builder()
-                .index_name(OFFLINE_INDEX)
-                .key_schema(key_element(party::SWEEP_SHARD, KeyType::Hash)?)
-                .key_schema(key_element(party::OFFLINE_SINCE, KeyType::Range)?)
-                .projection(
-                    Projection::builder()
-                        .projection_type(ProjectionType::KeysOnly)
-                        .build(),
-                )
-                .build()
-                .map_err(build_error)?,
-        );
-    create_active_with_ttl(client, name, table, party::EXPIRE_AT).await
+fn global_index(index: Index) -> Result<GlobalSecondaryIndex, StoreError> {
+    GlobalSecondaryIndex::builder()
+        .index_name(index.name)
+        .set_key_schema(Some(key_schema(index.hash, index.range)?))
+        .projection(
+            Projection::builder()
+                .projection_type(ProjectionType::KeysOnly)
+                .build(),
+        )
+        .build()
+        .map_err(build_error)
 }
 
-/// Creates the Friends table as the SAM template defines it (on-demand, PK `playerId`,
-/// SK `otherId`, no index, no TTL: a relation lasts until a player ends it), and waits
-/// until it is ACTIVE. Idempotent: an existing table is left as it is.
-pub async fn create_friends_table(client: &Client, name: &str) -> Result<(), StoreError> {
-    use super::friend_item::attr as friend;
-
-    let table = client
-        .create_table()
-        .table_name(name)
-        .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(attribute(friend::PLAYER_ID, ScalarAttributeType::S)?)
-        .attribute_definitions(attribute(friend::OTHER_ID, ScalarAttributeType::S)?)
-        .key_schema(key_element(friend::PLAYER_ID, KeyType::Hash)?)
-        .key_schema(key_element(friend::OTHER_ID, KeyType::Range)?);
-    create_active(client, name, table).await
-}
-
-/// Sends a CreateTable (an existing table is fine), waits until the table is ACTIVE and
-/// turns TTL on for `ttl_attribute`.
-async fn create_active_with_ttl(
-    client: &Client,
-    name: &str,
-    table: CreateTableFluentBuilder,
-    ttl_attribute: &str,
-) -> Result<(), StoreError> {
-    create_active(client, name, table).await?;
-    enable_ttl(client, name, ttl_attribute).await
+fn new_image_stream() -> Result<StreamSpecification, StoreError> {
+    StreamSpecification::builder()
+        .stream_enabled(true)
+        .stream_view_type(StreamViewType::NewImage)
+        .build()
+        .map_err(build_error)
 }
 
 /// Sends a CreateTable (an existing table is fine) and waits until the table is ACTIVE.
@@ -263,7 +290,11 @@ fn unsupported(code: Option<&str>, message: Option<&str>) -> bool {
         || message.contains("unsupported")
 }
 
-fn attribute(name: &str, kind: ScalarAttributeType) -> Result<AttributeDefinition, StoreError> {
+fn attribute((name, kind): Key) -> Result<AttributeDefinition, StoreError> {
+    let kind = match kind {
+        S => ScalarAttributeType::S,
+        N => ScalarAttributeType::N,
+    };
     AttributeDefinition::builder()
         .attribute_name(name)
         .attribute_type(kind)
@@ -271,12 +302,22 @@ fn attribute(name: &str, kind: ScalarAttributeType) -> Result<AttributeDefinitio
         .map_err(build_error)
 }
 
-fn key_element(name: &str, kind: KeyType) -> Result<KeySchemaElement, StoreError> {
-    KeySchemaElement::builder()
-        .attribute_name(name)
-        .key_type(kind)
-        .build()
-        .map_err(build_error)
+/// The HASH key, then the RANGE key if there is one.
+fn key_schema(hash: Key, range: Option<Key>) -> Result<Vec<KeySchemaElement>, StoreError> {
+    [
+        Some((hash, KeyType::Hash)),
+        range.map(|key| (key, KeyType::Range)),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|((name, _), kind)| {
+        KeySchemaElement::builder()
+            .attribute_name(name)
+            .key_type(kind)
+            .build()
+            .map_err(build_error)
+    })
+    .collect()
 }
 
 fn build_error(err: BuildError) -> StoreError {
