@@ -1,20 +1,22 @@
-//! The Players item's game state on DynamoDB (the pending placement, the seat): what
-//! `sessionPlacementRequest`, the placement clean-up and `rejoinSession` write, each one
-//! conditional UpdateItem. The ports' impls in `player_store.rs` delegate here.
+//! The Players item's game state on DynamoDB (the pending placement, the seat, the
+//! placement and matchmaking profile): what `sessionPlacementRequest`, the placement
+//! clean-up and `rejoinSession` write, each one conditional UpdateItem.
 
+use async_trait::async_trait;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailure};
 
-use super::error::{Failure, applied, classify, store_error};
+use super::error::store_error;
 use super::item::{Item, s};
 use super::player_item::{
     attr, attributes_value, game_session_value, key, latencies_value, party_of, pending_of,
     pending_value,
 };
 use super::player_store::DynamoPlayerStore;
+use crate::calls::{AwsCall, Calls};
 use shared::domain::{GameSession, PlayerId};
 use shared::pending::{Pending, Reservation};
-use shared::ports::StoreError;
+use shared::ports::{PendingSlots, Profiles, Seats, StoreError};
 
 /// One pending placement per player; the failed condition returns the item (ALL_OLD),
 /// so a conflict names the pending placement without a second read.
@@ -34,22 +36,24 @@ const SAME_PLAYER_SESSION_CONDITION: &str = "gameSession.playerSessionId = :play
 const TAKE_SEAT: &str = "SET gameSession = :gameSession REMOVE endedGameSessionArn";
 /// The seat goes, and the game is remembered as over for `rejoinSession`.
 const END_GAME_SESSION: &str = "REMOVE gameSession SET endedGameSessionArn = :gameSessionArn";
+/// One attribute of the profile, named `#attribute`.
+const SET_ATTRIBUTE: &str = "SET #attribute = :value";
 /// Tries of `begin_placement` when the pending placement it collided with ended before
 /// it could be named.
 const BEGIN_PLACEMENT_ATTEMPTS: u32 = 3;
+/// Writes that create nothing: the player's item must be there.
+const PLAYER_EXISTS: &str = "attribute_exists(playerId)";
 
-impl DynamoPlayerStore {
-    pub(super) async fn reserve_now(
+#[async_trait]
+impl PendingSlots for DynamoPlayerStore {
+    async fn reserve(
         &self,
         player: &PlayerId,
         pending: &Pending,
     ) -> Result<Reservation, StoreError> {
         for _ in 0..BEGIN_PLACEMENT_ATTEMPTS {
             let result = self
-                .client
-                .update_item()
-                .table_name(self.table())
-                .set_key(Some(key(player)))
+                .update_player(player)
                 .update_expression(BEGIN_PLACEMENT_UPDATE)
                 .condition_expression(BEGIN_PLACEMENT_CONDITION)
                 .expression_attribute_values(":pending", pending_value(pending)?)
@@ -89,101 +93,116 @@ impl DynamoPlayerStore {
         ))
     }
 
-    pub(super) async fn release_now(
-        &self,
-        player: &PlayerId,
-        pending: &Pending,
-    ) -> Result<(), StoreError> {
-        let result = self
-            .client
-            .update_item()
-            .table_name(self.table())
-            .set_key(Some(key(player)))
-            .update_expression(ABANDON_PLACEMENT_UPDATE)
-            .condition_expression("attribute_exists(playerId)")
-            .expression_attribute_values(":pending", pending_value(pending)?)
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(err) => match classify(err) {
-                Failure::ConditionFailed => Ok(()),
-                Failure::Store(err) => Err(err),
-            },
-        }
+    /// A player no longer there has nothing to release.
+    async fn release(&self, player: &PlayerId, pending: &Pending) -> Result<(), StoreError> {
+        let values = [(":pending", pending_value(pending)?)];
+        self.update_if(player, ABANDON_PLACEMENT_UPDATE, PLAYER_EXISTS, &[], values)
+            .await
+            .map(drop)
     }
+}
 
-    pub(super) async fn update_game_session_now(
+impl Calls<dyn PendingSlots> for DynamoPlayerStore {
+    /// The conditional write, and the item read when an endpoint returns no old image.
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(self.table(), &["UpdateItem", "GetItem"])
+    }
+}
+
+#[async_trait]
+impl Seats for DynamoPlayerStore {
+    async fn update_game_session(
         &self,
         player: &PlayerId,
         session: &GameSession,
     ) -> Result<bool, StoreError> {
-        let result = self
-            .client
-            .update_item()
-            .table_name(self.table())
-            .set_key(Some(key(player)))
-            .update_expression(UPDATE_GAME_SESSION)
-            .condition_expression(SAME_GAME_CONDITION)
-            .expression_attribute_values(":gameSession", game_session_value(session)?)
-            .expression_attribute_values(":gameSessionArn", s(&session.game_session_arn))
-            .send()
-            .await;
-        applied(result)
+        let guard = (":gameSessionArn", s(&session.game_session_arn));
+        self.set_seat_if(player, session, SAME_GAME_CONDITION, guard)
+            .await
     }
 
-    pub(super) async fn refresh_seat_now(
+    async fn refresh_seat(
         &self,
         player: &PlayerId,
         session: &GameSession,
     ) -> Result<bool, StoreError> {
-        let result = self
-            .client
-            .update_item()
-            .table_name(self.table())
-            .set_key(Some(key(player)))
-            .update_expression(UPDATE_GAME_SESSION)
-            .condition_expression(SAME_PLAYER_SESSION_CONDITION)
-            .expression_attribute_values(":gameSession", game_session_value(session)?)
-            .expression_attribute_values(":playerSessionId", s(&session.player_session_id))
-            .send()
-            .await;
-        applied(result)
+        let guard = (":playerSessionId", s(&session.player_session_id));
+        self.set_seat_if(player, session, SAME_PLAYER_SESSION_CONDITION, guard)
+            .await
     }
 
-    pub(super) async fn take_seat_now(
-        &self,
-        player: &PlayerId,
-        session: &GameSession,
-    ) -> Result<(), StoreError> {
-        self.client
-            .update_item()
-            .table_name(self.table())
-            .set_key(Some(key(player)))
+    async fn take_seat(&self, player: &PlayerId, session: &GameSession) -> Result<(), StoreError> {
+        self.update_player(player)
             .update_expression(TAKE_SEAT)
             .expression_attribute_values(":gameSession", game_session_value(session)?)
             .send()
             .await
-            .map(|_| ())
+            .map(drop)
             .map_err(store_error)
     }
 
-    pub(super) async fn end_game_session_now(
+    async fn end_game_session(
         &self,
         player: &PlayerId,
         game_session_arn: &str,
     ) -> Result<bool, StoreError> {
-        let result = self
-            .client
-            .update_item()
-            .table_name(self.table())
-            .set_key(Some(key(player)))
-            .update_expression(END_GAME_SESSION)
-            .condition_expression(SAME_GAME_CONDITION)
-            .expression_attribute_values(":gameSessionArn", s(game_session_arn))
-            .send()
-            .await;
-        applied(result)
+        let values = [(":gameSessionArn", s(game_session_arn))];
+        self.update_if(player, END_GAME_SESSION, SAME_GAME_CONDITION, &[], values)
+            .await
+    }
+}
+
+impl Calls<dyn Seats> for DynamoPlayerStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(self.table(), &["UpdateItem"])
+    }
+}
+
+/// Each sets one attribute of the player's item, one conditional write: `false` when no
+/// player has that id (nothing is created).
+#[async_trait]
+impl Profiles for DynamoPlayerStore {
+    async fn set_placement_latencies(
+        &self,
+        player: &PlayerId,
+        latencies: &[(String, u32)],
+    ) -> Result<bool, StoreError> {
+        let names = [("#attribute", "placementLatencies")];
+        let values = [(":value", latencies_value(latencies)?)];
+        self.update_if(player, SET_ATTRIBUTE, PLAYER_EXISTS, &names, values)
+            .await
+    }
+
+    async fn set_matchmaking_attributes(
+        &self,
+        player: &PlayerId,
+        attributes: &shared::matchmaking::Attributes,
+    ) -> Result<bool, StoreError> {
+        let names = [("#attribute", "matchmakingAttributes")];
+        let values = [(":value", attributes_value(attributes))];
+        self.update_if(player, SET_ATTRIBUTE, PLAYER_EXISTS, &names, values)
+            .await
+    }
+}
+
+impl Calls<dyn Profiles> for DynamoPlayerStore {
+    fn calls(&self) -> Vec<AwsCall> {
+        AwsCall::on_table(self.table(), &["UpdateItem"])
+    }
+}
+
+impl DynamoPlayerStore {
+    /// Writes the seat if `condition` holds, on `guard`, its one value.
+    async fn set_seat_if(
+        &self,
+        player: &PlayerId,
+        session: &GameSession,
+        condition: &str,
+        guard: (&str, AttributeValue),
+    ) -> Result<bool, StoreError> {
+        let values = [(":gameSession", game_session_value(session)?), guard];
+        self.update_if(player, UPDATE_GAME_SESSION, condition, &[], values)
+            .await
     }
 
     /// Why a placement could not begin, from the player's item read on its own
@@ -205,50 +224,6 @@ impl DynamoPlayerStore {
             .await
             .map_err(store_error)?;
         Ok(output.item().map(why_not_begun).transpose()?.flatten())
-    }
-
-    pub(super) async fn set_placement_latencies_now(
-        &self,
-        player: &PlayerId,
-        latencies: &[(String, u32)],
-    ) -> Result<bool, StoreError> {
-        self.set_on_player(player, "placementLatencies", latencies_value(latencies)?)
-            .await
-    }
-
-    pub(super) async fn set_matchmaking_attributes_now(
-        &self,
-        player: &PlayerId,
-        attributes: &shared::matchmaking::Attributes,
-    ) -> Result<bool, StoreError> {
-        self.set_on_player(
-            player,
-            "matchmakingAttributes",
-            attributes_value(attributes),
-        )
-        .await
-    }
-
-    /// Sets one attribute of the player's item, one conditional write: `false` when no
-    /// player has that id (nothing is created).
-    async fn set_on_player(
-        &self,
-        player: &PlayerId,
-        name: &str,
-        value: AttributeValue,
-    ) -> Result<bool, StoreError> {
-        let result = self
-            .client
-            .update_item()
-            .table_name(self.table())
-            .set_key(Some(key(player)))
-            .update_expression("SET #attribute = :value")
-            .condition_expression("attribute_exists(playerId)")
-            .expression_attribute_names("#attribute", name)
-            .expression_attribute_values(":value", value)
-            .send()
-            .await;
-        applied(result)
     }
 }
 

@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 
 use super::batch::{BATCH_GET_LIMIT, Projection, get_batch};
@@ -17,12 +18,10 @@ use super::player_item::{
 };
 use crate::calls::{AwsCall, Calls};
 use shared::activity::Activity;
-use shared::domain::{ConnectionId, EpochMillis, GameSession, PlayerId, PresenceStatus};
-use shared::pending::{Pending, Reservation};
+use shared::domain::{ConnectionId, EpochMillis, PlayerId, PresenceStatus};
 use shared::players::{ConnectOutcome, ExpiredPage, ExpiredPlayer, NewConnection, PlayerRecord};
 use shared::ports::{
-    Activities, Connections, PendingSlots, PlayerLookup, PlayerReader, PresenceSweep, Profiles,
-    Seats, StoreError,
+    Activities, Connections, PlayerLookup, PlayerReader, PresenceSweep, StoreError,
 };
 
 mod sweep;
@@ -99,6 +98,42 @@ impl DynamoPlayerStore {
         get_batch(&self.client, &self.table, keys, consistent, projection).await
     }
 
+    /// An UpdateItem on the player's item, to be given its expressions.
+    pub(super) fn update_player(&self, player: &PlayerId) -> UpdateItemFluentBuilder {
+        self.client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(player)))
+    }
+
+    /// A conditional UpdateItem on the player's item; `Ok(false)` when `condition` fails.
+    pub(super) async fn update_if(
+        &self,
+        player: &PlayerId,
+        update: &str,
+        condition: &str,
+        names: &[(&str, &str)],
+        values: impl IntoIterator<Item = (&str, AttributeValue)>,
+    ) -> Result<bool, StoreError> {
+        let names = names
+            .iter()
+            .map(|(name, attribute)| ((*name).to_owned(), (*attribute).to_owned()))
+            .collect::<HashMap<_, _>>();
+        let values = values
+            .into_iter()
+            .map(|(name, value)| (name.to_owned(), value))
+            .collect::<HashMap<_, _>>();
+        let result = self
+            .update_player(player)
+            .update_expression(update)
+            .condition_expression(condition)
+            .set_expression_attribute_names((!names.is_empty()).then_some(names))
+            .set_expression_attribute_values((!values.is_empty()).then_some(values))
+            .send()
+            .await;
+        applied(result)
+    }
+
     /// A conditional write on the player's current online connection; `Ok(false)` when
     /// the condition fails.
     async fn update_current_online(
@@ -108,24 +143,14 @@ impl DynamoPlayerStore {
         update: &str,
         values: impl IntoIterator<Item = (&str, AttributeValue)>,
     ) -> Result<bool, StoreError> {
-        let mut values: HashMap<String, AttributeValue> = values
-            .into_iter()
-            .map(|(name, value)| (name.to_owned(), value))
-            .collect();
-        values.insert(":connectionId".into(), s(connection.as_str()));
-        values.insert(":online".into(), s(PresenceStatus::Online.as_str()));
-        let result = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key(player)))
-            .update_expression(update)
-            .condition_expression(CURRENT_ONLINE_CONDITION)
-            .expression_attribute_names("#status", attr::STATUS)
-            .set_expression_attribute_values(Some(values))
-            .send()
-            .await;
-        applied(result)
+        let current = [
+            (":connectionId", s(connection.as_str())),
+            (":online", s(PresenceStatus::Online.as_str())),
+        ];
+        let names = [("#status", attr::STATUS)];
+        let values = values.into_iter().chain(current);
+        self.update_if(player, update, CURRENT_ONLINE_CONDITION, &names, values)
+            .await
     }
 }
 
@@ -240,91 +265,6 @@ impl Connections for DynamoPlayerStore {
 }
 
 impl Calls<dyn Connections> for DynamoPlayerStore {
-    fn calls(&self) -> Vec<AwsCall> {
-        AwsCall::on_table(&self.table, &["UpdateItem"])
-    }
-}
-
-#[async_trait]
-impl PendingSlots for DynamoPlayerStore {
-    async fn reserve(
-        &self,
-        player: &PlayerId,
-        pending: &Pending,
-    ) -> Result<Reservation, StoreError> {
-        self.reserve_now(player, pending).await
-    }
-
-    async fn release(&self, player: &PlayerId, pending: &Pending) -> Result<(), StoreError> {
-        self.release_now(player, pending).await
-    }
-}
-
-impl Calls<dyn PendingSlots> for DynamoPlayerStore {
-    /// The conditional write, and the item read when an endpoint returns no old image.
-    fn calls(&self) -> Vec<AwsCall> {
-        AwsCall::on_table(&self.table, &["UpdateItem", "GetItem"])
-    }
-}
-
-#[async_trait]
-impl Seats for DynamoPlayerStore {
-    async fn update_game_session(
-        &self,
-        player: &PlayerId,
-        session: &GameSession,
-    ) -> Result<bool, StoreError> {
-        self.update_game_session_now(player, session).await
-    }
-
-    async fn refresh_seat(
-        &self,
-        player: &PlayerId,
-        session: &GameSession,
-    ) -> Result<bool, StoreError> {
-        self.refresh_seat_now(player, session).await
-    }
-
-    async fn take_seat(&self, player: &PlayerId, session: &GameSession) -> Result<(), StoreError> {
-        self.take_seat_now(player, session).await
-    }
-
-    async fn end_game_session(
-        &self,
-        player: &PlayerId,
-        game_session_arn: &str,
-    ) -> Result<bool, StoreError> {
-        self.end_game_session_now(player, game_session_arn).await
-    }
-}
-
-impl Calls<dyn Seats> for DynamoPlayerStore {
-    fn calls(&self) -> Vec<AwsCall> {
-        AwsCall::on_table(&self.table, &["UpdateItem"])
-    }
-}
-
-#[async_trait]
-impl Profiles for DynamoPlayerStore {
-    async fn set_placement_latencies(
-        &self,
-        player: &PlayerId,
-        latencies: &[(String, u32)],
-    ) -> Result<bool, StoreError> {
-        self.set_placement_latencies_now(player, latencies).await
-    }
-
-    async fn set_matchmaking_attributes(
-        &self,
-        player: &PlayerId,
-        attributes: &shared::matchmaking::Attributes,
-    ) -> Result<bool, StoreError> {
-        self.set_matchmaking_attributes_now(player, attributes)
-            .await
-    }
-}
-
-impl Calls<dyn Profiles> for DynamoPlayerStore {
     fn calls(&self) -> Vec<AwsCall> {
         AwsCall::on_table(&self.table, &["UpdateItem"])
     }
