@@ -8,11 +8,13 @@ use crate::Inboxes;
 
 use crate::PlacementsTable;
 use crate::PlayersTable;
-use shared::domain::{ConnectionId, EpochMillis, MessageId, PlacementStatus, PlayerId};
+use shared::domain::{
+    ConnectionId, EpochMillis, GameSession, MessageId, PlacementStatus, PlayerId,
+};
 use shared::messaging::{MessageKind, NewMessage, ReplayFrom};
 use shared::pending::Reservation;
 use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
-use shared::players::NewConnection;
+use shared::players::{NewConnection, PlayerRecord};
 use shared::ports::PlacementOutcomes;
 
 use crate::fixtures::{T0, pending, placement_id};
@@ -110,6 +112,67 @@ async fn pending_messages(stores: &PlacementStores, recipient: &str) -> Vec<NewM
         .collect()
 }
 
+/// The player's record, which must be there.
+async fn record(stores: &PlacementStores, name: &str) -> PlayerRecord {
+    stores
+        .players
+        .get(&player(name))
+        .await
+        .expect("player read")
+        .expect("a player record")
+}
+
+/// The placement, which must be there.
+async fn stored_placement(stores: &PlacementStores, id: &str) -> PlacementRecord {
+    stores
+        .placements
+        .get(&placement_id(id))
+        .await
+        .expect("placement read")
+        .expect("a placement")
+}
+
+/// As `sessionPlacementRequest` begins placement `id` for `players` (the first leads):
+/// the leader's pending slot reserved, then the placement created, pending.
+async fn begin(stores: &PlacementStores, id: &str, players: &[&str]) {
+    let leader = player(players[0]);
+    assert_eq!(
+        stores.players.reserve(&leader, &pending(id)).await.unwrap(),
+        Reservation::Reserved
+    );
+    let mut placement = PlacementRecord::pending(placement_id(id), leader, "eu-queue", T0);
+    placement.player_ids = players.iter().map(|name| player(name)).collect();
+    stores.placements.create(&placement).await.unwrap();
+}
+
+/// `players` connected and seated in [`game_session`] by placement `p-1`, fulfilled.
+async fn seated(stores: &PlacementStores, players: &[&str]) {
+    for name in players {
+        connect(stores, name, T0).await;
+    }
+    begin(stores, "p-1", players).await;
+    let fulfilled = settlement("p-1", PlacementStatus::Fulfilled, players);
+    assert!(stores.outcomes.settle(&fulfilled).await.unwrap());
+}
+
+/// A rejoin's new seat stored for `name`: whether it was written.
+async fn rejoin(stores: &PlacementStores, name: &str, seat: &GameSession) -> bool {
+    stores
+        .players
+        .update_game_session(&player(name), seat)
+        .await
+        .unwrap()
+}
+
+/// A refresh of `name`'s seat stored: whether it was written.
+async fn refresh(stores: &PlacementStores, name: &str, seat: &GameSession) -> bool {
+    stores
+        .players
+        .refresh_seat(&player(name), seat)
+        .await
+        .unwrap()
+}
+
 pub async fn given_a_new_placement_when_created_then_it_reads_back_pending_and_its_id_is_never_reused(
     stores: &PlacementStores,
 ) {
@@ -133,33 +196,16 @@ pub async fn given_a_pending_placement_when_marked_failed_then_failed_once(
 ) {
     let placement = PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", T0);
     stores.placements.create(&placement).await.unwrap();
-    assert!(
-        stores
-            .placements
-            .mark_failed(&placement_id("p-1"), T0 + 1)
-            .await
-            .unwrap()
-    );
-    assert!(
-        !stores
-            .placements
-            .mark_failed(&placement_id("p-1"), T0 + 2)
-            .await
-            .unwrap()
-    );
-    assert!(
-        !stores
-            .placements
-            .mark_failed(&placement_id("p-unknown"), T0)
-            .await
-            .unwrap()
-    );
-    let stored = stores
-        .placements
-        .get(&placement_id("p-1"))
-        .await
-        .unwrap()
-        .unwrap();
+    // Once; then never again, nor for an unknown placement.
+    for (id, at, marked) in [
+        ("p-1", T0 + 1, true),
+        ("p-1", T0 + 2, false),
+        ("p-unknown", T0, false),
+    ] {
+        let result = stores.placements.mark_failed(&placement_id(id), at).await;
+        assert_eq!(result.unwrap(), marked, "{id} at {at}");
+    }
+    let stored = stored_placement(stores, "p-1").await;
     assert_eq!(stored.status, PlacementStatus::Failed);
     assert_eq!(stored.updated_at, T0 + 1);
     // A failed placement is final: an event cannot settle it any more.
@@ -173,28 +219,12 @@ pub async fn given_a_pending_placement_when_fulfilled_then_placement_players_and
 ) {
     connect(stores, "alice", T0).await;
     connect(stores, "bob", T0).await;
-    assert_eq!(
-        stores
-            .players
-            .reserve(&player("alice"), &pending("p-1"))
-            .await
-            .unwrap(),
-        Reservation::Reserved
-    );
-    let mut placement =
-        PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", T0);
-    placement.player_ids.push(player("bob"));
-    stores.placements.create(&placement).await.unwrap();
+    begin(stores, "p-1", &["alice", "bob"]).await;
 
     let fulfilled = settlement("p-1", PlacementStatus::Fulfilled, &["alice", "bob"]);
     assert!(stores.outcomes.settle(&fulfilled).await.unwrap());
 
-    let stored = stores
-        .placements
-        .get(&placement_id("p-1"))
-        .await
-        .unwrap()
-        .unwrap();
+    let stored = stored_placement(stores, "p-1").await;
     assert_eq!(stored.status, PlacementStatus::Fulfilled);
     assert_eq!(stored.updated_at, T0 + 5_000);
     assert_eq!(stored.created_at, T0);
@@ -209,7 +239,7 @@ pub async fn given_a_pending_placement_when_fulfilled_then_placement_players_and
     assert_eq!(stored.player_sessions.len(), 2);
 
     for name in ["alice", "bob"] {
-        let record = stores.players.get(&player(name)).await.unwrap().unwrap();
+        let record = record(stores, name).await;
         assert_eq!(record.pending, None, "{name}");
         assert_eq!(
             record.game_session,
@@ -222,29 +252,17 @@ pub async fn given_a_pending_placement_when_fulfilled_then_placement_players_and
             vec![message("p-1", name, PlacementStatus::Fulfilled)]
         );
     }
-    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    let alice = record(stores, "alice").await;
     assert_eq!(alice.last_request, Some(pending("p-1")));
 
     // The seat survives a reconnect, and a rejoin replaces it within the same game only.
     connect(stores, "alice", T0 + 10_000).await;
     let rejoined = game_session().seat("psess-alice-2");
-    assert!(
-        stores
-            .players
-            .update_game_session(&player("alice"), &rejoined)
-            .await
-            .unwrap()
-    );
+    assert!(rejoin(stores, "alice", &rejoined).await);
     let mut other_game = game_session().seat("psess-alice-3");
     other_game.game_session_arn = "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-2".into();
-    assert!(
-        !stores
-            .players
-            .update_game_session(&player("alice"), &other_game)
-            .await
-            .unwrap()
-    );
-    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    assert!(!rejoin(stores, "alice", &other_game).await);
+    let alice = record(stores, "alice").await;
     assert_eq!(alice.game_session, Some(rejoined));
 }
 
@@ -252,21 +270,7 @@ pub async fn given_a_settled_placement_when_the_same_outcome_comes_again_then_no
     stores: &PlacementStores,
 ) {
     connect(stores, "alice", T0).await;
-    stores
-        .players
-        .reserve(&player("alice"), &pending("p-1"))
-        .await
-        .unwrap();
-    stores
-        .placements
-        .create(&PlacementRecord::pending(
-            placement_id("p-1"),
-            player("alice"),
-            "eu-queue",
-            T0,
-        ))
-        .await
-        .unwrap();
+    begin(stores, "p-1", &["alice"]).await;
     let fulfilled = settlement("p-1", PlacementStatus::Fulfilled, &["alice"]);
     assert!(stores.outcomes.settle(&fulfilled).await.unwrap());
     // Then a new placement begins.
@@ -285,14 +289,9 @@ pub async fn given_a_settled_placement_when_the_same_outcome_comes_again_then_no
         1,
         "a duplicate appends nothing"
     );
-    let stored = stores
-        .placements
-        .get(&placement_id("p-1"))
-        .await
-        .unwrap()
-        .unwrap();
+    let stored = stored_placement(stores, "p-1").await;
     assert_eq!(stored.updated_at, T0 + 5_000);
-    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    let alice = record(stores, "alice").await;
     assert_eq!(alice.pending, Some(pending("p-2")));
 }
 
@@ -300,38 +299,19 @@ pub async fn given_a_cancelled_placement_when_a_late_fulfilled_event_lands_then_
     stores: &PlacementStores,
 ) {
     connect(stores, "alice", T0).await;
-    stores
-        .players
-        .reserve(&player("alice"), &pending("p-1"))
-        .await
-        .unwrap();
-    stores
-        .placements
-        .create(&PlacementRecord::pending(
-            placement_id("p-1"),
-            player("alice"),
-            "eu-queue",
-            T0,
-        ))
-        .await
-        .unwrap();
+    begin(stores, "p-1", &["alice"]).await;
     let cancelled = settlement("p-1", PlacementStatus::Cancelled, &["alice"]);
     assert!(stores.outcomes.settle(&cancelled).await.unwrap());
-    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    let alice = record(stores, "alice").await;
     assert_eq!(alice.pending, None);
     assert_eq!(alice.game_session, None);
 
     let late = settlement("p-1", PlacementStatus::Fulfilled, &["alice"]);
     assert!(!stores.outcomes.settle(&late).await.unwrap());
-    let stored = stores
-        .placements
-        .get(&placement_id("p-1"))
-        .await
-        .unwrap()
-        .unwrap();
+    let stored = stored_placement(stores, "p-1").await;
     assert_eq!(stored.status, PlacementStatus::Cancelled);
     assert_eq!(stored.game_session, None);
-    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    let alice = record(stores, "alice").await;
     assert_eq!(alice.game_session, None);
     assert_eq!(
         pending_messages(stores, "alice").await,
@@ -353,7 +333,7 @@ pub async fn given_an_unknown_placement_when_settled_then_nothing_is_written(
             .unwrap(),
         None
     );
-    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    let alice = record(stores, "alice").await;
     assert_eq!(alice.game_session, None);
     assert!(pending_messages(stores, "alice").await.is_empty());
 }
@@ -379,16 +359,10 @@ pub async fn given_a_later_pending_placement_when_an_older_one_settles_then_the_
         .unwrap();
     let timed_out = settlement("p-old", PlacementStatus::TimedOut, &["alice"]);
     assert!(stores.outcomes.settle(&timed_out).await.unwrap());
-    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    let alice = record(stores, "alice").await;
     assert_eq!(alice.pending, Some(pending("p-new")));
     assert_eq!(
-        stores
-            .placements
-            .get(&placement_id("p-old"))
-            .await
-            .unwrap()
-            .unwrap()
-            .status,
+        stored_placement(stores, "p-old").await.status,
         PlacementStatus::TimedOut
     );
 }
@@ -407,12 +381,7 @@ pub async fn given_more_players_than_one_transaction_takes_when_settled_then_eve
     assert!(stores.outcomes.settle(&fulfilled).await.unwrap());
     assert!(!stores.outcomes.settle(&fulfilled).await.unwrap());
 
-    let stored = stores
-        .placements
-        .get(&placement_id("p-big"))
-        .await
-        .unwrap()
-        .unwrap();
+    let stored = stored_placement(stores, "p-big").await;
     assert_eq!(stored.status, PlacementStatus::Fulfilled);
     assert_eq!(stored.player_sessions.len(), 120);
     for name in &refs {
@@ -424,12 +393,7 @@ pub async fn given_more_players_than_one_transaction_takes_when_settled_then_eve
     }
     assert_eq!(stores.players.get(&player("many119")).await.unwrap(), None);
     connect(stores, "many119", T0 + 1).await;
-    let last = stores
-        .players
-        .get(&player("many119"))
-        .await
-        .unwrap()
-        .unwrap();
+    let last = record(stores, "many119").await;
     assert_eq!(
         last.game_session,
         Some(game_session().seat("psess-many119"))
@@ -439,59 +403,30 @@ pub async fn given_more_players_than_one_transaction_takes_when_settled_then_eve
 pub async fn given_a_seated_player_when_their_game_is_reported_over_then_the_seat_goes_and_the_game_is_remembered_as_ended(
     stores: &PlacementStores,
 ) {
-    connect(stores, "alice", T0).await;
-    connect(stores, "bob", T0).await;
-    stores
-        .players
-        .reserve(&player("alice"), &pending("p-1"))
-        .await
-        .unwrap();
-    let mut placement =
-        PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", T0);
-    placement.player_ids.push(player("bob"));
-    stores.placements.create(&placement).await.unwrap();
-    let fulfilled = settlement("p-1", PlacementStatus::Fulfilled, &["alice", "bob"]);
-    assert!(stores.outcomes.settle(&fulfilled).await.unwrap());
+    seated(stores, &["alice", "bob"]).await;
     let arn = game_session().game_session_arn;
 
-    // Another game: nothing changes.
-    assert!(
-        !stores
+    let other = "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/other";
+    // Another game: nothing changes. Then twice, or for a player with no item: nothing
+    // to clear.
+    for (name, game, applied) in [
+        ("alice", other, false),
+        ("alice", arn.as_str(), true),
+        ("alice", arn.as_str(), false),
+        ("ghost", arn.as_str(), false),
+    ] {
+        let ended = stores
             .players
-            .end_game_session(
-                &player("alice"),
-                "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/other"
-            )
+            .end_game_session(&player(name), game)
             .await
-            .unwrap()
-    );
-    assert!(
-        stores
-            .players
-            .end_game_session(&player("alice"), &arn)
-            .await
-            .unwrap()
-    );
-    // Twice, or for a player with no item: nothing to clear.
-    assert!(
-        !stores
-            .players
-            .end_game_session(&player("alice"), &arn)
-            .await
-            .unwrap()
-    );
-    assert!(
-        !stores
-            .players
-            .end_game_session(&player("ghost"), &arn)
-            .await
-            .unwrap()
-    );
+            .unwrap();
+        assert_eq!(ended, applied, "{name} ending {game}");
+    }
 
-    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    let alice = record(stores, "alice").await;
     assert_eq!(alice.game_session, None);
     assert_eq!(alice.ended_game_session.as_deref(), Some(arn.as_str()));
-    let bob = stores.players.get(&player("bob")).await.unwrap().unwrap();
+    let bob = record(stores, "bob").await;
     assert!(bob.game_session.is_some(), "bob's seat is his own: {bob:?}");
     assert_eq!(bob.ended_game_session, None);
 }
@@ -502,16 +437,7 @@ pub async fn given_a_refresh_and_a_rejoin_racing_when_the_stale_refresh_stores_l
     stores: &PlacementStores,
 ) {
     // Given alice seated in gs-1 as psess-alice
-    connect(stores, "alice", T0).await;
-    stores
-        .players
-        .reserve(&player("alice"), &pending("p-1"))
-        .await
-        .unwrap();
-    let placement = PlacementRecord::pending(placement_id("p-1"), player("alice"), "eu-queue", T0);
-    stores.placements.create(&placement).await.unwrap();
-    let fulfilled = settlement("p-1", PlacementStatus::Fulfilled, &["alice"]);
-    assert!(stores.outcomes.settle(&fulfilled).await.unwrap());
+    seated(stores, &["alice"]).await;
     let mut refreshed = game_session().seat("psess-alice");
     refreshed.connection = Some(shared::domain::ConnectionDetails {
         endpoints: vec![shared::domain::ConnectionEndpoint {
@@ -525,43 +451,21 @@ pub async fn given_a_refresh_and_a_rejoin_racing_when_the_stale_refresh_stores_l
     // When a rejoin stores a new player session in the same game, and then the refresh
     // that read the old seat stores that seat's fresh details
     let rejoined = game_session().seat("psess-alice-2");
-    assert!(
-        stores
-            .players
-            .update_game_session(&player("alice"), &rejoined)
-            .await
-            .unwrap()
-    );
-    let stale = stores
-        .players
-        .refresh_seat(&player("alice"), &refreshed)
-        .await
-        .unwrap();
+    assert!(rejoin(stores, "alice", &rejoined).await);
+    let stale = refresh(stores, "alice", &refreshed).await;
 
     // Then the stale write loses, and the rejoined seat stays
     assert!(!stale, "the old player session's details are refused");
-    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    let alice = record(stores, "alice").await;
     assert_eq!(alice.game_session, Some(rejoined.clone()));
     // And a refresh of the seat she holds now is stored
     let mut current = refreshed;
     current.player_session_id = "psess-alice-2".into();
-    assert!(
-        stores
-            .players
-            .refresh_seat(&player("alice"), &current)
-            .await
-            .unwrap()
-    );
-    let alice = stores.players.get(&player("alice")).await.unwrap().unwrap();
+    assert!(refresh(stores, "alice", &current).await);
+    let alice = record(stores, "alice").await;
     assert_eq!(alice.game_session, Some(current));
     // And a player with no seat (or no item) gets nothing written
-    assert!(
-        !stores
-            .players
-            .refresh_seat(&player("ghost"), &rejoined)
-            .await
-            .unwrap()
-    );
+    assert!(!refresh(stores, "ghost", &rejoined).await);
 }
 
 #[macro_export]
