@@ -51,24 +51,22 @@ use shared::ports::{
     Subscriptions, TicketChanges, TicketReader, TicketRecorder, Watchers,
 };
 
-/// Every port one adapter of the Players table offers but the heartbeat (a deployed
-/// heartbeat is API Gateway's own UpdateItem, its contract run on the mapping template):
-/// what a contract scenario exercises together.
-pub trait PlayersTable:
-    PlayerReader
-    + PlayerLookup
-    + Connections
-    + PresenceSweep
-    + PendingSlots
-    + Seats
-    + Profiles
-    + Activities
-    + RateLimiter
-{
+/// A trait that is the sum of its bounds, implemented for every type that has them all:
+/// each list of ports is written once.
+macro_rules! ports_of {
+    ($(#[$doc:meta])* $name:ident: $first:ident $(+ $rest:ident)*) => {
+        $(#[$doc])*
+        pub trait $name: $first $(+ $rest)* {}
+
+        impl<T> $name for T where T: $first $(+ $rest)* + ?Sized {}
+    };
 }
 
-impl<T> PlayersTable for T where
-    T: PlayerReader
+ports_of! {
+    /// Every port one adapter of the Players table offers but the heartbeat (a deployed
+    /// heartbeat is API Gateway's own UpdateItem, its contract run on the mapping
+    /// template): what a contract scenario exercises together.
+    PlayersTable: PlayerReader
         + PlayerLookup
         + Connections
         + PresenceSweep
@@ -77,40 +75,37 @@ impl<T> PlayersTable for T where
         + Profiles
         + Activities
         + RateLimiter
-        + ?Sized
-{
 }
 
-/// Every port of the Parties table.
-pub trait PartiesTable: PartyReader + PartyCommits + PartySlots + OfflineParties {}
+ports_of! {
+    /// Every port of the Parties table.
+    PartiesTable: PartyReader + PartyCommits + PartySlots + OfflineParties
+}
 
-impl<T> PartiesTable for T where T: PartyReader + PartyCommits + PartySlots + OfflineParties + ?Sized
-{}
+ports_of! {
+    /// Every port of the Placements table's placements.
+    PlacementsTable: PlacementReader + PlacementRecorder
+}
 
-/// Every port of the Placements table's placements.
-pub trait PlacementsTable: PlacementReader + PlacementRecorder {}
+ports_of! {
+    /// Every port of the Placements table's tickets.
+    TicketsTable: TicketReader + TicketRecorder + TicketChanges
+}
 
-impl<T> PlacementsTable for T where T: PlacementReader + PlacementRecorder + ?Sized {}
+ports_of! {
+    /// Every port of the Messages table's inboxes (the hand-over aside).
+    Inboxes: MessageStore + InboxReader
+}
 
-/// Every port of the Placements table's tickets.
-pub trait TicketsTable: TicketReader + TicketRecorder + TicketChanges {}
+ports_of! {
+    /// Every port of the PresenceSubscriptions table.
+    SubscriptionsTable: Subscriptions + Watchers
+}
 
-impl<T> TicketsTable for T where T: TicketReader + TicketRecorder + TicketChanges + ?Sized {}
-
-/// Every port of the Messages table's inboxes (the hand-over aside).
-pub trait Inboxes: MessageStore + InboxReader {}
-
-impl<T> Inboxes for T where T: MessageStore + InboxReader + ?Sized {}
-
-/// Every port of the PresenceSubscriptions table.
-pub trait SubscriptionsTable: Subscriptions + Watchers {}
-
-impl<T> SubscriptionsTable for T where T: Subscriptions + Watchers + ?Sized {}
-
-/// Every port of the Friends table.
-pub trait FriendsTable: FriendReader + FriendCommits + Blocks {}
-
-impl<T> FriendsTable for T where T: FriendReader + FriendCommits + Blocks + ?Sized {}
+ports_of! {
+    /// Every port of the Friends table.
+    FriendsTable: FriendReader + FriendCommits + Blocks
+}
 
 /// Every port trait, for tests that call adapters directly: `use contracts::ports::*;`.
 pub mod ports {
