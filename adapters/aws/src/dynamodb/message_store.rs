@@ -33,25 +33,12 @@ const FIRST_PAGE: i32 = 10;
 /// Items per later Query of a replay.
 const PAGE: i32 = 100;
 
-/// The Messages table in DynamoDB.
-#[derive(Clone, Debug)]
-pub struct DynamoMessageStore {
-    client: Client,
-    table: String,
+table_store! {
+    /// The Messages table in DynamoDB.
+    DynamoMessageStore
 }
 
 impl DynamoMessageStore {
-    pub fn new(client: Client, table: impl Into<String>) -> Self {
-        Self {
-            client,
-            table: table.into(),
-        }
-    }
-
-    pub fn table(&self) -> &str {
-        &self.table
-    }
-
     /// Appends one recipient's messages, in order.
     async fn append_to(&self, messages: Vec<&NewMessage>) -> Result<usize, StoreError> {
         let Some(first) = messages.first() else {

@@ -1,6 +1,31 @@
 //! DynamoDB adapters of the store ports (the tables: docs/architecture.md#the-data-model-at-a-glance), and the
 //! table set-up the local stack and the tests use with DynamoDB Local.
 
+/// A store on one table and nothing else: its client and the table's name.
+macro_rules! table_store {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        pub struct $name {
+            pub(super) client: aws_sdk_dynamodb::Client,
+            table: String,
+        }
+
+        impl $name {
+            pub fn new(client: aws_sdk_dynamodb::Client, table: impl Into<String>) -> Self {
+                Self {
+                    client,
+                    table: table.into(),
+                }
+            }
+
+            pub fn table(&self) -> &str {
+                &self.table
+            }
+        }
+    };
+}
+
 mod batch;
 mod error;
 mod friend_item;

@@ -56,24 +56,9 @@ pub const PLAYERS_PER_TRANSACTION: usize = 33;
 const PENDING_CONDITION: &str = "#status = :pending";
 const MARK_FAILED_UPDATE: &str = "SET #status = :failed, updatedAt = :at";
 
-/// The Placements table in DynamoDB.
-#[derive(Clone, Debug)]
-pub struct DynamoPlacementStore {
-    client: Client,
-    table: String,
-}
-
-impl DynamoPlacementStore {
-    pub fn new(client: Client, table: impl Into<String>) -> Self {
-        Self {
-            client,
-            table: table.into(),
-        }
-    }
-
-    pub fn table(&self) -> &str {
-        &self.table
-    }
+table_store! {
+    /// The Placements table in DynamoDB.
+    DynamoPlacementStore
 }
 
 #[async_trait]

@@ -5,7 +5,6 @@
 use std::collections::{HashMap, HashSet};
 
 use async_trait::async_trait;
-use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 
@@ -69,25 +68,12 @@ const SWEEP_PROJECTION: Projection = Projection {
     names: &[("#status", attr::STATUS)],
 };
 
-/// The Players table in DynamoDB.
-#[derive(Clone, Debug)]
-pub struct DynamoPlayerStore {
-    pub(super) client: Client,
-    table: String,
+table_store! {
+    /// The Players table in DynamoDB.
+    DynamoPlayerStore
 }
 
 impl DynamoPlayerStore {
-    pub fn new(client: Client, table: impl Into<String>) -> Self {
-        Self {
-            client,
-            table: table.into(),
-        }
-    }
-
-    pub fn table(&self) -> &str {
-        &self.table
-    }
-
     /// The items of `keys` (at most 100) in one BatchGetItem ([`get_batch`]).
     async fn batch_get(
         &self,
@@ -303,6 +289,7 @@ mod tests {
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
+    use aws_sdk_dynamodb::Client;
     use aws_sdk_dynamodb::config::retry::RetryConfig;
     use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput;
     use aws_sdk_dynamodb::types::KeysAndAttributes;
