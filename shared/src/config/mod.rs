@@ -377,6 +377,32 @@ mod tests {
             .collect()
     }
 
+    /// Every required variable set (short values), then `overrides`.
+    fn required(overrides: &[(&str, &str)]) -> HashMap<String, String> {
+        let mut map = vars(&[
+            ("GAME", "chess"),
+            ("STAGE", "Development"),
+            ("PLAYERS_TABLE", "p"),
+            ("MESSAGES_TABLE", "m"),
+            ("PLACEMENTS_TABLE", "pl"),
+            ("GAME_SESSION_QUEUES", "q"),
+            ("SUBSCRIPTIONS_TABLE", "s"),
+            ("PRESENCE_EVENT_BUS", "b"),
+            ("PARTIES_TABLE", "pa"),
+            ("FRIENDS_TABLE", "fr"),
+        ]);
+        map.extend(vars(overrides));
+        map
+    }
+
+    /// The problems the required variables with `name` set to `value` have.
+    fn problems_with(name: &str, value: &str) -> Vec<String> {
+        match Config::from_map(&required(&[(name, value)])) {
+            Ok(config) => panic!("{name}={value:?} read as valid: {config:?}"),
+            Err(err) => err.problems,
+        }
+    }
+
     #[test]
     fn given_the_required_variables_when_read_then_defaults_fill_the_rest() {
         let config = Config::from_map(&vars(&[
@@ -431,16 +457,7 @@ mod tests {
 
     #[test]
     fn given_several_queues_when_read_then_in_order_without_blanks_or_duplicates() {
-        let mut map = vars(&[
-            ("GAME", "chess"),
-            ("STAGE", "Development"),
-            ("PLAYERS_TABLE", "p"),
-            ("MESSAGES_TABLE", "m"),
-            ("SUBSCRIPTIONS_TABLE", "s"),
-            ("PRESENCE_EVENT_BUS", "b"),
-            ("PLACEMENTS_TABLE", "pl"),
-            ("PARTIES_TABLE", "pa"),
-            ("FRIENDS_TABLE", "fr"),
+        let mut map = required(&[
             ("GAME_SESSION_QUEUES", " eu-queue, ,us-queue,eu-queue "),
             ("MAX_PLAYERS_PER_SESSION", "200"),
         ]);
@@ -467,19 +484,7 @@ mod tests {
     #[test]
     fn given_presence_liveness_when_read_then_heartbeat_by_default_and_a_wrong_value_is_a_problem()
     {
-        let mut map = vars(&[
-            ("GAME", "chess"),
-            ("STAGE", "Development"),
-            ("PLAYERS_TABLE", "p"),
-            ("MESSAGES_TABLE", "m"),
-            ("PLACEMENTS_TABLE", "pl"),
-            ("GAME_SESSION_QUEUES", "q"),
-            ("SUBSCRIPTIONS_TABLE", "s"),
-            ("PRESENCE_EVENT_BUS", "b"),
-            ("PARTIES_TABLE", "pa"),
-            ("FRIENDS_TABLE", "fr"),
-        ]);
-        let config = Config::from_map(&map).expect("valid");
+        let config = Config::from_map(&required(&[])).expect("valid");
         assert_eq!(config.presence_liveness, PresenceLiveness::Heartbeat);
         assert_eq!(
             config.keep_alive(),
@@ -489,67 +494,40 @@ mod tests {
             }
         );
 
-        map.insert("PRESENCE_LIVENESS".into(), "connection-activity".into());
+        let map = required(&[("PRESENCE_LIVENESS", "connection-activity")]);
         let config = Config::from_map(&map).expect("valid");
         assert_eq!(config.keep_alive().route, KeepAliveRoute::Ping);
 
-        map.insert("PRESENCE_LIVENESS".into(), "pings".into());
-        let err = Config::from_map(&map).unwrap_err();
         assert_eq!(
-            err.problems,
-            vec!["PRESENCE_LIVENESS=\"pings\" is not heartbeat or connection-activity".to_string()]
+            problems_with("PRESENCE_LIVENESS", "pings"),
+            ["PRESENCE_LIVENESS=\"pings\" is not heartbeat or connection-activity"]
         );
     }
 
     #[test]
     fn given_player_gateway_when_read_then_disabled_by_default_and_a_wrong_value_is_a_problem() {
         // Given the required variables alone
-        let mut map = vars(&[
-            ("GAME", "chess"),
-            ("STAGE", "Development"),
-            ("PLAYERS_TABLE", "p"),
-            ("MESSAGES_TABLE", "m"),
-            ("PLACEMENTS_TABLE", "pl"),
-            ("GAME_SESSION_QUEUES", "q"),
-            ("SUBSCRIPTIONS_TABLE", "s"),
-            ("PRESENCE_EVENT_BUS", "b"),
-            ("PARTIES_TABLE", "pa"),
-            ("FRIENDS_TABLE", "fr"),
-        ]);
         // Then nothing is asked of GameLift
-        let config = Config::from_map(&map).expect("valid");
+        let config = Config::from_map(&required(&[])).expect("valid");
         assert_eq!(config.player_gateway, PlayerGateway::Disabled);
 
         // When a fleet requires the gateway, it is read (any case, as the other choices)
-        map.insert("PLAYER_GATEWAY".into(), "Required".into());
-        let config = Config::from_map(&map).expect("valid");
-        assert_eq!(config.player_gateway, PlayerGateway::Required);
+        let config = Config::from_map(&required(&[("PLAYER_GATEWAY", "Required")]));
+        assert_eq!(
+            config.expect("valid").player_gateway,
+            PlayerGateway::Required
+        );
 
         // And a word it does not know is a problem naming the three
-        map.insert("PLAYER_GATEWAY".into(), "on".into());
-        let err = Config::from_map(&map).unwrap_err();
         assert_eq!(
-            err.problems,
-            vec!["PLAYER_GATEWAY=\"on\" is not disabled, enabled or required".to_string()]
+            problems_with("PLAYER_GATEWAY", "on"),
+            ["PLAYER_GATEWAY=\"on\" is not disabled, enabled or required"]
         );
     }
 
     #[test]
     fn given_a_blank_variable_when_read_then_it_counts_as_missing() {
-        let err = Config::from_map(&vars(&[
-            ("GAME", "  "),
-            ("STAGE", "Development"),
-            ("PLAYERS_TABLE", "p"),
-            ("MESSAGES_TABLE", "m"),
-            ("PLACEMENTS_TABLE", "pl"),
-            ("GAME_SESSION_QUEUES", "q"),
-            ("SUBSCRIPTIONS_TABLE", "s"),
-            ("PRESENCE_EVENT_BUS", "b"),
-            ("PARTIES_TABLE", "pa"),
-            ("FRIENDS_TABLE", "fr"),
-        ]))
-        .unwrap_err();
-        assert_eq!(err.problems, vec!["GAME is not set".to_string()]);
+        assert_eq!(problems_with("GAME", "  "), ["GAME is not set"]);
     }
 
     #[test]
