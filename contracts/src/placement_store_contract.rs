@@ -15,7 +15,7 @@ use shared::messaging::{MessageKind, NewMessage, ReplayFrom};
 use shared::pending::Reservation;
 use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
 use shared::players::{NewConnection, PlayerRecord};
-use shared::ports::PlacementOutcomes;
+use shared::ports::{PlacementOutcomes, StoreError};
 
 use crate::fixtures::{T0, pending, placement_id};
 
@@ -112,24 +112,19 @@ async fn pending_messages(stores: &PlacementStores, recipient: &str) -> Vec<NewM
         .collect()
 }
 
+/// What a read found, which must be there.
+fn found<T>(read: Result<Option<T>, StoreError>) -> T {
+    read.expect("store read").expect("found")
+}
+
 /// The player's record, which must be there.
 async fn record(stores: &PlacementStores, name: &str) -> PlayerRecord {
-    stores
-        .players
-        .get(&player(name))
-        .await
-        .expect("player read")
-        .expect("a player record")
+    found(stores.players.get(&player(name)).await)
 }
 
 /// The placement, which must be there.
 async fn stored_placement(stores: &PlacementStores, id: &str) -> PlacementRecord {
-    stores
-        .placements
-        .get(&placement_id(id))
-        .await
-        .expect("placement read")
-        .expect("a placement")
+    found(stores.placements.get(&placement_id(id)).await)
 }
 
 /// As `sessionPlacementRequest` begins placement `id` for `players` (the first leads):
