@@ -32,7 +32,6 @@ use shared::friends::{Action, CHANGE_ATTEMPTS, FriendCommitted, FriendRefusal, P
 use shared::ports::{Clock, FriendCommits, FriendReader, PlayerLookup, PlayerReader, RateLimiter};
 use shared::rate_limits::{self, Bucket};
 use shared::requests::{ClientRequest, ListFriendsBody, Route as ClientRoute};
-use shared::wiring::Wiring;
 use tracing::info;
 
 /// What a client is told did not happen when the store failed.
@@ -42,27 +41,17 @@ fn store(err: shared::ports::StoreError) -> RouteError {
     RouteError::from_store(err, NOTHING_CHANGED)
 }
 
-/// The friend routes as every deployment builds them.
-pub fn wire(w: &Wiring) -> FriendsHandler {
-    FriendsHandler {
-        config: w.config.clone(),
-        players: w.stores.player_reader(),
-        lookup: w.stores.player_lookup(),
-        relations: w.stores.friend_reader(),
-        commits: w.stores.friend_commits(),
-        limiter: w.stores.rate_limiter(),
-        clock: w.clock.clone(),
+shared::wired! {
+    /// The friend routes as every deployment builds them.
+    pub fn wire(w) -> pub struct FriendsHandler {
+        config: Arc<Config> = w.config.clone(),
+        players: Arc<dyn PlayerReader> = w.stores.player_reader(),
+        lookup: Arc<dyn PlayerLookup> = w.stores.player_lookup(),
+        relations: Arc<dyn FriendReader> = w.stores.friend_reader(),
+        commits: Arc<dyn FriendCommits> = w.stores.friend_commits(),
+        limiter: Arc<dyn RateLimiter> = w.stores.rate_limiter(),
+        clock: Arc<dyn Clock> = w.clock.clone(),
     }
-}
-
-pub struct FriendsHandler {
-    config: Arc<Config>,
-    players: Arc<dyn PlayerReader>,
-    lookup: Arc<dyn PlayerLookup>,
-    relations: Arc<dyn FriendReader>,
-    commits: Arc<dyn FriendCommits>,
-    limiter: Arc<dyn RateLimiter>,
-    clock: Arc<dyn Clock>,
 }
 
 impl FriendsHandler {

@@ -33,21 +33,22 @@ use shared::ports::{
 use shared::rate_limits::{self, Bucket};
 use shared::requests::{ClientRequest, Route as ClientRoute};
 use shared::seats::SeatConnector;
-use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
 mod join;
 
-/// `rejoinSession`, `refreshConnectionDetails` and `joinFriendGame` as every deployment
-/// builds them.
-pub fn wire(w: &Wiring) -> RejoinSessionHandler {
-    RejoinSessionHandler {
-        players: w.stores.player_reader(),
-        seats: w.stores.seats(),
-        friends: w.stores.friend_reader(),
-        gamelift: w.services.player_sessions(),
-        connector: w.seat_connector(),
-        refresh_limit: RefreshLimit {
+shared::wired! {
+    /// `rejoinSession`, `refreshConnectionDetails` and `joinFriendGame` as every deployment
+    /// builds them.
+    pub fn wire(w) -> pub struct RejoinSessionHandler {
+        players: Arc<dyn PlayerReader> = w.stores.player_reader(),
+        seats: Arc<dyn Seats> = w.stores.seats(),
+        /// "Are we friends", for `joinFriendGame`.
+        friends: Arc<dyn FriendReader> = w.stores.friend_reader(),
+        gamelift: Arc<dyn PlayerSessions> = w.services.player_sessions(),
+        /// Each seat's connection details (player gateway).
+        connector: SeatConnector = w.seat_connector(),
+        refresh_limit: RefreshLimit = RefreshLimit {
             limiter: w.stores.rate_limiter(),
             per_minute: w.config.rate_limits.placements_per_minute,
             clock: w.clock.clone(),
@@ -86,17 +87,6 @@ impl RefreshLimit {
             )
         })
     }
-}
-
-pub struct RejoinSessionHandler {
-    players: Arc<dyn PlayerReader>,
-    seats: Arc<dyn Seats>,
-    /// "Are we friends", for `joinFriendGame`.
-    friends: Arc<dyn FriendReader>,
-    gamelift: Arc<dyn PlayerSessions>,
-    /// Each seat's connection details (player gateway).
-    connector: SeatConnector,
-    refresh_limit: RefreshLimit,
 }
 
 impl RejoinSessionHandler {
