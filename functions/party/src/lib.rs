@@ -28,11 +28,12 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use edge::websocket::{Reply, Request, Route, RouteError, Serves};
+use edge::websocket::{CallLimit, Reply, Request, Route, RouteError, Serves};
 use shared::acks::RouteAck;
 use shared::config::Config;
 use shared::party::{CommitScope, Parties, PartyError};
-use shared::ports::{Blocks, PlayerReader, RateLimiter};
+use shared::ports::{Blocks, PlayerReader};
+use shared::rate_limits::Bucket;
 use shared::requests::{ClientRequest, Route as ClientRoute};
 
 mod ops;
@@ -51,7 +52,13 @@ shared::wired! {
     pub fn wire(w) -> pub struct PartyHandler {
         config: Arc<Config> = w.config.clone(),
         players: Arc<dyn PlayerReader> = w.stores.player_reader(),
-        limiter: Arc<dyn RateLimiter> = w.stores.rate_limiter(),
+        /// Invitations, against `RATE_LIMIT_PARTY_INVITES_PER_MINUTE`.
+        invites: CallLimit = CallLimit::new(
+            w,
+            Bucket::PartyInvite,
+            w.config.rate_limits.party_invites_per_minute,
+            "party invitations",
+        ),
         blocks: Arc<dyn Blocks> = w.stores.blocks(),
         parties: Parties = w.parties(CommitScope::Any),
     }

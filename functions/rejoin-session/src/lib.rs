@@ -21,16 +21,13 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use edge::websocket::{Reply, Request, Route, RouteError, Serves};
+use edge::websocket::{CallLimit, Reply, Request, Route, RouteError, Serves};
 use shared::acks::{RouteAck, SeatAck};
 use shared::domain::{GameSession, PlayerId};
 use shared::errors::SessionEndedDetail;
 use shared::frames::{ErrorCode, ErrorReply};
-use shared::ports::{
-    Clock, FriendReader, GameLiftError, PlayerReader, PlayerSessions, RateLimiter, Seats,
-    StoreError,
-};
-use shared::rate_limits::{self, Bucket};
+use shared::ports::{FriendReader, GameLiftError, PlayerReader, PlayerSessions, Seats, StoreError};
+use shared::rate_limits::Bucket;
 use shared::requests::{ClientRequest, Route as ClientRoute};
 use shared::seats::SeatConnector;
 use tracing::{error, info, warn};
@@ -48,44 +45,14 @@ shared::wired! {
         gamelift: Arc<dyn PlayerSessions> = w.services.player_sessions(),
         /// Each seat's connection details (player gateway).
         connector: SeatConnector = w.seat_connector(),
-        refresh_limit: RefreshLimit = RefreshLimit {
-            limiter: w.stores.rate_limiter(),
-            per_minute: w.config.rate_limits.placements_per_minute,
-            clock: w.clock.clone(),
-        },
-    }
-}
-
-/// What `refreshConnectionDetails` and `joinFriendGame` are counted against: the
-/// placement requests' limit (each costs a GameLift call, as a placement does).
-#[derive(Clone)]
-pub struct RefreshLimit {
-    pub limiter: Arc<dyn RateLimiter>,
-    /// `RATE_LIMIT_PLACEMENTS_PER_MINUTE` (0: off).
-    pub per_minute: u32,
-    pub clock: Arc<dyn Clock>,
-}
-
-impl RefreshLimit {
-    /// Counts one call of `player`'s; over the limit, `rate_limited` saying `consequence`.
-    async fn spend(&self, player: &PlayerId, consequence: &str) -> Result<(), RouteError> {
-        let per_minute = self.per_minute;
-        let now = self.clock.now_millis();
-        rate_limits::spend_call(
-            self.limiter.as_ref(),
-            player,
+        /// What `refreshConnectionDetails` and `joinFriendGame` are counted against: the
+        /// placement requests' limit (each costs a GameLift call, as a placement does).
+        refresh_limit: CallLimit = CallLimit::new(
+            w,
             Bucket::Placement,
-            per_minute,
-            now,
-        )
-        .await
-        .map_err(|e| {
-            RouteError::from_limit(
-                e,
-                |_| format!("{per_minute} placement requests a minute"),
-                consequence,
-            )
-        })
+            w.config.rate_limits.placements_per_minute,
+            "placement requests",
+        ),
     }
 }
 

@@ -12,11 +12,12 @@ use std::sync::Arc;
 
 pub use activity::ActivityPorts;
 use async_trait::async_trait;
-use edge::websocket::{Caller, Reply, Request, Route, RouteError, Serves};
+use edge::websocket::{CallLimit, Caller, Reply, Request, Route, RouteError, Serves};
 use shared::acks::{RouteAck, SubscribePresenceAck, UnsubscribePresenceAck};
 use shared::domain::EpochMillis;
 use shared::ports::{Clock, PlayerLookup, Subscriptions};
 use shared::presence::SUBSCRIPTION_TTL_SECONDS;
+use shared::rate_limits::Bucket;
 use shared::requests::{ClientRequest, PlayerIdsBody, Route as ClientRoute};
 use tracing::info;
 
@@ -46,8 +47,12 @@ shared::wired! {
         activity: ActivityPorts = ActivityPorts {
             activities: w.stores.activities(),
             events: w.services.event_bus(),
-            limiter: w.stores.rate_limiter(),
-            per_minute: w.config.rate_limits.activity_per_minute,
+            limit: CallLimit::new(
+                w,
+                Bucket::Activity,
+                w.config.rate_limits.activity_per_minute,
+                "activity changes",
+            ),
             clock: w.clock.clone(),
         },
     }
