@@ -78,7 +78,17 @@ pub enum Table {
 }
 
 impl Table {
-    async fn create(self, client: &Client, name: &str) -> Result<(), StoreError> {
+    pub const ALL: [Self; 6] = [
+        Self::Players,
+        Self::Messages,
+        Self::Placements,
+        Self::Subscriptions,
+        Self::Parties,
+        Self::Friends,
+    ];
+
+    /// Creates the table under `name` (creating an existing one is not an error).
+    pub async fn create(self, client: &Client, name: &str) -> Result<(), StoreError> {
         match self {
             Self::Players => create_players_table(client, name).await,
             Self::Messages => create_messages_table(client, name).await,
