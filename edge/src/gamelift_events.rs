@@ -7,10 +7,17 @@
 //! Each event is read on its own: what is not a GameLift event of the expected kind is an
 //! [`EnvelopeError`] in its place, so the other records of a batch are still handled.
 
+use std::sync::Arc;
+
 use aws_lambda_events::event::eventbridge::EventBridgeEvent;
 use aws_lambda_events::event::sns::SnsRecord;
 use serde::Deserialize;
 use serde_json::Value;
+use shared::config::Config;
+use shared::metrics::Ignored;
+use shared::ports::{Clock, StoreError};
+use shared::seats::SeatConnector;
+use shared::wiring::{Stores, Wiring};
 
 /// `source` of GameLift events.
 pub const GAMELIFT_SOURCE: &str = "aws.gamelift";
@@ -78,6 +85,47 @@ fn expect_kind(event: GameLiftEvent, detail_type: &str) -> Result<GameLiftEvent,
         source_name: event.source,
         detail_type: event.detail_type,
     })
+}
+
+/// A GameLift event handler built on `stores`, its seats' connection details from
+/// `seats`: what its function's `wire` builds (through [`wire`]), and what the local
+/// stack builds before its wiring (the simulator the seats ask is started after the
+/// handler it sends events to).
+pub type Seated<H> = fn(Arc<Config>, &dyn Stores, Arc<dyn Clock>, SeatConnector) -> H;
+
+/// A GameLift event handler as every deployment builds it: `seated` on the wiring's
+/// stores, its seats' connection details as `PLAYER_GATEWAY` says.
+pub fn wire<H>(w: &Wiring, seated: Seated<H>) -> H {
+    seated(
+        w.config.clone(),
+        &*w.stores,
+        w.clock.clone(),
+        w.seat_connector(),
+    )
+}
+
+/// What a GameLift event handler did with an invocation's events besides its changes.
+#[derive(Debug, Default)]
+pub struct Handled {
+    /// Each event (malformed) or ticket of an event that changed nothing, why.
+    pub ignored: Vec<Ignored>,
+    /// The first failure a retry may fix.
+    pub retry: Option<StoreError>,
+}
+
+impl Handled {
+    /// The invocation's result, the ignored events counted (the `IgnoredEvents` metric):
+    /// `Err` when something could not be handled for a reason a retry may fix (after
+    /// trying all the others), so Lambda retries the invocation.
+    pub fn finish(self) -> Result<(), lambda_runtime::Error> {
+        for reason in self.ignored {
+            shared::metrics::ignored_event(reason);
+        }
+        match self.retry {
+            Some(err) => Err(err.into()),
+            None => Ok(()),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -87,14 +87,27 @@ fn start_local_with(log: &str, env: &[(&str, &str)]) -> Started {
 }
 
 /// Stops a started binary (SIGINT), reads the rest of its output (so that it never
-/// blocks on a full pipe) and waits for it.
-fn stop(mut started: Started) {
+/// blocks on a full pipe), waits for it, and returns what it printed after its banner.
+fn stop(mut started: Started) -> String {
     let _ = Command::new("kill")
         .args(["-INT", &started.child.id().to_string()])
         .status();
     let mut rest = String::new();
     let _ = std::io::Read::read_to_string(&mut started.stdout, &mut rest);
     let _ = started.child.wait();
+    rest
+}
+
+/// `$DYNAMODB_ENDPOINT`, which `scripts/test.sh` sets to the DynamoDB Local it started;
+/// `None` (said on stderr) where it is not set: the test is skipped.
+fn dynamodb_endpoint() -> Option<String> {
+    let endpoint = std::env::var("DYNAMODB_ENDPOINT")
+        .ok()
+        .filter(|e| !e.trim().is_empty());
+    if endpoint.is_none() {
+        eprintln!("skipped: DYNAMODB_ENDPOINT is not set (run scripts/test.sh)");
+    }
+    endpoint
 }
 
 #[tokio::test]

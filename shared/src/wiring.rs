@@ -167,3 +167,39 @@ impl Wiring {
         )
     }
 }
+
+/// A function's handler and its `wire(&Wiring)` in one declaration: each field is
+/// written once, its type beside what `wire` builds it from (`field: Type = expr`), so
+/// the struct and its wiring cannot drift apart.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use shared::ports::Clock;
+/// shared::wired! {
+///     /// The handler as every deployment builds it.
+///     pub fn wire(w) -> pub struct Handler {
+///         clock: Arc<dyn Clock> = w.clock.clone(),
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! wired {
+    (
+        $(#[$wire_meta:meta])*
+        $wire_vis:vis fn wire($w:ident) -> $(#[$meta:meta])* $vis:vis struct $name:ident {
+            $($(#[$field_meta:meta])* $field:ident: $ty:ty = $init:expr),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis struct $name {
+            $($(#[$field_meta])* $field: $ty,)*
+        }
+
+        $(#[$wire_meta])*
+        $wire_vis fn wire($w: &$crate::wiring::Wiring) -> $name {
+            $name {
+                $($field: $init,)*
+            }
+        }
+    };
+}

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use shared::domain::{PlayerId, PresenceStatus};
+use shared::domain::PresenceStatus;
 use tests::stack::TestStack;
 
 const RECONNECT_GRACE: Duration = Duration::from_secs(1);
@@ -101,13 +101,7 @@ async fn activity_pushed_read_and_cleared_offline(dynamodb: bool) {
     stack
         .wait_for_status("alice", PresenceStatus::Offline)
         .await;
-    let record = stack
-        .stack()
-        .players()
-        .get(&PlayerId::parse("alice").unwrap())
-        .await
-        .unwrap()
-        .unwrap();
+    let record = stack.record("alice").await;
     assert_eq!(record.activity, None);
     let read = stack.backend_api("GET", "/v1/players/alice", None).await;
     assert!(read.body.get("activity").is_none(), "{}", read.body);

@@ -9,7 +9,6 @@ use contracts::events::percent_encoded;
 use local::Settings;
 use local::gamelift::GameSessionStatus;
 use serde_json::{Value, json};
-use shared::domain::PresenceStatus;
 use tests::stack::{Client, TestStack};
 
 /// The stack on DynamoDB Local, fresh tables; `false` (skipped) without `DYNAMODB_ENDPOINT`.
@@ -56,10 +55,7 @@ async fn given_a_backend_push_then_an_online_player_gets_it_at_once_and_an_offli
         // Given alice is online and bob has been seen but is offline now
         let (mut alice, _) = stack.online("alice").await;
         let (bob, _) = stack.online("bob").await;
-        bob.close().await;
-        stack
-            .wait_for_status("bob", PresenceStatus::Disconnected)
-            .await;
+        stack.close(bob, "bob").await;
 
         // When a match service pushes a result to both
         let response = stack
@@ -136,10 +132,7 @@ async fn given_players_in_every_state_then_batch_presence_matches_reality() {
         // alice online, bob dropped (within his grace period), carol never seen
         let (_alice, _) = stack.online("alice").await;
         let (bob, _) = stack.online("bob").await;
-        bob.close().await;
-        stack
-            .wait_for_status("bob", PresenceStatus::Disconnected)
-            .await;
+        stack.close(bob, "bob").await;
 
         let response = stack
             .backend_api(
@@ -211,10 +204,7 @@ async fn given_an_online_player_when_the_backend_ends_the_connection_then_the_fr
         assert_eq!(frame["message"], "welcome back", "{frame}");
 
         // A player with no open connection: 404
-        alice.close().await;
-        stack
-            .wait_for_status("alice", PresenceStatus::Disconnected)
-            .await;
+        stack.close(alice, "alice").await;
         let gone = stack
             .backend_api("DELETE", "/v1/players/alice/connection", None)
             .await;

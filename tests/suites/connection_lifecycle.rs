@@ -80,13 +80,7 @@ async fn given_a_heartbeat_without_a_request_id_then_no_reply_and_with_one_an_ac
         (Some("ack"), Some("heartbeat"), Some("h1"))
     );
     assert!(ack["serverTime"].is_number(), "{ack}");
-    let record = stack
-        .stack()
-        .players()
-        .get(&shared::domain::PlayerId::parse("alice").unwrap())
-        .await
-        .unwrap()
-        .unwrap();
+    let record = stack.record("alice").await;
     assert_eq!(
         record.acked_seq.map(|s| s.get()),
         Some(7),
@@ -264,10 +258,7 @@ async fn given_a_closed_connection_when_the_player_reconnects_within_the_grace_p
 {
     let stack = TestStack::start().await;
     let first = stack.connect("alice").await;
-    first.close().await;
-    stack
-        .wait_for_status("alice", PresenceStatus::Disconnected)
-        .await;
+    stack.close(first, "alice").await;
 
     let mut again = stack.connect("alice").await;
     let ack = again.resume(None).await;
@@ -284,10 +275,7 @@ async fn given_a_closed_connection_when_the_player_reconnects_after_the_grace_pe
         TestStack::start_with_clock(|s| s.presence.reconnect_grace_seconds = 1, clock.clone())
             .await;
     let first = stack.connect("alice").await;
-    first.close().await;
-    stack
-        .wait_for_status("alice", PresenceStatus::Disconnected)
-        .await;
+    stack.close(first, "alice").await;
     clock.advance(1_300);
 
     let mut again = stack.connect("alice").await;
@@ -881,10 +869,7 @@ async fn given_dynamodb_local_when_a_player_reconnects_within_the_grace_period_t
     let mut first = stack.connect("alice").await;
     assert_eq!(first.resume(None).await["resumed"], false);
     assert_heartbeat_works(&mut first).await;
-    first.close().await;
-    stack
-        .wait_for_status("alice", PresenceStatus::Disconnected)
-        .await;
+    stack.close(first, "alice").await;
     let mut again = stack.connect("alice").await;
 
     assert_eq!(again.resume(None).await["resumed"], true);

@@ -653,13 +653,7 @@ async fn opening_connection_under_traffic(stack: &TestStack) {
         .await;
     pat.read_for(Duration::from_millis(500)).await;
     assert!(pat.tokens.contains("probe"), "delivered live");
-    let record = stack
-        .stack()
-        .players()
-        .get(&shared::domain::PlayerId::parse("pat").unwrap())
-        .await
-        .unwrap()
-        .unwrap();
+    let record = stack.record("pat").await;
     assert!(record.is_live(), "{record:?}");
     let mut about_pat = Vec::new();
     while let Received::Text(text) = bob.receive(Duration::from_millis(300)).await {

@@ -4,13 +4,13 @@
 
 mod contract {
     use aws_adapters::dynamodb::DynamoFriendStore;
-    use tests::dynamodb::{dynamodb_local, fresh_friends_table, fresh_messages_table};
+    use tests::dynamodb::{Table, dynamodb_local};
 
     async fn store() -> DynamoFriendStore {
         let client = dynamodb_local().await;
         let (table, messages) = (
-            fresh_friends_table(&client).await,
-            fresh_messages_table(&client).await,
+            Table::Friends.fresh(&client).await,
+            Table::Messages.fresh(&client).await,
         );
         DynamoFriendStore::new(client, table, messages)
     }
@@ -34,26 +34,18 @@ mod dynamodb_specific {
     use std::collections::HashMap;
 
     use aws_adapters::call_counter::CallCounter;
-    use aws_adapters::dynamodb::{DynamoFriendStore, DynamoMessageStore, create_friends_table};
+    use aws_adapters::dynamodb::{DynamoFriendStore, DynamoMessageStore};
     use aws_sdk_dynamodb::types::{AttributeValue, KeyType};
     use contracts::fixtures::{T0, player};
     use contracts::friend_store_contract::{act, befriend};
     use contracts::ports::*;
     use shared::friends::{Action, FRIENDS_PAGE_SIZE, FriendCommitted, FriendState};
     use shared::messaging::ReplayFrom;
-    use tests::dynamodb::{
-        describe_on_demand_table, dynamodb_local, fresh_friends_table, fresh_messages_table,
-        key_pairs,
-    };
+    use tests::dynamodb::{Table, dynamodb_local, key_pairs};
 
     #[tokio::test]
     async fn the_friends_table_is_created_as_the_template_defines_it_and_idempotently() {
-        let client = dynamodb_local().await;
-        let table = fresh_friends_table(&client).await;
-        create_friends_table(&client, &table)
-            .await
-            .expect("creating an existing table is not an error");
-        let description = describe_on_demand_table(&client, &table).await;
+        let description = Table::Friends.created_twice().await;
         assert_eq!(
             key_pairs(description.key_schema()),
             vec![("playerId", KeyType::Hash), ("otherId", KeyType::Range)]
@@ -64,8 +56,8 @@ mod dynamodb_specific {
     #[tokio::test]
     async fn a_friendship_writes_both_sides_each_count_and_both_pushes_as_designed() {
         let client = dynamodb_local().await;
-        let table = fresh_friends_table(&client).await;
-        let messages = fresh_messages_table(&client).await;
+        let table = Table::Friends.fresh(&client).await;
+        let messages = Table::Messages.fresh(&client).await;
         let store = DynamoFriendStore::new(client.clone(), table.clone(), messages.clone());
         befriend(&store, "alice", "bob").await;
         // Each change's frames are in the inboxes: invited/invitation, then friends.
@@ -137,9 +129,9 @@ mod dynamodb_specific {
     #[tokio::test]
     async fn each_read_and_change_is_one_round_trip() {
         let client = dynamodb_local().await;
-        let table = fresh_friends_table(&client).await;
+        let table = Table::Friends.fresh(&client).await;
         let counter = CallCounter::new();
-        let messages = fresh_messages_table(&client).await;
+        let messages = Table::Messages.fresh(&client).await;
         let store = DynamoFriendStore::new(counter.counting(&client), table, messages);
         let count = |name: &str, calls: u64| [(name.to_owned(), calls)].into_iter().collect();
 

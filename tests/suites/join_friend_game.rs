@@ -99,13 +99,7 @@ async fn joining_a_friends_game(dynamodb: bool) {
     assert_eq!(seat["port"], bobs_seat["port"]);
     assert!(seat["connection"].is_object(), "where to connect: {ack}");
     // It is Alice's seat now (what resume and rejoinSession read).
-    let record = stack
-        .stack()
-        .players()
-        .get(&shared::domain::PlayerId::parse("alice").unwrap())
-        .await
-        .unwrap()
-        .unwrap();
+    let record = stack.record("alice").await;
     assert_eq!(
         serde_json::to_value(record.game_session.unwrap()).unwrap(),
         *seat

@@ -7,12 +7,12 @@ mod contract {
 
     use aws_adapters::dynamodb::{DynamoDeliveryHandover, DynamoMessageStore, DynamoPlayerStore};
     use contracts::message_store_contract::Subject;
-    use tests::dynamodb::{dynamodb_local, fresh_messages_table, fresh_players_table};
+    use tests::dynamodb::{Table, dynamodb_local};
 
     async fn subject() -> Subject {
         let client = dynamodb_local().await;
-        let players = fresh_players_table(&client).await;
-        let messages = fresh_messages_table(&client).await;
+        let players = Table::Players.fresh(&client).await;
+        let messages = Table::Messages.fresh(&client).await;
         Subject {
             handover: Arc::new(DynamoDeliveryHandover::new(
                 client.clone(),
@@ -30,9 +30,7 @@ mod contract {
 mod dynamodb_specific {
 
     use aws_adapters::dynamodb::message_item::message_to_item;
-    use aws_adapters::dynamodb::{
-        DynamoDeliveryHandover, DynamoMessageStore, DynamoPlayerStore, create_messages_table,
-    };
+    use aws_adapters::dynamodb::{DynamoDeliveryHandover, DynamoMessageStore, DynamoPlayerStore};
     use aws_sdk_dynamodb::types::{AttributeValue, KeyType, ScalarAttributeType, StreamViewType};
     use contracts::fixtures::{T0, connection_of, new_connection, player};
     use contracts::message_store_contract::message;
@@ -42,10 +40,7 @@ mod dynamodb_specific {
     use shared::ports::StoreError;
     use shared::ports::{DeliveryHandover, MessageStore};
     use tests::dynamodb::calls;
-    use tests::dynamodb::{
-        counted_client, describe_template_table, dynamodb_local, fresh_messages_table,
-        fresh_players_table, key_pairs,
-    };
+    use tests::dynamodb::{Table, counted_client, dynamodb_local, key_pairs};
 
     fn bob() -> PlayerId {
         player("bob")
@@ -53,13 +48,7 @@ mod dynamodb_specific {
 
     #[tokio::test]
     async fn the_messages_table_is_created_as_the_template_defines_it_and_idempotently() {
-        let client = dynamodb_local().await;
-        let table = fresh_messages_table(&client).await;
-        create_messages_table(&client, &table)
-            .await
-            .expect("creating an existing table is not an error");
-
-        let description = describe_template_table(&client, &table).await;
+        let description = Table::Messages.created_twice().await;
         let keys = key_pairs(description.key_schema());
         assert_eq!(
             keys,
@@ -86,7 +75,7 @@ mod dynamodb_specific {
     #[tokio::test]
     async fn an_append_writes_the_item_the_design_describes_and_the_epoch_item() {
         let client = dynamodb_local().await;
-        let table = fresh_messages_table(&client).await;
+        let table = Table::Messages.fresh(&client).await;
         let store = DynamoMessageStore::new(client.clone(), table.clone());
         let m = message("bob", 1);
         store.append(std::slice::from_ref(&m)).await.unwrap();
@@ -116,7 +105,7 @@ mod dynamodb_specific {
     #[tokio::test]
     async fn appends_and_reads_cost_the_round_trips_the_design_says() {
         let (client, counter) = counted_client().await;
-        let store = DynamoMessageStore::new(client.clone(), fresh_messages_table(&client).await);
+        let store = DynamoMessageStore::new(client.clone(), Table::Messages.fresh(&client).await);
         counter.take();
         store.append(&[message("bob", 1)]).await.unwrap();
         assert_eq!(
@@ -150,7 +139,7 @@ mod dynamodb_specific {
     async fn an_inbox_whose_messages_were_all_deleted_starts_a_new_epoch_above_every_old_seq() {
         // Given bob's inbox had two messages, then TTL deleted both
         let client = dynamodb_local().await;
-        let table = fresh_messages_table(&client).await;
+        let table = Table::Messages.fresh(&client).await;
         let store = DynamoMessageStore::new(client.clone(), table.clone());
         store
             .append(&[message("bob", 1), message("bob", 2)])
@@ -193,8 +182,8 @@ mod dynamodb_specific {
         // stays), and bob's resume read it empty
         let client = dynamodb_local().await;
         let (players, messages) = (
-            fresh_players_table(&client).await,
-            fresh_messages_table(&client).await,
+            Table::Players.fresh(&client).await,
+            Table::Messages.fresh(&client).await,
         );
         let store = DynamoMessageStore::new(client.clone(), messages.clone());
         let player_store = DynamoPlayerStore::new(client.clone(), players.clone());
@@ -242,7 +231,7 @@ mod dynamodb_specific {
     #[tokio::test]
     async fn a_corrupt_item_is_reported_with_its_key_and_attribute() {
         let client = dynamodb_local().await;
-        let table = fresh_messages_table(&client).await;
+        let table = Table::Messages.fresh(&client).await;
         let mut item =
             message_to_item(&message("bob", 1).at(Seq::new(5).unwrap(), Seq::new(5).unwrap()))
                 .unwrap();

@@ -8,15 +8,13 @@ mod contract {
 
     use aws_adapters::dynamodb::{DynamoMessageStore, DynamoPartyStore, DynamoPlayerStore};
     use contracts::party_store_contract::PartyStores;
-    use tests::dynamodb::{
-        dynamodb_local, fresh_messages_table, fresh_parties_table, fresh_players_table,
-    };
+    use tests::dynamodb::{Table, dynamodb_local};
 
     async fn stores() -> PartyStores {
         let client = dynamodb_local().await;
-        let parties = fresh_parties_table(&client).await;
-        let players = fresh_players_table(&client).await;
-        let messages = fresh_messages_table(&client).await;
+        let parties = Table::Parties.fresh(&client).await;
+        let players = Table::Players.fresh(&client).await;
+        let messages = Table::Messages.fresh(&client).await;
         PartyStores {
             parties: Arc::new(DynamoPartyStore::new(
                 client.clone(),
@@ -44,18 +42,16 @@ mod dynamodb_specific {
     use shared::party::Committed;
     use shared::party::{Parties, Party, PartyId};
     use shared::ports::{ManualClock, MessageStore};
-    use tests::dynamodb::{
-        counted_client, fresh_messages_table, fresh_parties_table, fresh_players_table,
-    };
+    use tests::dynamodb::{Table, counted_client};
 
     #[tokio::test]
     async fn given_a_party_of_three_when_a_change_is_committed_then_it_is_three_inbox_queries_and_one_transaction()
      {
         let (client, counter) = counted_client().await;
         let (parties_table, players_table, messages_table) = (
-            fresh_parties_table(&client).await,
-            fresh_players_table(&client).await,
-            fresh_messages_table(&client).await,
+            Table::Parties.fresh(&client).await,
+            Table::Players.fresh(&client).await,
+            Table::Messages.fresh(&client).await,
         );
         let players = DynamoPlayerStore::new(client.clone(), players_table.clone());
         for name in ["alice", "bob", "carol"] {
@@ -128,9 +124,9 @@ mod dynamodb_specific {
      {
         let (client, _) = counted_client().await;
         let (parties_table, players_table, messages_table) = (
-            fresh_parties_table(&client).await,
-            fresh_players_table(&client).await,
-            fresh_messages_table(&client).await,
+            Table::Parties.fresh(&client).await,
+            Table::Players.fresh(&client).await,
+            Table::Messages.fresh(&client).await,
         );
         let players = DynamoPlayerStore::new(client.clone(), players_table.clone());
         players

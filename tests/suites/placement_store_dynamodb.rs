@@ -9,15 +9,13 @@ mod contract {
         DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore,
     };
     use contracts::placement_store_contract::PlacementStores;
-    use tests::dynamodb::{
-        dynamodb_local, fresh_messages_table, fresh_placements_table, fresh_players_table,
-    };
+    use tests::dynamodb::{Table, dynamodb_local};
 
     async fn stores() -> PlacementStores {
         let client = dynamodb_local().await;
-        let placements = fresh_placements_table(&client).await;
-        let players = fresh_players_table(&client).await;
-        let messages = fresh_messages_table(&client).await;
+        let placements = Table::Placements.fresh(&client).await;
+        let players = Table::Players.fresh(&client).await;
+        let messages = Table::Messages.fresh(&client).await;
         PlacementStores {
             placements: Arc::new(DynamoPlacementStore::new(
                 client.clone(),
@@ -41,7 +39,7 @@ mod dynamodb_specific {
     use std::collections::HashMap;
 
     use aws_adapters::dynamodb::{
-        DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore, create_placements_table,
+        DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore,
     };
     use aws_sdk_dynamodb::Client;
     use aws_sdk_dynamodb::types::{AttributeValue, KeyType};
@@ -54,10 +52,7 @@ mod dynamodb_specific {
     use shared::players::NewConnection;
     use shared::ports::PlacementOutcomes;
     use tests::dynamodb::calls;
-    use tests::dynamodb::{
-        describe_template_table, dynamodb_local, fresh_messages_table, fresh_placements_table,
-        fresh_players_table, key_pairs,
-    };
+    use tests::dynamodb::{Table, dynamodb_local, key_pairs};
 
     /// Far in the future, so DynamoDB Local's TTL sweeper leaves the items alone.
     const T0: i64 = 4_102_444_800_000;
@@ -78,9 +73,9 @@ mod dynamodb_specific {
     }
 
     async fn tables(client: &Client) -> Tables {
-        let placements = fresh_placements_table(client).await;
-        let players = fresh_players_table(client).await;
-        let messages = fresh_messages_table(client).await;
+        let placements = Table::Placements.fresh(client).await;
+        let players = Table::Players.fresh(client).await;
+        let messages = Table::Messages.fresh(client).await;
         Tables {
             placements: DynamoPlacementStore::new(client.clone(), placements.clone()),
             outcomes: DynamoPlacementOutcomes::new(
@@ -144,12 +139,7 @@ mod dynamodb_specific {
 
     #[tokio::test]
     async fn the_placements_table_is_created_as_the_template_defines_it_and_idempotently() {
-        let client = dynamodb_local().await;
-        let table = fresh_placements_table(&client).await;
-        create_placements_table(&client, &table)
-            .await
-            .expect("creating an existing table is not an error");
-        let description = describe_template_table(&client, &table).await;
+        let description = Table::Placements.created_twice().await;
         let keys = key_pairs(description.key_schema());
         assert_eq!(keys, vec![("placementId", KeyType::Hash)]);
         assert!(description.global_secondary_indexes().is_empty());

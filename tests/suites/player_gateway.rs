@@ -46,15 +46,6 @@ async fn stack(storage: Storage, mode: PlayerGateway) -> Option<TestStack> {
     Some(stack)
 }
 
-/// GetPlayerConnectionDetails calls the simulator has answered so far.
-fn calls(stack: &TestStack) -> u64 {
-    stack
-        .stack()
-        .simulator()
-        .snapshot()
-        .connection_details_calls
-}
-
 /// Checks where `seat` says to connect, for a fleet in `mode` that answered.
 fn assert_details(seat: &Value, mode: PlayerGateway) {
     let connection = &seat["connection"];
@@ -104,7 +95,7 @@ async fn every_seat_carries_its_details(storage: Storage, mode: PlayerGateway) {
     let party = created["party"]["partyId"].clone();
     alice.ok("inviteToParty", json!({"playerId": "bob"})).await;
     bob.ok("joinParty", json!({"partyId": party})).await;
-    let before = calls(&stack);
+    let before = stack.connection_details_calls();
     alice.ok("sessionPlacementRequest", json!({})).await;
     let a = alice.push_of("placement", "FULFILLED").await["gameSession"].clone();
     let b = bob.push_of("placement", "FULFILLED").await["gameSession"].clone();
@@ -115,23 +106,27 @@ async fn every_seat_carries_its_details(storage: Storage, mode: PlayerGateway) {
         assert_ne!(token(&a), token(&b), "a token each: {context}");
     }
     assert_eq!(
-        calls(&stack) - before,
+        stack.connection_details_calls() - before,
         per_game,
         "party placement: {context}"
     );
 
     // A solo placement.
     let mut carol = Player::online(&stack, "carol").await;
-    let before = calls(&stack);
+    let before = stack.connection_details_calls();
     carol.ok("sessionPlacementRequest", json!({})).await;
     let c = carol.push_of("placement", "FULFILLED").await["gameSession"].clone();
     assert_details(&c, mode);
-    assert_eq!(calls(&stack) - before, per_game, "placement: {context}");
+    assert_eq!(
+        stack.connection_details_calls() - before,
+        per_game,
+        "placement: {context}"
+    );
 
     // A FlexMatch match: one game session for both tickets' players.
     let mut dave = Player::online(&stack, "dave").await;
     let mut erin = Player::online(&stack, "erin").await;
-    let before = calls(&stack);
+    let before = stack.connection_details_calls();
     let body = |skill: u32| json!({"attributes": {"skill": skill}, "latencies": {"local": 20}});
     dave.ok("startMatchmaking", body(1000)).await;
     erin.ok("startMatchmaking", body(1010)).await;
@@ -140,23 +135,35 @@ async fn every_seat_carries_its_details(storage: Storage, mode: PlayerGateway) {
     assert_eq!(d["gameSessionArn"], e["gameSessionArn"], "{context}");
     assert_details(&d, mode);
     assert_details(&e, mode);
-    assert_eq!(calls(&stack) - before, per_game, "match: {context}");
+    assert_eq!(
+        stack.connection_details_calls() - before,
+        per_game,
+        "match: {context}"
+    );
 
     // A rejoin: a new player session, its own details, one call.
-    let before = calls(&stack);
+    let before = stack.connection_details_calls();
     let rejoined = carol.ok("rejoinSession", json!({})).await["gameSession"].clone();
     assert_ne!(
         rejoined["playerSessionId"], c["playerSessionId"],
         "{context}"
     );
     assert_details(&rejoined, mode);
-    assert_eq!(calls(&stack) - before, per_game, "rejoin: {context}");
+    assert_eq!(
+        stack.connection_details_calls() - before,
+        per_game,
+        "rejoin: {context}"
+    );
 
     // resume answers with the stored seat, details included, without asking GameLift.
-    let before = calls(&stack);
+    let before = stack.connection_details_calls();
     let resumed = carol.client.resume(None).await;
     assert_eq!(resumed["gameSession"], rejoined, "{context}");
-    assert_eq!(calls(&stack), before, "resume: {context}");
+    assert_eq!(
+        stack.connection_details_calls(),
+        before,
+        "resume: {context}"
+    );
 
     // A refresh: the same seat, fresh details.
     let refreshed = carol.ok("refreshConnectionDetails", json!({})).await["gameSession"].clone();
@@ -169,7 +176,11 @@ async fn every_seat_carries_its_details(storage: Storage, mode: PlayerGateway) {
             "a new token: {context}"
         );
     }
-    assert_eq!(calls(&stack) - before, per_game, "refresh: {context}");
+    assert_eq!(
+        stack.connection_details_calls() - before,
+        per_game,
+        "refresh: {context}"
+    );
 
     // No seat: nothing to refresh.
     let mut frank = Player::online(&stack, "frank").await;

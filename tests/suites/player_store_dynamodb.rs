@@ -4,11 +4,11 @@
 
 mod contract {
     use aws_adapters::dynamodb::DynamoPlayerStore;
-    use tests::dynamodb::{dynamodb_local, fresh_players_table};
+    use tests::dynamodb::{Table, dynamodb_local};
 
     async fn store() -> DynamoPlayerStore {
         let client = dynamodb_local().await;
-        let table = fresh_players_table(&client).await;
+        let table = Table::Players.fresh(&client).await;
         DynamoPlayerStore::new(client, table)
     }
 
@@ -19,7 +19,7 @@ mod contract {
     /// mapping template on DynamoDB Local).
     async fn with_heartbeats() -> contracts::player_store_contract::HeartbeatStores {
         let client = dynamodb_local().await;
-        let table = fresh_players_table(&client).await;
+        let table = Table::Players.fresh(&client).await;
         contracts::player_store_contract::HeartbeatStores {
             players: std::sync::Arc::new(DynamoPlayerStore::new(client.clone(), table.clone())),
             heartbeats: std::sync::Arc::new(tests::heartbeats::TemplateHeartbeats::new(
@@ -40,7 +40,7 @@ mod rate_limit {
     use shared::ports::RateLimiter;
     use shared::rate_limits::{Bucket, Quota, Spent, WINDOW_MS};
     use tests::dynamodb::calls;
-    use tests::dynamodb::{counted_client, fresh_players_table};
+    use tests::dynamodb::{Table, counted_client};
 
     const QUOTA: Quota = Quota {
         calls: 2,
@@ -50,7 +50,7 @@ mod rate_limit {
     #[tokio::test]
     async fn a_spend_is_one_write_a_refusal_too_and_a_new_window_one_more() {
         let (client, counter) = counted_client().await;
-        let table = fresh_players_table(&client).await;
+        let table = Table::Players.fresh(&client).await;
         let store = DynamoPlayerStore::new(client.clone(), table.clone());
         store
             .connect(&new_connection("alice", "c-alice", T0 - 1_000))
@@ -110,16 +110,14 @@ mod rate_limit {
 mod dynamodb_specific {
     use std::collections::HashMap;
 
-    use aws_adapters::dynamodb::{DynamoPlayerStore, SWEEP_INDEX, create_players_table};
+    use aws_adapters::dynamodb::{DynamoPlayerStore, SWEEP_INDEX};
     use aws_sdk_dynamodb::config::retry::RetryConfig;
     use aws_sdk_dynamodb::types::{AttributeValue, IndexStatus, KeyType, ProjectionType};
     use contracts::ports::*;
     use shared::domain::{ConnectionId, PlayerId, PresenceStatus};
     use shared::players::{ConnectOutcome, NewConnection};
     use shared::ports::StoreError;
-    use tests::dynamodb::{
-        describe_template_table, dynamodb_local, fresh_players_table, key_pairs,
-    };
+    use tests::dynamodb::{Table, dynamodb_local, key_pairs};
 
     const T0: i64 = 4_102_444_800_000; // 2100: DynamoDB Local's TTL sweeper deletes items whose expireAt is past
 
@@ -160,13 +158,7 @@ mod dynamodb_specific {
 
     #[tokio::test]
     async fn the_players_table_is_created_as_the_template_defines_it_and_idempotently() {
-        let client = dynamodb_local().await;
-        let table = fresh_players_table(&client).await;
-        create_players_table(&client, &table)
-            .await
-            .expect("creating an existing table is not an error");
-
-        let description = describe_template_table(&client, &table).await;
+        let description = Table::Players.created_twice().await;
         let keys = key_pairs(description.key_schema());
         assert_eq!(keys, vec![("playerId", KeyType::Hash)]);
         let [index] = description.global_secondary_indexes() else {
@@ -185,7 +177,7 @@ mod dynamodb_specific {
     #[tokio::test]
     async fn connect_writes_the_item_the_design_describes() {
         let client = dynamodb_local().await;
-        let table = fresh_players_table(&client).await;
+        let table = Table::Players.fresh(&client).await;
         let store = DynamoPlayerStore::new(client.clone(), table.clone());
         store.connect(&connection("c1", T0)).await.unwrap();
         let item = client
@@ -226,7 +218,7 @@ mod dynamodb_specific {
     #[tokio::test]
     async fn an_item_with_game_state_only_is_a_new_session_and_keeps_its_state() {
         let client = dynamodb_local().await;
-        let table = fresh_players_table(&client).await;
+        let table = Table::Players.fresh(&client).await;
         put(
             &client,
             &table,
@@ -257,7 +249,7 @@ mod dynamodb_specific {
     #[tokio::test]
     async fn a_corrupt_item_is_reported_with_its_key_and_reason() {
         let client = dynamodb_local().await;
-        let table = fresh_players_table(&client).await;
+        let table = Table::Players.fresh(&client).await;
         put(
             &client,
             &table,

@@ -342,14 +342,7 @@ async fn only_heartbeats_for_three_timeouts(store: Store) {
             now - started
         );
         assert_eq!(
-            stack
-                .stack()
-                .players()
-                .get(&shared::domain::PlayerId::parse("dave").unwrap())
-                .await
-                .unwrap()
-                .unwrap()
-                .status,
+            stack.record("dave").await.status,
             PresenceStatus::Online,
             "{store:?}"
         );
@@ -381,7 +374,6 @@ async fn goes_silent(store: Store, liveness: PresenceLiveness) {
     clock.advance(SWEEP_EVERY_MS / 2);
     let last = clock.now_millis();
     heartbeat_recorded(&stack, &mut erin, "erin", last).await;
-    let erin_id = shared::domain::PlayerId::parse("erin").unwrap();
 
     // Silent from here: a sweep every period; every one up to her deadline leaves her
     // online, the first one past it takes her offline.
@@ -410,13 +402,7 @@ async fn goes_silent(store: Store, liveness: PresenceLiveness) {
         "{store:?}: offline at +{} ms",
         offline_at - last
     );
-    let record = stack
-        .stack()
-        .players()
-        .get(&erin_id)
-        .await
-        .unwrap()
-        .unwrap();
+    let record = stack.record("erin").await;
     assert_eq!(record.status, PresenceStatus::Offline, "{store:?}");
     assert_eq!(
         erin.next_frame().await,
@@ -482,17 +468,9 @@ async fn only_pings_for_three_timeouts(store: Store) {
         return;
     };
     let mut fay = stack.online("fay").await.0;
-    let fay_id = shared::domain::PlayerId::parse("fay").unwrap();
     let sweeper = local::Routes::wire_presence_timeout(stack.stack().dependencies());
     let started = clock.now_millis();
-    let deadline = stack
-        .stack()
-        .players()
-        .get(&fay_id)
-        .await
-        .unwrap()
-        .unwrap()
-        .sweep_at;
+    let deadline = stack.record("fay").await.sweep_at;
 
     // Given fay sends nothing but a ping every other sweep period (twice per timeout)
     // for three timeouts, with a sweep at each period: no heartbeat ever moves the
@@ -514,7 +492,7 @@ async fn only_pings_for_three_timeouts(store: Store) {
             "{store:?}, sweep at +{} ms: {summary:?}",
             now - started
         );
-        let record = stack.stack().players().get(&fay_id).await.unwrap().unwrap();
+        let record = stack.record("fay").await;
         assert_eq!(record.status, PresenceStatus::Online, "{store:?}");
         // Then nothing was written for her: the deadline is still `$connect`'s.
         assert_eq!(record.sweep_at, deadline, "{store:?}");

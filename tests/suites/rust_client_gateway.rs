@@ -16,15 +16,6 @@ use tests::stack::TestStack;
 const TOKEN_SECONDS: u64 = 3;
 const WAIT: Duration = Duration::from_secs(10);
 
-/// GetPlayerConnectionDetails calls the simulator has answered so far.
-fn calls(stack: &TestStack) -> u64 {
-    stack
-        .stack()
-        .simulator()
-        .snapshot()
-        .connection_details_calls
-}
-
 /// The next event `pick` maps to something, skipping others.
 async fn next_of<T>(events: &mut Events, pick: impl Fn(Event) -> Option<T>) -> T {
     tokio::time::timeout(WAIT, async {
@@ -81,7 +72,7 @@ async fn given_an_enabled_fleet_with_3_s_tokens_when_a_placement_seats_the_playe
     })
     .await;
     let (first_token, first_expiry) = token_and_expiry(&seat);
-    let seated_calls = calls(&stack);
+    let seated_calls = stack.connection_details_calls();
 
     // Then, with nothing asked by the test, the client refreshes the seat itself
     let refreshed = next_of(&mut events, |event| match event {
@@ -103,7 +94,7 @@ async fn given_an_enabled_fleet_with_3_s_tokens_when_a_placement_seats_the_playe
     );
     // GameLift was asked again for it: the refresh went through the backend.
     assert!(
-        calls(&stack) > seated_calls,
+        stack.connection_details_calls() > seated_calls,
         "a GetPlayerConnectionDetails call"
     );
     // And the seat the game reads has the new details.

@@ -4,11 +4,11 @@
 
 mod contract {
     use aws_adapters::dynamodb::DynamoSubscriptionStore;
-    use tests::dynamodb::{dynamodb_local, fresh_subscriptions_table};
+    use tests::dynamodb::{Table, dynamodb_local};
 
     async fn store() -> DynamoSubscriptionStore {
         let client = dynamodb_local().await;
-        let table = fresh_subscriptions_table(&client).await;
+        let table = Table::Subscriptions.fresh(&client).await;
         DynamoSubscriptionStore::new(client, table)
     }
 
@@ -31,13 +31,11 @@ mod dynamodb_specific {
     use std::collections::HashMap;
 
     use aws_adapters::call_counter::CallCounter;
-    use aws_adapters::dynamodb::{DynamoSubscriptionStore, create_subscriptions_table};
+    use aws_adapters::dynamodb::DynamoSubscriptionStore;
     use aws_sdk_dynamodb::types::{AttributeValue, KeyType};
     use contracts::ports::*;
     use shared::domain::PlayerId;
-    use tests::dynamodb::{
-        describe_template_table, dynamodb_local, fresh_subscriptions_table, key_pairs,
-    };
+    use tests::dynamodb::{Table, dynamodb_local, key_pairs};
 
     fn p(name: &str) -> PlayerId {
         PlayerId::parse(name).unwrap()
@@ -45,12 +43,7 @@ mod dynamodb_specific {
 
     #[tokio::test]
     async fn the_subscriptions_table_is_created_as_the_template_defines_it_and_idempotently() {
-        let client = dynamodb_local().await;
-        let table = fresh_subscriptions_table(&client).await;
-        create_subscriptions_table(&client, &table)
-            .await
-            .expect("creating an existing table is not an error");
-        let description = describe_template_table(&client, &table).await;
+        let description = Table::Subscriptions.created_twice().await;
         let keys = key_pairs(description.key_schema());
         assert_eq!(
             keys,
@@ -62,7 +55,7 @@ mod dynamodb_specific {
     #[tokio::test]
     async fn subscribe_writes_the_item_the_design_describes() {
         let client = dynamodb_local().await;
-        let table = fresh_subscriptions_table(&client).await;
+        let table = Table::Subscriptions.fresh(&client).await;
         let store = DynamoSubscriptionStore::new(client.clone(), table.clone());
         store
             .subscribe(&p("bob"), &[p("alice")], 1_795_330_800)
@@ -94,7 +87,7 @@ mod dynamodb_specific {
     #[tokio::test]
     async fn a_subscription_to_100_players_is_4_batch_writes_and_a_lookup_is_one_query() {
         let client = dynamodb_local().await;
-        let table = fresh_subscriptions_table(&client).await;
+        let table = Table::Subscriptions.fresh(&client).await;
         let counter = CallCounter::new();
         let counted = counter.counting(&client);
         let store = DynamoSubscriptionStore::new(counted, table);

@@ -21,9 +21,7 @@ use shared::ports::{
     PartyReader, PresenceSweep,
 };
 use shared::presence::PresenceChange;
-use tests::dynamodb::{
-    dynamodb_local, fresh_messages_table, fresh_parties_table, fresh_players_table,
-};
+use tests::dynamodb::{Table, dynamodb_local};
 
 const T0: i64 = 1_795_323_600_000;
 const HEARTBEAT: i64 = 90_000;
@@ -57,7 +55,7 @@ impl World {
 
     async fn with_liveness(shards: u32, liveness: PresenceLiveness) -> Self {
         let client = dynamodb_local().await;
-        let table = fresh_players_table(&client).await;
+        let table = Table::Players.fresh(&client).await;
         let counter = CallCounter::new();
         let counted = counter.counting(&client);
         let mut config = Config::for_local("Development");
@@ -65,9 +63,9 @@ impl World {
         config.presence_liveness = liveness;
         let parties = Arc::new(DynamoPartyStore::new(
             client.clone(),
-            fresh_parties_table(&client).await,
+            Table::Parties.fresh(&client).await,
             table.clone(),
-            fresh_messages_table(&client).await,
+            Table::Messages.fresh(&client).await,
             shards,
         ));
         Self {

@@ -42,6 +42,7 @@ use local::{LocalStack, Routes, Settings};
 use serde_json::{Value, json};
 use shared::config::{Config, EnvReader};
 use shared::requests::Route;
+use tests::dynamodb::Table;
 
 const ROUTE: &str = "AWS::ApiGatewayV2::Route";
 const ROUTE_RESPONSE: &str = "AWS::ApiGatewayV2::RouteResponse";
@@ -780,28 +781,16 @@ fn given_a_functions_own_environment_when_it_starts_then_its_reader_reads_every_
     );
 }
 
-/// The six tables: the template's resource, the variable that names it, what
+/// The six tables ([`Table`]): the template's resource, the variable that names it, what
 /// `shared::config` reads that variable into, and what creates it on DynamoDB Local.
-#[derive(Clone, Copy, Debug)]
-enum TableKind {
-    Players,
-    Messages,
-    Placements,
-    Subscriptions,
-    Parties,
-    Friends,
+trait TableKind: Copy {
+    fn resource(self) -> &'static str;
+    fn variable(self) -> &'static str;
+    fn configured(self, config: &Config) -> &str;
+    fn creator(self) -> &'static str;
 }
 
-impl TableKind {
-    const ALL: [Self; 6] = [
-        Self::Players,
-        Self::Messages,
-        Self::Placements,
-        Self::Subscriptions,
-        Self::Parties,
-        Self::Friends,
-    ];
-
+impl TableKind for Table {
     fn resource(self) -> &'static str {
         match self {
             Self::Players => "PlayersTable",
@@ -845,28 +834,6 @@ impl TableKind {
             Self::Friends => "create_friends_table",
         }
     }
-
-    async fn create(self, client: &aws_sdk_dynamodb::Client, name: &str) {
-        use aws_adapters::dynamodb::{
-            create_friends_table, create_messages_table, create_parties_table,
-            create_placements_table, create_players_table, create_subscriptions_table,
-        };
-        let created = match self {
-            Self::Players => create_players_table(client, name).await,
-            Self::Messages => create_messages_table(client, name).await,
-            Self::Placements => create_placements_table(client, name).await,
-            Self::Subscriptions => create_subscriptions_table(client, name).await,
-            Self::Parties => create_parties_table(client, name).await,
-            Self::Friends => create_friends_table(client, name).await,
-        };
-        if let Err(error) = created {
-            panic!(
-                "{} could not create {name} on DynamoDB Local: {}",
-                self.creator(),
-                tests::dynamodb::error_chain(&error)
-            );
-        }
-    }
 }
 
 #[test]
@@ -875,7 +842,7 @@ fn given_each_table_when_its_variable_is_read_then_it_names_that_tables_resource
     let globals = template.global_variables();
     let mut values = stand_in_values(&template, globals);
     let mut problems = Vec::new();
-    for kind in TableKind::ALL {
+    for kind in Table::ALL {
         let variable = kind.variable();
         match globals.get(variable).and_then(ref_name) {
             Some(resource) if resource == kind.resource() => {}
@@ -888,7 +855,7 @@ fn given_each_table_when_its_variable_is_read_then_it_names_that_tables_resource
     }
     let config = Config::from_map(&values)
         .unwrap_or_else(|e| panic!("shared::config refuses the Globals: {e}"));
-    for kind in TableKind::ALL {
+    for kind in Table::ALL {
         let expected = format!("marker-{}", kind.variable());
         if kind.configured(&config) != expected {
             problems.push(format!(
@@ -1042,13 +1009,19 @@ fn described_table_shape(description: &TableDescription, ttl: Option<String>) ->
 
 /// Creates `kind`'s table on DynamoDB Local with tables.rs, describes it, and compares
 /// it with the template's resource, field by field.
-async fn assert_table_is_the_templates(kind: TableKind) {
+async fn assert_table_is_the_templates(kind: Table) {
     let template = Template::load();
     let expected = template_table_shape(&template, kind.resource());
 
     let client = tests::dynamodb::dynamodb_local().await;
     let name = tests::dynamodb::unique_table_name(&kind.resource().to_ascii_lowercase());
-    kind.create(&client, &name).await;
+    if let Err(error) = kind.create(&client, &name).await {
+        panic!(
+            "{} could not create {name} on DynamoDB Local: {}",
+            kind.creator(),
+            tests::dynamodb::error_chain(&error)
+        );
+    }
     let description = client
         .describe_table()
         .table_name(&name)
@@ -1134,7 +1107,7 @@ fn given_the_template_tables_when_listed_then_they_are_the_six_the_code_creates(
         .into_iter()
         .map(|(id, _)| id)
         .collect();
-    let known: BTreeSet<&str> = TableKind::ALL.iter().map(|kind| kind.resource()).collect();
+    let known: BTreeSet<&str> = Table::ALL.iter().map(|kind| kind.resource()).collect();
     assert_eq!(
         declared, known,
         "template.yaml's tables are not the ones adapters/aws/src/dynamodb/tables.rs creates \
@@ -1144,32 +1117,32 @@ fn given_the_template_tables_when_listed_then_they_are_the_six_the_code_creates(
 
 #[tokio::test]
 async fn given_the_players_table_when_created_for_dynamodb_local_then_it_is_the_templates() {
-    assert_table_is_the_templates(TableKind::Players).await;
+    assert_table_is_the_templates(Table::Players).await;
 }
 
 #[tokio::test]
 async fn given_the_messages_table_when_created_for_dynamodb_local_then_it_is_the_templates() {
-    assert_table_is_the_templates(TableKind::Messages).await;
+    assert_table_is_the_templates(Table::Messages).await;
 }
 
 #[tokio::test]
 async fn given_the_placements_table_when_created_for_dynamodb_local_then_it_is_the_templates() {
-    assert_table_is_the_templates(TableKind::Placements).await;
+    assert_table_is_the_templates(Table::Placements).await;
 }
 
 #[tokio::test]
 async fn given_the_subscriptions_table_when_created_for_dynamodb_local_then_it_is_the_templates() {
-    assert_table_is_the_templates(TableKind::Subscriptions).await;
+    assert_table_is_the_templates(Table::Subscriptions).await;
 }
 
 #[tokio::test]
 async fn given_the_parties_table_when_created_for_dynamodb_local_then_it_is_the_templates() {
-    assert_table_is_the_templates(TableKind::Parties).await;
+    assert_table_is_the_templates(Table::Parties).await;
 }
 
 #[tokio::test]
 async fn given_the_friends_table_when_created_for_dynamodb_local_then_it_is_the_templates() {
-    assert_table_is_the_templates(TableKind::Friends).await;
+    assert_table_is_the_templates(Table::Friends).await;
 }
 
 // --- The Messages stream -----------------------------------------------------------------------
@@ -1181,14 +1154,14 @@ fn messages_stream_mapping(template: &Template) -> (String, Value) {
         .into_iter()
         .filter(|(_, mapping)| {
             cfn::references(&mapping["Properties"]["EventSourceArn"])
-                .contains(TableKind::Messages.resource())
+                .contains(Table::Messages.resource())
         })
         .collect();
     let [(id, mapping)] = mappings[..] else {
         panic!(
             "template.yaml should have exactly one AWS::Lambda::EventSourceMapping on {}'s stream, \
              it has {}",
-            TableKind::Messages.resource(),
+            Table::Messages.resource(),
             mappings.len()
         );
     };

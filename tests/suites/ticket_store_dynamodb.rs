@@ -7,15 +7,13 @@ mod contract {
 
     use aws_adapters::dynamodb::{DynamoMessageStore, DynamoPlayerStore, DynamoTicketStore};
     use contracts::ticket_store_contract::TicketStores;
-    use tests::dynamodb::{
-        dynamodb_local, fresh_messages_table, fresh_placements_table, fresh_players_table,
-    };
+    use tests::dynamodb::{Table, dynamodb_local};
 
     async fn stores() -> TicketStores {
         let client = dynamodb_local().await;
-        let placements = fresh_placements_table(&client).await;
-        let players = fresh_players_table(&client).await;
-        let messages = fresh_messages_table(&client).await;
+        let placements = Table::Placements.fresh(&client).await;
+        let players = Table::Players.fresh(&client).await;
+        let messages = Table::Messages.fresh(&client).await;
         TicketStores {
             tickets: Arc::new(DynamoTicketStore::new(
                 client.clone(),

@@ -5,12 +5,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use aws_adapters::dynamodb::{
-    client_for_endpoint, create_messages_table, create_players_table, create_subscriptions_table,
+    client_for_endpoint, create_friends_table, create_messages_table, create_parties_table,
+    create_placements_table, create_players_table, create_subscriptions_table,
 };
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
     BillingMode, KeySchemaElement, KeyType, TableDescription, TableStatus, TimeToLiveStatus,
 };
+use shared::ports::StoreError;
 
 /// Set by `scripts/test.sh` to the DynamoDB Local it started.
 pub const ENDPOINT_VARIABLE: &str = "DYNAMODB_ENDPOINT";
@@ -63,73 +65,67 @@ pub async fn dynamodb_local() -> Client {
     client_for_endpoint(endpoint.trim()).await
 }
 
-/// Creates a Players table (as the SAM template defines it) under a name no other test
-/// uses, and returns the name.
-///
-/// # Panics
-/// When DynamoDB Local refuses or cannot be reached.
-pub async fn fresh_players_table(client: &Client) -> String {
-    let name = unique_table_name("players");
-    created(create_players_table(client, &name).await, name)
+/// The template's tables, each created as the adapters create it for DynamoDB Local
+/// (`aws_adapters::dynamodb::create_*_table`, which say their shape).
+#[derive(Clone, Copy, Debug)]
+pub enum Table {
+    Players,
+    Messages,
+    Subscriptions,
+    Placements,
+    Parties,
+    Friends,
 }
 
-/// Creates a Messages table (as the SAM template defines it: PK `recipientId`, SK `seq`,
-/// no index, stream `NEW_IMAGE`, TTL) under a name no other test uses, and returns the name.
-///
-/// # Panics
-/// When DynamoDB Local refuses or cannot be reached.
-pub async fn fresh_messages_table(client: &Client) -> String {
-    let name = unique_table_name("messages");
-    created(create_messages_table(client, &name).await, name)
-}
+impl Table {
+    pub const ALL: [Self; 6] = [
+        Self::Players,
+        Self::Messages,
+        Self::Placements,
+        Self::Subscriptions,
+        Self::Parties,
+        Self::Friends,
+    ];
 
-/// Creates a PresenceSubscriptions table (as the SAM template defines it: PK `targetId`,
-/// SK `watcherId`, TTL) under a name no other test uses, and returns the name.
-///
-/// # Panics
-/// When DynamoDB Local refuses or cannot be reached.
-pub async fn fresh_subscriptions_table(client: &Client) -> String {
-    let name = unique_table_name("subscriptions");
-    created(create_subscriptions_table(client, &name).await, name)
-}
+    /// Creates the table under `name` (creating an existing one is not an error).
+    pub async fn create(self, client: &Client, name: &str) -> Result<(), StoreError> {
+        match self {
+            Self::Players => create_players_table(client, name).await,
+            Self::Messages => create_messages_table(client, name).await,
+            Self::Subscriptions => create_subscriptions_table(client, name).await,
+            Self::Placements => create_placements_table(client, name).await,
+            Self::Parties => create_parties_table(client, name).await,
+            Self::Friends => create_friends_table(client, name).await,
+        }
+    }
 
-/// Creates a Placements table (as the SAM template defines it: PK `placementId`, TTL)
-/// under a name no other test uses, and returns the name.
-///
-/// # Panics
-/// When DynamoDB Local refuses or cannot be reached.
-pub async fn fresh_placements_table(client: &Client) -> String {
-    let name = unique_table_name("placements");
-    created(
-        aws_adapters::dynamodb::create_placements_table(client, &name).await,
-        name,
-    )
-}
+    /// Creates the table under a name no other test uses, and returns the name.
+    ///
+    /// # Panics
+    /// When DynamoDB Local refuses or cannot be reached.
+    pub async fn fresh(self, client: &Client) -> String {
+        let name = unique_table_name(&format!("{self:?}").to_lowercase());
+        created(self.create(client, &name).await, name)
+    }
 
-/// Creates a Parties table (as the SAM template defines it: PK `partyId`, SK `sk`, GSI
-/// `ByOfflineSince`, TTL) under a name no other test uses, and returns the name.
-///
-/// # Panics
-/// When DynamoDB Local refuses or cannot be reached.
-pub async fn fresh_parties_table(client: &Client) -> String {
-    let name = unique_table_name("parties");
-    created(
-        aws_adapters::dynamodb::create_parties_table(client, &name).await,
-        name,
-    )
-}
-
-/// Creates a Friends table (as the SAM template defines it: PK `playerId`, SK
-/// `otherId`, no index, no TTL) under a name no other test uses, and returns the name.
-///
-/// # Panics
-/// When DynamoDB Local refuses or cannot be reached.
-pub async fn fresh_friends_table(client: &Client) -> String {
-    let name = unique_table_name("friends");
-    created(
-        aws_adapters::dynamodb::create_friends_table(client, &name).await,
-        name,
-    )
+    /// A fresh table created a second time (creating an existing table is not an error:
+    /// the local stack creates its tables at every start), described and checked as
+    /// every table of the template is (`describe_template_table`; the Friends table,
+    /// which has no TTL, as `describe_on_demand_table`), for the table's own checks.
+    ///
+    /// # Panics
+    /// When creating again fails, a check fails or DynamoDB Local cannot be reached.
+    pub async fn created_twice(self) -> TableDescription {
+        let client = dynamodb_local().await;
+        let table = self.fresh(&client).await;
+        self.create(&client, &table)
+            .await
+            .expect("creating an existing table is not an error");
+        match self {
+            Self::Friends => describe_on_demand_table(&client, &table).await,
+            _ => describe_template_table(&client, &table).await,
+        }
+    }
 }
 
 /// `name`, once `creating` it succeeded.

@@ -217,17 +217,33 @@ impl TestStack {
         }
     }
 
-    /// The id of `player`'s current connection, from the player store.
-    pub async fn connection_id(&self, player: &str) -> String {
+    /// `player`'s record in the player store (they must have one).
+    pub async fn record(&self, player: &str) -> shared::players::PlayerRecord {
         let id = PlayerId::parse(player).expect("a valid player id");
-        let record = self
-            .stack
+        self.stack
             .players()
             .get(&id)
             .await
             .expect("the store answers")
-            .unwrap_or_else(|| panic!("{player} has no record"));
-        record.connection_id.to_string()
+            .unwrap_or_else(|| panic!("{player} has no record"))
+    }
+
+    /// The id of `player`'s current connection, from the player store.
+    pub async fn connection_id(&self, player: &str) -> String {
+        self.record(player).await.connection_id.to_string()
+    }
+
+    /// The GetPlayerConnectionDetails calls the simulator has answered so far.
+    pub fn connection_details_calls(&self) -> u64 {
+        self.stack.simulator().snapshot().connection_details_calls
+    }
+
+    /// Closes `player`'s `client` and waits until `$disconnect` has run (the store shows
+    /// them Disconnected, within their reconnect grace period).
+    pub async fn close(&self, client: Client, player: &str) {
+        client.close().await;
+        self.wait_for_status(player, PresenceStatus::Disconnected)
+            .await;
     }
 
     /// Waits until the store shows `player` with `status` (e.g. `Disconnected` once

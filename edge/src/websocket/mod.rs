@@ -7,9 +7,11 @@
 //! with a route response (two-way routes), so a reply is just the body of a 200.
 
 mod error;
+mod limit;
 mod request;
 
 pub use error::RouteError;
+pub use limit::CallLimit;
 pub use request::{Opened, Reply, Request, Route, Serves, WrongRoute};
 
 use async_trait::async_trait;

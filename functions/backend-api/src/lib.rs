@@ -68,7 +68,6 @@ use shared::ports::{
     Seats,
 };
 use shared::telemetry::ErrorChain;
-use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
 use crate::route::{Endpoint, route};
@@ -79,32 +78,21 @@ mod tests;
 /// The largest request body read (a 32 KiB message and 100 ids fit well within it).
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// The backend API as every deployment builds it.
-pub fn wire(w: &Wiring) -> BackendApi {
-    BackendApi {
-        config: w.config.clone(),
-        players: w.stores.player_reader(),
-        lookup: w.stores.player_lookup(),
-        seats: w.stores.seats(),
-        messages: w.stores.message_store(),
-        parties: w.stores.party_reader(),
-        relations: w.stores.friend_reader(),
-        friend_commits: w.stores.friend_commits(),
-        clock: w.clock.clone(),
+shared::wired! {
+    /// The backend API as every deployment builds it.
+    pub fn wire(w) ->
+    /// The API's handler: one instance per execution environment, built at init.
+    pub struct BackendApi {
+        config: Arc<Config> = w.config.clone(),
+        players: Arc<dyn PlayerReader> = w.stores.player_reader(),
+        lookup: Arc<dyn PlayerLookup> = w.stores.player_lookup(),
+        seats: Arc<dyn Seats> = w.stores.seats(),
+        messages: Arc<dyn MessageStore> = w.stores.message_store(),
+        parties: Arc<dyn PartyReader> = w.stores.party_reader(),
+        relations: Arc<dyn FriendReader> = w.stores.friend_reader(),
+        friend_commits: Arc<dyn FriendCommits> = w.stores.friend_commits(),
+        clock: Arc<dyn Clock> = w.clock.clone(),
     }
-}
-
-/// The API's handler: one instance per execution environment, built at init.
-pub struct BackendApi {
-    config: Arc<Config>,
-    players: Arc<dyn PlayerReader>,
-    lookup: Arc<dyn PlayerLookup>,
-    seats: Arc<dyn Seats>,
-    messages: Arc<dyn MessageStore>,
-    parties: Arc<dyn PartyReader>,
-    relations: Arc<dyn FriendReader>,
-    friend_commits: Arc<dyn FriendCommits>,
-    clock: Arc<dyn Clock>,
 }
 
 /// What an endpoint answers: a status and a JSON body.

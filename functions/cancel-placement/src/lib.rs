@@ -19,22 +19,15 @@ use shared::frames::{ErrorCode, ErrorReply};
 use shared::pending::Pending;
 use shared::ports::{GameLiftError, PlacementReader, PlacementStopper, PlayerReader, StoreError};
 use shared::requests::{ClientRequest, Route as ClientRoute};
-use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
-/// `cancelPlacement` as every deployment builds it.
-pub fn wire(w: &Wiring) -> CancelPlacementHandler {
-    CancelPlacementHandler {
-        players: w.stores.player_reader(),
-        placements: w.stores.placement_reader(),
-        gamelift: w.services.placement_stopper(),
+shared::wired! {
+    /// `cancelPlacement` as every deployment builds it.
+    pub fn wire(w) -> pub struct CancelPlacementHandler {
+        players: Arc<dyn PlayerReader> = w.stores.player_reader(),
+        placements: Arc<dyn PlacementReader> = w.stores.placement_reader(),
+        gamelift: Arc<dyn PlacementStopper> = w.services.placement_stopper(),
     }
-}
-
-pub struct CancelPlacementHandler {
-    players: Arc<dyn PlayerReader>,
-    placements: Arc<dyn PlacementReader>,
-    gamelift: Arc<dyn PlacementStopper>,
 }
 
 impl CancelPlacementHandler {

@@ -76,26 +76,17 @@ use shared::players::{ConnectOutcome, NewConnection};
 use shared::ports::{Clock, ConnectionGateway, Connections, EventBus, StoreError};
 use shared::presence::PresenceEvent;
 use shared::telemetry::ErrorChain;
-use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
-/// `$connect` as every deployment builds it.
-pub fn wire(w: &Wiring) -> ConnectHandler {
-    ConnectHandler {
-        config: w.config.clone(),
-        players: w.stores.connections(),
-        gateway: w.services.connection_gateway(),
-        clock: w.clock.clone(),
-        events: w.services.event_bus(),
+shared::wired! {
+    /// `$connect` as every deployment builds it.
+    pub fn wire(w) -> pub struct ConnectHandler {
+        config: Arc<Config> = w.config.clone(),
+        players: Arc<dyn Connections> = w.stores.connections(),
+        gateway: Arc<dyn ConnectionGateway> = w.services.connection_gateway(),
+        clock: Arc<dyn Clock> = w.clock.clone(),
+        events: Arc<dyn EventBus> = w.services.event_bus(),
     }
-}
-
-pub struct ConnectHandler {
-    config: Arc<Config>,
-    players: Arc<dyn Connections>,
-    gateway: Arc<dyn ConnectionGateway>,
-    clock: Arc<dyn Clock>,
-    events: Arc<dyn EventBus>,
 }
 
 impl ConnectHandler {

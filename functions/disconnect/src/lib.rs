@@ -11,22 +11,15 @@ use edge::websocket::{Caller, RouteEvent, RouteHandler, RouteResult, status};
 use shared::config::Config;
 use shared::ports::{Clock, Connections};
 use shared::telemetry::ErrorChain;
-use shared::wiring::Wiring;
 use tracing::{info, warn};
 
-/// `$disconnect` as every deployment builds it.
-pub fn wire(w: &Wiring) -> DisconnectHandler {
-    DisconnectHandler {
-        config: w.config.clone(),
-        players: w.stores.connections(),
-        clock: w.clock.clone(),
+shared::wired! {
+    /// `$disconnect` as every deployment builds it.
+    pub fn wire(w) -> pub struct DisconnectHandler {
+        config: Arc<Config> = w.config.clone(),
+        players: Arc<dyn Connections> = w.stores.connections(),
+        clock: Arc<dyn Clock> = w.clock.clone(),
     }
-}
-
-pub struct DisconnectHandler {
-    config: Arc<Config>,
-    players: Arc<dyn Connections>,
-    clock: Arc<dyn Clock>,
 }
 
 #[async_trait]

@@ -24,15 +24,14 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use edge::websocket::{Reply, Request, Route, RouteError, Serves};
+use edge::websocket::{CallLimit, Reply, Request, Route, RouteError, Serves};
 use shared::acks::{FriendAck, ListFriendsAck, RouteAck};
 use shared::config::Config;
 use shared::domain::PlayerId;
 use shared::friends::{Action, CHANGE_ATTEMPTS, FriendCommitted, FriendRefusal, Pair};
-use shared::ports::{Clock, FriendCommits, FriendReader, PlayerLookup, PlayerReader, RateLimiter};
-use shared::rate_limits::{self, Bucket};
+use shared::ports::{Clock, FriendCommits, FriendReader, PlayerLookup, PlayerReader};
+use shared::rate_limits::Bucket;
 use shared::requests::{ClientRequest, ListFriendsBody, Route as ClientRoute};
-use shared::wiring::Wiring;
 use tracing::info;
 
 /// What a client is told did not happen when the store failed.
@@ -42,50 +41,26 @@ fn store(err: shared::ports::StoreError) -> RouteError {
     RouteError::from_store(err, NOTHING_CHANGED)
 }
 
-/// The friend routes as every deployment builds them.
-pub fn wire(w: &Wiring) -> FriendsHandler {
-    FriendsHandler {
-        config: w.config.clone(),
-        players: w.stores.player_reader(),
-        lookup: w.stores.player_lookup(),
-        relations: w.stores.friend_reader(),
-        commits: w.stores.friend_commits(),
-        limiter: w.stores.rate_limiter(),
-        clock: w.clock.clone(),
+shared::wired! {
+    /// The friend routes as every deployment builds them.
+    pub fn wire(w) -> pub struct FriendsHandler {
+        config: Arc<Config> = w.config.clone(),
+        players: Arc<dyn PlayerReader> = w.stores.player_reader(),
+        lookup: Arc<dyn PlayerLookup> = w.stores.player_lookup(),
+        relations: Arc<dyn FriendReader> = w.stores.friend_reader(),
+        commits: Arc<dyn FriendCommits> = w.stores.friend_commits(),
+        /// `addFriend`s, against `RATE_LIMIT_FRIEND_INVITES_PER_MINUTE`.
+        invites: CallLimit = CallLimit::new(
+            w,
+            Bucket::FriendInvite,
+            w.config.rate_limits.friend_invites_per_minute,
+            "friend invitations",
+        ),
+        clock: Arc<dyn Clock> = w.clock.clone(),
     }
-}
-
-pub struct FriendsHandler {
-    config: Arc<Config>,
-    players: Arc<dyn PlayerReader>,
-    lookup: Arc<dyn PlayerLookup>,
-    relations: Arc<dyn FriendReader>,
-    commits: Arc<dyn FriendCommits>,
-    limiter: Arc<dyn RateLimiter>,
-    clock: Arc<dyn Clock>,
 }
 
 impl FriendsHandler {
-    /// Counts an `addFriend` against `RATE_LIMIT_FRIEND_INVITES_PER_MINUTE`.
-    async fn spend_invite(&self, player: &PlayerId) -> Result<(), RouteError> {
-        let limit = self.config.rate_limits.friend_invites_per_minute;
-        rate_limits::spend_call(
-            self.limiter.as_ref(),
-            player,
-            Bucket::FriendInvite,
-            limit,
-            self.clock.now_millis(),
-        )
-        .await
-        .map_err(|e| {
-            RouteError::from_limit(
-                e,
-                |_| format!("{limit} friend invitations a minute"),
-                "nobody was invited; retry",
-            )
-        })
-    }
-
     /// Whether `player` is known (has a Players item); asked only when `needed`.
     async fn known(&self, player: &PlayerId, needed: bool) -> Result<bool, RouteError> {
         if !needed {
@@ -117,7 +92,7 @@ impl FriendsHandler {
         }
         let spend = async {
             match action {
-                Action::Add => self.spend_invite(me).await,
+                Action::Add => self.invites.spend(me, "nobody was invited; retry").await,
                 _ => Ok(()),
             }
         };

@@ -69,17 +69,17 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use edge::websocket::{Reply, Request, Route, RouteError, Serves};
+use edge::websocket::{CallLimit, Reply, Request, Route, RouteError, Serves};
 use shared::acks::RouteAck;
 use shared::domain::PlayerId;
 use shared::frames::ErrorCode;
 use shared::matchmaking::{MatchmakingRequest, MatchmakingSettings, TicketId, TicketPushes};
 use shared::pending::PendingRequests;
 use shared::ports::{
-    Clock, GameLiftError, Matchmaker, PlayerLookup, PlayerReader, Profiles, RateLimiter,
-    StoreError, TicketChanges, TicketReader, TicketRecorder,
+    Clock, GameLiftError, Matchmaker, PlayerLookup, PlayerReader, Profiles, StoreError,
+    TicketChanges, TicketReader, TicketRecorder,
 };
-use shared::rate_limits::{self, Bucket};
+use shared::rate_limits::Bucket;
 use shared::requests::{ClientRequest, Route as ClientRoute};
 use shared::telemetry::ErrorChain;
 use shared::wiring::Wiring;
@@ -98,8 +98,8 @@ pub struct Ports {
     /// The caller's (or their party's) pending-request slot, judging tickets and
     /// placements a fault left behind in it.
     pub pending: PendingRequests,
-    /// The per-player rate limits (on the players' items).
-    pub limiter: Arc<dyn RateLimiter>,
+    /// `startMatchmaking`s, against the placement requests' limit.
+    pub limit: CallLimit,
     /// `stopMatchmaking` without `ticketId`: the caller's pending ticket.
     pub player: Arc<dyn PlayerReader>,
     /// The party members' latencies and attributes.
@@ -116,8 +116,7 @@ pub struct Ports {
 /// The matchmaking routes as every deployment builds them: `startMatchmaking` counts
 /// against the placement requests' rate limit.
 pub fn wire(w: &Wiring) -> MatchmakingHandler {
-    let mut settings = w.matchmaking.clone();
-    settings.requests_per_minute = w.config.rate_limits.placements_per_minute;
+    let settings = w.matchmaking.clone();
     // Without a configuration the routes answer `unavailable` before asking FlexMatch:
     // no matchmaker is built (and the role grants none).
     let matchmaker: Arc<dyn Matchmaker> = if settings.configurations.is_empty() {
@@ -131,7 +130,12 @@ pub fn wire(w: &Wiring) -> MatchmakingHandler {
             pending: w
                 .pending_requests()
                 .judging_tickets(w.stores.ticket_reader()),
-            limiter: w.stores.rate_limiter(),
+            limit: CallLimit::new(
+                w,
+                Bucket::Placement,
+                w.config.rate_limits.placements_per_minute,
+                "placement and matchmaking requests",
+            ),
             player: w.stores.player_reader(),
             players: w.stores.player_lookup(),
             profiles: w.stores.profiles(),
@@ -176,29 +180,6 @@ pub struct MatchmakingHandler {
     settings: MatchmakingSettings,
     ports: Ports,
     clock: Arc<dyn Clock>,
-}
-
-impl MatchmakingHandler {
-    /// Counts a `startMatchmaking` against the player's placement requests (one write on
-    /// their item; none with the limit off).
-    pub(crate) async fn spend(&self, player: &PlayerId) -> Result<(), RouteError> {
-        let limit = self.settings.requests_per_minute;
-        rate_limits::spend_call(
-            self.ports.limiter.as_ref(),
-            player,
-            Bucket::Placement,
-            limit,
-            self.clock.now_millis(),
-        )
-        .await
-        .map_err(|e| {
-            RouteError::from_limit(
-                e,
-                |_| format!("{limit} placement and matchmaking requests a minute"),
-                "nothing was started; retry",
-            )
-        })
-    }
 }
 
 pub(crate) fn store_refusal(err: StoreError) -> RouteError {

@@ -66,7 +66,10 @@ impl MatchmakingHandler {
     ) -> Result<StartMatchmakingAck, RouteError> {
         let player = &request.caller.player_id;
         let configuration = self.configuration(body)?;
-        self.spend(player).await?;
+        self.ports
+            .limit
+            .spend(player, "nothing was started; retry")
+            .await?;
         let now = self.clock.now_millis();
         let ticket_id = TicketId::new_at(now);
         let pending = Pending::Ticket(ticket_id.clone());

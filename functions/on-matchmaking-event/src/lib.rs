@@ -27,6 +27,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use edge::gamelift_events::{self, Handled};
 use lambda_runtime::LambdaEvent;
 use serde_json::Value;
 use shared::config::Config;
@@ -57,17 +58,11 @@ const ATTEMPTS: u32 = 3;
 /// `on-matchmaking-event` as every deployment builds it: its changes push a frame to
 /// each of the ticket's players.
 pub fn wire(w: &Wiring) -> MatchmakingEventHandler {
-    seated(
-        w.config.clone(),
-        &*w.stores,
-        w.clock.clone(),
-        w.seat_connector(),
-    )
+    gamelift_events::wire(w, seated)
 }
 
-/// The handler on `stores`, its seats' connection details from `seats`: what [`wire`]
-/// builds, and what the local stack builds before its wiring (the simulator the seats
-/// ask is started after the handler it sends events to).
+/// The handler on `stores`, its seats' connection details from `seats`
+/// ([`gamelift_events::Seated`]).
 pub fn seated(
     config: Arc<Config>,
     stores: &dyn Stores,
@@ -104,26 +99,11 @@ enum Applied {
     Ignored(Ignored),
 }
 
-/// What [`MatchmakingEventHandler::apply_all`] did besides moving tickets.
-#[derive(Debug, Default)]
-pub struct Handled {
-    /// Each event (malformed) or ticket of an event that changed nothing, why.
-    pub ignored: Vec<Ignored>,
-    pub retry: Option<StoreError>,
-}
-
 impl MatchmakingEventHandler {
     /// Applies every event of the invocation. `Err` only when some ticket could not be
     /// changed for a reason a retry may fix (after trying all the others).
     pub async fn handle(&self, event: LambdaEvent<Value>) -> Result<(), lambda_runtime::Error> {
-        let handled = self.apply_all(&event.payload).await;
-        for reason in handled.ignored {
-            shared::metrics::ignored_event(reason);
-        }
-        match handled.retry {
-            Some(err) => Err(err.into()),
-            None => Ok(()),
-        }
+        self.apply_all(&event.payload).await.finish()
     }
 
     /// What [`Self::handle`] does, but the ignored events' metric.

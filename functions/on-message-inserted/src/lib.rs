@@ -33,7 +33,6 @@ use shared::metrics::Delivery as Metric;
 use shared::players::PlayerRecord;
 use shared::ports::{Clock, ConnectionGateway, Connections, GatewayError, PlayerLookup};
 use shared::telemetry::ErrorChain;
-use shared::wiring::Wiring;
 use tracing::{debug, info, warn};
 
 #[cfg(test)]
@@ -52,25 +51,17 @@ enum Delivery {
     Retry,
 }
 
-/// `on-message-inserted` as every deployment builds it.
-pub fn wire(w: &Wiring) -> MessageInsertedHandler {
-    MessageInsertedHandler {
-        config: w.config.clone(),
-        players: w.stores.player_lookup(),
-        connections: w.stores.connections(),
-        gateway: w.services.connection_gateway(),
-        clock: w.clock.clone(),
+shared::wired! {
+    /// `on-message-inserted` as every deployment builds it.
+    pub fn wire(w) -> pub struct MessageInsertedHandler {
+        config: Arc<Config> = w.config.clone(),
+        /// The recipients' records: who is live, on which connection.
+        players: Arc<dyn PlayerLookup> = w.stores.player_lookup(),
+        /// A live connection found gone is marked disconnected.
+        connections: Arc<dyn Connections> = w.stores.connections(),
+        gateway: Arc<dyn ConnectionGateway> = w.services.connection_gateway(),
+        clock: Arc<dyn Clock> = w.clock.clone(),
     }
-}
-
-pub struct MessageInsertedHandler {
-    config: Arc<Config>,
-    /// The recipients' records: who is live, on which connection.
-    players: Arc<dyn PlayerLookup>,
-    /// A live connection found gone is marked disconnected.
-    connections: Arc<dyn Connections>,
-    gateway: Arc<dyn ConnectionGateway>,
-    clock: Arc<dyn Clock>,
 }
 
 impl MessageInsertedHandler {

@@ -86,6 +86,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use edge::gamelift_events::{self, Handled};
 use lambda_runtime::LambdaEvent;
 use serde_json::Value;
 use shared::config::Config;
@@ -108,17 +109,11 @@ pub use event::{
 
 /// `on-placement-event` as every deployment builds it.
 pub fn wire(w: &Wiring) -> PlacementEventHandler {
-    seated(
-        w.config.clone(),
-        &*w.stores,
-        w.clock.clone(),
-        w.seat_connector(),
-    )
+    gamelift_events::wire(w, seated)
 }
 
-/// The handler on `stores`, its seats' connection details from `seats`: what [`wire`]
-/// builds, and what the local stack builds before its wiring (the simulator the seats
-/// ask is started after the handler it sends events to).
+/// The handler on `stores`, its seats' connection details from `seats`
+/// ([`gamelift_events::Seated`]).
 pub fn seated(
     config: Arc<Config>,
     stores: &dyn Stores,
@@ -146,14 +141,7 @@ impl PlacementEventHandler {
     /// Settles every event of the invocation. `Err` only when some event could not be
     /// settled for a reason a retry may fix (after trying all the others).
     pub async fn handle(&self, event: LambdaEvent<Value>) -> Result<(), lambda_runtime::Error> {
-        let handled = self.settle_all(event.payload).await;
-        for reason in handled.ignored {
-            shared::metrics::ignored_event(reason);
-        }
-        match handled.retry {
-            Some(err) => Err(err.into()),
-            None => Ok(()),
-        }
+        self.settle_all(event.payload).await.finish()
     }
 
     /// What [`Self::handle`] does, but the metrics: the events ignored, and the first
@@ -300,14 +288,6 @@ impl PlacementEventHandler {
             .into_iter()
             .collect())
     }
-}
-
-/// What [`PlacementEventHandler::settle_all`] did besides settling.
-#[derive(Debug, Default)]
-pub struct Handled {
-    /// Each event that changed nothing, why.
-    pub ignored: Vec<Ignored>,
-    pub retry: Option<StoreError>,
 }
 
 /// An event of a placement this stack has no record of: `unknown` if its id has the shape

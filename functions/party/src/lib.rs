@@ -28,13 +28,13 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use edge::websocket::{Reply, Request, Route, RouteError, Serves};
+use edge::websocket::{CallLimit, Reply, Request, Route, RouteError, Serves};
 use shared::acks::RouteAck;
 use shared::config::Config;
 use shared::party::{CommitScope, Parties, PartyError};
-use shared::ports::{Blocks, PlayerReader, RateLimiter};
+use shared::ports::{Blocks, PlayerReader};
+use shared::rate_limits::Bucket;
 use shared::requests::{ClientRequest, Route as ClientRoute};
-use shared::wiring::Wiring;
 
 mod ops;
 
@@ -46,41 +46,21 @@ pub const LEAVE: &str = ClientRoute::LeaveParty.as_str();
 pub const KICK: &str = ClientRoute::KickFromParty.as_str();
 pub const PROMOTE: &str = ClientRoute::PromotePartyLeader.as_str();
 
-/// The party routes as every deployment builds them: any party change
-/// ([`CommitScope::Any`]).
-pub fn wire(w: &Wiring) -> PartyHandler {
-    PartyHandler::new(
-        w.config.clone(),
-        w.stores.player_reader(),
-        w.stores.rate_limiter(),
-        w.stores.blocks(),
-        w.parties(CommitScope::Any),
-    )
-}
-
-pub struct PartyHandler {
-    config: Arc<Config>,
-    players: Arc<dyn PlayerReader>,
-    limiter: Arc<dyn RateLimiter>,
-    blocks: Arc<dyn Blocks>,
-    parties: Parties,
-}
-
-impl PartyHandler {
-    pub fn new(
-        config: Arc<Config>,
-        players: Arc<dyn PlayerReader>,
-        limiter: Arc<dyn RateLimiter>,
-        blocks: Arc<dyn Blocks>,
-        parties: Parties,
-    ) -> Self {
-        Self {
-            parties,
-            config,
-            players,
-            limiter,
-            blocks,
-        }
+shared::wired! {
+    /// The party routes as every deployment builds them: any party change
+    /// ([`CommitScope::Any`]).
+    pub fn wire(w) -> pub struct PartyHandler {
+        config: Arc<Config> = w.config.clone(),
+        players: Arc<dyn PlayerReader> = w.stores.player_reader(),
+        /// Invitations, against `RATE_LIMIT_PARTY_INVITES_PER_MINUTE`.
+        invites: CallLimit = CallLimit::new(
+            w,
+            Bucket::PartyInvite,
+            w.config.rate_limits.party_invites_per_minute,
+            "party invitations",
+        ),
+        blocks: Arc<dyn Blocks> = w.stores.blocks(),
+        parties: Parties = w.parties(CommitScope::Any),
     }
 }
 

@@ -7,7 +7,6 @@ use shared::domain::PlayerId;
 use shared::frames::ErrorCode;
 use shared::party::{CHANGE_ATTEMPTS, Invitation, Party, PartyError, PartyId, PartyRefusal};
 use shared::party::{Committed, InvitationWrite, PartyCommit, PartyCondition};
-use shared::rate_limits::{self, Bucket};
 use shared::requests::{CreatePartyBody, PartyBody, PlayerBody};
 use tracing::info;
 
@@ -82,26 +81,6 @@ impl PartyHandler {
         }
     }
 
-    /// Counts an invitation against `RATE_LIMIT_PARTY_INVITES_PER_MINUTE`.
-    async fn spend_invite(&self, player: &PlayerId) -> Result<(), RouteError> {
-        let limit = self.config.rate_limits.party_invites_per_minute;
-        rate_limits::spend_call(
-            self.limiter.as_ref(),
-            player,
-            Bucket::PartyInvite,
-            limit,
-            self.parties.now(),
-        )
-        .await
-        .map_err(|e| {
-            RouteError::from_limit(
-                e,
-                |_| format!("{limit} party invitations a minute"),
-                "nobody was invited; retry",
-            )
-        })
-    }
-
     pub(crate) async fn invite(
         &self,
         request: &Request,
@@ -113,7 +92,7 @@ impl PartyHandler {
             return Err(RouteError::from(PartyRefusal::InviteYourself));
         }
         let (spent, party_id, blockers) = tokio::join!(
-            self.spend_invite(inviter),
+            self.invites.spend(inviter, "nobody was invited; retry"),
             self.caller_party(inviter),
             self.blocks
                 .blockers(inviter, std::slice::from_ref(&invitee)),

@@ -55,7 +55,6 @@ use shared::ports::{
 };
 use shared::presence::PresenceEvent;
 use shared::telemetry::ErrorChain;
-use shared::wiring::Wiring;
 use tokio::sync::mpsc;
 use tracing::{error, info, warn};
 
@@ -140,40 +139,27 @@ enum Retired {
     Failed,
 }
 
-/// The sweeper as every deployment builds it: members offline too long leave their
-/// party ([`CommitScope::Departures`]); in the connection-activity liveness mode, and
-/// only then, it asks API Gateway about an expired player's socket.
-pub fn wire(w: &Wiring) -> PresenceTimeoutHandler {
-    PresenceTimeoutHandler {
-        config: w.config.clone(),
-        players: w.stores.presence_sweep(),
-        gateway: w.services.connection_gateway(),
-        probe: match w.config.presence_liveness {
+shared::wired! {
+    /// The sweeper as every deployment builds it: members offline too long leave their
+    /// party ([`CommitScope::Departures`]); in the connection-activity liveness mode, and
+    /// only then, it asks API Gateway about an expired player's socket.
+    pub fn wire(w) -> pub struct PresenceTimeoutHandler {
+        config: Arc<Config> = w.config.clone(),
+        players: Arc<dyn PresenceSweep> = w.stores.presence_sweep(),
+        gateway: Arc<dyn ConnectionGateway> = w.services.connection_gateway(),
+        /// Asked when an expired online player's socket was last active (a `ping` keeps it
+        /// online); `None`: the heartbeat deadline alone decides.
+        probe: Option<Arc<dyn ConnectionProbe>> = match w.config.presence_liveness {
             PresenceLiveness::ConnectionActivity => Some(w.services.connection_probe()),
             PresenceLiveness::Heartbeat => None,
         },
-        events: w.services.event_bus(),
-        parties: w.parties(CommitScope::Departures),
-        offline_parties: w.stores.offline_parties(),
-        clock: w.clock.clone(),
-        deadline_margin: DEFAULT_DEADLINE_MARGIN,
-        concurrency: DEFAULT_CONCURRENCY,
+        events: Arc<dyn EventBus> = w.services.event_bus(),
+        parties: Parties = w.parties(CommitScope::Departures),
+        offline_parties: Arc<dyn OfflineParties> = w.stores.offline_parties(),
+        clock: Arc<dyn Clock> = w.clock.clone(),
+        deadline_margin: Duration = DEFAULT_DEADLINE_MARGIN,
+        concurrency: usize = DEFAULT_CONCURRENCY,
     }
-}
-
-pub struct PresenceTimeoutHandler {
-    config: Arc<Config>,
-    players: Arc<dyn PresenceSweep>,
-    gateway: Arc<dyn ConnectionGateway>,
-    /// Asked when an expired online player's socket was last active (a `ping` keeps it
-    /// online); `None`: the heartbeat deadline alone decides.
-    probe: Option<Arc<dyn ConnectionProbe>>,
-    events: Arc<dyn EventBus>,
-    parties: Parties,
-    offline_parties: Arc<dyn OfflineParties>,
-    clock: Arc<dyn Clock>,
-    deadline_margin: Duration,
-    concurrency: usize,
 }
 
 impl PresenceTimeoutHandler {

@@ -21,82 +21,39 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use edge::websocket::{Reply, Request, Route, RouteError, Serves};
+use edge::websocket::{CallLimit, Reply, Request, Route, RouteError, Serves};
 use shared::acks::{RouteAck, SeatAck};
 use shared::domain::{GameSession, PlayerId};
 use shared::errors::SessionEndedDetail;
 use shared::frames::{ErrorCode, ErrorReply};
-use shared::ports::{
-    Clock, FriendReader, GameLiftError, PlayerReader, PlayerSessions, RateLimiter, Seats,
-    StoreError,
-};
-use shared::rate_limits::{self, Bucket};
+use shared::ports::{FriendReader, GameLiftError, PlayerReader, PlayerSessions, Seats, StoreError};
+use shared::rate_limits::Bucket;
 use shared::requests::{ClientRequest, Route as ClientRoute};
 use shared::seats::SeatConnector;
-use shared::wiring::Wiring;
 use tracing::{error, info, warn};
 
 mod join;
 
-/// `rejoinSession`, `refreshConnectionDetails` and `joinFriendGame` as every deployment
-/// builds them.
-pub fn wire(w: &Wiring) -> RejoinSessionHandler {
-    RejoinSessionHandler {
-        players: w.stores.player_reader(),
-        seats: w.stores.seats(),
-        friends: w.stores.friend_reader(),
-        gamelift: w.services.player_sessions(),
-        connector: w.seat_connector(),
-        refresh_limit: RefreshLimit {
-            limiter: w.stores.rate_limiter(),
-            per_minute: w.config.rate_limits.placements_per_minute,
-            clock: w.clock.clone(),
-        },
-    }
-}
-
-/// What `refreshConnectionDetails` and `joinFriendGame` are counted against: the
-/// placement requests' limit (each costs a GameLift call, as a placement does).
-#[derive(Clone)]
-pub struct RefreshLimit {
-    pub limiter: Arc<dyn RateLimiter>,
-    /// `RATE_LIMIT_PLACEMENTS_PER_MINUTE` (0: off).
-    pub per_minute: u32,
-    pub clock: Arc<dyn Clock>,
-}
-
-impl RefreshLimit {
-    /// Counts one call of `player`'s; over the limit, `rate_limited` saying `consequence`.
-    async fn spend(&self, player: &PlayerId, consequence: &str) -> Result<(), RouteError> {
-        let per_minute = self.per_minute;
-        let now = self.clock.now_millis();
-        rate_limits::spend_call(
-            self.limiter.as_ref(),
-            player,
+shared::wired! {
+    /// `rejoinSession`, `refreshConnectionDetails` and `joinFriendGame` as every deployment
+    /// builds them.
+    pub fn wire(w) -> pub struct RejoinSessionHandler {
+        players: Arc<dyn PlayerReader> = w.stores.player_reader(),
+        seats: Arc<dyn Seats> = w.stores.seats(),
+        /// "Are we friends", for `joinFriendGame`.
+        friends: Arc<dyn FriendReader> = w.stores.friend_reader(),
+        gamelift: Arc<dyn PlayerSessions> = w.services.player_sessions(),
+        /// Each seat's connection details (player gateway).
+        connector: SeatConnector = w.seat_connector(),
+        /// What `refreshConnectionDetails` and `joinFriendGame` are counted against: the
+        /// placement requests' limit (each costs a GameLift call, as a placement does).
+        refresh_limit: CallLimit = CallLimit::new(
+            w,
             Bucket::Placement,
-            per_minute,
-            now,
-        )
-        .await
-        .map_err(|e| {
-            RouteError::from_limit(
-                e,
-                |_| format!("{per_minute} placement requests a minute"),
-                consequence,
-            )
-        })
+            w.config.rate_limits.placements_per_minute,
+            "placement requests",
+        ),
     }
-}
-
-pub struct RejoinSessionHandler {
-    players: Arc<dyn PlayerReader>,
-    seats: Arc<dyn Seats>,
-    /// "Are we friends", for `joinFriendGame`.
-    friends: Arc<dyn FriendReader>,
-    gamelift: Arc<dyn PlayerSessions>,
-    /// Each seat's connection details (player gateway).
-    connector: SeatConnector,
-    refresh_limit: RefreshLimit,
 }
 
 impl RejoinSessionHandler {

@@ -45,7 +45,6 @@ use shared::players::{Liveness, PlayerRecord};
 use shared::ports::{Clock, ConnectionGateway, DeliveryHandover, InboxReader, PlayerReader};
 use shared::requests::{ClientRequest, Route as ClientRoute};
 use shared::telemetry::ErrorChain;
-use shared::wiring::Wiring;
 use tracing::{info, warn};
 
 #[cfg(test)]
@@ -59,29 +58,19 @@ pub const CURSORLESS_REPLAY_MARGIN_MS: EpochMillis = 10_000;
 /// How many times the hand-over is tried while messages keep arriving.
 pub const HANDOVER_ATTEMPTS: u32 = 10;
 
-/// `resume` as every deployment builds it: a member back from offline is online again
-/// in their party ([`CommitScope::Presence`]).
-pub fn wire(w: &Wiring) -> ResumeHandler {
-    ResumeHandler {
-        keep_alive: w.keep_alive,
-        players: w.stores.player_reader(),
-        messages: w.stores.inbox_reader(),
-        handover: w.stores.delivery_handover(),
-        parties: w.parties(CommitScope::Presence),
-        gateway: w.services.connection_gateway(),
-        clock: w.clock.clone(),
+shared::wired! {
+    /// `resume` as every deployment builds it: a member back from offline is online again
+    /// in their party ([`CommitScope::Presence`]).
+    pub fn wire(w) -> pub struct ResumeHandler {
+        /// What every ack tells the client's timer (`Config::keep_alive`).
+        keep_alive: KeepAlive = w.keep_alive,
+        players: Arc<dyn PlayerReader> = w.stores.player_reader(),
+        messages: Arc<dyn InboxReader> = w.stores.inbox_reader(),
+        handover: Arc<dyn DeliveryHandover> = w.stores.delivery_handover(),
+        parties: Parties = w.parties(CommitScope::Presence),
+        gateway: Arc<dyn ConnectionGateway> = w.services.connection_gateway(),
+        clock: Arc<dyn Clock> = w.clock.clone(),
     }
-}
-
-pub struct ResumeHandler {
-    /// What every ack tells the client's timer (`Config::keep_alive`).
-    keep_alive: KeepAlive,
-    players: Arc<dyn PlayerReader>,
-    messages: Arc<dyn InboxReader>,
-    handover: Arc<dyn DeliveryHandover>,
-    parties: Parties,
-    gateway: Arc<dyn ConnectionGateway>,
-    clock: Arc<dyn Clock>,
 }
 
 /// Why a resume stopped early.

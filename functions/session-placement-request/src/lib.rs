@@ -28,7 +28,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use edge::websocket::{Reply, Request, Route, RouteError, Serves};
+use edge::websocket::{CallLimit, Reply, Request, Route, RouteError, Serves};
 use shared::acks::{PlacementAck, RouteAck};
 use shared::config::Config;
 use shared::domain::{PlacementId, PlacementStatus, PlayerId};
@@ -37,9 +37,9 @@ use shared::pending::{Pending, PendingRequests};
 use shared::placement::{PlacementPlayer, PlacementRecord, PlacementRequest};
 use shared::ports::{
     Clock, GameLiftError, PlacementRecorder, PlacementStarter, PlacementStopper, PlayerLookup,
-    Profiles, RateLimiter, StoreError,
+    Profiles, StoreError,
 };
-use shared::rate_limits::{self, Bucket};
+use shared::rate_limits::Bucket;
 use shared::requests::{ClientRequest, PlacementRequestBody, Route as ClientRoute};
 use shared::telemetry::ErrorChain;
 use shared::wiring::Wiring;
@@ -51,7 +51,8 @@ mod latencies;
 pub struct Ports {
     /// The caller's (or their party's) pending-request slot.
     pub pending: PendingRequests,
-    pub limiter: Arc<dyn RateLimiter>,
+    /// Requests, against `RATE_LIMIT_PLACEMENTS_PER_MINUTE`.
+    pub limit: CallLimit,
     /// The party members' latencies.
     pub players: Arc<dyn PlayerLookup>,
     /// A member's own latencies (`setPlacementLatencies`).
@@ -68,7 +69,12 @@ pub fn wire(w: &Wiring) -> SessionPlacementRequestHandler {
         config: w.config.clone(),
         ports: Ports {
             pending: w.pending_requests(),
-            limiter: w.stores.rate_limiter(),
+            limit: CallLimit::new(
+                w,
+                Bucket::Placement,
+                w.config.rate_limits.placements_per_minute,
+                "placement requests",
+            ),
             players: w.stores.player_lookup(),
             profiles: w.stores.profiles(),
             placements: w.stores.placement_recorder(),
@@ -142,7 +148,10 @@ impl SessionPlacementRequestHandler {
         body: PlacementBody,
         placement_id: &PlacementId,
     ) -> Result<(), RouteError> {
-        self.spend_placement(player).await?;
+        self.ports
+            .limit
+            .spend(player, "nothing was placed; retry")
+            .await?;
         let pending = Pending::Placement(placement_id.clone());
         // Everyone placed: the caller, or their whole party (the caller leading it).
         let others = self
@@ -208,27 +217,6 @@ impl SessionPlacementRequestHandler {
                 player_id: player_id.clone(),
             })
             .collect())
-    }
-
-    /// Counts the request against `RATE_LIMIT_PLACEMENTS_PER_MINUTE` (one write on the
-    /// player's item; none with the limit off).
-    async fn spend_placement(&self, player: &PlayerId) -> Result<(), RouteError> {
-        let limit = self.config.rate_limits.placements_per_minute;
-        rate_limits::spend_call(
-            self.ports.limiter.as_ref(),
-            player,
-            Bucket::Placement,
-            limit,
-            self.clock.now_millis(),
-        )
-        .await
-        .map_err(|e| {
-            RouteError::from_limit(
-                e,
-                |_| format!("{limit} placement requests a minute"),
-                "nothing was placed; retry",
-            )
-        })
     }
 
     /// GameLift refused: no event will settle the placement. FAILED first, so that a

@@ -12,12 +12,11 @@
 
 use std::sync::Arc;
 
-use edge::websocket::{Caller, RouteError};
+use edge::websocket::{CallLimit, Caller, RouteError};
 use shared::activity::{Activity, MAX_ACTIVITY_DETAILS_BYTES};
 use shared::frames::ErrorCode;
-use shared::ports::{Activities, Clock, EventBus, RateLimiter};
+use shared::ports::{Activities, Clock, EventBus};
 use shared::presence::PresenceEvent;
-use shared::rate_limits::{self, Bucket};
 use shared::telemetry::ErrorChain;
 use tracing::{info, warn};
 
@@ -26,9 +25,8 @@ use tracing::{info, warn};
 pub struct ActivityPorts {
     pub activities: Arc<dyn Activities>,
     pub events: Arc<dyn EventBus>,
-    pub limiter: Arc<dyn RateLimiter>,
-    /// `RATE_LIMIT_ACTIVITY_PER_MINUTE` (0: off).
-    pub per_minute: u32,
+    /// Changes, against `RATE_LIMIT_ACTIVITY_PER_MINUTE`.
+    pub limit: CallLimit,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -45,23 +43,10 @@ impl ActivityPorts {
                 ),
             ));
         }
-        let per_minute = self.per_minute;
         let now = self.clock.now_millis();
-        rate_limits::spend_call(
-            self.limiter.as_ref(),
-            player,
-            Bucket::Activity,
-            per_minute,
-            now,
-        )
-        .await
-        .map_err(|e| {
-            RouteError::from_limit(
-                e,
-                |_| format!("{per_minute} activity changes a minute"),
-                "your activity was not changed; retry",
-            )
-        })?;
+        self.limit
+            .spend(player, "your activity was not changed; retry")
+            .await?;
         let stored = (!activity.is_clear()).then_some(activity);
         let set = self
             .activities

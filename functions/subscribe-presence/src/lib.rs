@@ -12,13 +12,13 @@ use std::sync::Arc;
 
 pub use activity::ActivityPorts;
 use async_trait::async_trait;
-use edge::websocket::{Caller, Reply, Request, Route, RouteError, Serves};
+use edge::websocket::{CallLimit, Caller, Reply, Request, Route, RouteError, Serves};
 use shared::acks::{RouteAck, SubscribePresenceAck, UnsubscribePresenceAck};
 use shared::domain::EpochMillis;
 use shared::ports::{Clock, PlayerLookup, Subscriptions};
 use shared::presence::SUBSCRIPTION_TTL_SECONDS;
+use shared::rate_limits::Bucket;
 use shared::requests::{ClientRequest, PlayerIdsBody, Route as ClientRoute};
-use shared::wiring::Wiring;
 use tracing::info;
 
 pub const SUBSCRIBE_ROUTE: &str = ClientRoute::SubscribePresence.as_str();
@@ -37,28 +37,25 @@ pub fn subscription_expire_at_secs(connected_at: EpochMillis, now: EpochMillis) 
     from.div_euclid(1000) + SUBSCRIPTION_TTL_SECONDS
 }
 
-/// `subscribePresence`, `unsubscribePresence` and `setActivity` as every deployment
-/// builds them.
-pub fn wire(w: &Wiring) -> SubscribePresenceHandler {
-    SubscribePresenceHandler {
-        players: w.stores.player_lookup(),
-        subscriptions: w.stores.subscriptions(),
-        clock: w.clock.clone(),
-        activity: ActivityPorts {
+shared::wired! {
+    /// `subscribePresence`, `unsubscribePresence` and `setActivity` as every deployment
+    /// builds them.
+    pub fn wire(w) -> pub struct SubscribePresenceHandler {
+        players: Arc<dyn PlayerLookup> = w.stores.player_lookup(),
+        subscriptions: Arc<dyn Subscriptions> = w.stores.subscriptions(),
+        clock: Arc<dyn Clock> = w.clock.clone(),
+        activity: ActivityPorts = ActivityPorts {
             activities: w.stores.activities(),
             events: w.services.event_bus(),
-            limiter: w.stores.rate_limiter(),
-            per_minute: w.config.rate_limits.activity_per_minute,
+            limit: CallLimit::new(
+                w,
+                Bucket::Activity,
+                w.config.rate_limits.activity_per_minute,
+                "activity changes",
+            ),
             clock: w.clock.clone(),
         },
     }
-}
-
-pub struct SubscribePresenceHandler {
-    players: Arc<dyn PlayerLookup>,
-    subscriptions: Arc<dyn Subscriptions>,
-    clock: Arc<dyn Clock>,
-    activity: ActivityPorts,
 }
 
 impl SubscribePresenceHandler {

@@ -1,8 +1,8 @@
 //! The console's metrics: computed from the EMF lines the handlers write, read back as
 //! CloudWatch reads them (`shared::metrics::emf`), so the numbers here are the ones a
 //! deployed stack's dashboard shows. The local stack installs the same recorder the
-//! functions install in Lambda and flushes it every [`FLUSH_EVERY`] into [`Board`]
-//! (counters summed since the stack started, histograms kept for percentiles).
+//! functions install in Lambda; once it serves, it flushes it every [`FLUSH_EVERY`] into
+//! [`Board`] (counters summed since the stack started, histograms kept for percentiles).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
@@ -150,12 +150,12 @@ pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
     sorted.get(rank.clamp(1, sorted.len()) - 1).copied()
 }
 
-/// Feeds `board` with the EMF lines of this process: installs the recorder (namespaced
-/// as the deployed stack of this game and stage would be) unless one is, listens, and
-/// flushes every [`FLUSH_EVERY`] until the board is dropped. Two stacks in one process
-/// (tests) share the one recorder, and so each other's metrics.
-pub fn attach(board: &Arc<Board>, game: &str, stage: &str) {
-    shared::metrics::install(&shared::metrics::namespace(game, stage), false);
+/// Feeds `board` with the EMF lines of this process: listens, and flushes the recorder
+/// every [`FLUSH_EVERY`] until the board is dropped. Two stacks in one process (tests)
+/// share the one recorder, and so each other's metrics. Only a stack that serves its
+/// console attaches one: a one-shot `local invoke` (and the EMF test) writes its lines
+/// as Lambda does, one flush per invocation, never split by a flush of the console's.
+pub fn attach(board: &Arc<Board>) {
     let weak: Weak<Board> = Arc::downgrade(board);
     let listener = weak.clone();
     let guard = shared::metrics::add_listener(Arc::new(move |line: &str| {

@@ -102,26 +102,15 @@ impl FlexMatch {
                 "ticket {id} already exists"
             )));
         }
-        let ticket = Ticket {
-            id,
-            started: Instant::now(),
-            start_millis: crate::time::now_millis(),
-            players,
-            stage: Stage::Searching,
-            backfill: Some(BackfillOf {
-                game_session_arn: request.game_session_arn,
-                // A game FlexMatch did not make gets a match id of its own.
-                match_id: data
-                    .map(|d| d.match_id)
-                    .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
-            }),
+        let backfill = BackfillOf {
+            game_session_arn: request.game_session_arn,
+            // A game FlexMatch did not make gets a match id of its own.
+            match_id: data
+                .map(|d| d.match_id)
+                .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
         };
-        self.emit(
-            "MatchmakingSearching",
-            &[&ticket],
-            None,
-            json!({"estimatedWaitMillis": "NOT_AVAILABLE"}),
-        );
+        let ticket = Ticket::searching(id, players, Some(backfill));
+        self.searching(&ticket);
         state.tickets.push(ticket);
         Ok(raw_id)
     }

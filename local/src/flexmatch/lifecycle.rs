@@ -292,12 +292,7 @@ impl FlexMatch {
             .filter(|t| proposal.tickets.contains(&t.id))
             .collect();
         for ticket in back {
-            self.emit(
-                "MatchmakingSearching",
-                &[ticket],
-                None,
-                json!({"estimatedWaitMillis": "NOT_AVAILABLE"}),
-            );
+            self.searching(ticket);
         }
     }
 }

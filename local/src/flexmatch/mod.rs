@@ -149,6 +149,22 @@ struct Ticket {
 }
 
 impl Ticket {
+    /// A ticket that starts searching now (`backfill`: the running game it fills).
+    fn searching(
+        id: TicketId,
+        players: Vec<TicketPlayer>,
+        backfill: Option<backfill::BackfillOf>,
+    ) -> Self {
+        Self {
+            id,
+            started: Instant::now(),
+            start_millis: crate::time::now_millis(),
+            players,
+            stage: Stage::Searching,
+            backfill,
+        }
+    }
+
     /// The ticket as an event lists it: each player with their team, and the seat and
     /// the acceptance the event tells.
     fn listed(
@@ -263,6 +279,17 @@ impl FlexMatch {
                 Err(seen) => last = seen,
             }
         }
+    }
+
+    /// MatchmakingSearching for `ticket`: new, or back after a proposed match fell
+    /// through.
+    fn searching(&self, ticket: &Ticket) {
+        self.emit(
+            "MatchmakingSearching",
+            &[ticket],
+            None,
+            json!({"estimatedWaitMillis": "NOT_AVAILABLE"}),
+        );
     }
 
     fn emit(

@@ -11,7 +11,6 @@ use shared::domain::PlayerId;
 use shared::matchmaking::MatchmakingRequest;
 use shared::matchmaking::{AttributeValue, TicketId};
 use shared::ports::{GameLiftError, Matchmaker};
-use tokio::time::Instant;
 
 use super::matcher::PoolPlayer;
 use super::rule_set::AttributeType;
@@ -103,20 +102,8 @@ impl Matchmaker for FlexMatch {
                 message: format!("ticket {} already exists", request.ticket_id),
             });
         }
-        let ticket = Ticket {
-            id: request.ticket_id.clone(),
-            started: Instant::now(),
-            start_millis: crate::time::now_millis(),
-            players,
-            stage: Stage::Searching,
-            backfill: None,
-        };
-        self.emit(
-            "MatchmakingSearching",
-            &[&ticket],
-            None,
-            json!({"estimatedWaitMillis": "NOT_AVAILABLE"}),
-        );
+        let ticket = Ticket::searching(request.ticket_id.clone(), players, None);
+        self.searching(&ticket);
         state.tickets.push(ticket);
         Ok(())
     }

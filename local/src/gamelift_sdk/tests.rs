@@ -32,6 +32,24 @@ use crate::gamelift::{
 
 mod backfill;
 
+/// `player` starts matchmaking alone (ticket `ticket`) with `skill`, from the local region.
+async fn search(flexmatch: &crate::flexmatch::FlexMatch, ticket: &str, player: &str, skill: f64) {
+    use shared::matchmaking::{AttributeValue, MatchmakingPlayer, MatchmakingRequest, TicketId};
+    use shared::ports::Matchmaker;
+    flexmatch
+        .start_matchmaking(&MatchmakingRequest {
+            ticket_id: TicketId::parse(ticket).unwrap(),
+            configuration: "default".into(),
+            players: vec![MatchmakingPlayer {
+                player_id: PlayerId::parse(player).unwrap(),
+                attributes: [("skill".to_owned(), AttributeValue::Number(skill))].into(),
+                latencies: vec![("local".into(), 20)],
+            }],
+        })
+        .await
+        .unwrap();
+}
+
 struct Harness {
     sim: Arc<Simulator>,
     hub: Arc<Hub>,
@@ -638,8 +656,6 @@ async fn given_the_whole_stack_when_a_game_server_joins_then_the_console_shows_i
 #[tokio::test]
 async fn given_a_flexmatch_match_placed_on_a_game_server_then_create_game_session_carries_its_teams()
  {
-    use shared::matchmaking::{AttributeValue, MatchmakingPlayer, MatchmakingRequest, TicketId};
-    use shared::ports::Matchmaker;
     let h = Harness::real_only(30, 60).await;
     let settings = crate::flexmatch::FlexMatchSettings {
         rule_set: crate::flexmatch::rule_set::RuleSet::parse(include_str!(
@@ -662,18 +678,7 @@ async fn given_a_flexmatch_match_placed_on_a_game_server_then_create_game_sessio
         "r1",
     );
     for (ticket, player, skill) in [("t-1", "alice", 1000.0), ("t-2", "bob", 1050.0)] {
-        flexmatch
-            .start_matchmaking(&MatchmakingRequest {
-                ticket_id: TicketId::parse(ticket).unwrap(),
-                configuration: "default".into(),
-                players: vec![MatchmakingPlayer {
-                    player_id: PlayerId::parse(player).unwrap(),
-                    attributes: [("skill".to_owned(), AttributeValue::Number(skill))].into(),
-                    latencies: vec![("local".into(), 20)],
-                }],
-            })
-            .await
-            .unwrap();
+        search(&flexmatch, ticket, player, skill).await;
     }
     let create = gs.push("CreateGameSession").await;
     let data = gamelift_server_protocol::model::MatchmakerData::parse(

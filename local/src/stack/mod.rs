@@ -102,7 +102,13 @@ impl LocalStack {
         ));
         let hub = Arc::new(crate::console::Hub::new());
         shared::metrics::set_detailed(config.detailed_metrics);
-        crate::console::metrics::attach(&hub.metrics, &config.game, &config.stage);
+        // The recorder the functions install in Lambda, namespaced as the deployed stack
+        // of this game and stage (unless one is: one per process); the console attaches
+        // to it when the stack starts serving.
+        shared::metrics::install(
+            &shared::metrics::namespace(&config.game, &config.stage),
+            false,
+        );
         let (simulator, simulator_task) = Simulator::start(
             simulator_settings,
             crate::console::taps::tap_sns(
@@ -279,6 +285,7 @@ impl LocalStack {
             tracker: tracker.clone(),
             tap: self.hub.clone(),
         });
+        crate::console::metrics::attach(&self.hub.metrics);
         let console = crate::console::Console::new(
             self.hub,
             self.registry.clone(),

@@ -571,8 +571,7 @@ fn readme_simulator_example_times_every_placement_out_after_5_s() {
 #[test]
 fn readme_dynamodb_local_commands_run_the_stack_on_dynamodb_local() {
     // DynamoDB Local needs Java and the jar scripts/test.sh installs: run where it did.
-    if std::env::var_os("DYNAMODB_ENDPOINT").is_none() {
-        eprintln!("skipped: DYNAMODB_ENDPOINT is not set (run scripts/test.sh)");
+    if super::dynamodb_endpoint().is_none() {
         return;
     }
     let dynamodb_port = free_port().to_string();

@@ -253,11 +253,7 @@ fn given_bad_arguments_when_invoked_then_it_exits_non_zero_saying_what_is_wrong(
 
 #[test]
 fn given_dynamodb_local_when_invoked_then_the_function_runs_against_its_tables() {
-    let Some(endpoint) = std::env::var("DYNAMODB_ENDPOINT")
-        .ok()
-        .filter(|e| !e.trim().is_empty())
-    else {
-        eprintln!("skipped: DYNAMODB_ENDPOINT is not set (run scripts/test.sh)");
+    let Some(endpoint) = super::dynamodb_endpoint() else {
         return;
     };
     let suffix = std::process::id().to_string();

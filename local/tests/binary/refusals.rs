@@ -2,14 +2,13 @@
 //! the token: a wrong stage path, `?token=` in header mode, a missing or invalid player
 //! id, a JWT with a bad claim.
 
-use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::{EncodingKey, Header};
 use serde_json::json;
 use tokio_tungstenite::tungstenite;
 
-use super::{Started, start_local_with};
+use super::{Started, start_local_with, stop};
 
 const SECRET: &str = "refusal-test-secret-of-at-least-32-bytes";
 const ISSUER: &str = "https://issuer.example.com/";
@@ -27,24 +26,32 @@ async fn status_of(url: &str) -> u16 {
     }
 }
 
-/// Stops the stack and returns everything it printed after its banner.
-fn stop_and_read(started: Started) -> String {
-    let Started {
-        mut child,
-        mut stdout,
-        ..
-    } = started;
-    let _ = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status();
-    let mut rest = String::new();
-    let _ = std::io::Read::read_to_string(&mut stdout, &mut rest);
-    let _ = child.wait();
-    rest
-}
-
-fn refusals(log: &str) -> Vec<&str> {
-    log.lines().filter(|l| l.contains(" refused (")).collect()
+/// Tries each case's URL (expecting its status), then `accepted` (101); stops the stack
+/// and checks its log: one refusal line per case, in order, each with its status and
+/// what it says. Returns the log and those lines.
+async fn each_refused_once(
+    started: Started,
+    cases: &[(String, u16, &str)],
+    accepted: &str,
+) -> (String, Vec<String>) {
+    for (attempt, status, _) in cases {
+        assert_eq!(status_of(attempt).await, *status, "{attempt}");
+    }
+    assert_eq!(status_of(accepted).await, 101);
+    let log = stop(started);
+    let lines: Vec<String> = (log.lines())
+        .filter(|l| l.contains(" refused ("))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(lines.len(), cases.len(), "one line per refusal:\n{log}");
+    for ((attempt, status, says), line) in cases.iter().zip(&lines) {
+        assert!(
+            line.contains(&format!("refused ({status}")),
+            "{attempt}: {line}"
+        );
+        assert!(line.contains(says), "{attempt}: {line}");
+    }
+    (log, lines)
 }
 
 fn token(changes: serde_json::Value) -> String {
@@ -96,20 +103,7 @@ async fn given_header_mode_when_handshakes_are_refused_then_each_logs_one_line_s
             "the maximum is 128",
         ),
     ];
-    for (attempt, status, _) in &cases {
-        assert_eq!(status_of(attempt).await, *status, "{attempt}");
-    }
-    assert_eq!(status_of(&format!("{url}?playerId=alice")).await, 101);
-    let log = stop_and_read(started);
-    let lines = refusals(&log);
-    assert_eq!(lines.len(), cases.len(), "one line per refusal:\n{log}");
-    for ((attempt, status, says), line) in cases.iter().zip(&lines) {
-        assert!(
-            line.contains(&format!("refused ({status}")),
-            "{attempt}: {line}"
-        );
-        assert!(line.contains(says), "{attempt}: {line}");
-    }
+    let (log, lines) = each_refused_once(started, &cases, &format!("{url}?playerId=alice")).await;
     assert!(
         lines[0].contains(&format!("the WebSocket API is {url}")),
         "{}",
@@ -172,23 +166,8 @@ async fn given_jwt_mode_when_tokens_are_refused_then_the_line_names_the_claim_an
             "ignores ?playerId= and X-Player-Id",
         ),
     ];
-    for (attempt, status, _) in &cases {
-        assert_eq!(status_of(attempt).await, *status, "{attempt}");
-    }
-    assert_eq!(
-        status_of(&format!("{url}?token={}", token(json!({})))).await,
-        101
-    );
-    let log = stop_and_read(started);
-    let lines = refusals(&log);
-    assert_eq!(lines.len(), cases.len(), "one line per refusal:\n{log}");
-    for ((attempt, status, says), line) in cases.iter().zip(&lines) {
-        assert!(
-            line.contains(&format!("refused ({status}")),
-            "{attempt}: {line}"
-        );
-        assert!(line.contains(says), "{attempt}: {line}");
-    }
+    let accepted = format!("{url}?token={}", token(json!({})));
+    let (log, _) = each_refused_once(started, &cases, &accepted).await;
     for secret in [&expired, &wrong_issuer, &wrong_audience, &bad_sub] {
         assert!(!log.contains(secret.as_str()), "a token was logged:\n{log}");
     }

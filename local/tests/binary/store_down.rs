@@ -12,7 +12,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 use tokio_tungstenite::tungstenite::{Error as SocketError, Message};
 
-use super::{Started, start_local_with};
+use super::{start_local_with, stop};
 
 /// A TCP relay in front of DynamoDB Local that can be cut: the store "goes down".
 struct Relay {
@@ -79,11 +79,7 @@ where
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn given_dynamodb_goes_down_mid_run_then_every_route_answers_unavailable_with_route_and_request_id_the_socket_stays_open_and_the_log_names_the_cause()
  {
-    let Some(endpoint) = std::env::var("DYNAMODB_ENDPOINT")
-        .ok()
-        .filter(|e| !e.trim().is_empty())
-    else {
-        eprintln!("skipped: DYNAMODB_ENDPOINT is not set (run scripts/test.sh)");
+    let Some(endpoint) = super::dynamodb_endpoint() else {
         return;
     };
     let upstream = endpoint
@@ -185,7 +181,7 @@ async fn given_dynamodb_goes_down_mid_run_then_every_route_answers_unavailable_w
     );
 
     // And the log line of each names the route and the underlying cause.
-    let log = stop_and_read(started);
+    let log = stop(started);
     for (route, _) in &requests {
         let line = log
             .lines()
@@ -198,20 +194,4 @@ async fn given_dynamodb_goes_down_mid_run_then_every_route_answers_unavailable_w
             "{route}: the log names no cause: {line}"
         );
     }
-}
-
-/// Stops the stack (SIGINT) and returns everything it printed after its banner.
-fn stop_and_read(started: Started) -> String {
-    let Started {
-        mut child,
-        mut stdout,
-        ..
-    } = started;
-    let _ = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status();
-    let mut rest = String::new();
-    let _ = std::io::Read::read_to_string(&mut stdout, &mut rest);
-    let _ = child.wait();
-    rest
 }

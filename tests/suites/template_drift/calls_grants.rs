@@ -255,12 +255,7 @@ impl<'t> Evaluator<'t> {
     }
 
     fn substitute(&self, text: &str, names: &Map<String, Value>) -> String {
-        let mut out = String::new();
-        let mut rest = text;
-        while let Some(start) = rest.find("${") {
-            out.push_str(&rest[..start]);
-            let end = rest[start..].find('}').expect("a closed ${...}") + start;
-            let name = &rest[start + 2..end];
+        super::cfn::substitute(text, |name| {
             let value = match names.get(name) {
                 Some(value) => self.eval(value),
                 None => match name.split_once('.') {
@@ -270,11 +265,8 @@ impl<'t> Evaluator<'t> {
                     _ => self.reference(name),
                 },
             };
-            out.push_str(value.as_str().unwrap_or_default());
-            rest = &rest[end + 1..];
-        }
-        out.push_str(rest);
-        out
+            value.as_str().unwrap_or_default().to_owned()
+        })
     }
 
     /// `value` with every intrinsic evaluated; `Null` where `AWS::NoValue` removed it.

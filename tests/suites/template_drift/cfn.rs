@@ -212,3 +212,17 @@ fn given_short_form_tags_when_parsed_then_they_become_the_long_form() {
     );
     assert!(Template::parse("A: 1\nA: 2\n").is_err(), "duplicate keys");
 }
+
+/// A `!Sub` text with each `${name}` replaced by `value_of(name)`.
+pub fn substitute(text: &str, mut value_of: impl FnMut(&str) -> String) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find('}').expect("a closed ${...}") + start;
+        out.push_str(&value_of(&rest[start + 2..end]));
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}

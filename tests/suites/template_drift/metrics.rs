@@ -91,19 +91,10 @@ fn dashboard_body(template: &Template) -> Value {
     assert_eq!(dashboards.len(), 1, "template.yaml has one dashboard");
     let text = sub_text(&dashboards[0].1["Properties"]["DashboardBody"])
         .expect("the DashboardBody is a !Sub text");
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let end = rest[start..].find('}').expect("a closed ${...}") + start;
-        let name = &rest[start + 2..end];
-        out.push_str(match name {
-            "DeliveryLagAlarmMilliseconds" => "2000",
-            _ => name,
-        });
-        rest = &rest[end + 1..];
-    }
-    out.push_str(rest);
+    let out = super::cfn::substitute(text, |name| match name {
+        "DeliveryLagAlarmMilliseconds" => "2000".to_owned(),
+        _ => name.to_owned(),
+    });
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("the dashboard body is not JSON: {e}"))
 }
 

@@ -8,7 +8,7 @@ use shared::domain::PlacementId;
 use shared::ports::GameLiftError;
 use tokio::time::Instant;
 
-use super::model::{Faults, PlacementStatus, State};
+use super::model::{Faults, State};
 use crate::gamelift::settings::MILLIS_RANGE;
 
 impl State {
@@ -53,21 +53,8 @@ impl State {
                 ),
             });
         }
-        let &p = self
-            .placement_index
-            .get(placement_id)
-            .ok_or_else(|| GameLiftError::NotFound {
-                message: format!("Game session placement {placement_id} not found."),
-            })?;
+        let p = self.pending_placement(placement_id)?;
         let placement = &mut self.placements[p];
-        if placement.status != PlacementStatus::Pending {
-            return Err(GameLiftError::InvalidRequest {
-                message: format!(
-                    "Game session placement {placement_id} is {}, not PENDING.",
-                    placement.status.as_str()
-                ),
-            });
-        }
         placement.ready_at = placement.ready_at.max(now) + by;
         Ok(())
     }

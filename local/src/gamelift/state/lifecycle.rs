@@ -5,8 +5,8 @@
 use tokio::time::Instant;
 
 use super::model::{
-    GameSession, GameSessionStatus, PlacementStatus, PlayerSessionRecord, PlayerSessionStatus,
-    ServerState, State,
+    DesiredPlayer, GameSession, GameSessionStatus, PlacementStatus, PlayerSessionRecord,
+    PlayerSessionStatus, ServerState, State,
 };
 use crate::gamelift::events::{self, Fulfilment, Outcome, uuid_v4};
 use crate::gamelift::settings::UNHEALTHY_AFTER_HEARTBEATS;
@@ -191,6 +191,38 @@ impl State {
         session.termination_millis = Some(millis);
     }
 
+    /// A RESERVED player session in game session `g` for each of `players`, held until
+    /// `reserved_until`: their indices, and each (player id, player session id) as a
+    /// fulfilment lists them.
+    pub(super) fn reserve_player_sessions(
+        &mut self,
+        g: usize,
+        players: &[DesiredPlayer],
+        reserved_until: Instant,
+        created: i64,
+    ) -> (Vec<usize>, Vec<(String, String)>) {
+        let mut seats = Vec::new();
+        let mut placed = Vec::new();
+        for player in players {
+            let session_id = format!("psess-{}", uuid_v4());
+            let index = self.player_sessions.len();
+            self.player_sessions.push(PlayerSessionRecord {
+                id: session_id.clone(),
+                player_id: player.player_id.as_str().to_owned(),
+                game_session: g,
+                status: PlayerSessionStatus::Reserved,
+                reserved_until,
+                player_data: player.player_data.clone(),
+                creation_millis: created,
+                termination_millis: None,
+            });
+            self.player_session_index.insert(session_id.clone(), index);
+            seats.push(index);
+            placed.push((player.player_id.as_str().to_owned(), session_id));
+        }
+        (seats, placed)
+    }
+
     fn fulfil(&mut self, p: usize, at: Instant) {
         let Some(s) = self.free_server() else {
             return;
@@ -205,6 +237,10 @@ impl State {
             return;
         }
         let created = self.wall(at);
+        let g = self.game_sessions.len();
+        let players = self.placements[p].players.clone();
+        let reserved_until = at + self.settings.player_session_reservation;
+        let (seats, placed) = self.reserve_player_sessions(g, &players, reserved_until, created);
         let settings = &self.settings;
         let server = &mut self.servers[s];
         let slot = server.sessions_hosted;
@@ -218,11 +254,10 @@ impl State {
             "arn:aws:gamelift:{}::gamesession/{}/{id}",
             settings.region, settings.fleet_id
         );
-        let g = self.game_sessions.len();
         server.running.push(g);
         let process_id = server.process_id.clone();
         let placement = &mut self.placements[p];
-        let mut game = GameSession {
+        let game = GameSession {
             id,
             arn: arn.clone(),
             status: GameSessionStatus::Active,
@@ -236,26 +271,8 @@ impl State {
             ends_at: Some(at + settings.game_session_duration),
             activation_deadline: None,
             creation_policy: Default::default(),
-            player_sessions: Vec::new(),
+            player_sessions: seats,
         };
-        let mut placed = Vec::new();
-        for player in &placement.players {
-            let session_id = format!("psess-{}", uuid_v4());
-            let index = self.player_sessions.len();
-            self.player_sessions.push(PlayerSessionRecord {
-                id: session_id.clone(),
-                player_id: player.player_id.as_str().to_owned(),
-                game_session: g,
-                status: PlayerSessionStatus::Reserved,
-                reserved_until: at + settings.player_session_reservation,
-                player_data: player.player_data.clone(),
-                creation_millis: created,
-                termination_millis: None,
-            });
-            self.player_session_index.insert(session_id.clone(), index);
-            game.player_sessions.push(index);
-            placed.push((player.player_id.as_str().to_owned(), session_id));
-        }
         placement.game_session = Some(g);
         let fulfilment = Fulfilment {
             game_session_arn: arn.clone(),

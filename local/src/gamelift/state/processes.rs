@@ -12,10 +12,7 @@ use gamelift_server_protocol::{CreateGameSession, ErrorKind, Push, TerminateProc
 use shared::ports::GameLiftError;
 use tokio::time::Instant;
 
-use super::model::{
-    GameSession, GameSessionStatus, PlayerSessionRecord, PlayerSessionStatus, RealProcess,
-    ServerState, Socket, State,
-};
+use super::model::{GameSession, GameSessionStatus, RealProcess, ServerState, Socket, State};
 use crate::gamelift::events::{Fulfilment, Outcome, uuid_v4};
 use crate::gamelift::settings::UNHEALTHY_AFTER_HEARTBEATS;
 
@@ -324,24 +321,9 @@ impl State {
                 game.arn
             )));
         };
-        let mut placed = Vec::new();
-        for player in self.placements[p].players.clone() {
-            let session_id = format!("psess-{}", uuid_v4());
-            let index = self.player_sessions.len();
-            self.player_sessions.push(PlayerSessionRecord {
-                id: session_id.clone(),
-                player_id: player.player_id.as_str().to_owned(),
-                game_session: g,
-                status: PlayerSessionStatus::Reserved,
-                reserved_until: now + reservation,
-                player_data: player.player_data.clone(),
-                creation_millis: created,
-                termination_millis: None,
-            });
-            self.player_session_index.insert(session_id.clone(), index);
-            self.game_sessions[g].player_sessions.push(index);
-            placed.push((player.player_id.as_str().to_owned(), session_id));
-        }
+        let players = self.placements[p].players.clone();
+        let (seats, placed) = self.reserve_player_sessions(g, &players, now + reservation, created);
+        self.game_sessions[g].player_sessions.extend(seats);
         let game = &mut self.game_sessions[g];
         game.status = GameSessionStatus::Active;
         game.activation_deadline = None;

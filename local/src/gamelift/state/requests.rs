@@ -98,6 +98,17 @@ impl State {
         placement_id: &PlacementId,
         outcome: Outcome,
     ) -> Result<(), GameLiftError> {
+        let p = self.pending_placement(placement_id)?;
+        self.finish(p, now, outcome);
+        Ok(())
+    }
+
+    /// The index of placement `placement_id` while it is PENDING; else NotFound, or
+    /// InvalidRequest saying its status.
+    pub(super) fn pending_placement(
+        &self,
+        placement_id: &PlacementId,
+    ) -> Result<usize, GameLiftError> {
         let &p = self
             .placement_index
             .get(placement_id)
@@ -111,8 +122,7 @@ impl State {
                 status.as_str()
             )));
         }
-        self.finish(p, now, outcome);
-        Ok(())
+        Ok(p)
     }
 
     pub(crate) fn create_player_session(

@@ -4,8 +4,6 @@
 
 use gamelift_server_protocol::model::{AttributeValue, MatchmakerData, Player};
 use gamelift_server_protocol::{StartMatchBackfill, StopMatchBackfill};
-use shared::matchmaking::{MatchmakingPlayer, MatchmakingRequest, TicketId};
-use shared::ports::Matchmaker;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::*;
@@ -24,25 +22,6 @@ struct Game {
     arn: String,
     /// Alice's team; Bob (on the other) has left.
     alice_team: String,
-}
-
-async fn search(flexmatch: &FlexMatch, ticket: &str, player: &str) {
-    flexmatch
-        .start_matchmaking(&MatchmakingRequest {
-            ticket_id: TicketId::parse(ticket).unwrap(),
-            configuration: "default".into(),
-            players: vec![MatchmakingPlayer {
-                player_id: PlayerId::parse(player).unwrap(),
-                attributes: [(
-                    "skill".to_owned(),
-                    shared::matchmaking::AttributeValue::Number(1000.0),
-                )]
-                .into(),
-                latencies: vec![("local".into(), 20)],
-            }],
-        })
-        .await
-        .unwrap();
 }
 
 /// Alice and Bob matched on proc-1's ACTIVE game; Bob has left (his seat reopened).
@@ -68,8 +47,8 @@ async fn game_that_lost_bob(request_timeout: u64) -> Game {
         "ActivateServerProcess",
         "a",
     );
-    search(&flexmatch, "t-alice", "alice").await;
-    search(&flexmatch, "t-bob", "bob").await;
+    search(&flexmatch, "t-alice", "alice", 1000.0).await;
+    search(&flexmatch, "t-bob", "bob", 1000.0).await;
     let create = gs.push("CreateGameSession").await;
     let arn = create["GameSessionId"].as_str().unwrap().to_owned();
     let data = MatchmakerData::parse(create["MatchmakerData"].as_str().unwrap())
@@ -176,7 +155,7 @@ async fn given_a_game_that_lost_a_player_when_it_backfills_and_a_new_ticket_matc
     let backfill_ticket = answer["TicketId"].as_str().unwrap().to_owned();
     assert!(!backfill_ticket.is_empty(), "{answer}");
 
-    search(&g.flexmatch, "t-carol", "carol").await;
+    search(&g.flexmatch, "t-carol", "carol", 1000.0).await;
     let succeeded = event(&mut g.events, "MatchmakingSucceeded", "t-carol").await;
     assert_eq!(succeeded["gameSessionInfo"]["gameSessionArn"], g.arn);
     let carol_seat = seat_of(&g.h, "carol").expect("carol has a player session");
@@ -309,8 +288,8 @@ async fn given_backfill_requests_that_are_not_allowed_then_each_is_refused_with_
         "StopMatchBackfill",
         "h",
     );
-    search(&g.flexmatch, "t-dave", "dave").await;
-    search(&g.flexmatch, "t-erin", "erin").await;
+    search(&g.flexmatch, "t-dave", "dave", 1000.0).await;
+    search(&g.flexmatch, "t-erin", "erin", 1000.0).await;
     let mut activating = None;
     for _ in 0..200 {
         activating =
