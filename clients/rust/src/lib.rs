@@ -201,8 +201,8 @@ impl Client {
         }
     }
 
-    /// The player's seat: the last one a placement, a match, `rejoinSession` or `resume`
-    /// gave, with the freshest connection details (`None`: none). Its `connection` says
+    /// The player's seat: the last one a placement, a match, `rejoinSession`,
+    /// `joinFriendGame` or `resume` gave, with the freshest connection details (`None`: none). Its `connection` says
     /// where to send game traffic; the client refreshes it before the player gateway
     /// token expires.
     pub fn seat(&self) -> Option<GameSession> {
@@ -230,12 +230,12 @@ impl Client {
         .await
     }
 
-    /// The seat a `rejoinSession` or `refreshConnectionDetails` acks with.
-    async fn seat_of(&self, frame: ClientRequest) -> Result<GameSession, ClientError> {
+    /// The seat a `rejoinSession`, `joinFriendGame` or `refreshConnectionDetails` acks with.
+    pub(crate) async fn seat_of(&self, frame: ClientRequest) -> Result<GameSession, ClientError> {
         match self.request_ack(frame).await? {
-            RouteAck::RejoinSession(ack) | RouteAck::RefreshConnectionDetails(ack) => {
-                Ok(ack.game_session)
-            }
+            RouteAck::RejoinSession(ack)
+            | RouteAck::JoinFriendGame(ack)
+            | RouteAck::RefreshConnectionDetails(ack) => Ok(ack.game_session),
             other => Err(other_ack(&other)),
         }
     }

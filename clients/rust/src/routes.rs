@@ -1,5 +1,5 @@
 //! Typed shortcuts for routes beyond the common ones in lib.rs (presence, placements,
-//! matchmaking, friends); each is
+//! matchmaking, friends, activity); each is
 //! [`Client::request_ack`] with its frame built from checked ids, answering the route's
 //! ack type.
 
@@ -8,13 +8,16 @@ use gamelift_sockets_protocol::acks::{
     AcceptMatchAck, CancelPlacementAck, FriendAck, ListFriendsAck, RouteAck, StartMatchmakingAck,
     SubscribePresenceAck, TicketAck, UnsubscribePresenceAck,
 };
-use gamelift_sockets_protocol::domain::{PlacementId, PlayerId};
+use gamelift_sockets_protocol::activity::{Activity, ActivityText};
+use gamelift_sockets_protocol::domain::{GameSession, PlacementId, PlayerId};
 use gamelift_sockets_protocol::friends::FriendState;
 use gamelift_sockets_protocol::matchmaking::TicketId;
 use gamelift_sockets_protocol::requests::{
     AcceptMatchRequestBody, CancelPlacementBody, ListFriendsBody, PlayerBody, PlayerIdsBody,
     StartMatchmakingRequestBody, TicketBody,
 };
+
+use serde_json::{Map, Value};
 
 use crate::{Client, ClientError};
 
@@ -213,5 +216,37 @@ impl Client {
             RouteAck::ListFriends(ack) => Ok(ack),
             other => Err(crate::other_ack(&other)),
         }
+    }
+
+    /// `setActivity`: what you are doing (at most 64 characters; `details` an object of at
+    /// most 512 bytes serialized), pushed in `presence` frames to your friends and
+    /// subscribers until you set another or go offline; `""` with no `details` clears it.
+    /// Answers what was stored.
+    pub async fn set_activity(
+        &self,
+        activity: &str,
+        details: Option<Map<String, Value>>,
+    ) -> Result<Activity, ClientError> {
+        let activity = ActivityText::parse(activity)
+            .map_err(|e| ClientError::Invalid(format!("`activity` {e}")))?;
+        let ack = self.request_ack(ClientRequest::SetActivity {
+            request_id: None,
+            body: Activity { activity, details },
+        });
+        match ack.await? {
+            RouteAck::SetActivity(ack) => Ok(ack),
+            other => Err(crate::other_ack(&other)),
+        }
+    }
+
+    /// `joinFriendGame`: a new player session in the game `player` (a friend) is seated
+    /// in, which becomes your seat, as [`Client::rejoin_session`]'s. Refused `forbidden`
+    /// (not friends), `not_found` (in no game), `session_full` or `session_ended`.
+    pub async fn join_friend_game(&self, player: &str) -> Result<GameSession, ClientError> {
+        self.seat_of(ClientRequest::JoinFriendGame {
+            request_id: None,
+            body: player_body(player)?,
+        })
+        .await
     }
 }
