@@ -20,6 +20,8 @@ use tokio_tungstenite::tungstenite::Message;
 
 #[path = "console/api.rs"]
 mod api;
+#[path = "console/friends.rs"]
+mod friends;
 
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
