@@ -46,7 +46,7 @@ async fn given_invitations_both_ways_a_block_and_a_friend_with_an_activity_then_
     let stack = stack().await;
     let url = stack.url();
     let mut alice = player(&url, "alice").await;
-    let mut bob = player(&url, "bob").await;
+    let bob = player(&url, "bob").await;
     let mut carol = player(&url, "carol").await;
     let _dave = player(&url, "dave").await;
     let mut erin = player(&url, "erin").await;
