@@ -43,30 +43,26 @@ async fn friend(events: &mut Events, player: &str, state: FriendUpdate) {
     .await;
 }
 
-/// `a` invites `b`, who accepts by inviting back; both told each step.
-async fn befriend(a: (&Client, &mut Events, &str), b: (&Client, &mut Events, &str)) {
-    let ((a, a_events, a_id), (b, b_events, b_id)) = (a, b);
-    let ack = a.add_friend(b_id).await.unwrap();
+/// ann and ben connected and made friends: ann invites, ben accepts by inviting back,
+/// each told.
+async fn ann_and_ben_friends(stack: &TestStack) -> ((Client, Events), (Client, Events)) {
+    let (ann, mut ann_events) = connect(stack, "ann").await;
+    let (ben, mut ben_events) = connect(stack, "ben").await;
+    let ack = ann.add_friend("ben").await.unwrap();
     assert_eq!(ack.state, Some(FriendState::Invited));
-    friend(b_events, a_id, FriendUpdate::Invitation).await;
-    let ack = b.add_friend(a_id).await.unwrap();
+    friend(&mut ben_events, "ann", FriendUpdate::Invitation).await;
+    let ack = ben.add_friend("ann").await.unwrap();
     assert_eq!(ack.state, Some(FriendState::Friends));
-    friend(a_events, b_id, FriendUpdate::Friends).await;
+    friend(&mut ann_events, "ben", FriendUpdate::Friends).await;
+    ((ann, ann_events), (ben, ben_events))
 }
 
 #[tokio::test]
 async fn given_the_friend_shortcuts_when_players_befriend_list_block_and_remove_then_each_change_is_pushed_and_listed()
  {
     let stack = TestStack::start().await;
-    let (ann, mut ann_events) = connect(&stack, "ann").await;
-    let (ben, mut ben_events) = connect(&stack, "ben").await;
+    let ((ann, mut ann_events), (ben, _ben_events)) = ann_and_ben_friends(&stack).await;
     let (cid, mut cid_events) = connect(&stack, "cid").await;
-
-    befriend(
-        (&ann, &mut ann_events, "ann"),
-        (&ben, &mut ben_events, "ben"),
-    )
-    .await;
     cid.add_friend("ann").await.unwrap();
     friend(&mut ann_events, "cid", FriendUpdate::Invitation).await;
 
@@ -128,13 +124,7 @@ async fn given_the_friend_shortcuts_when_players_befriend_list_block_and_remove_
 async fn given_friends_when_one_sets_an_activity_then_the_other_gets_it_in_a_presence_push_without_subscribing()
  {
     let stack = TestStack::start().await;
-    let (ann, mut ann_events) = connect(&stack, "ann").await;
-    let (ben, mut ben_events) = connect(&stack, "ben").await;
-    befriend(
-        (&ann, &mut ann_events, "ann"),
-        (&ben, &mut ben_events, "ben"),
-    )
-    .await;
+    let ((ann, mut ann_events), (ben, _ben_events)) = ann_and_ben_friends(&stack).await;
 
     let details = json!({"map": "dust", "score": [3, 1]});
     let stored = ben
@@ -172,8 +162,7 @@ async fn given_a_friend_in_a_game_when_joining_it_then_the_seat_is_the_clients_a
         s.simulator.sim_placement_delay_ms = 100;
     })
     .await;
-    let (ann, mut ann_events) = connect(&stack, "ann").await;
-    let (ben, mut ben_events) = connect(&stack, "ben").await;
+    let ((ann, _ann_events), (ben, mut ben_events)) = ann_and_ben_friends(&stack).await;
     let (cid, _cid_events) = connect(&stack, "cid").await;
     ben.request_placement(PlacementRequestBody::default())
         .await
@@ -189,11 +178,6 @@ async fn given_a_friend_in_a_game_when_joining_it_then_the_seat_is_the_clients_a
     else {
         unreachable!("a fulfilled placement has a seat: {placed:?}")
     };
-    befriend(
-        (&ann, &mut ann_events, "ann"),
-        (&ben, &mut ben_events, "ben"),
-    )
-    .await;
 
     let seat = ann.join_friend_game("ben").await.unwrap();
     assert_eq!(seat.game_session_arn, bens_seat.game_session_arn);

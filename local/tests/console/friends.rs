@@ -5,19 +5,7 @@
 use serde_json::{Value, json};
 
 use super::api::{get, stack};
-use super::{Socket, next_where, player, send};
-
-/// Sends `route` with `body`; its ack, which it must be.
-async fn ok(ws: &mut Socket, route: &str, body: Value) -> Value {
-    send(
-        ws,
-        json!({"route": route, "requestId": route, "body": body}),
-    )
-    .await;
-    let reply = next_where(ws, |f| f["requestId"] == route).await;
-    assert_eq!(reply["type"], "ack", "{route}: {reply}");
-    reply
-}
+use super::{ok, player};
 
 /// `section`'s row for `id`, if it has one.
 fn row<'a>(section: &'a Value, id: &str) -> Option<&'a Value> {
