@@ -1,10 +1,10 @@
 // The friends methods against the real local stack (JWT mode): the five friend routes and
 // their `friend` events, setActivity reaching a friend as a `presence` event without
 // subscribing, and joinFriendGame on the stack's GameLift simulator (a seat, and a refusal).
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { GameSocketsClient, GameSocketsError } from '../dist/index.js';
-import { mintToken, startStack, until } from './stack.mjs';
+import { mintToken, suiteStack, until } from './stack.mjs';
 
 /** A connected client for `player` and the friend, presence and placement events it got. */
 async function online(stack, player) {
@@ -30,13 +30,7 @@ async function befriend(a, aId, b, bId) {
 const refusedWith = (code) => (e) => e instanceof GameSocketsError && e.code === code;
 
 describe('friends against the local stack', () => {
-  let stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   it('given the friend methods, when players befriend, list, block and remove, then each change is an event and listed', async () => {
     const ann = await online(stack, 'ann-friends');
