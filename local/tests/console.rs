@@ -1,6 +1,7 @@
 //! The console in a real browser: a stack with a short reconnect grace, alice and bob
 //! connected over WebSockets, alice placed in a game, dave and erin matched by
-//! FlexMatch; then `tests/console/browser.js`
+//! FlexMatch, friends, an invitation, a block and an activity among them; then
+//! `tests/console/browser.js`
 //! drives headless Chromium (playwright-core) over the page at 1280×800 and 390 px wide
 //! and checks what it shows, and that the browser logged no error. Screenshots go to
 //! the test's temporary directory (printed).
@@ -20,6 +21,8 @@ use tokio_tungstenite::tungstenite::Message;
 
 #[path = "console/api.rs"]
 mod api;
+#[path = "console/friends.rs"]
+mod friends;
 
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -57,6 +60,18 @@ async fn player(url: &str, id: &str) -> Socket {
     send(&mut ws, json!({"route": "resume", "requestId": "r"})).await;
     next_where(&mut ws, |f| f["type"] == "ack" && f["route"] == "resume").await;
     ws
+}
+
+/// Sends `route` with `body`; its ack, which it must be (pushes meanwhile are skipped).
+async fn ok(ws: &mut Socket, route: &str, body: Value) -> Value {
+    send(
+        ws,
+        json!({"route": route, "requestId": route, "body": body}),
+    )
+    .await;
+    let reply = next_where(ws, |f| f["requestId"] == route).await;
+    assert_eq!(reply["type"], "ack", "{route}: {reply}");
+    reply
 }
 
 /// Reads a socket until it ends, so the server's writes never wait on it.
@@ -123,11 +138,10 @@ async fn given_two_players_and_a_game_the_console_shows_them_live_and_a_drop_goe
         });
         done.await;
     }
-    let (_dave, _erin) = (drain(dave), drain(erin));
 
     // And alice and bob connected, alice placed in a game
     let mut alice = player(&url, "alice").await;
-    let bob = player(&url, "bob").await;
+    let mut bob = player(&url, "bob").await;
     send(
         &mut alice,
         json!({"route": "sessionPlacementRequest", "body": {"latencies": {"us-east-1": 40}}}),
@@ -135,6 +149,15 @@ async fn given_two_players_and_a_game_the_console_shows_them_live_and_a_drop_goe
     .await;
     let placed = next_where(&mut alice, |f| f["type"] == "placement").await;
     assert_eq!(placed["status"], "FULFILLED", "{placed}");
+
+    // And relations for the Friends section: alice and bob friends, alice's activity
+    // set, dave inviting alice, bob blocking erin
+    ok(&mut alice, "addFriend", json!({"playerId": "bob"})).await;
+    ok(&mut bob, "addFriend", json!({"playerId": "alice"})).await;
+    ok(&mut alice, "setActivity", json!({"activity": "in a game"})).await;
+    ok(&mut dave, "addFriend", json!({"playerId": "alice"})).await;
+    ok(&mut bob, "blockPlayer", json!({"playerId": "erin"})).await;
+    let (_dave, _erin) = (drain(dave), drain(erin));
     let alice = drain(alice);
     let bob = drain(bob);
 

@@ -4,8 +4,8 @@
 //! subscribing; `listFriends` with presence; removing; blocking, after which the blocked
 //! player's messages, party invitations and friend invitations do not arrive while every
 //! one of them is acked as if they did. Each scenario runs in memory and (with
-//! `DYNAMODB_ENDPOINT` set) on DynamoDB Local. The friends limit, paging and the
-//! invitation rate limit are `functions/friends`' handler tests and the Friends contract.
+//! `DYNAMODB_ENDPOINT` set) on DynamoDB Local. Paging and the friends limit end to end
+//! are `friends_paging`; the invitation rate limit, `functions/friends`' handler tests.
 
 use local::Settings;
 use serde_json::json;

@@ -1,9 +1,11 @@
 //! Every integration suite, in one test binary (see tests/Cargo.toml for why).
 //!
 //! End to end over real WebSockets against the local stack started in-process on a
-//! random port: `activity`, `backend_api`, `connection_lifecycle`, `delivery_faults`, `join_friend_game`, `management_api`, `messaging`,
+//! random port: `activity`, `backend_api`, `connection_lifecycle`, `delivery_faults`,
+//! `friends`, `friends_paging`, `join_friend_game`, `management_api`, `messaging`,
 //! `parties`, `placement`, `player_gateway`, `presence`, `rate_limits`, and `rust_client`,
-//! `rust_client_gateway` and `rust_client_routes` (the Rust client crate, clients/rust).
+//! `rust_client_friends`, `rust_client_gateway` and `rust_client_routes` (the Rust client
+//! crate, clients/rust).
 //! Adapters against DynamoDB Local, the `*_dynamodb` suites: they need `DYNAMODB_ENDPOINT`
 //! (`scripts/test.sh` starts DynamoDB Local and sets it).
 //!
@@ -30,6 +32,7 @@ mod connection_lifecycle;
 mod delivery_faults;
 mod friend_store_dynamodb;
 mod friends;
+mod friends_paging;
 mod game_server_go;
 mod join_friend_game;
 mod layers;
@@ -46,6 +49,7 @@ mod player_store_dynamodb;
 mod presence;
 mod rate_limits;
 mod rust_client;
+mod rust_client_friends;
 mod rust_client_gateway;
 mod rust_client_routes;
 mod settings_docs;

@@ -158,7 +158,7 @@ namespace GameLiftSockets
         }
 
         /// <summary>`joinFriendGame`: a seat in a friend's running game, answered like `rejoinSession`
-        /// (`gameSession`); refused `forbidden` (not friends), `not_found` (in no game), `session_full` or
+        /// (`gameSession`, which becomes <see cref="Seat"/>); refused `forbidden` (not friends), `not_found` (in no game), `session_full` or
         /// `session_ended`.</summary>
         public Task<SeatAck> JoinFriendGameAsync(string playerId)
         {

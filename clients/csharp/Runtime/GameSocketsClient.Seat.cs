@@ -42,8 +42,8 @@ namespace GameLiftSockets
         }
 
         /// <summary>
-        /// The player's seat: the last one a placement, a match, `rejoinSession` or `resume` gave,
-        /// with the freshest connection details (null: none). Its <c>Connection</c> says where to
+        /// The player's seat: the last one a placement, a match, `rejoinSession`, `joinFriendGame` or
+        /// `resume` gave, with the freshest connection details (null: none). Its <c>Connection</c> says where to
         /// send game traffic; the client refreshes it before the player gateway token expires.
         /// </summary>
         public GameSession Seat { get { lock (gate) return seat; } }

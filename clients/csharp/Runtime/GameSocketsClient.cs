@@ -244,9 +244,9 @@ namespace GameLiftSockets
             if (error == null)
             {
                 var ack = new Ack(frame.Raw);
-                // Answers that carry the player's seat.
+                // Answers that carry the player's seat (a new one: a friend's game is another).
                 string route = pending[requestId].Route;
-                if (route == Routes.RejoinSession) SetSeat(SeatAck.FromJson(ack.Fields).GameSession);
+                if (route == Routes.RejoinSession || route == Routes.JoinFriendGame) SetSeat(SeatAck.FromJson(ack.Fields).GameSession);
                 else if (route == Routes.RefreshConnectionDetails) SeatRefreshed(SeatAck.FromJson(ack.Fields).GameSession);
                 Settle(requestId, null, ack);
                 return;

@@ -24,6 +24,23 @@
 //! # Ok(()) }
 //! ```
 
+/// Sends `ClientRequest::$route` with `$body` from `$client` and answers its ack, as the
+/// route's type (`RouteAck::$route`'s): every typed shortcut is this.
+macro_rules! ask {
+    ($client:expr, $route:ident, $body:expr) => {
+        match $client
+            .request_ack(::gamelift_sockets_protocol::ClientRequest::$route {
+                request_id: None,
+                body: $body,
+            })
+            .await?
+        {
+            ::gamelift_sockets_protocol::acks::RouteAck::$route(ack) => Ok(ack),
+            other => Err($crate::other_ack(&other)),
+        }
+    };
+}
+
 mod actor;
 mod dedupe;
 mod routes;
@@ -159,17 +176,11 @@ impl Client {
             .map(|id| PlayerId::parse(*id))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| ClientError::Invalid(e.to_string()))?;
-        let ack = self.request_ack(ClientRequest::SendMessage {
-            request_id: None,
-            body: SendMessageBody::ToPlayers {
-                player_ids,
-                message,
-            },
-        });
-        match ack.await? {
-            RouteAck::SendMessage(ack) => Ok(ack.queued),
-            other => Err(other_ack(&other)),
-        }
+        let body = SendMessageBody::ToPlayers {
+            player_ids,
+            message,
+        };
+        ask!(self, SendMessage, body).map(|ack| ack.queued)
     }
 
     /// `sessionPlacementRequest`: the ack (`placementId`, `status: PENDING`); the result
@@ -178,44 +189,26 @@ impl Client {
         &self,
         body: PlacementRequestBody,
     ) -> Result<PlacementAck, ClientError> {
-        let ack = self.request_ack(ClientRequest::SessionPlacementRequest {
-            request_id: None,
-            body,
-        });
-        match ack.await? {
-            RouteAck::SessionPlacementRequest(ack) => Ok(ack),
-            other => Err(other_ack(&other)),
-        }
+        ask!(self, SessionPlacementRequest, body)
     }
 
     /// A `heartbeat` that asks for the server time (the timer's frames ask for nothing); it
     /// carries the client's cursor, as every heartbeat without one does.
     pub async fn heartbeat(&self) -> Result<i64, ClientError> {
-        let ack = self.request_ack(ClientRequest::Heartbeat {
-            request_id: None,
-            body: CursorBody::default(),
-        });
-        match ack.await? {
-            RouteAck::Heartbeat(ack) => Ok(ack.server_time),
-            other => Err(other_ack(&other)),
-        }
+        ask!(self, Heartbeat, CursorBody::default()).map(|ack| ack.server_time)
     }
 
-    /// The player's seat: the last one a placement, a match, `rejoinSession` or `resume`
-    /// gave, with the freshest connection details (`None`: none). Its `connection` says
-    /// where to send game traffic; the client refreshes it before the player gateway
-    /// token expires.
+    /// The player's seat: the last one a placement, a match, `rejoinSession`,
+    /// `joinFriendGame` or `resume` gave, with the freshest connection details (`None`:
+    /// none). Its `connection` says where to send game traffic; the client refreshes it
+    /// before the player gateway token expires.
     pub fn seat(&self) -> Option<GameSession> {
         self.seat.lock().ok().and_then(|seat| seat.clone())
     }
 
     /// `rejoinSession`: a new player session in your last game, which becomes the seat.
     pub async fn rejoin_session(&self) -> Result<GameSession, ClientError> {
-        self.seat_of(ClientRequest::RejoinSession {
-            request_id: None,
-            body: EmptyBody {},
-        })
-        .await
+        ask!(self, RejoinSession, EmptyBody {}).map(|ack| ack.game_session)
     }
 
     /// `refreshConnectionDetails`: fresh connection details for your seat (a new player
@@ -223,21 +216,7 @@ impl Client {
     /// sooner (e.g. when a relay stops answering). Also delivered as
     /// [`Event::ConnectionDetails`].
     pub async fn refresh_connection_details(&self) -> Result<GameSession, ClientError> {
-        self.seat_of(ClientRequest::RefreshConnectionDetails {
-            request_id: None,
-            body: EmptyBody {},
-        })
-        .await
-    }
-
-    /// The seat a `rejoinSession` or `refreshConnectionDetails` acks with.
-    async fn seat_of(&self, frame: ClientRequest) -> Result<GameSession, ClientError> {
-        match self.request_ack(frame).await? {
-            RouteAck::RejoinSession(ack) | RouteAck::RefreshConnectionDetails(ack) => {
-                Ok(ack.game_session)
-            }
-            other => Err(other_ack(&other)),
-        }
+        ask!(self, RefreshConnectionDetails, EmptyBody {}).map(|ack| ack.game_session)
     }
 
     /// Closes the socket and stops for good; pending requests fail with `Closed`.

@@ -4,9 +4,9 @@ import { SeatTracker } from './seat.js';
 
 /**
  * The typed requests, with the player's seat tracked: the seat a placement, a match,
- * `rejoinSession` or `resume` gave, its connection details refreshed before they expire
- * (`refreshConnectionDetails`, sent on the client's own). `GameSocketsClient` extends it and
- * says how a refreshed seat is announced.
+ * `rejoinSession`, `joinFriendGame` or `resume` gave, its connection details refreshed before
+ * they expire (`refreshConnectionDetails`, sent on the client's own). `GameSocketsClient` extends
+ * it and says how a refreshed seat is announced.
  */
 export abstract class SeatedRoutes extends Routes {
   /** The player's seat, its connection details refreshed before they expire. */
@@ -19,9 +19,9 @@ export abstract class SeatedRoutes extends Routes {
   protected abstract connectionDetailsRefreshed(seat: GameSession): void;
 
   /**
-   * The player's seat: the last one a placement, a match, `rejoinSession` or `resume` gave, with
-   * the freshest connection details (`null`: none). Its `connection` says where to send game
-   * traffic; the client refreshes it before its player gateway token expires.
+   * The player's seat: the last one a placement, a match, `rejoinSession`, `joinFriendGame` or
+   * `resume` gave, with the freshest connection details (`null`: none). Its `connection` says
+   * where to send game traffic; the client refreshes it before its player gateway token expires.
    */
   get seat(): GameSession | null {
     return this.seats.seat;
@@ -29,7 +29,17 @@ export abstract class SeatedRoutes extends Routes {
 
   /** `rejoinSession`, and the seat it gives becomes the tracked one. */
   override rejoinSession(): Promise<Ack<{ gameSession: GameSession }>> {
-    return super.rejoinSession().then((ack) => {
+    return this.seatedBy(super.rejoinSession());
+  }
+
+  /** `joinFriendGame`, and the seat it gives (in the friend's game) becomes the tracked one. */
+  override joinFriendGame(playerId: string): Promise<Ack<{ gameSession: GameSession }>> {
+    return this.seatedBy(super.joinFriendGame(playerId));
+  }
+
+  /** A new seat an ack gives, tracked before the caller sees it. */
+  private seatedBy(reply: Promise<Ack<{ gameSession: GameSession }>>): Promise<Ack<{ gameSession: GameSession }>> {
+    return reply.then((ack) => {
       this.seats.set(ack.gameSession);
       return ack;
     });

@@ -1,8 +1,8 @@
 // The TypeScript client against the real local stack (JWT mode), over Node's WebSocket.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { GameSocketsClient, GameSocketsError } from '../dist/index.js';
-import { mintToken, sleep, startStack, until } from './stack.mjs';
+import { mintToken, sleep, suiteStack, until } from './stack.mjs';
 
 /** A client for `player` whose token provider mints a fresh token per connect and records them. */
 function clientFor(stack, player, options = {}) {
@@ -30,13 +30,7 @@ function clientFor(stack, player, options = {}) {
 }
 
 describe('against the local stack', () => {
-  let stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   it('given a server-side drop, when it reconnects with a fresh token, then resume says resumed and every message arrives once', async () => {
     // The first token lives 2 s: reconnecting after it expired works only with a new one.
@@ -185,13 +179,7 @@ describe('against the local stack', () => {
 });
 
 describe('against a stack with a 3-second maximum connection time', () => {
-  let stack;
-  before(async () => {
-    stack = await startStack({ MAX_CONNECTION_SECONDS: '3' });
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack({ MAX_CONNECTION_SECONDS: '3' });
 
   it('given rollover before the limit, then the socket is replaced without a drop and no message is lost', async () => {
     const alice = clientFor(stack, 'alice-rollover', { client: { rolloverAfterMs: 1200 } });
@@ -236,13 +224,7 @@ async function silentSocket(stack, player) {
 }
 
 describe('against a stack that closes sockets idle for 2 seconds', () => {
-  let stack;
-  before(async () => {
-    stack = await startStack({ IDLE_TIMEOUT_SECONDS: '2' });
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack({ IDLE_TIMEOUT_SECONDS: '2' });
 
   it('given the timer at the interval the stack says, then the socket stays open; a silent one is closed by the idle timeout', async () => {
     // The option says a frame a minute; the stack's keepAlive (a frame a second) wins.
@@ -260,13 +242,7 @@ describe('against a stack that closes sockets idle for 2 seconds', () => {
 
 for (const liveness of ['heartbeat', 'connection-activity']) {
   describe(`against a stack in ${liveness} mode that takes players silent for 2 seconds offline`, () => {
-    let stack;
-    before(async () => {
-      stack = await startStack({ HEARTBEAT_TIMEOUT_SECONDS: '2', SWEEP_INTERVAL_SECONDS: '1', PRESENCE_LIVENESS: liveness });
-    });
-    after(async () => {
-      await stack?.stop();
-    });
+    const stack = suiteStack({ HEARTBEAT_TIMEOUT_SECONDS: '2', SWEEP_INTERVAL_SECONDS: '1', PRESENCE_LIVENESS: liveness });
 
     it('given a client left to its timer, then its player stays online for three timeouts; a silent socket is swept', async () => {
       const timed = clientFor(stack, 'ivy-timer', { client: { heartbeatIntervalMs: 60_000 } });
@@ -289,13 +265,7 @@ for (const liveness of ['heartbeat', 'connection-activity']) {
 }
 
 describe('against a stack whose fleet uses player gateway with tokens lasting 3 seconds', () => {
-  let stack;
-  before(async () => {
-    stack = await startStack({ PLAYER_GATEWAY: 'enabled', SIM_PLAYER_GATEWAY: 'enabled', SIM_PLAYER_GATEWAY_TOKEN_SECONDS: '3' });
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack({ PLAYER_GATEWAY: 'enabled', SIM_PLAYER_GATEWAY: 'enabled', SIM_PLAYER_GATEWAY_TOKEN_SECONDS: '3' });
 
   it('given a seat from a placement, then the client refreshes its token before it expires without the game asking', async () => {
     const lia = clientFor(stack, 'lia-gateway');

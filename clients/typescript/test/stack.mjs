@@ -1,6 +1,7 @@
 // The real local stack (`cargo run -p local`'s binary) for the client tests: built once
 // with cargo, started on a free port in JWT mode with an HS256 secret, and stopped after.
 import { spawn, execFileSync } from 'node:child_process';
+import { after, before } from 'node:test';
 import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -121,6 +122,19 @@ export async function startStack(env = {}) {
       if (child.exitCode === null) child.kill('SIGKILL');
     },
   };
+}
+
+/**
+ * The stack of a `describe` block: started (with `env`, as `startStack`'s) before its tests and
+ * stopped after them; the object returned is that stack by the time a test runs.
+ */
+export function suiteStack(env = {}) {
+  const stack = {};
+  before(async () => Object.assign(stack, await startStack(env)));
+  after(async () => {
+    await stack.stop?.();
+  });
+  return stack;
 }
 
 /** Resolves when `predicate()` holds, polling; rejects after `ms` with `what`. */

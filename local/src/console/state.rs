@@ -104,8 +104,8 @@ async fn records(console: &Console) -> Result<Vec<PlayerRecord>, String> {
     Ok(records)
 }
 
-/// The players seen since start (the [`MAX_PLAYERS`] who connected last): presence, connection, what they wait for or play in,
-/// and their inbox (messages kept, of which not yet acknowledged by their client).
+/// The players seen since start (the [`MAX_PLAYERS`] who connected last): presence, activity (what friends and
+/// subscribers see of it now), connection, what they wait for or play in, and their inbox (messages kept, of which not yet acknowledged by their client).
 async fn players(console: &Console, now: EpochMillis) -> Value {
     let records = match records(console).await {
         Ok(records) => records,
@@ -138,6 +138,7 @@ async fn players(console: &Console, now: EpochMillis) -> Value {
         players.push(json!({
             "playerId": record.player_id.as_str(),
             "presence": presence(&record, now, zombie),
+            "activity": record.watched_activity(now),
             "status": record.status.as_str(),
             "connectionId": record.connection_id.as_str(),
             "live": record.is_live(),

@@ -43,11 +43,11 @@ async fn post(addr: std::net::SocketAddr, path: &str, body: &str) -> (u16, Value
     http(addr, "POST", path, &[JSON], body).await
 }
 
-async fn get(addr: std::net::SocketAddr, path: &str) -> (u16, Value) {
+pub(super) async fn get(addr: std::net::SocketAddr, path: &str) -> (u16, Value) {
     http(addr, "GET", path, &[], "").await
 }
 
-async fn stack() -> local::RunningStack {
+pub(super) async fn stack() -> local::RunningStack {
     let mut settings = local::Settings::default();
     settings.gateway.port = 0;
     settings.simulator.sim_server_startup_ms = 0;

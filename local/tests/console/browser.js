@@ -1,5 +1,5 @@
 // The console in headless Chromium (run by local/tests/console.rs, which has started a
-// stack and connected alice and bob, and placed alice in a game):
+// stack and connected alice and bob, placed alice in a game and made some relations):
 //   node browser.js <console URL> <screenshot directory>
 // Needs CHROMIUM_PATH (Debian's chromium) and BROWSER_NODE_PATH (node_modules holding
 // playwright-core), as scripts/test.sh's install_browser_tools exports them.
@@ -62,6 +62,17 @@ async function desktop(browser, errors) {
     const players = Array.from(document.querySelectorAll("#connections td.player")).map((td) => td.textContent);
     return players.includes("alice") && players.includes("bob");
   });
+
+  // The relations the test made, each on the side that sees it: alice and bob friends
+  // (alice's activity beside her presence), dave's invitation to alice, bob's block on erin.
+  const friendsRow = ([player, cells]) => {
+    const row = document.querySelector(`#friends tr[data-friends="${player}"]`);
+    return row !== null && cells.every((text, i) => row.cells[i + 1].textContent === text);
+  };
+  await until(page, "bob's friend alice with her presence and activity, and his block", friendsRow, ["bob", ["alice (online, in a game)", "", "", "erin"]]);
+  await until(page, "alice's friend bob and dave's invitation", friendsRow, ["alice", ["bob (online)", "", "dave", ""]]);
+  await until(page, "dave's invitation sent to alice", friendsRow, ["dave", ["", "alice", "", ""]]);
+  await until(page, "alice's activity in the players section", () => document.querySelector('#players tr[data-player="alice"] td.activity')?.textContent === "in a game");
 
   // Alice's placement FULFILLED, with its game session, which the fleet shows ACTIVE.
   await until(page, "a placement FULFILLED with its game session", () =>

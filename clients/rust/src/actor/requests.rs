@@ -143,9 +143,11 @@ impl Actor {
         };
         frame.remove("type");
         if ok {
-            // Answers that carry the player's seat.
+            // Answers that carry the player's seat (a new one: a friend's game is another).
             match pending.route {
-                Route::RejoinSession => self.set_seat(super::seat::seat_of(&frame).flatten()),
+                Route::RejoinSession | Route::JoinFriendGame => {
+                    self.set_seat(super::seat::seat_of(&frame).flatten());
+                }
                 Route::RefreshConnectionDetails => self.seat_refreshed(&frame),
                 _ => {}
             }

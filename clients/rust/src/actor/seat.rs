@@ -73,7 +73,8 @@ fn epoch_millis() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// The seat in an ack's `gameSession` (`resume`, `rejoinSession`, `refreshConnectionDetails`).
+/// The seat in an ack's `gameSession` (`resume`, `rejoinSession`, `joinFriendGame`,
+/// `refreshConnectionDetails`).
 pub(super) fn seat_of(ack: &Map<String, Value>) -> Option<Option<GameSession>> {
     let value = ack.get("gameSession")?;
     serde_json::from_value::<Option<GameSession>>(value.clone()).ok()

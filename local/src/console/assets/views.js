@@ -139,6 +139,7 @@
         columns: [
           col("Player", (p) => p.playerId, { cls: "id" }),
           col("Presence", (p) => p.presence, { cls: "presence", data: (p) => p.presence }),
+          col("Activity", (p) => (p.activity ? p.activity.activity : ""), { cls: "activity", title: (p) => p.activity && p.activity.details && JSON.stringify(p.activity.details) }),
           col("Since", (p, s) => fmt.ago(s.now - (p.presence === "online" ? p.connectedAt : p.lastSeen))),
           col("Grace ends", (p, s) => (p.presence === "in grace" ? `in ${fmt.ago(p.sweepAt - s.now)}` : "")),
           col("Backlog", (p) => (p.backlog.error ? "?" : `${p.backlog.stored} / ${p.backlog.unacked}`), { cls: "backlog", title: (p) => p.backlog.error }),
@@ -280,7 +281,7 @@
         rowAttr: "data-friends",
         columns: [
           col("Player", (f) => f.playerId, { cls: "id" }),
-          col("Friends", (f) => (f.error ? `error: ${f.error}` : (f.friends || []).map((e) => `${e.playerId} (${e.presence})`).join(", ") + (f.more ? ", …" : ""))),
+          col("Friends", (f) => (f.error ? `error: ${f.error}` : (f.friends || []).map((e) => `${e.playerId} (${[e.presence, e.activity].filter(Boolean).join(", ")})`).join(", ") + (f.more ? ", …" : ""))),
           col("Invited", (f) => (f.invited || []).map((e) => e.playerId).join(", ")),
           col("Invitations", (f) => (f.invitation || []).map((e) => e.playerId).join(", ")),
           col("Blocked", (f) => (f.blocked || []).map((e) => e.playerId).join(", ")),
