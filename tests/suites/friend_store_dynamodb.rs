@@ -181,15 +181,14 @@ mod dynamodb_specific {
         use aws_adapters::dynamodb::{DynamoPlayerStore, DynamoRecipientCheck};
         use contracts::fixtures::new_connection;
         use shared::ports::{CheckedRecipients, RecipientCheck, SeparateReads};
-        use tests::dynamodb::fresh_players_table;
 
         // Given bob, carol and dave are players, bob and dave blocked mallory, and carol
         // is mallory's friend
         let client = dynamodb_local().await;
         let (friends, messages, players) = (
-            fresh_friends_table(&client).await,
-            fresh_messages_table(&client).await,
-            fresh_players_table(&client).await,
+            Table::Friends.fresh(&client).await,
+            Table::Messages.fresh(&client).await,
+            Table::Players.fresh(&client).await,
         );
         let friend_store = DynamoFriendStore::new(client.clone(), &friends, &messages);
         let player_store = DynamoPlayerStore::new(client.clone(), &players);
