@@ -157,17 +157,17 @@ macro_rules! creators {
 }
 
 creators! {
-    /// Creates the Players table ([`PLAYERS`]); see [`create`].
+    /// Creates the Players table, as `PLAYERS` declares it (idempotent).
     create_players_table => PLAYERS;
-    /// Creates the Messages table ([`MESSAGES`]); see [`create`].
+    /// Creates the Messages table, as `MESSAGES` declares it (idempotent).
     create_messages_table => MESSAGES;
-    /// Creates the PresenceSubscriptions table ([`SUBSCRIPTIONS`]); see [`create`].
+    /// Creates the PresenceSubscriptions table, as `SUBSCRIPTIONS` declares it (idempotent).
     create_subscriptions_table => SUBSCRIPTIONS;
-    /// Creates the Placements table ([`PLACEMENTS`]); see [`create`].
+    /// Creates the Placements table, as `PLACEMENTS` declares it (idempotent).
     create_placements_table => PLACEMENTS;
-    /// Creates the Parties table ([`PARTIES`]); see [`create`].
+    /// Creates the Parties table, as `PARTIES` declares it (idempotent).
     create_parties_table => PARTIES;
-    /// Creates the Friends table ([`FRIENDS`]); see [`create`].
+    /// Creates the Friends table, as `FRIENDS` declares it (idempotent).
     create_friends_table => FRIENDS;
 }
 
