@@ -103,15 +103,29 @@ namespace GameLiftSockets.Tests
             string id = null;
             // The log line may trail the resume ack a little.
             await Check.Until(() => { lock (lines) return liveConnections.TryGetValue(player, out id); }, "a live connection for " + player + " in the log", 5000);
-            var management = Regex.Replace(Url, "^ws", "http");
-            var request = (HttpWebRequest)WebRequest.Create(management + "/@connections/" + Uri.EscapeDataString(id));
-            request.Method = "DELETE";
-            // A fresh connection each time: Mono reuses a kept-alive one the stack may have
-            // closed meanwhile, and the DELETE then fails with "Error writing headers".
-            request.KeepAlive = false;
-            using (var response = (HttpWebResponse)await request.GetResponseAsync())
+            var url = Regex.Replace(Url, "^ws", "http") + "/@connections/" + Uri.EscapeDataString(id);
+            for (int attempt = 1; ; attempt++)
             {
-                if ((int)response.StatusCode != 204) throw new InvalidOperationException("DeleteConnection answered " + (int)response.StatusCode);
+                var request = (HttpWebRequest)WebRequest.Create(url);
+                request.Method = "DELETE";
+                // A fresh connection each time, in a group of its own: Mono otherwise reuses an
+                // idle one to the same host and port (an earlier stack's, when the port came
+                // round again) that is closed, and the DELETE fails with "Error writing headers".
+                request.KeepAlive = false;
+                request.ConnectionGroupName = Guid.NewGuid().ToString("N");
+                try
+                {
+                    using (var response = (HttpWebResponse)await request.GetResponseAsync())
+                    {
+                        if ((int)response.StatusCode != 204) throw new InvalidOperationException("DeleteConnection answered " + (int)response.StatusCode);
+                        return;
+                    }
+                }
+                catch (WebException e) when (e.Response == null && attempt < 3)
+                {
+                    // Nothing reached the stack (no answer at all): sending it again is safe.
+                    await Task.Delay(100);
+                }
             }
         }
 
