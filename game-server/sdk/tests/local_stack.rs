@@ -230,6 +230,17 @@ async fn place(stack: &TestStack, server: &mut GameServer, player: &str) -> Plac
     }
 }
 
+/// [`place`], then the game server accepts the player's seat (ACTIVE).
+async fn place_accepted(stack: &TestStack, server: &mut GameServer, player: &str) -> Placed {
+    let placed = place(stack, server, player).await;
+    server
+        .sdk
+        .accept_player_session(&placed.player_session_id)
+        .await
+        .unwrap();
+    placed
+}
+
 /// Sends `sessionPlacementRequest`; the placement id of its PENDING ack.
 async fn request_placement(client: &mut Client) -> String {
     let ack = reply(client, "sessionPlacementRequest", json!({})).await;
@@ -592,12 +603,7 @@ async fn given_a_running_game_when_the_sdk_asks_for_certificate_role_and_backfil
         mut player,
         session,
         player_session_id,
-    } = place(&stack, &mut server, "alice").await;
-    server
-        .sdk
-        .accept_player_session(&player_session_id)
-        .await
-        .unwrap();
+    } = place_accepted(&stack, &mut server, "alice").await;
 
     let certificate = server.sdk.get_compute_certificate().await.unwrap();
     assert_eq!(
@@ -700,12 +706,7 @@ async fn given_wss_with_the_stacks_certificate_when_a_player_is_placed_then_the_
         session,
         player_session_id,
         ..
-    } = place(&stack, &mut server, "alice").await;
-    server
-        .sdk
-        .accept_player_session(&player_session_id)
-        .await
-        .unwrap();
+    } = place_accepted(&stack, &mut server, "alice").await;
     let seats = server
         .sdk
         .describe_player_sessions(by_game(&session))
@@ -748,13 +749,8 @@ async fn given_a_friend_in_a_game_on_the_sdk_process_when_players_join_it_then_t
     let Placed {
         mut player,
         session,
-        player_session_id,
-    } = place(&stack, &mut server, "alice").await;
-    server
-        .sdk
-        .accept_player_session(&player_session_id)
-        .await
-        .unwrap();
+        ..
+    } = place_accepted(&stack, &mut server, "alice").await;
     befriend((&mut player, "alice"), (&mut bob, "bob")).await;
     befriend((&mut player, "alice"), (&mut carol, "carol")).await;
 
@@ -851,12 +847,7 @@ async fn given_a_running_game_when_the_sdks_socket_is_cut_then_it_reconnects_wit
         mut player,
         session,
         player_session_id,
-    } = place(&stack, &mut server, "alice").await;
-    server
-        .sdk
-        .accept_player_session(&player_session_id)
-        .await
-        .unwrap();
+    } = place_accepted(&stack, &mut server, "alice").await;
 
     relay.cut();
     let pid = server.pid.clone();
@@ -961,13 +952,8 @@ async fn given_a_running_game_when_the_stack_sends_terminate_process_then_the_ca
     let Placed {
         mut player,
         session,
-        player_session_id,
-    } = place(&stack, &mut server, "alice").await;
-    server
-        .sdk
-        .accept_player_session(&player_session_id)
-        .await
-        .unwrap();
+        ..
+    } = place_accepted(&stack, &mut server, "alice").await;
 
     stack
         .stack()
@@ -1134,13 +1120,8 @@ async fn given_a_cut_socket_when_the_sdk_cannot_come_back_within_the_reconnect_w
     let Placed {
         mut player,
         session,
-        player_session_id,
-    } = place(&stack, &mut server, "alice").await;
-    server
-        .sdk
-        .accept_player_session(&player_session_id)
-        .await
-        .unwrap();
+        ..
+    } = place_accepted(&stack, &mut server, "alice").await;
 
     relay.set_down(true);
     let pid = server.pid.clone();
