@@ -5,11 +5,13 @@
 
 use std::sync::Arc;
 
+use async_trait::async_trait;
+
 use crate::Inboxes;
 
 use crate::PlayersTable;
 use crate::fixtures::{T0, connection_of};
-use shared::domain::{ConnectionId, MessageId, PlayerId, Seq};
+use shared::domain::{ConnectionId, EpochMillis, MessageId, PlayerId, Seq};
 use shared::messaging::{Handover, HandoverOutcome, MessageKind, NewMessage, ReplayFrom};
 use shared::ports::DeliveryHandover;
 
@@ -18,6 +20,18 @@ pub struct Subject {
     pub messages: Arc<dyn Inboxes>,
     pub players: Arc<dyn PlayersTable>,
     pub handover: Arc<dyn DeliveryHandover>,
+    /// What deletes expired items from `messages` (DynamoDB's TTL), run when a scenario asks.
+    pub ttl: Arc<dyn TtlDeletion>,
+}
+
+/// The store's TTL deletion, run on demand with the scenario's clock (DynamoDB Local does
+/// not enforce TTL).
+#[async_trait]
+pub trait TtlDeletion: Send + Sync {
+    /// Deletes at most `at_most` of `recipient`'s inbox items whose TTL has passed at
+    /// `now`, newest first: the worst order for an inbox, and one DynamoDB may take, as it
+    /// documents no order.
+    async fn delete_expired(&self, recipient: &PlayerId, now: EpochMillis, at_most: usize);
 }
 
 /// A time far in the future for reads (every message below expires long before it
@@ -129,6 +143,66 @@ pub async fn expired_messages_are_not_replayed_but_the_head_still_counts_them(s:
         .unwrap();
     assert!(read.messages.is_empty());
     assert_eq!(read.head, Some(Seq::epoch_start(T0 + 1)));
+}
+
+/// Message `n` to `recipient`, created at `at`, kept a day.
+fn message_at(recipient: &str, n: i64, at: EpochMillis) -> NewMessage {
+    NewMessage {
+        created_at: at,
+        expire_at_secs: at / 1000 + 86_400,
+        ..message(recipient, n)
+    }
+}
+
+pub async fn items_deleted_by_ttl_newest_first_never_make_a_seq_handed_out_twice(s: &Subject) {
+    // Given a chat message kept a day, then a presence frame delivered for a minute, both
+    // seen by bob's client.
+    let presence = NewMessage {
+        kind: MessageKind::Presence,
+        expire_at_secs: (T0 + 2) / 1000 + 60,
+        ..message("bob", 2)
+    };
+    s.messages
+        .append(&[message("bob", 1), presence])
+        .await
+        .unwrap();
+    let bob = player("bob");
+    let seen = s
+        .messages
+        .read(&bob, &ReplayFrom::EVERYTHING, T0 + 2)
+        .await
+        .unwrap();
+    assert_eq!(ns(&seen), vec!["m#1", "m#2"]);
+    // When TTL has deleted, five minutes on, everything it may, and a message arrives,
+    let later = T0 + 5 * 60_000;
+    s.ttl.delete_expired(&bob, later, usize::MAX).await;
+    s.messages
+        .append(&[message_at("bob", 3, later)])
+        .await
+        .unwrap();
+    // then a replay after what the client saw holds it (its seq is above the frame's).
+    let after = s
+        .messages
+        .read(&bob, &ReplayFrom::after(seen.head.unwrap()), later)
+        .await
+        .unwrap();
+    assert_eq!(ns(&after), vec!["m#3"]);
+    // When, three days on, everything has expired but TTL has deleted only the newest
+    // item so far, and a message arrives,
+    let days = T0 + 3 * 86_400_000;
+    s.ttl.delete_expired(&bob, days, 1).await;
+    s.messages
+        .append(&[message_at("bob", 4, days)])
+        .await
+        .unwrap();
+    // then it too is replayed after the last seq the client saw.
+    let last = s
+        .messages
+        .read(&bob, &ReplayFrom::after(after.head.unwrap()), days)
+        .await
+        .unwrap();
+    assert_eq!(ns(&last), vec!["m#4"]);
+    assert!(last.head > after.head);
 }
 
 pub async fn an_inbox_that_never_had_a_message_reads_empty_with_no_head(s: &Subject) {
@@ -374,6 +448,7 @@ macro_rules! message_store_contract_tests {
                 appends_to_an_inbox_get_consecutive_seqs_from_its_epoch_in_order,
                 a_read_after_a_seq_or_since_a_time_returns_only_what_follows,
                 expired_messages_are_not_replayed_but_the_head_still_counts_them,
+                items_deleted_by_ttl_newest_first_never_make_a_seq_handed_out_twice,
                 an_inbox_that_never_had_a_message_reads_empty_with_no_head,
                 a_retried_append_of_the_newest_message_writes_nothing,
                 concurrent_appends_to_one_inbox_all_land_on_distinct_consecutive_seqs,

@@ -5,15 +5,63 @@
 mod contract {
     use std::sync::Arc;
 
+    use async_trait::async_trait;
     use aws_adapters::dynamodb::{DynamoDeliveryHandover, DynamoMessageStore, DynamoPlayerStore};
-    use contracts::message_store_contract::Subject;
+    use aws_sdk_dynamodb::Client;
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use contracts::message_store_contract::{Subject, TtlDeletion};
+    use shared::domain::{EpochMillis, PlayerId};
     use tests::dynamodb::{Table, dynamodb_local};
+
+    /// DynamoDB's TTL deletion, which DynamoDB Local does not run: the items whose
+    /// `expireAt` (the table's TTL attribute) has passed, newest first.
+    struct Ttl {
+        client: Client,
+        table: String,
+    }
+
+    #[async_trait]
+    impl TtlDeletion for Ttl {
+        async fn delete_expired(&self, recipient: &PlayerId, now: EpochMillis, at_most: usize) {
+            let items = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .key_condition_expression("recipientId = :recipient")
+                .expression_attribute_values(":recipient", AttributeValue::S(recipient.to_string()))
+                .scan_index_forward(false)
+                .consistent_read(true)
+                .send()
+                .await
+                .unwrap()
+                .items
+                .unwrap_or_default();
+            let expired = items.into_iter().filter(|item| {
+                let expire_at: i64 = item["expireAt"].as_n().unwrap().parse().unwrap();
+                expire_at * 1000 < now
+            });
+            for item in expired.take(at_most) {
+                self.client
+                    .delete_item()
+                    .table_name(&self.table)
+                    .key("recipientId", item["recipientId"].clone())
+                    .key("seq", item["seq"].clone())
+                    .send()
+                    .await
+                    .unwrap();
+            }
+        }
+    }
 
     async fn subject() -> Subject {
         let client = dynamodb_local().await;
         let players = Table::Players.fresh(&client).await;
         let messages = Table::Messages.fresh(&client).await;
         Subject {
+            ttl: Arc::new(Ttl {
+                client: client.clone(),
+                table: messages.clone(),
+            }),
             handover: Arc::new(DynamoDeliveryHandover::new(
                 client.clone(),
                 players.clone(),

@@ -1187,6 +1187,7 @@ fn stream_records() -> Vec<(&'static str, Value, bool)> {
         payload: r#"{"type":"message","from":"alice","message":{"text":"gg"}}"#.into(),
         created_at: 1_795_323_600_123,
         expire_at_secs: 1_795_410_000,
+        replay_until_secs: None,
     };
     let arn = local::stream::record::local_stream_arn("Messages");
     let insert = local::stream::record::insert_record(

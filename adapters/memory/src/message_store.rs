@@ -224,7 +224,30 @@ mod tests {
 
     mod contract {
         use super::*;
-        use contracts::message_store_contract::Subject;
+        use contracts::message_store_contract::{Subject, TtlDeletion};
+
+        struct Ttl(Arc<InMemoryMessageStore>);
+
+        #[async_trait]
+        impl TtlDeletion for Ttl {
+            async fn delete_expired(&self, recipient: &PlayerId, now: EpochMillis, at_most: usize) {
+                let mut inboxes = self.0.inboxes();
+                let Some(inbox) = inboxes.get_mut(recipient) else {
+                    return;
+                };
+                let mut deleted = 0;
+                inbox.items = std::mem::take(&mut inbox.items)
+                    .into_iter()
+                    .rev()
+                    .filter(|m| {
+                        let delete = deleted < at_most && m.expired(now);
+                        deleted += usize::from(delete);
+                        !delete
+                    })
+                    .rev()
+                    .collect();
+            }
+        }
 
         async fn subject() -> Subject {
             let players = Arc::new(InMemoryPlayerStore::new());
@@ -234,6 +257,7 @@ mod tests {
                     players.clone(),
                     messages.clone(),
                 )),
+                ttl: Arc::new(Ttl(messages.clone())),
                 players,
                 messages,
             }

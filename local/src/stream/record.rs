@@ -328,6 +328,7 @@ mod tests {
             payload: r#"{"type":"message","messageId":"01JDK3Z5Q8M2W4X6Y8Z0A2B4C6","from":"alice","message":{"text":"gg"},"sentAt":1795323600000}"#.into(),
             created_at: 1_795_323_600_123,
             expire_at_secs: 1_795_410_000,
+            replay_until_secs: None,
         }
     }
 

@@ -210,6 +210,7 @@ impl NewMessage {
             payload: self.payload,
             created_at: self.created_at,
             expire_at_secs: self.expire_at_secs,
+            replay_until_secs: None,
         }
     }
 }
@@ -226,7 +227,12 @@ pub struct StoredMessage {
     pub kind: MessageKind,
     pub payload: String,
     pub created_at: EpochMillis,
+    /// When the store may delete it (DynamoDB TTL, epoch seconds): its own TTL, or later
+    /// when the store keeps it longer (see [`StoredMessage::kept_until`]).
     pub expire_at_secs: i64,
+    /// When it stops being delivered, if that is before `expire_at_secs`: its own TTL,
+    /// once the store keeps it longer.
+    pub replay_until_secs: Option<i64>,
 }
 
 impl StoredMessage {
@@ -247,9 +253,31 @@ impl StoredMessage {
     /// True once its TTL has passed at `now` (DynamoDB deletes expired items lazily, so
     /// reads filter them).
     pub fn expired(&self, now: EpochMillis) -> bool {
-        self.expire_at_secs.saturating_mul(1000) <= now
+        self.replay_until_secs
+            .unwrap_or(self.expire_at_secs)
+            .saturating_mul(1000)
+            <= now
+    }
+
+    /// The message kept by the store until `floor` (epoch seconds) at least, still
+    /// delivered only until its own TTL. A store whose items expire one by one in any
+    /// order (DynamoDB's TTL) keeps each inbox item as long as the one before it, so
+    /// that an inbox's newest item is the last to go: see [`MIN_KEPT_SECONDS`].
+    pub fn kept_until(mut self, floor: i64) -> Self {
+        if floor > self.expire_at_secs {
+            self.replay_until_secs = Some(self.replay_until_secs.unwrap_or(self.expire_at_secs));
+            self.expire_at_secs = floor;
+        }
+        self
     }
 }
+
+/// How long a store whose items expire one by one keeps every inbox item at least
+/// (a day), whatever its own TTL: presence frames are delivered for 60 s, but an inbox
+/// whose newest item has expired starts a new epoch on its next append (a two-item
+/// transaction, not a put, because the seqs above it may have been deleted and must not
+/// be handed out again), and a watcher's inbox often holds only presence frames.
+pub const MIN_KEPT_SECONDS: i64 = 86_400;
 
 /// `payload` (a JSON object's text) with `,"seq":<seq>` before its closing brace; a
 /// payload that is not an object's text is wrapped so the frame stays valid JSON.

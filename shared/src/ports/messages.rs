@@ -26,11 +26,14 @@
 //! | `kind` (S) | a `crate::messaging::MessageKind`: `chat` (a player's or the backend API's message), `placement`, `presence`, `party` (party changes, invitations, declines), `matchmaking` (a ticket's status changes), `friend` (a relation's changes: `crate::friends`) or `kick` (the backend API ended a connection: `functions/backend-api/src/players.rs`) |
 //! | `payload` (S) | the server frame to post, as JSON text (`"seq"` is added when it is posted) |
 //! | `createdAt` (N) | epoch milliseconds |
-//! | `expireAt` (N) | epoch seconds: `MESSAGE_TTL_SECONDS` after it was written for chat and placement results; a fixed 60 s for presence messages, which only matter to a watcher connected now |
+//! | `expireAt` (N) | epoch seconds, the TTL: the latest of the message's own TTL, the `expireAt` of the item below it, and a day (`crate::messaging::MIN_KEPT_SECONDS`) after it was written, so that an inbox's newest item is the last of its epoch to expire |
+//! | `replayUntil` (N, optional) | epoch seconds: the message's own TTL, when `expireAt` is later: `MESSAGE_TTL_SECONDS` after it was written for chat and placement results; 60 s for presence messages, which only matter to a watcher connected now; a party invitation's expiry. Reads skip a message past it |
 //!
 //! Each inbox also holds one *epoch item* at `seq = 0` (only `epoch` and `expireAt`).
 //! The first message of an inbox that holds no message (a new player, or one whose
-//! every message expired and was deleted) starts a new epoch: its `seq` is
+//! every message expired and was deleted) or whose newest message has expired (the items
+//! above it may have been deleted: TTL deletes in no documented order) starts a new
+//! epoch: its `seq` is
 //! `100 × (epoch milliseconds now)`, above every `seq` an earlier epoch gave out (an
 //! epoch would need 100 appends per millisecond of its life to reach the next one's
 //! start; DynamoDB takes at most 1,000 writes a second on one partition). That append is

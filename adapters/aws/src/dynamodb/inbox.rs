@@ -12,17 +12,35 @@
 //! with the epoch item (`seq` 0), conditional on the epoch item being what the writer
 //! saw: two writers never start two epochs, and `resume`'s hand-over, which checks the
 //! epoch item too, learns of a new epoch it has not replayed.
-
+//!
+//! **A seq is never handed out twice**, although TTL deletes items one by one: DynamoDB
+//! deletes an item some time after its `expireAt` has passed, typically within two days,
+//! and AWS documents no order among expired items
+//! (<https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTimeToLive.html>).
+//! Were the newest item deleted first, the next append would find the one below it and
+//! write at the deleted item's seq, which a client that saw that item skips as seen: a
+//! silent drop. So every item is kept (its `expireAt`) at least as long as the item
+//! below it and at least [`MIN_KEPT_SECONDS`], still delivered only until its own TTL
+//! (`replayUntil`, see `message_item.rs`): the newest item is the last of its epoch to
+//! expire. An append that finds the newest item expired (or within [`CLOCK_MARGIN_MS`] of
+//! it, for the writer's clock against DynamoDB's) cannot know what was deleted above it,
+//! and starts a new epoch there. Its first seq, [`Seq::epoch_start`] of the time (100 per
+//! millisecond), is above every seq of the old epoch: an epoch's items are appended one
+//! at a time, far fewer than 100 per millisecond over the day it lasted at least (and
+//! never below the newest seq + 1 whatever the clock says).
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::BuildError;
 use aws_sdk_dynamodb::types::{AttributeValue, ConditionCheck, Put, TransactWriteItem, Update};
 
+use serde::{Deserialize, Serialize};
+
 use super::error::store_error;
+use super::item::{self, Malformed, Stored};
 use super::message_item::{EPOCH_ITEM_SEQ, attr, key, message_to_item};
-use shared::domain::{MessageId, PLAYER_RETENTION_SECONDS, PlayerId, Seq};
-use shared::messaging::NewMessage;
+use shared::domain::{EpochMillis, MessageId, PLAYER_RETENTION_SECONDS, PlayerId, Seq};
+use shared::messaging::{MIN_KEPT_SECONDS, NewMessage, expire_at_secs};
 use shared::ports::StoreError;
 
 /// How many times an append reads the inbox again after losing a race for a seq.
@@ -35,23 +53,63 @@ const EPOCH_ABSENT: &str = "attribute_not_exists(epoch)";
 const EPOCH_UNCHANGED: &str = "attribute_not_exists(epoch) OR epoch = :epoch";
 const SET_EPOCH: &str = "SET epoch = :epoch, expireAt = :expireAt";
 
+/// How far ahead of the writer's clock DynamoDB's may be: a newest item this close to
+/// its `expireAt` counts as expired.
+pub(crate) const CLOCK_MARGIN_MS: EpochMillis = 60_000;
+
 /// The inbox's newest item, as an append sees it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct InboxTop {
-    /// The newest message: its seq, its epoch and its id.
-    pub newest: Option<(Seq, Seq, MessageId)>,
+    /// The newest message.
+    pub newest: Option<Newest>,
     /// The epoch item's epoch, when the inbox holds no message but has one.
     pub epoch_item: Option<Seq>,
 }
+
+/// An inbox's newest message, as an append sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Newest {
+    pub seq: Seq,
+    pub epoch: Seq,
+    pub message_id: MessageId,
+    /// Its `expireAt`: no item below it in its epoch expires later.
+    pub kept_until_secs: i64,
+}
+
+/// What the head read projects of the inbox's newest item (a message, or the epoch item,
+/// which has no `messageId`).
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HeadItem {
+    recipient_id: PlayerId,
+    seq: Seq,
+    epoch: Seq,
+    message_id: Option<MessageId>,
+    #[serde(rename = "expireAt")]
+    expire_at_secs: i64,
+}
+
+impl Stored for HeadItem {
+    const TABLE: &'static str = "Messages";
+    const KEY: &'static [&'static str] = &[attr::RECIPIENT_ID, attr::SEQ];
+}
+
+/// The projection of the head read: [`HeadItem`]'s attributes.
+const HEAD_PROJECTION: &str = "recipientId, seq, epoch, messageId, expireAt";
 
 /// Where a message goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Slot {
     /// The inbox's newest message is this one already (a retried invocation).
     Taken,
-    /// After the newest message, in its epoch.
-    Next { seq: Seq, epoch: Seq },
-    /// The inbox holds no message: a new epoch, starting with this one.
+    /// After the newest message, in its epoch, kept at least as long as the newest.
+    Next {
+        seq: Seq,
+        epoch: Seq,
+        kept_until_secs: i64,
+    },
+    /// The inbox holds no message, or its newest has expired: a new epoch, starting with
+    /// this one, if the epoch item is still `seen`.
     NewEpoch { seq: Seq, seen: Option<Seq> },
 }
 
@@ -59,10 +117,21 @@ impl Slot {
     /// The slot of `message` on an inbox whose newest item is `top`.
     pub(crate) fn of(top: &InboxTop, message: &NewMessage) -> Self {
         match &top.newest {
-            Some((_, _, id)) if *id == message.message_id => Self::Taken,
-            Some((seq, epoch, _)) => Self::Next {
-                seq: seq.next(),
-                epoch: *epoch,
+            Some(newest) if newest.message_id == message.message_id => Self::Taken,
+            Some(newest)
+                if newest.kept_until_secs.saturating_mul(1000)
+                    <= message.created_at.saturating_add(CLOCK_MARGIN_MS) =>
+            {
+                Self::NewEpoch {
+                    seq: Seq::epoch_start(message.created_at).max(newest.seq.next()),
+                    // The epoch item holds the newest message's epoch (or expired).
+                    seen: Some(newest.epoch),
+                }
+            }
+            Some(newest) => Self::Next {
+                seq: newest.seq.next(),
+                epoch: newest.epoch,
+                kept_until_secs: newest.kept_until_secs,
             },
             None => {
                 let start = Seq::epoch_start(message.created_at);
@@ -79,21 +148,35 @@ impl Slot {
         }
     }
 
-    /// The slot after this one once its message is written (the next message of the
+    /// The slot after this one once `message` is written in it (the next message of the
     /// same recipient goes there unless someone else got there first).
-    pub(crate) fn following(self) -> Option<Self> {
+    pub(crate) fn following(self, message: &NewMessage) -> Option<Self> {
         match self {
             Self::Taken => None,
-            Self::Next { seq, epoch } => Some(Self::Next {
+            Self::Next {
+                seq,
+                epoch,
+                kept_until_secs,
+            } => Some(Self::Next {
                 seq: seq.next(),
                 epoch,
+                kept_until_secs: kept_until(kept_until_secs, message),
             }),
             Self::NewEpoch { seq, .. } => Some(Self::Next {
                 seq: seq.next(),
                 epoch: seq,
+                kept_until_secs: kept_until(i64::MIN, message),
             }),
         }
     }
+}
+
+/// The `expireAt` of `message` written above an item kept until `floor`: the latest of
+/// that, its own TTL and [`MIN_KEPT_SECONDS`] after it was written.
+fn kept_until(floor: i64, message: &NewMessage) -> i64 {
+    floor
+        .max(message.expire_at_secs)
+        .max(expire_at_secs(message.created_at, MIN_KEPT_SECONDS))
 }
 
 /// Reads the newest item of `recipient`'s inbox (one strongly consistent Query).
@@ -107,43 +190,42 @@ pub(crate) async fn top(
         .table_name(table)
         .key_condition_expression("recipientId = :recipient")
         .expression_attribute_values(":recipient", AttributeValue::S(recipient.to_string()))
-        .projection_expression("seq, epoch, messageId")
+        .projection_expression(HEAD_PROJECTION)
         .scan_index_forward(false)
         .limit(1)
         .consistent_read(true)
         .send()
         .await
         .map_err(store_error)?;
-    let Some(item) = output.items().first() else {
-        return Ok(InboxTop::default());
-    };
-    let number = |name: &str| -> Result<Seq, StoreError> {
-        item.get(name)
-            .and_then(|v| v.as_n().ok())
-            .and_then(|raw| raw.parse::<u64>().ok())
-            .and_then(|raw| Seq::new(raw).ok())
-            .ok_or_else(|| StoreError::Corrupt {
-                key: format!("recipientId={recipient}"),
-                reason: format!("the newest inbox item has no valid {name}"),
-            })
-    };
-    let seq = number(attr::SEQ)?;
-    let epoch = number(attr::EPOCH)?;
-    if seq == EPOCH_ITEM_SEQ {
+    match output.items.unwrap_or_default().into_iter().next() {
+        Some(item) => head(item),
+        None => Ok(InboxTop::default()),
+    }
+}
+
+/// The head read's item as an append sees it.
+fn head(stored: item::Item) -> Result<InboxTop, StoreError> {
+    let key = item::key_text::<HeadItem>(&stored);
+    let head: HeadItem = item::read::<HeadItem, HeadItem>(stored)?;
+    if head.seq == EPOCH_ITEM_SEQ {
         return Ok(InboxTop {
             newest: None,
-            epoch_item: Some(epoch),
+            epoch_item: Some(head.epoch),
         });
     }
-    let id = item
-        .get(attr::MESSAGE_ID)
-        .and_then(|v| v.as_s().ok())
-        .ok_or_else(|| StoreError::Corrupt {
-            key: format!("recipientId={recipient} seq={seq}"),
-            reason: "no messageId".into(),
-        })?;
+    let Some(message_id) = head.message_id else {
+        return Err(item::corrupt::<HeadItem>(
+            key,
+            &Malformed::new(attr::MESSAGE_ID, "missing on a message"),
+        ));
+    };
     Ok(InboxTop {
-        newest: Some((seq, epoch, MessageId::from_stored(id.as_str()))),
+        newest: Some(Newest {
+            seq: head.seq,
+            epoch: head.epoch,
+            message_id,
+            kept_until_secs: head.expire_at_secs,
+        }),
         epoch_item: None,
     })
 }
@@ -162,11 +244,19 @@ pub(crate) fn writes(
     message: &NewMessage,
     slot: Slot,
 ) -> Result<Vec<TransactWriteItem>, StoreError> {
-    let (seq, epoch, seen) = match slot {
+    let (seq, epoch, seen, floor) = match slot {
         Slot::Taken => return Ok(Vec::new()),
-        Slot::Next { seq, epoch } => (seq, epoch, None),
-        Slot::NewEpoch { seq, seen } => (seq, seq, Some(seen)),
+        Slot::Next {
+            seq,
+            epoch,
+            kept_until_secs,
+        } => (seq, epoch, None, kept_until_secs),
+        Slot::NewEpoch { seq, seen } => (seq, seq, Some(seen), i64::MIN),
     };
+    let stored = message
+        .clone()
+        .at(seq, epoch)
+        .kept_until(kept_until(floor, message));
     let mut items = Vec::with_capacity(2);
     if let Some(seen) = seen {
         items.push(
@@ -186,7 +276,7 @@ pub(crate) fn writes(
             .put(
                 Put::builder()
                     .table_name(table)
-                    .set_item(Some(message_to_item(&message.clone().at(seq, epoch))?))
+                    .set_item(Some(message_to_item(&stored)?))
                     .condition_expression(SEQ_IS_FREE)
                     .build()
                     .map_err(build_error)?,
@@ -304,27 +394,107 @@ mod tests {
         Seq::new(n).unwrap()
     }
 
+    /// An inbox whose newest message is `m2` at seq 12 of epoch 10, kept until `kept`.
+    fn top_kept_until(kept: i64) -> InboxTop {
+        InboxTop {
+            newest: Some(Newest {
+                seq: seq(12),
+                epoch: seq(10),
+                message_id: MessageId::from_stored("m2"),
+                kept_until_secs: kept,
+            }),
+            epoch_item: None,
+        }
+    }
+
     #[test]
     fn a_message_goes_after_the_newest_in_its_epoch_unless_it_is_the_newest() {
-        let top = InboxTop {
-            newest: Some((seq(12), seq(10), MessageId::from_stored("m2"))),
+        let at = 1_795_323_600_000;
+        let top = top_kept_until(at / 1000 + 3_600);
+        let next = Slot::of(&top, &message("m3", at));
+        assert_eq!(
+            next,
+            Slot::Next {
+                seq: seq(13),
+                epoch: seq(10),
+                kept_until_secs: at / 1000 + 3_600,
+            }
+        );
+        assert_eq!(Slot::of(&top, &message("m2", at)), Slot::Taken);
+        assert_eq!(Slot::Taken.following(&message("m2", at)), None);
+        assert_eq!(
+            next.following(&message("m3", at)),
+            Some(Slot::Next {
+                seq: seq(14),
+                epoch: seq(10),
+                // m3's own TTL is a minute; kept a day, the longest of the three.
+                kept_until_secs: at / 1000 + MIN_KEPT_SECONDS,
+            })
+        );
+    }
+
+    #[test]
+    fn given_a_short_lived_message_above_a_long_lived_one_when_written_then_it_is_kept_as_long_and_delivered_only_for_its_own_ttl()
+     {
+        let at = 1_795_323_600_000;
+        let week = at / 1000 + 7 * 86_400;
+        let presence = message("m3", at);
+        let writes = writes(
+            "Messages",
+            &presence,
+            Slot::of(&top_kept_until(week), &presence),
+        )
+        .unwrap();
+        let item = writes[0].put().unwrap().item();
+        assert_eq!(item["expireAt"], AttributeValue::N(week.to_string()));
+        assert_eq!(
+            item["replayUntil"],
+            AttributeValue::N(presence.expire_at_secs.to_string())
+        );
+    }
+
+    #[test]
+    fn given_the_newest_message_expired_when_appending_then_a_new_epoch_starts_above_it() {
+        let at = 1_795_323_600_000;
+        // Expired a second ago, or due within the clock margin: the items above it (if
+        // any) may be deleted already, so its seq + 1 may have been handed out before.
+        for kept in [at / 1000 - 1, (at + CLOCK_MARGIN_MS) / 1000] {
+            assert_eq!(
+                Slot::of(&top_kept_until(kept), &message("m3", at)),
+                Slot::NewEpoch {
+                    seq: Seq::epoch_start(at),
+                    seen: Some(seq(10)),
+                },
+                "kept until {kept}"
+            );
+        }
+        // A writer's clock far behind still starts above the newest seq.
+        let behind = InboxTop {
+            newest: Some(Newest {
+                seq: Seq::epoch_start(at),
+                epoch: Seq::epoch_start(at),
+                message_id: MessageId::from_stored("m2"),
+                kept_until_secs: 0,
+            }),
             epoch_item: None,
         };
         assert_eq!(
-            Slot::of(&top, &message("m3", 5)),
-            Slot::Next {
-                seq: seq(13),
-                epoch: seq(10)
+            Slot::of(&behind, &message("m3", at - 5_000)),
+            Slot::NewEpoch {
+                seq: Seq::epoch_start(at).next(),
+                seen: Some(Seq::epoch_start(at)),
             }
         );
-        assert_eq!(Slot::of(&top, &message("m2", 5)), Slot::Taken);
-        assert_eq!(Slot::Taken.following(), None);
+        let epoch = writes(
+            "Messages",
+            &message("m3", at),
+            Slot::of(&top_kept_until(0), &message("m3", at)),
+        )
+        .unwrap();
+        assert_eq!(epoch.len(), 2, "the epoch item's update and the message");
         assert_eq!(
-            Slot::of(&top, &message("m3", 5)).following(),
-            Some(Slot::Next {
-                seq: seq(14),
-                epoch: seq(10)
-            })
+            epoch[0].update().unwrap().condition_expression(),
+            Some("attribute_not_exists(epoch) OR epoch = :seen")
         );
     }
 
@@ -363,10 +533,11 @@ mod tests {
         );
         let started = Slot::of(&empty, &message("m1", at));
         assert_eq!(
-            started.following(),
+            started.following(&message("m1", at)),
             Some(Slot::Next {
                 seq: Seq::epoch_start(at).next(),
-                epoch: Seq::epoch_start(at)
+                epoch: Seq::epoch_start(at),
+                kept_until_secs: at / 1000 + MIN_KEPT_SECONDS,
             })
         );
     }
@@ -380,6 +551,7 @@ mod tests {
             Slot::Next {
                 seq: seq(5),
                 epoch: seq(4),
+                kept_until_secs: 0,
             },
         )
         .unwrap();

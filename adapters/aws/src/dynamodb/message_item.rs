@@ -41,9 +41,17 @@ struct MessageItem {
     payload: String,
     /// Epoch milliseconds.
     created_at: EpochMillis,
-    /// Epoch seconds (TTL).
+    /// Epoch seconds (TTL): at least as late as the item before it in the inbox
+    /// (`inbox.rs`), so it may be later than the message's own TTL.
     #[serde(rename = "expireAt")]
     expire_at_secs: i64,
+    /// Epoch seconds: the message's own TTL, present only when `expireAt` is later.
+    #[serde(
+        rename = "replayUntil",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    replay_until_secs: Option<i64>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -191,6 +199,7 @@ mod tests {
             payload: r#"{"type":"message","messageId":"01JDK3Z5Q8M2W4X6Y8Z0A2B4C6","from":"alice","message":{"text":"gg"},"sentAt":1795323600000}"#.into(),
             created_at: 1_795_323_600_000,
             expire_at_secs: 1_795_410_000,
+            replay_until_secs: None,
         }
     }
 
@@ -246,6 +255,23 @@ mod tests {
             let image = message_to_stream_image(&m);
             assert_eq!(message_from_stream_image(&image), Ok(m));
         }
+    }
+
+    #[test]
+    fn given_a_message_kept_past_its_own_ttl_when_written_then_it_carries_its_own_ttl_and_reads_back()
+     {
+        let kept = message().kept_until(1_795_500_000);
+        let item = message_to_item(&kept).unwrap();
+        assert_eq!(item["expireAt"], AttributeValue::N("1795500000".into()));
+        assert_eq!(item["replayUntil"], AttributeValue::N("1795410000".into()));
+        assert_eq!(message_from_item(&item).unwrap(), kept);
+        let image = message_to_stream_image(&kept);
+        assert_eq!(message_from_stream_image(&image), Ok(kept));
+        assert!(
+            !message_to_item(&message())
+                .unwrap()
+                .contains_key("replayUntil")
+        );
     }
 
     #[test]

@@ -62,7 +62,7 @@ impl DynamoMessageStore {
                     if slot != Slot::Taken {
                         appended += 1;
                     }
-                    known = slot.following();
+                    known = slot.following(message);
                     break;
                 }
                 if attempt >= APPEND_ATTEMPTS {

@@ -140,6 +140,7 @@ mod tests {
             payload: r#"{"type":"message"}"#.into(),
             created_at: 1_795_323_600_250,
             expire_at_secs: 1_795_410_000,
+            replay_until_secs: None,
         }
     }
 
