@@ -15,11 +15,12 @@ use shared::pending::{PartyReservation, Pending, Reservation};
 use shared::placement::{PlacementRecord, Settlement};
 use shared::players::{ConnectOutcome, ExpiredPage, Liveness, NewConnection, PlayerRecord};
 use shared::ports::{
-    Activities, Blocks, CheckedRecipients, Connections, DeliveryHandover, FriendCommits,
-    FriendReader, Heartbeats, InboxReader, MessageStore, OfflineParties, PartyCommits, PartyReader,
-    PartySlots, PendingSlots, PlacementOutcomes, PlacementReader, PlacementRecorder, PlayerLookup,
-    PlayerReader, PresenceSweep, Profiles, RateLimiter, RecipientCheck, Seats, StoreError,
-    Subscriptions, TicketChanges, TicketReader, TicketRecorder, Watchers,
+    Activities, Blocks, CheckedPair, CheckedRecipients, Connections, DeliveryHandover,
+    FriendCommits, FriendReader, Heartbeats, InboxReader, MessageStore, OfflineParties,
+    PartyCommits, PartyReader, PartySlots, PendingSlots, PlacementOutcomes, PlacementReader,
+    PlacementRecorder, PlayerLookup, PlayerReader, PresenceSweep, Profiles, RateLimiter,
+    RecipientCheck, Seats, StoreError, Subscriptions, TicketChanges, TicketReader, TicketRecorder,
+    Watchers,
 };
 use shared::rate_limits::{Bucket, Quota, Spent};
 
@@ -104,6 +105,15 @@ impl Blocks for Unavailable {
 #[async_trait]
 impl RecipientCheck for Unavailable {
     async fn check(&self, _: &PlayerId, _: &[PlayerId]) -> Result<CheckedRecipients, StoreError> {
+        down()
+    }
+
+    async fn check_pair(
+        &self,
+        _: &[PlayerId],
+        _: &PlayerId,
+        _: &PlayerId,
+    ) -> Result<CheckedPair, StoreError> {
         down()
     }
 }

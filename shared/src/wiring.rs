@@ -52,12 +52,14 @@ pub trait Stores: Send + Sync {
     fn friend_reader(&self) -> Arc<dyn FriendReader>;
     fn friend_commits(&self) -> Arc<dyn FriendCommits>;
     fn blocks(&self) -> Arc<dyn Blocks>;
-    /// `sendMessage`'s two checks of its recipients; by default the two reads above at
-    /// once, which a store that reads both tables in one call replaces.
+    /// `sendMessage`'s two checks of its recipients, and a friend change's reads; by
+    /// default the reads above at once, which a store that reads both tables in one call
+    /// replaces.
     fn recipient_check(&self) -> Arc<dyn RecipientCheck> {
         Arc::new(SeparateReads {
             players: self.player_lookup(),
             blocks: self.blocks(),
+            relations: self.friend_reader(),
         })
     }
 }

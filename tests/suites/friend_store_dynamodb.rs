@@ -232,9 +232,11 @@ mod dynamodb_specific {
             vec![player("bob"), player("carol"), player("dave")]
         );
         assert_eq!(checked.blockers, vec![player("bob"), player("dave")]);
+        let friend_store = Arc::new(friend_store);
         let separate = SeparateReads {
             players: Arc::new(player_store),
-            blocks: Arc::new(friend_store),
+            blocks: friend_store.clone(),
+            relations: friend_store,
         };
         assert_eq!(
             sorted(separate.check(&player("mallory"), &few).await.unwrap()),
@@ -248,5 +250,72 @@ mod dynamodb_specific {
         assert_eq!(counter.take(), [("BatchGetItem".to_owned(), 3)].into());
         assert_eq!(checked.blockers, vec![player("bob"), player("dave")]);
         assert_eq!(checked.known.len(), 3);
+    }
+
+    #[tokio::test]
+    async fn given_a_relation_when_a_change_checks_the_pair_and_its_players_then_one_call_answers_as_the_separate_reads()
+     {
+        use std::sync::Arc;
+
+        use aws_adapters::dynamodb::{DynamoPlayerStore, DynamoRecipientCheck};
+        use contracts::fixtures::new_connection;
+        use shared::ports::{CheckedPair, RecipientCheck, SeparateReads};
+
+        // Given alice and bob are players and alice invited bob
+        let client = dynamodb_local().await;
+        let (friends, messages, players) = (
+            Table::Friends.fresh(&client).await,
+            Table::Messages.fresh(&client).await,
+            Table::Players.fresh(&client).await,
+        );
+        let friend_store = Arc::new(DynamoFriendStore::new(client.clone(), &friends, &messages));
+        let player_store = DynamoPlayerStore::new(client.clone(), &players);
+        for name in ["alice", "bob"] {
+            player_store
+                .connect(&new_connection(name, &format!("c-{name}"), T0))
+                .await
+                .unwrap();
+        }
+        assert_eq!(
+            act(friend_store.as_ref(), "alice", "bob", Action::Add, T0).await,
+            FriendCommitted::Done
+        );
+        let counter = CallCounter::new();
+        let check =
+            DynamoRecipientCheck::new(counter.counting(&client), players.as_str(), &friends);
+        let separate = SeparateReads {
+            players: Arc::new(player_store),
+            blocks: friend_store.clone(),
+            relations: friend_store,
+        };
+        let sorted = |mut checked: CheckedPair| {
+            checked.known.sort();
+            checked
+        };
+        let (alice, bob, nobody) = (player("alice"), player("bob"), player("nobody"));
+        for (asked, me, them) in [
+            (vec![bob.clone()], &bob, &alice),
+            (vec![alice.clone(), nobody.clone()], &alice, &nobody),
+            (vec![], &alice, &bob),
+        ] {
+            // When a change reads the pair and the players it names
+            let checked = sorted(check.check_pair(&asked, me, them).await.unwrap());
+
+            // Then one BatchGetItem answers as the separate reads do
+            assert_eq!(counter.take(), [("BatchGetItem".to_owned(), 1)].into());
+            assert_eq!(
+                sorted(separate.check_pair(&asked, me, them).await.unwrap()),
+                checked
+            );
+        }
+        let checked = check
+            .check_pair(std::slice::from_ref(&bob), &bob, &alice)
+            .await
+            .unwrap();
+        assert_eq!(checked.known, vec![bob.clone()]);
+        assert_eq!(
+            (checked.pair.mine, checked.pair.theirs),
+            (Some(FriendState::Invitation), Some(FriendState::Invited))
+        );
     }
 }

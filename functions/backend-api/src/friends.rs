@@ -43,17 +43,19 @@ impl BackendApi {
 
     pub(crate) async fn add_friendship(&self, player: &PlayerId, friend: &PlayerId) -> Answer {
         let both = [player.clone(), friend.clone()];
-        let (known, pair) = tokio::join!(
-            recipients::require_known(self.lookup.as_ref(), &both),
-            friends::read_pair(self.relations.as_ref(), player, friend),
-        );
-        known.map_err(|e| {
+        let checked = self
+            .checks
+            .check_pair(&both, player, friend)
+            .await
+            .map_err(|e| store_refusal(e, "no friendship was made; retry"))?;
+        recipients::all_known(&both, checked.known).map_err(|e| {
             edge::websocket::RouteError::from_recipients(e, "no friendship was made; retry")
         })?;
-        let pair = pair.map_err(|e| store_refusal(e, "no friendship was made; retry"))?;
         changed(
             friend,
-            self.relations().carry_out(pair, Action::Befriend).await,
+            self.relations()
+                .carry_out(checked.pair, Action::Befriend)
+                .await,
         )
     }
 

@@ -41,7 +41,7 @@
 //! | `DELETE /v1/players/{id}/connection` | 1 GetItem + 1 Query + 1 PutItem (then the stream's BatchGetItem, PostToConnection, DeleteConnection) |
 //! | `.../ended`, N players; `.../left` | N conditional UpdateItem; 1 (+ 1 GetItem when it changed nothing) |
 //! | `POST .../friends:list` | 1 Query (a page of up to 100 relations) + 1 BatchGetItem (the page's friends' presence) |
-//! | `PUT .../friends/{friendId}` | 1 BatchGetItem (Players: both known) ‖ 1 BatchGetItem (Friends: both sides), then 2 Queries (the inboxes' heads, at once) + 1 TransactWriteItems (nothing more when they are friends already) |
+//! | `PUT .../friends/{friendId}` | 1 BatchGetItem (Players: both known; Friends: both sides), then 2 Queries (the inboxes' heads, at once) + 1 TransactWriteItems (nothing more when they are friends already) |
 //! | `DELETE .../friends/{friendId}` | 1 BatchGetItem (both sides), then up to 2 Queries (at once) + 1 TransactWriteItems when there is something to end |
 
 mod friends;
@@ -65,7 +65,7 @@ use shared::errors::FieldDetail;
 use shared::frames::{ErrorCode, ErrorReply, json_kind};
 use shared::ports::{
     Clock, FriendCommits, FriendReader, MessageStore, PartyReader, PlayerLookup, PlayerReader,
-    Seats,
+    RecipientCheck, Seats,
 };
 use shared::telemetry::ErrorChain;
 use tracing::{error, info, warn};
@@ -91,6 +91,8 @@ shared::wired! {
         parties: Arc<dyn PartyReader> = w.stores.party_reader(),
         relations: Arc<dyn FriendReader> = w.stores.friend_reader(),
         friend_commits: Arc<dyn FriendCommits> = w.stores.friend_commits(),
+        /// A friendship's reads: both players known, both sides, in one call.
+        checks: Arc<dyn RecipientCheck> = w.stores.recipient_check(),
         clock: Arc<dyn Clock> = w.clock.clone(),
     }
 }

@@ -16,9 +16,9 @@
 //!
 //! | route | DynamoDB |
 //! |---|---|
-//! | `addFriend` | 1 rate-limit write ‖ 1 GetItem (Players: the invitee is known) ‖ 1 BatchGetItem (both sides), then 1 Query per frame pushed (2, at once) + 1 TransactWriteItems |
+//! | `addFriend` | 1 rate-limit write ‖ 1 BatchGetItem (Players: the invitee is known; Friends: both sides), then 1 Query per frame pushed (2, at once) + 1 TransactWriteItems |
 //! | `removeFriend`, `unblockPlayer` | 1 BatchGetItem, then up to 2 Queries (at once) + 1 TransactWriteItems (nothing more when there is nothing to change) |
-//! | `blockPlayer` | 1 GetItem (Players) ‖ 1 BatchGetItem, then up to 2 Queries (at once) + 1 TransactWriteItems |
+//! | `blockPlayer` | 1 BatchGetItem (Players and Friends), then up to 2 Queries (at once) + 1 TransactWriteItems |
 //! | `listFriends` | 1 Query (a page of up to 100 relations), then 1 BatchGetItem (Players: the friends' presence) when the page holds friends |
 
 use std::sync::Arc;
@@ -29,7 +29,7 @@ use shared::acks::{FriendAck, ListFriendsAck, RouteAck};
 use shared::config::Config;
 use shared::domain::PlayerId;
 use shared::friends::{Action, CHANGE_ATTEMPTS, FriendCommitted, FriendRefusal, Pair};
-use shared::ports::{Clock, FriendCommits, FriendReader, PlayerLookup, PlayerReader};
+use shared::ports::{Clock, FriendCommits, FriendReader, PlayerLookup, RecipientCheck};
 use shared::rate_limits::Bucket;
 use shared::requests::{ClientRequest, ListFriendsBody, Route as ClientRoute};
 use tracing::info;
@@ -45,7 +45,8 @@ shared::wired! {
     /// The friend routes as every deployment builds them.
     pub fn wire(w) -> pub struct FriendsHandler {
         config: Arc<Config> = w.config.clone(),
-        players: Arc<dyn PlayerReader> = w.stores.player_reader(),
+        /// A change naming a player who must exist reads both sides with them.
+        checks: Arc<dyn RecipientCheck> = w.stores.recipient_check(),
         lookup: Arc<dyn PlayerLookup> = w.stores.player_lookup(),
         relations: Arc<dyn FriendReader> = w.stores.friend_reader(),
         commits: Arc<dyn FriendCommits> = w.stores.friend_commits(),
@@ -61,12 +62,17 @@ shared::wired! {
 }
 
 impl FriendsHandler {
-    /// Whether `player` is known (has a Players item); asked only when `needed`.
-    async fn known(&self, player: &PlayerId, needed: bool) -> Result<bool, RouteError> {
-        if !needed {
-            return Ok(true);
+    /// Both sides of `me` and `them`, refused unless `them` is known (has a Players item).
+    async fn pair_with_known(&self, me: &PlayerId, them: &PlayerId) -> Result<Pair, RouteError> {
+        let checked = self
+            .checks
+            .check_pair(std::slice::from_ref(them), me, them)
+            .await
+            .map_err(store)?;
+        if !checked.known.contains(them) {
+            return Err(FriendRefusal::NoSuchPlayer(them.clone()).into());
         }
-        Ok(self.players.get(player).await.map_err(store)?.is_some())
+        Ok(checked.pair)
     }
 
     /// Both sides of `me` and `them` as they are now.
@@ -98,13 +104,14 @@ impl FriendsHandler {
         };
         // Inviting or blocking names a player who must exist; removing and unblocking
         // clean up whatever is there.
-        let must_exist = matches!(action, Action::Add | Action::Block);
-        let (spent, known, pair) =
-            tokio::join!(spend, self.known(them, must_exist), self.pair(me, them));
+        let read = async {
+            match action {
+                Action::Add | Action::Block => self.pair_with_known(me, them).await,
+                _ => self.pair(me, them).await,
+            }
+        };
+        let (spent, pair) = tokio::join!(spend, read);
         spent?;
-        if !known? {
-            return Err(FriendRefusal::NoSuchPlayer(them.clone()).into());
-        }
         let mut pair = pair?;
         for _ in 0..CHANGE_ATTEMPTS {
             let change = pair.apply(action)?;

@@ -19,7 +19,11 @@
 //! # What each read costs
 //!
 //! - A relation: one strongly consistent GetItem ([`FriendReader::relation`]); both
-//!   sides: one TransactGetItems of two items ([`FriendReader::pair`]).
+//!   sides: one strongly consistent BatchGetItem of two keys ([`FriendReader::pair`]);
+//!   both sides and whether the players named exist, for a change that names a player
+//!   who must exist (`addFriend`, `blockPlayer`, the backend API's friendship): one
+//!   BatchGetItem holding the two Friends keys and the Players keys
+//!   ([`RecipientCheck::check_pair`]).
 //! - A `listFriends` page: one strongly consistent Query of up to `FRIENDS_PAGE_SIZE`
 //!   (100) items (a `state` filter is a FilterExpression: it reads the same items and
 //!   may return fewer, never a wrong page), then the friends' presence in one
@@ -42,7 +46,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::domain::PlayerId;
-use crate::friends::{FriendCommit, FriendCommitted, FriendState, Relation, RelationPage};
+use crate::friends::{
+    FriendCommit, FriendCommitted, FriendState, Pair, Relation, RelationPage, read_pair,
+};
 
 use super::{PlayerLookup, StoreError};
 
@@ -98,25 +104,46 @@ pub struct CheckedRecipients {
     pub blockers: Vec<PlayerId>,
 }
 
-/// The two reads a message to players needs before anything is stored, as one: a
+/// What [`RecipientCheck::check_pair`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckedPair {
+    /// Those of the players asked about who are players, in no particular order.
+    pub known: Vec<PlayerId>,
+    /// The relation, from both sides.
+    pub pair: Pair,
+}
+
+/// The reads on Players and Friends a route needs before it stores anything, as one: a
 /// store that can read both tables at once (DynamoDB's BatchGetItem spans tables) makes
-/// one round trip where [`PlayerLookup`] and [`Blocks`] would make two.
+/// one round trip where [`PlayerLookup`] and [`Blocks`] (or [`FriendReader::pair`])
+/// would make two.
 #[async_trait]
 pub trait RecipientCheck: Send + Sync {
     /// Which of `recipients` are players and which blocked `sender` (strongly
-    /// consistent, each recipient once however often named).
+    /// consistent, each recipient once however often named): a message's checks.
     async fn check(
         &self,
         sender: &PlayerId,
         recipients: &[PlayerId],
     ) -> Result<CheckedRecipients, StoreError>;
+
+    /// Which of `players` (at most two) are players, and the relation of `me` and `them`
+    /// from both sides (strongly consistent): a friend change's reads.
+    async fn check_pair(
+        &self,
+        players: &[PlayerId],
+        me: &PlayerId,
+        them: &PlayerId,
+    ) -> Result<CheckedPair, StoreError>;
 }
 
-/// [`RecipientCheck`] as its two reads, made at once: what a store that cannot read two
-/// tables in one call answers with (the memory stores, which have no round trips to save).
+/// [`RecipientCheck`] as its separate reads, made at once: what a store that cannot read
+/// two tables in one call answers with (the memory stores, which have no round trips to
+/// save).
 pub struct SeparateReads {
     pub players: Arc<dyn PlayerLookup>,
     pub blocks: Arc<dyn Blocks>,
+    pub relations: Arc<dyn FriendReader>,
 }
 
 #[async_trait]
@@ -133,6 +160,22 @@ impl RecipientCheck for SeparateReads {
         Ok(CheckedRecipients {
             known: players?.into_iter().map(|p| p.player_id).collect(),
             blockers: blockers?,
+        })
+    }
+
+    async fn check_pair(
+        &self,
+        players: &[PlayerId],
+        me: &PlayerId,
+        them: &PlayerId,
+    ) -> Result<CheckedPair, StoreError> {
+        let (found, pair) = tokio::join!(
+            self.players.get_many(players),
+            read_pair(self.relations.as_ref(), me, them),
+        );
+        Ok(CheckedPair {
+            known: found?.into_iter().map(|p| p.player_id).collect(),
+            pair: pair?,
         })
     }
 }

@@ -25,7 +25,8 @@ pub use connections::{ConnectionGateway, ConnectionInfo, ConnectionProbe, Gatewa
 pub use error::StoreError;
 pub use events::{EventBus, EventBusError};
 pub use friends::{
-    Blocks, CheckedRecipients, FriendCommits, FriendReader, RecipientCheck, SeparateReads,
+    Blocks, CheckedPair, CheckedRecipients, FriendCommits, FriendReader, RecipientCheck,
+    SeparateReads,
 };
 pub use gamelift::{
     GameLiftError, PlacementStarter, PlacementStopper, PlayerConnection, PlayerConnections,

@@ -186,7 +186,7 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
     bench.row(
         "backend_add_friendship",
         "backend API: PUT /v1/players/{id}/friends/{id}",
-        "1 batch read (both known) ‖ 1 batch read (both sides), then 2 queries (the inboxes' heads) + 1 transaction (both sides, both counts, both friend frames)",
+        "1 batch read (both known on Players, both sides on Friends), then 2 queries (the inboxes' heads) + 1 transaction (both sides, both counts, both friend frames)",
     );
     call(bench, "POST", "/v1/players/alice/friends:list", None).await?;
     bench.row(

@@ -30,7 +30,7 @@ const CHANGES: &[(Route, &str, &str, &str, &str, &str)] = &[
         "ben",
         "add_friend",
         "addFriend (an invitation)",
-        "1 rate-limit write ‖ 1 GetItem (the invitee) ‖ 1 BatchGetItem (both sides), then 2 queries (inbox heads) + 1 transaction",
+        "1 rate-limit write ‖ 1 BatchGetItem (the invitee on Players, both sides on Friends), then 2 queries (inbox heads) + 1 transaction",
     ),
     (
         Route::AddFriend,
@@ -38,7 +38,7 @@ const CHANGES: &[(Route, &str, &str, &str, &str, &str)] = &[
         "amy",
         "add_friend_accept",
         "addFriend accepting an invitation",
-        "1 rate-limit write ‖ 1 GetItem ‖ 1 BatchGetItem, then 2 queries + 1 transaction (sides, counts, 2 pushes)",
+        "1 rate-limit write ‖ 1 BatchGetItem, then 2 queries + 1 transaction (sides, counts, 2 pushes)",
     ),
     (
         Route::BlockPlayer,
@@ -46,7 +46,7 @@ const CHANGES: &[(Route, &str, &str, &str, &str, &str)] = &[
         "ben",
         "block_player",
         "blockPlayer ending a friendship",
-        "1 GetItem ‖ 1 BatchGetItem, then 2 queries + 1 transaction",
+        "1 BatchGetItem (Players and Friends), then 2 queries + 1 transaction",
     ),
     (
         Route::UnblockPlayer,
@@ -62,7 +62,7 @@ const CHANGES: &[(Route, &str, &str, &str, &str, &str)] = &[
         "ben",
         "add_friend_again",
         "addFriend (an invitation, inboxes not new)",
-        "1 rate-limit write ‖ 1 GetItem ‖ 1 BatchGetItem, then 2 queries + 1 transaction",
+        "1 rate-limit write ‖ 1 BatchGetItem, then 2 queries + 1 transaction",
     ),
     (
         Route::RemoveFriend,
