@@ -456,13 +456,15 @@ impl StreamHandler for Recorded {
             .iter()
             .filter_map(|r| match r {
                 on_message_inserted::BatchRecord::Record(record) => {
-                    serde_json::to_value(record.as_ref()).ok()
+                    let r = serde_json::to_value(record.as_ref()).ok()?;
+                    let seq = r["dynamodb"]["SequenceNumber"].as_str().unwrap_or_default();
+                    Some((seq.to_owned(), recipient(&r)))
                 }
+                on_message_inserted::BatchRecord::Inserted(inserted) => Some((
+                    inserted.sequence_number.clone(),
+                    inserted.message.recipient_id.as_str().to_owned(),
+                )),
                 on_message_inserted::BatchRecord::Malformed(_) => None,
-            })
-            .map(|r| {
-                let seq = r["dynamodb"]["SequenceNumber"].as_str().unwrap_or_default();
-                (seq.to_owned(), recipient(&r))
             })
             .collect();
         let first = self.invocations.lock().unwrap().is_empty();

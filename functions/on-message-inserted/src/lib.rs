@@ -21,9 +21,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use aws_adapters::dynamodb::message_stream::StreamedMessage;
 /// The payload, as the Messages stream's adapter decodes it into typed messages.
-pub use aws_adapters::dynamodb::message_stream::{BatchRecord, StreamBatch};
+pub use aws_adapters::dynamodb::message_stream::{BatchRecord, StreamBatch, StreamedMessage};
 use aws_lambda_events::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 use futures_util::stream::{self, StreamExt};
 use lambda_runtime::LambdaEvent;

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use aws_lambda_events::event::dynamodb::EventRecord;
 use aws_lambda_events::event::streams::DynamoDbEventResponse;
 use lambda_runtime::LambdaEvent;
 use on_message_inserted::{BatchRecord, StreamBatch};
@@ -33,23 +32,31 @@ pub struct TappedStream {
     pub clock: Arc<dyn shared::ports::Clock>,
 }
 
-/// `(recipient, "kind from sender")` of a stream record's new image.
-fn describe(record: &EventRecord) -> (Option<String>, String) {
-    let image = serde_json::to_value(&record.change.new_image).unwrap_or(Value::Null);
-    let text = |name: &str| {
-        image
-            .get(name)
-            .and_then(|v| v.get("S").or(Some(v)))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
+/// `(recipient, "kind from sender")` of a stream record, or the line of one that did
+/// not parse.
+fn describe(record: &BatchRecord) -> Result<(Option<String>, String), String> {
+    let what = |kind: Option<&str>, sender: Option<&str>| {
+        format!("{} from {}", kind.unwrap_or("item"), sender.unwrap_or("?"))
     };
-    let recipient = text("recipientId");
-    let what = format!(
-        "{} from {}",
-        text("kind").unwrap_or_else(|| "item".into()),
-        text("senderId").unwrap_or_else(|| "?".into())
-    );
-    (recipient, what)
+    match record {
+        BatchRecord::Record(record) => {
+            let image = serde_json::to_value(&record.change.new_image).unwrap_or(Value::Null);
+            let text = |name: &str| {
+                image
+                    .get(name)
+                    .and_then(|v| v.get("S").or(Some(v)))
+                    .and_then(Value::as_str)
+            };
+            let recipient = text("recipientId").map(str::to_owned);
+            Ok((recipient, what(text("kind"), text("senderId"))))
+        }
+        BatchRecord::Inserted(inserted) => {
+            let message = &inserted.message;
+            let what = what(Some(message.kind.as_str()), Some(&message.sender_id));
+            Ok((Some(message.recipient_id.as_str().to_owned()), what))
+        }
+        BatchRecord::Malformed(why) => Err(format!("malformed record: {why}")),
+    }
 }
 
 #[async_trait]
@@ -65,9 +72,8 @@ impl StreamHandler for TappedStream {
         let mut players = Vec::new();
         let mut lines = Vec::new();
         for record in &event.payload.records {
-            match record {
-                BatchRecord::Record(record) => {
-                    let (recipient, what) = describe(record);
+            match describe(record) {
+                Ok((recipient, what)) => {
                     lines.push(format!("{what} → {}", recipient.as_deref().unwrap_or("?")));
                     if let Some(recipient) = recipient
                         && !players.contains(&recipient)
@@ -75,7 +81,7 @@ impl StreamHandler for TappedStream {
                         players.push(recipient);
                     }
                 }
-                BatchRecord::Malformed(why) => lines.push(format!("malformed record: {why}")),
+                Err(line) => lines.push(line),
             }
         }
         let count = event.payload.records.len();
@@ -197,4 +203,80 @@ pub fn tap_matchmaking(
         let inner = inner.clone();
         async move { inner(event).await }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::StreamRecord;
+    use crate::stream::record::{local_stream_arn, sequence_number};
+    use shared::domain::{MessageId, PlayerId, Seq};
+    use shared::messaging::{MessageKind, StoredMessage};
+    use shared::ports::ManualClock;
+
+    /// Answers every batch with no failures.
+    struct Consumer;
+
+    #[async_trait]
+    impl StreamHandler for Consumer {
+        async fn handle(
+            &self,
+            _event: LambdaEvent<StreamBatch>,
+        ) -> Result<DynamoDbEventResponse, lambda_runtime::Error> {
+            Ok(DynamoDbEventResponse::default())
+        }
+    }
+
+    fn insert(recipient: &str, n: u64) -> StreamRecord {
+        let message = StoredMessage {
+            seq: Seq::new(n).unwrap(),
+            epoch: Seq::new(1).unwrap(),
+            message_id: MessageId::generate(1_795_323_600_000),
+            recipient_id: PlayerId::parse(recipient).unwrap(),
+            sender_id: "alice".into(),
+            kind: MessageKind::Chat,
+            payload: "{}".into(),
+            created_at: 1_795_323_600_000,
+            expire_at_secs: 1_795_410_000,
+            replay_until_secs: None,
+        };
+        let arn = local_stream_arn("Messages").into();
+        StreamRecord::insert(message, sequence_number(n), arn)
+    }
+
+    #[tokio::test]
+    async fn given_a_watched_stream_when_a_batch_of_typed_and_json_records_goes_by_then_each_line_names_kind_sender_and_recipient()
+     {
+        let hub = Arc::new(Hub::new());
+        let _page = hub.subscribe();
+        let tapped = tap_stream(
+            Arc::new(Consumer),
+            hub.clone(),
+            Arc::new(ManualClock::at(5)),
+        );
+        let records = vec![
+            insert("bob", 2).to_record(),
+            BatchRecord::from_json(insert("carol", 3).to_value()),
+            insert("bob", 4).to_record(),
+            BatchRecord::Malformed("no".into()),
+        ];
+        let event = LambdaEvent::new(StreamBatch { records }, Default::default());
+
+        tapped.handle(event).await.unwrap();
+
+        let recorded = hub.recent();
+        assert_eq!(recorded.len(), 1);
+        assert_eq!(
+            recorded[0].summary,
+            "stream batch: 4 records → on-message-inserted (ok); chat from alice → bob"
+        );
+        assert_eq!(
+            recorded[0].detail.as_deref(),
+            Some(
+                "chat from alice → bob\nchat from alice → carol\nchat from alice → bob\n\
+                 malformed record: no"
+            )
+        );
+        assert_eq!(recorded[0].player_ids, ["bob", "carol"]);
+    }
 }

@@ -534,6 +534,7 @@ mod tests {
                 .iter()
                 .map(|r| match r {
                     BatchRecord::Record(record) => record.change.sequence_number.clone().unwrap(),
+                    BatchRecord::Inserted(inserted) => inserted.sequence_number.clone(),
                     BatchRecord::Malformed(error) => panic!("{error}"),
                 })
                 .collect();

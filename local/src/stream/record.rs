@@ -6,11 +6,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use aws_adapters::dynamodb::message_item::message_to_stream_image;
-use aws_lambda_events::event::dynamodb::EventRecord;
 use aws_sdk_dynamodbstreams::types::{AttributeValue, OperationType, Record};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use on_message_inserted::BatchRecord;
+use on_message_inserted::{BatchRecord, StreamedMessage};
 use serde_json::{Map, Value, json};
 use shared::messaging::StoredMessage;
 
@@ -63,22 +62,15 @@ impl StreamRecord {
         }
     }
 
-    /// The record as the consumer's batch holds it: in-memory inserts built as Lambda's
-    /// typed record directly (no JSON to build and parse back for every delivery:
-    /// `to_value` is the same record in JSON, and a test checks they agree).
+    /// The record as the consumer's batch holds it: an in-memory insert is handed over
+    /// as the message it carries (no image to encode here and decode back in the
+    /// handler; a test holds it to what the handler reads from `to_value`'s record).
     pub fn to_record(&self) -> BatchRecord {
         match &self.body {
             Body::Json(value) => BatchRecord::from_json(value.clone()),
-            Body::Insert {
-                message,
-                stream_arn,
-                event_id,
-            } => BatchRecord::Record(Box::new(typed_insert(
-                message,
-                &self.sequence_number,
-                stream_arn,
-                *event_id,
-            ))),
+            Body::Insert { message, .. } => BatchRecord::Inserted(Box::new(
+                StreamedMessage::inserted(message.clone(), self.sequence_number.clone()),
+            )),
         }
     }
 
@@ -151,46 +143,6 @@ fn build_insert(
         },
         "eventSourceARN": stream_arn
     })
-}
-
-/// [`build_insert`]'s record as `aws_lambda_events` types it.
-fn typed_insert(
-    message: &StoredMessage,
-    sequence_number: &str,
-    stream_arn: &str,
-    event_id: u128,
-) -> EventRecord {
-    let image = message_to_stream_image(message);
-    let mut change = aws_lambda_events::event::dynamodb::StreamRecord::default();
-    change.size_bytes = image
-        .iter()
-        .map(|(name, value)| name.len() + image_value_len(value))
-        .sum::<usize>() as i64;
-    change.approximate_creation_date_time =
-        chrono::DateTime::from_timestamp(message.created_at / 1000, 0).unwrap_or_default();
-    change.keys = HashMap::from([
-        (
-            "recipientId".to_owned(),
-            serde_dynamo::AttributeValue::S(message.recipient_id.as_str().to_owned()),
-        ),
-        (
-            "seq".to_owned(),
-            serde_dynamo::AttributeValue::N(message.seq.to_string()),
-        ),
-    ])
-    .into();
-    change.new_image = image;
-    change.sequence_number = Some(sequence_number.to_owned());
-    change.stream_view_type = Some(aws_lambda_events::event::dynamodb::StreamViewType::NewImage);
-    let mut record = EventRecord::default();
-    record.aws_region = LOCAL_REGION.to_owned();
-    record.change = change;
-    record.event_id = format!("{event_id:032x}");
-    record.event_name = "INSERT".to_owned();
-    record.event_source = Some("aws:dynamodb".to_owned());
-    record.event_version = Some("1.1".to_owned());
-    record.event_source_arn = Some(stream_arn.to_owned());
-    record
 }
 
 fn image_value_len(value: &serde_dynamo::AttributeValue) -> usize {
@@ -314,6 +266,7 @@ mod tests {
     use aws_lambda_events::event::dynamodb::EventRecord;
     use aws_sdk_dynamodbstreams::primitives::{Blob, DateTime};
     use aws_sdk_dynamodbstreams::types::{StreamRecord as SdkStreamRecord, StreamViewType};
+    use on_message_inserted::StreamBatch;
     use shared::domain::{MessageId, PlayerId};
     use shared::messaging::MessageKind;
 
@@ -351,7 +304,7 @@ mod tests {
             1_795_323_600
         );
         assert_eq!(
-            message_from_stream_image(&record.change.new_image),
+            message_from_stream_image(record.change.new_image),
             Ok(message())
         );
         assert_eq!(
@@ -364,20 +317,23 @@ mod tests {
     }
 
     #[test]
-    fn an_in_memory_insert_is_the_same_record_typed_as_in_json() {
-        let record = StreamRecord {
-            sequence_number: sequence_number(7),
-            body: Body::Insert {
-                message: message(),
-                stream_arn: Arc::from(local_stream_arn("Messages").as_str()),
-                event_id: 42,
-            },
+    fn given_an_in_memory_insert_when_handed_over_typed_then_the_handler_reads_what_its_lambda_record_carries()
+     {
+        let record = StreamRecord::insert(
+            message(),
+            sequence_number(7),
+            Arc::from(local_stream_arn("Messages").as_str()),
+        );
+        let read = |record: BatchRecord| {
+            StreamBatch {
+                records: vec![record],
+            }
+            .messages()
         };
-        let from_json: EventRecord = serde_json::from_value(record.to_value()).unwrap();
-        let BatchRecord::Record(typed) = record.to_record() else {
-            panic!("an insert is a record");
-        };
-        assert_eq!(*typed, from_json);
+        let typed = read(record.to_record());
+        assert_eq!(typed, read(BatchRecord::from_json(record.to_value())));
+        assert_eq!(typed[0].message, message());
+        assert_eq!(typed[0].streamed_at, 1_795_323_600_000, "to the second");
     }
 
     #[test]
@@ -455,7 +411,7 @@ mod tests {
             1_795_323_600
         );
         assert_eq!(
-            message_from_stream_image(&record.change.new_image),
+            message_from_stream_image(record.change.new_image),
             Ok(message())
         );
     }

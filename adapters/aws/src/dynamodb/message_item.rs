@@ -69,6 +69,12 @@ impl From<Message> for StoredMessage {
     }
 }
 
+/// [`Message`]'s encoding of a borrowed message: writing an item or an image copies
+/// nothing beforehand.
+#[derive(Serialize)]
+#[serde(transparent)]
+struct MessageRef<'a>(#[serde(with = "MessageItem")] &'a StoredMessage);
+
 /// The table key of an inbox position.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -142,7 +148,7 @@ fn quoted(value: &str, reason: &str) -> String {
 
 /// The item an append writes for a message.
 pub fn message_to_item(message: &StoredMessage) -> Result<Item, StoreError> {
-    item::to_item(&Message(message.clone()))
+    item::to_item(&MessageRef(message))
 }
 
 /// Maps a Messages item (a Query result) back to the message.
@@ -151,11 +157,12 @@ pub(crate) fn message_from_item(stored: &Item) -> Result<StoredMessage, StoreErr
 }
 
 /// Maps the `NEW_IMAGE` of a Messages stream record
-/// (`aws_lambda_events::event::dynamodb::StreamRecord::new_image`) to the message.
+/// (`aws_lambda_events::event::dynamodb::StreamRecord::new_image`) to the message,
+/// consuming the image (its strings move into the message).
 pub fn message_from_stream_image(
-    image: &serde_dynamo::Item,
+    image: serde_dynamo::Item,
 ) -> Result<StoredMessage, MessageImageError> {
-    decode::<Message>(image.clone()).map(StoredMessage::from)
+    decode::<Message>(image).map(StoredMessage::from)
 }
 
 /// True for the image of an inbox's epoch item (`seq` 0), which is not a message: the
@@ -168,7 +175,7 @@ pub fn is_epoch_item_image(image: &serde_dynamo::Item) -> bool {
 /// `on-message-inserted` in place of DynamoDB Streams, and test fixtures.
 pub fn message_to_stream_image(message: &StoredMessage) -> serde_dynamo::Item {
     // Strings and numbers only: always serializable.
-    serde_dynamo::to_item(Message(message.clone())).unwrap_or_default()
+    serde_dynamo::to_item(MessageRef(message)).unwrap_or_default()
 }
 
 /// The table key of an inbox position.
@@ -253,7 +260,7 @@ mod tests {
             let m = StoredMessage { kind, ..message() };
             assert_eq!(message_from_item(&message_to_item(&m).unwrap()).unwrap(), m);
             let image = message_to_stream_image(&m);
-            assert_eq!(message_from_stream_image(&image), Ok(m));
+            assert_eq!(message_from_stream_image(image), Ok(m));
         }
     }
 
@@ -266,7 +273,7 @@ mod tests {
         assert_eq!(item["replayUntil"], AttributeValue::N("1795410000".into()));
         assert_eq!(message_from_item(&item).unwrap(), kept);
         let image = message_to_stream_image(&kept);
-        assert_eq!(message_from_stream_image(&image), Ok(kept));
+        assert_eq!(message_from_stream_image(image), Ok(kept));
         assert!(
             !message_to_item(&message())
                 .unwrap()
@@ -316,7 +323,7 @@ mod tests {
         let mut image = message_to_stream_image(&message());
         image.insert("kind".into(), serde_dynamo::AttributeValue::Null(true));
         assert_eq!(
-            message_from_stream_image(&image).unwrap_err().attribute,
+            message_from_stream_image(image).unwrap_err().attribute,
             "kind"
         );
     }
@@ -398,7 +405,7 @@ mod tests {
         let record: EventRecord = serde_json::from_str(STREAM_RECORD).expect("a stream record");
         assert_eq!(record.event_name, "INSERT");
         assert_eq!(
-            message_from_stream_image(&record.change.new_image),
+            message_from_stream_image(record.change.new_image),
             Ok(message())
         );
     }
@@ -412,7 +419,7 @@ mod tests {
             .remove("NewImage");
         record["dynamodb"]["StreamViewType"] = "KEYS_ONLY".into();
         let record: EventRecord = serde_json::from_value(record).unwrap();
-        let err = message_from_stream_image(&record.change.new_image).unwrap_err();
+        let err = message_from_stream_image(record.change.new_image).unwrap_err();
         assert!(err.reason.starts_with("missing field"), "{err}");
     }
 }

@@ -28,6 +28,10 @@ pub struct StreamBatch {
 #[derive(Debug, Clone)]
 pub enum BatchRecord {
     Record(Box<EventRecord>),
+    /// An INSERT of a message, already typed: what the local stack's in-memory stream
+    /// hands over in place of an image this codec would write and read straight back
+    /// (Lambda always delivers [`BatchRecord::Record`]s).
+    Inserted(Box<StreamedMessage>),
     Malformed(String),
 }
 
@@ -69,6 +73,19 @@ pub struct StreamedMessage {
     pub streamed_at: EpochMillis,
 }
 
+impl StreamedMessage {
+    /// The INSERT of `message` as a stream records it: `streamed_at` is its creation
+    /// time rounded down to the second, as DynamoDB's `ApproximateCreationDateTime`.
+    pub fn inserted(message: StoredMessage, sequence_number: String) -> Self {
+        let streamed_at = message.created_at / 1000 * 1000;
+        Self {
+            sequence_number,
+            message,
+            streamed_at,
+        }
+    }
+}
+
 impl StreamBatch {
     /// The messages the batch's INSERT records carry, in the batch's order; every other
     /// record (not an INSERT, an inbox's epoch item, one that does not decode) is logged
@@ -81,8 +98,9 @@ impl StreamBatch {
 }
 
 fn streamed_message(i: usize, record: BatchRecord) -> Option<StreamedMessage> {
-    let record = match record {
+    let mut record = match record {
         BatchRecord::Record(record) => record,
+        BatchRecord::Inserted(inserted) => return Some(*inserted),
         BatchRecord::Malformed(error) => {
             warn!(record = i, error, "skipping a malformed stream record");
             return None;
@@ -96,7 +114,7 @@ fn streamed_message(i: usize, record: BatchRecord) -> Option<StreamedMessage> {
         debug!(record = i, "skipping an inbox's epoch item");
         return None;
     }
-    let Some(sequence_number) = record.change.sequence_number.clone() else {
+    let Some(sequence_number) = record.change.sequence_number.take() else {
         warn!(
             record = i,
             "skipping a stream record without a sequence number"
@@ -107,7 +125,7 @@ fn streamed_message(i: usize, record: BatchRecord) -> Option<StreamedMessage> {
         .change
         .approximate_creation_date_time
         .timestamp_millis();
-    match message_from_stream_image(&record.change.new_image) {
+    match message_from_stream_image(std::mem::take(&mut record.change.new_image)) {
         Ok(message) => Some(StreamedMessage {
             sequence_number,
             message,
@@ -147,7 +165,7 @@ mod tests {
     #[test]
     fn given_a_batch_when_its_messages_are_taken_then_only_the_inserted_messages_come_typed_in_order()
      {
-        let (first, second) = (message(7), message(8));
+        let (first, second, third) = (message(7), message(8), message(9));
         let insert = stream_insert(&first, "101");
         let mut remove = insert.clone();
         remove["eventName"] = json!("REMOVE");
@@ -169,6 +187,10 @@ mod tests {
         ]}))
         .unwrap();
         assert_eq!(batch.records.len(), 8);
+        // And one the local stack hands over already typed.
+        let typed = StreamedMessage::inserted(third.clone(), "103".into());
+        let mut batch = batch;
+        batch.records.push(BatchRecord::Inserted(Box::new(typed)));
         assert_eq!(
             batch.messages(),
             vec![
@@ -180,6 +202,11 @@ mod tests {
                 StreamedMessage {
                     sequence_number: "102".into(),
                     message: second,
+                    streamed_at: 1_795_323_600_000,
+                },
+                StreamedMessage {
+                    sequence_number: "103".into(),
+                    message: third,
                     streamed_at: 1_795_323_600_000,
                 },
             ]
