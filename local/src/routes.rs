@@ -3,9 +3,11 @@
 //! stream's consumer is wired next to them in [`Routes::wire_stream`].
 
 use std::collections::HashMap;
+use std::fmt;
 use std::sync::Arc;
 
 use edge::websocket::{self, RouteHandler};
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use shared::requests::Route as ClientRoute;
 use shared::wiring::Wiring;
@@ -215,13 +217,52 @@ impl Routes {
     }
 }
 
+/// `$request.body.route`: the `route` member of a JSON object frame when it is a string
+/// (of duplicates the last, as a parsed object keeps). The rest of the frame is checked
+/// to be JSON but not built: only the route is read, once per frame.
 fn selected_key(text: &str) -> Option<String> {
-    match serde_json::from_str::<Value>(text).ok()? {
-        Value::Object(mut object) => match object.remove("route")? {
-            Value::String(key) => Some(key),
-            _ => None,
-        },
-        _ => None,
+    serde_json::from_str::<RouteMember>(text).ok()?.0
+}
+
+/// A frame object's `route`, if a string.
+struct RouteMember(Option<String>);
+
+/// A member name of a frame object: `route` or another (read borrowed, not kept).
+#[derive(serde::Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum MemberName {
+    Route,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for RouteMember {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> Visitor<'de> for Members {
+            type Value = RouteMember;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RouteMember, A::Error> {
+                let mut route = None;
+                while let Some(name) = map.next_key::<MemberName>()? {
+                    match name {
+                        MemberName::Route => {
+                            route = match map.next_value::<Value>()? {
+                                Value::String(key) => Some(key),
+                                _ => None,
+                            }
+                        }
+                        MemberName::Other => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(RouteMember(route))
+            }
+        }
+        deserializer.deserialize_map(Members)
     }
 }
 
@@ -264,10 +305,19 @@ mod tests {
             r#"["heartbeat"]"#,
             "not json",
             r#"{"body":{}}"#,
+            r#"{"body":{"route":"heartbeat"}}"#,
+            r#"{"route":"heartbeat","route":null}"#,
+            r#"{"route":"heartbeat"} trailing"#,
         ] {
             assert_eq!(key(Some(text)).as_deref(), Some(DEFAULT), "{text}");
         }
         assert_eq!(key(None).as_deref(), Some(DEFAULT));
+        for text in [
+            r#"{"body":{"x":[1,{"route":"nope"}]},"requestId":"r","route":"heartbeat"}"#,
+            r#"{"route":7,"route":"heartbeat"}"#,
+        ] {
+            assert_eq!(key(Some(text)).as_deref(), Some("heartbeat"), "{text}");
+        }
     }
 
     #[test]

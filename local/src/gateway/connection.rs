@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use aws_lambda_events::encodings::Body;
-use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use axum::body::Bytes;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use tokio::sync::mpsc;
@@ -30,10 +31,10 @@ const SHUTDOWN_HANDSHAKE_TIMEOUT: Duration = Duration::from_millis(250);
 pub const GOING_AWAY: (u16, &str) = (1001, "Going away");
 pub const MESSAGE_TOO_BIG: (u16, &str) = (1009, "Message too big");
 
-/// A data frame from the client.
+/// A data frame from the client, as the socket read it (not copied on the way).
 enum Inbound {
-    Text(String),
-    Binary(Vec<u8>),
+    Text(Utf8Bytes),
+    Binary(Bytes),
 }
 
 /// How a connection ended: the `disconnectStatusCode` and `disconnectReason`.
@@ -134,12 +135,12 @@ pub(super) async fn run(
                     tap.frame(FrameDirection::In, &now, player_id.as_deref(), &id, text.as_str());
                     meta.touch(gateway.clock.now_millis());
                     idle.as_mut().reset(Instant::now() + gateway.idle_timeout);
-                    let _ = in_tx.send(Inbound::Text(text.as_str().to_owned()));
+                    let _ = in_tx.send(Inbound::Text(text));
                 }
                 Some(Ok(Message::Binary(bytes))) => {
                     meta.touch(gateway.clock.now_millis());
                     idle.as_mut().reset(Instant::now() + gateway.idle_timeout);
-                    let _ = in_tx.send(Inbound::Binary(bytes.to_vec()));
+                    let _ = in_tx.send(Inbound::Binary(bytes));
                 }
                 // Answered by the WebSocket layer; not activity (as in API Gateway).
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
@@ -260,7 +261,7 @@ async fn handle(gateway: &Gateway, facts: &ConnectionFacts, message: Inbound) ->
         at: gateway.clock.now_millis(),
     };
     let (text, body, is_base64) = match &message {
-        Inbound::Text(text) => (Some(text.as_str()), text.clone(), false),
+        Inbound::Text(text) => (Some(text.as_str()), text.as_str().to_owned(), false),
         Inbound::Binary(bytes) => (None, STANDARD.encode(bytes), true),
     };
     let error = |message: &str| {
@@ -296,7 +297,7 @@ async fn handle(gateway: &Gateway, facts: &ConnectionFacts, message: Inbound) ->
         None => return error("Forbidden"),
     };
     let message_id = ids::new_id();
-    let event = match events::message_event(facts, &route.key, &message_id, &call, &body, is_base64)
+    let event = match events::message_event(facts, &route.key, &message_id, &call, body, is_base64)
     {
         Ok(event) => event,
         Err(error_) => {

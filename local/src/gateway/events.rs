@@ -157,7 +157,7 @@ pub fn message_event(
     route_key: &str,
     message_id: &str,
     call: &Invocation,
-    body: &str,
+    body: String,
     is_base64_encoded: bool,
 ) -> Result<ApiGatewayWebsocketProxyRequest, serde_json::Error> {
     // Built as the typed struct: building API Gateway's JSON and parsing it back for
@@ -190,7 +190,7 @@ pub fn message_event(
     context.message_id = Some(message_id.to_owned());
     let mut event = ApiGatewayWebsocketProxyRequest::default();
     event.request_context = context;
-    event.body = Some(body.to_owned());
+    event.body = Some(body);
     event.is_base64_encoded = is_base64_encoded;
     Ok(event)
 }
@@ -270,7 +270,8 @@ mod tests {
 
     #[test]
     fn a_message_event_carries_the_connection_and_the_authorizer_context() {
-        let event = message_event(&facts(), "heartbeat", "m1", &call(), "{}", false).unwrap();
+        let event =
+            message_event(&facts(), "heartbeat", "m1", &call(), "{}".into(), false).unwrap();
         let ctx = &event.request_context;
         assert_eq!(ctx.route_key.as_deref(), Some("heartbeat"));
         assert_eq!(ctx.event_type.as_deref(), Some("MESSAGE"));
@@ -304,7 +305,7 @@ mod tests {
             request_id: "Jm3cJGx9oAMFvcR=".into(),
             at: 1_586_455_579_123,
         };
-        let event = message_event(&facts, "resume", "m2", &later, "AAE=", true).unwrap();
+        let event = message_event(&facts, "resume", "m2", &later, "AAE=".into(), true).unwrap();
 
         // Then: field for field what building and parsing the JSON gives.
         let from_json =
