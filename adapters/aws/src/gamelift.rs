@@ -375,7 +375,9 @@ mod tests {
     use shared::placement::PlacementPlayer;
 
     use super::*;
-    use crate::gamelift_mocks::{gamelift, kind, refusal, wire_error};
+    use crate::gamelift_mocks::{
+        Case, assert_refusals, bare_status, gamelift, kind, refusal, wire_error,
+    };
     use contracts::fixtures::placement_id;
 
     const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-2222bbbb-33cc-44dd-55ee-6666ffff77aa/gsess-4444dddd";
@@ -395,9 +397,6 @@ mod tests {
             party: Vec::new(),
         }
     }
-
-    /// A modeled error and the outcome it maps to.
-    type Case<E> = (fn() -> E, &'static str);
 
     #[tokio::test]
     async fn start_placement_sends_every_field() {
@@ -634,11 +633,11 @@ mod tests {
             (refusal!(E::UnauthorizedException), "other"),
             (refusal!(E::UnsupportedRegionException), "other"),
         ];
-        for (error, expected) in cases {
-            let rule = mock!(Client::start_game_session_placement).then_error(error);
-            let result = gamelift(&[&rule]).start_placement(&request()).await;
-            assert_eq!(kind(result), expected);
-        }
+        let refusing = |e| mock!(Client::start_game_session_placement).then_error(e);
+        assert_refusals(cases, refusing, async |g| {
+            g.start_placement(&request()).await
+        })
+        .await;
     }
 
     #[tokio::test]
@@ -653,13 +652,9 @@ mod tests {
             (refusal!(E::InternalServiceException), "unknown"),
             (refusal!(E::UnauthorizedException), "other"),
         ];
-        for (error, expected) in cases {
-            let rule = mock!(Client::stop_game_session_placement).then_error(error);
-            let result = gamelift(&[&rule])
-                .stop_placement(&placement_id("placement-1"))
-                .await;
-            assert_eq!(kind(result), expected);
-        }
+        let refusing = |e| mock!(Client::stop_game_session_placement).then_error(e);
+        let stop = async |g: &SdkGameLift| g.stop_placement(&placement_id("placement-1")).await;
+        assert_refusals(cases, refusing, stop).await;
     }
 
     #[tokio::test]
@@ -686,13 +681,30 @@ mod tests {
             (refusal!(E::InternalServiceException), "unknown"),
             (refusal!(E::UnauthorizedException), "other"),
         ];
-        for (error, expected) in cases {
-            let rule = mock!(Client::create_player_session).then_error(error);
-            let result = gamelift(&[&rule])
-                .create_player_session(ARN, &player(), None)
-                .await;
-            assert_eq!(kind(result), expected);
-        }
+        let refusing = |e| mock!(Client::create_player_session).then_error(e);
+        assert_refusals(cases, refusing, create).await;
+    }
+
+    /// A seat for player-1 in the game session ARN, without player data.
+    async fn create(g: &SdkGameLift) -> Result<PlayerSession, GameLiftError> {
+        g.create_player_session(ARN, &player(), None).await
+    }
+
+    /// Each placement call (start, stop, create a seat) answered with `response`: its
+    /// outcome, in a word.
+    async fn outcomes(
+        response: impl Fn() -> HttpResponse + Clone + Send + Sync + 'static,
+    ) -> [String; 3] {
+        let start =
+            mock!(Client::start_game_session_placement).then_http_response(response.clone());
+        let stop = mock!(Client::stop_game_session_placement).then_http_response(response.clone());
+        let create_seat = mock!(Client::create_player_session).then_http_response(response);
+        let gamelift = gamelift(&[&start, &stop, &create_seat]);
+        [
+            kind(gamelift.start_placement(&request()).await),
+            kind(gamelift.stop_placement(&placement_id("placement-1")).await),
+            kind(create(&gamelift).await),
+        ]
     }
 
     /// Errors off the wire, by their `__type` code: modeled ones parse into their
@@ -712,40 +724,17 @@ mod tests {
             (503, "ServiceUnavailableException", "unknown"),
         ];
         for (status, code, expected) in cases {
-            let start = mock!(Client::start_game_session_placement)
-                .then_http_response(move || wire_error(status, code, "boom"));
-            let stop = mock!(Client::stop_game_session_placement)
-                .then_http_response(move || wire_error(status, code, "boom"));
-            let create = mock!(Client::create_player_session)
-                .then_http_response(move || wire_error(status, code, "boom"));
-            let gamelift = gamelift(&[&start, &stop, &create]);
-            assert_eq!(
-                kind(gamelift.start_placement(&request()).await),
-                expected,
-                "{code} on start"
-            );
-            assert_eq!(
-                kind(gamelift.stop_placement(&placement_id("placement-1")).await),
-                expected,
-                "{code} on stop"
-            );
-            assert_eq!(
-                kind(gamelift.create_player_session(ARN, &player(), None).await),
-                expected,
-                "{code} on create"
-            );
+            let outcomes = outcomes(move || wire_error(status, code, "boom")).await;
+            assert_eq!(outcomes, [expected; 3], "{code} on start, stop, create");
         }
         for (code, expected) in [
             ("GameSessionFullException", "full: no seat"),
             ("InvalidGameSessionStatusException", "ended: no seat"),
             ("TerminalRoutingStrategyException", "ended: no seat"),
         ] {
-            let create = mock!(Client::create_player_session)
+            let rule = mock!(Client::create_player_session)
                 .then_http_response(move || wire_error(400, code, "no seat"));
-            let result = gamelift(&[&create])
-                .create_player_session(ARN, &player(), None)
-                .await;
-            assert_eq!(kind(result), expected, "{code}");
+            assert_eq!(kind(create(&gamelift(&[&rule])).await), expected, "{code}");
         }
     }
 
@@ -759,28 +748,8 @@ mod tests {
             (400, "other"),
             (403, "other"),
         ] {
-            let start = mock!(Client::start_game_session_placement)
-                .sequence()
-                .http_status(status, None)
-                .build();
-            let stop = mock!(Client::stop_game_session_placement)
-                .sequence()
-                .http_status(status, None)
-                .build();
-            let create = mock!(Client::create_player_session)
-                .sequence()
-                .http_status(status, None)
-                .build();
-            let gamelift = gamelift(&[&start, &stop, &create]);
-            assert_eq!(kind(gamelift.start_placement(&request()).await), expected);
-            assert_eq!(
-                kind(gamelift.stop_placement(&placement_id("p-1")).await),
-                expected
-            );
-            assert_eq!(
-                kind(gamelift.create_player_session(ARN, &player(), None).await),
-                expected
-            );
+            let outcomes = outcomes(move || bare_status(status)).await;
+            assert_eq!(outcomes, [expected; 3], "{status} on start, stop, create");
         }
     }
 

@@ -1,5 +1,6 @@
 //! What the GameLift adapters' tests share: the adapter on a mocked SDK client, an
-//! outcome named in a word, and an error answer as GameLift puts it on the wire.
+//! outcome named in a word, an error answer as GameLift puts it on the wire (or a bare
+//! status), and the check that each modeled refusal of a call maps as expected.
 
 use aws_sdk_gamelift::config::retry::RetryConfig;
 use aws_smithy_mocks::{Rule, RuleMode, mock_client};
@@ -60,6 +61,27 @@ pub(crate) fn wire_error(status: u16, code: &str, message: &str) -> RawResponse 
         .headers_mut()
         .insert("smithy-protocol", "rpc-v2-cbor");
     response
+}
+
+/// A bare status with an empty body, as a proxy or a load balancer answers.
+pub(crate) fn bare_status(status: u16) -> RawResponse {
+    RawResponse::new(StatusCode::try_from(status).unwrap(), SdkBody::empty())
+}
+
+/// A modeled error of an operation, and what it maps to (as [`kind`] says it).
+pub(crate) type Case<E> = (fn() -> E, &'static str);
+
+/// Asserts each case: `call`, on an adapter whose operation refuses with the case's
+/// error (the rule `refusing` makes), maps to the case's outcome.
+pub(crate) async fn assert_refusals<E, T: std::fmt::Debug>(
+    cases: impl IntoIterator<Item = Case<E>>,
+    refusing: impl Fn(fn() -> E) -> Rule,
+    call: impl AsyncFn(&SdkGameLift) -> Result<T, GameLiftError>,
+) {
+    for (error, expected) in cases {
+        let rule = refusing(error);
+        assert_eq!(kind(call(&gamelift(&[&rule])).await), expected);
+    }
 }
 
 /// A modeled refusal of the operation error `$error`, as a `fn() -> $error`: the variant

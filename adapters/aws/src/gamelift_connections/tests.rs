@@ -9,7 +9,9 @@ use aws_sdk_gamelift::types::{PlayerConnectionDetail, PlayerConnectionEndpoint};
 use aws_smithy_mocks::mock;
 
 use super::*;
-use crate::gamelift_mocks::{gamelift, kind, refusal, wire_error};
+use crate::gamelift_mocks::{
+    Case, assert_refusals, bare_status, gamelift, kind, refusal, wire_error,
+};
 
 const ARN: &str = "arn:aws:gamelift:eu-west-1::gamesession/fleet-2222bbbb-33cc-44dd-55ee-6666ffff77aa/gsess-4444dddd";
 const EXPIRES_AT: i64 = 1_795_324_200_000;
@@ -160,12 +162,16 @@ async fn given_unusable_entries_then_they_are_left_out_and_the_others_kept() {
     assert_eq!(ids, ["bob"]);
 }
 
+/// alice's details in the game session ARN.
+async fn alice_details(g: &SdkGameLift) -> Result<Vec<PlayerConnection>, GameLiftError> {
+    g.get_player_connection_details(ARN, &[player("alice")])
+        .await
+}
+
 #[tokio::test]
 async fn modeled_errors_map_and_a_read_is_never_an_unknown_outcome() {
     type E = GetPlayerConnectionDetailsError;
-    // Each case: the modeled error, and what it maps to (as displayed).
-    type Case = (fn() -> E, &'static str);
-    let cases: Vec<Case> = vec![
+    let cases: Vec<Case<E>> = vec![
         (
             refusal!(E::NotFoundException, "no game"),
             "not found: no game",
@@ -180,17 +186,12 @@ async fn modeled_errors_map_and_a_read_is_never_an_unknown_outcome() {
         (refusal!(E::UnauthorizedException), "other"),
         (refusal!(E::UnsupportedRegionException), "other"),
     ];
-    for (error, expected) in cases {
-        let rule = mock!(Client::get_player_connection_details).then_error(error);
-        let result = gamelift(&[&rule])
-            .get_player_connection_details(ARN, &[player("alice")])
-            .await;
-        assert_eq!(kind(result), expected);
-    }
+    let refusing = |e| mock!(Client::get_player_connection_details).then_error(e);
+    assert_refusals(cases, refusing, alice_details).await;
 }
 
 /// Off the wire: a game session GameLift does not know, and throttling (not modeled for
-/// this operation, read by its code), as the client would see them.
+/// this operation, read by its code, or a bare 429), as the client would see them.
 #[tokio::test]
 async fn wire_errors_not_found_and_throttling_map_by_code() {
     for (status, code, expected) in [
@@ -204,17 +205,16 @@ async fn wire_errors_not_found_and_throttling_map_by_code() {
     ] {
         let rule = mock!(Client::get_player_connection_details)
             .then_http_response(move || wire_error(status, code, "boom"));
-        let result = gamelift(&[&rule])
-            .get_player_connection_details(ARN, &[player("alice")])
-            .await;
-        assert_eq!(kind(result), expected, "{code}");
+        assert_eq!(
+            kind(alice_details(&gamelift(&[&rule])).await),
+            expected,
+            "{code}"
+        );
     }
-    let throttled = mock!(Client::get_player_connection_details)
-        .sequence()
-        .http_status(429, None)
-        .build();
-    let result = gamelift(&[&throttled])
-        .get_player_connection_details(ARN, &[player("alice")])
-        .await;
-    assert_eq!(kind(result), "unavailable");
+    let throttled =
+        mock!(Client::get_player_connection_details).then_http_response(|| bare_status(429));
+    assert_eq!(
+        kind(alice_details(&gamelift(&[&throttled])).await),
+        "unavailable"
+    );
 }

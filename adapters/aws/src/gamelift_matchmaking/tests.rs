@@ -10,7 +10,11 @@ use aws_sdk_gamelift::operation::stop_matchmaking::StopMatchmakingOutput;
 use aws_smithy_mocks::mock;
 
 use super::*;
-use crate::gamelift_mocks::{gamelift, kind, refusal, wire_error};
+use aws_sdk_gamelift::config::http::HttpResponse;
+
+use crate::gamelift_mocks::{
+    Case, assert_refusals, bare_status, gamelift, kind, refusal, wire_error,
+};
 
 const TICKET: &str = "mm-019ab4c0-1f2e-7a3b-8c4d-5e6f7a8b9c0d";
 
@@ -120,7 +124,7 @@ async fn given_each_modeled_refusal_then_every_call_maps_it_alike() {
     macro_rules! cases {
         ($error:ident) => {{
             type E = $error;
-            let cases: [(fn() -> E, &str); 4] = [
+            let cases: [Case<E>; 4] = [
                 (
                     refusal!(E::InvalidRequestException, "not now"),
                     "invalid: not now",
@@ -132,27 +136,41 @@ async fn given_each_modeled_refusal_then_every_call_maps_it_alike() {
             cases
         }};
     }
-    for (error, expected) in cases!(StartMatchmakingError) {
-        let rule = mock!(Client::start_matchmaking).then_error(error);
-        assert_eq!(
-            kind(gamelift(&[&rule]).start_matchmaking(&request()).await),
-            expected
-        );
-    }
-    for (error, expected) in cases!(AcceptMatchError) {
-        let rule = mock!(Client::accept_match).then_error(error);
-        let result = gamelift(&[&rule])
-            .accept_match(&ticket(), &[player_id("alice")], true)
-            .await;
-        assert_eq!(kind(result), expected);
-    }
-    for (error, expected) in cases!(StopMatchmakingError) {
-        let rule = mock!(Client::stop_matchmaking).then_error(error);
-        assert_eq!(
-            kind(gamelift(&[&rule]).stop_matchmaking(&ticket()).await),
-            expected
-        );
-    }
+    let start = |e| mock!(Client::start_matchmaking).then_error(e);
+    assert_refusals(cases!(StartMatchmakingError), start, async |g| {
+        g.start_matchmaking(&request()).await
+    })
+    .await;
+    let accept = |e| mock!(Client::accept_match).then_error(e);
+    assert_refusals(cases!(AcceptMatchError), accept, async |g| {
+        g.accept_match(&ticket(), &[player_id("alice")], true).await
+    })
+    .await;
+    let stop = |e| mock!(Client::stop_matchmaking).then_error(e);
+    assert_refusals(cases!(StopMatchmakingError), stop, async |g| {
+        g.stop_matchmaking(&ticket()).await
+    })
+    .await;
+}
+
+/// Each FlexMatch call (start, accept, stop) answered with `response`: its outcome, in a
+/// word.
+async fn outcomes(
+    response: impl Fn() -> HttpResponse + Clone + Send + Sync + 'static,
+) -> [String; 3] {
+    let start = mock!(Client::start_matchmaking).then_http_response(response.clone());
+    let accept = mock!(Client::accept_match).then_http_response(response.clone());
+    let stop = mock!(Client::stop_matchmaking).then_http_response(response);
+    let gamelift = gamelift(&[&start, &accept, &stop]);
+    [
+        kind(gamelift.start_matchmaking(&request()).await),
+        kind(
+            gamelift
+                .accept_match(&ticket(), &[player_id("alice")], false)
+                .await,
+        ),
+        kind(gamelift.stop_matchmaking(&ticket()).await),
+    ]
 }
 
 /// Off the wire: throttling is `unavailable` (nothing was done), an invalid request
@@ -167,48 +185,15 @@ async fn given_wire_errors_then_throttling_invalid_and_unknown_outcomes_map_on_e
         (503, "ServiceUnavailableException", "unknown"),
         (400, "AccessDeniedException", "other"),
     ] {
-        let start = mock!(Client::start_matchmaking)
-            .then_http_response(move || wire_error(status, code, "boom"));
-        let accept = mock!(Client::accept_match)
-            .then_http_response(move || wire_error(status, code, "boom"));
-        let stop = mock!(Client::stop_matchmaking)
-            .then_http_response(move || wire_error(status, code, "boom"));
-        let gamelift = gamelift(&[&start, &accept, &stop]);
-        assert_eq!(
-            kind(gamelift.start_matchmaking(&request()).await),
-            expected,
-            "{code} on start"
-        );
-        assert_eq!(
-            kind(
-                gamelift
-                    .accept_match(&ticket(), &[player_id("alice")], false)
-                    .await
-            ),
-            expected,
-            "{code} on accept"
-        );
-        assert_eq!(
-            kind(gamelift.stop_matchmaking(&ticket()).await),
-            expected,
-            "{code} on stop"
-        );
+        let outcomes = outcomes(move || wire_error(status, code, "boom")).await;
+        assert_eq!(outcomes, [expected; 3], "{code} on start, accept, stop");
     }
 }
 
 #[tokio::test]
 async fn given_bare_statuses_then_429_is_unavailable_and_a_gateway_timeout_an_unknown_outcome() {
     for (status, expected) in [(429, "unavailable"), (504, "unknown"), (403, "other")] {
-        let start = mock!(Client::start_matchmaking)
-            .sequence()
-            .http_status(status, None)
-            .build();
-        let stop = mock!(Client::stop_matchmaking)
-            .sequence()
-            .http_status(status, None)
-            .build();
-        let gamelift = gamelift(&[&start, &stop]);
-        assert_eq!(kind(gamelift.start_matchmaking(&request()).await), expected);
-        assert_eq!(kind(gamelift.stop_matchmaking(&ticket()).await), expected);
+        let outcomes = outcomes(move || bare_status(status)).await;
+        assert_eq!(outcomes, [expected; 3], "{status} on start, accept, stop");
     }
 }
