@@ -5,6 +5,10 @@ use shared::domain::{ConnectionId, EpochMillis, PlacementId, PlayerId};
 use shared::pending::Pending;
 use shared::players::NewConnection;
 
+/// A seat on a game server reached directly: the protocol's fixture, for the crates
+/// that reach the protocol through `shared`.
+pub use gamelift_sockets_protocol::fixtures::seat;
+
 /// The time tests start at: 2100-01-01, so that items written with it are never in the
 /// past for DynamoDB Local's TTL sweeper, which deletes expired items for real.
 pub const T0: EpochMillis = 4_102_444_800_000;

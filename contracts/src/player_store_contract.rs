@@ -10,7 +10,7 @@ use shared::pending::Reservation;
 use shared::players::{ConnectOutcome, Liveness, NewConnection};
 use shared::ports::Heartbeats;
 
-use crate::fixtures::{T0, pending};
+use crate::fixtures::{T0, pending, seat};
 
 const HEARTBEAT: EpochMillis = 90_000;
 const GRACE: EpochMillis = 30_000;
@@ -135,16 +135,7 @@ pub async fn given_no_game_session_when_updating_it_then_nothing_is_written(
     store: &impl PlayersTable,
 ) {
     store.connect(&connection("alice", "c1", T0)).await.unwrap();
-    let session = shared::domain::GameSession {
-        game_session_arn: "arn:gs".into(),
-        ip_address: "10.0.0.1".into(),
-        dns_name: "host.example".into(),
-        port: 7777,
-        region: "us-east-1".into(),
-        player_session_id: "psess-1".into(),
-        connection: None,
-        connection_unavailable: false,
-    };
+    let session = seat();
     assert!(
         !store
             .update_game_session(&player("alice"), &session)

@@ -96,19 +96,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    fn seat() -> GameSession {
-        GameSession {
-            game_session_arn: "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1".into(),
-            ip_address: "203.0.113.10".into(),
-            dns_name: "ec2-203-0-113-10.eu-west-1.compute.amazonaws.com".into(),
-            port: 7777,
-            region: "eu-west-1".into(),
-            player_session_id: "psess-1".into(),
-            connection: None,
-            connection_unavailable: false,
-        }
-    }
+    use crate::fixtures::seat;
 
     #[test]
     fn given_a_seat_behind_player_gateway_then_it_carries_relays_token_and_expiry_in_camel_case() {
@@ -147,7 +135,7 @@ mod tests {
         assert!(!direct.through_player_gateway());
         assert_eq!(
             serde_json::to_value(seat.with_connection(direct)).unwrap()["connection"],
-            json!({"endpoints": [{"ipAddress": "203.0.113.10", "port": 7777}]})
+            json!({"endpoints": [{"ipAddress": "10.0.0.1", "port": 7777}]})
         );
     }
 

@@ -706,22 +706,12 @@ mod tests {
 
     #[test]
     fn a_game_session_serializes_camel_case_with_a_numeric_port() {
-        let session = GameSession {
-            game_session_arn: "arn:aws:gamelift:us-east-1::gamesession/fleet-1/gs-1".into(),
-            ip_address: "10.0.0.1".into(),
-            dns_name: "ec2-10-0-0-1.compute.amazonaws.com".into(),
-            port: 7777,
-            region: "us-east-1".into(),
-            player_session_id: "psess-1".into(),
-            connection: None,
-            connection_unavailable: false,
-        };
         assert_eq!(
-            serde_json::to_value(&session).unwrap(),
+            serde_json::to_value(crate::fixtures::seat()).unwrap(),
             serde_json::json!({
-                "gameSessionArn": "arn:aws:gamelift:us-east-1::gamesession/fleet-1/gs-1",
+                "gameSessionArn": "arn:gs",
                 "ipAddress": "10.0.0.1",
-                "dnsName": "ec2-10-0-0-1.compute.amazonaws.com",
+                "dnsName": "host.example",
                 "port": 7777,
                 "region": "us-east-1",
                 "playerSessionId": "psess-1"

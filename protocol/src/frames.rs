@@ -481,16 +481,7 @@ mod tests {
         let fulfilled = ServerFrame::Placement {
             placement_id: placement_id("p-1"),
             status: PlacementStatus::Fulfilled,
-            game_session: Some(GameSession {
-                game_session_arn: "arn:gs".into(),
-                ip_address: "10.0.0.1".into(),
-                dns_name: "host.example".into(),
-                port: 7777,
-                region: "us-east-1".into(),
-                player_session_id: "psess-1".into(),
-                connection: None,
-                connection_unavailable: false,
-            }),
+            game_session: Some(crate::fixtures::seat()),
         };
         assert_eq!(
             serde_json::to_value(&fulfilled).unwrap(),

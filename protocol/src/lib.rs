@@ -30,6 +30,8 @@ pub mod backend_api;
 pub mod connection;
 pub mod domain;
 pub mod errors;
+#[cfg(any(test, feature = "test-support"))]
+pub mod fixtures;
 pub mod frames;
 pub mod friends;
 pub mod keep_alive;

@@ -80,16 +80,7 @@ mod tests {
     fn given_a_completed_update_then_the_players_own_seat_round_trips() {
         let detail = MatchmakingDetail {
             game_session: Some(MatchedSeat {
-                seat: GameSession {
-                    game_session_arn: "arn:gs".into(),
-                    ip_address: "10.0.0.1".into(),
-                    dns_name: "host.example".into(),
-                    port: 7777,
-                    region: "eu-west-1".into(),
-                    player_session_id: "psess-1".into(),
-                    connection: None,
-                    connection_unavailable: false,
-                },
+                seat: crate::fixtures::seat(),
                 match_id: "match-1".into(),
                 team: Some("red".into()),
             }),
@@ -100,7 +91,7 @@ mod tests {
             serde_json::to_value(&completed).unwrap(),
             json!({"type": "matchmaking", "ticketId": "mm-1", "status": "COMPLETED",
                    "gameSession": {"gameSessionArn": "arn:gs", "ipAddress": "10.0.0.1",
-                   "dnsName": "host.example", "port": 7777, "region": "eu-west-1",
+                   "dnsName": "host.example", "port": 7777, "region": "us-east-1",
                    "playerSessionId": "psess-1", "matchId": "match-1", "team": "red"}})
         );
         let back: ServerFrame = serde_json::from_str(&completed.to_json()).unwrap();

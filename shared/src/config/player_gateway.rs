@@ -92,26 +92,14 @@ impl FromStr for PlayerGateway {
 mod tests {
     use super::*;
     use crate::domain::ConnectionDetails;
-
-    fn seat() -> GameSession {
-        GameSession {
-            game_session_arn: "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1".into(),
-            ip_address: "203.0.113.10".into(),
-            dns_name: "host.example".into(),
-            port: 7777,
-            region: "eu-west-1".into(),
-            player_session_id: "psess-1".into(),
-            connection: None,
-            connection_unavailable: false,
-        }
-    }
+    use gamelift_sockets_protocol::fixtures::seat;
 
     #[test]
     fn given_each_mode_when_no_details_were_had_then_the_seat_is_direct_or_unavailable() {
         // Given a seat whose details GameLift did not give
         // When it goes out under each mode
         // Then disabled and enabled connect straight to the game server, required waits
-        let direct = Some(ConnectionDetails::direct("203.0.113.10", 7777));
+        let direct = Some(ConnectionDetails::direct("10.0.0.1", 7777));
         assert_eq!(
             PlayerGateway::Disabled.without_details(seat()).connection,
             direct

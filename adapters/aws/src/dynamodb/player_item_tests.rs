@@ -2,7 +2,7 @@ use serde_json::json;
 
 use super::super::item::wire;
 use super::*;
-use contracts::fixtures::pending;
+use contracts::fixtures::{pending, seat};
 
 fn s(value: &str) -> AttributeValue {
     AttributeValue::S(value.to_owned())
@@ -20,19 +20,6 @@ fn online_item() -> Item {
         "sweepAt": {"N": "100"}, "previousStatus": {"S": "disconnected"},
         "previousSweepAt": {"N": "40"}, "expireAt": {"N": "1000"}
     }))
-}
-
-fn seat() -> GameSession {
-    GameSession {
-        game_session_arn: "arn:gs".into(),
-        ip_address: "10.0.0.1".into(),
-        dns_name: "host.example".into(),
-        port: 7777,
-        region: "us-east-1".into(),
-        player_session_id: "psess-1".into(),
-        connection: None,
-        connection_unavailable: false,
-    }
 }
 
 fn corrupt(result: Result<impl std::fmt::Debug, StoreError>) -> String {
