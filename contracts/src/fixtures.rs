@@ -1,9 +1,12 @@
 //! The building blocks tests share: one start time, players and connections by name,
-//! and a connected player's `$connect` write in one call.
+//! a connected player's `$connect` write in one call, and a player's inbox read back.
 
+use serde_json::Value;
 use shared::domain::{ConnectionId, EpochMillis, PlacementId, PlayerId};
+use shared::messaging::{MessageKind, ReplayFrom, StoredMessage};
 use shared::pending::Pending;
 use shared::players::NewConnection;
+use shared::ports::InboxReader;
 
 /// A seat on a game server reached directly: the protocol's fixture, for the crates
 /// that reach the protocol through `shared`.
@@ -66,4 +69,35 @@ pub fn new_connection(name: &str, connection_id: &str, at: EpochMillis) -> NewCo
         sweep_shard: 0,
         expire_at_secs: at / 1000 + shared::domain::PLAYER_RETENTION_SECONDS,
     }
+}
+
+/// Everything in `name`'s inbox that has not expired at `now`, oldest first.
+///
+/// # Panics
+/// When the store fails (the test fails with its error).
+pub async fn inbox(reader: &dyn InboxReader, name: &str, now: EpochMillis) -> Vec<StoredMessage> {
+    reader
+        .read(&player(name), &ReplayFrom::EVERYTHING, now)
+        .await
+        .unwrap_or_else(|e| panic!("{name}'s inbox did not read: {e}"))
+        .messages
+}
+
+/// The messages of `kind` in `name`'s inbox at `now`, oldest first, each as the frame a
+/// client receives (its `seq` included).
+///
+/// # Panics
+/// When the store fails, or a frame is not JSON.
+pub async fn frames(
+    reader: &dyn InboxReader,
+    name: &str,
+    kind: MessageKind,
+    now: EpochMillis,
+) -> Vec<Value> {
+    inbox(reader, name, now)
+        .await
+        .into_iter()
+        .filter(|m| m.kind == kind)
+        .map(|m| serde_json::from_str(&m.frame()).unwrap_or_else(|e| panic!("{e}: {m:?}")))
+        .collect()
 }

@@ -3,14 +3,14 @@
 
 use std::sync::Arc;
 
-use contracts::fixtures::{T0, new_connection, placement_id, player};
+use contracts::fixtures::{T0, inbox, new_connection, placement_id, player};
 use contracts::ports::*;
 use contracts::unavailable::Unavailable;
 use lambda_http::http::{StatusCode, header};
 use memory_adapters::test_wiring::TestWiring;
 use serde_json::{Value, json};
 use shared::domain::{MessageId, PlacementStatus};
-use shared::messaging::{MessageKind, NewMessage, ReplayFrom, StoredMessage};
+use shared::messaging::{MessageKind, NewMessage, StoredMessage};
 use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
 use shared::ports::PlacementOutcomes;
 
@@ -92,13 +92,8 @@ impl World {
     }
 
     async fn inbox(&self, name: &str) -> Vec<StoredMessage> {
-        self.w
-            .tables
-            .messages
-            .read(&player(name), &ReplayFrom::EVERYTHING, T0 + 1_000)
+        inbox(&*self.w.tables.messages, name, T0 + 1_000)
             .await
-            .unwrap()
-            .messages
             .into_iter()
             .filter(|m| m.kind != MessageKind::Placement)
             .collect()

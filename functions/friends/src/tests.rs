@@ -1,13 +1,13 @@
 use super::*;
 use contracts::events::{reply_frame, route_event};
-use contracts::fixtures::{T0, new_connection, player};
+use contracts::fixtures::{T0, frames, new_connection, player};
 use contracts::ports::*;
 use contracts::unavailable::Unavailable;
 use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
 use serde_json::{Value, json};
 use shared::friends::MAX_FRIENDS;
-use shared::messaging::{MessageKind, ReplayFrom};
+use shared::messaging::MessageKind;
 
 const ADD: &str = ClientRoute::AddFriend.as_str();
 const REMOVE: &str = ClientRoute::RemoveFriend.as_str();
@@ -73,17 +73,10 @@ impl World {
 
     /// The `friend` frames in `name`'s inbox as (about, state), oldest first.
     async fn told(&self, name: &str) -> Vec<(String, String)> {
-        self.wiring
-            .tables
-            .messages
-            .read(&player(name), &ReplayFrom::EVERYTHING, T0)
+        frames(&*self.wiring.tables.messages, name, MessageKind::Friend, T0)
             .await
-            .unwrap()
-            .messages
             .into_iter()
-            .filter(|m| m.kind == MessageKind::Friend)
-            .map(|m| {
-                let frame: Value = serde_json::from_str(&m.frame()).unwrap();
+            .map(|frame| {
                 assert_eq!(frame["type"], "friend");
                 (
                     frame["playerId"].as_str().unwrap().to_owned(),

@@ -3,7 +3,7 @@
 //! duplicates, late and out-of-order events change and push nothing.
 
 use contracts::fake_gamelift::FakeGameLift;
-use contracts::fixtures::new_connection;
+use contracts::fixtures::{inbox, new_connection};
 use contracts::ports::*;
 use lambda_runtime::Context;
 use memory_adapters::test_wiring::TestWiring;
@@ -11,7 +11,6 @@ use memory_adapters::{InMemoryMessageStore, InMemoryPlayerStore, InMemoryTicketS
 use serde_json::json;
 use shared::config::PlayerGateway;
 use shared::matchmaking::TicketId;
-use shared::messaging::ReplayFrom;
 use shared::pending::Pending;
 
 use super::*;
@@ -102,12 +101,9 @@ impl World {
 
     /// The frames in `name`'s inbox, in order.
     async fn inbox(&self, name: &str) -> Vec<Value> {
-        self.messages
-            .read(&player(name), &ReplayFrom::EVERYTHING, T0)
-            .await
-            .unwrap()
-            .messages
-            .into_iter()
+        let inbox = inbox(&*self.messages, name, T0).await;
+        inbox
+            .iter()
             .map(|m| serde_json::from_str(&m.payload).unwrap())
             .collect()
     }

@@ -1,5 +1,5 @@
 use contracts::events::{parse_event, stream_insert};
-use contracts::fixtures::{T0, connection_of, new_connection, player};
+use contracts::fixtures::{T0, connection_of, inbox, new_connection, player};
 use contracts::recording_gateway::{GatewayCall, RecordingGateway};
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPlayerStore};
@@ -71,25 +71,16 @@ impl World {
         let mut stored = Vec::new();
         for (i, recipient) in recipients.iter().enumerate() {
             let id = MessageId::generate(T0);
-            self.messages
-                .append(&[NewMessage {
-                    payload: json!({"type": "message", "messageId": id.as_str(), "n": i})
-                        .to_string(),
-                    message_id: id,
-                    recipient_id: player(recipient),
-                    sender_id: "alice".into(),
-                    kind: MessageKind::Chat,
-                    created_at: T0,
-                    expire_at_secs: T0 / 1000 + 86_400,
-                }])
-                .await
-                .unwrap();
-            let inbox = self
-                .messages
-                .read(&player(recipient), &ReplayFrom::EVERYTHING, T0)
-                .await
-                .unwrap();
-            stored.push(inbox.messages.last().unwrap().clone());
+            let message = NewMessage {
+                payload: json!({"type": "message", "messageId": id.as_str(), "n": i}).to_string(),
+                message_id: id,
+                recipient_id: player(recipient),
+                sender_id: "alice".into(),
+                kind: MessageKind::Chat,
+                created_at: T0,
+                expire_at_secs: T0 / 1000 + 86_400,
+            };
+            stored.push(self.appended(message).await);
         }
         let records = stored
             .iter()
@@ -385,27 +376,29 @@ impl World {
     /// Appends a backend kick of `connection` to `name`'s inbox; returns it as stored
     /// with its stream record (sequence number `sequence`).
     async fn kick(&self, name: &str, connection: &str, sequence: &str) -> (StoredMessage, Value) {
-        let id = MessageId::generate(T0);
-        self.messages
-            .append(&[NewMessage {
+        let stored = self
+            .appended(NewMessage {
                 payload: kick_frame("server restarting", connection),
-                message_id: id,
+                message_id: MessageId::generate(T0),
                 recipient_id: player(name),
                 sender_id: "game-server".into(),
                 kind: MessageKind::Kick,
                 created_at: T0,
                 expire_at_secs: T0 / 1000 + 86_400,
-            }])
-            .await
-            .unwrap();
-        let inbox = self
-            .messages
-            .read(&player(name), &ReplayFrom::EVERYTHING, T0)
-            .await
-            .unwrap();
-        let stored = inbox.messages.last().unwrap().clone();
+            })
+            .await;
         let record = stream_insert(&stored, sequence);
         (stored, record)
+    }
+
+    /// Appends `message` to its recipient's inbox; returns it as stored (with its seq).
+    async fn appended(&self, message: NewMessage) -> StoredMessage {
+        let recipient = message.recipient_id.clone();
+        self.messages.append(&[message]).await.unwrap();
+        inbox(&*self.messages, recipient.as_str(), T0)
+            .await
+            .pop()
+            .unwrap()
     }
 }
 

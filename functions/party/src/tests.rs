@@ -1,13 +1,13 @@
 use super::*;
 use contracts::events::{reply_frame, route_event};
-use contracts::fixtures::{T0, new_connection, player};
+use contracts::fixtures::{T0, frames, inbox, new_connection, player};
 use contracts::ports::*;
 use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryMessageStore, InMemoryPartyStore, InMemoryPlayerStore};
 use serde_json::{Value, json};
 use shared::domain::PlayerId;
-use shared::messaging::{MessageKind, ReplayFrom};
+use shared::messaging::MessageKind;
 use shared::ports::ManualClock;
 
 /// alice, bob, carol, dave and eve have connected; nobody is in a party.
@@ -83,15 +83,7 @@ impl World {
 
     /// The party frames in `name`'s inbox, oldest first.
     async fn frames(&self, name: &str) -> Vec<Value> {
-        self.messages
-            .read(&player(name), &ReplayFrom::EVERYTHING, T0)
-            .await
-            .unwrap()
-            .messages
-            .into_iter()
-            .filter(|m| m.kind == MessageKind::Party)
-            .map(|m| serde_json::from_str(&m.frame()).unwrap())
-            .collect()
+        frames(&*self.messages, name, MessageKind::Party, T0).await
     }
 
     async fn link(&self, name: &str) -> Option<String> {
@@ -228,12 +220,7 @@ async fn given_an_id_nobody_has_when_inviting_then_not_found_and_nothing_is_stor
     w.party_of(&[]).await;
     w.refused("alice", INVITE, json!({"playerId": "nobody"}), "not_found")
         .await;
-    let inbox = w
-        .messages
-        .read(&player("nobody"), &ReplayFrom::EVERYTHING, T0)
-        .await
-        .unwrap();
-    assert!(inbox.messages.is_empty());
+    assert!(inbox(&*w.messages, "nobody", T0).await.is_empty());
 }
 
 #[tokio::test]

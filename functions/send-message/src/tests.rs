@@ -346,9 +346,7 @@ async fn given_the_limits_off_then_a_sender_is_never_limited() {
 
 mod party_chat {
     use super::*;
-    use contracts::fixtures::player;
-    use shared::messaging::ReplayFrom;
-
+    use contracts::fixtures::frames;
     use shared::party::PartyId;
 
     /// alice leads a party of alice, bob and carol; its id.
@@ -357,16 +355,7 @@ mod party_chat {
     }
 
     async fn chat_frames(w: &World, name: &str) -> Vec<Value> {
-        w.tables
-            .messages
-            .read(&player(name), &ReplayFrom::EVERYTHING, T0)
-            .await
-            .unwrap()
-            .messages
-            .into_iter()
-            .filter(|m| m.kind == MessageKind::Chat)
-            .map(|m| serde_json::from_str(&m.payload).unwrap())
-            .collect()
+        frames(&*w.tables.messages, name, MessageKind::Chat, T0).await
     }
 
     #[tokio::test]
