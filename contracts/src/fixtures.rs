@@ -1,10 +1,14 @@
 //! The building blocks tests share: one start time, players and connections by name,
-//! a connected player's `$connect` write in one call, and a player's inbox read back.
+//! a connected player's `$connect` write in one call, a placement's settlement, and a
+//! player's inbox read back.
 
 use serde_json::Value;
-use shared::domain::{ConnectionId, EpochMillis, PlacementId, PlayerId};
-use shared::messaging::{MessageKind, ReplayFrom, StoredMessage};
+use shared::domain::{
+    ConnectionId, EpochMillis, MessageId, PlacementId, PlacementStatus, PlayerId,
+};
+use shared::messaging::{MessageKind, NewMessage, ReplayFrom, StoredMessage};
 use shared::pending::Pending;
+use shared::placement::{PlacedGameSession, SettledPlayer, Settlement};
 use shared::players::NewConnection;
 use shared::ports::InboxReader;
 
@@ -68,6 +72,63 @@ pub fn new_connection(name: &str, connection_id: &str, at: EpochMillis) -> NewCo
         heartbeat_deadline: at + HEARTBEAT_TIMEOUT_MS,
         sweep_shard: 0,
         expire_at_secs: at / 1000 + shared::domain::PLAYER_RETENTION_SECONDS,
+    }
+}
+
+/// The game session a fulfilled [`settlement`] creates.
+pub fn placed_game_session() -> PlacedGameSession {
+    PlacedGameSession {
+        game_session_arn: "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1".into(),
+        ip_address: "10.0.0.1".into(),
+        dns_name: "ec2-10-0-0-1.eu-west-1.compute.amazonaws.com".into(),
+        port: 7777,
+        region: "eu-west-1".into(),
+    }
+}
+
+/// The `placement` frame telling `recipient` that placement `id` ended with `status`,
+/// appended at `at` (kept a day).
+pub fn placement_message(
+    id: &str,
+    recipient: &str,
+    status: PlacementStatus,
+    at: EpochMillis,
+) -> NewMessage {
+    NewMessage {
+        message_id: MessageId::deterministic(&["placement", id, recipient]),
+        recipient_id: player(recipient),
+        sender_id: "system".into(),
+        kind: MessageKind::Placement,
+        payload: format!(r#"{{"type":"placement","placementId":"{id}","status":"{status}"}}"#),
+        created_at: at,
+        expire_at_secs: at / 1000 + 86_400,
+    }
+}
+
+/// Placement `id` ended with `status` at `at`, as `on-placement-event` settles it: each
+/// of `players` told by a [`placement_message`] and, when FULFILLED, seated (player
+/// session `psess-<name>`) in [`placed_game_session`].
+pub fn settlement(
+    id: &str,
+    status: PlacementStatus,
+    players: &[&str],
+    at: EpochMillis,
+) -> Settlement {
+    let fulfilled = status == PlacementStatus::Fulfilled;
+    Settlement {
+        placement_id: placement_id(id),
+        status,
+        game_session: fulfilled.then(placed_game_session),
+        players: players
+            .iter()
+            .map(|name| SettledPlayer {
+                player_id: player(name),
+                player_session_id: fulfilled.then(|| format!("psess-{name}")),
+                connection: Default::default(),
+                message: placement_message(id, name, status, at),
+            })
+            .collect(),
+        at,
     }
 }
 

@@ -8,16 +8,14 @@ use crate::Inboxes;
 
 use crate::PlacementsTable;
 use crate::PlayersTable;
-use shared::domain::{
-    ConnectionId, EpochMillis, GameSession, MessageId, PlacementStatus, PlayerId,
-};
-use shared::messaging::{MessageKind, NewMessage, ReplayFrom};
+use shared::domain::{ConnectionId, EpochMillis, GameSession, PlacementStatus, PlayerId};
+use shared::messaging::{NewMessage, ReplayFrom};
 use shared::pending::Reservation;
-use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
+use shared::placement::{PlacementRecord, Settlement};
 use shared::players::{NewConnection, PlayerRecord};
 use shared::ports::{PlacementOutcomes, StoreError};
 
-use crate::fixtures::{T0, pending, placement_id};
+use crate::fixtures::{self, T0, pending, placed_game_session, placement_id, placement_message};
 
 /// The stores a scenario works on; `outcomes` must settle into these `placements`,
 /// `players` and `messages`.
@@ -50,45 +48,15 @@ async fn connect(stores: &PlacementStores, name: &str, at: EpochMillis) {
         .expect("connect");
 }
 
-fn game_session() -> PlacedGameSession {
-    PlacedGameSession {
-        game_session_arn: "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1".into(),
-        ip_address: "10.0.0.1".into(),
-        dns_name: "ec2-10-0-0-1.eu-west-1.compute.amazonaws.com".into(),
-        port: 7777,
-        region: "eu-west-1".into(),
-    }
-}
+/// When the scenarios' placements end.
+const SETTLED_AT: EpochMillis = T0 + 5_000;
 
 fn message(id: &str, recipient: &str, status: PlacementStatus) -> NewMessage {
-    NewMessage {
-        message_id: MessageId::deterministic(&["placement", id, recipient]),
-        recipient_id: player(recipient),
-        sender_id: "system".into(),
-        kind: MessageKind::Placement,
-        payload: format!(r#"{{"type":"placement","placementId":"{id}","status":"{status}"}}"#),
-        created_at: T0,
-        expire_at_secs: T0 / 1000 + 86_400,
-    }
+    placement_message(id, recipient, status, SETTLED_AT)
 }
 
 fn settlement(id: &str, status: PlacementStatus, players: &[&str]) -> Settlement {
-    let fulfilled = status == PlacementStatus::Fulfilled;
-    Settlement {
-        placement_id: placement_id(id),
-        status,
-        game_session: fulfilled.then(game_session),
-        players: players
-            .iter()
-            .map(|name| SettledPlayer {
-                player_id: player(name),
-                player_session_id: fulfilled.then(|| format!("psess-{name}")),
-                connection: Default::default(),
-                message: message(id, name, status),
-            })
-            .collect(),
-        at: T0 + 5_000,
-    }
+    fixtures::settlement(id, status, players, SETTLED_AT)
 }
 
 /// Everything in `recipient`'s inbox, as it was appended (seqs left out).
@@ -223,7 +191,7 @@ pub async fn given_a_pending_placement_when_fulfilled_then_placement_players_and
     assert_eq!(stored.status, PlacementStatus::Fulfilled);
     assert_eq!(stored.updated_at, T0 + 5_000);
     assert_eq!(stored.created_at, T0);
-    assert_eq!(stored.game_session, Some(game_session()));
+    assert_eq!(stored.game_session, Some(placed_game_session()));
     assert_eq!(
         stored
             .player_sessions
@@ -238,7 +206,7 @@ pub async fn given_a_pending_placement_when_fulfilled_then_placement_players_and
         assert_eq!(record.pending, None, "{name}");
         assert_eq!(
             record.game_session,
-            Some(game_session().seat(format!("psess-{name}"))),
+            Some(placed_game_session().seat(format!("psess-{name}"))),
             "{name}: each player gets their own player session"
         );
         let messages = pending_messages(stores, name).await;
@@ -252,9 +220,9 @@ pub async fn given_a_pending_placement_when_fulfilled_then_placement_players_and
 
     // The seat survives a reconnect, and a rejoin replaces it within the same game only.
     connect(stores, "alice", T0 + 10_000).await;
-    let rejoined = game_session().seat("psess-alice-2");
+    let rejoined = placed_game_session().seat("psess-alice-2");
     assert!(rejoin(stores, "alice", &rejoined).await);
-    let mut other_game = game_session().seat("psess-alice-3");
+    let mut other_game = placed_game_session().seat("psess-alice-3");
     other_game.game_session_arn = "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-2".into();
     assert!(!rejoin(stores, "alice", &other_game).await);
     let alice = record(stores, "alice").await;
@@ -391,7 +359,7 @@ pub async fn given_more_players_than_one_transaction_takes_when_settled_then_eve
     let last = record(stores, "many119").await;
     assert_eq!(
         last.game_session,
-        Some(game_session().seat("psess-many119"))
+        Some(placed_game_session().seat("psess-many119"))
     );
 }
 
@@ -399,7 +367,7 @@ pub async fn given_a_seated_player_when_their_game_is_reported_over_then_the_sea
     stores: &PlacementStores,
 ) {
     seated(stores, &["alice", "bob"]).await;
-    let arn = game_session().game_session_arn;
+    let arn = placed_game_session().game_session_arn;
 
     let other = "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/other";
     // Another game: nothing changes. Then twice, or for a player with no item: nothing
@@ -433,7 +401,7 @@ pub async fn given_a_refresh_and_a_rejoin_racing_when_the_stale_refresh_stores_l
 ) {
     // Given alice seated in gs-1 as psess-alice
     seated(stores, &["alice"]).await;
-    let mut refreshed = game_session().seat("psess-alice");
+    let mut refreshed = placed_game_session().seat("psess-alice");
     refreshed.connection = Some(shared::domain::ConnectionDetails {
         endpoints: vec![shared::domain::ConnectionEndpoint {
             ip_address: "198.51.100.7".into(),
@@ -445,7 +413,7 @@ pub async fn given_a_refresh_and_a_rejoin_racing_when_the_stale_refresh_stores_l
 
     // When a rejoin stores a new player session in the same game, and then the refresh
     // that read the old seat stores that seat's fresh details
-    let rejoined = game_session().seat("psess-alice-2");
+    let rejoined = placed_game_session().seat("psess-alice-2");
     assert!(rejoin(stores, "alice", &rejoined).await);
     let stale = refresh(stores, "alice", &refreshed).await;
 

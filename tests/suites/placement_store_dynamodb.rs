@@ -43,12 +43,11 @@ mod dynamodb_specific {
     };
     use aws_sdk_dynamodb::Client;
     use aws_sdk_dynamodb::types::{AttributeValue, KeyType};
-    use contracts::fixtures::placement_id;
+    use contracts::fixtures::{placement_id, settlement};
     use contracts::ports::*;
-    use shared::domain::{ConnectionId, MessageId, PlacementStatus, PlayerId};
-    use shared::messaging::{MessageKind, NewMessage};
+    use shared::domain::{ConnectionId, PlacementStatus, PlayerId};
     use shared::pending::{Pending, Reservation};
-    use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
+    use shared::placement::{PlacementRecord, Settlement};
     use shared::players::NewConnection;
     use shared::ports::PlacementOutcomes;
     use tests::dynamodb::calls;
@@ -106,35 +105,8 @@ mod dynamodb_specific {
     }
 
     fn fulfilled(id: &str, names: &[String]) -> Settlement {
-        Settlement {
-            placement_id: placement_id(id),
-            status: PlacementStatus::Fulfilled,
-            game_session: Some(PlacedGameSession {
-                game_session_arn: "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1".into(),
-                ip_address: "10.0.0.1".into(),
-                dns_name: "host.example".into(),
-                port: 7777,
-                region: "eu-west-1".into(),
-            }),
-            players: names
-                .iter()
-                .map(|name| SettledPlayer {
-                    player_id: player(name),
-                    player_session_id: Some(format!("psess-{name}")),
-                    connection: Default::default(),
-                    message: NewMessage {
-                        message_id: MessageId::deterministic(&["placement", id, name]),
-                        recipient_id: player(name),
-                        sender_id: "system".into(),
-                        kind: MessageKind::Placement,
-                        payload: "{}".into(),
-                        created_at: T0,
-                        expire_at_secs: T0 / 1000 + 86_400,
-                    },
-                })
-                .collect(),
-            at: T0 + 1,
-        }
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        settlement(id, PlacementStatus::Fulfilled, &names, T0 + 1)
     }
 
     #[tokio::test]
@@ -289,7 +261,7 @@ mod dynamodb_specific {
                 s("arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1"),
             ),
             ("ipAddress", s("10.0.0.1")),
-            ("dnsName", s("host.example")),
+            ("dnsName", s("ec2-10-0-0-1.eu-west-1.compute.amazonaws.com")),
             ("port", AttributeValue::N("7777".into())),
             ("region", s("eu-west-1")),
             ("playerSessionId", s("psess-alice")),

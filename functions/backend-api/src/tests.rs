@@ -3,15 +3,17 @@
 
 use std::sync::Arc;
 
-use contracts::fixtures::{T0, inbox, new_connection, placement_id, player};
+use contracts::fixtures::{
+    T0, inbox, new_connection, placed_game_session, placement_id, player, settlement,
+};
 use contracts::ports::*;
 use contracts::unavailable::Unavailable;
 use lambda_http::http::{StatusCode, header};
 use memory_adapters::test_wiring::TestWiring;
 use serde_json::{Value, json};
-use shared::domain::{MessageId, PlacementStatus};
-use shared::messaging::{MessageKind, NewMessage, StoredMessage};
-use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
+use shared::domain::PlacementStatus;
+use shared::messaging::{MessageKind, StoredMessage};
+use shared::placement::{PlacedGameSession, PlacementRecord};
 use shared::ports::PlacementOutcomes;
 
 use super::*;
@@ -55,35 +57,11 @@ impl World {
             .await
             .unwrap();
         let outcomes = &self.w.tables.outcomes;
-        let settlement = Settlement {
-            placement_id: placement_id(id),
-            status: PlacementStatus::Fulfilled,
-            game_session: Some(PlacedGameSession {
-                game_session_arn: arn.into(),
-                ip_address: "10.0.0.9".into(),
-                dns_name: "game.example".into(),
-                port: 7777,
-                region: "us-east-1".into(),
-            }),
-            players: names
-                .iter()
-                .map(|name| SettledPlayer {
-                    player_id: player(name),
-                    player_session_id: Some(format!("psess-{name}")),
-                    connection: Default::default(),
-                    message: NewMessage {
-                        message_id: MessageId::deterministic(&["placement", id, name]),
-                        recipient_id: player(name),
-                        sender_id: "system".into(),
-                        kind: MessageKind::Placement,
-                        payload: "{}".into(),
-                        created_at: T0,
-                        expire_at_secs: T0 / 1000 + 86_400,
-                    },
-                })
-                .collect(),
-            at: T0,
-        };
+        let mut settlement = settlement(id, PlacementStatus::Fulfilled, names, T0);
+        settlement.game_session = Some(PlacedGameSession {
+            game_session_arn: arn.into(),
+            ..placed_game_session()
+        });
         assert!(outcomes.settle(&settlement).await.unwrap());
     }
 

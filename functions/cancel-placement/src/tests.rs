@@ -1,18 +1,17 @@
 use super::*;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
-use contracts::fixtures::{new_connection, placement_id};
+use contracts::fixtures::{new_connection, placement_id, settlement};
 use contracts::ports::*;
 use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryPlacementOutcomes, InMemoryPlacementStore, InMemoryPlayerStore};
 use serde_json::Value;
 use serde_json::json;
-use shared::domain::{MessageId, PlacementStatus};
+use shared::domain::PlacementStatus;
 use shared::matchmaking::TicketId;
-use shared::messaging::{MessageKind, NewMessage};
 use shared::pending::Pending;
-use shared::placement::{PlacementRecord, SettledPlayer, Settlement};
+use shared::placement::PlacementRecord;
 use shared::ports::PlacementOutcomes;
 
 const T0: i64 = 1_795_323_600_000;
@@ -62,27 +61,7 @@ async fn pending(w: &World, player: &str, id: &str) {
 
 /// The placement ended with `status`, as `on-placement-event` settles it.
 async fn ended(w: &World, player: &str, id: &str, status: PlacementStatus) {
-    let player_id = PlayerId::parse(player).unwrap();
-    let settlement = Settlement {
-        placement_id: placement_id(id),
-        status,
-        game_session: None,
-        players: vec![SettledPlayer {
-            player_id: player_id.clone(),
-            player_session_id: None,
-            connection: Default::default(),
-            message: NewMessage {
-                message_id: MessageId::deterministic(&["placement", id, player]),
-                recipient_id: player_id,
-                sender_id: "system".into(),
-                kind: MessageKind::Placement,
-                payload: "{}".into(),
-                created_at: T0,
-                expire_at_secs: 0,
-            },
-        }],
-        at: T0 + 1,
-    };
+    let settlement = settlement(id, status, &[player], T0 + 1);
     assert!(w.outcomes.settle(&settlement).await.unwrap());
 }
 

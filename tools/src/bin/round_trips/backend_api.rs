@@ -10,11 +10,12 @@ use aws_adapters::dynamodb::{
     DynamoMessageStore, DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore,
 };
 use contracts::events::percent_encoded;
+use contracts::fixtures::{placed_game_session, settlement};
 use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlacementId, PlacementStatus, PlayerId};
 use shared::messaging::{MessageKind, NewMessage};
-use shared::placement::{PlacedGameSession, PlacementRecord, SettledPlayer, Settlement};
+use shared::placement::{PlacedGameSession, PlacementRecord};
 use shared::players::NewConnection;
 use shared::ports::{Connections, MessageStore, PlacementOutcomes, PlacementRecorder};
 
@@ -228,35 +229,11 @@ async fn seat(
         config.players_table.clone(),
         config.messages_table.clone(),
     );
-    let settlement = Settlement {
-        placement_id: id,
-        status: PlacementStatus::Fulfilled,
-        game_session: Some(PlacedGameSession {
-            game_session_arn: ARN.into(),
-            ip_address: "10.0.0.1".into(),
-            dns_name: "game.example".into(),
-            port: 7777,
-            region: "us-east-1".into(),
-        }),
-        players: names
-            .iter()
-            .map(|name| SettledPlayer {
-                player_id: player(name),
-                player_session_id: Some(format!("psess-{name}")),
-                connection: Default::default(),
-                message: NewMessage {
-                    message_id: MessageId::deterministic(&["placement", "rt-backend-1", name]),
-                    recipient_id: player(name),
-                    sender_id: "system".into(),
-                    kind: MessageKind::Placement,
-                    payload: "{}".into(),
-                    created_at: now(),
-                    expire_at_secs: now() / 1000 + 3600,
-                },
-            })
-            .collect(),
-        at: now(),
-    };
+    let mut settlement = settlement(id.as_str(), PlacementStatus::Fulfilled, names, now());
+    settlement.game_session = Some(PlacedGameSession {
+        game_session_arn: ARN.into(),
+        ..placed_game_session()
+    });
     outcomes.settle(&settlement).await?;
     Ok(())
 }
