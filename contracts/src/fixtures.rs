@@ -10,7 +10,7 @@ use shared::messaging::{MessageKind, NewMessage, ReplayFrom, StoredMessage};
 use shared::pending::Pending;
 use shared::placement::{PlacedGameSession, SettledPlayer, Settlement};
 use shared::players::NewConnection;
-use shared::ports::InboxReader;
+use shared::ports::{Connections, InboxReader};
 
 /// A seat on a game server reached directly: the protocol's fixture, for the crates
 /// that reach the protocol through `shared`.
@@ -73,6 +73,22 @@ pub fn new_connection(name: &str, connection_id: &str, at: EpochMillis) -> NewCo
         sweep_shard: 0,
         expire_at_secs: at / 1000 + shared::domain::PLAYER_RETENTION_SECONDS,
     }
+}
+
+/// `name` connected on `connection_id` at `at`: the [`new_connection`] write.
+///
+/// # Panics
+/// When the store fails (the test fails with its error).
+pub async fn connected(
+    players: &dyn Connections,
+    name: &str,
+    connection_id: &str,
+    at: EpochMillis,
+) {
+    players
+        .connect(&new_connection(name, connection_id, at))
+        .await
+        .unwrap_or_else(|e| panic!("{name} did not connect: {e}"));
 }
 
 /// The game session a fulfilled [`settlement`] creates.

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use contracts::fixtures::{
-    T0, inbox, new_connection, placed_game_session, placement_id, player, settlement,
+    T0, connected, inbox, placed_game_session, placement_id, player, settlement,
 };
 use contracts::ports::*;
 use contracts::unavailable::Unavailable;
@@ -30,11 +30,7 @@ struct World {
 async fn world() -> World {
     let w = TestWiring::new().at(T0 + 1_000);
     for name in ["alice", "bob"] {
-        w.tables
-            .players
-            .connect(&new_connection(name, &format!("c-{name}"), T0))
-            .await
-            .unwrap();
+        connected(&*w.tables.players, name, &format!("c-{name}"), T0).await;
     }
     World {
         api: wire(&w.wiring()),
@@ -631,11 +627,7 @@ mod friends {
     async fn given_friends_and_an_invitation_when_listed_then_friends_carry_presence_and_state_filters()
      {
         let w = world().await;
-        w.w.tables
-            .players
-            .connect(&new_connection("carol", "c-carol", T0))
-            .await
-            .unwrap();
+        connected(&*w.w.tables.players, "carol", "c-carol", T0).await;
         w.call(&event("PUT", "/v1/players/alice/friends/bob")).await;
         acts(&w, "carol", "alice", Action::Add).await;
         let list = event("POST", "/v1/players/alice/friends:list");
@@ -679,11 +671,7 @@ mod friends {
         let total = shared::friends::FRIENDS_PAGE_SIZE as usize + 5;
         for i in 0..total {
             let name = format!("p{i:03}");
-            w.w.tables
-                .players
-                .connect(&new_connection(&name, &format!("c-{name}"), T0))
-                .await
-                .unwrap();
+            connected(&*w.w.tables.players, &name, &format!("c-{name}"), T0).await;
             let (status, _, body) = w
                 .call(&event("PUT", &format!("/v1/players/alice/friends/{name}")))
                 .await;

@@ -1,7 +1,7 @@
 use super::*;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
-use contracts::fixtures::{new_connection, placement_id, settlement};
+use contracts::fixtures::{connected, placement_id, settlement};
 use contracts::ports::*;
 use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
@@ -32,10 +32,7 @@ async fn world() -> World {
     let w = TestWiring::new().at(T0);
     let players = w.tables.players.clone();
     for (player, connection) in [("alice", "L0SM9cOFvHcCIhw="), ("bob", "c-bob")] {
-        players
-            .connect(&new_connection(player, connection, T0))
-            .await
-            .unwrap();
+        connected(&*players, player, connection, T0).await;
     }
     World {
         handler: wire(&w.wiring()),

@@ -59,7 +59,7 @@ impl RouteHandler for DisconnectHandler {
 mod tests {
     use super::*;
     use contracts::events::{parse_event, route_event};
-    use contracts::fixtures::new_connection;
+    use contracts::fixtures::connected;
     use contracts::ports::*;
     use memory_adapters::InMemoryPlayerStore;
     use memory_adapters::test_wiring::TestWiring;
@@ -72,10 +72,7 @@ mod tests {
     }
 
     async fn online(players: &InMemoryPlayerStore, connection: &str, at: i64) {
-        players
-            .connect(&new_connection("alice", connection, at))
-            .await
-            .unwrap();
+        connected(players, "alice", connection, at).await;
     }
 
     /// The handler as `wire` builds it, its clock at `now`.

@@ -1,6 +1,6 @@
 use super::*;
 use contracts::events::{reply_frame, route_event};
-use contracts::fixtures::{T0, frames, new_connection, player};
+use contracts::fixtures::{T0, connected, frames, player};
 use contracts::ports::*;
 use contracts::unavailable::Unavailable;
 use edge::websocket::RouteHandler;
@@ -41,12 +41,13 @@ async fn unlimited() -> World {
 
 impl World {
     async fn connect(&self, name: &str) {
-        self.wiring
-            .tables
-            .players
-            .connect(&new_connection(name, &format!("c-{name}"), T0 - 1_000))
-            .await
-            .unwrap();
+        connected(
+            &*self.wiring.tables.players,
+            name,
+            &format!("c-{name}"),
+            T0 - 1_000,
+        )
+        .await;
     }
 
     async fn send(&self, from: &str, route: &str, body: Value) -> Value {

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use contracts::events::{reply_frame, route_event};
 use contracts::fake_matchmaker::{FakeMatchmaker, MatchmakerCall};
-use contracts::fixtures::{T0, new_connection, placement_id, player};
+use contracts::fixtures::{T0, connected, placement_id, player};
 use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryPlacementStore, InMemoryPlayerStore, InMemoryTicketStore};
@@ -14,7 +14,7 @@ use shared::matchmaking::{AttributeValue, TicketStatus};
 use shared::matchmaking::{TicketChange, TicketPlayerChange, TicketRecord};
 use shared::pending::Pending;
 use shared::placement::PlacementRecord;
-use shared::ports::{Connections, PendingSlots, PlacementRecorder, TicketChanges};
+use shared::ports::{PendingSlots, PlacementRecorder, TicketChanges};
 
 use super::*;
 
@@ -34,10 +34,7 @@ async fn world_with(settings: MatchmakingSettings) -> World {
     w.matchmaking = settings;
     let players = w.tables.players.clone();
     for name in ["alice", "bob", "carol", "dave"] {
-        players
-            .connect(&new_connection(name, &format!("c-{name}"), T0 - 1_000))
-            .await
-            .unwrap();
+        connected(&*players, name, &format!("c-{name}"), T0 - 1_000).await;
     }
     w.party_of(&["alice", "bob"], 8, T0).await;
     players

@@ -3,7 +3,7 @@
 //! duplicates, late and out-of-order events change and push nothing.
 
 use contracts::fake_gamelift::FakeGameLift;
-use contracts::fixtures::{inbox, new_connection};
+use contracts::fixtures::{connected, inbox};
 use contracts::ports::*;
 use lambda_runtime::Context;
 use memory_adapters::test_wiring::TestWiring;
@@ -68,10 +68,7 @@ async fn world_in(mode: PlayerGateway) -> World {
     let players = w.tables.players.clone();
     let tickets = w.tables.tickets.clone();
     for (name, id) in [("alice", A), ("bob", B)] {
-        players
-            .connect(&new_connection(name, &format!("c-{name}"), T0))
-            .await
-            .unwrap();
+        connected(&*players, name, &format!("c-{name}"), T0).await;
         let record = TicketRecord::queued(ticket(id), player(name), vec![], "default", T0 - 1_000);
         players
             .reserve(

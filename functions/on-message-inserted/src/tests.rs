@@ -1,5 +1,5 @@
 use contracts::events::{parse_event, stream_insert};
-use contracts::fixtures::{T0, connection_of, inbox, new_connection, player};
+use contracts::fixtures::{T0, connected, connection_of, inbox, player};
 use contracts::recording_gateway::{GatewayCall, RecordingGateway};
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPlayerStore};
@@ -36,10 +36,7 @@ impl World {
     /// Connects `name` on `c-<name>` without the hand-over `resume` makes: a connection
     /// that is still opening, or that has not sent `resume` yet.
     async fn connected(&self, name: &str) {
-        self.players
-            .connect(&new_connection(name, connection_of(name).as_str(), T0))
-            .await
-            .unwrap();
+        connected(&*self.players, name, connection_of(name).as_str(), T0).await;
     }
 
     /// Connects `name` and hands the connection over to live delivery from the
@@ -183,10 +180,7 @@ async fn given_a_player_who_connected_again_elsewhere_then_the_old_live_connecti
     // Given bob is live on c-bob, then connects again on c-bob-2 (not resumed yet)
     let w = world();
     w.live("bob").await;
-    w.players
-        .connect(&new_connection("bob", "c-bob-2", T0 + 1))
-        .await
-        .unwrap();
+    connected(&*w.players, "bob", "c-bob-2", T0 + 1).await;
     let (_, records) = w.insert(&["bob"]).await;
     assert!(w.run(records).await.is_empty());
     assert!(w.gateway.calls().is_empty(), "neither socket is posted to");

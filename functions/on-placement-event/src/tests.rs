@@ -1,7 +1,7 @@
 use super::*;
 use async_trait::async_trait;
 use contracts::fake_gamelift::FakeGameLift;
-use contracts::fixtures::{new_connection, placement_id};
+use contracts::fixtures::{connected, placement_id};
 use contracts::ports::*;
 use lambda_runtime::Context;
 use memory_adapters::test_wiring::TestWiring;
@@ -78,10 +78,7 @@ async fn world_in(mode: PlayerGateway) -> World {
     let players = w.tables.players.clone();
     let placements = w.tables.placements.clone();
     for name in ["alice", "bob"] {
-        players
-            .connect(&new_connection(name, &format!("c-{name}"), T0))
-            .await
-            .unwrap();
+        connected(&*players, name, &format!("c-{name}"), T0).await;
     }
     for id in [P_FUL, P_CAN, P_TIM, P_FAI] {
         placements

@@ -1,6 +1,6 @@
 use super::*;
 use contracts::events::{reply_frame, route_event};
-use contracts::fixtures::{T0, frames, inbox, new_connection, player};
+use contracts::fixtures::{T0, connected, frames, inbox, player};
 use contracts::ports::*;
 use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
@@ -27,11 +27,7 @@ async fn world_with(adjust: impl FnOnce(&mut Config)) -> World {
     let mut w = TestWiring::new();
     adjust(&mut w.config);
     for name in ["alice", "bob", "carol", "dave", "eve"] {
-        w.tables
-            .players
-            .connect(&new_connection(name, &format!("c-{name}"), T0 - 1_000))
-            .await
-            .unwrap();
+        connected(&*w.tables.players, name, &format!("c-{name}"), T0 - 1_000).await;
     }
     World {
         players: w.tables.players.clone(),

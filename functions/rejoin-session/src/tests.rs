@@ -3,7 +3,7 @@ use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::{
     FAKE_DNS_NAME, FAKE_IP_ADDRESS, FAKE_PORT, FakeGameLift, GameLiftCall,
 };
-use contracts::fixtures::{new_connection, placement_id};
+use contracts::fixtures::{connected, placement_id};
 use contracts::ports::*;
 use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
@@ -40,10 +40,7 @@ async fn world() -> World {
     // The refresh's limit off (its own test turns it on).
     w.config.rate_limits.placements_per_minute = 0;
     let players = w.tables.players.clone();
-    players
-        .connect(&new_connection("alice", "L0SM9cOFvHcCIhw=", T0))
-        .await
-        .unwrap();
+    connected(&*players, "alice", "L0SM9cOFvHcCIhw=", T0).await;
     World {
         handler: wire(&w.wiring()),
         players,

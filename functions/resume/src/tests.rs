@@ -1,7 +1,7 @@
 use std::sync::Mutex;
 
 use contracts::events::{parse_event, reply_frame, route_event};
-use contracts::fixtures::{T0, connection_of, new_connection, player};
+use contracts::fixtures::{T0, connected, connection_of, player};
 use contracts::recording_gateway::{GatewayCall, RecordingGateway};
 use contracts::unavailable::Unavailable;
 use memory_adapters::test_wiring::TestWiring;
@@ -84,10 +84,7 @@ fn presence(to: &str, about: &str, status: &str, n: i64) -> NewMessage {
 
 impl World {
     async fn connect(&self, name: &str, connection: &str, at: i64) {
-        self.players
-            .connect(&new_connection(name, connection, at))
-            .await
-            .unwrap();
+        connected(&*self.players, name, connection, at).await;
     }
 
     async fn append(&self, messages: &[NewMessage]) {

@@ -1,7 +1,6 @@
 use super::*;
 use contracts::events::{parse_event, reply_frame, route_event};
-use contracts::fixtures::{T0, new_connection};
-use contracts::ports::*;
+use contracts::fixtures::{T0, connected};
 use edge::websocket::{RouteHandler, RouteResult};
 use memory_adapters::test_wiring::TestWiring;
 use serde_json::json;
@@ -32,11 +31,13 @@ fn world_with(limits: RateLimits) -> World {
 impl World {
     async fn known(&self, names: &[&str]) {
         for name in names {
-            self.tables
-                .players
-                .connect(&new_connection(name, &format!("c-{name}"), T0 - 60_000))
-                .await
-                .unwrap();
+            connected(
+                &*self.tables.players,
+                name,
+                &format!("c-{name}"),
+                T0 - 60_000,
+            )
+            .await;
         }
     }
 

@@ -1,7 +1,7 @@
 use super::*;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
-use contracts::fixtures::new_connection;
+use contracts::fixtures::connected;
 use contracts::ports::*;
 use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
@@ -32,10 +32,7 @@ fn wiring() -> TestWiring {
 async fn world() -> World {
     let w = wiring();
     let players = w.tables.players.clone();
-    players
-        .connect(&new_connection("alice", "c1", T0))
-        .await
-        .unwrap();
+    connected(&*players, "alice", "c1", T0).await;
     World {
         handler: wire(&w.wiring()),
         players,
@@ -480,12 +477,7 @@ async fn given_the_placement_limit_reached_then_rate_limited_before_anything_is_
     limited
         .replace::<dyn PartyReader>(down.clone())
         .replace::<dyn PartySlots>(down);
-    limited
-        .tables
-        .players
-        .connect(&new_connection("alice", "c1", T0))
-        .await
-        .unwrap();
+    connected(&*limited.tables.players, "alice", "c1", T0).await;
     let w = World {
         handler: wire(&limited.wiring()),
         players: limited.tables.players.clone(),
@@ -515,10 +507,7 @@ mod party;
 async fn the_sample_set_placement_latencies_event_runs_through_the_handler() {
     // Given bob connected as the sample event's caller.
     let w = world().await;
-    w.players
-        .connect(&new_connection("bob", "L0SM9cOFvHcCIhw=", T0))
-        .await
-        .unwrap();
+    connected(&*w.players, "bob", "L0SM9cOFvHcCIhw=", T0).await;
     let raw =
         serde_json::from_str(include_str!("../../../events/set-placement-latencies.json")).unwrap();
 

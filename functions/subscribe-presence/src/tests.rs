@@ -1,5 +1,5 @@
 use contracts::events::{parse_event, reply_frame, route_event};
-use contracts::fixtures::new_connection;
+use contracts::fixtures::connected;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryPlayerStore, InMemorySubscriptionStore};
 use serde_json::{Value, json};
@@ -47,10 +47,7 @@ async fn request(w: &World, route: &str, body: Value) -> Value {
 }
 
 async fn connect(w: &World, player: &str, at: i64) {
-    w.players
-        .connect(&new_connection(player, &format!("c-{player}"), at))
-        .await
-        .unwrap();
+    connected(&*w.players, player, &format!("c-{player}"), at).await;
 }
 
 async fn disconnect(w: &World, player: &str, at: i64) {

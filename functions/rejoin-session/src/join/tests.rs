@@ -1,13 +1,13 @@
 use contracts::events::{reply_frame, route_event};
 use contracts::fake_gamelift::{FAKE_IP_ADDRESS, FAKE_PORT, GameLiftCall};
-use contracts::fixtures::new_connection;
+use contracts::fixtures::connected;
 use contracts::friend_store_contract::{act, befriend};
 use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
 use serde_json::{Value, json};
 use shared::domain::{GameSession, PlayerId};
 use shared::friends::Action;
-use shared::ports::{Connections, GameLiftError, PlayerReader, Seats};
+use shared::ports::{GameLiftError, PlayerReader, Seats};
 
 use crate::{RejoinSessionHandler, wire};
 
@@ -42,10 +42,7 @@ async fn world() -> World {
     wiring.config.rate_limits.placements_per_minute = 0;
     let players = wiring.tables.players.clone();
     for name in ["alice", "bob"] {
-        players
-            .connect(&new_connection(name, &format!("c-{name}"), T0))
-            .await
-            .unwrap();
+        connected(&*players, name, &format!("c-{name}"), T0).await;
     }
     players
         .take_seat(&p("bob"), &seat(ARN, "psess-bob"))
@@ -134,12 +131,7 @@ async fn given_no_friendship_when_joining_then_forbidden_and_gamelift_is_not_ask
 async fn given_a_friend_in_no_game_when_joining_then_not_found() {
     let w = world().await;
     befriend(&*w.wiring.tables.friends, "alice", "carol").await;
-    w.wiring
-        .tables
-        .players
-        .connect(&new_connection("carol", "c-carol", T0))
-        .await
-        .unwrap();
+    connected(&*w.wiring.tables.players, "carol", "c-carol", T0).await;
     let refused = join(&w, "carol").await;
     assert_eq!(refused["code"], "not_found", "{refused}");
     assert_eq!(refused["message"], "carol is in no game");

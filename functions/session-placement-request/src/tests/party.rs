@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use contracts::events::{reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
-use contracts::fixtures::{T0, new_connection, player};
+use contracts::fixtures::{T0, connected, player};
 use contracts::ports::*;
 use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
@@ -31,10 +31,7 @@ async fn world() -> World {
     w.config.rate_limits.placements_per_minute = 0;
     let players = w.tables.players.clone();
     for name in ["alice", "bob", "carol", "dave"] {
-        players
-            .connect(&new_connection(name, &format!("c-{name}"), T0 - 1_000))
-            .await
-            .unwrap();
+        connected(&*players, name, &format!("c-{name}"), T0 - 1_000).await;
     }
     w.party_of(&["alice", "bob", "carol"], 8, T0).await;
     World {

@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use contracts::events::{reply_frame, route_event};
-use contracts::fixtures::new_connection;
+use contracts::fixtures::connected;
 use contracts::unavailable::Unavailable;
 use edge::websocket::RouteHandler;
 use memory_adapters::InProcessEventBus;
@@ -25,12 +25,7 @@ struct World {
 async fn world_with_limit(per_minute: u32) -> World {
     let mut wiring = TestWiring::new().at(T0);
     wiring.config.rate_limits.activity_per_minute = per_minute;
-    wiring
-        .tables
-        .players
-        .connect(&new_connection("bob", "c-bob", T0 - 1000))
-        .await
-        .unwrap();
+    connected(&*wiring.tables.players, "bob", "c-bob", T0 - 1000).await;
     World {
         handler: wire(&wiring.wiring()),
         wiring,

@@ -79,40 +79,45 @@ impl World {
                 .await?;
         }
         bench.reset();
-        bench
-            .invoke(
-                self.on_presence
-                    .handle(lambda_event(presence_bus_event("nobody-watches")?)),
-            )
-            .await?;
-        bench.row(
-            "presence_event_no_watchers",
-            "presence event, nobody watching",
-            "1 query (watchers) ‖ 1 query (friends)",
-        );
-        bench
-            .invoke(
-                self.on_presence
-                    .handle(lambda_event(presence_bus_event("star")?)),
-            )
-            .await?;
-        bench.row(
-            "presence_event_10_watchers_first",
-            "presence event, 10 watchers, first message to each inbox",
-            "1 query (watchers) ‖ 1 query (friends) + 10 appends (each starts its inbox: a two-item transaction)",
-        );
-        bench
-            .invoke(
-                self.on_presence
-                    .handle(lambda_event(presence_bus_event("star")?)),
-            )
-            .await?;
-        bench.row(
-            "presence_event_10_watchers",
-            "presence event, 10 watchers, later messages",
-            "1 query (watchers) ‖ 1 query (friends) + 10 appends (a query and a conditional write each)",
-        );
+        // (who comes online, row id, label, target)
+        for (star, id, label, target) in [
+            (
+                "nobody-watches",
+                "presence_event_no_watchers",
+                "presence event, nobody watching",
+                "1 query (watchers) ‖ 1 query (friends)",
+            ),
+            (
+                "star",
+                "presence_event_10_watchers_first",
+                "presence event, 10 watchers, first message to each inbox",
+                "1 query (watchers) ‖ 1 query (friends) + 10 appends (each starts its inbox: a two-item transaction)",
+            ),
+            (
+                "star",
+                "presence_event_10_watchers",
+                "presence event, 10 watchers, later messages",
+                "1 query (watchers) ‖ 1 query (friends) + 10 appends (a query and a conditional write each)",
+            ),
+        ] {
+            self.presence_event(bench, star, (id, label, target))
+                .await?;
+        }
         self.sweeps(bench).await
+    }
+
+    /// Measures `on-presence-event` telling of `player` coming online
+    /// (`events/presence-connected.json`), as the row (id, label, target).
+    pub(super) async fn presence_event(
+        &self,
+        bench: &mut Bench,
+        player: &str,
+        (id, label, target): (&str, &str, &str),
+    ) -> Result<(), Error> {
+        let event = lambda_event(presence_bus_event(player)?);
+        bench.invoke(self.on_presence.handle(event)).await?;
+        bench.row(id, label, target);
+        Ok(())
     }
 
     /// The sweeper on a Players table of its own: empty, then 100 players heartbeating,

@@ -2,25 +2,14 @@
 //! presence, and the presence fan-out to a player's 200 online friends.
 
 use aws_adapters::dynamodb::DynamoFriendStore;
-use aws_lambda_events::eventbridge::EventBridgeEvent;
 use contracts::events::route_event;
 use contracts::friend_store_contract::befriend;
 use edge::websocket::RouteHandler;
-use serde_json::{Value, json};
+use serde_json::json;
 use shared::requests::Route;
 
 use super::{Error, World};
-use crate::{Bench, client_event, lambda_event, now};
-
-/// `events/presence-connected.json` about `player`.
-fn presence_bus_event(player: &str) -> Result<EventBridgeEvent<Value>, Error> {
-    let mut raw: Value = serde_json::from_str(include_str!(
-        "../../../../../events/presence-connected.json"
-    ))?;
-    raw["detail"]["playerId"] = json!(player);
-    raw["detail"]["at"] = json!(now());
-    Ok(serde_json::from_value(raw)?)
-}
+use crate::{Bench, client_event, now};
 
 /// The friend routes' rows, as (route, from, to, id, label, target).
 const CHANGES: &[(Route, &str, &str, &str, &str, &str)] = &[
@@ -122,17 +111,11 @@ impl World {
             "listFriends, a page of 100 friends with their presence",
             "1 query + 1 BatchGetItem (their presence)",
         );
-        bench
-            .invoke(
-                self.on_presence
-                    .handle(lambda_event(presence_bus_event("star2")?)),
-            )
-            .await?;
-        bench.row(
+        let row = (
             "presence_event_200_friends",
             "presence event, 200 online friends (nobody subscribed)",
             "1 query (watchers) ‖ 1 query (friends), 2 BatchGetItem (their presence), 200 appends",
         );
-        Ok(())
+        self.presence_event(bench, "star2", row).await
     }
 }
