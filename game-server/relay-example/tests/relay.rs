@@ -7,8 +7,8 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use gamelift_server_sdk::protocol::{CreateGameSession, Push, Request, TerminateProcess};
-use gamelift_server_sdk::testing::{Answer, FakeService};
-use gamelift_server_sdk::{Backoff, ErrorKind, GameLiftServer, ServerParameters, Timing};
+use gamelift_server_sdk::testing::{Answer, FakeService, parameters};
+use gamelift_server_sdk::{ErrorKind, GameLiftServer};
 use relay_game_server::{Announcement, Reason, Settings, serve};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::net::TcpStream;
@@ -17,26 +17,6 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 const GAME_SESSION: &str = "arn:aws:gamelift:us-west-2::gamesession/fleet-1/gsess-1";
-
-fn parameters(url: &str) -> ServerParameters {
-    ServerParameters {
-        web_socket_url: url.to_owned(),
-        process_id: "proc-1".into(),
-        host_id: "host-1".into(),
-        fleet_id: "fleet-1".into(),
-        auth_token: "tok-1".into(),
-        timing: Timing {
-            heartbeat_interval: Duration::from_secs(600),
-            reconnect: Backoff {
-                first: Duration::from_millis(50),
-                max: Duration::from_millis(50),
-                retries: 2,
-            },
-            ..Timing::default()
-        },
-        ..ServerParameters::default()
-    }
-}
 
 /// The relay running on the fake, with its game session activated.
 async fn start(

@@ -23,6 +23,40 @@ use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::handshake::server::{Request as Upgrade, Response};
 
+use crate::{Backoff, ServerParameters, Timing};
+
+/// An SDK's parameters for the service at `url` (a fake's [`FakeService::url`]): one
+/// process, host, fleet and token, and [`fast_timing`].
+pub fn parameters(url: &str) -> ServerParameters {
+    ServerParameters {
+        web_socket_url: url.to_owned(),
+        process_id: "proc-1".into(),
+        host_id: "host-1".into(),
+        fleet_id: "fleet-1".into(),
+        auth_token: "tok-1".into(),
+        timing: fast_timing(),
+        ..ServerParameters::default()
+    }
+}
+
+/// Heartbeats far apart (so they do not crowd the frames a test reads), short timeouts,
+/// quick reconnects.
+pub fn fast_timing() -> Timing {
+    Timing {
+        heartbeat_interval: Duration::from_secs(600),
+        heartbeat_max_jitter: Duration::ZERO,
+        call_timeout: Duration::from_secs(3),
+        activate_timeout: Duration::from_secs(3),
+        reconnect: Backoff {
+            first: Duration::from_millis(50),
+            max: Duration::from_millis(200),
+            retries: 3,
+        },
+        refresh_grace: Duration::from_millis(500),
+        ..Timing::default()
+    }
+}
+
 /// How the fake answers an action.
 #[derive(Clone, Debug)]
 pub enum Answer {
