@@ -194,37 +194,34 @@ trait Modeled {
     fn known(&self) -> Option<Known>;
 }
 
-impl Modeled for PostToConnectionError {
-    fn known(&self) -> Option<Known> {
-        match self {
-            Self::GoneException(_) => Some(Known::Gone),
-            Self::PayloadTooLargeException(_) => Some(Known::PayloadTooLarge),
-            Self::LimitExceededException(_) => Some(Known::LimitExceeded),
-            Self::ForbiddenException(_) => Some(Known::Forbidden),
-            _ => None,
+/// `Modeled` for each operation's error: the exceptions listed are the `Known`
+/// errors they name; any other is not one callers act on.
+macro_rules! modeled {
+    ($($error:ty { $($exception:ident => $known:ident),+ $(,)? })+) => {$(
+        impl Modeled for $error {
+            fn known(&self) -> Option<Known> {
+                match self {
+                    $(Self::$exception(_) => Some(Known::$known),)+
+                    _ => None,
+                }
+            }
         }
-    }
+    )+};
 }
 
-impl Modeled for DeleteConnectionError {
-    fn known(&self) -> Option<Known> {
-        match self {
-            Self::GoneException(_) => Some(Known::Gone),
-            Self::LimitExceededException(_) => Some(Known::LimitExceeded),
-            Self::ForbiddenException(_) => Some(Known::Forbidden),
-            _ => None,
-        }
+modeled! {
+    PostToConnectionError {
+        GoneException => Gone,
+        PayloadTooLargeException => PayloadTooLarge,
+        LimitExceededException => LimitExceeded,
+        ForbiddenException => Forbidden,
     }
-}
-
-impl Modeled for GetConnectionError {
-    fn known(&self) -> Option<Known> {
-        match self {
-            Self::GoneException(_) => Some(Known::Gone),
-            Self::LimitExceededException(_) => Some(Known::LimitExceeded),
-            Self::ForbiddenException(_) => Some(Known::Forbidden),
-            _ => None,
-        }
+    // A DELETE or GET carries no payload: never too large.
+    DeleteConnectionError {
+        GoneException => Gone, LimitExceededException => LimitExceeded, ForbiddenException => Forbidden,
+    }
+    GetConnectionError {
+        GoneException => Gone, LimitExceededException => LimitExceeded, ForbiddenException => Forbidden,
     }
 }
 
