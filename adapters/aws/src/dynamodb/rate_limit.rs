@@ -9,6 +9,7 @@
 //! a limit (refused: that single write was the whole cost), or an older window, which a
 //! second UpdateItem restarts at this call (once per window and player).
 
+use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use std::collections::HashMap;
 
 use async_trait::async_trait;
@@ -81,18 +82,8 @@ impl DynamoPlayerStore {
     ) -> Result<Option<Refused>, StoreError> {
         let mut condition = String::from("#w = :w");
         let mut request = self
-            .client
-            .update_item()
-            .table_name(self.table())
-            .set_key(Some(key(player)))
-            .update_expression("ADD #c :one, #u :units")
-            .expression_attribute_names("#w", &names.window)
-            .expression_attribute_names("#c", &names.calls)
-            .expression_attribute_names("#u", &names.units)
-            .expression_attribute_values(":w", n(window))
-            .expression_attribute_values(":one", n(1))
-            .expression_attribute_values(":units", n(units))
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+            .window_update(player, names, units, window)
+            .update_expression("ADD #c :one, #u :units");
         if quota.calls > 0 {
             condition.push_str(" AND #c < :maxCalls");
             request = request.expression_attribute_values(":maxCalls", n(quota.calls));
@@ -114,15 +105,30 @@ impl DynamoPlayerStore {
         window: EpochMillis,
     ) -> Result<Option<Refused>, StoreError> {
         let result = self
-            .client
-            .update_item()
-            .table_name(self.table())
-            .set_key(Some(key(player)))
+            .window_update(player, names, units, window)
             .update_expression("SET #w = :w, #c = :one, #u = :units")
             .condition_expression(
                 "attribute_exists(#player) AND (attribute_not_exists(#w) OR #w < :w)",
             )
             .expression_attribute_names("#player", attr::PLAYER_ID)
+            .send()
+            .await;
+        conditional(result)
+    }
+
+    /// An update of `player`'s item naming its window (`#w`: `:w`) and counters (`#c`,
+    /// `#u`: `:one`, `:units`) for the expressions above; a refusal brings the old item.
+    fn window_update(
+        &self,
+        player: &PlayerId,
+        names: &Names,
+        units: u32,
+        window: EpochMillis,
+    ) -> UpdateItemFluentBuilder {
+        self.client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(key(player)))
             .expression_attribute_names("#w", &names.window)
             .expression_attribute_names("#c", &names.calls)
             .expression_attribute_names("#u", &names.units)
@@ -130,9 +136,6 @@ impl DynamoPlayerStore {
             .expression_attribute_values(":one", n(1))
             .expression_attribute_values(":units", n(units))
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .send()
-            .await;
-        conditional(result)
     }
 }
 
