@@ -9,11 +9,11 @@
 //! a limit (refused: that single write was the whole cost), or an older window, which a
 //! second UpdateItem restarts at this call (once per window and player).
 
-use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use std::collections::HashMap;
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailure};
 
 use super::DynamoPlayerStore;
