@@ -9,14 +9,13 @@ use crate::Inboxes;
 
 use crate::PlayersTable;
 use crate::TicketsTable;
-use crate::fixtures::{self, T0};
+use crate::fixtures::{self, T0, placed_game_session};
 use shared::domain::{ConnectionId, EpochMillis, GameSession, MessageId, PlayerId};
 use shared::matchmaking::{TicketChange, TicketPlayerChange, TicketRecord};
 use shared::matchmaking::{TicketId, TicketStatus};
 use shared::messaging::{MessageKind, NewMessage, ReplayFrom};
 use shared::pending::Pending;
 use shared::pending::Reservation;
-use shared::placement::PlacedGameSession;
 use shared::players::NewConnection;
 
 /// The stores a scenario works on; `tickets` must write into these `players` and
@@ -95,16 +94,6 @@ fn message(ticket: &TicketId, recipient: &str, status: TicketStatus) -> NewMessa
     }
 }
 
-fn game_session() -> PlacedGameSession {
-    PlacedGameSession {
-        game_session_arn: "arn:aws:gamelift:eu-west-1::gamesession/fleet-1/gs-1".into(),
-        ip_address: "10.0.0.1".into(),
-        dns_name: "ec2-10-0-0-1.eu-west-1.compute.amazonaws.com".into(),
-        port: 7777,
-        region: "eu-west-1".into(),
-    }
-}
-
 fn change(ticket: &TicketRecord, to: TicketStatus, at: EpochMillis, push: bool) -> TicketChange {
     let completed = to == TicketStatus::Completed;
     TicketChange {
@@ -114,7 +103,7 @@ fn change(ticket: &TicketRecord, to: TicketStatus, at: EpochMillis, push: bool) 
         to,
         to_at: at,
         match_id: Some("match-1".into()),
-        game_session: completed.then(game_session),
+        game_session: completed.then(placed_game_session),
         player_sessions: if completed {
             BTreeMap::from([
                 (player("alice"), "psess-alice".to_owned()),
@@ -127,7 +116,7 @@ fn change(ticket: &TicketRecord, to: TicketStatus, at: EpochMillis, push: bool) 
             .into_iter()
             .map(|name| TicketPlayerChange {
                 player_id: player(name),
-                seat: completed.then(|| game_session().seat(format!("psess-{name}"))),
+                seat: completed.then(|| placed_game_session().seat(format!("psess-{name}"))),
                 message: push.then(|| message(&ticket.ticket_id, name, to)),
             })
             .collect(),
@@ -230,7 +219,7 @@ pub async fn given_a_live_ticket_when_completed_then_seats_are_set_pending_clear
         .unwrap()
         .unwrap();
     assert_eq!(stored.status, TicketStatus::Completed);
-    assert_eq!(stored.game_session, Some(game_session()));
+    assert_eq!(stored.game_session, Some(placed_game_session()));
     assert_eq!(stored.player_sessions.len(), 2);
     for name in ["alice", "bob"] {
         let (seat, pending) = seat_and_pending(stores, name).await;
