@@ -6,7 +6,7 @@ use serde_json::Value;
 use shared::domain::{
     ConnectionId, EpochMillis, MessageId, PlacementId, PlacementStatus, PlayerId,
 };
-use shared::messaging::{MessageKind, NewMessage, ReplayFrom, StoredMessage};
+use shared::messaging::{MessageKind, NewMessage, ReplayFrom, SYSTEM_SENDER, StoredMessage};
 use shared::pending::Pending;
 use shared::placement::{PlacedGameSession, SettledPlayer, Settlement};
 use shared::players::NewConnection;
@@ -110,15 +110,33 @@ pub fn placement_message(
     status: PlacementStatus,
     at: EpochMillis,
 ) -> NewMessage {
-    NewMessage {
-        message_id: MessageId::deterministic(&["placement", id, recipient]),
-        recipient_id: player(recipient),
-        sender_id: "system".into(),
-        kind: MessageKind::Placement,
-        payload: format!(r#"{{"type":"placement","placementId":"{id}","status":"{status}"}}"#),
-        created_at: at,
-        expire_at_secs: at / 1000 + 86_400,
-    }
+    system_message(
+        MessageKind::Placement,
+        MessageId::deterministic(&["placement", id, recipient]),
+        recipient,
+        format!(r#"{{"type":"placement","placementId":"{id}","status":"{status}"}}"#),
+        at,
+    )
+}
+
+/// A message of `kind` the service writes itself (`SYSTEM_SENDER`) to `recipient`, at
+/// `at`, kept a day.
+pub fn system_message(
+    kind: MessageKind,
+    id: MessageId,
+    recipient: &str,
+    payload: String,
+    at: EpochMillis,
+) -> NewMessage {
+    NewMessage::new(
+        kind,
+        id,
+        player(recipient),
+        SYSTEM_SENDER,
+        payload,
+        at,
+        86_400,
+    )
 }
 
 /// Placement `id` ended with `status` at `at`, as `on-placement-event` settles it: each

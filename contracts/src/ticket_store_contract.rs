@@ -78,20 +78,13 @@ async fn queued(stores: &TicketStores) -> TicketRecord {
 }
 
 fn message(ticket: &TicketId, recipient: &str, status: TicketStatus) -> NewMessage {
-    NewMessage {
-        message_id: MessageId::deterministic(&[
-            "matchmaking",
-            ticket.as_str(),
-            status.as_str(),
-            recipient,
-        ]),
-        recipient_id: player(recipient),
-        sender_id: "system".into(),
-        kind: MessageKind::Matchmaking,
-        payload: format!(r#"{{"type":"matchmaking","ticketId":"{ticket}","status":"{status}"}}"#),
-        created_at: T0,
-        expire_at_secs: T0 / 1000 + 86_400,
-    }
+    fixtures::system_message(
+        MessageKind::Matchmaking,
+        MessageId::deterministic(&["matchmaking", ticket.as_str(), status.as_str(), recipient]),
+        recipient,
+        format!(r#"{{"type":"matchmaking","ticketId":"{ticket}","status":"{status}"}}"#),
+        T0,
+    )
 }
 
 fn change(ticket: &TicketRecord, to: TicketStatus, at: EpochMillis, push: bool) -> TicketChange {
