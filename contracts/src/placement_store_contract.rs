@@ -108,7 +108,7 @@ async fn begin(stores: &PlacementStores, id: &str, players: &[&str]) {
     stores.placements.create(&placement).await.unwrap();
 }
 
-/// `players` connected and seated in [`game_session`] by placement `p-1`, fulfilled.
+/// `players` connected and seated in [`placed_game_session`] by placement `p-1`, fulfilled.
 async fn seated(stores: &PlacementStores, players: &[&str]) {
     for name in players {
         connect(stores, name, T0).await;
