@@ -85,6 +85,17 @@ impl InMemoryPlayerStore {
         self.items.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// `read` of each of `players` that has a record, once however often named.
+    fn each_existing<T>(&self, players: &[PlayerId], read: impl Fn(&Item) -> T) -> Vec<T> {
+        let items = self.items();
+        let mut seen = std::collections::HashSet::new();
+        players
+            .iter()
+            .filter(|p| seen.insert(*p))
+            .filter_map(|p| items.get(p).map(&read))
+            .collect()
+    }
+
     /// Applies `update` to the player's game state: on their record, or on a
     /// game-state-only item (created if missing when `create` is set).
     fn update_game_state<T>(
@@ -181,13 +192,13 @@ impl PlayerReader for InMemoryPlayerStore {
 #[async_trait]
 impl PlayerLookup for InMemoryPlayerStore {
     async fn get_many(&self, players: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError> {
-        let items = self.items();
-        let mut seen = std::collections::HashSet::new();
-        Ok(players
-            .iter()
-            .filter(|p| seen.insert(*p))
-            .filter_map(|p| items.get(p).map(|item| item.record.clone()))
-            .collect())
+        Ok(self.each_existing(players, |item| item.record.clone()))
+    }
+
+    // A message's recipient check asks only who exists: cloning each whole record
+    // was a twentieth of the local stack's time per message under load.
+    async fn known(&self, players: &[PlayerId]) -> Result<Vec<PlayerId>, StoreError> {
+        Ok(self.each_existing(players, |item| item.record.player_id.clone()))
     }
 }
 

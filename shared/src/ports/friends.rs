@@ -154,11 +154,11 @@ impl RecipientCheck for SeparateReads {
         recipients: &[PlayerId],
     ) -> Result<CheckedRecipients, StoreError> {
         let (players, blockers) = tokio::join!(
-            self.players.get_many(recipients),
+            self.players.known(recipients),
             self.blocks.blockers(sender, recipients),
         );
         Ok(CheckedRecipients {
-            known: players?.into_iter().map(|p| p.player_id).collect(),
+            known: players?,
             blockers: blockers?,
         })
     }
@@ -170,11 +170,11 @@ impl RecipientCheck for SeparateReads {
         them: &PlayerId,
     ) -> Result<CheckedPair, StoreError> {
         let (found, pair) = tokio::join!(
-            self.players.get_many(players),
+            self.players.known(players),
             read_pair(self.relations.as_ref(), me, them),
         );
         Ok(CheckedPair {
-            known: found?.into_iter().map(|p| p.player_id).collect(),
+            known: found?,
             pair: pair?,
         })
     }

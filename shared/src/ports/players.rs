@@ -78,6 +78,14 @@ pub trait PlayerLookup: Send + Sync {
     /// The records of `players` that exist, in no particular order: one batched read
     /// per 100 players, retrying what the store could not process.
     async fn get_many(&self, players: &[PlayerId]) -> Result<Vec<PlayerRecord>, StoreError>;
+
+    /// Which of `players` exist, each once, in no particular order: what a recipient
+    /// check needs, without the records. A store that holds the records in memory
+    /// answers without copying them.
+    async fn known(&self, players: &[PlayerId]) -> Result<Vec<PlayerId>, StoreError> {
+        let records = self.get_many(players).await?;
+        Ok(records.into_iter().map(|p| p.player_id).collect())
+    }
 }
 
 /// A player's connection: `$connect`, and `$disconnect` (or a post that found the live
