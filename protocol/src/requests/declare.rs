@@ -117,6 +117,17 @@ macro_rules! client_routes {
                     ),)*
                 })
             }
+
+            /// The request of `route` with `body` (the body's JSON text) read straight
+            /// into the route's type, or `None` where that fails: the caller then reads
+            /// the frame the slow way, which says what is wrong.
+            fn read_text(route: Route, request_id: Option<String>, body: &str) -> Option<Self> {
+                Some(match route {
+                    $(Route::$variant => client_routes!(
+                        @request_text $variant, request_id, body $(, $body)?
+                    ),)*
+                })
+            }
         }
 
         /// The fields of an `ack` frame, by the route it answers: what each route's reply
@@ -160,6 +171,15 @@ macro_rules! client_routes {
     };
     (@request $variant:ident, $id:ident, $body_map:ident) => {
         Self::$variant
+    };
+    (@request_text $variant:ident, $id:ident, $text:ident) => {
+        Self::$variant
+    };
+    (@request_text $variant:ident, $id:ident, $text:ident, $body:ty) => {
+        Self::$variant {
+            request_id: $id,
+            body: serde_json::from_str::<$body>($text).ok()?,
+        }
     };
     (@request $variant:ident, $id:ident, $body_map:ident, $body:ty) => {
         Self::$variant {
