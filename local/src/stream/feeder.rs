@@ -422,11 +422,7 @@ impl Partition {
                 Outcome::FunctionError
             }
             Err(panic) => {
-                let message = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
+                let message = crate::invoke::panic_message(panic.as_ref());
                 tracing::error!(function = FUNCTION_NAME, request_id, partition = self.index, panic = %message, "stream handler panicked");
                 Outcome::FunctionError
             }
