@@ -51,6 +51,41 @@ async fn given_a_connected_client_when_posted_to_then_it_receives_the_frame() {
 }
 
 #[tokio::test]
+async fn given_many_posts_at_once_to_one_client_when_written_then_each_succeeds_once_its_frame_arrives()
+ {
+    // Given: a connected client, and frames posted to it all at once (the connection
+    // writes what is queued by then in one go, and tells each post when its frame is out).
+    let stack = TestStack::start().await.without_schema_check();
+    let mut alice = stack.connect("alice").await;
+    let id = connection_of(&stack, "alice").await;
+    let (gateway, endpoint) = (gateway(), stack.management_endpoint());
+    let frames: Vec<String> = (0..100)
+        .map(|i| json!({"type": "message", "messageId": format!("m{i}")}).to_string())
+        .collect();
+
+    // When: they are posted concurrently.
+    let posts = frames
+        .iter()
+        .map(|frame| gateway.post(&endpoint, &id, frame.as_bytes()));
+    let outcomes = futures_util::future::join_all(posts).await;
+
+    // Then: every post succeeded, and the client received every frame, once.
+    assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
+    let mut received = Vec::new();
+    for _ in &frames {
+        received.push(alice.next_frame().await.to_string());
+    }
+    received.sort();
+    let mut expected = frames.clone();
+    expected.sort();
+    assert_eq!(received, expected);
+    alice
+        .expect_no_frame(std::time::Duration::from_millis(100))
+        .await;
+    stack.shutdown().await;
+}
+
+#[tokio::test]
 async fn given_a_connected_client_when_described_then_connected_at_and_source_ip_are_reported() {
     let stack = TestStack::start().await;
     let mut alice = stack.connect("alice").await;
