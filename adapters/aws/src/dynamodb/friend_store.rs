@@ -6,7 +6,6 @@
 use std::collections::HashSet;
 
 use async_trait::async_trait;
-use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{ConditionCheck, Delete, Put, TransactWriteItem, Update};
 use futures_util::future::try_join_all;
 
@@ -35,31 +34,18 @@ const IN_STATE: &str = "#state = :expected";
 const COUNT_UP: &str = "ADD #friends :delta";
 const WITHIN_MAX: &str = "attribute_not_exists(#friends) OR #friends < :max";
 
-/// The Friends table in DynamoDB.
-#[derive(Clone, Debug)]
-pub struct DynamoFriendStore {
-    client: Client,
-    table: String,
-    /// The Messages table, where a change's pushes are appended.
-    messages_table: String,
-    /// `Limit` of each Query of [`FriendReader::friends`]; `None`: 1 MB pages.
-    page_limit: Option<i32>,
+table_store! {
+    /// The Friends table in DynamoDB.
+    DynamoFriendStore {
+        table,
+        /// The Messages table, where a change's pushes are appended.
+        messages_table;
+        /// `Limit` of each Query of [`FriendReader::friends`]; `None`: 1 MB pages.
+        page_limit: Option<i32> = None,
+    }
 }
 
 impl DynamoFriendStore {
-    pub fn new(
-        client: Client,
-        table: impl Into<String>,
-        messages_table: impl Into<String>,
-    ) -> Self {
-        Self {
-            client,
-            table: table.into(),
-            messages_table: messages_table.into(),
-            page_limit: None,
-        }
-    }
-
     /// Reads a player's friends `limit` items per Query (tests: paging without
     /// thousands of items).
     pub fn with_page_limit(mut self, limit: u32) -> Self {
