@@ -3,11 +3,10 @@
 //! at most 20 regions, each named by 1–64 of `a-z 0-9 -`, each 0–10000 ms. Parsed once,
 //! here; the schema says the same (`Latencies`).
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use schemars::json_schema;
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -162,30 +161,22 @@ impl<'de> Deserialize<'de> for Latencies {
     }
 }
 
-impl JsonSchema for Latencies {
-    fn schema_name() -> Cow<'static, str> {
-        "Latencies".into()
+hand_schema!(Latencies, |_| json_schema!({
+    "description": "Region → round-trip milliseconds (0–10000), at most 20 regions; a region is 1–64 of `a-z 0-9 -` (an AWS Region or a GameLift location).",
+    "type": "object",
+    "maxProperties": MAX_LATENCY_REGIONS,
+    "propertyNames": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": MAX_REGION_LEN,
+        "pattern": "^[a-z0-9-]+$"
+    },
+    "additionalProperties": {
+        "type": "number",
+        "minimum": 0,
+        "maximum": MAX_LATENCY_MS
     }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "Region → round-trip milliseconds (0–10000), at most 20 regions; a region is 1–64 of `a-z 0-9 -` (an AWS Region or a GameLift location).",
-            "type": "object",
-            "maxProperties": MAX_LATENCY_REGIONS,
-            "propertyNames": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": MAX_REGION_LEN,
-                "pattern": "^[a-z0-9-]+$"
-            },
-            "additionalProperties": {
-                "type": "number",
-                "minimum": 0,
-                "maximum": MAX_LATENCY_MS
-            }
-        })
-    }
-}
+}));
 
 #[cfg(test)]
 mod tests {

@@ -24,6 +24,23 @@
 //! with a test that fails while the generated file is stale), the Rust client uses the
 //! crate.
 
+/// `JsonSchema` for a type whose rules the derive cannot state, named as the type:
+/// `hand_schema!(Type, |generator| schema)`, where `schema` may ask `generator` for the
+/// schemas of the types it holds.
+macro_rules! hand_schema {
+    ($type:ident, |$generator:pat_param| $schema:expr) => {
+        impl schemars::JsonSchema for $type {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($type).into()
+            }
+
+            fn json_schema($generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                $schema
+            }
+        }
+    };
+}
+
 pub mod acks;
 pub mod activity;
 pub mod backend_api;

@@ -8,9 +8,7 @@
 
 pub mod openapi;
 
-use std::borrow::Cow;
-
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use schemars::{JsonSchema, json_schema};
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
@@ -234,19 +232,11 @@ impl<'de> Deserialize<'de> for ServiceName {
     }
 }
 
-impl JsonSchema for ServiceName {
-    fn schema_name() -> Cow<'static, str> {
-        "ServiceName".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "Who sends: `system` (the default) or a service's name.",
-            "type": "string",
-            "pattern": format!("^[A-Za-z0-9._:@-]{{1,{MAX_FROM_LEN}}}$"),
-        })
-    }
-}
+hand_schema!(ServiceName, |_| json_schema!({
+    "description": "Who sends: `system` (the default) or a service's name.",
+    "type": "string",
+    "pattern": format!("^[A-Za-z0-9._:@-]{{1,{MAX_FROM_LEN}}}$"),
+}));
 
 /// Why a connection is ended, shown to the player: 1–256 characters, not all blank.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -271,20 +261,12 @@ impl<'de> Deserialize<'de> for Reason {
     }
 }
 
-impl JsonSchema for Reason {
-    fn schema_name() -> Cow<'static, str> {
-        "Reason".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "Why the connection is ended, shown to the player (default: \"disconnected by the server\").",
-            "type": "string",
-            "minLength": 1,
-            "maxLength": MAX_REASON_LEN,
-        })
-    }
-}
+hand_schema!(Reason, |_| json_schema!({
+    "description": "Why the connection is ended, shown to the player (default: \"disconnected by the server\").",
+    "type": "string",
+    "minLength": 1,
+    "maxLength": MAX_REASON_LEN,
+}));
 
 #[cfg(test)]
 mod tests;

@@ -4,11 +4,10 @@
 //! number (strings of at most 100 characters, at most 32 items). Parsed once, here; the
 //! schema says the same (`PlayerAttributes`, `AttributeValue`).
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use schemars::json_schema;
 use serde::de::{Error as _, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -238,50 +237,36 @@ impl<'de> Deserialize<'de> for PlayerAttributes {
     }
 }
 
-impl JsonSchema for AttributeValue {
-    fn schema_name() -> Cow<'static, str> {
-        "AttributeValue".into()
-    }
+hand_schema!(AttributeValue, |_| {
+    let string = json_schema!({"type": "string", "maxLength": MAX_ATTRIBUTE_STRING_LEN});
+    json_schema!({
+        "description": "One player attribute, in the four kinds FlexMatch knows (its `AttributeValue`: `N`,\n`S`, `SL`, `SDM`). On the wire, plain JSON: a number, a string, an array of strings or\nan object of string → number; strings (and map keys) of at most 100 characters, at most\n32 strings or entries.",
+        "anyOf": [
+            {"type": "number"},
+            string,
+            {"type": "array", "items": string, "maxItems": MAX_ATTRIBUTE_ITEMS},
+            {
+                "type": "object",
+                "maxProperties": MAX_ATTRIBUTE_ITEMS,
+                "propertyNames": {"maxLength": MAX_ATTRIBUTE_STRING_LEN},
+                "additionalProperties": {"type": "number"}
+            }
+        ]
+    })
+});
 
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        let string = json_schema!({"type": "string", "maxLength": MAX_ATTRIBUTE_STRING_LEN});
-        json_schema!({
-            "description": "One player attribute, in the four kinds FlexMatch knows (its `AttributeValue`: `N`,\n`S`, `SL`, `SDM`). On the wire, plain JSON: a number, a string, an array of strings or\nan object of string → number; strings (and map keys) of at most 100 characters, at most\n32 strings or entries.",
-            "anyOf": [
-                {"type": "number"},
-                string,
-                {"type": "array", "items": string, "maxItems": MAX_ATTRIBUTE_ITEMS},
-                {
-                    "type": "object",
-                    "maxProperties": MAX_ATTRIBUTE_ITEMS,
-                    "propertyNames": {"maxLength": MAX_ATTRIBUTE_STRING_LEN},
-                    "additionalProperties": {"type": "number"}
-                }
-            ]
-        })
-    }
-}
-
-impl JsonSchema for PlayerAttributes {
-    fn schema_name() -> Cow<'static, str> {
-        "PlayerAttributes".into()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "A player's attributes by name: at most 32, each named by 1–64 of `A-Z a-z 0-9 _ -`.",
-            "type": "object",
-            "maxProperties": MAX_ATTRIBUTES,
-            "propertyNames": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": MAX_ATTRIBUTE_NAME_LEN,
-                "pattern": "^[A-Za-z0-9_-]+$"
-            },
-            "additionalProperties": generator.subschema_for::<AttributeValue>()
-        })
-    }
-}
+hand_schema!(PlayerAttributes, |generator| json_schema!({
+    "description": "A player's attributes by name: at most 32, each named by 1–64 of `A-Z a-z 0-9 _ -`.",
+    "type": "object",
+    "maxProperties": MAX_ATTRIBUTES,
+    "propertyNames": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": MAX_ATTRIBUTE_NAME_LEN,
+        "pattern": "^[A-Za-z0-9_-]+$"
+    },
+    "additionalProperties": generator.subschema_for::<AttributeValue>()
+}));
 
 #[cfg(test)]
 mod tests {
