@@ -6,7 +6,8 @@
 use futures_util::future::join_all;
 use shared::domain::PlayerId;
 use shared::friends::{
-    Action, FriendCommit, FriendCommitted, FriendState, MAX_FRIENDS, Pair, Relation, SideWrite,
+    Action, FriendCommit, FriendCommitted, FriendState, MAX_FRIENDS, Pair, Relation, RelationQuery,
+    SideWrite,
 };
 
 use crate::FriendsTable;
@@ -86,7 +87,15 @@ pub async fn given_no_relation_when_read_then_nothing_is_there(store: &impl Frie
         store.pair(&player("alice"), &player("bob")).await.unwrap(),
         (None, None)
     );
-    let page = store.page(&player("alice"), None, None, 10).await.unwrap();
+    let page = store
+        .page(RelationQuery {
+            player: &player("alice"),
+            state: None,
+            after: None,
+            limit: 10,
+        })
+        .await
+        .unwrap();
     assert!(page.relations.is_empty() && page.next.is_none());
     assert!(store.friends(&player("alice")).await.unwrap().is_empty());
 }
@@ -221,7 +230,12 @@ pub async fn given_relations_when_paged_then_each_comes_once_by_id_and_the_filte
     let mut after: Option<PlayerId> = None;
     loop {
         let page = store
-            .page(&player("alice"), None, after.as_ref(), 3)
+            .page(RelationQuery {
+                player: &player("alice"),
+                state: None,
+                after: after.as_ref(),
+                limit: 3,
+            })
             .await
             .unwrap();
         assert!(page.relations.len() <= 3);
@@ -248,12 +262,12 @@ pub async fn given_relations_when_paged_then_each_comes_once_by_id_and_the_filte
     let mut after: Option<PlayerId> = None;
     loop {
         let page = store
-            .page(
-                &player("alice"),
-                Some(FriendState::Invited),
-                after.as_ref(),
-                3,
-            )
+            .page(RelationQuery {
+                player: &player("alice"),
+                state: Some(FriendState::Invited),
+                after: after.as_ref(),
+                limit: 3,
+            })
             .await
             .unwrap();
         assert!(

@@ -20,7 +20,8 @@ use super::message_store::{Transacted, transact};
 use crate::calls::{AwsCall, Calls};
 use shared::domain::PlayerId;
 use shared::friends::{
-    FriendCommit, FriendCommitted, FriendState, MAX_FRIENDS, Relation, RelationPage, SideWrite,
+    FriendCommit, FriendCommitted, FriendState, MAX_FRIENDS, Relation, RelationPage, RelationQuery,
+    SideWrite,
 };
 use shared::ports::StoreError;
 use shared::ports::{Blocks, FriendCommits, FriendReader};
@@ -132,15 +133,12 @@ impl FriendReader for DynamoFriendStore {
         Ok((of_a, of_b))
     }
 
-    async fn page(
-        &self,
-        player: &PlayerId,
-        state: Option<FriendState>,
-        after: Option<&PlayerId>,
-        limit: u32,
-    ) -> Result<RelationPage, StoreError> {
-        let limit = query_limit(limit);
-        let (items, last) = self.query(player, state, after, Some(limit), None).await?;
+    async fn page(&self, query: RelationQuery<'_>) -> Result<RelationPage, StoreError> {
+        let player = query.player;
+        let limit = Some(query_limit(query.limit));
+        let (items, last) = self
+            .query(player, query.state, query.after, limit, None)
+            .await?;
         let next = last
             .map(|last| other_from_item(player, &last))
             .transpose()?;
