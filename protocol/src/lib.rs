@@ -5,9 +5,9 @@
 //! code, [`errors::ErrorReply`]), the domain types they carry, and their JSON Schema
 //! ([`schema`], committed as `protocol/schema.json`).
 //!
-//! It depends on serde, serde_json, schemars and four small pure-Rust crates (thiserror,
-//! uuid, fastrand, serde_path_to_error), never on the AWS SDK or the Lambda runtime, so game clients and bots
-//! can use it; `tests/no_aws.rs` checks that.
+//! It depends on serde, serde_json, schemars and five small pure-Rust crates (thiserror,
+//! uuid, fastrand, serde_path_to_error, serde_with's macros), never on the AWS SDK or the Lambda runtime, so game clients and bots
+//! can use it; `tests/suites/layers.rs` checks that.
 //!
 //! Every rule the server applies to a request's body (ranges, lengths, patterns, counts:
 //! [`latencies`], `matchmaking/attributes.rs`, `requests/fields.rs`, the domain ids) is

@@ -69,6 +69,7 @@ pub fn read_request<B: DeserializeOwned>(body: Map<String, Value>) -> Result<B, 
 
 /// `POST /v1/messages`: a `message` frame (`backend: true`) to 1–100 players or to every
 /// member of a party; `from` names the sender (`system` when absent).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SendMessagesRequest {
@@ -80,11 +81,9 @@ pub struct SendMessagesRequest {
     )]
     pub player_ids: Option<Vec<PlayerId>>,
     /// Every member of this party; give this or `playerIds`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub party_id: Option<PartyId>,
     /// Any JSON, at most 32 KiB serialized (over it: `413 payload_too_large`).
     pub message: Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<ServiceName>,
 }
 
@@ -153,12 +152,11 @@ pub struct BatchGetPlayersResponse {
 }
 
 /// `DELETE /v1/players/{playerId}/connection`: why (shown to the player), and who.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EndConnectionRequest {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<Reason>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<ServiceName>,
 }
 
