@@ -99,6 +99,15 @@ async fn inbox(stores: &TicketStores, recipient: &str) -> Vec<StoredMessage> {
     fixtures::inbox(&*stores.messages, recipient, T0).await
 }
 
+/// alice's (and bob's) [`queued`] ticket moved to `to` at `at` (pushing), which must
+/// apply: the ticket as stored after.
+async fn queued_then(stores: &TicketStores, to: TicketStatus, at: EpochMillis) -> TicketRecord {
+    let ticket = queued(stores).await;
+    let moved = change(&ticket, to, at, true);
+    assert!(stores.tickets.advance(&moved).await.unwrap());
+    stored(stores, &ticket).await
+}
+
 /// The ticket as stored, which must be there.
 async fn stored(stores: &TicketStores, ticket: &TicketRecord) -> TicketRecord {
     stores
@@ -136,10 +145,7 @@ pub async fn given_a_new_ticket_when_created_then_it_reads_back_queued_and_its_i
 pub async fn given_a_queued_ticket_when_searching_then_the_ticket_and_both_inboxes_change_together(
     stores: &TicketStores,
 ) {
-    let ticket = queued(stores).await;
-    let searching = change(&ticket, TicketStatus::Searching, T0 + 100, true);
-    assert!(stores.tickets.advance(&searching).await.unwrap());
-    let stored = stored(stores, &ticket).await;
+    let stored = queued_then(stores, TicketStatus::Searching, T0 + 100).await;
     assert_eq!(stored.status, TicketStatus::Searching);
     assert_eq!(stored.status_at, T0 + 100);
     assert_eq!(stored.updated_at, T0 + 103);
@@ -172,10 +178,7 @@ pub async fn given_a_change_read_before_another_landed_when_applied_then_nothing
 pub async fn given_a_live_ticket_when_completed_then_seats_are_set_pending_cleared_and_pushed(
     stores: &TicketStores,
 ) {
-    let ticket = queued(stores).await;
-    let completed = change(&ticket, TicketStatus::Completed, T0 + 500, true);
-    assert!(stores.tickets.advance(&completed).await.unwrap());
-    let stored = stored(stores, &ticket).await;
+    let stored = queued_then(stores, TicketStatus::Completed, T0 + 500).await;
     assert_eq!(stored.status, TicketStatus::Completed);
     assert_eq!(stored.game_session, Some(placed_game_session()));
     assert_eq!(stored.player_sessions.len(), 2);
