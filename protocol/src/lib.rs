@@ -44,6 +44,7 @@ macro_rules! hand_schema {
 pub mod acks;
 pub mod activity;
 pub mod backend_api;
+mod bounded;
 pub mod connection;
 pub mod domain;
 pub mod errors;
