@@ -6,7 +6,8 @@
 use futures_util::future::join_all;
 use shared::domain::PlayerId;
 use shared::friends::{
-    Action, FriendCommit, FriendCommitted, FriendState, MAX_FRIENDS, Pair, Relation, SideWrite,
+    Action, FriendCommit, FriendCommitted, FriendState, MAX_FRIENDS, Pair, Relation, RelationQuery,
+    SideWrite,
 };
 
 use crate::FriendsTable;
@@ -52,6 +53,15 @@ pub async fn act_on(
         .expect("commit")
 }
 
+/// [`act`], which must be committed.
+pub async fn done(store: &impl FriendsTable, me: &str, them: &str, action: Action, at: i64) {
+    assert_eq!(
+        act(store, me, them, action, at).await,
+        FriendCommitted::Done,
+        "{me} {action:?} {them}"
+    );
+}
+
 /// `player`'s view of `other`.
 pub async fn state(store: &impl FriendsTable, player_id: &str, other: &str) -> Option<FriendState> {
     store
@@ -63,14 +73,8 @@ pub async fn state(store: &impl FriendsTable, player_id: &str, other: &str) -> O
 
 /// `a` and `b` made friends (an invitation, then one back).
 pub async fn befriend(store: &impl FriendsTable, a: &str, b: &str) {
-    assert_eq!(
-        act(store, a, b, Action::Add, T0).await,
-        FriendCommitted::Done
-    );
-    assert_eq!(
-        act(store, b, a, Action::Add, T0 + 1).await,
-        FriendCommitted::Done
-    );
+    done(store, a, b, Action::Add, T0).await;
+    done(store, b, a, Action::Add, T0 + 1).await;
 }
 
 fn ids(names: &[&str]) -> Vec<PlayerId> {
@@ -83,7 +87,15 @@ pub async fn given_no_relation_when_read_then_nothing_is_there(store: &impl Frie
         store.pair(&player("alice"), &player("bob")).await.unwrap(),
         (None, None)
     );
-    let page = store.page(&player("alice"), None, None, 10).await.unwrap();
+    let page = store
+        .page(RelationQuery {
+            player: &player("alice"),
+            state: None,
+            after: None,
+            limit: 10,
+        })
+        .await
+        .unwrap();
     assert!(page.relations.is_empty() && page.next.is_none());
     assert!(store.friends(&player("alice")).await.unwrap().is_empty());
 }
@@ -91,10 +103,7 @@ pub async fn given_no_relation_when_read_then_nothing_is_there(store: &impl Frie
 pub async fn given_an_invitation_then_each_side_reads_its_own_state_and_since(
     store: &impl FriendsTable,
 ) {
-    assert_eq!(
-        act(store, "alice", "bob", Action::Add, T0).await,
-        FriendCommitted::Done
-    );
+    done(store, "alice", "bob", Action::Add, T0).await;
     let (mine, theirs) = store.pair(&player("alice"), &player("bob")).await.unwrap();
     assert_eq!(
         mine,
@@ -109,10 +118,7 @@ pub async fn given_an_invitation_then_each_side_reads_its_own_state_and_since(
         theirs.map(|r| (r.state, r.since)),
         Some((FriendState::Invitation, T0))
     );
-    assert_eq!(
-        act(store, "bob", "alice", Action::Add, T0 + 5).await,
-        FriendCommitted::Done
-    );
+    done(store, "bob", "alice", Action::Add, T0 + 5).await;
     assert_eq!(
         store
             .relation(&player("bob"), &player("alice"))
@@ -143,10 +149,7 @@ pub async fn given_a_side_that_moved_when_committing_then_nothing_is_written(
     }
     .apply(Action::Add)
     .unwrap();
-    assert_eq!(
-        act(store, "bob", "alice", Action::Add, T0).await,
-        FriendCommitted::Done
-    );
+    done(store, "bob", "alice", Action::Add, T0).await;
     let committed = store.commit(&stale.commit(T0 + 1, 60)).await.unwrap();
     assert_eq!(committed, FriendCommitted::Moved);
     assert_eq!(
@@ -179,10 +182,7 @@ pub async fn given_removals_and_blocks_then_the_sides_are_deleted_or_kept_as_des
     store: &impl FriendsTable,
 ) {
     befriend(store, "alice", "bob").await;
-    assert_eq!(
-        act(store, "alice", "bob", Action::Block, T0 + 2).await,
-        FriendCommitted::Done
-    );
+    done(store, "alice", "bob", Action::Block, T0 + 2).await;
     assert_eq!(
         state(store, "alice", "bob").await,
         Some(FriendState::Blocked)
@@ -190,10 +190,7 @@ pub async fn given_removals_and_blocks_then_the_sides_are_deleted_or_kept_as_des
     assert_eq!(state(store, "bob", "alice").await, None);
     assert!(store.friends(&player("bob")).await.unwrap().is_empty());
     // bob, blocked, invites: only his side says so.
-    assert_eq!(
-        act(store, "bob", "alice", Action::Add, T0 + 3).await,
-        FriendCommitted::Done
-    );
+    done(store, "bob", "alice", Action::Add, T0 + 3).await;
     assert_eq!(
         state(store, "bob", "alice").await,
         Some(FriendState::Invited)
@@ -203,18 +200,12 @@ pub async fn given_removals_and_blocks_then_the_sides_are_deleted_or_kept_as_des
         Some(FriendState::Blocked)
     );
     // Unblocking delivers it; declining removes both sides.
-    assert_eq!(
-        act(store, "alice", "bob", Action::Unblock, T0 + 4).await,
-        FriendCommitted::Done
-    );
+    done(store, "alice", "bob", Action::Unblock, T0 + 4).await;
     assert_eq!(
         state(store, "alice", "bob").await,
         Some(FriendState::Invitation)
     );
-    assert_eq!(
-        act(store, "alice", "bob", Action::Remove, T0 + 5).await,
-        FriendCommitted::Done
-    );
+    done(store, "alice", "bob", Action::Remove, T0 + 5).await;
     assert_eq!(
         store.pair(&player("alice"), &player("bob")).await.unwrap(),
         (None, None)
@@ -228,19 +219,10 @@ pub async fn given_relations_when_paged_then_each_comes_once_by_id_and_the_filte
         befriend(store, "alice", other).await;
     }
     for other in ["c1", "c2"] {
-        assert_eq!(
-            act(store, "alice", other, Action::Add, T0).await,
-            FriendCommitted::Done
-        );
+        done(store, "alice", other, Action::Add, T0).await;
     }
-    assert_eq!(
-        act(store, "d1", "alice", Action::Add, T0).await,
-        FriendCommitted::Done
-    );
-    assert_eq!(
-        act(store, "alice", "e1", Action::Block, T0).await,
-        FriendCommitted::Done
-    );
+    done(store, "d1", "alice", Action::Add, T0).await;
+    done(store, "alice", "e1", Action::Block, T0).await;
     // Someone else's relations are not alice's.
     befriend(store, "zed", "b1").await;
 
@@ -248,7 +230,12 @@ pub async fn given_relations_when_paged_then_each_comes_once_by_id_and_the_filte
     let mut after: Option<PlayerId> = None;
     loop {
         let page = store
-            .page(&player("alice"), None, after.as_ref(), 3)
+            .page(RelationQuery {
+                player: &player("alice"),
+                state: None,
+                after: after.as_ref(),
+                limit: 3,
+            })
             .await
             .unwrap();
         assert!(page.relations.len() <= 3);
@@ -275,12 +262,12 @@ pub async fn given_relations_when_paged_then_each_comes_once_by_id_and_the_filte
     let mut after: Option<PlayerId> = None;
     loop {
         let page = store
-            .page(
-                &player("alice"),
-                Some(FriendState::Invited),
-                after.as_ref(),
-                3,
-            )
+            .page(RelationQuery {
+                player: &player("alice"),
+                state: Some(FriendState::Invited),
+                after: after.as_ref(),
+                limit: 3,
+            })
             .await
             .unwrap();
         assert!(
@@ -303,18 +290,9 @@ pub async fn given_relations_when_paged_then_each_comes_once_by_id_and_the_filte
 pub async fn given_blocks_then_blockers_names_only_recipients_who_blocked_the_sender(
     store: &impl FriendsTable,
 ) {
-    assert_eq!(
-        act(store, "bob", "mallory", Action::Block, T0).await,
-        FriendCommitted::Done
-    );
-    assert_eq!(
-        act(store, "carol", "mallory", Action::Block, T0).await,
-        FriendCommitted::Done
-    );
-    assert_eq!(
-        act(store, "dave", "eve", Action::Block, T0).await,
-        FriendCommitted::Done
-    );
+    done(store, "bob", "mallory", Action::Block, T0).await;
+    done(store, "carol", "mallory", Action::Block, T0).await;
+    done(store, "dave", "eve", Action::Block, T0).await;
     befriend(store, "erin", "mallory").await;
     let mut recipients = ids(&["bob", "carol", "dave", "erin", "nobody"]);
     recipients.extend((0..150).map(|i| player(&format!("p{i:03}"))));
@@ -349,10 +327,7 @@ pub async fn given_max_friends_then_one_more_is_full_on_that_side_until_one_is_r
         join_all(chunk.iter().map(|other| befriend(store, "alice", other))).await;
     }
     assert_eq!(store.friends(&player("alice")).await.unwrap().len(), 500);
-    assert_eq!(
-        act(store, "bob", "alice", Action::Add, T0).await,
-        FriendCommitted::Done
-    );
+    done(store, "bob", "alice", Action::Add, T0).await;
     // alice accepting would be her 501st friend: refused, nothing written.
     assert_eq!(
         act(store, "alice", "bob", Action::Add, T0 + 2).await,
@@ -362,31 +337,16 @@ pub async fn given_max_friends_then_one_more_is_full_on_that_side_until_one_is_r
         state(store, "alice", "bob").await,
         Some(FriendState::Invitation)
     );
-    assert_eq!(
-        act(store, "alice", "f0000", Action::Remove, T0 + 3).await,
-        FriendCommitted::Done
-    );
-    assert_eq!(
-        act(store, "alice", "bob", Action::Add, T0 + 4).await,
-        FriendCommitted::Done
-    );
+    done(store, "alice", "f0000", Action::Remove, T0 + 3).await;
+    done(store, "alice", "bob", Action::Add, T0 + 4).await;
     assert_eq!(
         state(store, "bob", "alice").await,
         Some(FriendState::Friends)
     );
     // Blocking a friend frees a place too.
-    assert_eq!(
-        act(store, "alice", "f0001", Action::Block, T0 + 5).await,
-        FriendCommitted::Done
-    );
-    assert_eq!(
-        act(store, "carol", "alice", Action::Add, T0 + 6).await,
-        FriendCommitted::Done
-    );
-    assert_eq!(
-        act(store, "alice", "carol", Action::Add, T0 + 7).await,
-        FriendCommitted::Done
-    );
+    done(store, "alice", "f0001", Action::Block, T0 + 5).await;
+    done(store, "carol", "alice", Action::Add, T0 + 6).await;
+    done(store, "alice", "carol", Action::Add, T0 + 7).await;
     assert_eq!(store.friends(&player("alice")).await.unwrap().len(), 500);
 }
 

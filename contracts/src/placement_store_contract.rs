@@ -8,14 +8,16 @@ use crate::Inboxes;
 
 use crate::PlacementsTable;
 use crate::PlayersTable;
-use shared::domain::{ConnectionId, EpochMillis, GameSession, PlacementStatus, PlayerId};
-use shared::messaging::{NewMessage, ReplayFrom};
+use shared::domain::{EpochMillis, GameSession, PlacementStatus};
+use shared::messaging::NewMessage;
 use shared::pending::Reservation;
 use shared::placement::{PlacementRecord, Settlement};
-use shared::players::{NewConnection, PlayerRecord};
+use shared::players::PlayerRecord;
 use shared::ports::{PlacementOutcomes, StoreError};
 
-use crate::fixtures::{self, T0, pending, placed_game_session, placement_id, placement_message};
+use crate::fixtures::{
+    self, T0, pending, placed_game_session, placement_id, placement_message, player,
+};
 
 /// The stores a scenario works on; `outcomes` must settle into these `placements`,
 /// `players` and `messages`.
@@ -26,26 +28,9 @@ pub struct PlacementStores {
     pub messages: Arc<dyn Inboxes>,
 }
 
-fn player(name: &str) -> PlayerId {
-    PlayerId::parse(name).expect("valid test player id")
-}
-
+/// `name` connected on `c-<name>` at `at`.
 async fn connect(stores: &PlacementStores, name: &str, at: EpochMillis) {
-    let player_id = player(name);
-    stores
-        .players
-        .connect(&NewConnection {
-            sweep_shard: player_id.sweep_shard(4),
-            player_id,
-            connection_id: ConnectionId::parse(format!("c-{name}")).expect("valid connection id"),
-            endpoint: "https://api.example/prod".into(),
-            connected_at: at,
-            now: at,
-            heartbeat_deadline: at + 90_000,
-            expire_at_secs: at / 1000 + 86_400,
-        })
-        .await
-        .expect("connect");
+    fixtures::connected(&*stores.players, name, &format!("c-{name}"), at).await;
 }
 
 /// When the scenarios' placements end.
@@ -61,12 +46,8 @@ fn settlement(id: &str, status: PlacementStatus, players: &[&str]) -> Settlement
 
 /// Everything in `recipient`'s inbox, as it was appended (seqs left out).
 async fn pending_messages(stores: &PlacementStores, recipient: &str) -> Vec<NewMessage> {
-    stores
-        .messages
-        .read(&player(recipient), &ReplayFrom::EVERYTHING, T0)
+    fixtures::inbox(&*stores.messages, recipient, T0)
         .await
-        .expect("inbox read")
-        .messages
         .into_iter()
         .map(|m| NewMessage {
             message_id: m.message_id,

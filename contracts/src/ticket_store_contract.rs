@@ -9,14 +9,13 @@ use crate::Inboxes;
 
 use crate::PlayersTable;
 use crate::TicketsTable;
-use crate::fixtures::{self, T0, placed_game_session};
-use shared::domain::{ConnectionId, EpochMillis, GameSession, MessageId, PlayerId};
+use crate::fixtures::{self, T0, placed_game_session, player};
+use shared::domain::{EpochMillis, GameSession, MessageId};
 use shared::matchmaking::{TicketChange, TicketPlayerChange, TicketRecord};
 use shared::matchmaking::{TicketId, TicketStatus};
-use shared::messaging::{MessageKind, NewMessage, ReplayFrom};
+use shared::messaging::{MessageKind, NewMessage, StoredMessage};
 use shared::pending::Pending;
 use shared::pending::Reservation;
-use shared::players::NewConnection;
 
 /// The stores a scenario works on; `tickets` must write into these `players` and
 /// `messages`.
@@ -26,30 +25,8 @@ pub struct TicketStores {
     pub messages: Arc<dyn Inboxes>,
 }
 
-fn player(name: &str) -> PlayerId {
-    PlayerId::parse(name).expect("valid test player id")
-}
-
 fn ticket_id() -> TicketId {
     TicketId::new_at(T0)
-}
-
-async fn connect(stores: &TicketStores, name: &str) {
-    let player_id = player(name);
-    stores
-        .players
-        .connect(&NewConnection {
-            sweep_shard: player_id.sweep_shard(4),
-            player_id,
-            connection_id: ConnectionId::parse(format!("c-{name}")).expect("valid connection id"),
-            endpoint: "https://api.example/prod".into(),
-            connected_at: T0,
-            now: T0,
-            heartbeat_deadline: T0 + 90_000,
-            expire_at_secs: T0 / 1000 + 86_400,
-        })
-        .await
-        .expect("connect");
 }
 
 /// alice's (and bob's) ticket, recorded QUEUED and made their pending request.
@@ -62,7 +39,7 @@ async fn queued(stores: &TicketStores) -> TicketRecord {
         T0,
     );
     for name in ["alice", "bob"] {
-        connect(stores, name).await;
+        fixtures::connected(&*stores.players, name, &format!("c-{name}"), T0).await;
         let pending = Pending::of_ticket(&ticket.ticket_id).expect("our ticket");
         assert_eq!(
             stores
@@ -117,16 +94,28 @@ fn change(ticket: &TicketRecord, to: TicketStatus, at: EpochMillis, push: bool) 
     }
 }
 
-async fn inbox(stores: &TicketStores, recipient: &str) -> Vec<String> {
+/// What `recipient`'s inbox holds.
+async fn inbox(stores: &TicketStores, recipient: &str) -> Vec<StoredMessage> {
+    fixtures::inbox(&*stores.messages, recipient, T0).await
+}
+
+/// alice's (and bob's) [`queued`] ticket moved to `to` at `at` (pushing), which must
+/// apply: the ticket as stored after.
+async fn queued_then(stores: &TicketStores, to: TicketStatus, at: EpochMillis) -> TicketRecord {
+    let ticket = queued(stores).await;
+    let moved = change(&ticket, to, at, true);
+    assert!(stores.tickets.advance(&moved).await.unwrap());
+    stored(stores, &ticket).await
+}
+
+/// The ticket as stored, which must be there.
+async fn stored(stores: &TicketStores, ticket: &TicketRecord) -> TicketRecord {
     stores
-        .messages
-        .read(&player(recipient), &ReplayFrom::EVERYTHING, T0)
+        .tickets
+        .get(&ticket.ticket_id)
         .await
-        .expect("inbox read")
-        .messages
-        .into_iter()
-        .map(|m| m.payload)
-        .collect()
+        .unwrap()
+        .expect("the ticket is stored")
 }
 
 async fn seat_and_pending(stores: &TicketStores, name: &str) -> (Option<GameSession>, bool) {
@@ -156,15 +145,7 @@ pub async fn given_a_new_ticket_when_created_then_it_reads_back_queued_and_its_i
 pub async fn given_a_queued_ticket_when_searching_then_the_ticket_and_both_inboxes_change_together(
     stores: &TicketStores,
 ) {
-    let ticket = queued(stores).await;
-    let searching = change(&ticket, TicketStatus::Searching, T0 + 100, true);
-    assert!(stores.tickets.advance(&searching).await.unwrap());
-    let stored = stores
-        .tickets
-        .get(&ticket.ticket_id)
-        .await
-        .unwrap()
-        .unwrap();
+    let stored = queued_then(stores, TicketStatus::Searching, T0 + 100).await;
     assert_eq!(stored.status, TicketStatus::Searching);
     assert_eq!(stored.status_at, T0 + 100);
     assert_eq!(stored.updated_at, T0 + 103);
@@ -189,12 +170,7 @@ pub async fn given_a_change_read_before_another_landed_when_applied_then_nothing
     assert!(!stores.tickets.advance(&searching).await.unwrap());
     let stale = change(&ticket, TicketStatus::Placing, T0 + 200, true);
     assert!(!stores.tickets.advance(&stale).await.unwrap());
-    let stored = stores
-        .tickets
-        .get(&ticket.ticket_id)
-        .await
-        .unwrap()
-        .unwrap();
+    let stored = stored(stores, &ticket).await;
     assert_eq!(stored.status, TicketStatus::Searching);
     assert_eq!(inbox(stores, "alice").await.len(), 1, "pushed once");
 }
@@ -202,15 +178,7 @@ pub async fn given_a_change_read_before_another_landed_when_applied_then_nothing
 pub async fn given_a_live_ticket_when_completed_then_seats_are_set_pending_cleared_and_pushed(
     stores: &TicketStores,
 ) {
-    let ticket = queued(stores).await;
-    let completed = change(&ticket, TicketStatus::Completed, T0 + 500, true);
-    assert!(stores.tickets.advance(&completed).await.unwrap());
-    let stored = stores
-        .tickets
-        .get(&ticket.ticket_id)
-        .await
-        .unwrap()
-        .unwrap();
+    let stored = queued_then(stores, TicketStatus::Completed, T0 + 500).await;
     assert_eq!(stored.status, TicketStatus::Completed);
     assert_eq!(stored.game_session, Some(placed_game_session()));
     assert_eq!(stored.player_sessions.len(), 2);

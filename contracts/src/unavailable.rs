@@ -6,7 +6,7 @@
 use async_trait::async_trait;
 
 use shared::domain::{ConnectionId, EpochMillis, GameSession, PlacementId, PlayerId, Seq};
-use shared::friends::{FriendCommit, FriendCommitted, FriendState, Relation, RelationPage};
+use shared::friends::{FriendCommit, FriendCommitted, Relation, RelationPage, RelationQuery};
 use shared::matchmaking::{TicketChange, TicketId, TicketRecord};
 use shared::messaging::{Handover, HandoverOutcome, InboxRead, NewMessage, ReplayFrom};
 use shared::party::{Committed, OfflinePage, OfflineParty, PartyCommit};
@@ -80,13 +80,7 @@ impl FriendReader for Unavailable {
         down()
     }
 
-    async fn page(
-        &self,
-        _: &PlayerId,
-        _: Option<FriendState>,
-        _: Option<&PlayerId>,
-        _: u32,
-    ) -> Result<RelationPage, StoreError> {
+    async fn page(&self, _: RelationQuery<'_>) -> Result<RelationPage, StoreError> {
         down()
     }
 

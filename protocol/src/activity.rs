@@ -16,6 +16,7 @@ pub use crate::requests::{ActivityText, MAX_ACTIVITY_CHARS};
 pub const MAX_ACTIVITY_DETAILS_BYTES: usize = 512;
 
 /// What a player is doing (`setActivity`'s body, and its ack: what was stored).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Activity {
@@ -24,7 +25,6 @@ pub struct Activity {
     pub activity: ActivityText,
     /// A JSON object for the game's own use (a map, a score), at most 512 bytes
     /// serialized.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Map<String, Value>>,
 }
 

@@ -24,6 +24,7 @@ pub struct ConnectionEndpoint {
 }
 
 /// Where to connect for a seat, as GameLift gave it for this player.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ConnectionDetails {
@@ -34,12 +35,10 @@ pub struct ConnectionDetails {
     pub endpoints: Vec<ConnectionEndpoint>,
     /// Behind player gateway: prepend it, unmodified (and unencrypted), to every UDP
     /// packet sent to an endpoint. Absent without player gateway.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 1024))]
     pub player_gateway_token: Option<String>,
     /// When the token expires (epoch ms): send `refreshConnectionDetails` before then
     /// (the client libraries do). Absent without player gateway: nothing expires.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<EpochMillis>,
 }
 

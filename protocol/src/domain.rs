@@ -474,6 +474,7 @@ impl fmt::Display for PlacementStatus {
 /// Clients of TLS fleets must connect to `dns_name`, not the IP. Where to send game
 /// traffic is `connection` when present (behind player gateway, relays rather than the
 /// game server's own address).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GameSession {
@@ -486,7 +487,6 @@ pub struct GameSession {
     /// Where this player connects: player gateway relays and token, or the game server
     /// itself. Absent on a seat given before connection details existed: connect to
     /// `ipAddress`/`port`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection: Option<ConnectionDetails>,
     /// The fleet requires player gateway and this seat's details could not be had: do
     /// not connect yet; send `refreshConnectionDetails` (the client libraries do, with

@@ -187,11 +187,11 @@ pub struct NoMessage {}
 pub struct NoDetail {}
 
 /// `bad_request`, `payload_too_large`.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct FieldDetail {
     /// The backend API: the request's field at fault (`body` for the body as a whole,
     /// `path` or a path parameter for the path).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
 }
 
@@ -204,33 +204,29 @@ impl FieldDetail {
 }
 
 /// `unknown_route`.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct AllowDetail {
     /// The backend API: the one method the path serves (also the `Allow` header).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow: Option<String>,
 }
 
 /// `not_found`: what was not found, where the error names it.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NotFoundDetail {
     /// The recipients no player has (`sendMessage`, the backend API's messages): nothing
     /// was sent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub player_ids: Option<Vec<PlayerId>>,
     /// The ticket that is over (`stopMatchmaking`), or the matchmaking ticket that
     /// `cancelPlacement` found pending.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ticket_id: Option<TicketId>,
     /// The backend API: the player no one is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub player_id: Option<PlayerId>,
     /// The backend API: the party no one is in.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub party_id: Option<PartyId>,
     /// The backend API: the presence of a player with no open connection.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub presence: Option<PresenceStatus>,
 }
 
@@ -244,22 +240,19 @@ impl NotFoundDetail {
 }
 
 /// `conflict`: what the request ran into, where the error names it.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ConflictDetail {
     /// The live matchmaking ticket already pending, or the ticket not awaiting an answer
     /// (`acceptMatch`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ticket_id: Option<TicketId>,
     /// The placement already pending.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement_id: Option<PlacementId>,
     /// Whose pending request it is, when it is another player's or a party's
     /// reservation found it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub player_id: Option<PlayerId>,
     /// The status of the ticket not awaiting an answer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<TicketStatus>,
     /// The backend API: the game session the player is seated in instead (`null`:
     /// none).
@@ -281,23 +274,22 @@ impl ConflictDetail {
 }
 
 /// `session_ended` and `session_full`.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionEndedDetail {
     /// The game session that ended (or is full).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game_session_arn: Option<String>,
     /// `joinFriendGame`: the friend whose game it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub player_id: Option<PlayerId>,
 }
 
 /// `forbidden`.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ForbiddenDetail {
     /// `joinFriendGame`: the player whose game the caller may not join (not a friend).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub player_id: Option<PlayerId>,
 }
 

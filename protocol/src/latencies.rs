@@ -3,13 +3,13 @@
 //! at most 20 regions, each named by 1–64 of `a-z 0-9 -`, each 0–10000 ms. Parsed once,
 //! here; the schema says the same (`Latencies`).
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::fmt;
+use std::marker::PhantomData;
 
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::de::{MapAccess, Visitor};
+use schemars::json_schema;
 use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::bounded::{Bound, BoundedMap, CheckedNumber};
 
 /// At most this many regions in `latencies`.
 pub const MAX_LATENCY_REGIONS: usize = 20;
@@ -97,95 +97,61 @@ struct Millis(f64);
 
 impl<'de> Deserialize<'de> for Millis {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct MillisVisitor;
-
-        impl Visitor<'_> for MillisVisitor {
-            type Value = Millis;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a number of milliseconds")
-            }
-
-            fn visit_f64<E: serde::de::Error>(self, millis: f64) -> Result<Millis, E> {
+        deserializer.deserialize_f64(CheckedNumber {
+            expecting: "a number of milliseconds",
+            check: |millis| {
                 if in_range(millis) {
                     Ok(Millis(millis))
                 } else {
-                    Err(E::custom(LatenciesError::OutOfRange(millis)))
+                    Err(LatenciesError::OutOfRange(millis).to_string())
                 }
-            }
-
-            fn visit_i64<E: serde::de::Error>(self, millis: i64) -> Result<Millis, E> {
-                self.visit_f64(millis as f64)
-            }
-
-            fn visit_u64<E: serde::de::Error>(self, millis: u64) -> Result<Millis, E> {
-                self.visit_f64(millis as f64)
-            }
-        }
-
-        deserializer.deserialize_f64(MillisVisitor)
+            },
+        })
     }
 }
 
 impl<'de> Deserialize<'de> for Latencies {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct LatenciesVisitor;
-
-        impl<'de> Visitor<'de> for LatenciesVisitor {
-            type Value = Latencies;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object of region → milliseconds")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Latencies, A::Error> {
-                let too_many = |n| serde::de::Error::custom(LatenciesError::TooMany(n));
-                if let Some(n) = map.size_hint().filter(|n| *n > MAX_LATENCY_REGIONS) {
-                    return Err(too_many(n));
-                }
-                let mut latencies = BTreeMap::new();
-                while let Some(region) = map.next_key::<String>()? {
-                    if !is_region(&region) {
-                        return Err(serde::de::Error::custom(LatenciesError::Region(region)));
-                    }
-                    let Millis(millis) = map.next_value()?;
-                    latencies.insert(region, millis);
-                }
-                if latencies.len() > MAX_LATENCY_REGIONS {
-                    return Err(too_many(latencies.len()));
-                }
-                Ok(Latencies(latencies))
-            }
-        }
-
-        deserializer.deserialize_map(LatenciesVisitor)
-    }
-}
-
-impl JsonSchema for Latencies {
-    fn schema_name() -> Cow<'static, str> {
-        "Latencies".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "Region → round-trip milliseconds (0–10000), at most 20 regions; a region is 1–64 of `a-z 0-9 -` (an AWS Region or a GameLift location).",
-            "type": "object",
-            "maxProperties": MAX_LATENCY_REGIONS,
-            "propertyNames": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": MAX_REGION_LEN,
-                "pattern": "^[a-z0-9-]+$"
+        let latencies = deserializer.deserialize_map(BoundedMap {
+            bound: Bound {
+                expecting: "an object of region → milliseconds",
+                max: MAX_LATENCY_REGIONS,
+                too_many: |count| LatenciesError::TooMany(count).to_string(),
             },
-            "additionalProperties": {
-                "type": "number",
-                "minimum": 0,
-                "maximum": MAX_LATENCY_MS
-            }
-        })
+            key: |region| {
+                if is_region(&region) {
+                    Ok(region)
+                } else {
+                    Err(LatenciesError::Region(region).to_string())
+                }
+            },
+            value: PhantomData::<Millis>,
+        })?;
+        Ok(Latencies(
+            latencies
+                .into_iter()
+                .map(|(region, Millis(millis))| (region, millis))
+                .collect(),
+        ))
     }
 }
+
+hand_schema!(Latencies, |_| json_schema!({
+    "description": "Region → round-trip milliseconds (0–10000), at most 20 regions; a region is 1–64 of `a-z 0-9 -` (an AWS Region or a GameLift location).",
+    "type": "object",
+    "maxProperties": MAX_LATENCY_REGIONS,
+    "propertyNames": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": MAX_REGION_LEN,
+        "pattern": "^[a-z0-9-]+$"
+    },
+    "additionalProperties": {
+        "type": "number",
+        "minimum": 0,
+        "maximum": MAX_LATENCY_MS
+    }
+}));
 
 #[cfg(test)]
 mod tests {

@@ -5,9 +5,9 @@
 //! code, [`errors::ErrorReply`]), the domain types they carry, and their JSON Schema
 //! ([`schema`], committed as `protocol/schema.json`).
 //!
-//! It depends on serde, serde_json, schemars and four small pure-Rust crates (thiserror,
-//! uuid, fastrand, serde_path_to_error), never on the AWS SDK or the Lambda runtime, so game clients and bots
-//! can use it; `tests/no_aws.rs` checks that.
+//! It depends on serde, serde_json, schemars and five small pure-Rust crates (thiserror,
+//! uuid, fastrand, serde_path_to_error, serde_with's macros), never on the AWS SDK or the Lambda runtime, so game clients and bots
+//! can use it; `tests/suites/layers.rs` checks that.
 //!
 //! Every rule the server applies to a request's body (ranges, lengths, patterns, counts:
 //! [`latencies`], `matchmaking/attributes.rs`, `requests/fields.rs`, the domain ids) is
@@ -24,9 +24,27 @@
 //! with a test that fails while the generated file is stale), the Rust client uses the
 //! crate.
 
+/// `JsonSchema` for a type whose rules the derive cannot state, named as the type:
+/// `hand_schema!(Type, |generator| schema)`, where `schema` may ask `generator` for the
+/// schemas of the types it holds.
+macro_rules! hand_schema {
+    ($type:ident, |$generator:pat_param| $schema:expr) => {
+        impl schemars::JsonSchema for $type {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($type).into()
+            }
+
+            fn json_schema($generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                $schema
+            }
+        }
+    };
+}
+
 pub mod acks;
 pub mod activity;
 pub mod backend_api;
+mod bounded;
 pub mod connection;
 pub mod domain;
 pub mod errors;

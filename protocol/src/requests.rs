@@ -167,9 +167,9 @@ client_routes! {
 }
 
 /// `resume` and `heartbeat`: the `seq` of the last pushed frame the client processed.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CursorBody {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<Seq>,
 }
 
@@ -178,17 +178,15 @@ pub struct CursorBody {
 pub struct EmptyBody {}
 
 /// `sessionPlacementRequest`.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlacementRequestBody {
     /// Region → round-trip milliseconds (0–10000), at most 20 regions.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latencies: Option<Latencies>,
     /// Handed to the game server; at most 2048 characters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub player_data: Option<PlayerData>,
     /// One of the configured queues (the first when absent; another is `not_found`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<QueueName>,
 }
 
@@ -199,10 +197,10 @@ pub struct LatenciesBody {
 }
 
 /// `cancelPlacement`: the pending placement (yours when absent).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CancelPlacementBody {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement_id: Option<PlacementId>,
 }
 
@@ -216,10 +214,10 @@ pub struct PlayerIdsBody {
 }
 
 /// `createParty`: its size (2–10, at most the stack's `PARTY_MAX_SIZE`, that when absent).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreatePartyBody {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_size: Option<PartySize>,
 }
 
@@ -240,18 +238,16 @@ pub struct PartyBody {
 
 /// `startMatchmaking`: a solo player's or a party leader's ticket (the leader's carries
 /// every member).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StartMatchmakingRequestBody {
     /// One of the stack's matchmaking configurations (its default when absent; another
     /// is `not_found`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub configuration: Option<ConfigurationName>,
     /// At most 32: number, string, list of strings or map of string → number.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attributes: Option<PlayerAttributes>,
     /// Region → round-trip milliseconds (0–10000), at most 20 regions.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latencies: Option<Latencies>,
 }
 
@@ -264,10 +260,10 @@ pub struct AcceptMatchRequestBody {
 }
 
 /// `stopMatchmaking`: the ticket (your live one when absent).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TicketBody {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ticket_id: Option<TicketId>,
 }
 
@@ -279,12 +275,11 @@ pub struct AttributesBody {
 
 /// `listFriends`: only relations in `state` (every one when absent), after `cursor` (the
 /// previous page's).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListFriendsBody {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<FriendState>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<PlayerId>,
 }
 

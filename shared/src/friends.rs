@@ -57,6 +57,16 @@ pub struct Relation {
     pub since: EpochMillis,
 }
 
+/// Which of a player's relations a page holds: up to `limit` of `player`'s relations
+/// (only those in `state`, when given) after the other player `after`, by the other's id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RelationQuery<'a> {
+    pub player: &'a PlayerId,
+    pub state: Option<FriendState>,
+    pub after: Option<&'a PlayerId>,
+    pub limit: u32,
+}
+
 /// A page of one player's relations, by the other's id.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RelationPage {

@@ -39,7 +39,7 @@ mod dynamodb_specific {
     use contracts::fixtures::{T0, player};
     use contracts::friend_store_contract::{act, befriend};
     use contracts::ports::*;
-    use shared::friends::{Action, FRIENDS_PAGE_SIZE, FriendCommitted, FriendState};
+    use shared::friends::{Action, FRIENDS_PAGE_SIZE, FriendCommitted, FriendState, RelationQuery};
     use shared::messaging::ReplayFrom;
     use tests::dynamodb::{Table, dynamodb_local, key_pairs};
 
@@ -156,12 +156,12 @@ mod dynamodb_specific {
             .unwrap();
         assert_eq!(counter.take(), count("GetItem", 1));
         let page = store
-            .page(
-                &player("alice"),
-                Some(FriendState::Invited),
-                None,
-                FRIENDS_PAGE_SIZE,
-            )
+            .page(RelationQuery {
+                player: &player("alice"),
+                state: Some(FriendState::Invited),
+                after: None,
+                limit: FRIENDS_PAGE_SIZE,
+            })
             .await
             .unwrap();
         assert_eq!(page.relations.len(), 1);

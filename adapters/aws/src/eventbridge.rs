@@ -51,13 +51,10 @@ pub const DEFAULT_ENTRY_RETRY: EntryRetry = EntryRetry {
 };
 
 impl EntryRetry {
-    /// The wait before attempt `attempt` (0-based; attempt 0 does not wait).
+    /// The wait before attempt `attempt` (0-based; attempt 0 does not wait), from
+    /// `base_delay`: [`jittered`](crate::backoff::jittered).
     fn delay(&self, attempt: u32) -> Duration {
-        let full = self
-            .base_delay
-            .saturating_mul(1 << attempt.saturating_sub(1).min(16));
-        let full_micros = u64::try_from(full.as_micros()).unwrap_or(u64::MAX);
-        Duration::from_micros(fastrand::u64(full_micros / 2..=full_micros))
+        crate::backoff::jittered(self.base_delay, attempt)
     }
 }
 

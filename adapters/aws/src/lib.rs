@@ -6,6 +6,7 @@
 
 pub mod apigateway;
 pub mod aws;
+mod backoff;
 #[cfg(any(test, feature = "test-support"))]
 pub mod call_counter;
 pub mod calls;

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 
 use shared::domain::{EpochMillis, PlayerId};
 use shared::friends::{
-    FriendCommit, FriendCommitted, FriendState, MAX_FRIENDS, Relation, RelationPage,
+    FriendCommit, FriendCommitted, FriendState, MAX_FRIENDS, Relation, RelationPage, RelationQuery,
 };
 use shared::ports::StoreError;
 use shared::ports::{Blocks, FriendCommits, FriendReader};
@@ -85,19 +85,14 @@ impl FriendReader for InMemoryFriendStore {
         Ok((self.relation(a, b).await?, self.relation(b, a).await?))
     }
 
-    async fn page(
-        &self,
-        player: &PlayerId,
-        state: Option<FriendState>,
-        after: Option<&PlayerId>,
-        limit: u32,
-    ) -> Result<RelationPage, StoreError> {
+    async fn page(&self, query: RelationQuery<'_>) -> Result<RelationPage, StoreError> {
+        let player = query.player;
         let items = self.items();
-        let start = match after {
+        let start = match query.after {
             Some(after) => Bound::Excluded((player.clone(), after.clone())),
             None => Bound::Unbounded,
         };
-        let limit = usize::try_from(limit).unwrap_or(usize::MAX).max(1);
+        let limit = usize::try_from(query.limit).unwrap_or(usize::MAX).max(1);
         // As a Query with a filter: `limit` items are read, those in `state` returned.
         // Without a cursor the range starts at the first key, which may be another
         // player's: skip to this player's first.
@@ -115,7 +110,7 @@ impl FriendReader for InMemoryFriendStore {
                 .flatten(),
             relations: read
                 .iter()
-                .filter(|(_, (s, _))| state.is_none_or(|wanted| *s == wanted))
+                .filter(|(_, (s, _))| query.state.is_none_or(|wanted| *s == wanted))
                 .map(|(key, value)| relation(key, value))
                 .collect(),
         })

@@ -224,6 +224,7 @@ mod tests {
 
     mod contract {
         use super::*;
+        use crate::MemoryStores;
         use contracts::message_store_contract::{Subject, TtlDeletion};
 
         struct Ttl(Arc<InMemoryMessageStore>);
@@ -250,16 +251,12 @@ mod tests {
         }
 
         async fn subject() -> Subject {
-            let players = Arc::new(InMemoryPlayerStore::new());
-            let messages = Arc::new(InMemoryMessageStore::new());
+            let tables = MemoryStores::new(InMemoryMessageStore::new(), 1);
             Subject {
-                handover: Arc::new(InMemoryDeliveryHandover::new(
-                    players.clone(),
-                    messages.clone(),
-                )),
-                ttl: Arc::new(Ttl(messages.clone())),
-                players,
-                messages,
+                handover: tables.handover,
+                ttl: Arc::new(Ttl(tables.messages.clone())),
+                players: tables.players,
+                messages: tables.messages,
             }
         }
 

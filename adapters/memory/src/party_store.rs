@@ -217,19 +217,15 @@ impl OfflineParties for InMemoryPartyStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::MemoryStores;
     use contracts::party_store_contract::PartyStores;
 
     async fn stores() -> PartyStores {
-        let players = Arc::new(InMemoryPlayerStore::new());
-        let messages = Arc::new(InMemoryMessageStore::new());
+        let tables = MemoryStores::new(InMemoryMessageStore::new(), PartyStores::SHARDS);
         PartyStores {
-            parties: Arc::new(InMemoryPartyStore::new(
-                players.clone(),
-                messages.clone(),
-                PartyStores::SHARDS,
-            )),
-            players,
-            messages,
+            parties: tables.parties,
+            players: tables.players,
+            messages: tables.messages,
         }
     }
 

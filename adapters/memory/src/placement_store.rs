@@ -46,18 +46,12 @@ impl PlacementReader for InMemoryPlacementStore {
 #[async_trait]
 impl PlacementRecorder for InMemoryPlacementStore {
     async fn create(&self, placement: &PlacementRecord) -> Result<(), StoreError> {
-        let mut items = self.items();
-        if items.contains_key(&placement.placement_id) {
-            return Err(StoreError::Other(
-                format!(
-                    "placement {} already exists: placement ids are never reused",
-                    placement.placement_id
-                )
-                .into(),
-            ));
-        }
-        items.insert(placement.placement_id.clone(), placement.clone());
-        Ok(())
+        crate::insert_new(
+            &mut self.items(),
+            "placement",
+            &placement.placement_id,
+            placement,
+        )
     }
 
     async fn mark_failed(
@@ -144,21 +138,16 @@ impl PlacementOutcomes for InMemoryPlacementOutcomes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::MemoryStores;
     use contracts::placement_store_contract::PlacementStores;
 
     async fn stores() -> PlacementStores {
-        let placements = Arc::new(InMemoryPlacementStore::new());
-        let players = Arc::new(InMemoryPlayerStore::new());
-        let messages = Arc::new(InMemoryMessageStore::new());
+        let tables = MemoryStores::new(InMemoryMessageStore::new(), 1);
         PlacementStores {
-            placements: placements.clone(),
-            outcomes: Arc::new(InMemoryPlacementOutcomes::new(
-                placements,
-                players.clone(),
-                messages.clone(),
-            )),
-            players,
-            messages,
+            placements: tables.placements,
+            outcomes: tables.outcomes,
+            players: tables.players,
+            messages: tables.messages,
         }
     }
 

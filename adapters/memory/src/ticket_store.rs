@@ -50,18 +50,7 @@ impl TicketReader for InMemoryTicketStore {
 #[async_trait]
 impl TicketRecorder for InMemoryTicketStore {
     async fn create(&self, ticket: &TicketRecord) -> Result<(), StoreError> {
-        let mut items = self.items();
-        if items.contains_key(&ticket.ticket_id) {
-            return Err(StoreError::Other(
-                format!(
-                    "ticket {} already exists: ticket ids are never reused",
-                    ticket.ticket_id
-                )
-                .into(),
-            ));
-        }
-        items.insert(ticket.ticket_id.clone(), ticket.clone());
-        Ok(())
+        crate::insert_new(&mut self.items(), "ticket", &ticket.ticket_id, ticket)
     }
 }
 
@@ -108,15 +97,15 @@ impl TicketChanges for InMemoryTicketStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::MemoryStores;
     use contracts::ticket_store_contract::TicketStores;
 
     async fn stores() -> TicketStores {
-        let players = Arc::new(InMemoryPlayerStore::new());
-        let messages = Arc::new(InMemoryMessageStore::new());
+        let tables = MemoryStores::new(InMemoryMessageStore::new(), 1);
         TicketStores {
-            tickets: Arc::new(InMemoryTicketStore::new(players.clone(), messages.clone())),
-            players,
-            messages,
+            tickets: tables.tickets,
+            players: tables.players,
+            messages: tables.messages,
         }
     }
 

@@ -8,9 +8,7 @@
 
 pub mod openapi;
 
-use std::borrow::Cow;
-
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use schemars::{JsonSchema, json_schema};
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
@@ -71,6 +69,7 @@ pub fn read_request<B: DeserializeOwned>(body: Map<String, Value>) -> Result<B, 
 
 /// `POST /v1/messages`: a `message` frame (`backend: true`) to 1–100 players or to every
 /// member of a party; `from` names the sender (`system` when absent).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SendMessagesRequest {
@@ -82,11 +81,9 @@ pub struct SendMessagesRequest {
     )]
     pub player_ids: Option<Vec<PlayerId>>,
     /// Every member of this party; give this or `playerIds`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub party_id: Option<PartyId>,
     /// Any JSON, at most 32 KiB serialized (over it: `413 payload_too_large`).
     pub message: Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<ServiceName>,
 }
 
@@ -155,12 +152,11 @@ pub struct BatchGetPlayersResponse {
 }
 
 /// `DELETE /v1/players/{playerId}/connection`: why (shown to the player), and who.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EndConnectionRequest {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<Reason>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<ServiceName>,
 }
 
@@ -234,19 +230,11 @@ impl<'de> Deserialize<'de> for ServiceName {
     }
 }
 
-impl JsonSchema for ServiceName {
-    fn schema_name() -> Cow<'static, str> {
-        "ServiceName".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "Who sends: `system` (the default) or a service's name.",
-            "type": "string",
-            "pattern": format!("^[A-Za-z0-9._:@-]{{1,{MAX_FROM_LEN}}}$"),
-        })
-    }
-}
+hand_schema!(ServiceName, |_| json_schema!({
+    "description": "Who sends: `system` (the default) or a service's name.",
+    "type": "string",
+    "pattern": format!("^[A-Za-z0-9._:@-]{{1,{MAX_FROM_LEN}}}$"),
+}));
 
 /// Why a connection is ended, shown to the player: 1–256 characters, not all blank.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -271,20 +259,12 @@ impl<'de> Deserialize<'de> for Reason {
     }
 }
 
-impl JsonSchema for Reason {
-    fn schema_name() -> Cow<'static, str> {
-        "Reason".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "Why the connection is ended, shown to the player (default: \"disconnected by the server\").",
-            "type": "string",
-            "minLength": 1,
-            "maxLength": MAX_REASON_LEN,
-        })
-    }
-}
+hand_schema!(Reason, |_| json_schema!({
+    "description": "Why the connection is ended, shown to the player (default: \"disconnected by the server\").",
+    "type": "string",
+    "minLength": 1,
+    "maxLength": MAX_REASON_LEN,
+}));
 
 #[cfg(test)]
 mod tests;

@@ -4,13 +4,15 @@
 //! number (strings of at most 100 characters, at most 32 items). Parsed once, here; the
 //! schema says the same (`PlayerAttributes`, `AttributeValue`).
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::marker::PhantomData;
 
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use schemars::json_schema;
 use serde::de::{Error as _, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::bounded::{Bound, BoundedMap, BoundedSeq, CheckedNumber};
 
 /// At most this many attributes per player.
 pub const MAX_ATTRIBUTES: usize = 32;
@@ -71,61 +73,51 @@ fn is_attribute_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// A string of at most [`MAX_ATTRIBUTE_STRING_LEN`] characters.
-fn short<E: serde::de::Error>(text: String) -> Result<String, E> {
+/// A string of at most [`MAX_ATTRIBUTE_STRING_LEN`] characters, or why it is refused.
+fn short(text: String) -> Result<String, String> {
     let chars = text.chars().count();
     if chars > MAX_ATTRIBUTE_STRING_LEN {
-        return Err(E::custom(format!(
+        return Err(format!(
             "is {chars} characters; the maximum is {MAX_ATTRIBUTE_STRING_LEN}"
-        )));
+        ));
     }
     Ok(text)
 }
 
-/// The items of a list or map: refused past [`MAX_ATTRIBUTE_ITEMS`] (`what`: "strings").
-fn too_many_items<E: serde::de::Error>(count: usize, what: &str) -> E {
-    E::custom(format!(
-        "holds {count} {what}; the maximum is {MAX_ATTRIBUTE_ITEMS}"
-    ))
-}
+/// A list value's strings: at most [`MAX_ATTRIBUTE_ITEMS`].
+const LIST: Bound = Bound {
+    expecting: "an array of strings",
+    max: MAX_ATTRIBUTE_ITEMS,
+    too_many: |count| format!("holds {count} strings; the maximum is {MAX_ATTRIBUTE_ITEMS}"),
+};
 
 /// A string in a list.
 struct ShortString(String);
 
 impl<'de> Deserialize<'de> for ShortString {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        short(String::deserialize(deserializer)?).map(Self)
+        short(String::deserialize(deserializer)?)
+            .map(Self)
+            .map_err(D::Error::custom)
     }
 }
+
+/// A map value's entries: at most [`MAX_ATTRIBUTE_ITEMS`].
+const MAP: Bound = Bound {
+    expecting: "an object of string → number",
+    max: MAX_ATTRIBUTE_ITEMS,
+    too_many: |count| format!("holds {count} entries; the maximum is {MAX_ATTRIBUTE_ITEMS}"),
+};
 
 /// A number in a map.
 struct Number(f64);
 
 impl<'de> Deserialize<'de> for Number {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct NumberVisitor;
-
-        impl Visitor<'_> for NumberVisitor {
-            type Value = Number;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a number")
-            }
-
-            fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Number, E> {
-                Ok(Number(n))
-            }
-
-            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Number, E> {
-                Ok(Number(n as f64))
-            }
-
-            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Number, E> {
-                Ok(Number(n as f64))
-            }
-        }
-
-        deserializer.deserialize_f64(NumberVisitor)
+        deserializer.deserialize_f64(CheckedNumber {
+            expecting: "a number",
+            check: |n| Ok(Number(n)),
+        })
     }
 }
 
@@ -155,38 +147,35 @@ impl<'de> Deserialize<'de> for AttributeValue {
             }
 
             fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<AttributeValue, E> {
-                short(text.to_owned()).map(AttributeValue::String)
+                short(text.to_owned())
+                    .map(AttributeValue::String)
+                    .map_err(E::custom)
             }
 
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<AttributeValue, A::Error> {
-                if let Some(n) = seq.size_hint().filter(|n| *n > MAX_ATTRIBUTE_ITEMS) {
-                    return Err(too_many_items(n, "strings"));
-                }
-                let mut items = Vec::new();
-                while let Some(ShortString(item)) = seq.next_element()? {
-                    items.push(item);
-                }
-                if items.len() > MAX_ATTRIBUTE_ITEMS {
-                    return Err(too_many_items(items.len(), "strings"));
-                }
-                Ok(AttributeValue::StringList(items))
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<AttributeValue, A::Error> {
+                let strings = BoundedSeq {
+                    bound: LIST,
+                    item: PhantomData::<ShortString>,
+                };
+                let items = strings.visit_seq(seq)?;
+                Ok(AttributeValue::StringList(
+                    items.into_iter().map(|ShortString(item)| item).collect(),
+                ))
             }
 
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AttributeValue, A::Error> {
-                if let Some(n) = map.size_hint().filter(|n| *n > MAX_ATTRIBUTE_ITEMS) {
-                    return Err(too_many_items(n, "entries"));
-                }
-                let mut entries = BTreeMap::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    let key =
-                        short(key).map_err(|e: A::Error| A::Error::custom(format!("key {e}")))?;
-                    let Number(n) = map.next_value()?;
-                    entries.insert(key, n);
-                }
-                if entries.len() > MAX_ATTRIBUTE_ITEMS {
-                    return Err(too_many_items(entries.len(), "entries"));
-                }
-                Ok(AttributeValue::StringNumberMap(entries))
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<AttributeValue, A::Error> {
+                let numbers = BoundedMap {
+                    bound: MAP,
+                    key: |key| short(key).map_err(|e| format!("key {e}")),
+                    value: PhantomData::<Number>,
+                };
+                let entries = numbers.visit_map(map)?;
+                Ok(AttributeValue::StringNumberMap(
+                    entries
+                        .into_iter()
+                        .map(|(key, Number(n))| (key, n))
+                        .collect(),
+                ))
             }
         }
 
@@ -196,92 +185,58 @@ impl<'de> Deserialize<'de> for AttributeValue {
 
 impl<'de> Deserialize<'de> for PlayerAttributes {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct AttributesVisitor;
-
-        impl<'de> Visitor<'de> for AttributesVisitor {
-            type Value = PlayerAttributes;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object of attribute name → value")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PlayerAttributes, A::Error> {
-                let too_many = |n| {
-                    A::Error::custom(format!(
-                        "names {n} attributes; the maximum is {MAX_ATTRIBUTES}"
-                    ))
-                };
-                if let Some(n) = map.size_hint().filter(|n| *n > MAX_ATTRIBUTES) {
-                    return Err(too_many(n));
-                }
-                let mut attributes = Attributes::new();
-                while let Some(name) = map.next_key::<String>()? {
-                    if !is_attribute_name(&name) {
-                        return Err(A::Error::custom(format!(
+        deserializer
+            .deserialize_map(BoundedMap {
+                bound: Bound {
+                    expecting: "an object of attribute name → value",
+                    max: MAX_ATTRIBUTES,
+                    too_many: |count| format!("names {count} attributes; the maximum is {MAX_ATTRIBUTES}"),
+                },
+                key: |name| {
+                    if is_attribute_name(&name) {
+                        Ok(name)
+                    } else {
+                        Err(format!(
                             "key {name:?} is not an attribute name (1–{MAX_ATTRIBUTE_NAME_LEN} of A-Z a-z 0-9 _ -)"
-                        )));
+                        ))
                     }
-                    let value = map.next_value()?;
-                    attributes.insert(name, value);
-                }
-                if attributes.len() > MAX_ATTRIBUTES {
-                    return Err(too_many(attributes.len()));
-                }
-                Ok(PlayerAttributes(attributes))
+                },
+                value: PhantomData::<AttributeValue>,
+            })
+            .map(PlayerAttributes)
+    }
+}
+
+hand_schema!(AttributeValue, |_| {
+    let string = json_schema!({"type": "string", "maxLength": MAX_ATTRIBUTE_STRING_LEN});
+    json_schema!({
+        "description": "One player attribute, in the four kinds FlexMatch knows (its `AttributeValue`: `N`,\n`S`, `SL`, `SDM`). On the wire, plain JSON: a number, a string, an array of strings or\nan object of string → number; strings (and map keys) of at most 100 characters, at most\n32 strings or entries.",
+        "anyOf": [
+            {"type": "number"},
+            string,
+            {"type": "array", "items": string, "maxItems": MAX_ATTRIBUTE_ITEMS},
+            {
+                "type": "object",
+                "maxProperties": MAX_ATTRIBUTE_ITEMS,
+                "propertyNames": {"maxLength": MAX_ATTRIBUTE_STRING_LEN},
+                "additionalProperties": {"type": "number"}
             }
-        }
+        ]
+    })
+});
 
-        deserializer.deserialize_map(AttributesVisitor)
-    }
-}
-
-impl JsonSchema for AttributeValue {
-    fn schema_name() -> Cow<'static, str> {
-        "AttributeValue".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        let string = json_schema!({"type": "string", "maxLength": MAX_ATTRIBUTE_STRING_LEN});
-        json_schema!({
-            "description": "One player attribute, in the four kinds FlexMatch knows (its `AttributeValue`: `N`,\n`S`, `SL`, `SDM`). On the wire, plain JSON: a number, a string, an array of strings or\nan object of string → number; strings (and map keys) of at most 100 characters, at most\n32 strings or entries.",
-            "anyOf": [
-                {"type": "number"},
-                string,
-                {"type": "array", "items": string, "maxItems": MAX_ATTRIBUTE_ITEMS},
-                {
-                    "type": "object",
-                    "maxProperties": MAX_ATTRIBUTE_ITEMS,
-                    "propertyNames": {"maxLength": MAX_ATTRIBUTE_STRING_LEN},
-                    "additionalProperties": {"type": "number"}
-                }
-            ]
-        })
-    }
-}
-
-impl JsonSchema for PlayerAttributes {
-    fn schema_name() -> Cow<'static, str> {
-        "PlayerAttributes".into()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "A player's attributes by name: at most 32, each named by 1–64 of `A-Z a-z 0-9 _ -`.",
-            "type": "object",
-            "maxProperties": MAX_ATTRIBUTES,
-            "propertyNames": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": MAX_ATTRIBUTE_NAME_LEN,
-                "pattern": "^[A-Za-z0-9_-]+$"
-            },
-            "additionalProperties": generator.subschema_for::<AttributeValue>()
-        })
-    }
-}
+hand_schema!(PlayerAttributes, |generator| json_schema!({
+    "description": "A player's attributes by name: at most 32, each named by 1–64 of `A-Z a-z 0-9 _ -`.",
+    "type": "object",
+    "maxProperties": MAX_ATTRIBUTES,
+    "propertyNames": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": MAX_ATTRIBUTE_NAME_LEN,
+        "pattern": "^[A-Za-z0-9_-]+$"
+    },
+    "additionalProperties": generator.subschema_for::<AttributeValue>()
+}));
 
 #[cfg(test)]
 mod tests {

@@ -8,32 +8,30 @@ use crate::domain::{GameSession, PlayerId};
 
 /// The fields a `matchmaking` frame carries for its status; each present only where it
 /// applies.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MatchmakingDetail {
     /// REQUIRES_ACCEPTANCE: seconds left to `acceptMatch`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub acceptance_timeout: Option<u32>,
     /// REQUIRES_ACCEPTANCE: the other players of the proposed match.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub players: Vec<PlayerId>,
     /// COMPLETED: this player's own seat in the match's game session.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game_session: Option<MatchedSeat>,
     /// FAILED, TIMED_OUT, CANCELLED: why, as GameLift said it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
 
 /// A player's seat in a game made by matchmaking: the game session, the player's own
 /// player session, the match and the player's team.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MatchedSeat {
     #[serde(flatten)]
     pub seat: GameSession,
     pub match_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub team: Option<String>,
 }
 

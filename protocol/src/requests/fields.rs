@@ -3,11 +3,13 @@
 //! Each is parsed once, as it is read; its schema says what it accepts.
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use schemars::JsonSchema;
-use serde::de::{Error as _, SeqAccess, Visitor};
+use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::bounded::{Bound, BoundedSeq};
 use crate::domain::PlayerId;
 use crate::frames::MAX_PLAYER_IDS;
 
@@ -23,42 +25,24 @@ pub(crate) struct PlayerIdList(pub(crate) Vec<PlayerId>);
 
 impl<'de> Deserialize<'de> for PlayerIdList {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ListVisitor;
-
-        impl<'de> Visitor<'de> for ListVisitor {
-            type Value = PlayerIdList;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an array of player ids")
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<PlayerIdList, A::Error> {
-                let too_many = |n| {
-                    A::Error::custom(format!(
-                        "names {n} players; the maximum is {MAX_PLAYER_IDS}"
-                    ))
-                };
-                if let Some(n) = seq.size_hint().filter(|n| *n > MAX_PLAYER_IDS) {
-                    return Err(too_many(n));
-                }
-                let (mut ids, mut count) = (Vec::<PlayerId>::new(), 0);
-                while let Some(id) = seq.next_element::<PlayerId>()? {
-                    count += 1;
-                    if !ids.contains(&id) {
-                        ids.push(id);
-                    }
-                }
-                if count > MAX_PLAYER_IDS {
-                    return Err(too_many(count));
-                }
-                if ids.is_empty() {
-                    return Err(A::Error::custom("must name at least one player"));
-                }
-                Ok(PlayerIdList(ids))
+        let listed = deserializer.deserialize_seq(BoundedSeq {
+            bound: Bound {
+                expecting: "an array of player ids",
+                max: MAX_PLAYER_IDS,
+                too_many: |count| format!("names {count} players; the maximum is {MAX_PLAYER_IDS}"),
+            },
+            item: PhantomData::<PlayerId>,
+        })?;
+        let mut ids = Vec::with_capacity(listed.len());
+        for id in listed {
+            if !ids.contains(&id) {
+                ids.push(id);
             }
         }
-
-        deserializer.deserialize_seq(ListVisitor)
+        if ids.is_empty() {
+            return Err(D::Error::custom("must name at least one player"));
+        }
+        Ok(PlayerIdList(ids))
     }
 }
 

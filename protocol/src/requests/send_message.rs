@@ -1,9 +1,7 @@
 //! `sendMessage`'s body: to 1–100 players (`playerIds`) or to the sender's party
 //! (`partyId`), never both; the other one absent or `null`.
 
-use std::borrow::Cow;
-
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use schemars::json_schema;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
@@ -72,41 +70,35 @@ impl<'de> Deserialize<'de> for SendMessageBody {
     }
 }
 
-impl JsonSchema for SendMessageBody {
-    fn schema_name() -> Cow<'static, str> {
-        "SendMessageBody".into()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let message = json_schema!({"description": "Any JSON, at most 32 KiB serialized."});
-        let player = generator.subschema_for::<PlayerId>();
-        let party = generator.subschema_for::<PartyId>();
-        let none = json_schema!({"type": "null"});
-        json_schema!({
-            "description": "`sendMessage`: to 1–100 players (duplicates dropped), or to every other member of your\nparty; the other field absent or null. Over 32 KiB serialized, `message` is refused as\n`payload_too_large` (a size JSON Schema cannot state).",
-            "oneOf": [
-                {
-                    "type": "object",
-                    "properties": {
-                        "playerIds": {"type": "array", "items": player, "minItems": 1, "maxItems": 100},
-                        "partyId": none,
-                        "message": message
-                    },
-                    "required": ["playerIds", "message"]
+hand_schema!(SendMessageBody, |generator| {
+    let message = json_schema!({"description": "Any JSON, at most 32 KiB serialized."});
+    let player = generator.subschema_for::<PlayerId>();
+    let party = generator.subschema_for::<PartyId>();
+    let none = json_schema!({"type": "null"});
+    json_schema!({
+        "description": "`sendMessage`: to 1–100 players (duplicates dropped), or to every other member of your\nparty; the other field absent or null. Over 32 KiB serialized, `message` is refused as\n`payload_too_large` (a size JSON Schema cannot state).",
+        "oneOf": [
+            {
+                "type": "object",
+                "properties": {
+                    "playerIds": {"type": "array", "items": player, "minItems": 1, "maxItems": 100},
+                    "partyId": none,
+                    "message": message
                 },
-                {
-                    "type": "object",
-                    "properties": {
-                        "partyId": party,
-                        "playerIds": none,
-                        "message": message
-                    },
-                    "required": ["partyId", "message"]
-                }
-            ]
-        })
-    }
-}
+                "required": ["playerIds", "message"]
+            },
+            {
+                "type": "object",
+                "properties": {
+                    "partyId": party,
+                    "playerIds": none,
+                    "message": message
+                },
+                "required": ["partyId", "message"]
+            }
+        ]
+    })
+});
 
 #[cfg(test)]
 mod tests {

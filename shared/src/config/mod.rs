@@ -5,12 +5,34 @@
 //! range, meaning); [`reader`] reads them; [`Config`] is what every function gets.
 
 use std::collections::HashMap;
-use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
 use gamelift_sockets_protocol::keep_alive::API_GATEWAY_IDLE_TIMEOUT_SECONDS;
 use gamelift_sockets_protocol::{KeepAlive, KeepAliveRoute};
+
+/// `Display` and `FromStr` of a [`Choice`](settings::Choice) setting's value type, from
+/// its `ALL` and `as_str`: shown as its word, read from its exact word (the reader
+/// matches any case first), anything else refused with the words `$setting` accepts.
+macro_rules! choice_words {
+    ($type:ty, $setting:expr) => {
+        impl std::fmt::Display for $type {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::str::FromStr for $type {
+            type Err = String;
+
+            fn from_str(raw: &str) -> Result<Self, Self::Err> {
+                Self::ALL
+                    .into_iter()
+                    .find(|value| value.as_str() == raw)
+                    .ok_or_else(|| format!("{raw:?} is not {}", $setting.accepts()))
+            }
+        }
+    };
+}
 
 mod player_gateway;
 pub mod reader;
@@ -71,22 +93,7 @@ impl PresenceLiveness {
     }
 }
 
-impl fmt::Display for PresenceLiveness {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for PresenceLiveness {
-    type Err = String;
-
-    fn from_str(raw: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|liveness| liveness.as_str() == raw)
-            .ok_or_else(|| format!("{raw:?} is not heartbeat or connection-activity"))
-    }
-}
+choice_words!(PresenceLiveness, settings::PRESENCE_LIVENESS);
 
 /// Settings every function shares (shared/src/config/settings.rs).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -522,6 +529,22 @@ mod tests {
         assert_eq!(
             problems_with("PLAYER_GATEWAY", "on"),
             ["PLAYER_GATEWAY=\"on\" is not disabled, enabled or required"]
+        );
+    }
+
+    #[test]
+    fn given_each_choice_type_then_its_words_are_its_settings_values_in_order() {
+        assert_eq!(
+            PresenceLiveness::ALL.map(PresenceLiveness::as_str),
+            settings::PRESENCE_LIVENESS.values
+        );
+        assert_eq!(
+            PlayerGateway::ALL.map(PlayerGateway::as_str),
+            settings::PLAYER_GATEWAY.values
+        );
+        assert_eq!(
+            "pings".parse::<PresenceLiveness>(),
+            Err("\"pings\" is not heartbeat or connection-activity".to_owned())
         );
     }
 

@@ -13,9 +13,6 @@
 //! parameter costs nothing per seat, and `disabled` spares the GetPlayerConnectionDetails
 //! call itself.
 
-use std::fmt;
-use std::str::FromStr;
-
 use crate::domain::GameSession;
 
 /// `PLAYER_GATEWAY`'s default, as its type.
@@ -71,22 +68,7 @@ impl PlayerGateway {
     }
 }
 
-impl fmt::Display for PlayerGateway {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for PlayerGateway {
-    type Err = String;
-
-    fn from_str(raw: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|mode| mode.as_str() == raw)
-            .ok_or_else(|| format!("{raw:?} is not disabled, enabled or required"))
-    }
-}
+choice_words!(PlayerGateway, super::settings::PLAYER_GATEWAY);
 
 #[cfg(test)]
 mod tests {

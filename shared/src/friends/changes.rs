@@ -11,7 +11,7 @@ use crate::presence::watched_status;
 
 use super::{
     Action, CHANGE_ATTEMPTS, FRIENDS_PAGE_SIZE, FriendCommitted, FriendEntry, FriendRefusal,
-    FriendState, Pair,
+    FriendState, Pair, RelationQuery,
 };
 
 /// Why a change was not made: refused by the rules, or the store failed (nothing was
@@ -87,7 +87,12 @@ pub async fn page(
     body: &ListFriendsBody,
 ) -> Result<ListFriendsAck, StoreError> {
     let page = reader
-        .page(player, body.state, body.cursor.as_ref(), FRIENDS_PAGE_SIZE)
+        .page(RelationQuery {
+            player,
+            state: body.state,
+            after: body.cursor.as_ref(),
+            limit: FRIENDS_PAGE_SIZE,
+        })
         .await?;
     let friends: Vec<PlayerId> = page
         .relations

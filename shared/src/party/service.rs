@@ -112,27 +112,13 @@ impl Parties {
 
     /// The invitee's `party_invite` message, kept as long as the invitation.
     pub fn invite_push(&self, invitation: &Invitation, now: EpochMillis) -> NewMessage {
-        let message_id = MessageId::deterministic(&[
-            "party_invite",
-            invitation.party_id.as_str(),
-            invitation.invitee.as_str(),
-            &invitation.expires_at.to_string(),
-        ]);
-        let payload = ServerFrame::PartyInvite {
+        let frame = ServerFrame::PartyInvite {
             party_id: invitation.party_id.clone(),
             from: invitation.from.clone(),
             expires_at: invitation.expires_at,
-        }
-        .to_json();
-        let message = NewMessage::new(
-            MessageKind::Party,
-            message_id,
-            invitation.invitee.clone(),
-            invitation.from.to_string(),
-            payload,
-            now,
-            0,
-        );
+        };
+        let (from, to) = (&invitation.from, &invitation.invitee);
+        let message = invitation_message(invitation, "party_invite", frame, from, to, now, 0);
         NewMessage {
             expire_at_secs: expire_at_secs(invitation.expires_at, 1),
             ..message
@@ -141,25 +127,20 @@ impl Parties {
 
     /// The inviter's `party_invite_declined` message.
     pub fn declined_push(&self, invitation: &Invitation, now: EpochMillis) -> NewMessage {
-        let message_id = MessageId::deterministic(&[
-            "party_invite_declined",
-            invitation.party_id.as_str(),
-            invitation.invitee.as_str(),
-            &invitation.expires_at.to_string(),
-        ]);
-        let payload = ServerFrame::PartyInviteDeclined {
+        let frame = ServerFrame::PartyInviteDeclined {
             party_id: invitation.party_id.clone(),
             player_id: invitation.invitee.clone(),
-        }
-        .to_json();
-        NewMessage::new(
-            MessageKind::Party,
-            message_id,
-            invitation.from.clone(),
-            invitation.invitee.to_string(),
-            payload,
+        };
+        let (from, to) = (&invitation.invitee, &invitation.from);
+        let ttl_secs = self.message_ttl_secs;
+        invitation_message(
+            invitation,
+            "party_invite_declined",
+            frame,
+            from,
+            to,
             now,
-            self.message_ttl_secs,
+            ttl_secs,
         )
     }
 
@@ -257,4 +238,34 @@ impl Parties {
 /// members still racing spread out.
 async fn lost_a_race() {
     tokio::time::sleep(Duration::from_millis(fastrand::u64(1..=10))).await;
+}
+
+/// The `Party` message `frame` (of type `kind`) about `invitation`, from `from` to `to`,
+/// kept `ttl_secs`: its id is the invitation's and the frame type's, so a change
+/// computed again appends it once.
+fn invitation_message(
+    invitation: &Invitation,
+    kind: &str,
+    frame: ServerFrame,
+    from: &PlayerId,
+    to: &PlayerId,
+    now: EpochMillis,
+    ttl_secs: i64,
+) -> NewMessage {
+    let message_id = MessageId::deterministic(&[
+        kind,
+        invitation.party_id.as_str(),
+        invitation.invitee.as_str(),
+        &invitation.expires_at.to_string(),
+    ]);
+    let sender = from.to_string();
+    NewMessage::new(
+        MessageKind::Party,
+        message_id,
+        to.clone(),
+        sender,
+        frame.to_json(),
+        now,
+        ttl_secs,
+    )
 }

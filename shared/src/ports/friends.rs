@@ -47,7 +47,7 @@ use async_trait::async_trait;
 
 use crate::domain::PlayerId;
 use crate::friends::{
-    FriendCommit, FriendCommitted, FriendState, Pair, Relation, RelationPage, read_pair,
+    FriendCommit, FriendCommitted, Pair, Relation, RelationPage, RelationQuery, read_pair,
 };
 
 use super::{PlayerLookup, StoreError};
@@ -69,15 +69,8 @@ pub trait FriendReader: Send + Sync {
         b: &PlayerId,
     ) -> Result<(Option<Relation>, Option<Relation>), StoreError>;
 
-    /// Up to `limit` of `player`'s relations (only those in `state`, when given) after
-    /// the other player `after`, by the other's id, and where the next page starts.
-    async fn page(
-        &self,
-        player: &PlayerId,
-        state: Option<FriendState>,
-        after: Option<&PlayerId>,
-        limit: u32,
-    ) -> Result<RelationPage, StoreError>;
+    /// The relations `query` asks for, and where the next page starts.
+    async fn page(&self, query: RelationQuery<'_>) -> Result<RelationPage, StoreError>;
 
     /// Every friend of `player` (state `friends`), by id: the presence fan-out and
     /// "are we friends" checks that need them all.

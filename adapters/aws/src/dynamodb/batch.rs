@@ -42,14 +42,9 @@ pub(crate) const DEFAULT_RETRY: RetryPolicy = RetryPolicy {
 };
 
 impl RetryPolicy {
-    /// The wait before retry `retry` (1-based): `base × 2^(retry-1)`, jittered uniformly
-    /// into its upper half so that concurrent writers spread out but never retry at once.
+    /// The wait before retry `retry` (1-based), from `base_delay`: [`jittered`](crate::backoff::jittered).
     pub(crate) fn delay(&self, retry: u32) -> Duration {
-        let full = self
-            .base_delay
-            .saturating_mul(1 << retry.saturating_sub(1).min(16));
-        let full_micros = u64::try_from(full.as_micros()).unwrap_or(u64::MAX);
-        Duration::from_micros(fastrand::u64(full_micros / 2..=full_micros))
+        crate::backoff::jittered(self.base_delay, retry)
     }
 }
 

@@ -6,7 +6,6 @@
 use std::collections::HashSet;
 
 use async_trait::async_trait;
-use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{ConditionCheck, Delete, Put, TransactWriteItem, Update};
 use futures_util::future::try_join_all;
 
@@ -21,7 +20,8 @@ use super::message_store::{Transacted, transact};
 use crate::calls::{AwsCall, Calls};
 use shared::domain::PlayerId;
 use shared::friends::{
-    FriendCommit, FriendCommitted, FriendState, MAX_FRIENDS, Relation, RelationPage, SideWrite,
+    FriendCommit, FriendCommitted, FriendState, MAX_FRIENDS, Relation, RelationPage, RelationQuery,
+    SideWrite,
 };
 use shared::ports::StoreError;
 use shared::ports::{Blocks, FriendCommits, FriendReader};
@@ -35,31 +35,18 @@ const IN_STATE: &str = "#state = :expected";
 const COUNT_UP: &str = "ADD #friends :delta";
 const WITHIN_MAX: &str = "attribute_not_exists(#friends) OR #friends < :max";
 
-/// The Friends table in DynamoDB.
-#[derive(Clone, Debug)]
-pub struct DynamoFriendStore {
-    client: Client,
-    table: String,
-    /// The Messages table, where a change's pushes are appended.
-    messages_table: String,
-    /// `Limit` of each Query of [`FriendReader::friends`]; `None`: 1 MB pages.
-    page_limit: Option<i32>,
+table_store! {
+    /// The Friends table in DynamoDB.
+    DynamoFriendStore {
+        table,
+        /// The Messages table, where a change's pushes are appended.
+        messages_table;
+        /// `Limit` of each Query of [`FriendReader::friends`]; `None`: 1 MB pages.
+        page_limit: Option<i32> = None,
+    }
 }
 
 impl DynamoFriendStore {
-    pub fn new(
-        client: Client,
-        table: impl Into<String>,
-        messages_table: impl Into<String>,
-    ) -> Self {
-        Self {
-            client,
-            table: table.into(),
-            messages_table: messages_table.into(),
-            page_limit: None,
-        }
-    }
-
     /// Reads a player's friends `limit` items per Query (tests: paging without
     /// thousands of items).
     pub fn with_page_limit(mut self, limit: u32) -> Self {
@@ -146,15 +133,12 @@ impl FriendReader for DynamoFriendStore {
         Ok((of_a, of_b))
     }
 
-    async fn page(
-        &self,
-        player: &PlayerId,
-        state: Option<FriendState>,
-        after: Option<&PlayerId>,
-        limit: u32,
-    ) -> Result<RelationPage, StoreError> {
-        let limit = query_limit(limit);
-        let (items, last) = self.query(player, state, after, Some(limit), None).await?;
+    async fn page(&self, query: RelationQuery<'_>) -> Result<RelationPage, StoreError> {
+        let player = query.player;
+        let limit = Some(query_limit(query.limit));
+        let (items, last) = self
+            .query(player, query.state, query.after, limit, None)
+            .await?;
         let next = last
             .map(|last| other_from_item(player, &last))
             .transpose()?;

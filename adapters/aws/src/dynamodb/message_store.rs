@@ -297,30 +297,18 @@ pub(crate) async fn transact(
     })
 }
 
-/// [`DeliveryHandover`] on DynamoDB: one `TransactWriteItems` holding the player's
-/// update (live connection, `liveFrom`, `ackedSeq`; conditional on the connection being
-/// the player's current online one) and the inbox checks (no message after the head, the
-/// epoch item unchanged).
-#[derive(Clone, Debug)]
-pub struct DynamoDeliveryHandover {
-    client: Client,
-    players_table: String,
-    messages_table: String,
+table_store! {
+    /// [`DeliveryHandover`] on DynamoDB: one `TransactWriteItems` holding the player's
+    /// update (live connection, `liveFrom`, `ackedSeq`; conditional on the connection
+    /// being the player's current online one) and the inbox checks (no message after the
+    /// head, the epoch item unchanged).
+    DynamoDeliveryHandover {
+        players_table,
+        messages_table,
+    }
 }
 
 impl DynamoDeliveryHandover {
-    pub fn new(
-        client: Client,
-        players_table: impl Into<String>,
-        messages_table: impl Into<String>,
-    ) -> Self {
-        Self {
-            client,
-            players_table: players_table.into(),
-            messages_table: messages_table.into(),
-        }
-    }
-
     fn player_update(&self, handover: &Handover) -> Result<Update, StoreError> {
         let mut update = Update::builder()
             .table_name(&self.players_table)

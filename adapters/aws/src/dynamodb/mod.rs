@@ -1,7 +1,11 @@
 //! DynamoDB adapters of the store ports (the tables: docs/architecture.md#the-data-model-at-a-glance), and the
 //! table set-up the local stack and the tests use with DynamoDB Local.
 
-/// A store on one table and nothing else: its client and the table's name.
+/// A store on DynamoDB: its client and the names of the tables it works on, which `new`
+/// takes in the order declared. `table_store! { Name }` is a store on one table and
+/// nothing else, with its `table()`; `table_store! { Name { a_table, b_table; setting:
+/// Type = default } }` declares the tables and, after `;`, any further settings, which
+/// `new` sets to their defaults (a builder method of the store changes them).
 macro_rules! table_store {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
@@ -21,6 +25,30 @@ macro_rules! table_store {
 
             pub fn table(&self) -> &str {
                 &self.table
+            }
+        }
+    };
+    (
+        $(#[$doc:meta])* $name:ident {
+            $($(#[$table_doc:meta])* $table:ident),+
+            $(; $($(#[$setting_doc:meta])* $setting:ident: $type:ty = $default:expr),+)? $(,)?
+        }
+    ) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug)]
+        pub struct $name {
+            client: aws_sdk_dynamodb::Client,
+            $($(#[$table_doc])* $table: String,)+
+            $($($(#[$setting_doc])* $setting: $type,)+)?
+        }
+
+        impl $name {
+            pub fn new(client: aws_sdk_dynamodb::Client, $($table: impl Into<String>),+) -> Self {
+                Self {
+                    client,
+                    $($table: $table.into(),)+
+                    $($($setting: $default,)+)?
+                }
             }
         }
     };

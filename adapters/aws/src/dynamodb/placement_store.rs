@@ -120,13 +120,13 @@ impl Calls<dyn PlacementRecorder> for DynamoPlacementStore {
     }
 }
 
-/// Settlements across the three tables, each one transaction per 49 players.
-#[derive(Clone, Debug)]
-pub struct DynamoPlacementOutcomes {
-    client: Client,
-    placements_table: String,
-    players_table: String,
-    messages_table: String,
+table_store! {
+    /// Settlements across the three tables, each one transaction per 49 players.
+    DynamoPlacementOutcomes {
+        placements_table,
+        players_table,
+        messages_table,
+    }
 }
 
 /// How one chunk's transaction went.
@@ -141,20 +141,6 @@ enum Attempt {
 }
 
 impl DynamoPlacementOutcomes {
-    pub fn new(
-        client: Client,
-        placements_table: impl Into<String>,
-        players_table: impl Into<String>,
-        messages_table: impl Into<String>,
-    ) -> Self {
-        Self {
-            client,
-            placements_table: placements_table.into(),
-            players_table: players_table.into(),
-            messages_table: messages_table.into(),
-        }
-    }
-
     /// The placement's update for chunk `chunk` (0-based) of a settlement.
     fn placement_update(
         &self,

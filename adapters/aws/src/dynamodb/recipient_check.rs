@@ -11,7 +11,6 @@
 use std::collections::{HashMap, HashSet};
 
 use async_trait::async_trait;
-use aws_sdk_dynamodb::Client;
 
 use super::batch::{BATCH_GET_LIMIT, get_tables, keys_and_attributes};
 use super::friend_item::{key as friend_key, relation_from_item};
@@ -24,22 +23,9 @@ use shared::ports::{CheckedPair, CheckedRecipients, RecipientCheck, StoreError};
 /// Recipients per call: two keys each.
 const RECIPIENTS_PER_CALL: usize = BATCH_GET_LIMIT / 2;
 
-/// The Players and Friends tables, read together.
-#[derive(Clone, Debug)]
-pub struct DynamoRecipientCheck {
-    client: Client,
-    players: String,
-    friends: String,
-}
-
-impl DynamoRecipientCheck {
-    pub fn new(client: Client, players: impl Into<String>, friends: impl Into<String>) -> Self {
-        Self {
-            client,
-            players: players.into(),
-            friends: friends.into(),
-        }
-    }
+table_store! {
+    /// The Players and Friends tables, read together.
+    DynamoRecipientCheck { players, friends }
 }
 
 #[async_trait]

@@ -5,7 +5,6 @@
 use std::collections::HashSet;
 
 use async_trait::async_trait;
-use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, PutRequest, WriteRequest};
 
 use super::batch::write_all;
@@ -20,24 +19,16 @@ const WATCHERS_KEY_CONDITION: &str = "targetId = :target";
 /// TTL deletion is lazy (up to days late): an expired item must not count.
 const NOT_EXPIRED_FILTER: &str = "expireAt > :nowSecs";
 
-/// The PresenceSubscriptions table in DynamoDB.
-#[derive(Clone, Debug)]
-pub struct DynamoSubscriptionStore {
-    client: Client,
-    table: String,
-    /// `Limit` of each Query page; `None`: DynamoDB's own 1 MB pages.
-    page_limit: Option<i32>,
+table_store! {
+    /// The PresenceSubscriptions table in DynamoDB.
+    DynamoSubscriptionStore {
+        table;
+        /// `Limit` of each Query page; `None`: DynamoDB's own 1 MB pages.
+        page_limit: Option<i32> = None,
+    }
 }
 
 impl DynamoSubscriptionStore {
-    pub fn new(client: Client, table: impl Into<String>) -> Self {
-        Self {
-            client,
-            table: table.into(),
-            page_limit: None,
-        }
-    }
-
     /// Reads watchers `limit` items per Query (tests: pagination without thousands of
     /// items).
     pub fn with_page_limit(mut self, limit: u32) -> Self {
@@ -152,6 +143,7 @@ impl Calls<dyn Watchers> for DynamoSubscriptionStore {
 mod tests {
     use std::sync::{Arc, Mutex};
 
+    use aws_sdk_dynamodb::Client;
     use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
     use aws_smithy_http_client::test_util::infallible_client_fn;
     use serde_json::{Value, json};

@@ -17,7 +17,6 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{TransactWriteItem, Update};
 
 use super::inbox::{self, Slot};
@@ -38,34 +37,19 @@ use shared::ports::{StoreError, TicketChanges, TicketReader, TicketRecorder};
 
 const AS_READ: &str = "#status = :from AND statusAt = :fromAt";
 
-/// Tickets in the Placements table, changed together with the Players and Messages
-/// tables.
-#[derive(Clone, Debug)]
-pub struct DynamoTicketStore {
-    client: Client,
-    placements_table: String,
-    players_table: String,
-    messages_table: String,
-    /// Whether its changes may push frames (what its function's role grants).
-    pushes: TicketPushes,
+table_store! {
+    /// Tickets in the Placements table, changed together with the Players and Messages
+    /// tables.
+    DynamoTicketStore {
+        placements_table,
+        players_table,
+        messages_table;
+        /// Whether its changes may push frames (what its function's role grants).
+        pushes: TicketPushes = TicketPushes::ToPlayers,
+    }
 }
 
 impl DynamoTicketStore {
-    pub fn new(
-        client: Client,
-        placements_table: impl Into<String>,
-        players_table: impl Into<String>,
-        messages_table: impl Into<String>,
-    ) -> Self {
-        Self {
-            client,
-            placements_table: placements_table.into(),
-            players_table: players_table.into(),
-            messages_table: messages_table.into(),
-            pushes: TicketPushes::ToPlayers,
-        }
-    }
-
     /// The same store, its changes pushing frames only as `pushes` says.
     pub fn pushing(mut self, pushes: TicketPushes) -> Self {
         self.pushes = pushes;
