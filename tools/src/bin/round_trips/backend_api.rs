@@ -14,12 +14,11 @@ use contracts::fixtures::{placed_game_session, settlement};
 use serde_json::{Value, json};
 use shared::config::Config;
 use shared::domain::{MessageId, PlacementId, PlacementStatus, PlayerId};
-use shared::messaging::{MessageKind, NewMessage};
 use shared::placement::{PlacedGameSession, PlacementRecord};
 use shared::players::NewConnection;
-use shared::ports::{Connections, MessageStore, PlacementOutcomes, PlacementRecorder};
+use shared::ports::{Connections, PlacementOutcomes, PlacementRecorder};
 
-use crate::{Bench, now};
+use crate::{Bench, first_message, now};
 
 type Error = lambda_runtime::Error;
 
@@ -74,17 +73,13 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
                 expire_at_secs: now() / 1000 + 86_400,
             })
             .await?;
-        messages
-            .append(&[NewMessage {
-                message_id: MessageId::generate(now()),
-                recipient_id: id,
-                sender_id: "system".into(),
-                kind: MessageKind::Chat,
-                payload: json!({"type": "message"}).to_string(),
-                created_at: now(),
-                expire_at_secs: now() / 1000 + 3600,
-            }])
-            .await?;
+        first_message(
+            messages.as_ref(),
+            MessageId::generate(now()),
+            name,
+            json!({"type": "message"}),
+        )
+        .await?;
     }
     seat(client, &config, &["alice", "bob"]).await?;
     let api = backend_api::wire(&bench.wiring(client, Arc::new(config)));

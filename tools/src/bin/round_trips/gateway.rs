@@ -10,19 +10,17 @@ use std::sync::Arc;
 
 use aws_adapters::dynamodb::{DynamoMessageStore, DynamoPlacementStore, DynamoPlayerStore};
 use contracts::events::reply_frame;
-use contracts::fixtures::new_connection;
 use edge::websocket::RouteHandler;
 use serde_json::json;
 use shared::config::PlayerGateway;
-use shared::domain::{MessageId, PlacementId, PlayerId};
-use shared::messaging::{MessageKind, NewMessage};
+use shared::domain::{PlacementId, PlayerId};
 use shared::placement::PlacementRecord;
-use shared::ports::{Connections, MessageStore, PlacementRecorder};
+use shared::ports::PlacementRecorder;
 use shared::requests::Route;
 
 use crate::matchmaking::{ask, event, start_ticket};
 use crate::scenarios::placement_event;
-use crate::{Bench, client_event, lambda_event, now};
+use crate::{Bench, arrive, client_event, lambda_event, now};
 
 type Error = lambda_runtime::Error;
 
@@ -46,20 +44,7 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
     let on_matchmaking = on_matchmaking_event::wire(&w);
     let party = ["peer0", "peer1", "peer2"];
     for name in ["alice", "bob", "carol"].iter().chain(&party) {
-        players
-            .connect(&new_connection(name, &format!("c-{name}"), now()))
-            .await?;
-        messages
-            .append(&[NewMessage {
-                message_id: MessageId::deterministic(&["rt-gw", name]),
-                recipient_id: player(name),
-                sender_id: "system".into(),
-                kind: MessageKind::Chat,
-                payload: json!({"type": "message", "hello": name}).to_string(),
-                created_at: now(),
-                expire_at_secs: now() / 1000 + 86_400,
-            }])
-            .await?;
+        arrive(&players, &messages, "rt-gw", name).await?;
     }
 
     // A solo placement, requested as a client does (set-up), then fulfilled.

@@ -33,14 +33,17 @@ use aws_sdk_dynamodb::config::{Credentials, Region};
 use contracts::events::route_event;
 use contracts::fake_gamelift::{FakeGameLift, GameLiftCall};
 use contracts::fake_matchmaker::{FakeMatchmaker, MatchmakerCall};
+use contracts::fixtures::{new_connection, system_message};
 use contracts::recording_gateway::{GatewayCall, RecordingGateway};
 use edge::websocket::RouteEvent;
 use lambda_runtime::LambdaEvent;
 use memory_adapters::InProcessEventBus;
-use serde_json::Value;
+use serde_json::{Value, json};
 use shared::config::Config;
+use shared::domain::MessageId;
 use shared::matchmaking::MatchmakingSettings;
-use shared::ports::{Clock, SystemClock};
+use shared::messaging::MessageKind;
+use shared::ports::{Clock, Connections, MessageStore, SystemClock};
 use shared::requests::Route;
 use shared::wiring::{ServiceSet, Wiring};
 use tools::counts::{Measured, Operation, OperationCounts, REGENERATE};
@@ -433,6 +436,40 @@ pub async fn fresh_tables(
     create_parties_table(client, &config.parties_table).await?;
     create_friends_table(client, &config.friends_table).await?;
     Ok(config)
+}
+
+/// Gives `name`'s inbox a first message, `id` carrying `payload` (set-up), so that the
+/// rows show the usual append, not an inbox's first (its epoch item).
+pub async fn first_message(
+    messages: &dyn MessageStore,
+    id: MessageId,
+    name: &str,
+    payload: Value,
+) -> Result<(), lambda_runtime::Error> {
+    let message = system_message(MessageKind::Chat, id, name, payload.to_string(), now());
+    messages.append(&[message]).await?;
+    Ok(())
+}
+
+/// `name` connected on `c-<name>` (the [`new_connection`] write) with a first message in
+/// their inbox, of id `<label>#<name>` (set-up).
+pub async fn arrive(
+    players: &dyn Connections,
+    messages: &dyn MessageStore,
+    label: &str,
+    name: &str,
+) -> Result<(), lambda_runtime::Error> {
+    players
+        .connect(&new_connection(name, &format!("c-{name}"), now()))
+        .await?;
+    let id = MessageId::deterministic(&[label, name]);
+    first_message(
+        messages,
+        id,
+        name,
+        json!({"type": "message", "hello": name}),
+    )
+    .await
 }
 
 /// Now, in epoch milliseconds.

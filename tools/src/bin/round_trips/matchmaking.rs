@@ -7,16 +7,12 @@ use std::sync::Arc;
 
 use aws_adapters::dynamodb::{DynamoMessageStore, DynamoPlayerStore};
 use contracts::events::reply_frame;
-use contracts::fixtures::new_connection;
 use edge::websocket::RouteHandler;
 use matchmaking::MatchmakingHandler;
 use serde_json::{Value, json};
-use shared::domain::{MessageId, PlayerId};
-use shared::messaging::{MessageKind, NewMessage};
-use shared::ports::{Connections, MessageStore};
 use shared::requests::Route;
 
-use crate::{Bench, client_event, lambda_event, now};
+use crate::{Bench, arrive, client_event, lambda_event, now};
 
 type Error = lambda_runtime::Error;
 
@@ -73,21 +69,7 @@ pub async fn rows(client: &aws_sdk_dynamodb::Client, bench: &mut Bench) -> Resul
     let handler = matchmaking::wire(&w);
     let events = on_matchmaking_event::wire(&w);
     for name in ["alice", "bob", "carol"] {
-        players
-            .connect(&new_connection(name, &format!("c-{name}"), now()))
-            .await?;
-        let player = PlayerId::parse(name).expect("a player id");
-        messages
-            .append(&[NewMessage {
-                message_id: MessageId::deterministic(&["rt-mm", name]),
-                recipient_id: player,
-                sender_id: "system".into(),
-                kind: MessageKind::Chat,
-                payload: json!({"type": "message", "hello": name}).to_string(),
-                created_at: now(),
-                expire_at_secs: now() / 1000 + 86_400,
-            }])
-            .await?;
+        arrive(players.as_ref(), &messages, "rt-mm", name).await?;
     }
     bench.reset();
 

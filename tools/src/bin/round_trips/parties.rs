@@ -9,6 +9,7 @@ use aws_adapters::dynamodb::DynamoMessageStore;
 use aws_lambda_events::apigw::ApiGatewayProxyResponse;
 use connect::ConnectHandler;
 use contracts::events::{reply_frame, route_event};
+
 use edge::websocket::{RouteEvent, RouteHandler};
 use party::PartyHandler;
 use resume::ResumeHandler;
@@ -16,13 +17,11 @@ use send_message::SendMessageHandler;
 use serde_json::{Value, json};
 use session_placement_request::SessionPlacementRequestHandler;
 use shared::config::Config;
-use shared::domain::{MessageId, PlayerId};
-use shared::messaging::{MessageKind, NewMessage};
-use shared::ports::MessageStore;
+use shared::domain::MessageId;
 use shared::requests::Route;
 use shared::wiring::Wiring;
 
-use crate::{Bench, client_event, now};
+use crate::{Bench, client_event, first_message, now};
 
 type Error = lambda_runtime::Error;
 
@@ -78,17 +77,13 @@ impl Party {
                 None,
             ))
             .await?;
-        self.messages
-            .append(&[NewMessage {
-                message_id: MessageId::generate(now()),
-                recipient_id: PlayerId::parse(name).expect("valid id"),
-                sender_id: "system".into(),
-                kind: MessageKind::Chat,
-                payload: json!({"type": "message"}).to_string(),
-                created_at: now(),
-                expire_at_secs: now() / 1000 + 3600,
-            }])
-            .await?;
+        first_message(
+            self.messages.as_ref(),
+            MessageId::generate(now()),
+            name,
+            json!({"type": "message"}),
+        )
+        .await?;
         Ok(())
     }
 

@@ -101,15 +101,7 @@ impl World {
                 .await?;
         }
         let batch: Vec<NewMessage> = (0..100)
-            .map(|i| NewMessage {
-                message_id: MessageId::generate(now()),
-                recipient_id: player(&format!("peer{i}")),
-                sender_id: "alice".into(),
-                kind: MessageKind::Chat,
-                payload: json!({"type": "message", "n": i}).to_string(),
-                created_at: now(),
-                expire_at_secs: now() / 1000 + 3600,
-            })
+            .map(|i| chat("alice", &format!("peer{i}"), i))
             .collect();
         self.messages.append(&batch).await?;
         let mut stored = Vec::with_capacity(batch.len());
@@ -142,17 +134,7 @@ impl World {
         );
 
         // Replay: 30 messages waiting for a player who was away.
-        let waiting: Vec<NewMessage> = (0..30)
-            .map(|i| NewMessage {
-                message_id: MessageId::generate(now()),
-                recipient_id: player("alice"),
-                sender_id: "peer1".into(),
-                kind: MessageKind::Chat,
-                payload: json!({"type": "message", "n": i}).to_string(),
-                created_at: now(),
-                expire_at_secs: now() / 1000 + 3600,
-            })
-            .collect();
+        let waiting: Vec<NewMessage> = (0..30).map(|i| chat("peer1", "alice", i)).collect();
         self.messages.append(&waiting).await?;
         // She comes back on a new socket (a socket already live replays nothing without a
         // cursor: everything reached it).
@@ -173,4 +155,19 @@ impl World {
         );
         Ok(())
     }
+}
+
+/// Chat message `n` from `sender` to `recipient`, written now and kept an hour: set-up
+/// for the rows that deliver or replay it.
+fn chat(sender: &str, recipient: &str, n: usize) -> NewMessage {
+    let payload = json!({"type": "message", "n": n}).to_string();
+    NewMessage::new(
+        MessageKind::Chat,
+        MessageId::generate(now()),
+        player(recipient),
+        sender,
+        payload,
+        now(),
+        3600,
+    )
 }
