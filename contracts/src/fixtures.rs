@@ -9,8 +9,8 @@ use shared::domain::{
 use shared::messaging::{MessageKind, NewMessage, ReplayFrom, SYSTEM_SENDER, StoredMessage};
 use shared::pending::Pending;
 use shared::placement::{PlacedGameSession, SettledPlayer, Settlement};
-use shared::players::NewConnection;
-use shared::ports::{Connections, InboxReader};
+use shared::players::{NewConnection, PlayerRecord};
+use shared::ports::{Connections, InboxReader, PlayerReader};
 
 /// A seat on a game server reached directly: the protocol's fixture, for the crates
 /// that reach the protocol through `shared`.
@@ -89,6 +89,18 @@ pub async fn connected(
         .connect(&new_connection(name, connection_id, at))
         .await
         .unwrap_or_else(|e| panic!("{name} did not connect: {e}"));
+}
+
+/// `name`'s player record as stored now (one strongly consistent read).
+///
+/// # Panics
+/// When the store fails or has no record of `name` (the test fails saying which).
+pub async fn player_record(players: &dyn PlayerReader, name: &str) -> PlayerRecord {
+    players
+        .get(&player(name))
+        .await
+        .unwrap_or_else(|e| panic!("{name}'s record did not read: {e}"))
+        .unwrap_or_else(|| panic!("{name} has no player record"))
 }
 
 /// The game session a fulfilled [`settlement`] creates.

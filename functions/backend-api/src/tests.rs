@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use contracts::fixtures::{
-    T0, connected, inbox, placed_game_session, placement_id, player, settlement,
+    T0, connected, inbox, placed_game_session, placement_id, player, player_record, settlement,
 };
 use contracts::ports::*;
 use contracts::unavailable::Unavailable;
@@ -74,13 +74,7 @@ impl World {
     }
 
     async fn record(&self, name: &str) -> shared::players::PlayerRecord {
-        self.w
-            .tables
-            .players
-            .get(&player(name))
-            .await
-            .unwrap()
-            .unwrap()
+        player_record(&*self.w.tables.players, name).await
     }
 }
 

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use contracts::events::{reply_frame, route_event};
 use contracts::fake_matchmaker::{FakeMatchmaker, MatchmakerCall};
-use contracts::fixtures::{T0, connected, placement_id, player};
+use contracts::fixtures::{T0, connected, placement_id, player, player_record};
 use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryPlacementStore, InMemoryPlayerStore, InMemoryTicketStore};
@@ -77,8 +77,7 @@ impl World {
     }
 
     async fn pending(&self, who: &str) -> Option<Pending> {
-        let record = self.players.get(&player(who)).await.unwrap().unwrap();
-        record.pending
+        player_record(&*self.players, who).await.pending
     }
 
     /// Moves a ticket to `to` as an event would (nothing pushed).

@@ -3,7 +3,7 @@
 //! duplicates, late and out-of-order events change and push nothing.
 
 use contracts::fake_gamelift::FakeGameLift;
-use contracts::fixtures::{connected, inbox};
+use contracts::fixtures::{connected, inbox, player_record};
 use contracts::ports::*;
 use lambda_runtime::Context;
 use memory_adapters::test_wiring::TestWiring;
@@ -118,7 +118,7 @@ impl World {
     }
 
     async fn pending(&self, name: &str) -> bool {
-        let record = self.players.get(&player(name)).await.unwrap().unwrap();
+        let record = player_record(&*self.players, name).await;
         record.pending.is_some()
     }
 }
@@ -227,7 +227,7 @@ async fn given_a_match_made_then_each_player_gets_their_own_seat_in_the_same_gam
         );
         assert!(world.gamelift.connection_details_calls().is_empty());
         for who in ["alice", "bob"] {
-            let record = world.players.get(&player(who)).await.unwrap().unwrap();
+            let record = player_record(&*world.players, who).await;
             assert!(record.pending.is_none(), "{name}: {who} is free");
             assert!(
                 record.game_session.is_some(),
@@ -340,7 +340,7 @@ async fn given_a_player_gateway_fleet_when_a_match_is_made_then_one_call_for_the
                 "198.51.100.7"
             );
             assert_eq!(seat["connection"]["expiresAt"], json!(T0 + 600_000));
-            let stored = world.players.get(&player(name)).await.unwrap().unwrap();
+            let stored = player_record(&*world.players, name).await;
             assert_eq!(
                 stored
                     .game_session

@@ -1,5 +1,5 @@
 use contracts::events::{parse_event, stream_insert};
-use contracts::fixtures::{T0, connected, connection_of, inbox, player};
+use contracts::fixtures::{T0, connected, connection_of, inbox, player, player_record};
 use contracts::recording_gateway::{GatewayCall, RecordingGateway};
 use memory_adapters::test_wiring::TestWiring;
 use memory_adapters::{InMemoryDeliveryHandover, InMemoryMessageStore, InMemoryPlayerStore};
@@ -98,12 +98,7 @@ impl World {
     }
 
     async fn status(&self, name: &str) -> PresenceStatus {
-        self.players
-            .get(&player(name))
-            .await
-            .unwrap()
-            .unwrap()
-            .status
+        player_record(&*self.players, name).await.status
     }
 }
 

@@ -1,7 +1,7 @@
 use super::*;
 use async_trait::async_trait;
 use contracts::fake_gamelift::FakeGameLift;
-use contracts::fixtures::{connected, placement_id};
+use contracts::fixtures::{connected, placement_id, player_record};
 use contracts::ports::*;
 use lambda_runtime::Context;
 use memory_adapters::test_wiring::TestWiring;
@@ -125,7 +125,7 @@ impl World {
     }
 
     async fn record(&self, name: &str) -> shared::players::PlayerRecord {
-        self.players.get(&player(name)).await.unwrap().unwrap()
+        player_record(&*self.players, name).await
     }
 
     async fn status_of(&self, id: &str) -> PlacementStatus {

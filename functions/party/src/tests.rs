@@ -1,6 +1,6 @@
 use super::*;
 use contracts::events::{reply_frame, route_event};
-use contracts::fixtures::{T0, connected, frames, inbox, player};
+use contracts::fixtures::{T0, connected, frames, inbox, player_record};
 use contracts::ports::*;
 use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
@@ -83,13 +83,8 @@ impl World {
     }
 
     async fn link(&self, name: &str) -> Option<String> {
-        self.players
-            .get(&player(name))
-            .await
-            .unwrap()
-            .unwrap()
-            .party_id
-            .map(|p| p.to_string())
+        let record = player_record(&*self.players, name).await;
+        record.party_id.map(|p| p.to_string())
     }
 }
 

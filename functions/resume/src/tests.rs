@@ -1,7 +1,7 @@
 use std::sync::Mutex;
 
 use contracts::events::{parse_event, reply_frame, route_event};
-use contracts::fixtures::{T0, connected, connection_of, player};
+use contracts::fixtures::{T0, connected, connection_of, player, player_record};
 use contracts::recording_gateway::{GatewayCall, RecordingGateway};
 use contracts::unavailable::Unavailable;
 use memory_adapters::test_wiring::TestWiring;
@@ -140,7 +140,7 @@ impl World {
     }
 
     async fn record(&self, name: &str) -> PlayerRecord {
-        self.players.get(&player(name)).await.unwrap().unwrap()
+        player_record(&*self.players, name).await
     }
 }
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use contracts::events::{reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
-use contracts::fixtures::{T0, connected, player};
+use contracts::fixtures::{T0, connected, player, player_record};
 use contracts::ports::*;
 use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
@@ -50,12 +50,7 @@ impl World {
     }
 
     async fn pending(&self, name: &str) -> Option<Pending> {
-        self.players
-            .get(&player(name))
-            .await
-            .unwrap()
-            .unwrap()
-            .pending
+        player_record(&*self.players, name).await.pending
     }
 }
 
@@ -197,7 +192,7 @@ async fn given_bad_latencies_then_set_placement_latencies_is_refused_naming_the_
         .send("bob", "setPlacementLatencies", json!({"latencies": {}}))
         .await;
     assert_eq!(cleared["latencies"], json!({}));
-    let record = w.players.get(&player("bob")).await.unwrap().unwrap();
+    let record = player_record(&*w.players, "bob").await;
     assert!(record.placement_latencies.is_empty());
 }
 
