@@ -2,7 +2,7 @@
 //! a connected player's `$connect` write in one call, a placement's settlement, and a
 //! player's inbox read back.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use shared::domain::{
     ConnectionId, EpochMillis, MessageId, PlacementId, PlacementStatus, PlayerId,
 };
@@ -207,4 +207,34 @@ pub async fn frames(
         .filter(|m| m.kind == kind)
         .map(|m| serde_json::from_str(&m.frame()).unwrap_or_else(|e| panic!("{e}: {m:?}")))
         .collect()
+}
+
+/// `sendMessage` bodies refused as malformed (`bad_request`), each with what the error
+/// says: the cases the handler and the socket refuse alike.
+pub fn malformed_send_message_bodies() -> Vec<(Value, &'static str)> {
+    let too_many: Vec<String> = (0..101).map(|i| format!("p{i}")).collect();
+    vec![
+        (json!({"message": 1}), "`playerIds` is required"),
+        (
+            json!({"playerIds": "bob", "message": 1}),
+            "`playerIds` must be an array",
+        ),
+        (
+            json!({"playerIds": [], "message": 1}),
+            "`playerIds` must name at least one",
+        ),
+        (
+            json!({"playerIds": too_many, "message": 1}),
+            "`playerIds` names 101",
+        ),
+        (
+            json!({"playerIds": ["bob", "no/slash"], "message": 1}),
+            "`playerIds[1]`",
+        ),
+        (
+            json!({"playerIds": ["bob", 7], "message": 1}),
+            "`playerIds[1]`",
+        ),
+        (json!({"playerIds": ["bob"]}), "`message` is required"),
+    ]
 }

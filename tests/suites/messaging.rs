@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use aws_lambda_events::streams::DynamoDbEventResponse;
+use contracts::fixtures::malformed_send_message_bodies;
 use edge::websocket::{RouteEvent, RouteHandler, RouteResult, status};
 use lambda_runtime::LambdaEvent;
 use local::LocalConnectionGateway;
@@ -293,50 +294,15 @@ async fn given_bad_send_message_input_then_a_precise_error_nothing_is_queued_and
     let stack = TestStack::start().await;
     known_and_offline(&stack, "bob").await;
     let mut alice = stack.connect("alice").await;
-    let too_many: Vec<String> = (0..101).map(|i| format!("p{i}")).collect();
-    let cases = [
-        (
-            json!({"message": 1}),
-            "bad_request",
-            "`playerIds` is required",
-        ),
-        (
-            json!({"playerIds": "bob", "message": 1}),
-            "bad_request",
-            "`playerIds` must be an array",
-        ),
-        (
-            json!({"playerIds": [], "message": 1}),
-            "bad_request",
-            "at least one",
-        ),
-        (
-            json!({"playerIds": too_many, "message": 1}),
-            "bad_request",
-            "names 101",
-        ),
-        (
-            json!({"playerIds": ["bob", "no/slash"], "message": 1}),
-            "bad_request",
-            "`playerIds[1]`",
-        ),
-        (
-            json!({"playerIds": ["bob", 7], "message": 1}),
-            "bad_request",
-            "`playerIds[1]`",
-        ),
-        (
-            json!({"playerIds": ["bob"]}),
-            "bad_request",
-            "`message` is required",
-        ),
-        (
-            json!({"playerIds": ["bob", "nobody"], "message": 1}),
-            "not_found",
-            "no player has the id nobody",
-        ),
-    ];
-    for (i, (body, code, says)) in cases.into_iter().enumerate() {
+    let malformed = malformed_send_message_bodies()
+        .into_iter()
+        .map(|(body, says)| (body, "bad_request", says));
+    let unknown = (
+        json!({"playerIds": ["bob", "nobody"], "message": 1}),
+        "not_found",
+        "no player has the id nobody",
+    );
+    for (i, (body, code, says)) in malformed.chain([unknown]).enumerate() {
         let request_id = format!("bad-{i}");
         let reply = send(&mut alice, &request_id, body.clone()).await;
         assert_eq!(reply["type"], "error", "{body}: {reply}");

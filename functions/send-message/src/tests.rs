@@ -1,6 +1,6 @@
 use super::*;
 use contracts::events::{parse_event, reply_frame, route_event};
-use contracts::fixtures::{T0, connected};
+use contracts::fixtures::{T0, connected, malformed_send_message_bodies};
 use edge::websocket::{RouteHandler, RouteResult};
 use memory_adapters::test_wiring::TestWiring;
 use serde_json::json;
@@ -153,44 +153,13 @@ async fn given_bad_input_then_a_precise_error_and_nothing_written() {
     let w = world();
     w.everyone().await;
     let messages = &w.tables.messages;
-    let too_many: Vec<String> = (0..101).map(|i| format!("p{i}")).collect();
-    for (body, code, says) in [
-        (
-            json!({"message": 1}),
-            "bad_request",
-            "`playerIds` is required",
-        ),
-        (
-            json!({"playerIds": "bob", "message": 1}),
-            "bad_request",
-            "`playerIds` must be an array",
-        ),
-        (
-            json!({"playerIds": [], "message": 1}),
-            "bad_request",
-            "`playerIds` must name at least one",
-        ),
-        (
-            json!({"playerIds": too_many, "message": 1}),
-            "bad_request",
-            "`playerIds` names 101",
-        ),
-        (
-            json!({"playerIds": ["bob", "no/slash"], "message": 1}),
-            "bad_request",
-            "`playerIds[1]`",
-        ),
-        (
-            json!({"playerIds": ["bob"]}),
-            "bad_request",
-            "`message` is required",
-        ),
-        (
-            json!({"playerIds": ["bob"], "message": "x".repeat(MAX_MESSAGE_FIELD_BYTES)}),
-            "payload_too_large",
-            "`message` is 32770 bytes",
-        ),
-    ] {
+    let too_large = json!({"playerIds": ["bob"], "message": "x".repeat(MAX_MESSAGE_FIELD_BYTES)});
+    let malformed = malformed_send_message_bodies()
+        .into_iter()
+        .map(|(body, says)| (body, "bad_request", says));
+    for (body, code, says) in
+        malformed.chain([(too_large, "payload_too_large", "`message` is 32770 bytes")])
+    {
         let frame = w.send(body.clone()).await;
         assert_eq!(frame["code"], code, "{body}");
         assert!(
