@@ -36,8 +36,9 @@ mod contract {
 }
 
 mod dynamodb_specific {
-    use std::collections::HashMap;
+    use std::collections::{BTreeMap, HashMap};
 
+    use aws_adapters::call_counter::CallCounter;
     use aws_adapters::dynamodb::{
         DynamoPlacementOutcomes, DynamoPlacementStore, DynamoPlayerStore,
     };
@@ -47,7 +48,7 @@ mod dynamodb_specific {
     use contracts::ports::*;
     use shared::domain::{ConnectionId, PlacementStatus, PlayerId};
     use shared::pending::{Pending, Reservation};
-    use shared::placement::{PlacementRecord, Settlement};
+    use shared::placement::PlacementRecord;
     use shared::players::NewConnection;
     use shared::ports::PlacementOutcomes;
     use tests::dynamodb::calls;
@@ -104,9 +105,60 @@ mod dynamodb_specific {
             .unwrap();
     }
 
-    fn fulfilled(id: &str, names: &[String]) -> Settlement {
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        settlement(id, PlacementStatus::Fulfilled, &names, T0 + 1)
+    impl Tables {
+        /// Placement `id` pending for `names`, the first of them its requester.
+        async fn pending(&self, id: &str, names: &[String]) {
+            let mut record = PlacementRecord::pending(placement_id(id), player(&names[0]), "q", T0);
+            record.player_ids = names.iter().map(|n| player(n)).collect();
+            self.placements.create(&record).await.unwrap();
+        }
+
+        /// Settles placement `id` FULFILLED for `names` (as `on-placement-event` does); false
+        /// when it was settled already.
+        async fn settle(&self, id: &str, names: &[String]) -> bool {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let fulfilled = settlement(id, PlacementStatus::Fulfilled, &names, T0 + 1);
+            self.outcomes.settle(&fulfilled).await.unwrap()
+        }
+
+        /// Settles as [`Tables::settle`] does: whether it wrote, and the calls it took.
+        async fn settle_counted(
+            &self,
+            counter: &CallCounter,
+            id: &str,
+            names: &[String],
+        ) -> (bool, BTreeMap<String, u64>) {
+            counter.take();
+            let wrote = self.settle(id, names).await;
+            (wrote, counter.take())
+        }
+
+        /// `name`'s item in the Players table, as stored.
+        async fn player_item(
+            &self,
+            client: &Client,
+            name: &str,
+        ) -> HashMap<String, AttributeValue> {
+            client
+                .get_item()
+                .table_name(&self.players_table)
+                .key("playerId", s(name))
+                .send()
+                .await
+                .unwrap()
+                .item
+                .unwrap_or_else(|| panic!("{name} has no item"))
+        }
+    }
+
+    /// Tables on a counted client where placement `id` is pending for 120 players (`p000`
+    /// to `p119`), and their names.
+    async fn pending_120(id: &str) -> (Tables, CallCounter, Vec<String>) {
+        let (client, counter) = tests::dynamodb::counted_client().await;
+        let t = tables(&client).await;
+        let names: Vec<String> = (0..120).map(|i| format!("p{i:03}")).collect();
+        t.pending(id, &names).await;
+        (t, counter, names)
     }
 
     #[tokio::test]
@@ -132,15 +184,7 @@ mod dynamodb_specific {
                 .unwrap(),
             Reservation::Reserved
         );
-        t.placements
-            .create(&PlacementRecord::pending(
-                placement_id("p-1"),
-                player("alice"),
-                "q",
-                T0,
-            ))
-            .await
-            .unwrap();
+        t.pending("p-1", &["alice".into()]).await;
         assert_eq!(counter.take(), calls(&[("PutItem", 1), ("UpdateItem", 1)]));
 
         assert_eq!(
@@ -165,34 +209,14 @@ mod dynamodb_specific {
         let client = dynamodb_local().await;
         let t = tables(&client).await;
         connect(&t.players, "alice").await;
-        let mut record =
-            PlacementRecord::pending(placement_id("p-group"), player("alice"), "q", T0);
-        record.player_ids = vec![player("alice"), player("newcomer")];
-        t.placements.create(&record).await.unwrap();
         let names: Vec<String> = ["alice", "newcomer"].map(String::from).to_vec();
-        assert!(
-            t.outcomes
-                .settle(&fulfilled("p-group", &names))
-                .await
-                .unwrap()
-        );
+        t.pending("p-group", &names).await;
+        assert!(t.settle("p-group", &names).await);
 
-        let expiry_of = |name: &'static str| {
-            let client = client.clone();
-            let table = t.players_table.clone();
-            async move {
-                let item = client
-                    .get_item()
-                    .table_name(table)
-                    .key("playerId", s(name))
-                    .send()
-                    .await
-                    .unwrap()
-                    .item
-                    .unwrap_or_else(|| panic!("{name} has no item"));
-                assert!(item.contains_key("gameSession"), "{name}: {item:?}");
-                item["expireAt"].as_n().unwrap().parse::<i64>().unwrap()
-            }
+        let expiry_of = async |name: &str| {
+            let item = t.player_item(&client, name).await;
+            assert!(item.contains_key("gameSession"), "{name}: {item:?}");
+            item["expireAt"].as_n().unwrap().parse::<i64>().unwrap()
         };
         assert_eq!(
             expiry_of("newcomer").await,
@@ -221,38 +245,20 @@ mod dynamodb_specific {
             .reserve(&player("alice"), &Pending::Placement(placement_id("p-1")))
             .await
             .unwrap();
-        t.placements
-            .create(&PlacementRecord::pending(
-                placement_id("p-1"),
-                player("alice"),
-                "q",
-                T0,
-            ))
-            .await
-            .unwrap();
-        counter.take();
+        t.pending("p-1", &names[..1]).await;
 
-        assert!(t.outcomes.settle(&fulfilled("p-1", &names)).await.unwrap());
+        let cost = calls(&[("Query", 2), ("TransactWriteItems", 1)]);
         assert_eq!(
-            counter.take(),
-            calls(&[("Query", 2), ("TransactWriteItems", 1)])
+            t.settle_counted(&counter, "p-1", &names).await,
+            (true, cost.clone())
         );
-        assert!(!t.outcomes.settle(&fulfilled("p-1", &names)).await.unwrap());
         assert_eq!(
-            counter.take(),
-            calls(&[("Query", 2), ("TransactWriteItems", 1)])
+            t.settle_counted(&counter, "p-1", &names).await,
+            (false, cost)
         );
 
         // The player item as the design describes it.
-        let item = client
-            .get_item()
-            .table_name(&t.players_table)
-            .key("playerId", s("alice"))
-            .send()
-            .await
-            .unwrap()
-            .item
-            .unwrap();
+        let item = t.player_item(&client, "alice").await;
         assert_eq!(item.get("pendingPlacementId"), None);
         assert_eq!(item.get("lastPlacementId"), Some(&s("p-1")));
         let expected: HashMap<String, AttributeValue> = [
@@ -276,33 +282,14 @@ mod dynamodb_specific {
     /// after the first, cancelled one (its ALL_OLD image shows every chunk written).
     #[tokio::test]
     async fn a_settlement_of_more_than_33_players_is_one_transaction_per_33() {
-        let (client, counter) = tests::dynamodb::counted_client().await;
-        let t = tables(&client).await;
-        let names: Vec<String> = (0..120).map(|i| format!("p{i:03}")).collect();
-        let mut placement =
-            PlacementRecord::pending(placement_id("p-big"), player("p000"), "q", T0);
-        placement.player_ids = names.iter().map(|n| player(n)).collect();
-        t.placements.create(&placement).await.unwrap();
-        counter.take();
-        assert!(
-            t.outcomes
-                .settle(&fulfilled("p-big", &names))
-                .await
-                .unwrap()
+        let (t, counter, names) = pending_120("p-big").await;
+        assert_eq!(
+            t.settle_counted(&counter, "p-big", &names).await,
+            (true, calls(&[("Query", 120), ("TransactWriteItems", 4)]))
         );
         assert_eq!(
-            counter.take(),
-            calls(&[("Query", 120), ("TransactWriteItems", 4)])
-        );
-        assert!(
-            !t.outcomes
-                .settle(&fulfilled("p-big", &names))
-                .await
-                .unwrap()
-        );
-        assert_eq!(
-            counter.take(),
-            calls(&[("Query", 33), ("TransactWriteItems", 1)])
+            t.settle_counted(&counter, "p-big", &names).await,
+            (false, calls(&[("Query", 33), ("TransactWriteItems", 1)]))
         );
     }
 
@@ -310,43 +297,19 @@ mod dynamodb_specific {
     /// written) resumes where it stopped and writes each chunk once.
     #[tokio::test]
     async fn a_partly_settled_placement_resumes_at_the_first_missing_chunk() {
-        let (client, counter) = tests::dynamodb::counted_client().await;
-        let t = tables(&client).await;
-        let names: Vec<String> = (0..120).map(|i| format!("p{i:03}")).collect();
-        let mut placement =
-            PlacementRecord::pending(placement_id("p-partial"), player("p000"), "q", T0);
-        placement.player_ids = names.iter().map(|n| player(n)).collect();
-        t.placements.create(&placement).await.unwrap();
-        counter.take();
+        let (t, counter, names) = pending_120("p-partial").await;
         // Only the first chunk went through before the failure.
-        let first = t
-            .outcomes
-            .settle(&fulfilled("p-partial", &names[..33]))
-            .await
-            .unwrap();
         assert_eq!(
-            counter.take(),
-            calls(&[("Query", 33), ("TransactWriteItems", 1)]),
+            t.settle_counted(&counter, "p-partial", &names[..33]).await,
+            (true, calls(&[("Query", 33), ("TransactWriteItems", 1)])),
             "setup"
         );
-        assert!(first, "setup");
-        assert!(
-            t.outcomes
-                .settle(&fulfilled("p-partial", &names))
-                .await
-                .unwrap()
-        );
         assert_eq!(
-            counter.take(),
-            calls(&[("Query", 120), ("TransactWriteItems", 4)]),
+            t.settle_counted(&counter, "p-partial", &names).await,
+            (true, calls(&[("Query", 120), ("TransactWriteItems", 4)])),
             "chunk 1 refused (already written), chunks 2 to 4 written"
         );
-        let stored = t
-            .placements
-            .get(&placement_id("p-partial"))
-            .await
-            .unwrap()
-            .unwrap();
-        assert_eq!(stored.status, PlacementStatus::Fulfilled);
+        let stored = t.placements.get(&placement_id("p-partial")).await.unwrap();
+        assert_eq!(stored.map(|p| p.status), Some(PlacementStatus::Fulfilled));
     }
 }
