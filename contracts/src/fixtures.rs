@@ -238,3 +238,14 @@ pub fn malformed_send_message_bodies() -> Vec<(Value, &'static str)> {
         (json!({"playerIds": ["bob"]}), "`message` is required"),
     ]
 }
+
+/// Asserts that `frame` is an error of `code` whose message says `says`.
+///
+/// # Panics
+/// When it is not (the panic shows the frame).
+#[track_caller]
+pub fn assert_refused(frame: &Value, code: &str, says: &str) {
+    assert_eq!(frame["code"], code, "{frame}");
+    let message = frame["message"].as_str().unwrap_or_default();
+    assert!(message.contains(says), "not saying {says:?}: {frame}");
+}

@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use contracts::fixtures::assert_refused;
 use local::Settings;
 use serde_json::{Value, json};
 use tests::dynamodb::unique_table_name;
@@ -375,11 +376,7 @@ async fn bad_input(storage: Storage) {
         ),
     ] {
         let reply = alice.ask("startMatchmaking", body.clone()).await;
-        assert_eq!(reply["code"], code, "{body}: {reply}");
-        assert!(
-            reply["message"].as_str().unwrap().contains(says),
-            "{body}: {reply}"
-        );
+        assert_refused(&reply, code, says);
     }
     let nothing = alice
         .ask(
@@ -396,14 +393,7 @@ async fn given_no_rule_set_then_the_matchmaking_routes_are_unavailable_saying_wh
     let stack = TestStack::start().await;
     let mut alice = Player::online(&stack, "alice").await;
     let reply = alice.ask("startMatchmaking", json!({})).await;
-    assert_eq!(reply["code"], "unavailable", "{reply}");
-    assert!(
-        reply["message"]
-            .as_str()
-            .unwrap()
-            .contains("--matchmaking-rule-set"),
-        "{reply}"
-    );
+    assert_refused(&reply, "unavailable", "--matchmaking-rule-set");
     stack.shutdown().await;
 }
 

@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use contracts::fixtures::assert_refused;
 use serde_json::{Value, json};
 use shared::ports::{Clock, ManualClock, SystemClock};
 use tests::stack::{Client, TestStack};
@@ -109,15 +110,7 @@ async fn a_burst_of_100_recipient_messages_is_capped_by_the_recipient_limit(dyna
     // Then two go out (200 recipients) and the third would cross 250
     assert_eq!(replies[0]["queued"], 100, "{}", replies[0]);
     assert_eq!(replies[1]["queued"], 100, "{}", replies[1]);
-    assert_eq!(replies[2]["code"], "rate_limited", "{}", replies[2]);
-    assert!(
-        replies[2]["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("250 recipients a minute"),
-        "{}",
-        replies[2]
-    );
+    assert_refused(&replies[2], "rate_limited", "250 recipients a minute");
     assert!(replies[2]["retryAfterMs"].as_i64().unwrap_or(0) > 0);
     // And what fits still goes: 50 more recipients
     let ack = send(&mut alice, &names("fan", 50), 3).await;

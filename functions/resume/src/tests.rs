@@ -1,7 +1,7 @@
 use std::sync::Mutex;
 
 use contracts::events::{parse_event, reply_frame, route_event};
-use contracts::fixtures::{T0, connected, connection_of, player, player_record};
+use contracts::fixtures::{T0, assert_refused, connected, connection_of, player, player_record};
 use contracts::recording_gateway::{GatewayCall, RecordingGateway};
 use contracts::unavailable::Unavailable;
 use memory_adapters::test_wiring::TestWiring;
@@ -351,10 +351,9 @@ async fn given_a_malformed_cursor_then_bad_request_names_it_and_nothing_is_repla
     ] {
         let response = w.resume("bob", json!({ "cursor": cursor })).await.unwrap();
         let frame = reply_frame(&response);
-        assert_eq!(frame["code"], "bad_request", "{cursor}");
+        assert_refused(&frame, "bad_request", "`cursor`");
         assert_eq!(frame["route"], "resume");
         assert_eq!(frame["requestId"], "r1");
-        assert!(frame["message"].as_str().unwrap().contains("`cursor`"));
     }
     assert!(w.gateway.calls().is_empty());
     assert!(!w.record("bob").await.is_live());
