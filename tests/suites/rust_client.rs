@@ -167,12 +167,16 @@ async fn given_a_server_side_drop_when_it_reconnects_with_a_fresh_token_then_res
     // The first token lives 2 s: reconnecting after it expired works only with a new one.
     let alice = player(&stack, "alice", 2, |_| {}).await;
     let bob = player(&stack, "bob", 600, |_| {}).await;
-    for n in 0..5 {
-        bob.client
-            .send_message(&["alice"], json!({"n": n}))
-            .await
-            .unwrap();
-    }
+    // bob sends alice messages `{"n": n}`, one by one.
+    let send = async |numbers: std::ops::Range<i32>| {
+        for n in numbers {
+            bob.client
+                .send_message(&["alice"], json!({"n": n}))
+                .await
+                .unwrap();
+        }
+    };
+    send(0..5).await;
     alice
         .until("five messages", |a| a.messages().len() == 5)
         .await;
@@ -180,12 +184,7 @@ async fn given_a_server_side_drop_when_it_reconnects_with_a_fresh_token_then_res
     tokio::time::sleep(Duration::from_millis(2500)).await;
     let id = stack.connection_id("alice").await;
     stack.stack().connections().delete(&id).unwrap();
-    for n in 5..10 {
-        bob.client
-            .send_message(&["alice"], json!({"n": n}))
-            .await
-            .unwrap();
-    }
+    send(5..10).await;
 
     alice
         .until("the reconnect", |a| a.count(|e| resumed(e).is_some()) == 2)

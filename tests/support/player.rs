@@ -91,25 +91,29 @@ impl Player {
         }
     }
 
-    /// The next push, which must be a party frame of `change` about `subject`.
-    pub async fn party(&mut self, change: &str, subject: &str) -> Value {
+    /// The next push, which must be a frame of `kind` pushed through the inbox, with each
+    /// of `fields` as given.
+    async fn inbox_push(&mut self, kind: &str, fields: [(&str, &str); 2]) -> Value {
         let frame = self.push().await;
-        assert_eq!(frame["type"], "party", "{}: {frame}", self.name);
-        assert_eq!(frame["change"], change, "{}: {frame}", self.name);
-        assert_eq!(frame["playerId"], subject, "{}: {frame}", self.name);
+        assert_eq!(frame["type"], kind, "{}: {frame}", self.name);
+        for (field, value) in fields {
+            assert_eq!(frame[field], *value, "{}: {frame}", self.name);
+        }
         assert!(frame["seq"].is_u64(), "pushed through the inbox: {frame}");
         frame
+    }
+
+    /// The next push, which must be a party frame of `change` about `subject`.
+    pub async fn party(&mut self, change: &str, subject: &str) -> Value {
+        self.inbox_push("party", [("change", change), ("playerId", subject)])
+            .await
     }
 
     /// The next push, which must be a `friend` frame saying the relation with `about`
     /// became `state`.
     pub async fn friend(&mut self, about: &str, state: &str) -> Value {
-        let frame = self.push().await;
-        assert_eq!(frame["type"], "friend", "{}: {frame}", self.name);
-        assert_eq!(frame["playerId"], about, "{}: {frame}", self.name);
-        assert_eq!(frame["state"], state, "{}: {frame}", self.name);
-        assert!(frame["seq"].is_u64(), "pushed through the inbox: {frame}");
-        frame
+        self.inbox_push("friend", [("playerId", about), ("state", state)])
+            .await
     }
 
     /// Starts matchmaking; the ticket id of the QUEUED ack.
