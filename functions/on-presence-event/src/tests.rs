@@ -1,8 +1,8 @@
 use std::collections::BTreeMap;
 
 use contracts::events::parse_event;
+use memory_adapters::InMemoryMessageStore;
 use memory_adapters::test_wiring::TestWiring;
-use memory_adapters::{InMemoryMessageStore, InMemorySubscriptionStore};
 use serde_json::json;
 use shared::domain::EpochMillis;
 use shared::messaging::{MessageKind, StoredMessage};
@@ -14,8 +14,6 @@ use contracts::ports::*;
 const T0: i64 = 1_795_323_600_000;
 
 struct World {
-    subscriptions: Arc<InMemorySubscriptionStore>,
-    messages: Arc<InMemoryMessageStore>,
     handler: PresenceEventHandler,
     tables: memory_adapters::MemoryStores,
 }
@@ -24,9 +22,14 @@ fn world() -> World {
     let w = TestWiring::new().at(T0);
     World {
         handler: wire(&w.wiring()),
-        subscriptions: w.tables.subscriptions.clone(),
-        messages: w.tables.messages.clone(),
-        tables: w.tables.clone(),
+        tables: w.tables,
+    }
+}
+
+impl World {
+    /// Tells the watchers of `event` as the handler does for each one; how many it told.
+    async fn notify(&self, event: PresenceEvent) -> usize {
+        self.handler.notify(&event).await.unwrap()
     }
 }
 
@@ -36,7 +39,8 @@ fn p(name: &str) -> PlayerId {
 
 async fn watch(w: &World, watcher: &str, targets: &[&str], expire_at_secs: i64) {
     let targets: Vec<PlayerId> = targets.iter().map(|t| p(t)).collect();
-    w.subscriptions
+    w.tables
+        .subscriptions
         .subscribe(&p(watcher), &targets, expire_at_secs)
         .await
         .unwrap();
@@ -93,13 +97,13 @@ async fn given_two_watchers_when_alice_connects_then_each_gets_one_short_lived_p
     );
     let frame = json!({"type": "presence", "playerId": "alice", "status": "online", "at": T0 - 5});
     assert_eq!(
-        frames_by_recipient(&w.messages),
+        frames_by_recipient(&w.tables.messages),
         BTreeMap::from([
             ("bob".to_owned(), vec![frame.clone()]),
             ("dave".to_owned(), vec![frame]),
         ])
     );
-    for m in w.messages.all() {
+    for m in w.tables.messages.all() {
         assert_eq!(m.kind, MessageKind::Presence);
         assert_eq!(m.sender_id, "system");
         assert_eq!(m.created_at, T0);
@@ -183,7 +187,7 @@ async fn given_a_disconnected_event_then_watchers_are_told_offline() {
         .await
         .unwrap();
     assert_eq!(
-        frames_by_recipient(&w.messages)["bob"],
+        frames_by_recipient(&w.tables.messages)["bob"],
         vec![json!({"type": "presence", "playerId": "alice", "status": "offline", "at": T0})]
     );
 }
@@ -201,7 +205,7 @@ async fn given_no_watchers_or_only_expired_ones_then_nothing_is_written() {
         .await
         .unwrap();
     assert_eq!(outcome.notified, 0);
-    assert!(w.messages.all().is_empty());
+    assert!(w.tables.messages.all().is_empty());
 }
 
 #[tokio::test]
@@ -231,7 +235,7 @@ async fn given_a_malformed_event_then_it_is_skipped_without_error_and_nothing_wr
             .unwrap();
         assert!(outcome.skipped, "{detail_type} {detail}");
     }
-    assert!(w.messages.all().is_empty());
+    assert!(w.tables.messages.all().is_empty());
 }
 
 #[tokio::test]
@@ -279,7 +283,9 @@ async fn the_sample_presence_events_are_run_through_the_handler() {
     let malformed = sample(include_str!("../../../events/presence-malformed.json"));
     assert!(w.handler.handle(malformed).await.unwrap().skipped);
 
-    let mut frames = frames_by_recipient(&w.messages).remove("bob").unwrap();
+    let mut frames = frames_by_recipient(&w.tables.messages)
+        .remove("bob")
+        .unwrap();
     frames.sort_by_key(|f| f["at"].as_i64());
     assert_eq!(
         frames,
@@ -310,7 +316,7 @@ async fn online(w: &World, name: &str) {
 /// The presence frames each recipient got.
 fn presence_frames(w: &World) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
-    for m in w.messages.all() {
+    for m in w.tables.messages.all() {
         if m.kind == MessageKind::Presence {
             *counts.entry(m.recipient_id.to_string()).or_insert(0) += 1;
         }
@@ -332,12 +338,7 @@ async fn given_online_friends_and_a_watcher_when_alice_connects_then_each_is_tol
     watch(&w, "carol", &["alice"], expire).await;
     watch(&w, "erin", &["alice"], expire).await;
 
-    let notified = w
-        .handler
-        .notify(&PresenceEvent::connected(p("alice"), T0))
-        .await
-        .unwrap();
-    assert_eq!(notified, 3);
+    assert_eq!(w.notify(PresenceEvent::connected(p("alice"), T0)).await, 3);
     let counts = presence_frames(&w);
     assert_eq!(
         counts,
@@ -356,12 +357,8 @@ async fn given_200_online_friends_when_alice_goes_offline_then_all_200_are_told(
         befriend(&w, "alice", &friend).await;
         online(&w, &friend).await;
     }
-    let notified = w
-        .handler
-        .notify(&PresenceEvent::disconnected(p("alice"), T0))
-        .await
-        .unwrap();
-    assert_eq!(notified, 200);
+    let offline = PresenceEvent::disconnected(p("alice"), T0);
+    assert_eq!(w.notify(offline).await, 200);
 }
 
 #[tokio::test]
@@ -379,7 +376,9 @@ async fn given_an_activity_event_then_each_watcher_gets_the_activity_with_status
             .unwrap();
     }
 
-    let frames = frames_by_recipient(&w.messages).remove("bob").unwrap();
+    let frames = frames_by_recipient(&w.tables.messages)
+        .remove("bob")
+        .unwrap();
     assert_eq!(
         frames,
         vec![

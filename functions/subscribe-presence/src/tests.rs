@@ -1,7 +1,6 @@
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fixtures::connected;
 use memory_adapters::test_wiring::TestWiring;
-use memory_adapters::{InMemoryPlayerStore, InMemorySubscriptionStore};
 use serde_json::{Value, json};
 use shared::domain::{ConnectionId, PlayerId};
 use shared::ports::StoreError;
@@ -15,17 +14,15 @@ const T0: i64 = 1_795_323_600_000;
 const GRACE: i64 = 30_000;
 
 struct World {
-    players: Arc<InMemoryPlayerStore>,
-    subscriptions: Arc<InMemorySubscriptionStore>,
     handler: SubscribePresenceHandler,
+    tables: memory_adapters::MemoryStores,
 }
 
 fn world() -> World {
     let w = TestWiring::new().at(T0);
     World {
         handler: wire(&w.wiring()),
-        players: w.tables.players.clone(),
-        subscriptions: w.tables.subscriptions.clone(),
+        tables: w.tables,
     }
 }
 
@@ -46,14 +43,20 @@ async fn request(w: &World, route: &str, body: Value) -> Value {
     reply_frame(&w.handler.handle(event).await.unwrap())
 }
 
+/// bob asks `route` about the players `ids` (its `playerIds`).
+async fn ask_about(w: &World, route: &str, ids: &[&str]) -> Value {
+    request(w, route, json!({ "playerIds": ids })).await
+}
+
 async fn connect(w: &World, player: &str, at: i64) {
-    connected(&*w.players, player, &format!("c-{player}"), at).await;
+    connected(&*w.tables.players, player, &format!("c-{player}"), at).await;
 }
 
 async fn disconnect(w: &World, player: &str, at: i64) {
     let connection = ConnectionId::parse(format!("c-{player}")).unwrap();
     assert!(
-        w.players
+        w.tables
+            .players
             .disconnect(&p(player), &connection, at, at + GRACE)
             .await
             .unwrap()
@@ -62,7 +65,8 @@ async fn disconnect(w: &World, player: &str, at: i64) {
 
 /// (target, watcher, expireAt) of every stored subscription.
 fn stored(w: &World) -> Vec<(String, String, i64)> {
-    w.subscriptions
+    w.tables
+        .subscriptions
         .all()
         .into_iter()
         .map(|(t, w, e)| (t.to_string(), w.to_string(), e))
@@ -73,12 +77,7 @@ fn stored(w: &World) -> Vec<(String, String, i64)> {
 async fn given_bob_subscribes_to_alice_and_carol_when_neither_is_connected_then_the_ack_says_both_offline()
  {
     let w = world();
-    let ack = request(
-        &w,
-        SUBSCRIBE_ROUTE,
-        json!({"playerIds": ["alice", "carol"]}),
-    )
-    .await;
+    let ack = ask_about(&w, SUBSCRIBE_ROUTE, &["alice", "carol"]).await;
     assert_eq!(
         ack,
         json!({"type": "ack", "route": "subscribePresence", "requestId": "r1",
@@ -148,12 +147,7 @@ async fn given_online_in_grace_and_past_grace_players_then_the_ack_reports_what_
     disconnect(&w, "carol", T0 - 10_000).await;
     connect(&w, "dave", T0 - 60_000).await;
     disconnect(&w, "dave", T0 - 40_000).await;
-    let ack = request(
-        &w,
-        SUBSCRIBE_ROUTE,
-        json!({"playerIds": ["alice", "carol", "dave", "erin"]}),
-    )
-    .await;
+    let ack = ask_about(&w, SUBSCRIBE_ROUTE, &["alice", "carol", "dave", "erin"]).await;
     assert_eq!(
         ack["presence"],
         json!({"alice": "online", "carol": "online", "dave": "offline", "erin": "offline"})
@@ -165,7 +159,7 @@ async fn a_grace_period_ends_inclusively_and_an_offline_record_is_offline() {
     let w = world();
     connect(&w, "alice", T0 - 60_000).await;
     disconnect(&w, "alice", T0 - GRACE).await;
-    let in_grace = w.players.get(&p("alice")).await.unwrap();
+    let in_grace = w.tables.players.get(&p("alice")).await.unwrap();
     assert_eq!(
         watched_status(in_grace.as_ref(), T0),
         PresenceStatus::Online
@@ -174,9 +168,14 @@ async fn a_grace_period_ends_inclusively_and_an_offline_record_is_offline() {
         watched_status(in_grace.as_ref(), T0 + 1),
         PresenceStatus::Offline
     );
-    let offline = w.players.mark_offline(&p("alice"), T0 + 1).await.unwrap();
+    let offline = w
+        .tables
+        .players
+        .mark_offline(&p("alice"), T0 + 1)
+        .await
+        .unwrap();
     assert!(offline.is_some());
-    let offline = w.players.get(&p("alice")).await.unwrap();
+    let offline = w.tables.players.get(&p("alice")).await.unwrap();
     assert_eq!(
         watched_status(offline.as_ref(), T0),
         PresenceStatus::Offline
@@ -188,12 +187,7 @@ async fn a_grace_period_ends_inclusively_and_an_offline_record_is_offline() {
 async fn given_duplicates_and_bob_himself_then_each_target_is_subscribed_once() {
     let w = world();
     connect(&w, "bob", T0 - 1000).await;
-    let ack = request(
-        &w,
-        SUBSCRIBE_ROUTE,
-        json!({"playerIds": ["bob", "alice", "bob"]}),
-    )
-    .await;
+    let ack = ask_about(&w, SUBSCRIBE_ROUTE, &["bob", "alice", "bob"]).await;
     assert_eq!(
         ack["presence"],
         json!({"alice": "offline", "bob": "online"})
@@ -242,18 +236,8 @@ async fn given_bad_input_on_either_route_then_bad_request_naming_the_field_and_n
 async fn given_subscriptions_when_unsubscribing_then_only_the_named_ones_go_and_the_ack_counts_them()
  {
     let w = world();
-    request(
-        &w,
-        SUBSCRIBE_ROUTE,
-        json!({"playerIds": ["alice", "carol"]}),
-    )
-    .await;
-    let ack = request(
-        &w,
-        UNSUBSCRIBE_ROUTE,
-        json!({"playerIds": ["alice", "alice", "zed"]}),
-    )
-    .await;
+    ask_about(&w, SUBSCRIBE_ROUTE, &["alice", "carol"]).await;
+    let ack = ask_about(&w, UNSUBSCRIBE_ROUTE, &["alice", "alice", "zed"]).await;
     assert_eq!(
         ack,
         json!({"type": "ack", "route": "unsubscribePresence", "requestId": "r1", "unsubscribed": 2})
