@@ -1,7 +1,7 @@
 use super::*;
 use contracts::events::{parse_event, reply_frame, route_event};
 use contracts::fake_gamelift::FakeGameLift;
-use contracts::fixtures::{assert_refused, connected};
+use contracts::fixtures::{assert_refused, connected, player_record};
 use contracts::ports::*;
 use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
@@ -50,12 +50,14 @@ async fn request(w: &World, body: Value) -> Value {
 }
 
 async fn pending_of(w: &World) -> Option<Pending> {
-    w.players
-        .get(&PlayerId::parse("alice").unwrap())
-        .await
-        .unwrap()
-        .unwrap()
-        .pending
+    player_record(&*w.players, "alice").await.pending
+}
+
+/// Latencies of `ms` to `count` regions (`region-0` on).
+fn regions(count: usize, ms: u32) -> Map<String, Value> {
+    (0..count)
+        .map(|i| (format!("region-{i}"), json!(ms)))
+        .collect()
 }
 
 #[tokio::test]
@@ -188,9 +190,7 @@ async fn given_the_storage_is_down_then_an_unavailable_frame_and_nothing_is_plac
 #[tokio::test]
 async fn given_bad_input_then_bad_request_naming_the_field_and_nothing_written_or_placed() {
     let w = world().await;
-    let many: Map<String, Value> = (0..21)
-        .map(|i| (format!("region-{i}"), json!(10)))
-        .collect();
+    let many = regions(21, 10);
     for (body, says) in [
         (
             json!({"latencies": [1, 2]}),
@@ -266,9 +266,7 @@ async fn given_a_queue_this_stack_does_not_have_then_not_found_naming_its_queues
 #[tokio::test]
 async fn given_values_at_the_limits_then_accepted() {
     let w = world().await;
-    let twenty: Map<String, Value> = (0..20)
-        .map(|i| (format!("region-{i}"), json!(10_000)))
-        .collect();
+    let twenty = regions(20, 10_000);
     let ack = request(
         &w,
         json!({"latencies": twenty, "playerData": "é".repeat(2048)}),
@@ -378,20 +376,23 @@ async fn given_a_pending_placement_that_already_ended_when_requesting_then_it_is
 #[tokio::test]
 async fn given_a_pending_placement_never_recorded_then_it_blocks_only_until_it_is_clearly_abandoned()
  {
+    // A fresh world where alice's slot names a placement requested `age` ms ago and never
+    // recorded: that placement, and the reply to her request now.
+    let after_unrecorded = async |age: i64| {
+        let w = world().await;
+        let unrecorded = PlacementId::new_at(T0 - age);
+        left_pending(&w, &unrecorded).await;
+        let reply = request(&w, json!({})).await;
+        (w, unrecorded, reply)
+    };
     // Requested 2 s ago and not recorded yet: maybe being recorded right now.
-    let w = world().await;
-    let recent = PlacementId::new_at(T0 - 2_000);
-    left_pending(&w, &recent).await;
-    let frame = request(&w, json!({})).await;
+    let (w, recent, frame) = after_unrecorded(2_000).await;
     assert_eq!(frame["code"], "conflict", "{frame}");
     assert_eq!(frame["placementId"], recent.as_str());
     assert!(w.gamelift.calls().is_empty());
 
     // Requested 2 minutes ago and never recorded: its request died half way.
-    let w = world().await;
-    let abandoned = PlacementId::new_at(T0 - 120_000);
-    left_pending(&w, &abandoned).await;
-    let ack = request(&w, json!({})).await;
+    let (w, abandoned, ack) = after_unrecorded(120_000).await;
     assert_eq!(ack["status"], "PENDING", "{ack}");
     assert_ne!(ack["placementId"], abandoned.as_str());
     assert_eq!(w.gamelift.started().len(), 1);
