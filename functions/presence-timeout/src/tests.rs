@@ -99,6 +99,13 @@ impl World {
             .unwrap();
     }
 
+    /// Connects `count` players, `<prefix>000` on, the `i`th at `at(i)`.
+    async fn connect_many(&self, prefix: &str, count: i64, at: impl Fn(i64) -> i64) {
+        for i in 0..count {
+            self.connect(&format!("{prefix}{i:03}"), at(i)).await;
+        }
+    }
+
     async fn disconnect(&self, player: &str, at: i64) {
         assert!(
             self.players
@@ -274,10 +281,8 @@ async fn given_a_heartbeat_that_lands_while_the_sweeper_acts_then_the_heartbeat_
 #[tokio::test]
 async fn given_250_expired_players_across_4_shards_then_every_one_is_swept_and_told_once() {
     let w = World::new(4);
-    for i in 0..250 {
-        w.connect(&format!("p{i:03}"), T0 - HEARTBEAT - 1000 + i)
-            .await;
-    }
+    w.connect_many("p", 250, |i| T0 - HEARTBEAT - 1000 + i)
+        .await;
     let summary = w.handler().sweep_once(T0).await;
     assert_eq!(summary.swept, 250);
     assert_eq!(summary.zombies_closed, 250);
@@ -347,9 +352,7 @@ impl ConnectionProbe for SlowGateway {
 #[tokio::test(start_paused = true)]
 async fn given_many_zombies_then_at_most_the_concurrency_bound_are_handled_at_once() {
     let w = World::new(2);
-    for i in 0..200 {
-        w.connect(&format!("z{i:03}"), T0 - HEARTBEAT - 1).await;
-    }
+    w.connect_many("z", 200, |_| T0 - HEARTBEAT - 1).await;
     let gateway = Arc::new(SlowGateway::new(w.clock.clone(), 0));
     let summary = w.handler_with(gateway.clone()).sweep_once(T0).await;
     assert_eq!(summary.swept, 200);
@@ -372,10 +375,8 @@ fn scheduled(deadline: i64) -> LambdaEvent<EventBridgeEvent<Value>> {
 async fn given_the_deadline_near_mid_page_when_sweeping_then_no_new_player_is_started_and_the_next_run_finishes()
  {
     let w = World::new(1);
-    for i in 0..250 {
-        w.connect(&format!("z{i:03}"), T0 - HEARTBEAT - 1000 + i)
-            .await;
-    }
+    w.connect_many("z", 250, |i| T0 - HEARTBEAT - 1000 + i)
+        .await;
     // One player at a time, each close taking 1 s of the clock; the deadline is 3 s
     // (margin) + 10.5 s away. Players start at T0, T0 + 1 s, …, T0 + 10 s: 11 of
     // them, all in the first page of 100. The 12th would start at T0 + 11 s, past
@@ -415,9 +416,7 @@ async fn given_the_deadline_near_mid_page_when_sweeping_then_no_new_player_is_st
 #[tokio::test(start_paused = true)]
 async fn given_concurrent_work_when_the_deadline_margin_is_reached_then_nothing_starts_after_it() {
     let w = World::new(2);
-    for i in 0..250 {
-        w.connect(&format!("z{i:03}"), T0 - HEARTBEAT - 1).await;
-    }
+    w.connect_many("z", 250, |_| T0 - HEARTBEAT - 1).await;
     // 32 at once (the default), each close 100 ms of the clock; stop at T0 + 5 s.
     let gateway = Arc::new(SlowGateway::new(w.clock.clone(), 100));
     let stop_at = T0 + 5_000;
