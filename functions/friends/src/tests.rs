@@ -1,6 +1,6 @@
 use super::*;
 use contracts::events::{reply_frame, route_event};
-use contracts::fixtures::{T0, connected, frames, player};
+use contracts::fixtures::{T0, assert_refused, connected, frames, player};
 use contracts::ports::*;
 use contracts::unavailable::Unavailable;
 use edge::websocket::RouteHandler;
@@ -128,10 +128,7 @@ async fn given_a_player_nobody_knows_or_yourself_when_invited_then_refused_and_n
     let reply = w
         .refused("alice", ADD, json!({"playerId": "zed"}), "not_found")
         .await;
-    assert!(
-        reply["message"].as_str().unwrap().contains("zed"),
-        "{reply}"
-    );
+    assert_refused(&reply, "not_found", "zed");
     w.refused("alice", BLOCK, json!({"playerId": "zed"}), "not_found")
         .await;
     w.refused("alice", ADD, json!({"playerId": "alice"}), "bad_request")
@@ -271,10 +268,7 @@ async fn given_max_friends_when_one_more_is_accepted_then_forbidden_and_nothing_
     let reply = w
         .refused("alice", ADD, json!({"playerId": "bob"}), "forbidden")
         .await;
-    assert!(
-        reply["message"].as_str().unwrap().contains("500 friends"),
-        "{reply}"
-    );
+    assert_refused(&reply, "forbidden", "500 friends");
     assert_eq!(
         w.list("alice", json!({"state": "invitation"})).await["friends"][0]["playerId"],
         "bob"
@@ -301,13 +295,7 @@ async fn given_the_store_down_when_acting_then_unavailable_says_nothing_changed(
         let reply = w
             .refused("alice", route, json!({"playerId": "bob"}), "unavailable")
             .await;
-        assert!(
-            reply["message"]
-                .as_str()
-                .unwrap()
-                .contains("nothing changed"),
-            "{reply}"
-        );
+        assert_refused(&reply, "unavailable", "nothing changed");
     }
     w.refused("alice", LIST, json!({}), "unavailable").await;
 }

@@ -1,6 +1,6 @@
 use super::*;
 use contracts::events::{reply_frame, route_event};
-use contracts::fixtures::{T0, connected, frames, inbox, player_record};
+use contracts::fixtures::{T0, assert_refused, connected, frames, inbox, player_record};
 use contracts::ports::*;
 use edge::websocket::RouteHandler;
 use memory_adapters::test_wiring::TestWiring;
@@ -172,13 +172,7 @@ async fn given_no_live_invitation_or_no_such_party_when_joining_then_not_found()
     let expired = w
         .refused("bob", JOIN, json!({"partyId": party_id}), "not_found")
         .await;
-    assert!(
-        expired["message"]
-            .as_str()
-            .unwrap()
-            .contains("no live invitation"),
-        "{expired}"
-    );
+    assert_refused(&expired, "not_found", "no live invitation");
     w.refused(
         "bob",
         JOIN,
