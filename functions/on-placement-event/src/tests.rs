@@ -27,28 +27,28 @@ fn read_one(payload: Value) -> Result<PlacementEvent, MalformedEvent> {
     events.remove(0)
 }
 
+/// The sample event `events/placement-<name>.json`.
 fn sample(name: &str) -> Value {
-    let text = match name {
-        "fulfilled-sns" => include_str!("../../../events/placement-fulfilled-sns.json"),
-        "fulfilled-eventbridge" => {
-            include_str!("../../../events/placement-fulfilled-eventbridge.json")
-        }
-        "cancelled-sns" => include_str!("../../../events/placement-cancelled-sns.json"),
-        "cancelled-eventbridge" => {
-            include_str!("../../../events/placement-cancelled-eventbridge.json")
-        }
-        "timed-out-sns" => include_str!("../../../events/placement-timed-out-sns.json"),
-        "timed-out-eventbridge" => {
-            include_str!("../../../events/placement-timed-out-eventbridge.json")
-        }
-        "failed-sns" => include_str!("../../../events/placement-failed-sns.json"),
-        "failed-eventbridge" => {
-            include_str!("../../../events/placement-failed-eventbridge.json")
-        }
-        "duplicate-sns" => include_str!("../../../events/placement-duplicate-sns.json"),
-        "malformed-sns" => include_str!("../../../events/placement-malformed-sns.json"),
-        other => panic!("no sample {other}"),
-    };
+    macro_rules! by_name {
+        ($($sample:literal),*) => {
+            match name {
+                $($sample => include_str!(concat!("../../../events/placement-", $sample, ".json")),)*
+                other => panic!("no sample {other}"),
+            }
+        };
+    }
+    let text = by_name!(
+        "fulfilled-sns",
+        "fulfilled-eventbridge",
+        "cancelled-sns",
+        "cancelled-eventbridge",
+        "timed-out-sns",
+        "timed-out-eventbridge",
+        "failed-sns",
+        "failed-eventbridge",
+        "duplicate-sns",
+        "malformed-sns"
+    );
     serde_json::from_str(text).unwrap()
 }
 
@@ -242,23 +242,23 @@ async fn given_a_duplicate_event_then_nothing_is_delivered_twice() {
 
 #[tokio::test]
 async fn given_an_out_of_order_event_then_the_first_final_status_stands() {
-    let w = world().await;
-    w.begin(P_FUL).await;
-    w.run(sample("fulfilled-eventbridge")).await.unwrap();
-    let mut late = sample("cancelled-eventbridge");
-    late["detail"]["placementId"] = json!(P_FUL);
-    w.run(late).await.unwrap();
+    // Placement `id` settled by the sample `first`, then the sample `late` arrives for it.
+    let settled_then = async |id: &str, first: &str, late: &str| {
+        let w = world().await;
+        w.begin(id).await;
+        w.run(sample(first)).await.unwrap();
+        let mut late = sample(late);
+        late["detail"]["placementId"] = json!(id);
+        w.run(late).await.unwrap();
+        w
+    };
+    let w = settled_then(P_FUL, "fulfilled-eventbridge", "cancelled-eventbridge").await;
     assert_eq!(w.status_of(P_FUL).await, PlacementStatus::Fulfilled);
     assert_eq!(w.frames_to("alice").len(), 1);
     assert!(w.record("alice").await.game_session.is_some());
 
     // And the other way round: a fulfilled event after the cancellation.
-    let w = world().await;
-    w.begin(P_CAN).await;
-    w.run(sample("cancelled-eventbridge")).await.unwrap();
-    let mut late = sample("fulfilled-eventbridge");
-    late["detail"]["placementId"] = json!(P_CAN);
-    w.run(late).await.unwrap();
+    let w = settled_then(P_CAN, "cancelled-eventbridge", "fulfilled-eventbridge").await;
     assert_eq!(w.status_of(P_CAN).await, PlacementStatus::Cancelled);
     assert_eq!(w.record("alice").await.game_session, None);
     assert!(w.frames_to("bob").is_empty());
