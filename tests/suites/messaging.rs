@@ -64,6 +64,19 @@ async fn known_and_offline(stack: &TestStack, player: &str) {
         .await;
 }
 
+/// The must-show scenario on `stack`, whose stream must be the one named `stream` (how
+/// long bob's frame took is printed with that name); the stack is shut down after.
+async fn must_show_on(stack: TestStack, stream: &str) {
+    assert!(
+        stack.stack().stream().starts_with(stream),
+        "{}",
+        stack.stack().stream()
+    );
+    let latency = alice_messages_bob_and_carol(&stack).await;
+    eprintln!("{stream}: alice → bob took {latency:?}");
+    stack.shutdown().await;
+}
+
 /// The must-show scenario, on whatever stack it is given: alice sends to
 /// [bob, carol, bob]; bob (online) gets one frame within 1 s; alice's ack says queued 2;
 /// carol (offline) gets it on her next resume, and not on a second one.
@@ -130,17 +143,7 @@ async fn alice_messages_bob_and_carol(stack: &TestStack) -> Duration {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn given_bob_online_and_carol_offline_when_alice_sends_to_bob_carol_bob_then_bob_gets_one_frame_at_once_and_carol_gets_it_on_resume_once()
  {
-    let stack = TestStack::start().await;
-    assert!(
-        stack.stack().stream().starts_with("in-memory feeder"),
-        "{}",
-        stack.stack().stream()
-    );
-
-    let latency = alice_messages_bob_and_carol(&stack).await;
-
-    eprintln!("in memory: alice → bob took {latency:?}");
-    stack.shutdown().await;
+    must_show_on(TestStack::start().await, "in-memory feeder").await;
 }
 
 /// The same scenario with `--dynamodb-endpoint`: the real DynamoDB adapters, fresh
@@ -155,16 +158,7 @@ async fn given_dynamodb_local_when_alice_sends_to_bob_carol_bob_then_bob_gets_on
         tests::dynamodb::use_fresh_tables(&mut s.storage, endpoint);
     })
     .await;
-    assert!(
-        stack.stack().stream().starts_with("DynamoDB Streams"),
-        "{}",
-        stack.stack().stream()
-    );
-
-    let latency = alice_messages_bob_and_carol(&stack).await;
-
-    eprintln!("DynamoDB Local: alice → bob took {latency:?}");
-    stack.shutdown().await;
+    must_show_on(stack, "DynamoDB Streams").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
