@@ -3,13 +3,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
 
+mod scripted;
+
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use gamelift_sockets_client::protocol::ClientRequest;
 use gamelift_sockets_client::{Auth, Client, ClientError, Config, Event, Events};
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio::time::timeout;
 use tokio_tungstenite::accept_async;
@@ -36,8 +37,7 @@ async fn server() -> Server {
 
 /// A server whose `resume` acks carry `keep_alive` as their `keepAlive`, if any.
 async fn server_saying(keep_alive: Option<Value>) -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("ws://{}/stage", listener.local_addr().unwrap());
+    let (listener, url) = scripted::listen().await;
     let (frames_tx, frames) = mpsc::unbounded_channel();
     let (script, mut script_rx) = mpsc::unbounded_channel();
     tokio::spawn(async move {
@@ -48,8 +48,7 @@ async fn server_saying(keep_alive: Option<Value>) -> Server {
             loop {
                 tokio::select! {
                     Some(Ok(message)) = ws.next() => {
-                        let Message::Text(text) = message else { continue };
-                        let frame: Value = serde_json::from_str(text.as_str()).unwrap();
+                        let Some(frame) = scripted::frame_of(message) else { continue };
                         let answer = match (frame["route"].as_str(), frame.get("requestId")) {
                             (Some("resume"), Some(id)) => {
                                 let mut ack = json!({"type":"ack","route":"resume",
@@ -120,10 +119,21 @@ impl Server {
 }
 
 async fn client(server: &Server, interval_ms: u64) -> (Client, Events) {
+    client_with(server, interval_ms, |_| {}).await
+}
+
+/// A client of `server` whose timer ticks every `interval_ms` (reconnecting at once),
+/// its config then changed by `adjust`.
+async fn client_with(
+    server: &Server,
+    interval_ms: u64,
+    adjust: impl FnOnce(&mut Config),
+) -> (Client, Events) {
     let mut config = Config::new(server.url.clone(), Auth::player_id("p"));
     config.heartbeat_interval = Duration::from_millis(interval_ms);
     config.reconnect_initial = Duration::from_millis(1);
     config.reconnect_max = Duration::from_millis(5);
+    adjust(&mut config);
     Client::connect(config).await.unwrap()
 }
 
@@ -181,10 +191,7 @@ async fn given_the_server_says_keep_alive_heartbeat_when_the_timer_ticks_then_ev
 async fn given_the_server_says_keep_alive_ping_when_idle_then_it_pings_even_with_ping_when_idle_off()
  {
     let mut server = server_saying(Some(json!({"route":"ping","intervalSeconds":1}))).await;
-    let mut config = Config::new(server.url.clone(), Auth::player_id("p"));
-    config.heartbeat_interval = Duration::from_secs(60);
-    config.ping_when_idle = false;
-    let (client, _events) = Client::connect(config).await.unwrap();
+    let (client, _events) = client_with(&server, 60_000, |c| c.ping_when_idle = false).await;
     for _ in 0..2 {
         assert_eq!(server.next_tick().await.1, json!({"route":"ping"}));
     }
@@ -194,10 +201,7 @@ async fn given_the_server_says_keep_alive_ping_when_idle_then_it_pings_even_with
 #[tokio::test]
 async fn given_ping_when_idle_off_when_the_timer_ticks_idle_then_it_sends_heartbeats() {
     let mut server = server().await;
-    let mut config = Config::new(server.url.clone(), Auth::player_id("p"));
-    config.heartbeat_interval = Duration::from_millis(20);
-    config.ping_when_idle = false;
-    let (client, _events) = Client::connect(config).await.unwrap();
+    let (client, _events) = client_with(&server, 20, |c| c.ping_when_idle = false).await;
     for _ in 0..3 {
         assert_eq!(server.next_tick().await.1, json!({"route":"heartbeat"}));
     }

@@ -5,13 +5,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test support: a panic is the test failing, with its message.
 
+mod scripted;
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures_util::{SinkExt, StreamExt};
 use gamelift_sockets_client::{Auth, Client, Config, Event, Events};
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio::time::sleep;
 use tokio_tungstenite::accept_async;
@@ -50,8 +51,7 @@ struct Server {
 }
 
 async fn server(answer: Answer) -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("ws://{}/stage", listener.local_addr().unwrap());
+    let (listener, url) = scripted::listen().await;
     let (push, mut pushes) = mpsc::unbounded_channel::<Value>();
     let refreshes = Arc::new(Mutex::new(Vec::new()));
     let seen = refreshes.clone();
@@ -61,8 +61,7 @@ async fn server(answer: Answer) -> Server {
         loop {
             tokio::select! {
                 Some(Ok(message)) = ws.next() => {
-                    let Message::Text(text) = message else { continue };
-                    let frame: Value = serde_json::from_str(text.as_str()).unwrap();
+                    let Some(frame) = scripted::frame_of(message) else { continue };
                     let (route, id) = (frame["route"].as_str(), frame["requestId"].clone());
                     let reply = match route {
                         Some("resume") => json!({"type":"ack","route":"resume","requestId":id,
