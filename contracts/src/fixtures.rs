@@ -1,6 +1,7 @@
 //! The building blocks tests share: one start time, players and connections by name,
-//! a connected player's `$connect` write in one call, a placement's settlement, and a
-//! player's inbox read back.
+//! a connected player's `$connect` write in one call, a player's record and inbox read
+//! back, a placement's settlement, the malformed `sendMessage` bodies, and a refusal's
+//! assertion.
 
 use serde_json::{Value, json};
 use shared::domain::{
