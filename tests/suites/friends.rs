@@ -8,7 +8,7 @@
 //! are `friends_paging`; the invitation rate limit, `functions/friends`' handler tests.
 
 use local::Settings;
-use serde_json::json;
+use serde_json::{Value, json};
 use shared::domain::PresenceStatus;
 use tests::player::Player;
 use tests::stack::TestStack;
@@ -18,6 +18,21 @@ use tests::stack::TestStack;
 fn quick_presence(settings: &mut Settings) {
     settings.presence.reconnect_grace_seconds = 1;
     settings.presence.sweep_interval_seconds = 1;
+}
+
+/// `actor` sends `route` about `other`: its ack's `state` is `state`, then `actor` is told
+/// the first of `told` and `other` the second.
+async fn relate(
+    actor: &mut Player,
+    route: &str,
+    other: &mut Player,
+    state: Value,
+    told: [&str; 2],
+) {
+    let ack = actor.ok(route, json!({"playerId": other.name})).await;
+    assert_eq!(ack["state"], state, "{ack}");
+    actor.friend(other.name, told[0]).await;
+    other.friend(actor.name, told[1]).await;
 }
 
 async fn friends_whole_life(stack: &TestStack) {
@@ -30,14 +45,10 @@ async fn friends_whole_life(stack: &TestStack) {
     let mut carol = Player::online(stack, "carol").await;
 
     // An invitation, accepted by inviting back: both sides told each step.
-    let ack = alice.ok("addFriend", json!({"playerId": "bob"})).await;
-    assert_eq!(ack["state"], "invited");
-    alice.friend("bob", "invited").await;
-    bob.friend("alice", "invitation").await;
-    let ack = bob.ok("addFriend", json!({"playerId": "alice"})).await;
-    assert_eq!(ack["state"], "friends");
-    bob.friend("alice", "friends").await;
-    alice.friend("bob", "friends").await;
+    let invited = ["invited", "invitation"];
+    relate(&mut alice, "addFriend", &mut bob, json!("invited"), invited).await;
+    let friends = ["friends", "friends"];
+    relate(&mut bob, "addFriend", &mut alice, json!("friends"), friends).await;
 
     // dave, offline, gets alice's invitation when he comes back.
     alice.ok("addFriend", json!({"playerId": "dave"})).await;
@@ -90,22 +101,34 @@ async fn friends_whole_life(stack: &TestStack) {
     assert_eq!(list["cursor"], json!(null));
 
     // dave declines: both told removed.
-    let ack = dave.ok("removeFriend", json!({"playerId": "alice"})).await;
-    assert_eq!(ack["state"], json!(null));
-    dave.friend("alice", "removed").await;
-    alice.friend("dave", "removed").await;
+    let removed = ["removed", "removed"];
+    relate(&mut dave, "removeFriend", &mut alice, json!(null), removed).await;
 
     // carol and alice are friends; alice blocks carol, who sees an unfriend.
-    carol.ok("addFriend", json!({"playerId": "alice"})).await;
-    carol.friend("alice", "invited").await;
-    alice.friend("carol", "invitation").await;
-    alice.ok("addFriend", json!({"playerId": "carol"})).await;
-    alice.friend("carol", "friends").await;
-    carol.friend("alice", "friends").await;
-    let ack = alice.ok("blockPlayer", json!({"playerId": "carol"})).await;
-    assert_eq!(ack["state"], "blocked");
-    alice.friend("carol", "removed").await;
-    carol.friend("alice", "removed").await;
+    relate(
+        &mut carol,
+        "addFriend",
+        &mut alice,
+        json!("invited"),
+        invited,
+    )
+    .await;
+    relate(
+        &mut alice,
+        "addFriend",
+        &mut carol,
+        json!("friends"),
+        friends,
+    )
+    .await;
+    relate(
+        &mut alice,
+        "blockPlayer",
+        &mut carol,
+        json!("blocked"),
+        removed,
+    )
+    .await;
 
     // Everything carol sends alice is acked as if it arrived; none of it does.
     let sent = carol
