@@ -329,10 +329,24 @@ pip_install_pinned_into() {
     tools_unlock
 }
 
+# A virtualenv's scripts name its python by the path the virtualenv was made at: one made
+# through another path (a tools folder moved, or reached through a link that is gone) has
+# scripts that no longer start, though its own python does.
+_venv_usable() {
+    local venv="$1" shebang
+    [[ -x "$venv/bin/python" && -f "$venv/bin/pip" ]] || return 1
+    shebang="$(head -n 1 "$venv/bin/pip")"
+    [[ -x "${shebang#\#!}" ]]
+}
+
 _pip_install_pinned() {
     local venv="$1" name="$2"
     shift 2
     local stamp="$venv/.installed-$name" wanted="$*"
+    if [[ -e "$venv" ]] && ! _venv_usable "$venv"; then
+        info "recreating virtualenv $venv (its scripts name a python that is not there)"
+        rm -rf "$venv"
+    fi
     if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$wanted" ]]; then
         info "$name ($wanted) already installed"
         return 0
