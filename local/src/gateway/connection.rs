@@ -103,11 +103,15 @@ pub(super) async fn run(
     tokio::pin!(idle);
     let max = sleep(gateway.max_connection_duration);
     tokio::pin!(max);
+    // Made once: a new one per pass of the loop registered and dropped a waiter on the
+    // shutdown signal for every frame in or out.
+    let shutdown = shutting_down(gateway.shutdown.clone());
+    tokio::pin!(shutdown);
 
     let ending = loop {
         tokio::select! {
             biased;
-            () = shutting_down(gateway.shutdown.clone()) => {
+            () = &mut shutdown => {
                 let mut ending = close(&mut socket, GOING_AWAY.0, GOING_AWAY.1).await;
                 ending.handshake = ending.handshake.map(|_| SHUTDOWN_HANDSHAKE_TIMEOUT);
                 break ending;
