@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use serde_json::Value;
 use shared::requests::Route;
 use tokio::sync::watch;
 use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
@@ -16,7 +15,7 @@ use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tools::frames::client_frame;
 
 use crate::connect::{Socket, connect_and_resume};
-use crate::frame::Frame;
+use crate::frame::{Frame, Probe};
 use crate::state::{ClientResult, Phase, Shared};
 
 /// One client: connect, resume, then read and (in the send phase) write until Stop.
@@ -61,6 +60,11 @@ pub async fn client(
         let mut phase = phase.clone();
         async move {
             let mut closed = false;
+            // Made once, not per frame: a new wait on the phase for every frame read
+            // registered and dropped a waiter each time (the tool's own CPU is the
+            // stack's, on one machine).
+            let stop = until_stop(phase.clone());
+            tokio::pin!(stop);
             loop {
                 tokio::select! {
                     frame = stream.next() => match frame {
@@ -75,12 +79,10 @@ pub async fn client(
                             break;
                         }
                     },
-                    changed = phase.changed() => {
-                        if changed.is_err() || *phase.borrow() == Phase::Stop { break; }
-                    }
+                    () = &mut stop => break,
                 }
             }
-            if closed && *phase.borrow() != Phase::Stop {
+            if closed && *phase.borrow_and_update() != Phase::Stop {
                 shared.counters.dropped.fetch_add(1, Ordering::Relaxed);
                 if let Some(ready) = shared.ready.get(i) {
                     ready.store(false, Ordering::Relaxed);
@@ -145,6 +147,15 @@ pub async fn client(
     result
 }
 
+/// Resolves once the run's phase is Stop (or its sender is gone).
+async fn until_stop(mut phase: watch::Receiver<Phase>) {
+    while *phase.borrow_and_update() != Phase::Stop {
+        if phase.changed().await.is_err() {
+            return;
+        }
+    }
+}
+
 async fn tick(interval: &mut Option<tokio::time::Interval>) {
     match interval {
         Some(interval) => {
@@ -174,6 +185,9 @@ async fn send_messages(
     let mut rng = fastrand::Rng::with_seed(i as u64 ^ 0x9e37_79b9_7f4a_7c15);
     let pad = "x".repeat(args.pad_bytes);
     let c = &shared.counters;
+    // Made once: the send phase ends only with Stop.
+    let changed = phase.changed();
+    tokio::pin!(changed);
     for seq in 0..args.messages {
         if args.rate > 0.0 {
             let slot = shared.next_slot.fetch_add(1, Ordering::Relaxed);
@@ -182,12 +196,12 @@ async fn send_messages(
             let at = tokio::time::Instant::from_std(start + at);
             tokio::select! {
                 () = tokio::time::sleep_until(at) => {}
-                _ = phase.changed() => return,
+                _ = &mut changed => return,
             }
         }
         let permit = tokio::select! {
             permit = shared.in_flight.acquire() => permit,
-            _ = phase.changed() => return,
+            _ = &mut changed => return,
         };
         let Ok(permit) = permit else { return };
         permit.forget();
@@ -242,24 +256,20 @@ fn on_frame(
     };
     let now = shared.now_nanos();
     match frame.kind.as_ref() {
-        "message" => {
-            let probe = frame.message.as_ref();
-            let field = |name: &str| probe.and_then(|m| m.get(name)).and_then(Value::as_u64);
-            match (field("t"), field("seq"), field("from")) {
-                (Some(t), Some(seq), Some(from)) if t <= now => {
-                    if seen.insert((from, seq)) {
-                        c.received.fetch_add(1, Ordering::Relaxed);
-                        c.last_receive.fetch_max(now, Ordering::Relaxed);
-                        result.latencies_ns.push(now - t);
-                    } else {
-                        c.duplicates.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-                _ => {
-                    c.foreign.fetch_add(1, Ordering::Relaxed);
+        "message" => match frame.probe() {
+            Some(Probe { t, seq, from }) if t <= now => {
+                if seen.insert((from, seq)) {
+                    c.received.fetch_add(1, Ordering::Relaxed);
+                    c.last_receive.fetch_max(now, Ordering::Relaxed);
+                    result.latencies_ns.push(now - t);
+                } else {
+                    c.duplicates.fetch_add(1, Ordering::Relaxed);
                 }
             }
-        }
+            _ => {
+                c.foreign.fetch_add(1, Ordering::Relaxed);
+            }
+        },
         "ack" | "error" if frame.route.as_deref() == Some(Route::SendMessage.as_str()) => {
             if frame.kind == "ack" {
                 c.acked.fetch_add(1, Ordering::Relaxed);

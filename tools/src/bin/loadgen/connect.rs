@@ -38,7 +38,8 @@ pub async fn connect_and_resume(i: usize, shared: &Shared) -> Result<Socket, Str
         request.headers_mut().insert("X-Player-Id", value);
     }
     let config = WebSocketConfig::default()
-        .read_buffer_size(16 * 1024)
+        // tungstenite zeroes this much on every read: frames here are a few hundred bytes.
+        .read_buffer_size(4 * 1024)
         .write_buffer_size(0)
         .max_message_size(Some(1 << 20));
     let timeout = Duration::from_secs(args.resume_timeout);
