@@ -239,7 +239,15 @@ pub(super) async fn run(
         ending.code,
         &ending.reason,
     );
-    fire_disconnect(&gateway, &facts, ending.code, &ending.reason).await;
+    // Boxed: inline, this once-per-connection call (an event and an invocation) made
+    // every connection's task 8 KB for its whole life instead of 2 KB.
+    Box::pin(fire_disconnect(
+        &gateway,
+        &facts,
+        ending.code,
+        &ending.reason,
+    ))
+    .await;
     drop(guard);
 }
 
@@ -282,7 +290,9 @@ async fn work(
         if closed.load(Ordering::SeqCst) {
             break;
         }
-        if let Some(reply) = handle(&gateway, &facts, message).await {
+        // Boxed for the time it runs: inline, an invocation's state (its event and
+        // context, 2.4 KB) stayed allocated in every idle connection's worker.
+        if let Some(reply) = Box::pin(handle(&gateway, &facts, message)).await {
             // The connection may have closed meanwhile: the reply is then dropped.
             let _ = outbound.send(Queued::unwatched(reply));
         }
