@@ -220,22 +220,35 @@ fn count(metric: &'static Metric, labels: &[(&'static str, String)], n: u64) {
     if n == 0 || !installed() {
         return;
     }
-    let labels: Vec<::metrics::Label> = labels
-        .iter()
-        .map(|(key, value)| ::metrics::Label::new(*key, value.clone()))
-        .collect();
-    ::metrics::counter!(metric.name, labels).increment(n);
+    counter(metric, labels).increment(n);
 }
 
 fn record(metric: &'static Metric, labels: &[(&'static str, String)], values: &[f64]) {
     if values.is_empty() || !installed() {
         return;
     }
-    let labels: Vec<::metrics::Label> = labels
+    record_into(&histogram(metric, labels), values);
+}
+
+/// The recorder's handle of one counter series. Registering takes the recorder's lock
+/// and copies the labels: the series counted for every message keep theirs
+/// ([`Registered`]).
+fn counter(metric: &'static Metric, labels: &[(&'static str, String)]) -> ::metrics::Counter {
+    ::metrics::counter!(metric.name, to_labels(labels))
+}
+
+fn histogram(metric: &'static Metric, labels: &[(&'static str, String)]) -> ::metrics::Histogram {
+    ::metrics::histogram!(metric.name, to_labels(labels))
+}
+
+fn to_labels(labels: &[(&'static str, String)]) -> Vec<::metrics::Label> {
+    labels
         .iter()
         .map(|(key, value)| ::metrics::Label::new(*key, value.clone()))
-        .collect();
-    let histogram = ::metrics::histogram!(metric.name, labels);
+        .collect()
+}
+
+fn record_into(histogram: &::metrics::Histogram, values: &[f64]) {
     for value in values {
         if PENDING_VALUES.fetch_add(1, Ordering::Relaxed) >= FLUSH_AT_VALUES {
             flush();
@@ -243,6 +256,27 @@ fn record(metric: &'static Metric, labels: &[(&'static str, String)], values: &[
         histogram.record(*value);
     }
 }
+
+/// Handles registered once, on first use after the recorder is installed (the process
+/// keeps that recorder, and the recorder its series): for the series counted on every
+/// delivery, where registering each time was several allocations and a lock per
+/// message.
+struct Registered<T>(OnceLock<T>);
+
+impl<T> Registered<T> {
+    const fn new() -> Self {
+        Self(OnceLock::new())
+    }
+
+    /// The handles, or `None` while no recorder is installed (nothing is counted then).
+    fn get(&self, register: impl FnOnce() -> T) -> Option<&T> {
+        installed().then(|| self.0.get_or_init(register))
+    }
+}
+
+static DELIVERY_COUNTERS: Registered<[::metrics::Counter; Delivery::ALL.len()]> = Registered::new();
+static DELIVERY_LAG: Registered<::metrics::Histogram> = Registered::new();
+static STREAM_BATCHES: Registered<(::metrics::Histogram, ::metrics::Counter)> = Registered::new();
 
 fn millis(ms: i64) -> f64 {
     ms.max(0) as f64
@@ -288,6 +322,9 @@ pub enum Delivery {
 }
 
 impl Delivery {
+    /// Every outcome, each at its own discriminant's index.
+    pub const ALL: [Self; 4] = [Self::Posted, Self::Offline, Self::Gone, Self::Failed];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Posted => "posted",
@@ -300,22 +337,40 @@ impl Delivery {
 
 /// One pushed frame's outcome.
 pub fn delivery(outcome: Delivery) {
-    count(
-        &catalogue::DELIVERIES,
-        &[("Outcome", outcome.as_str().to_owned())],
-        1,
-    );
+    let counters = DELIVERY_COUNTERS.get(|| {
+        Delivery::ALL.map(|outcome| {
+            counter(
+                &catalogue::DELIVERIES,
+                &[("Outcome", outcome.as_str().to_owned())],
+            )
+        })
+    });
+    if let Some(counters) = counters {
+        counters[outcome as usize].increment(1);
+    }
 }
 
 /// A posted frame's time from its insert to its post.
 pub fn delivery_lag(ms: i64) {
-    record(&catalogue::DELIVERY_LAG, &[], &[millis(ms)]);
+    if let Some(lag) = DELIVERY_LAG.get(|| histogram(&catalogue::DELIVERY_LAG, &[])) {
+        record_into(lag, &[millis(ms)]);
+    }
 }
 
 /// One Messages stream batch: its records, and how many go back to Lambda to retry.
 pub fn stream_batch(records: usize, failed: usize) {
-    record(&catalogue::STREAM_BATCH_SIZE, &[], &[records as f64]);
-    count(&catalogue::STREAM_FAILURES, &[], failed as u64);
+    let series = STREAM_BATCHES.get(|| {
+        (
+            histogram(&catalogue::STREAM_BATCH_SIZE, &[]),
+            counter(&catalogue::STREAM_FAILURES, &[]),
+        )
+    });
+    if let Some((sizes, failures)) = series {
+        record_into(sizes, &[records as f64]);
+        if failed > 0 {
+            failures.increment(failed as u64);
+        }
+    }
 }
 
 /// A placement settled `status` on `queue`, `ms` after it was asked for (when known).

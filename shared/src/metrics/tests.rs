@@ -248,3 +248,13 @@ fn check_against_catalogue(got: &[Sample], detailed: bool) {
         assert_eq!(sample.unit.as_deref(), Some(metric.unit), "{}", sample.name);
     }
 }
+
+#[test]
+fn given_every_delivery_outcome_then_its_registered_counter_is_at_its_own_index() {
+    // Given / When: the outcomes in the order their counters are registered.
+    // Then: each outcome's discriminant is its place (a reordered enum would count one
+    // outcome as another).
+    for (index, outcome) in Delivery::ALL.into_iter().enumerate() {
+        assert_eq!(outcome as usize, index, "{outcome:?}");
+    }
+}
