@@ -14,9 +14,10 @@ use shared::ports::{DeliveryHandover, InboxReader, MessageStore};
 /// Observes every append, as a DynamoDB stream does; the local stack feeds the real
 /// `on-message-inserted` handler from it. Called while the inbox is locked, so that the
 /// observer sees one inbox's messages in seq order (a stream's order within a partition
-/// key); it must only queue, never block.
+/// key); it must only queue, never block. It gets its own copy of the stored message
+/// (the stream's record is one).
 pub trait InsertObserver: Send + Sync {
-    fn inserted(&self, message: &StoredMessage);
+    fn inserted(&self, message: StoredMessage);
 }
 
 /// Every this many appends to an inbox, expired messages anywhere in it are dropped (the
@@ -90,16 +91,12 @@ impl InMemoryMessageStore {
         let mut inboxes = self.inboxes();
         messages
             .iter()
-            .filter_map(|message| self.append_locked(&mut inboxes, message))
+            .filter(|message| self.append_locked(&mut inboxes, message))
             .count()
     }
 
-    /// Appends with the inboxes already locked.
-    fn append_locked(
-        &self,
-        inboxes: &mut HashMap<PlayerId, Inbox>,
-        message: &NewMessage,
-    ) -> Option<StoredMessage> {
+    /// Appends with the inboxes already locked; false for a duplicate of the newest.
+    fn append_locked(&self, inboxes: &mut HashMap<PlayerId, Inbox>, message: &NewMessage) -> bool {
         let inbox = inboxes
             .entry(message.recipient_id.clone())
             .or_insert_with(|| {
@@ -117,16 +114,16 @@ impl InMemoryMessageStore {
             .back()
             .is_some_and(|newest| newest.message_id == message.message_id)
         {
-            return None;
+            return false;
         }
         inbox.purge(message.created_at);
         inbox.head = inbox.head.next();
         let stored = message.clone().at(inbox.head, inbox.epoch);
-        inbox.items.push_back(stored.clone());
         if let Some(observer) = &self.observer {
-            observer.inserted(&stored);
+            observer.inserted(stored.clone());
         }
-        Some(stored)
+        inbox.items.push_back(stored);
+        true
     }
 
     /// The inbox's head and epoch, as a read reports them.
@@ -144,7 +141,7 @@ impl MessageStore for InMemoryMessageStore {
         let mut inboxes = self.inboxes();
         Ok(messages
             .iter()
-            .filter_map(|message| self.append_locked(&mut inboxes, message))
+            .filter(|message| self.append_locked(&mut inboxes, message))
             .count())
     }
 }
@@ -268,7 +265,7 @@ mod tests {
     struct Inserts(Arc<Mutex<Vec<(String, u64)>>>);
 
     impl InsertObserver for Inserts {
-        fn inserted(&self, message: &StoredMessage) {
+        fn inserted(&self, message: StoredMessage) {
             self.0
                 .lock()
                 .unwrap()

@@ -124,7 +124,7 @@ async fn given_two_watchers_when_alice_connects_then_each_gets_one_short_lived_p
 struct Inserts(Arc<std::sync::atomic::AtomicUsize>);
 
 impl memory_adapters::InsertObserver for Inserts {
-    fn inserted(&self, _: &StoredMessage) {
+    fn inserted(&self, _: StoredMessage) {
         self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 }

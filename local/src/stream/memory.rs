@@ -31,8 +31,7 @@ impl MemoryStream {
 }
 
 impl InsertObserver for MemoryStream {
-    fn inserted(&self, message: &StoredMessage) {
-        let message = message.clone();
+    fn inserted(&self, message: StoredMessage) {
         let mut last = self
             .last_sequence
             .lock()
