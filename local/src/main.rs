@@ -7,6 +7,13 @@ use std::process::ExitCode;
 use local::invoke_once::{FUNCTIONS, InvokeOnceError, invoke_once};
 use local::{ReadError, Settings};
 
+/// mimalloc, not glibc's malloc: a message through the stack makes about a hundred small
+/// allocations (events, frames, records, as Lambda's types have them), and mimalloc's
+/// per-thread free lists take them for less CPU (BENCHMARKS.md, "Issue 34, fourth
+/// fixes"). The Lambda functions keep the system allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|arg| arg == "invoke") {
