@@ -260,12 +260,15 @@ impl Server {
     /// `try:` line.
     fn start(text: &str, env: &[(&str, String)]) -> Self {
         let port = free_port();
-        // The backend API's port too: PORT + 1, its default, may be another test's.
+        // The other listeners' ports too: their defaults (PORT + 1, + 2, + 3) may be in
+        // use by another test, and the stack then fails to start.
         let backend_port = free_port();
         let text = text.replace("127.0.0.1:3001", &format!("127.0.0.1:{port}"));
         let mut env = env.to_vec();
         env.push(("PORT", port.to_string()));
         env.push(("BACKEND_API_PORT", backend_port.to_string()));
+        env.push(("GAMELIFT_SDK_PORT", free_port().to_string()));
+        env.push(("GAMELIFT_SDK_TLS_PORT", free_port().to_string()));
         let mut child = bash(&text, &env)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
