@@ -253,6 +253,8 @@ struct Server {
     backend_port: u16,
     /// What it printed up to its banner's last line.
     banner: String,
+    /// Its stderr, read all along (a full pipe would stall it); shown if it never starts.
+    errors: Receiver<String>,
 }
 
 impl Server {
@@ -271,24 +273,29 @@ impl Server {
         env.push(("GAMELIFT_SDK_TLS_PORT", free_port().to_string()));
         let mut child = bash(&text, &env)
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         let output = lines_of(child.stdout.take().unwrap());
+        let errors = lines_of(child.stderr.take().unwrap());
         let mut server = Self {
             child,
             output,
             port,
             backend_port,
             banner: String::new(),
+            errors,
         };
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         loop {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             let Ok(line) = server.output.recv_timeout(left) else {
+                let status = server.child.try_wait().ok().flatten();
+                let stderr: Vec<String> = server.errors.try_iter().collect();
                 panic!(
-                    "the server block never printed its banner:\n{text}\n{}",
-                    server.banner
+                    "the server block never printed its banner:\n{text}\n{}\nexit: {status:?}\nstderr:\n{}",
+                    server.banner,
+                    stderr.join("\n")
                 );
             };
             server.banner.push_str(&line);
