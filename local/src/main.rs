@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use local::invoke_once::{FUNCTIONS, InvokeOnceError, invoke_once};
 use local::{ReadError, Settings};
 
-/// mimalloc, not glibc's malloc: a message through the stack makes about a hundred small
+/// mimalloc, not glibc's malloc: a message through the stack makes about 120 small
 /// allocations (events, frames, records, as Lambda's types have them), and mimalloc's
 /// per-thread free lists take them for less CPU (BENCHMARKS.md, "Issue 34, fourth
 /// fixes"). The Lambda functions keep the system allocator.
